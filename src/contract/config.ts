@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { API_KEY_PREFIX } from './api.ts';
+import { FieldDefinition } from './fields.ts';
+
+/** The configuration file of `extract serve` (README: "Configuration"). */
+
+export const WebhookAuth = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('none') }),
+  z.strictObject({ type: z.literal('bearer'), token: z.string().min(1) }),
+  z.strictObject({ type: z.literal('basic'), username: z.string().min(1), password: z.string() }),
+]);
+export type WebhookAuth = z.infer<typeof WebhookAuth>;
+
+export const WebhookIntegration = z.strictObject({
+  /** Names the integration in the delivery log; defaults to its position ("webhook-1"). */
+  id: z.string().min(1).optional(),
+  url: z.url({ protocol: /^https?$/ }),
+  method: z.enum(['POST', 'PUT']).default('POST'),
+  auth: WebhookAuth.default({ type: 'none' }),
+});
+export type WebhookIntegration = z.infer<typeof WebhookIntegration>;
+
+export const ApiKey = z
+  .string()
+  .startsWith(API_KEY_PREFIX, `an API key starts with "${API_KEY_PREFIX}"`)
+  .min(API_KEY_PREFIX.length + 8, 'an API key has at least 8 characters after its prefix');
+
+export const ParserConfig = z.strictObject({
+  parser_id: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'a parser_id is letters, digits, _ and -'),
+  parser_name: z.string().min(1),
+  api_keys: z.array(ApiKey).min(1, 'a parser needs at least one API key'),
+  fields: FieldDefinition,
+  webhooks: z.array(WebhookIntegration).default([]),
+});
+export type ParserConfig = z.infer<typeof ParserConfig>;
+
+export const EmulatorConfig = z
+  .strictObject({
+    /** The account's balance in pages, when the data directory is new. */
+    credits: z.number().int().nonnegative().default(1000),
+    inline: z
+      .strictObject({
+        timeout_ms: z.number().int().positive().default(30_000),
+        max_body_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+      })
+      .default({ timeout_ms: 30_000, max_body_bytes: 10 * 1024 * 1024 }),
+    upload: z.strictObject({ expires_in: z.number().int().positive().default(900) }).default({ expires_in: 900 }),
+    processing: z
+      .strictObject({
+        /** Simulated engine time per page, on top of the real reading time. */
+        ms_per_page: z.number().nonnegative().default(20),
+        /** Documents extracted at once in the background. */
+        concurrency: z.number().int().positive().default(2),
+      })
+      .default({ ms_per_page: 20, concurrency: 2 }),
+    parsers: z.array(ParserConfig).min(1, 'configure at least one parser'),
+  })
+  .superRefine((cfg, ctx) => {
+    const ids = new Set<string>();
+    const keys = new Set<string>();
+    for (const [i, p] of cfg.parsers.entries()) {
+      if (ids.has(p.parser_id)) ctx.addIssue({ code: 'custom', path: ['parsers', i, 'parser_id'], message: 'used twice' });
+      ids.add(p.parser_id);
+      for (const [j, k] of p.api_keys.entries()) {
+        if (keys.has(k)) {
+          ctx.addIssue({ code: 'custom', path: ['parsers', i, 'api_keys', j], message: 'an API key belongs to one parser only' });
+        }
+        keys.add(k);
+      }
+    }
+  });
+export type EmulatorConfig = z.output<typeof EmulatorConfig>;
+export type EmulatorConfigInput = z.input<typeof EmulatorConfig>;

@@ -1,0 +1,67 @@
+import type { EmulatorConfigInput, FieldDefinition } from '../contract/index.ts';
+
+/**
+ * The Field definition of the built-in "Invoices" parser. fixtures/parsers/invoices.json
+ * holds the same definition (a test keeps the two equal) so the invoice fixtures extract
+ * out of the box.
+ */
+export const INVOICE_FIELDS: FieldDefinition = [
+  { name: 'invoice_number', type: 'string', label: 'Invoice Number', aliases: ['Invoice No', 'Invoice #', 'Inv No', 'Invoice'] },
+  { name: 'invoice_date', type: 'date', label: 'Invoice Date', aliases: ['Date', 'Date of Issue', 'Issue Date'] },
+  { name: 'due_date', type: 'date', label: 'Due Date', aliases: ['Payment Due', 'Due'] },
+  { name: 'purchase_order', type: 'string', label: 'PO Number', aliases: ['Purchase Order', 'PO #', 'PO'] },
+  {
+    name: 'vendor',
+    type: 'object',
+    label: 'Vendor',
+    aliases: ['From', 'Seller', 'Supplier'],
+    fields: [
+      { name: 'name', type: 'string', label: 'Name', aliases: ['Company'] },
+      { name: 'email', type: 'email', label: 'Email', aliases: ['E-mail'] },
+      { name: 'vat_id', type: 'string', label: 'VAT ID', aliases: ['VAT No', 'Tax ID'] },
+    ],
+  },
+  {
+    name: 'bill_to',
+    type: 'object',
+    label: 'Bill To',
+    aliases: ['Billed To', 'Customer', 'Invoice To'],
+    fields: [
+      { name: 'name', type: 'string', label: 'Name', aliases: ['Company'] },
+      { name: 'email', type: 'email', label: 'Email', aliases: ['E-mail'] },
+    ],
+  },
+  { name: 'currency', type: 'currency', label: 'Currency' },
+  { name: 'subtotal', type: 'decimal', label: 'Subtotal', aliases: ['Sub-total', 'Net Amount', 'Net'] },
+  { name: 'tax', type: 'decimal', label: 'Tax', aliases: ['VAT', 'Sales Tax', 'GST'] },
+  { name: 'total', type: 'decimal', label: 'Total', aliases: ['Total Due', 'Amount Due', 'Grand Total', 'Balance Due'] },
+  { name: 'paid', type: 'boolean', label: 'Paid' },
+  {
+    name: 'line_items',
+    type: 'table',
+    label: 'Line Items',
+    columns: [
+      { name: 'description', type: 'string', label: 'Description', aliases: ['Item', 'Product', 'Service'] },
+      { name: 'quantity', type: 'decimal', label: 'Quantity', aliases: ['Qty', 'Units'] },
+      { name: 'unit_price', type: 'decimal', label: 'Unit Price', aliases: ['Price', 'Rate'] },
+      { name: 'amount', type: 'decimal', label: 'Amount', aliases: ['Line Total', 'Total'] },
+    ],
+  },
+];
+
+/** `extract serve` with no --config (printed by --print-config). The key is local to the emulator. */
+export const DEFAULT_CONFIG: EmulatorConfigInput = {
+  credits: 1000,
+  inline: { timeout_ms: 30_000, max_body_bytes: 10 * 1024 * 1024 },
+  upload: { expires_in: 900 },
+  processing: { ms_per_page: 20, concurrency: 2 },
+  parsers: [
+    {
+      parser_id: 'prs_invoices',
+      parser_name: 'Invoices',
+      api_keys: ['ext_local_emulator_key_0001'],
+      fields: INVOICE_FIELDS,
+      webhooks: [],
+    },
+  ],
+};

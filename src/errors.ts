@@ -1,0 +1,52 @@
+/**
+ * The few error types the CLI turns into exit codes (README: "Exit codes").
+ * Messages say what happened and end with what to do next. They never carry a secret.
+ */
+export type ErrorCode =
+  /** Bad flags, arguments or config file: exit 2. */
+  | 'usage'
+  /** No input matched the patterns: exit 2. */
+  | 'no_input'
+  /** The service said 402: stop submitting, state kept: exit 3. */
+  | 'out_of_credits'
+  /** The service rejected the API key: exit 4. */
+  | 'auth'
+  /** Stopped by SIGINT/SIGTERM: exit 130. */
+  | 'interrupted'
+  /** Anything we did not plan for: exit 1, with enough to file a bug. */
+  | 'internal';
+
+export const EXIT_CODES = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  out_of_credits: 3,
+  auth: 4,
+  pending: 5,
+  interrupted: 130,
+} as const;
+
+export class ExtractError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ExtractError';
+    this.code = code;
+  }
+}
+
+export function exitCodeFor(code: ErrorCode): number {
+  switch (code) {
+    case 'usage':
+    case 'no_input':
+      return EXIT_CODES.usage;
+    case 'out_of_credits':
+      return EXIT_CODES.out_of_credits;
+    case 'auth':
+      return EXIT_CODES.auth;
+    case 'interrupted':
+      return EXIT_CODES.interrupted;
+    case 'internal':
+      return EXIT_CODES.failed;
+  }
+}
