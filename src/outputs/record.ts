@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { Results } from '../contract/index.ts';
+
+/**
+ * One document's record, as every output writes it (batch client and webhook receiver).
+ * `results` are exactly as the service returned them, nulls kept.
+ */
+export const Route = z.enum(['inline', 'upload', 'inline->upload', 'webhook', 'fetch']);
+export type Route = z.infer<typeof Route>;
+
+export const DocumentRecord = z.object({
+  /** The path as the user gave it (or the file name the service reports, for receivers). */
+  file: z.string(),
+  document_id: z.string().nullable(),
+  status: z.enum(['completed', 'error']),
+  page_count: z.number().int().nonnegative().nullable(),
+  results: Results.nullable(),
+  error: z.string().nullable(),
+  route: Route.nullable(),
+});
+export type DocumentRecord = z.infer<typeof DocumentRecord>;
+
+export type OutputFormat = 'json' | 'jsonl' | 'csv' | 'dir';
