@@ -1,0 +1,108 @@
+import type { LeafValue, ResultValue, Results } from '../contract/index.ts';
+import type { DocumentRecord } from './record.ts';
+
+/**
+ * Turns records into flat rows for CSV: one row per document, or one per row of an
+ * exploded table. Column names are the union over all records in first-seen order, since
+ * the client sees only results, never the parser's Field definition.
+ */
+
+/** The columns every row starts with, before the fields of the results. */
+export const DOCUMENT_COLUMNS = ['file', 'document_id', 'status', 'page_count', 'error'] as const;
+
+/** A cell before CSV encoding. Tables not exploded travel as their JSON text. */
+export type Cell = LeafValue;
+
+export type FlatRows = {
+  columns: string[];
+  rows: Map<string, Cell>[];
+  /** Things the reader should know, such as an --explode path no document has a table at. */
+  warnings: string[];
+};
+
+export function flattenRecords(records: readonly DocumentRecord[], explode?: string): FlatRows {
+  const columns = new Set<string>(DOCUMENT_COLUMNS);
+  const rows: Map<string, Cell>[] = [];
+  let explodeSeen = false;
+  const wrongKinds = new Set<string>();
+
+  for (const record of records) {
+    const base = new Map<string, Cell>([
+      ['file', record.file],
+      ['document_id', record.document_id],
+      ['status', record.status],
+      ['page_count', record.page_count],
+      ['error', record.error],
+    ]);
+    let tableRows: Map<string, Cell>[] = [];
+    const visit = (value: ResultValue, path: string): void => {
+      if (explode !== undefined && path === explode) {
+        if (Array.isArray(value)) {
+          explodeSeen = true;
+          tableRows = value.map((row: ResultValue) => _explodedRow(row, path, columns));
+          return;
+        }
+        if (value === null) return;
+        wrongKinds.add(typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+      }
+      if (_isResults(value)) {
+        for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
+        return;
+      }
+      const column = _columnName(path);
+      columns.add(column);
+      base.set(column, Array.isArray(value) ? JSON.stringify(value) : value);
+    };
+    for (const [key, value] of Object.entries(record.results ?? {})) visit(value, key);
+
+    // A document whose table is empty (or that has no results) still gets its one row.
+    if (tableRows.length === 0) rows.push(base);
+    for (const tableRow of tableRows) rows.push(new Map([...base, ...tableRow]));
+  }
+
+  const warnings: string[] = [];
+  if (explode !== undefined && !explodeSeen) {
+    const found = wrongKinds.size > 0 ? ` (it holds ${[...wrongKinds].join(' or ')})` : '';
+    const tables = listTablePaths(records);
+    const hint = tables.length > 0 ? `the tables are: ${tables.join(', ')}` : 'no document has a table';
+    warnings.push(`--explode ${explode}: no document has a table there${found}; ${hint}`);
+  }
+  return { columns: [...columns], rows, warnings };
+}
+
+/** Dotted paths of every Table field seen in the records, for messages about --explode. */
+export function listTablePaths(records: readonly DocumentRecord[]): string[] {
+  const found = new Set<string>();
+  const visit = (value: ResultValue, path: string): void => {
+    if (Array.isArray(value)) found.add(path);
+    else if (_isResults(value)) for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
+  };
+  for (const record of records) for (const [key, value] of Object.entries(record.results ?? {})) visit(value, key);
+  return [...found];
+}
+
+function _explodedRow(row: ResultValue, path: string, columns: Set<string>): Map<string, Cell> {
+  const cells = new Map<string, Cell>();
+  // The spec says a row is an object of column values; anything else is kept whole, not lost.
+  if (!_isResults(row)) {
+    const column = _columnName(path);
+    columns.add(column);
+    cells.set(column, Array.isArray(row) ? JSON.stringify(row) : row);
+    return cells;
+  }
+  for (const [key, value] of Object.entries(row)) {
+    const column = _columnName(`${path}.${key}`);
+    columns.add(column);
+    cells.set(column, value !== null && typeof value === 'object' ? JSON.stringify(value) : value);
+  }
+  return cells;
+}
+
+/** A results field named like a document column ("status") must not overwrite it. */
+function _columnName(path: string): string {
+  return (DOCUMENT_COLUMNS as readonly string[]).includes(path) ? `results.${path}` : path;
+}
+
+function _isResults(value: ResultValue): value is Results {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

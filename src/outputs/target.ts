@@ -1,0 +1,100 @@
+import { statSync } from 'node:fs';
+import { access, constants, mkdir } from 'node:fs/promises';
+import { dirname, extname, resolve, sep } from 'node:path';
+import { ExtractError } from '../errors.ts';
+import type { OutputFormat } from './record.ts';
+
+/**
+ * Where the records of a run go (README: "Outputs"), decided from -o and --format before
+ * anything is submitted, so a typo in -o costs nothing.
+ *
+ * - stdout + jsonl: streamed as documents finish (createStreamWriter).
+ * - stdout + json/csv: written once, at the end.
+ * - file: json, jsonl or csv, written atomically at the end.
+ * - dir: one <name>.json per document, mirroring the inputs' tree.
+ */
+export type FileFormat = Exclude<OutputFormat, 'dir'>;
+export type OutputTarget =
+  | { kind: 'stdout'; format: FileFormat }
+  | { kind: 'file'; format: FileFormat; path: string }
+  | { kind: 'dir'; path: string };
+
+const FORMAT_BY_EXTENSION: Record<string, FileFormat> = {
+  '.json': 'json',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.csv': 'csv',
+};
+const FORMAT_NAMES: Record<string, OutputFormat> = { json: 'json', jsonl: 'jsonl', ndjson: 'jsonl', csv: 'csv', dir: 'dir' };
+
+export type ResolveOutputOptions = {
+  /** The -o value as the user typed it; absent or "-" is stdout. */
+  out?: string | undefined;
+  /** The --format value: json, jsonl (or ndjson), csv, dir. */
+  format?: string | undefined;
+  cwd: string;
+};
+
+export function resolveOutput({ out, format, cwd }: ResolveOutputOptions): OutputTarget {
+  const forced = format === undefined ? undefined : _parseFormat(format);
+  if (out === undefined || out === '-') {
+    if (forced === 'dir') {
+      throw new ExtractError('usage', '--format dir needs a directory: pass -o DIR/ (a path ending in "/")');
+    }
+    return { kind: 'stdout', format: forced ?? 'jsonl' };
+  }
+  const path = resolve(cwd, out);
+  const existing = statSync(path, { throwIfNoEntry: false });
+  const looksLikeDir = out.endsWith('/') || out.endsWith(sep) || existing?.isDirectory() === true;
+
+  if (forced === 'dir' || (forced === undefined && looksLikeDir)) {
+    if (existing !== undefined && !existing.isDirectory()) {
+      throw new ExtractError('usage', `-o ${out} is a file, not a directory: name a directory, or drop --format dir`);
+    }
+    return { kind: 'dir', path };
+  }
+  if (existing?.isDirectory() === true || out.endsWith('/') || out.endsWith(sep)) {
+    throw new ExtractError('usage', `-o ${out} is a directory, but --format ${format} writes one file: name a file, or use --format dir`);
+  }
+  const byExtension = FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
+  const chosen = forced ?? byExtension;
+  if (chosen === undefined) {
+    throw new ExtractError(
+      'usage',
+      `cannot tell the output format of -o ${out} from its extension: name it .json, .jsonl, .ndjson or .csv, ` +
+        'end it with "/" for one file per document, or pass --format json|jsonl|csv|dir',
+    );
+  }
+  return { kind: 'file', format: chosen, path };
+}
+
+/** True when records go to stdout one by one as documents finish, through createStreamWriter. */
+export function isStreamed(target: OutputTarget): boolean {
+  return target.kind === 'stdout' && target.format === 'jsonl';
+}
+
+/**
+ * Creates the output's directory and checks it can be written, so that a run fails before
+ * it pays for anything rather than after.
+ */
+export async function prepareOutput(target: OutputTarget): Promise<void> {
+  if (target.kind === 'stdout') return;
+  const dir = target.kind === 'dir' ? target.path : dirname(target.path);
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    const reason = err instanceof Error && 'code' in err ? String(err.code) : 'not writable';
+    throw new ExtractError('usage', `cannot write the output in ${dir} (${reason}): choose another -o, or fix its permissions`, {
+      cause: err,
+    });
+  }
+}
+
+function _parseFormat(format: string): OutputFormat {
+  const known = FORMAT_NAMES[format.toLowerCase()];
+  if (known === undefined) {
+    throw new ExtractError('usage', `unknown --format "${format}": use json, jsonl, csv or dir`);
+  }
+  return known;
+}
