@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { z } from 'zod';
+import { Results } from '../contract/index.ts';
+import { Route } from '../outputs/record.ts';
+
+/**
+ * The state journal: an append-only JSON Lines file of facts about documents, each written
+ * and flushed to disk the moment it is known, so that a crash at any point loses at most
+ * the fact being written. A document is keyed by the sha256 of its content and the target
+ * (base URL + key fingerprint), so a renamed file is recognised and another parser's key
+ * extracts again. The key itself is never written.
+ */
+
+const Common = { at: z.string(), sha256: z.string(), target: z.string(), file: z.string() };
+
+export const JournalFact = z.discriminatedUnion('fact', [
+  /** The service returned a document_id: from now on the document is paid for. */
+  z.object({ fact: z.literal('submitted'), ...Common, route: Route, document_id: z.string() }),
+  z.object({
+    fact: z.literal('completed'),
+    ...Common,
+    route: Route,
+    document_id: z.string(),
+    page_count: z.number().int().nonnegative().nullable(),
+    results: Results,
+  }),
+  z.object({
+    fact: z.literal('failed'),
+    ...Common,
+    route: Route.nullable(),
+    document_id: z.string().nullable(),
+    reason: z.string(),
+    retryable: z.boolean(),
+  }),
+  /** --fresh: facts written before this line are ignored. */
+  z.object({ fact: z.literal('reset'), at: z.string() }),
+]);
+export type JournalFact = z.infer<typeof JournalFact>;
+export type DocumentFact = Exclude<JournalFact, { fact: 'reset' }>;
+
+/** What an earlier run knew of one document. */
+export type KnownState = DocumentFact;
+
+/** One-way fingerprint of where documents go: the same file sent with another key is another document. */
+export function targetFingerprint(baseUrl: string, apiKey: string): string {
+  return createHash('sha256').update(`${baseUrl.replace(/\/+$/, '')}\n${apiKey}`).digest('hex').slice(0, 32);
+}
+
+export function stateKey(sha256: string, target: string): string {
+  return `${target}:${sha256}`;
+}
+
+export type Replay = {
+  /** The latest fact per document (stateKey). */
+  known: Map<string, KnownState>;
+  /** Lines that could not be read (a torn last line after a crash is expected). */
+  skipped: number;
+  /** Whether the file ends mid-line; the next append starts on a fresh line. */
+  torn: boolean;
+};
+
+/** Replays the journal text: the latest fact of each document wins, a reset forgets all before it. */
+export function replayJournal(text: string): Replay {
+  const known = new Map<string, KnownState>();
+  let skipped = 0;
+  const lines = text.split('\n');
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    let parsed: ReturnType<typeof JournalFact.safeParse>;
+    try {
+      parsed = JournalFact.safeParse(JSON.parse(line));
+    } catch {
+      skipped++;
+      continue;
+    }
+    if (!parsed.success) {
+      skipped++;
+      continue;
+    }
+    const fact = parsed.data;
+    if (fact.fact === 'reset') known.clear();
+    else known.set(stateKey(fact.sha256, fact.target), fact);
+  }
+  return { known, skipped, torn: text.length > 0 && !text.endsWith('\n') };
+}
+
+export async function readJournal(path: string): Promise<Replay> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (typeof err === 'object' && err !== null && Reflect.get(err, 'code') === 'ENOENT') return { known: new Map(), skipped: 0, torn: false };
+    throw err;
+  }
+  return replayJournal(text);
+}
+
+/** The writing side. Appends are serialised: a line is written whole, then fsync'd. */
+export interface JournalWriter {
+  append(fact: JournalFact): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openJournal(path: string, torn: boolean): Promise<JournalWriter> {
+  const handle: FileHandle = await open(path, 'a', 0o600);
+  let chain: Promise<void> = torn ? handle.write('\n').then(() => undefined) : Promise.resolve();
+  return {
+    append(fact) {
+      const line = `${JSON.stringify(fact)}\n`;
+      chain = chain.then(async () => {
+        await handle.write(line);
+        await handle.datasync();
+      });
+      return chain;
+    },
+    async close() {
+      await chain.catch(() => undefined);
+      await handle.close();
+    },
+  };
+}
+
+/** For --no-state and --dry-run. */
+export const NO_JOURNAL: JournalWriter = { append: async () => {}, close: async () => {} };

@@ -1,0 +1,76 @@
+import { open, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { ExtractError } from '../errors.ts';
+
+/**
+ * A lock file next to the journal, so two runs never work from one state file at once
+ * (both would submit the same new files). It names its holder; a holder that is dead on
+ * this host is stale and its lock is taken over.
+ */
+const LockHolder = z.object({ pid: z.number().int(), host: z.string(), started: z.string() });
+type LockHolder = z.infer<typeof LockHolder>;
+
+export type Lock = { path: string; release(): Promise<void> };
+
+export type LockDeps = { pid: number; host: string; isAlive: (pid: number) => boolean; now: () => number };
+
+export const defaultLockDeps = (): LockDeps => ({ pid: process.pid, host: hostname(), isAlive: processIsAlive, now: Date.now });
+
+export function lockPathFor(journalPath: string): string {
+  return `${journalPath}.lock`;
+}
+
+export async function acquireLock(journalPath: string, deps: LockDeps = defaultLockDeps()): Promise<Lock> {
+  const path = lockPathFor(journalPath);
+  const me: LockHolder = { pid: deps.pid, host: deps.host, started: new Date(deps.now()).toISOString() };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const handle = await open(path, 'wx', 0o600);
+      try {
+        await handle.write(`${JSON.stringify(me)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return { path, release: () => rm(path, { force: true }) };
+    } catch (err) {
+      if (!(typeof err === 'object' && err !== null && Reflect.get(err, 'code') === 'EEXIST')) throw err;
+    }
+    const holder = await readHolder(path);
+    if (holder && holder.host !== deps.host) {
+      throw new ExtractError(
+        'usage',
+        `${journalPath} is in use by process ${holder.pid} on ${holder.host} since ${holder.started}: wait for it, use another --state file, or delete ${path} if that run is over`,
+      );
+    }
+    if (holder && holder.pid !== deps.pid && deps.isAlive(holder.pid)) {
+      throw new ExtractError(
+        'usage',
+        `${journalPath} is in use by process ${holder.pid} (started ${holder.started}): wait for it to finish, or use another --state file`,
+      );
+    }
+    // Dead holder, our own pid, or an unreadable (torn) lock: stale, take it over.
+    await rm(path, { force: true });
+  }
+  throw new ExtractError('usage', `could not take the lock ${path}: another run keeps taking it; try again`);
+}
+
+async function readHolder(path: string): Promise<LockHolder | undefined> {
+  try {
+    const parsed = LockHolder.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return typeof err === 'object' && err !== null && Reflect.get(err, 'code') === 'EPERM';
+  }
+}

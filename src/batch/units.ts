@@ -1,0 +1,73 @@
+import { ExtractError } from '../errors.ts';
+
+/**
+ * Sizes and durations as people write them on a command line. Sizes use powers of 1000
+ * for KB/MB/GB (as file managers show them) and powers of 1024 for KiB/MiB/GiB.
+ */
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+  k: 1000,
+  m: 1000 ** 2,
+  g: 1000 ** 3,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
+
+const DURATION_UNITS: Record<string, number> = {
+  // A bare number is seconds: "--poll-timeout 900".
+  '': 1000,
+  ms: 1,
+  s: 1000,
+  sec: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+};
+
+const QUANTITY = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i;
+
+/** "500000", "512KB", "8MB", "10MiB" -> bytes. */
+export function parseSize(text: string, flag = 'size'): number {
+  const m = QUANTITY.exec(text);
+  const unit = m ? SIZE_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
+  if (!m || unit === undefined) {
+    throw new ExtractError('usage', `${flag}: "${text}" is not a size: write bytes or a number with KB, MB, GB (or KiB, MiB, GiB), e.g. 8MB`);
+  }
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** "2s", "500ms", "15m", "1h", bare "30" (seconds) -> milliseconds. */
+export function parseDuration(text: string, flag = 'duration'): number {
+  const m = QUANTITY.exec(text);
+  const unit = m ? DURATION_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
+  if (!m || unit === undefined) {
+    throw new ExtractError('usage', `${flag}: "${text}" is not a duration: write e.g. 500ms, 2s, 15m, 1h (a bare number is seconds)`);
+  }
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** A positive integer flag such as -c 8 or --max-credits 500. */
+export function parseCount(text: string, flag: string, min = 1): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new ExtractError('usage', `${flag}: "${text}" must be a whole number of at least ${min}`);
+  return n;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  if (n < 1000 ** 2) return `${(n / 1000).toFixed(1)} KB`;
+  if (n < 1000 ** 3) return `${(n / 1000 ** 2).toFixed(1)} MB`;
+  return `${(n / 1000 ** 3).toFixed(2)} GB`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}

@@ -1,0 +1,302 @@
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { request } from 'undici';
+import type { IncomingHttpHeaders } from 'undici/types/header.js';
+import type { z } from 'zod';
+import {
+  API_PREFIX,
+  DocumentBody,
+  ExtractAcceptedResponse,
+  ExtractInlineResponse,
+  UploadTicket,
+  type ExtractInlineRequest,
+  type ExtractStoredRequest,
+  type UploadUrlRequest,
+} from '../contract/index.ts';
+import { redact } from '../redact.ts';
+import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff.ts';
+import type { ClientDeps } from './deps.ts';
+import { describeErrorBody, errorCode, neverReachedService, ServiceError } from './errors.ts';
+
+/**
+ * Response shapes as the client accepts them: the contract's schemas, loosened where the
+ * spec says "not shown" so a real service that omits a field still works. Extra keys pass.
+ */
+const AcceptedExtract = ExtractAcceptedResponse.partial({ success: true, status: true, poll_url: true });
+const InlineExtract = ExtractInlineResponse.partial({ parser_id: true });
+const FetchedDocument = DocumentBody.partial({ file_name: true, page_count: true, results: true, error: true });
+
+export type InlineResult = z.infer<typeof InlineExtract>;
+export type AcceptedResult = z.infer<typeof AcceptedExtract>;
+/** A document as GET returns it, with the fields the service may omit filled with null. */
+export type FetchedDocument = DocumentBody;
+
+/** The steps of the API; only extract is not idempotent (it reserves credits). */
+export type Step = 'upload-url' | 'put' | 'extract' | 'get';
+
+/** Callbacks the batch pipeline uses for AIMD: 429s lower its concurrency, successes raise it. */
+export type ClientHooks = { rateLimited?: () => void; succeeded?: () => void };
+
+export type ServiceClientOptions = {
+  baseUrl: string;
+  apiKey: string;
+  retry?: RetryPolicy;
+  hooks?: ClientHooks;
+};
+
+/** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
+export type UploadSource = { path: string; size: number; type: string };
+
+type Call = {
+  step: Step;
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  /** Built again for each attempt: a consumed stream cannot be sent twice. */
+  body?: () => string | Readable;
+  /** Safe to send again after it may have reached the service. */
+  idempotent: boolean;
+  /** The inline extract, whose 503 (and 413) sends the file to upload-and-poll. */
+  inline?: boolean;
+  /** What the step concerns, for messages ("invoice-1.pdf"). */
+  subject: string;
+  signal?: AbortSignal | undefined;
+};
+
+type Answer = { status: number; text: string; headers: IncomingHttpHeaders };
+
+export class ServiceClient {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #retry: RetryPolicy;
+  readonly #hooks: ClientHooks;
+  readonly #deps: ClientDeps;
+
+  constructor(options: ServiceClientOptions, deps: ClientDeps) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    this.#retry = options.retry ?? DEFAULT_RETRY;
+    this.#hooks = options.hooks ?? {};
+    this.#deps = deps;
+  }
+
+  /** Operation 1: a signed, short-lived upload address. */
+  async uploadUrl(body: UploadUrlRequest, signal?: AbortSignal): Promise<UploadTicket> {
+    const answer = await this.#call({
+      step: 'upload-url',
+      method: 'POST',
+      url: `${this.baseUrl}${API_PREFIX}/upload-url`,
+      headers: this.#jsonHeaders(),
+      body: () => JSON.stringify(body),
+      idempotent: true,
+      subject: body.file_name,
+      signal,
+    });
+    return parseBody(UploadTicket, answer, 'upload-url', body.file_name);
+  }
+
+  /**
+   * Operation 2: the raw bytes, streamed from disk in constant memory. No Authorization
+   * header: the signed address is the credential, and the key must not reach storage.
+   */
+  async putBytes(ticket: UploadTicket, source: UploadSource, signal?: AbortSignal): Promise<void> {
+    await this.#call({
+      step: 'put',
+      method: 'PUT',
+      // Tolerate a relative upload_url; the spec only promises "an address".
+      url: new URL(ticket.upload_url, `${this.baseUrl}/`).toString(),
+      headers: { 'content-type': source.type, 'content-length': String(source.size) },
+      body: () => createReadStream(source.path, { highWaterMark: 256 * 1024 }),
+      idempotent: true,
+      subject: source.path,
+      signal,
+    });
+  }
+
+  /** Operation 3a: base64 in the body, the result in the same response. Never retried once sent. */
+  async extractInline(body: ExtractInlineRequest): Promise<InlineResult> {
+    const answer = await this.#call({
+      step: 'extract',
+      method: 'POST',
+      url: `${this.baseUrl}${API_PREFIX}/extract`,
+      headers: this.#jsonHeaders(),
+      body: () => JSON.stringify(body),
+      idempotent: false,
+      inline: true,
+      subject: body.file.name,
+    });
+    return parseBody(InlineExtract, answer, 'extract', body.file.name);
+  }
+
+  /** Operation 3b: submit a storage path; always asynchronous. Never retried once sent. */
+  async extractStored(body: ExtractStoredRequest): Promise<AcceptedResult> {
+    const answer = await this.#call({
+      step: 'extract',
+      method: 'POST',
+      url: `${this.baseUrl}${API_PREFIX}/extract`,
+      headers: this.#jsonHeaders(),
+      body: () => JSON.stringify(body),
+      idempotent: false,
+      subject: body.file_name ?? body.storage_path,
+    });
+    return parseBody(AcceptedExtract, answer, 'extract', body.file_name ?? body.storage_path);
+  }
+
+  /** Operation 4: one document, to poll or to recover a result. */
+  async getDocument(documentId: string, signal?: AbortSignal): Promise<FetchedDocument> {
+    const answer = await this.#call({
+      step: 'get',
+      method: 'GET',
+      url: `${this.baseUrl}${API_PREFIX}/documents/${encodeURIComponent(documentId)}`,
+      headers: { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' },
+      idempotent: true,
+      subject: documentId,
+      signal,
+    });
+    const doc = parseBody(FetchedDocument, answer, 'get', documentId);
+    return {
+      ...doc,
+      file_name: doc.file_name ?? '',
+      page_count: doc.page_count ?? null,
+      results: doc.results ?? null,
+      error: doc.error ?? null,
+    };
+  }
+
+  #jsonHeaders(): Record<string, string> {
+    return { authorization: `Bearer ${this.#apiKey}`, 'content-type': 'application/json', accept: 'application/json' };
+  }
+
+  async #call(call: Call): Promise<Answer> {
+    const { now, sleep, random, log } = this.#deps;
+    const label = `${call.method} ${describeUrl(call.url)}`;
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= this.#retry.attempts;
+      const started = now();
+      let status: number;
+      let text: string;
+      let headers: IncomingHttpHeaders;
+      try {
+        const res = await request(call.url, {
+          method: call.method,
+          headers: call.headers,
+          body: call.body?.() ?? null,
+          signal: call.signal ?? null,
+          ...(this.#deps.dispatcher ? { dispatcher: this.#deps.dispatcher } : {}),
+        });
+        status = res.statusCode;
+        headers = res.headers;
+        text = await res.body.text();
+      } catch (err) {
+        if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
+        const code = errorCode(err) ?? (err instanceof Error ? err.message : 'error');
+        log('debug', `${label} -> ${code} (${now() - started} ms)`);
+        const safe = call.idempotent || neverReachedService(err);
+        if (!safe) {
+          throw new ServiceError(
+            'network',
+            `the connection failed (${code}) after the extract request for ${call.subject} may have reached the service; ` +
+              'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed',
+            { retryable: true, cause: err },
+          );
+        }
+        if (last) {
+          throw new ServiceError('network', `${label}: ${code} after ${attempt} attempts: check the network and the base URL, then rerun`, {
+            cause: err,
+          });
+        }
+        const delay = backoffDelay(attempt, random, this.#retry);
+        log('warn', `${label}: ${code}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
+        await sleep(delay, call.signal);
+        continue;
+      }
+      log('debug', `${label} -> ${status} (${now() - started} ms)`);
+
+      if (status >= 200 && status < 300) {
+        this.#hooks.succeeded?.();
+        return { status, text, headers };
+      }
+      if (status === 429) {
+        // A 429 is a refusal before any work, so even POST extract is safe to send again.
+        this.#hooks.rateLimited?.();
+        const wait = parseRetryAfter(headers['retry-after'], now());
+        const tooLong = wait !== undefined && wait > this.#retry.maxRetryAfterMs;
+        if (!last && !tooLong) {
+          const delay = Math.max(wait ?? 0, backoffDelay(attempt, random, this.#retry));
+          log('warn', `${label}: 429 rate limited; retrying in ${delay} ms`);
+          await sleep(delay, call.signal);
+          if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
+          continue;
+        }
+        throw new ServiceError('rate_limited', `${label}: the service is still rate limiting (429) after ${attempt} attempts: rerun later with a lower -c`, {
+          status,
+        });
+      }
+      // The documented 500 is a failed extraction (refunded); for the idempotent steps any 5xx is transient.
+      if (status >= 500 && call.idempotent && !last) {
+        const delay = backoffDelay(attempt, random, this.#retry);
+        log('warn', `${label}: ${status}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
+        await sleep(delay, call.signal);
+        if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
+        continue;
+      }
+      throw classify(call, status, describeErrorBody(text));
+    }
+  }
+}
+
+function classify(call: Call, status: number, detail: string): ServiceError {
+  const what = `${call.subject}: ${detail} (HTTP ${status})`;
+  if (call.step === 'put' && (status === 401 || status === 403 || status === 404 || status === 410 || /expire/i.test(detail))) {
+    return new ServiceError('ticket_expired', `the upload address for ${what} was refused; a new one is needed`, { status });
+  }
+  if (status === 401 || status === 403) {
+    return new ServiceError('auth', `the service rejected the API key (HTTP ${status}: ${detail}): check EXTRACT_API_KEY or "extract config get api-key"`, {
+      status,
+    });
+  }
+  if (status === 402) {
+    return new ServiceError('out_of_credits', `out of credits (HTTP 402: ${detail}): top up the account, then rerun; the journal resumes where this run stopped`, {
+      status,
+    });
+  }
+  if (call.inline === true && (status === 503 || status === 413)) {
+    return new ServiceError('inline_unavailable', `inline extraction of ${what} did not complete`, { status });
+  }
+  if (status === 404) return new ServiceError('not_found', `not found: ${what}`, { status });
+  if (status >= 500) {
+    return new ServiceError('server', `the service failed on ${what}: rerun with --retry-failed to try again (a failed extraction is refunded)`, {
+      status,
+    });
+  }
+  return new ServiceError('rejected', `the service refused ${what}`, { status });
+}
+
+function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, subject: string): z.infer<T> {
+  let json: unknown;
+  try {
+    json = answer.text.trim() === '' ? {} : JSON.parse(answer.text);
+  } catch {
+    throw new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with a body that is not JSON: ${describeErrorBody(answer.text)}`, {
+      status: answer.status,
+    });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with an unexpected body (${problems})`, {
+      status: answer.status,
+    });
+  }
+  return parsed.data;
+}
+
+/** A URL for logs: origin and path only, so an upload signature never reaches a log line. */
+function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return redact(`${u.origin}${u.pathname}`);
+  } catch {
+    return redact(url);
+  }
+}
