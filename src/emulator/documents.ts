@@ -1,0 +1,87 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { DocumentBody, DocumentStatus, Results, SourceType } from '../contract/index.ts';
+
+/** Documents (spec, "Document" and "States and transitions"), as rows of the store. */
+export type DocumentRow = {
+  document_id: string;
+  parser_id: string;
+  status: DocumentStatus;
+  file_name: string;
+  mime_type: string;
+  source_type: SourceType;
+  /** inline: the client waits on the request; stored: extraction runs in the background. */
+  route: 'inline' | 'stored';
+  blob: string;
+  size: number;
+  sha256: string;
+  page_count: number | null;
+  results: Results | null;
+  error: string | null;
+  created_at: number;
+  finished_at: number | null;
+};
+
+type RawRow = Omit<DocumentRow, 'results'> & { results: string | null };
+
+export type Documents = {
+  insert(doc: Omit<DocumentRow, 'status' | 'results' | 'error' | 'finished_at'> & { status?: DocumentStatus; error?: string | null }): void;
+  get(documentId: string): DocumentRow | undefined;
+  /** processing -> completed; false when the document was no longer processing (a late result is dropped). */
+  complete(documentId: string, pageCount: number, results: Results, atMs: number): boolean;
+  /** processing -> error; false when it was no longer processing. */
+  fail(documentId: string, error: string, atMs: number): boolean;
+  processing(): DocumentRow[];
+};
+
+export function createDocuments(db: DatabaseSync): Documents {
+  const insert = db.prepare(
+    `INSERT INTO documents (document_id, parser_id, status, file_name, mime_type, source_type, route, blob, size, sha256, page_count, results, error, created_at, finished_at)
+     VALUES (:document_id, :parser_id, :status, :file_name, :mime_type, :source_type, :route, :blob, :size, :sha256, :page_count, NULL, :error, :created_at, :finished_at)`,
+  );
+  const byId = db.prepare('SELECT * FROM documents WHERE document_id = ?');
+  const complete = db.prepare(
+    `UPDATE documents SET status = 'completed', page_count = ?, results = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
+  );
+  const fail = db.prepare(
+    `UPDATE documents SET status = 'error', error = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
+  );
+  const processing = db.prepare(`SELECT * FROM documents WHERE status = 'processing' ORDER BY created_at, document_id`);
+  const decode = (r: RawRow): DocumentRow => ({ ...r, results: r.results === null ? null : (JSON.parse(r.results) as Results) });
+
+  return {
+    insert(doc) {
+      const status = doc.status ?? 'processing';
+      insert.run({
+        ...doc,
+        status,
+        error: doc.error ?? null,
+        finished_at: status === 'processing' ? null : doc.created_at,
+      });
+    },
+    get(documentId) {
+      const r = byId.get(documentId) as RawRow | undefined;
+      return r && decode(r);
+    },
+    complete(documentId, pageCount, results, atMs) {
+      return complete.run(pageCount, JSON.stringify(results), atMs, documentId).changes === 1;
+    },
+    fail(documentId, error, atMs) {
+      return fail.run(error, atMs, documentId).changes === 1;
+    },
+    processing() {
+      return (processing.all() as RawRow[]).map(decode);
+    },
+  };
+}
+
+/** The document as operation 4 returns it. */
+export function documentBody(d: DocumentRow): DocumentBody {
+  return {
+    document_id: d.document_id,
+    status: d.status,
+    file_name: d.file_name,
+    page_count: d.page_count,
+    results: d.status === 'completed' ? d.results : null,
+    error: d.error,
+  };
+}

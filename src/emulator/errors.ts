@@ -1,0 +1,56 @@
+/**
+ * The emulator's errors: a code each, mapped to one HTTP status by the router.
+ * The rule-holding modules throw these and know nothing of HTTP.
+ */
+export type ServiceErrorCode =
+  /** The Authorization header is missing, malformed or names no key. */
+  | 'unauthorized'
+  /** The body does not have the shape the operation needs. */
+  | 'invalid_request'
+  /** No such document (or it belongs to another parser), no such route. */
+  | 'not_found'
+  /** The balance cannot cover the document's pages. */
+  | 'insufficient_credits'
+  /** The signed upload address is tampered with, expired, or used another way than signed. */
+  | 'upload_forbidden'
+  /** The stored object was already submitted; it is immutable now. */
+  | 'conflict'
+  /** The storage path has no bytes yet. */
+  | 'upload_missing'
+  /** The request body is over the inline cap. */
+  | 'payload_too_large'
+  /** The media type of the request is not one the operation takes. */
+  | 'unsupported_media_type'
+  /** The document cannot be read (corrupt, encrypted, unsupported, empty). */
+  | 'unreadable_document'
+  /** An inline extraction outlasted the inline time limit; nothing was charged. */
+  | 'inline_timeout'
+  /** The HTTP method is not one the path takes. */
+  | 'method_not_allowed'
+  /** A failure of the emulator itself during extraction; refunded. */
+  | 'extraction_failed';
+
+export const STATUS_OF: Record<ServiceErrorCode, number> = {
+  unauthorized: 401,
+  invalid_request: 400,
+  not_found: 404,
+  insufficient_credits: 402,
+  upload_forbidden: 403,
+  conflict: 409,
+  upload_missing: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unreadable_document: 422,
+  inline_timeout: 503,
+  method_not_allowed: 405,
+  extraction_failed: 500,
+};
+
+export class ServiceError extends Error {
+  readonly code: ServiceErrorCode;
+  constructor(code: ServiceErrorCode, message: string) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+  }
+}

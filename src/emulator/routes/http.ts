@@ -1,0 +1,66 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { z } from 'zod';
+import type { ErrorBody } from '../../contract/index.ts';
+import { ServiceError, STATUS_OF, type ServiceErrorCode } from '../errors.ts';
+
+/** Header and parameter names the routes read, named once. */
+export const HEADER = {
+  authorization: 'authorization',
+  contentType: 'content-type',
+} as const;
+
+export function sendError(reply: FastifyReply, code: ServiceErrorCode, message: string): FastifyReply {
+  const body: ErrorBody = { success: false, error: message, code };
+  return reply.code(STATUS_OF[code]).type('application/json').send(body);
+}
+
+/** Parses a body with a contract schema; a mismatch is a 400 that names the paths. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+  throw new ServiceError('invalid_request', `invalid request body: ${detail}`);
+}
+
+/** Fastify's own errors (body limits, bad JSON, media types) mapped onto the service's codes. */
+const FASTIFY_CODES: Record<string, ServiceErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_request',
+};
+
+/**
+ * Every error leaves as a JSON ErrorBody. A client's mistake is never a 5xx: only a
+ * failure of the emulator itself is, and its body says so without internals.
+ */
+export function installErrorHandling(app: FastifyInstance, log: (line: string) => void): void {
+  app.setErrorHandler((err: FastifyError | ServiceError | Error, _request, reply) => {
+    if (err instanceof ServiceError) return sendError(reply, err.code, err.message);
+    const fastifyCode = 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
+    if (fastifyCode) return sendError(reply, fastifyCode, requestErrorText(fastifyCode, err.message));
+    if (err instanceof SyntaxError || ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode < 500)) {
+      return sendError(reply, 'invalid_request', `invalid request: ${err.message}`);
+    }
+    log(`internal error: ${err.stack ?? err.message}`);
+    return sendError(reply, 'extraction_failed', 'the emulator failed while handling this request; it is a bug in extract serve, please report it');
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`),
+  );
+}
+
+function requestErrorText(code: ServiceErrorCode, raw: string): string {
+  switch (code) {
+    case 'payload_too_large':
+      return 'the request body is over the inline limit: send large files through the upload-and-poll route (POST /api/v1/upload-url)';
+    case 'unsupported_media_type':
+      return 'send JSON bodies with Content-Type: application/json';
+    default:
+      return `invalid request body: ${raw}`;
+  }
+}

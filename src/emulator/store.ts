@@ -1,0 +1,111 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * The emulator's storage: one SQLite database (node:sqlite) for documents, uploads,
+ * the ledger and settings, and a blobs folder for the uploaded bytes. With --in-memory
+ * the database lives in memory and the blobs in a temporary folder removed on close.
+ */
+export type Store = {
+  db: DatabaseSync;
+  /** Folder holding stored objects; every blob path is resolved inside it. */
+  blobDir: string;
+  /** Folder for uploads in flight; renamed into blobDir when complete. */
+  partialDir: string;
+  dataDir: string | null;
+  close(): void;
+};
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS uploads (
+  storage_path TEXT PRIMARY KEY,
+  parser_id TEXT NOT NULL,
+  file_name TEXT NOT NULL,
+  file_type TEXT NOT NULL,
+  blob TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  size INTEGER,
+  sha256 TEXT,
+  uploaded_at INTEGER,
+  document_id TEXT
+);
+CREATE TABLE IF NOT EXISTS documents (
+  document_id TEXT PRIMARY KEY,
+  parser_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  file_name TEXT NOT NULL,
+  mime_type TEXT NOT NULL,
+  source_type TEXT NOT NULL,
+  route TEXT NOT NULL,
+  blob TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  page_count INTEGER,
+  results TEXT,
+  error TEXT,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS documents_status ON documents (status);
+CREATE TABLE IF NOT EXISTS ledger (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL CHECK (kind IN ('reserve', 'refund', 'topup')),
+  document_id TEXT,
+  file_name TEXT,
+  sha256 TEXT,
+  pages INTEGER NOT NULL,
+  at INTEGER NOT NULL
+);
+-- A document is reserved at most once and refunded at most once: the ledger itself refuses a double charge.
+CREATE UNIQUE INDEX IF NOT EXISTS ledger_once ON ledger (document_id, kind) WHERE document_id IS NOT NULL;
+`;
+
+export function openStore(options: { dataDir?: string | undefined; inMemory?: boolean | undefined }): Store {
+  const persistent = !options.inMemory && options.dataDir !== undefined;
+  const root = persistent ? options.dataDir! : mkdtempSync(join(tmpdir(), 'extract-serve-'));
+  const blobDir = join(root, 'blobs');
+  const partialDir = join(root, 'partial');
+  mkdirSync(blobDir, { recursive: true });
+  mkdirSync(partialDir, { recursive: true });
+  const db = new DatabaseSync(persistent ? join(root, 'emulator.db') : ':memory:');
+  // WAL keeps readers (polling clients) off the writer's back; FULL sync makes an
+  // acknowledged reserve survive a kill -9 of the server.
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+  db.exec(SCHEMA);
+  return {
+    db,
+    blobDir,
+    partialDir,
+    dataDir: persistent ? root : null,
+    close() {
+      db.close();
+      if (!persistent) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `fn` in one transaction: all of its writes land, or none. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+export function getMeta(db: DatabaseSync, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  return row?.value;
+}
+
+export function setMetaOnce(db: DatabaseSync, key: string, value: string): string {
+  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+  return getMeta(db, key)!;
+}
