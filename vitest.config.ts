@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The JSON report is what .ci/run counts; the default reporter is for people.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-output/vitest-report.json' },
   },
 });
