@@ -4,7 +4,9 @@ import type { DocumentRecord } from './record.ts';
 /**
  * Turns records into flat rows for CSV: one row per document, or one per row of an
  * exploded table. Column names are the union over all records in first-seen order, since
- * the client sees only results, never the parser's Field definition.
+ * the client sees only results, never the parser's Field definition; a column first seen
+ * in a later record joins its siblings (`customer.email` after `customer.name`) so an
+ * Object or Table field stays together.
  */
 
 /** The columns every row starts with, before the fields of the results. */
@@ -21,7 +23,7 @@ export type FlatRows = {
 };
 
 export function flattenRecords(records: readonly DocumentRecord[], explode?: string): FlatRows {
-  const columns = new Set<string>(DOCUMENT_COLUMNS);
+  const columns = new _ColumnOrder(DOCUMENT_COLUMNS);
   const rows: Map<string, Cell>[] = [];
   let explodeSeen = false;
   const wrongKinds = new Set<string>();
@@ -67,7 +69,7 @@ export function flattenRecords(records: readonly DocumentRecord[], explode?: str
     const hint = tables.length > 0 ? `the tables are: ${tables.join(', ')}` : 'no document has a table';
     warnings.push(`--explode ${explode}: no document has a table there${found}; ${hint}`);
   }
-  return { columns: [...columns], rows, warnings };
+  return { columns: columns.list(), rows, warnings };
 }
 
 /** Dotted paths of every Table field seen in the records, for messages about --explode. */
@@ -81,7 +83,7 @@ export function listTablePaths(records: readonly DocumentRecord[]): string[] {
   return [...found];
 }
 
-function _explodedRow(row: ResultValue, path: string, columns: Set<string>): Map<string, Cell> {
+function _explodedRow(row: ResultValue, path: string, columns: _ColumnOrder): Map<string, Cell> {
   const cells = new Map<string, Cell>();
   // The spec says a row is an object of column values; anything else is kept whole, not lost.
   if (!_isResults(row)) {
@@ -105,4 +107,30 @@ function _columnName(path: string): string {
 
 function _isResults(value: ResultValue): value is Results {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** An ordered set of column names that inserts a new name after its closest relatives. */
+class _ColumnOrder {
+  readonly #names: string[];
+  readonly #seen: Set<string>;
+  constructor(initial: readonly string[]) {
+    this.#names = [...initial];
+    this.#seen = new Set(initial);
+  }
+  add(name: string): void {
+    if (this.#seen.has(name)) return;
+    this.#seen.add(name);
+    for (let cut = name.lastIndexOf('.'); cut > 0; cut = name.lastIndexOf('.', cut - 1)) {
+      const prefix = name.slice(0, cut + 1);
+      const last = this.#names.findLastIndex((n) => n.startsWith(prefix));
+      if (last >= 0) {
+        this.#names.splice(last + 1, 0, name);
+        return;
+      }
+    }
+    this.#names.push(name);
+  }
+  list(): string[] {
+    return [...this.#names];
+  }
 }

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { jsonLine } from './json.ts';
 import type { DocumentRecord } from './record.ts';
@@ -31,9 +30,22 @@ export function createStreamWriter(out: Writable): StreamWriter {
         closed = true;
         return;
       }
-      if (!out.write(jsonLine(record))) {
-        await Promise.race([once(out, 'drain'), once(out, 'close')]);
-      }
+      if (!out.write(jsonLine(record))) await drained(out);
     },
   };
+}
+
+/** Resolves when the stream drains, closes or fails; the 'error' listener above reports failures. */
+export function drained(out: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      out.off('drain', done);
+      out.off('close', done);
+      out.off('error', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+    out.on('error', done);
+  });
 }

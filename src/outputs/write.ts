@@ -5,6 +5,7 @@ import { writeFileAtomic } from './atomic.ts';
 import { csvChunks } from './csv.ts';
 import { documentJson, jsonArrayChunks, jsonlChunks } from './json.ts';
 import { mirroredPaths } from './mirror.ts';
+import { drained } from './stream.ts';
 import type { DocumentRecord } from './record.ts';
 import type { FileFormat, OutputTarget } from './target.ts';
 
@@ -40,7 +41,7 @@ export async function writeOutputs(
       if (target.format === 'jsonl') return { written: [] };
       const out = options.stdout ?? process.stdout;
       for (const chunk of _chunks(target.format, records, options.explode, warn)) {
-        if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+        if (!out.write(chunk)) await drained(out);
       }
       return { written: ['-'] };
     }
