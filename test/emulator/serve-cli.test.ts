@@ -1,0 +1,44 @@
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { EmulatorConfig } from '../../src/contract/index.ts';
+import { parseConfig } from '../../src/emulator/config.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { CLI, cleanEnv, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { call } from '../helpers/emulator.ts';
+
+const run = (args: string[]) => execa(process.execPath, [CLI, ...args], { env: cleanEnv(), extendEnv: false, reject: false });
+
+describe('extract serve: configuration', () => {
+  it('config: names the bad path of an invalid configuration', () => {
+    const bad = { ...DEFAULT_CONFIG, parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, api_keys: ['sk_live_wrong_prefix'] }] };
+    expect(() => parseConfig(bad)).toThrow(/parsers\.0\.api_keys\.0: an API key starts with "ext_"/);
+    expect(() => parseConfig({ ...DEFAULT_CONFIG, credits: -1 })).toThrow(/credits/);
+    const dupe = { ...DEFAULT_CONFIG, parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, fields: [{ name: 'a', type: 'string' }, { name: 'a', type: 'date' }] }] };
+    expect(() => parseConfig(dupe)).toThrow(/parsers\.0\.fields\.1\.name: field name "a" is used twice/);
+  });
+
+  it('--print-config prints a configuration that validates and that serve accepts', async () => {
+    const r = await run(['serve', '--print-config']);
+    expect(r.exitCode).toBe(0);
+    const printed = JSON.parse(r.stdout);
+    expect(EmulatorConfig.safeParse(printed).success).toBe(true);
+    const dir = tempDir();
+    const server = await spawnServe(['--config', writeJson(dir, 'c.json', printed)]);
+    expect(server.stdout()).toContain('Parser "Invoices" (prs_invoices) API key: ext_');
+    expect((await call(server, 'GET', '/_emulator/health')).body).toEqual({ ok: true });
+  });
+
+  it('exits 2 with the path and a next step for an invalid config file, and for a bad port', async () => {
+    const dir = tempDir();
+    const r = await run(['serve', '--port', '0', '--config', writeJson(dir, 'bad.json', { credits: 'lots', parsers: [] })]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('credits');
+    expect(r.stderr).toContain('--print-config');
+    const p = await run(['serve', '--port', 'http']);
+    expect(p.exitCode).toBe(2);
+    expect(p.stderr).toContain('--port');
+    const missing = await run(['serve', '--port', '0', '--config', `${dir}/nope.json`]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('cannot read the config file');
+  });
+});
