@@ -15,6 +15,14 @@ import { Route } from '../outputs/record.ts';
 const Common = { at: z.string(), sha256: z.string(), target: z.string(), file: z.string() };
 
 export const JournalFact = z.discriminatedUnion('fact', [
+  /**
+   * An extract request is about to be sent. Without a later fact, a crash (SIGKILL, power)
+   * happened while it was in flight: the document may have been charged, and there is no
+   * document_id to look it up, so a rerun reports it rather than paying twice.
+   */
+  z.object({ fact: z.literal('sending'), ...Common, route: Route }),
+  /** The extract request was answered without creating a document (402, 503...): nothing was charged. */
+  z.object({ fact: z.literal('unsent'), ...Common, route: Route }),
   /** The service returned a document_id: from now on the document is paid for. */
   z.object({ fact: z.literal('submitted'), ...Common, route: Route, document_id: z.string() }),
   z.object({
@@ -40,7 +48,7 @@ export type JournalFact = z.infer<typeof JournalFact>;
 export type DocumentFact = Exclude<JournalFact, { fact: 'reset' }>;
 
 /** What an earlier run knew of one document. */
-export type KnownState = DocumentFact;
+export type KnownState = Exclude<DocumentFact, { fact: 'unsent' }>;
 
 /** One-way fingerprint of where documents go: the same file sent with another key is another document. */
 export function targetFingerprint(baseUrl: string, apiKey: string): string {
@@ -80,6 +88,7 @@ export function replayJournal(text: string): Replay {
     }
     const fact = parsed.data;
     if (fact.fact === 'reset') known.clear();
+    else if (fact.fact === 'unsent') known.delete(stateKey(fact.sha256, fact.target));
     else known.set(stateKey(fact.sha256, fact.target), fact);
   }
   return { known, skipped, torn: text.length > 0 && !text.endsWith('\n') };

@@ -23,7 +23,8 @@ import { describeErrorBody, errorCode, neverReachedService, ServiceError } from 
  * spec says "not shown" so a real service that omits a field still works. Extra keys pass.
  */
 const AcceptedExtract = ExtractAcceptedResponse.partial({ success: true, status: true, poll_url: true });
-const InlineExtract = ExtractInlineResponse.partial({ parser_id: true });
+// Loose: a page_count beside the results (not in the spec) saves a GET when present.
+const InlineExtract = ExtractInlineResponse.partial({ parser_id: true }).loose();
 const FetchedDocument = DocumentBody.partial({ file_name: true, page_count: true, results: true, error: true });
 
 export type InlineResult = z.infer<typeof InlineExtract>;

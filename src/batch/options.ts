@@ -1,0 +1,50 @@
+import type { Readable, Writable } from 'node:stream';
+import type { ClientDeps, PollPolicy } from '../client/index.ts';
+import type { LockDeps } from './lock.ts';
+import type { Verbosity } from './progress.ts';
+import type { RouteFlag } from './route.ts';
+
+/** Everything `extract [options] <inputs...>` decides, already parsed and checked by the CLI layer. */
+export type BatchOptions = {
+  baseUrl: string;
+  /** Absent only for --dry-run, which sends nothing. */
+  apiKey: string | undefined;
+  route: RouteFlag;
+  inlineMax: number;
+  /** -c: files being sent at once (upload-url, PUT, extract). */
+  concurrency: number;
+  /** Documents being polled at once; polling holds no send slot. */
+  maxPending: number;
+  poll: PollPolicy;
+  /** Journal path, or null for --no-state. */
+  state: string | null;
+  fresh: boolean;
+  retryFailed: boolean;
+  dryRun: boolean;
+  maxCredits: number | undefined;
+  ignore: string[];
+  out: string | undefined;
+  format: string | undefined;
+  explode: string | undefined;
+  report: string | undefined;
+  noProgress: boolean;
+  verbosity: Verbosity;
+};
+
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** The outside world of a run: the client's deps plus streams, environment and signals. */
+export type BatchDeps = ClientDeps & {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  stdin?: Readable | undefined;
+  stdout: Writable;
+  stderr: Writable;
+  /** Whether stderr is a terminal (progress bar, colours). */
+  isTTY: boolean;
+  /** Subscribes to SIGINT/SIGTERM; returns the unsubscribe. */
+  onSignal?: ((handler: (signal: StopSignal) => void) => () => void) | undefined;
+  /** A second SIGINT: leave at once (the CLI's process.exit). */
+  exitNow?: ((code: number) => void) | undefined;
+  lock?: LockDeps | undefined;
+};

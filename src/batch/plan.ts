@@ -1,0 +1,119 @@
+import { basename } from 'node:path';
+import type { DocumentRecord } from '../outputs/record.ts';
+import type { InputFile, UnreadableInput } from './discover.ts';
+import { fileFacts } from './facts.ts';
+import { stateKey, type KnownState } from './journal.ts';
+import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
+
+/**
+ * A planned document: one input file, what we know of it, and what this run does with it.
+ * - submit: send it (new, or failed earlier and --retry-failed)
+ * - resume: an earlier run submitted it; poll its document_id, never submit again
+ * - done: completed earlier; its record comes from the journal
+ * - leave: failed earlier (or in flight at a crash); reported, not sent without --retry-failed
+ */
+export type Action = 'submit' | 'resume' | 'done' | 'leave';
+
+export type Job = {
+  input: InputFile;
+  /** The name the service sees (file_name). */
+  name: string;
+  sha256: string;
+  mimeType: string;
+  key: string;
+  decision: RouteDecision;
+  action: Action;
+  prior: KnownState | undefined;
+  /** Pages counted locally (--dry-run, --max-credits). */
+  pages?: number;
+};
+
+export type PlanInput = {
+  files: InputFile[];
+  known: Map<string, KnownState>;
+  target: string;
+  route: RouteFlag;
+  inlineMax: number;
+  retryFailed: boolean;
+  /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
+  parallel?: number;
+  onProgress?: (done: number, total: number) => void;
+};
+
+export type Plan = { jobs: Job[]; unreadable: UnreadableInput[] };
+
+export async function planJobs(input: PlanInput): Promise<Plan> {
+  const jobs: Array<Job | undefined> = new Array<Job | undefined>(input.files.length);
+  const unreadable: UnreadableInput[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < input.files.length) {
+      const i = next++;
+      const file = input.files[i];
+      if (!file) continue;
+      try {
+        const facts = await fileFacts(file.path);
+        const key = stateKey(facts.sha256, input.target);
+        const prior = input.known.get(key);
+        jobs[i] = {
+          input: file,
+          name: basename(file.path),
+          sha256: facts.sha256,
+          mimeType: facts.mimeType,
+          key,
+          decision: chooseRoute(file.size, input.route, input.inlineMax),
+          action: actionFor(prior, input.retryFailed),
+          prior,
+        };
+      } catch (err) {
+        unreadable.push({ file: file.file, reason: `cannot read ${file.file}: ${err instanceof Error ? err.message : String(err)}` });
+      }
+      input.onProgress?.(++done, input.files.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, input.files.length) }, worker));
+  return { jobs: jobs.filter((j): j is Job => j !== undefined), unreadable };
+}
+
+export function actionFor(prior: KnownState | undefined, retryFailed: boolean): Action {
+  if (!prior) return 'submit';
+  switch (prior.fact) {
+    case 'completed':
+      return 'done';
+    case 'submitted':
+      return 'resume';
+    case 'failed':
+    case 'sending':
+      return retryFailed ? 'submit' : 'leave';
+  }
+}
+
+/** The record of a document this run does not send, from what the journal says of it. */
+export function priorRecord(job: Job): DocumentRecord | undefined {
+  const p = job.prior;
+  if (!p) return undefined;
+  const base = { file: job.input.file };
+  switch (p.fact) {
+    case 'completed':
+      return { ...base, document_id: p.document_id, status: 'completed', page_count: p.page_count, results: p.results, error: null, route: p.route };
+    case 'failed':
+      return { ...base, document_id: p.document_id, status: 'error', page_count: null, results: null, error: p.reason, route: p.route };
+    case 'sending':
+      return {
+        ...base,
+        document_id: null,
+        status: 'error',
+        page_count: null,
+        results: null,
+        error: UNCERTAIN_SEND,
+        route: p.route,
+      };
+    case 'submitted':
+      return undefined;
+  }
+}
+
+export const UNCERTAIN_SEND =
+  'an earlier run stopped (crash or kill) while its extract request was in flight, so it may have been charged; ' +
+  'it was not sent again to avoid paying twice: rerun with --retry-failed to send it anyway';

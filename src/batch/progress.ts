@@ -1,0 +1,158 @@
+import type { Writable } from 'node:stream';
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { LogLevel } from '../client/deps.ts';
+import { redact } from '../redact.ts';
+
+/**
+ * What a person (or a log file) sees while a batch runs, on stderr only: stdout carries
+ * records. On a TTY an ora spinner while discovering and planning, then a cli-progress
+ * bar; elsewhere (a pipe, CI, --no-progress) plain timestamped lines with no control
+ * characters, so cron mail and CI logs stay readable.
+ */
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
+export type ProgressStyle = 'bar' | 'plain';
+
+export type Tally = { total: number; done: number; failed: number; pages: number };
+
+export interface Reporter {
+  /** What the run is doing before the bar starts ("hashing 12 files"). */
+  planning(text: string): void;
+  start(total: number): void;
+  /** One document reached an end; `ok` false prints a failure line. */
+  finished(file: string, ok: boolean, detail: string, tally: Tally): void;
+  log(level: LogLevel, message: string): void;
+  stop(): void;
+}
+
+export type ReporterOptions = {
+  stderr: Writable;
+  style: ProgressStyle;
+  verbosity: Verbosity;
+  color: boolean;
+  now: () => number;
+};
+
+/** Plain lines unless stderr is a TTY outside CI and progress was not turned off. */
+export function chooseStyle(isTTY: boolean, env: Record<string, string | undefined>, noProgress: boolean): ProgressStyle {
+  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
+  return isTTY && !ci && !noProgress && env.TERM !== 'dumb' ? 'bar' : 'plain';
+}
+
+/** Colours only on a TTY, and never with NO_COLOR set (no-color.org: any non-empty value). */
+export function useColor(isTTY: boolean, env: Record<string, string | undefined>): boolean {
+  return isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
+}
+
+const LEVEL_RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+const THRESHOLD: Record<Verbosity, number> = { verbose: 0, normal: 1, quiet: 3 };
+
+export async function createReporter(options: ReporterOptions): Promise<Reporter> {
+  const chalk = new Chalk({ level: options.color ? 1 : 0 });
+  if (options.style === 'plain' || options.verbosity === 'quiet') return new PlainReporter(options, chalk);
+  // Loaded only for a terminal: a cron job never pays for them.
+  const [{ default: ora }, { default: cliProgress }] = await Promise.all([import('ora'), import('cli-progress')]);
+  return new TerminalReporter(options, chalk, ora, cliProgress);
+}
+
+function rate(tally: Tally, since: number, now: number): string {
+  const seconds = (now - since) / 1000;
+  return seconds > 0 ? (tally.done / seconds).toFixed(1) : '0.0';
+}
+
+class PlainReporter implements Reporter {
+  readonly #o: ReporterOptions;
+  readonly #chalk: ChalkInstance;
+  #started = 0;
+  constructor(options: ReporterOptions, chalk: ChalkInstance) {
+    this.#o = options;
+    this.#chalk = chalk;
+  }
+  planning(text: string): void {
+    this.log('info', text);
+  }
+  start(total: number): void {
+    this.#started = this.#o.now();
+    this.log('info', `processing ${total} document${total === 1 ? '' : 's'}`);
+  }
+  finished(file: string, ok: boolean, detail: string, tally: Tally): void {
+    const n = `[${tally.done}/${tally.total}]`;
+    if (ok) this.log('info', `${n} ${file}: ${detail} (${rate(tally, this.#started, this.#o.now())} docs/s)`);
+    else this.log('error', `${n} ${file}: ${detail}`);
+  }
+  log(level: LogLevel, message: string): void {
+    if (LEVEL_RANK[level] < THRESHOLD[this.#o.verbosity]) return;
+    const stamp = new Date(this.#o.now()).toISOString();
+    const tag = level === 'error' ? this.#chalk.red('error') : level === 'warn' ? this.#chalk.yellow('warn ') : level === 'debug' ? this.#chalk.dim('debug') : 'info ';
+    this.#o.stderr.write(`${stamp} ${tag} ${redact(message)}\n`);
+  }
+  stop(): void {}
+}
+
+type OraFactory = typeof import('ora').default;
+type CliProgress = typeof import('cli-progress');
+type Spinner = ReturnType<OraFactory>;
+type Bars = InstanceType<CliProgress['MultiBar']>;
+type Bar = ReturnType<Bars['create']>;
+
+class TerminalReporter implements Reporter {
+  readonly #o: ReporterOptions;
+  readonly #chalk: ChalkInstance;
+  readonly #ora: OraFactory;
+  readonly #cli: CliProgress;
+  #spinner: Spinner | undefined;
+  #bars: Bars | undefined;
+  #bar: Bar | undefined;
+  #started = 0;
+
+  constructor(options: ReporterOptions, chalk: ChalkInstance, ora: OraFactory, cli: CliProgress) {
+    this.#o = options;
+    this.#chalk = chalk;
+    this.#ora = ora;
+    this.#cli = cli;
+  }
+  planning(text: string): void {
+    // discardStdin would put stdin in raw mode and swallow Ctrl+C: keep SIGINT working.
+    if (!this.#spinner) this.#spinner = this.#ora({ text, stream: this.#o.stderr, discardStdin: false, color: 'cyan' }).start();
+    else this.#spinner.text = text;
+  }
+  start(total: number): void {
+    this.#spinner?.stop();
+    this.#spinner = undefined;
+    this.#started = this.#o.now();
+    this.#bars = new this.#cli.MultiBar(
+      {
+        stream: this.#o.stderr,
+        format: ` {bar} {value}/{total} documents | {pages} pages | {failed} failed | {rate} docs/s`,
+        hideCursor: true,
+        clearOnComplete: false,
+        barsize: 28,
+        fps: 10,
+      },
+      this.#cli.Presets.shades_classic,
+    );
+    this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0' });
+  }
+  finished(file: string, ok: boolean, detail: string, tally: Tally): void {
+    if (!ok) this.log('error', `${file}: ${detail}`);
+    else this.log('debug', `${file}: ${detail}`);
+    this.#bar?.update(tally.done, { pages: tally.pages, failed: tally.failed, rate: rate(tally, this.#started, this.#o.now()) });
+  }
+  log(level: LogLevel, message: string): void {
+    if (LEVEL_RANK[level] < THRESHOLD[this.#o.verbosity]) return;
+    const text = redact(message);
+    const line =
+      level === 'error' ? `${this.#chalk.red('✖')} ${text}` : level === 'warn' ? `${this.#chalk.yellow('!')} ${text}` : level === 'debug' ? this.#chalk.dim(text) : text;
+    if (this.#bars) this.#bars.log(`${line}\n`);
+    else if (this.#spinner) {
+      this.#spinner.clear();
+      this.#o.stderr.write(`${line}\n`);
+      this.#spinner.render();
+    } else this.#o.stderr.write(`${line}\n`);
+  }
+  stop(): void {
+    this.#spinner?.stop();
+    this.#bars?.stop();
+    this.#spinner = undefined;
+    this.#bars = undefined;
+  }
+}
