@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
 import { redact } from '../redact.ts';
 import { registerServe } from './serve.ts';
+import { registerConfig } from './config-command.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run "extract --help" for usage)')
     .exitOverride();
   registerServe(program);
+  registerConfig(program);
   return program;
 }
 

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { API_KEY_PREFIX } from '../contract/index.ts';
+import { ExtractError } from '../errors.ts';
+
+/**
+ * The client's settings (README: "Configuration"): the API key and the base URL, taken
+ * from flags, then the environment, then the user's config store. Pure: the store is
+ * passed in, so precedence is tested without touching the user's files.
+ */
+
+export const CONFIG_KEYS = ['api_key', 'base_url'] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+export const ENV_API_KEY = 'EXTRACT_API_KEY';
+export const ENV_BASE_URL = 'EXTRACT_BASE_URL';
+/** Points the config store at another directory (tests, CI, several accounts). */
+export const ENV_CONFIG_DIR = 'EXTRACT_CONFIG_DIR';
+
+/** The part of the store resolveSettings reads. */
+export type SettingsStore = { get(key: ConfigKey): string | undefined };
+
+export type Env = Readonly<Record<string, string | undefined>>;
+export type SettingSource = 'flag' | 'env' | 'config';
+export type Settings = {
+  apiKey: string | undefined;
+  baseUrl: string | undefined;
+  /** Where each value came from, for -v output and for messages; never the value itself. */
+  sources: { apiKey: SettingSource | undefined; baseUrl: SettingSource | undefined };
+};
+
+export function parseConfigKey(name: string): ConfigKey {
+  const key = CONFIG_KEYS.find((k) => k === name);
+  if (key === undefined) {
+    throw new ExtractError('usage', `unknown config key "${name}": the keys are ${CONFIG_KEYS.join(' and ')}`);
+  }
+  return key;
+}
+
+/** Refuses a key that cannot be one before any request is made. The value is never echoed. */
+export function checkApiKey(value: string, from: string): string {
+  const key = value.trim();
+  if (!key.startsWith(API_KEY_PREFIX) || key.length === API_KEY_PREFIX.length) {
+    throw new ExtractError(
+      'usage',
+      `the API key from ${from} does not start with "${API_KEY_PREFIX}": API keys of the service look like ${API_KEY_PREFIX}…; copy your parser's key again`,
+    );
+  }
+  return key;
+}
+
+/** An http(s) URL without trailing slashes, so that `https://x/` and `https://x` are one target. */
+export function normaliseBaseUrl(value: string, from: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ExtractError('usage', `the base URL from ${from} is not a URL: give one such as https://extract.example.com`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ExtractError('usage', `the base URL from ${from} must start with https:// (or http:// for a local emulator)`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ExtractError('usage', `the base URL from ${from} carries a user name or password: remove it; the API key is sent as a bearer token`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+export function validateConfigValue(key: ConfigKey, value: string, from: string): string {
+  return key === 'api_key' ? checkApiKey(value, from) : normaliseBaseUrl(value, from);
+}
+
+/** `ext_…a1b2`: enough to tell two keys apart, never enough to use one. Short keys show no tail. */
+export function maskKey(apiKey: string): string {
+  const secret = apiKey.startsWith(API_KEY_PREFIX) ? apiKey.slice(API_KEY_PREFIX.length) : apiKey;
+  return secret.length >= 12 ? `${API_KEY_PREFIX}…${secret.slice(-4)}` : `${API_KEY_PREFIX}…`;
+}
+
+const SOURCE_NAMES = {
+  apiKey: { flag: '--api-key', env: ENV_API_KEY, config: 'the config store (extract config get api_key)' },
+  baseUrl: { flag: '--base-url', env: ENV_BASE_URL, config: 'the config store (extract config get base_url)' },
+} as const;
+
+/** Flags win over the environment, which wins over the config store. Empty values count as unset. */
+export function resolveSettings(input: {
+  flags: { apiKey?: string | undefined; baseUrl?: string | undefined };
+  env: Env;
+  store: SettingsStore;
+}): Settings {
+  const apiKey = _pick(input.flags.apiKey, input.env[ENV_API_KEY], () => input.store.get('api_key'));
+  const baseUrl = _pick(input.flags.baseUrl, input.env[ENV_BASE_URL], () => input.store.get('base_url'));
+  return {
+    apiKey: apiKey && checkApiKey(apiKey.value, SOURCE_NAMES.apiKey[apiKey.source]),
+    baseUrl: baseUrl && normaliseBaseUrl(baseUrl.value, SOURCE_NAMES.baseUrl[baseUrl.source]),
+    sources: { apiKey: apiKey?.source, baseUrl: baseUrl?.source },
+  };
+}
+
+/** The settings a request needs, or a usage error that says the three ways to give them. */
+export function requireSettings(settings: Settings): { apiKey: string; baseUrl: string } {
+  if (settings.apiKey === undefined) {
+    throw new ExtractError(
+      'usage',
+      `no API key: pass --api-key, set ${ENV_API_KEY}, or run "extract config set api_key -" and paste it (or use --local to try the emulator)`,
+    );
+  }
+  if (settings.baseUrl === undefined) {
+    throw new ExtractError(
+      'usage',
+      `no base URL of the service: pass --base-url, set ${ENV_BASE_URL}, or run "extract config set base_url https://…" (or use --local)`,
+    );
+  }
+  return { apiKey: settings.apiKey, baseUrl: settings.baseUrl };
+}
+
+/**
+ * A one-way fingerprint of (base URL, key): the journal's target id, so a rerun with
+ * another parser's key or another service extracts again, and the key is never stored.
+ * The newline keeps ("https://a", "bext_…") and ("https://ab", "ext_…") apart.
+ */
+export function keyFingerprint(apiKey: string, baseUrl: string): string {
+  return createHash('sha256').update(`${normaliseBaseUrl(baseUrl, 'the journal')}\n${apiKey}`).digest('hex').slice(0, 16);
+}
+
+function _pick(
+  flag: string | undefined,
+  env: string | undefined,
+  stored: () => string | undefined,
+): { value: string; source: SettingSource } | undefined {
+  if (flag !== undefined && flag !== '') return { value: flag, source: 'flag' };
+  if (env !== undefined && env !== '') return { value: env, source: 'env' };
+  const value = stored();
+  return value !== undefined && value !== '' ? { value, source: 'config' } : undefined;
+}

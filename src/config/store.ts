@@ -1,0 +1,72 @@
+import Conf from 'conf';
+import { z } from 'zod';
+import { ExtractError } from '../errors.ts';
+import { CONFIG_KEYS, type ConfigKey, ENV_CONFIG_DIR, type Env, type SettingsStore } from './settings.ts';
+
+/**
+ * The user's config store (conf): one JSON file readable by its owner only (mode 0600),
+ * since it holds an API key. It lives in the user's config directory (~/.config/extract on
+ * Linux), or in EXTRACT_CONFIG_DIR when that is set.
+ */
+export type ConfigStore = SettingsStore & {
+  readonly path: string;
+  set(key: ConfigKey, value: string): void;
+  delete(key: ConfigKey): void;
+  /** The keys that are set, in CONFIG_KEYS order. */
+  entries(): [ConfigKey, string][];
+};
+
+export const CONFIG_FILE_MODE = 0o600;
+
+// Hand edits are possible, so the file is checked when read rather than trusted.
+const StoredConfig = z.object({ api_key: z.string().optional(), base_url: z.string().optional() }).loose();
+type StoredConfig = z.infer<typeof StoredConfig>;
+
+export function openConfigStore(options: { dir?: string | undefined; env?: Env } = {}): ConfigStore {
+  const env = options.env ?? process.env;
+  const dir = options.dir ?? (env[ENV_CONFIG_DIR] || undefined);
+  const conf = _guard(
+    () =>
+      new Conf<StoredConfig>({
+        projectName: 'extract',
+        projectSuffix: '',
+        configFileMode: CONFIG_FILE_MODE,
+        accessPropertiesByDotNotation: false,
+        ...(dir === undefined ? {} : { cwd: dir }),
+      }),
+    dir ?? 'the config directory',
+  );
+  const read = (): StoredConfig => {
+    const parsed = StoredConfig.safeParse(_guard(() => conf.store, conf.path));
+    if (!parsed.success) {
+      throw new ExtractError('usage', `the config file ${conf.path} holds a value that is not text: fix it, or delete it and run "extract config set" again`);
+    }
+    return parsed.data;
+  };
+  return {
+    path: conf.path,
+    get: (key) => read()[key],
+    set: (key, value) => _guard(() => conf.set(key, value), conf.path),
+    delete: (key) => _guard(() => conf.delete(key), conf.path),
+    entries: () => {
+      const stored = read();
+      return CONFIG_KEYS.flatMap((k): [ConfigKey, string][] => {
+        const value = stored[k];
+        return value === undefined ? [] : [[k, value]];
+      });
+    },
+  };
+}
+
+/** conf throws a SyntaxError for a file that is not JSON, and fs errors for unreadable ones. */
+function _guard<T>(fn: () => T, where: string): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ExtractError) throw err;
+    const detail = err instanceof SyntaxError ? 'is not valid JSON' : `cannot be used (${err instanceof Error ? err.message : String(err)})`;
+    throw new ExtractError('usage', `the config file in ${where} ${detail}: fix it, or delete it and run "extract config set" again`, {
+      cause: err,
+    });
+  }
+}
