@@ -58,14 +58,17 @@ export function openConfigStore(options: { dir?: string | undefined; env?: Env }
   };
 }
 
-/** conf throws a SyntaxError for a file that is not JSON, and fs errors for unreadable ones. */
+/**
+ * conf throws a SyntaxError naming the file for one that is not JSON, and fs errors for
+ * unreadable ones; neither carries the file's contents, so their text is safe to show.
+ */
 function _guard<T>(fn: () => T, where: string): T {
   try {
     return fn();
   } catch (err) {
     if (err instanceof ExtractError) throw err;
-    const detail = err instanceof SyntaxError ? 'is not valid JSON' : `cannot be used (${err instanceof Error ? err.message : String(err)})`;
-    throw new ExtractError('usage', `the config file in ${where} ${detail}: fix it, or delete it and run "extract config set" again`, {
+    const reason = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
+    throw new ExtractError('usage', `the config store in ${where} cannot be used (${reason}): fix the file, or delete it and run "extract config set" again`, {
       cause: err,
     });
   }

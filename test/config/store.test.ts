@@ -1,0 +1,54 @@
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openConfigStore } from '../../src/config/store.ts';
+import { KEY, useConfigDirs } from './helpers.ts';
+
+const configDir = useConfigDirs();
+
+describe('config store', () => {
+  it('config: the file is created with mode 0600', async () => {
+    const dir = await configDir();
+    const store = openConfigStore({ dir });
+    store.set('api_key', KEY);
+    expect(store.path).toBe(join(dir, 'config.json'));
+    expect((await stat(store.path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('config: a file made readable by others is back to 0600 after the next write', async () => {
+    const dir = await configDir();
+    const store = openConfigStore({ dir });
+    store.set('base_url', 'https://x.example');
+    await chmod(store.path, 0o644);
+    store.set('api_key', KEY);
+    expect((await stat(store.path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('config: EXTRACT_CONFIG_DIR points the store at another directory', async () => {
+    const dir = await configDir();
+    const store = openConfigStore({ env: { EXTRACT_CONFIG_DIR: dir } });
+    expect(store.path).toBe(join(dir, 'config.json'));
+  });
+
+  it('config: values are kept across opens, and removed by delete', async () => {
+    const dir = await configDir();
+    openConfigStore({ dir }).set('api_key', KEY);
+    openConfigStore({ dir }).set('base_url', 'https://x.example');
+    const store = openConfigStore({ dir });
+    expect(store.entries()).toEqual([
+      ['api_key', KEY],
+      ['base_url', 'https://x.example'],
+    ]);
+    store.delete('api_key');
+    expect(openConfigStore({ dir }).get('api_key')).toBeUndefined();
+    expect(JSON.parse(await readFile(store.path, 'utf8'))).toEqual({ base_url: 'https://x.example' });
+  });
+
+  it('config: a broken or hand-mangled file is a usage error that names it', async () => {
+    const dir = await configDir();
+    await writeFile(join(dir, 'config.json'), '{ not json');
+    expect(() => openConfigStore({ dir }).get('api_key')).toThrow(/config\.json` is not valid JSON\): fix the file, or delete it/);
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ api_key: 42 }));
+    expect(() => openConfigStore({ dir }).get('api_key')).toThrow(/not text/);
+  });
+});
