@@ -1,0 +1,127 @@
+import type { FieldDefinition, Results } from '../contract/index.ts';
+import { emptyResults } from '../contract/index.ts';
+import { groundDefinition } from './grounding.ts';
+import { formatHints } from './hints.ts';
+import { type ImageKind, countImagePages, imageKindOf } from './images.ts';
+import { LabelIndex } from './labels.ts';
+import { type Layout, layoutText } from './layout.ts';
+import { countPdfPages, readPdf } from './pdf-text.ts';
+import { wholeDocument } from './scope.ts';
+import { EngineError, type EngineInput, type EngineOutput } from './types.ts';
+
+/**
+ * The engine's whole job in the calling thread: what kind of document the bytes are,
+ * its real page count, and results grounded in its text. The worker runs exactly this.
+ */
+
+type DocumentKind = { kind: 'pdf' } | { kind: 'image'; image: ImageKind } | { kind: 'text' };
+
+const TEXT_TYPES = new Set(['application/json', 'application/xml', 'application/csv', 'application/x-ndjson']);
+const UNDECLARED = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
+const DECLARED: Record<string, DocumentKind['kind'] | ImageKind> = {
+  'application/pdf': 'pdf',
+  'application/x-pdf': 'pdf',
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/tiff': 'tiff',
+  'image/tif': 'tiff',
+};
+const READS = 'PDF, PNG, JPEG, TIFF and plain text (text/*)';
+
+function isPdf(bytes: Uint8Array): boolean {
+  // A PDF may carry a little junk before its header; readers look within the first 1 KiB.
+  return Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-');
+}
+
+function kindOf(bytes: Uint8Array, mimeType: string): DocumentKind {
+  if (bytes.length === 0) {
+    throw new EngineError('empty', 'the document is empty (0 bytes); check that the upload sent the file and submit it again');
+  }
+  const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (isPdf(bytes)) return { kind: 'pdf' };
+  const image = imageKindOf(bytes);
+  if (image) return { kind: 'image', image };
+  const declared = DECLARED[mime];
+  if (declared !== undefined) {
+    throw new EngineError('corrupt', `the file is declared ${mime} but its bytes are not one; check the file and its declared type, then submit it again`);
+  }
+  if (mime.startsWith('text/') || TEXT_TYPES.has(mime)) return { kind: 'text' };
+  if (UNDECLARED.has(mime) && looksLikeText(bytes)) return { kind: 'text' };
+  throw new EngineError('unsupported_type', `documents of type ${mime || 'unknown'} cannot be read; the engine reads ${READS}`);
+}
+
+function looksLikeText(bytes: Uint8Array): boolean {
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, lastCompleteChar(head)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where a UTF-8 sequence cut by a fixed-size slice begins, so that the cut is not an error. */
+function lastCompleteChar(head: Uint8Array): number {
+  let end = head.length;
+  for (let i = 1; i <= 3 && end - i >= 0; i++) {
+    const b = head[end - i];
+    if (b === undefined) break;
+    if ((b & 0xc0) === 0x80) continue;
+    if (b >= 0xc0) end -= i;
+    break;
+  }
+  return end;
+}
+
+export function decodeText(bytes: Uint8Array): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder('utf-8').decode(bytes.subarray(3));
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder('windows-1252').decode(bytes);
+  }
+}
+
+export async function countPagesInProcess(bytes: Uint8Array, mimeType: string): Promise<number> {
+  const kind = kindOf(bytes, mimeType);
+  if (kind.kind === 'pdf') return countPdfPages(bytes);
+  if (kind.kind === 'image') return countImagePages(kind.image, bytes);
+  return 1;
+}
+
+export async function extractInProcess(input: EngineInput): Promise<EngineOutput> {
+  const kind = kindOf(input.bytes, input.mimeType);
+  if (kind.kind === 'image') {
+    return { pageCount: countImagePages(kind.image, input.bytes), results: emptyResults(input.fields) };
+  }
+  if (kind.kind === 'text') {
+    return { pageCount: 1, results: groundLayout(layoutText(decodeText(input.bytes)), input.fields) };
+  }
+  const { pageCount, layout } = await readPdf(input.bytes);
+  return { pageCount, results: groundLayout(layout, input.fields) };
+}
+
+/** Results of a definition over a laid-out document; a document without text grounds nothing. */
+export function groundLayout(layout: Layout, fields: FieldDefinition): Results {
+  if (layout.pages.every((p) => p.lines.length === 0)) return emptyResults(fields);
+  return groundDefinition(fields, {
+    scope: wholeDocument(layout),
+    labels: new LabelIndex(fields),
+    hints: formatHints(layout),
+    objectPaths: objectPaths(fields, ''),
+  });
+}
+
+function objectPaths(fields: FieldDefinition, prefix: string): Set<string> {
+  const out = new Set<string>();
+  for (const f of fields) {
+    if (f.type !== 'object') continue;
+    out.add(prefix + f.name);
+    for (const p of objectPaths(f.fields, `${prefix}${f.name}.`)) out.add(p);
+  }
+  return out;
+}

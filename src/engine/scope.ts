@@ -1,0 +1,36 @@
+import type { Cell, Layout, Line } from './layout.ts';
+import type { LabelIndex } from './labels.ts';
+import type { FormatHints } from './values.ts';
+
+/**
+ * A scope is the part of the document a field is looked for in: the whole document for
+ * top-level fields, the block under a heading ("Bill To") for the fields of an object.
+ * Each of its lines keeps only the cells that fall inside the scope.
+ */
+export type ScopeLine = { line: Line; cells: Cell[] };
+export type Scope = ScopeLine[];
+
+/** The document as grounding sees it. */
+export type Doc = { scope: Scope; labels: LabelIndex; hints: FormatHints; objectPaths: ReadonlySet<string> };
+
+/** Lines further apart than this many text heights have a blank gap between them. */
+export const BLANK_GAP_EM = 2;
+
+export function wholeDocument(layout: Layout): Scope {
+  return layout.pages.flatMap((p) => p.lines.map((line) => ({ line, cells: line.cells.filter((c) => !isRule(c.text)) })));
+}
+
+/** A drawn rule in a text document ("-----", "=====", "|"): no text, only a line. */
+function isRule(text: string): boolean {
+  return /^[-=_|+*~.\s]+$/.test(text);
+}
+
+/** Whether `b`, the line after `a`, follows it closely: same page and no blank gap between. */
+export function follows(a: Line, b: Line): boolean {
+  return a.page === b.page && b.y - a.y <= BLANK_GAP_EM * Math.max(a.height, b.height);
+}
+
+/** A unique key of a line within a document. */
+export function lineKey(line: Line): string {
+  return `${line.page}:${line.index}`;
+}
