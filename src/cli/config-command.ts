@@ -85,7 +85,8 @@ ${ENV_CONFIG_DIR} moves the store to another directory.
 Examples:
   printf %s "$KEY" | extract config set api_key -   (keeps the key out of shell history)
   extract config set base_url https://extract.example.com
-  extract config list`,
+  extract config list
+`,
     );
   config
     .command('set <key> <value>')
