@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { Results } from '../contract/index.ts';
@@ -8,7 +7,7 @@ import { Route } from '../outputs/record.ts';
  * The state journal: an append-only JSON Lines file of facts about documents, each written
  * and flushed to disk the moment it is known, so that a crash at any point loses at most
  * the fact being written. A document is keyed by the sha256 of its content and the target
- * (base URL + key fingerprint), so a renamed file is recognised and another parser's key
+ * (config's keyFingerprint of base URL and key), so a renamed file is recognised and another parser's key
  * extracts again. The key itself is never written.
  */
 
@@ -49,11 +48,6 @@ export type DocumentFact = Exclude<JournalFact, { fact: 'reset' }>;
 
 /** What an earlier run knew of one document. */
 export type KnownState = Exclude<DocumentFact, { fact: 'unsent' }>;
-
-/** One-way fingerprint of where documents go: the same file sent with another key is another document. */
-export function targetFingerprint(baseUrl: string, apiKey: string): string {
-  return createHash('sha256').update(`${baseUrl.replace(/\/+$/, '')}\n${apiKey}`).digest('hex').slice(0, 32);
-}
 
 export function stateKey(sha256: string, target: string): string {
   return `${target}:${sha256}`;

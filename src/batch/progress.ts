@@ -68,7 +68,8 @@ class PlainReporter implements Reporter {
     this.#chalk = chalk;
   }
   planning(text: string): void {
-    this.log('info', text);
+    // Planning steps tick per file; a log file only needs them with -v.
+    this.log('debug', text);
   }
   start(total: number): void {
     this.#started = this.#o.now();

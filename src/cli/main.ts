@@ -3,6 +3,8 @@ import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
 import { redact } from '../redact.ts';
 import { registerServe } from './serve.ts';
 import { registerConfig } from './config-command.ts';
+import { registerRun } from './run-command.ts';
+import { registerGet } from './get-command.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
@@ -17,6 +19,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerServe(program);
   registerConfig(program);
+  registerRun(program);
+  registerGet(program);
   return program;
 }
 

@@ -1,0 +1,36 @@
+import type { Env } from '../config/settings.ts';
+import { defaultClientDeps } from '../client/deps.ts';
+import { batchOptionsFromFlags, type RunFlags } from './flags.ts';
+import type { BatchDeps, StopSignal } from './options.ts';
+import { runBatch } from './run.ts';
+import { withTarget } from './session.ts';
+
+export type CliHooks = {
+  /** Whether --state was typed (with --local the journal is off unless it was). */
+  explicitState: boolean;
+  env: Env;
+  exitNow: (code: number) => void;
+  onSignal: (handler: (signal: StopSignal) => void) => () => void;
+};
+
+/** Glue between the root command and runBatch: settings or --local, process streams, signals. */
+export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: CliHooks): Promise<number> {
+  return withTarget(flags, hooks.env, { needKey: flags.dryRun !== true }, async (target) => {
+    // A --local emulator lives for one run: its documents cannot be resumed, so keep no journal.
+    const state = target.local && !hooks.explicitState ? false : flags.state;
+    const options = batchOptionsFromFlags({ ...flags, state }, target);
+    const deps: BatchDeps = {
+      ...defaultClientDeps(),
+      cwd: process.cwd(),
+      env: { ...hooks.env },
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      isTTY: process.stderr.isTTY === true,
+      onSignal: hooks.onSignal,
+      exitNow: hooks.exitNow,
+    };
+    const summary = await runBatch(inputs, options, deps);
+    return summary.exitCode;
+  });
+}

@@ -1,0 +1,85 @@
+import { DEFAULT_POLL, type PollPolicy } from '../client/backoff.ts';
+import { ExtractError } from '../errors.ts';
+import { parseExplode } from '../outputs/index.ts';
+import type { BatchOptions } from './options.ts';
+import type { Verbosity } from './progress.ts';
+import { DEFAULT_INLINE_MAX, type RouteFlag } from './route.ts';
+import { parseCount, parseDuration, parseSize } from './units.ts';
+
+/** The journal's default place: the working directory, so a cron job's reruns find it. */
+export const DEFAULT_STATE = '.extract-state.jsonl';
+
+/** The flags of `extract [options] <inputs...>` as commander hands them over (strings, unparsed). */
+export type RunFlags = {
+  out?: string;
+  format?: string;
+  explode?: string[];
+  route?: string;
+  inlineMax?: string;
+  concurrency?: string;
+  maxPending?: string;
+  pollInterval?: string;
+  pollMaxInterval?: string;
+  pollTimeout?: string;
+  /** A path, or false for --no-state. */
+  state?: string | false;
+  fresh?: boolean;
+  retryFailed?: boolean;
+  ignore?: string[];
+  dryRun?: boolean;
+  maxCredits?: string;
+  report?: string;
+  /** false for --no-progress. */
+  progress?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  apiKey?: string;
+  baseUrl?: string;
+  local?: boolean;
+};
+
+export const POLL_FLAGS = ['pollInterval', 'pollMaxInterval', 'pollTimeout'] as const;
+
+/** Parses the flags people write ("8MB", "2s") into options; every mistake is a usage error (exit 2). */
+export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string; apiKey: string | undefined }): BatchOptions {
+  if (flags.quiet === true && flags.verbose === true) throw new ExtractError('usage', '-q and -v contradict each other: keep one');
+  const verbosity: Verbosity = flags.quiet === true ? 'quiet' : flags.verbose === true ? 'verbose' : 'normal';
+  return {
+    baseUrl: target.baseUrl,
+    apiKey: target.apiKey,
+    route: parseRoute(flags.route ?? 'auto'),
+    inlineMax: flags.inlineMax === undefined ? DEFAULT_INLINE_MAX : parseSize(flags.inlineMax, '--inline-max'),
+    concurrency: flags.concurrency === undefined ? 4 : parseCount(flags.concurrency, '-c/--concurrency'),
+    maxPending: flags.maxPending === undefined ? 64 : parseCount(flags.maxPending, '--max-pending'),
+    poll: pollPolicyFromFlags(flags),
+    state: flags.state === false ? null : (flags.state ?? DEFAULT_STATE),
+    fresh: flags.fresh === true,
+    retryFailed: flags.retryFailed === true,
+    dryRun: flags.dryRun === true,
+    maxCredits: flags.maxCredits === undefined ? undefined : parseCount(flags.maxCredits, '--max-credits', 0),
+    ignore: flags.ignore ?? [],
+    out: flags.out,
+    format: flags.format,
+    explode: parseExplode(flags.explode),
+    report: flags.report,
+    noProgress: flags.progress === false,
+    verbosity,
+  };
+}
+
+export function pollPolicyFromFlags(flags: Pick<RunFlags, (typeof POLL_FLAGS)[number]>): PollPolicy {
+  const poll: PollPolicy = {
+    ...DEFAULT_POLL,
+    intervalMs: flags.pollInterval === undefined ? DEFAULT_POLL.intervalMs : parseDuration(flags.pollInterval, '--poll-interval'),
+    maxIntervalMs: flags.pollMaxInterval === undefined ? DEFAULT_POLL.maxIntervalMs : parseDuration(flags.pollMaxInterval, '--poll-max-interval'),
+    timeoutMs: flags.pollTimeout === undefined ? DEFAULT_POLL.timeoutMs : parseDuration(flags.pollTimeout, '--poll-timeout'),
+  };
+  if (poll.intervalMs <= 0) throw new ExtractError('usage', '--poll-interval must be more than 0');
+  if (poll.maxIntervalMs < poll.intervalMs) throw new ExtractError('usage', '--poll-max-interval must be at least --poll-interval');
+  return poll;
+}
+
+function parseRoute(text: string): RouteFlag {
+  if (text === 'auto' || text === 'inline' || text === 'upload') return text;
+  throw new ExtractError('usage', `--route "${text}": use auto, inline or upload`);
+}

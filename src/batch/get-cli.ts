@@ -1,0 +1,40 @@
+import { defaultClientDeps } from '../client/deps.ts';
+import type { Env } from '../config/settings.ts';
+import { ExtractError } from '../errors.ts';
+import { parseExplode } from '../outputs/index.ts';
+import { pollPolicyFromFlags } from './flags.ts';
+import { runGet } from './get.ts';
+import { withTarget } from './session.ts';
+
+export type GetCliFlags = {
+  wait?: boolean;
+  out?: string;
+  format?: string;
+  explode?: string[];
+  pollInterval?: string;
+  pollMaxInterval?: string;
+  pollTimeout?: string;
+  apiKey?: string;
+  baseUrl?: string;
+};
+
+/** Glue between `extract get` and runGet: settings, process streams. */
+export async function getFromCli(ids: string[], flags: GetCliFlags, env: Env): Promise<number> {
+  return withTarget(flags, env, { needKey: true }, async (target) => {
+    if (target.apiKey === undefined) throw new ExtractError('usage', 'no API key');
+    const summary = await runGet(
+      ids,
+      {
+        baseUrl: target.baseUrl,
+        apiKey: target.apiKey,
+        wait: flags.wait === true,
+        poll: pollPolicyFromFlags(flags),
+        out: flags.out,
+        format: flags.format,
+        explode: parseExplode(flags.explode),
+      },
+      { ...defaultClientDeps(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr },
+    );
+    return summary.exitCode;
+  });
+}

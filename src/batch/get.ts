@@ -1,0 +1,75 @@
+import type { Writable } from 'node:stream';
+import { pollDelay, type PollPolicy } from '../client/backoff.ts';
+import type { ClientDeps } from '../client/deps.ts';
+import { ServiceError } from '../client/errors.ts';
+import { ServiceClient, type FetchedDocument } from '../client/service-client.ts';
+import { EXIT_CODES, ExtractError } from '../errors.ts';
+import { createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs } from '../outputs/index.ts';
+import type { DocumentRecord } from '../outputs/record.ts';
+
+export type GetOptions = {
+  baseUrl: string;
+  apiKey: string;
+  /** Poll documents still processing until they end (or the poll timeout). */
+  wait: boolean;
+  poll: PollPolicy;
+  out: string | undefined;
+  format: string | undefined;
+  explode: string | undefined;
+};
+
+export type GetDeps = ClientDeps & { cwd: string; stdout: Writable; stderr: Writable };
+
+export type GetSummary = { exitCode: number; records: DocumentRecord[] };
+
+/** `extract get <document_id...>`: stored documents as records (to recover results, or collect by id). */
+export async function runGet(ids: string[], options: GetOptions, deps: GetDeps): Promise<GetSummary> {
+  const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
+  await prepareOutput(target);
+  const client = new ServiceClient({ baseUrl: options.baseUrl, apiKey: options.apiKey }, deps);
+  const records: DocumentRecord[] = [];
+  let pending = 0;
+  let failed = 0;
+  for (const id of ids) {
+    let doc: FetchedDocument;
+    try {
+      doc = await fetchDocument(client, id, options, deps);
+    } catch (err) {
+      if (err instanceof ServiceError && err.kind === 'auth') throw new ExtractError('auth', err.message, { cause: err });
+      if (!(err instanceof ServiceError)) throw err;
+      failed++;
+      records.push({ file: id, document_id: id, status: 'error', page_count: null, results: null, error: err.message, route: 'fetch' });
+      continue;
+    }
+    if (doc.status === 'processing') pending++;
+    if (doc.status === 'error') failed++;
+    records.push({
+      file: doc.file_name || id,
+      document_id: doc.document_id,
+      status: doc.status === 'completed' ? 'completed' : 'error',
+      page_count: doc.page_count,
+      results: doc.results,
+      error: doc.status === 'processing' ? `still processing: run "extract get --wait ${doc.document_id}"` : doc.error,
+      route: 'fetch',
+    });
+  }
+  await writeOutputs(target, records, { cwd: deps.cwd, explode: options.explode, stdout: deps.stdout, warn: (m) => deps.stderr.write(`extract: ${m}\n`) });
+  if (isStreamed(target)) {
+    // writeOutputs leaves streamed JSON Lines to the stream writer.
+    const writer = createStreamWriter(deps.stdout);
+    for (const r of records) await writer.write(r);
+  }
+  const exitCode = failed > 0 ? EXIT_CODES.failed : pending > 0 ? EXIT_CODES.pending : EXIT_CODES.ok;
+  return { exitCode, records };
+}
+
+async function fetchDocument(client: ServiceClient, id: string, options: GetOptions, deps: GetDeps): Promise<FetchedDocument> {
+  let doc = await client.getDocument(id);
+  if (!options.wait) return doc;
+  const deadline = deps.now() + options.poll.timeoutMs;
+  for (let poll = 0; doc.status === 'processing' && deps.now() < deadline; poll++) {
+    await deps.sleep(Math.min(pollDelay(poll, options.poll), Math.max(0, deadline - deps.now())));
+    doc = await client.getDocument(id);
+  }
+  return doc;
+}

@@ -1,0 +1,253 @@
+import { resolve } from 'node:path';
+import { ServiceClient } from '../client/service-client.ts';
+import { checkApiKey, keyFingerprint } from '../config/settings.ts';
+import { ExtractError } from '../errors.ts';
+import { createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs, writeFileAtomic, type StreamWriter } from '../outputs/index.ts';
+import type { DocumentRecord } from '../outputs/record.ts';
+import { redact } from '../redact.ts';
+import { discoverInputs } from './discover.ts';
+import { NO_JOURNAL, openJournal, readJournal, type JournalWriter, type Replay } from './journal.ts';
+import { Limiter } from './limiter.ts';
+import { acquireLock, type Lock } from './lock.ts';
+import type { BatchDeps, BatchOptions } from './options.ts';
+import { countPages } from './pages.ts';
+import { Pipeline, type Outcome, type StopReason } from './pipeline.ts';
+import { planJobs, priorRecord, type Job } from './plan.ts';
+import { chooseStyle, createReporter, useColor, type Reporter, type Tally } from './progress.ts';
+import { summaryLines, tallySummary, type BatchSummary, type EntryOutcome, type ReportEntry } from './summary.ts';
+
+/**
+ * `extract [options] <inputs...>`: discovers the inputs, plans each file against the
+ * journal, sends what is new, collects what earlier runs submitted, and writes one record
+ * per input. Returns the summary; the CLI layer turns its exitCode into the process's.
+ */
+export async function runBatch(inputs: string[], options: BatchOptions, deps: BatchDeps): Promise<BatchSummary> {
+  const started = deps.now();
+  if (!options.dryRun) requireKey(options.apiKey);
+  // Decide the output before paying for anything: a typo in -o costs nothing.
+  const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
+  if (!options.dryRun) await prepareOutput(target);
+
+  const reporter = await createReporter({
+    stderr: deps.stderr,
+    style: chooseStyle(deps.isTTY, deps.env, options.noProgress),
+    verbosity: options.verbosity,
+    color: useColor(deps.isTTY, deps.env),
+    now: deps.now,
+  });
+  const log = reporter.log.bind(reporter);
+  let lock: Lock | undefined;
+  let journal: JournalWriter = NO_JOURNAL;
+  let unsubscribe: (() => void) | undefined;
+  try {
+    reporter.planning('finding input files');
+    const discovery = await discoverInputs(inputs, { cwd: deps.cwd, ignore: options.ignore, stdin: deps.stdin });
+    for (const p of discovery.unmatched) log('warn', `${p}: matched no file`);
+    log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
+
+    const statePath = options.state === null ? null : resolve(deps.cwd, options.state);
+    if (statePath !== null && !options.dryRun) lock = await acquireLock(statePath, deps.lock);
+    let replay: Replay = { known: new Map(), skipped: 0, torn: false };
+    if (statePath !== null && !options.fresh) replay = await readJournal(statePath);
+    if (replay.skipped > 0) log(replay.skipped === 1 && replay.torn ? 'debug' : 'warn', `${statePath}: ignored ${replay.skipped} unreadable line${replay.skipped === 1 ? '' : 's'} (a torn last line after a crash is expected)`);
+    if (statePath !== null && !options.dryRun) {
+      journal = await openJournal(statePath, replay.torn);
+      if (options.fresh) await journal.append({ fact: 'reset', at: new Date(deps.now()).toISOString() });
+    }
+
+    // A dry run without a key matches nothing in the journal: it plans every file as new.
+    const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
+    const plan = await planJobs({
+      files: discovery.files,
+      known: replay.known,
+      target: targetId,
+      route: options.route,
+      inlineMax: options.inlineMax,
+      retryFailed: options.retryFailed,
+      onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
+    });
+    const unreadable = [...discovery.unreadable, ...plan.unreadable];
+    const jobs = plan.jobs;
+
+    if (options.dryRun || options.maxCredits !== undefined) {
+      for (const [i, job] of jobs.entries()) {
+        if (job.action !== 'submit') continue;
+        reporter.planning(`counting pages ${i + 1}/${jobs.length}`);
+        job.pages = await countPages(job.input.path, job.mimeType);
+      }
+    }
+
+    // Records by input order; filled as documents end.
+    const entries = new Map<string, ReportEntry>();
+    const stream: StreamWriter | undefined = !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined;
+    const emit = (key: string, entry: ReportEntry): void => {
+      entries.set(key, entry);
+      if (stream) void stream.write(recordOf(entry));
+    };
+    for (const u of unreadable) {
+      log('error', u.reason);
+      emit(`unreadable:${u.file}`, { file: u.file, document_id: null, status: 'error', page_count: null, results: null, error: u.reason, route: null, outcome: 'unreadable', sha256: null });
+    }
+    for (const job of jobs) {
+      const prior = priorRecord(job);
+      if (prior && (job.action === 'done' || job.action === 'leave')) emit(job.input.realPath, { ...prior, outcome: job.action === 'done' ? 'skipped' : 'left', sha256: job.sha256 });
+    }
+
+    if (options.dryRun) {
+      reporter.stop();
+      return await finishDryRun(jobs, entries, unreadable.map((u) => `unreadable:${u.file}`), options, deps, started);
+    }
+
+    // Two inputs with the same content are one document: sent once, recorded under each name.
+    const copies = new Map<string, Job[]>();
+    const leaders: Job[] = [];
+    for (const job of jobs) {
+      const same = copies.get(job.key);
+      if (same) same.push(job);
+      else {
+        copies.set(job.key, [job]);
+        leaders.push(job);
+      }
+    }
+    const toSend = leaders.filter((j) => j.action === 'submit');
+    const toResume = leaders.filter((j) => j.action === 'resume');
+    const tally: Tally = { total: toSend.length + toResume.length, done: 0, failed: 0, pages: 0 };
+    const abort = new AbortController();
+    let stoppedBy: StopReason | undefined;
+    let stopMessage: string | null = null;
+    const stop = (reason: StopReason, message: string): void => {
+      if (stoppedBy !== undefined) return;
+      stoppedBy = reason;
+      stopMessage = message;
+      log(reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error', message);
+      // 402 and --max-credits only stop submitting; documents already paid for are still collected.
+      if (reason === 'interrupted' || reason === 'auth') abort.abort();
+    };
+
+    let signals = 0;
+    unsubscribe = deps.onSignal?.((signal) => {
+      signals++;
+      if (signals > 1 && signal === 'SIGINT') {
+        reporter.stop();
+        deps.stderr.write('extract: interrupted again: exiting now; the journal is valid, rerun the same command to resume\n');
+        deps.exitNow?.(130);
+        return;
+      }
+      stop('interrupted', `${signal}: no further submissions; recording what is known (press Ctrl+C again to exit at once)`);
+    });
+
+    const sendSlots = new Limiter(options.concurrency, { now: deps.now });
+    const client = new ServiceClient(
+      { baseUrl: options.baseUrl, apiKey: options.apiKey ?? '', hooks: { rateLimited: () => sendSlots.rateLimited(), succeeded: () => sendSlots.succeeded() } },
+      { ...deps, log },
+    );
+    const settle = (job: Job, outcome: Outcome): void => {
+      tally.done++;
+      if (outcome.kind === 'failed') tally.failed++;
+      if (outcome.kind === 'completed') tally.pages += outcome.record.page_count ?? 0;
+      const detail =
+        outcome.kind === 'completed'
+          ? `completed, ${outcome.record.page_count ?? '?'} page${outcome.record.page_count === 1 ? '' : 's'} (${outcome.record.route})`
+          : (outcome.record.error ?? outcome.kind);
+      reporter.finished(job.input.file, outcome.kind === 'completed', detail, tally);
+      const kind: EntryOutcome = outcome.kind;
+      for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...outcome.record, file: copy.input.file, outcome: kind, sha256: job.sha256 });
+    };
+    const pipeline = new Pipeline({
+      client,
+      journal,
+      target: targetId,
+      poll: options.poll,
+      maxCredits: options.maxCredits,
+      deps,
+      sendSlots,
+      pendingSlots: new Limiter(options.maxPending),
+      signal: abort.signal,
+      log,
+      stopped: () => stoppedBy,
+      stop,
+      settle,
+    });
+
+    reporter.start(tally.total);
+    if (toResume.length > 0) log('info', `resuming ${toResume.length} document${toResume.length === 1 ? '' : 's'} submitted by an earlier run`);
+    await Promise.all([...toResume.map((j) => pipeline.resume(j)), ...toSend.map((j) => pipeline.submit(j))]);
+    reporter.stop();
+
+    const order = [...unreadable.map((u) => `unreadable:${u.file}`), ...jobs.map((j) => j.input.realPath)];
+    const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
+    const summary = tallySummary(documents, { stoppedBy: stoppedBy ?? null, message: stopMessage, elapsedMs: deps.now() - started, dryRun: false });
+    // Outputs and the report cover every input, in input order, whatever the stop.
+    await writeOutputs(target, documents.map(recordOf), { cwd: deps.cwd, explode: options.explode, stdout: deps.stdout, warn: (m) => log('warn', m) });
+    await writeReport(options.report, summary, deps.cwd);
+    printSummary(summary, deps, options);
+    return summary;
+  } finally {
+    unsubscribe?.();
+    reporter.stop();
+    await journal.close();
+    await lock?.release();
+  }
+}
+
+function requireKey(apiKey: string | undefined): void {
+  if (apiKey === undefined || apiKey === '') {
+    throw new ExtractError('usage', 'no API key: pass --api-key, set EXTRACT_API_KEY, run "extract config set api_key -", or try --local');
+  }
+  checkApiKey(apiKey, 'the options');
+}
+
+function recordOf(entry: ReportEntry): DocumentRecord {
+  return { file: entry.file, document_id: entry.document_id, status: entry.status, page_count: entry.page_count, results: entry.results, error: entry.error, route: entry.route };
+}
+
+async function finishDryRun(
+  jobs: Job[],
+  entries: Map<string, ReportEntry>,
+  unreadableKeys: string[],
+  options: BatchOptions,
+  deps: BatchDeps,
+  started: number,
+): Promise<BatchSummary> {
+  const lines: string[] = [];
+  for (const job of jobs) {
+    if (job.action === 'submit') {
+      entries.set(job.input.realPath, {
+        file: job.input.file,
+        document_id: null,
+        status: 'error',
+        page_count: null,
+        results: null,
+        error: null,
+        route: job.decision.route,
+        outcome: 'planned',
+        sha256: job.sha256,
+        pages_estimate: job.pages,
+      });
+      lines.push(`${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} pages  ${job.input.file}  (${job.decision.why})`);
+    } else if (job.action === 'resume') {
+      entries.set(job.input.realPath, { file: job.input.file, document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null, status: 'error', page_count: null, results: null, error: 'submitted earlier: this run would collect it', route: job.prior?.fact === 'submitted' ? job.prior.route : null, outcome: 'pending', sha256: job.sha256 });
+      lines.push(`${'resume'.padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (submitted earlier, not charged again)`);
+    } else {
+      lines.push(`${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`);
+    }
+  }
+  const order = [...unreadableKeys, ...jobs.map((j) => j.input.realPath)];
+  const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
+  const summary = tallySummary(documents, { stoppedBy: null, message: null, elapsedMs: deps.now() - started, dryRun: true });
+  deps.stdout.write(`${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`);
+  await writeReport(options.report, summary, deps.cwd);
+  printSummary(summary, deps, options);
+  return summary;
+}
+
+async function writeReport(path: string | undefined, summary: BatchSummary, cwd: string): Promise<void> {
+  if (path === undefined) return;
+  await writeFileAtomic(resolve(cwd, path), [redact(`${JSON.stringify(summary, null, 2)}\n`)]);
+}
+
+function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {
+  // -q prints only errors: the summary only when something needs attention.
+  if (options.verbosity === 'quiet' && summary.exitCode === 0) return;
+  for (const line of summaryLines(summary, true)) deps.stderr.write(`extract: ${redact(line)}\n`);
+}

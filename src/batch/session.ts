@@ -1,0 +1,42 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Env } from '../config/settings.ts';
+
+/** Where a command sends its requests: the configured service, or an in-process emulator (--local). */
+export type ServiceTarget = { baseUrl: string; apiKey: string | undefined; local: boolean };
+
+/**
+ * Resolves flags, environment and config store into a target, runs `work` against it, and
+ * stops the --local emulator afterwards whatever happened. Heavy modules load only here.
+ */
+export async function withTarget<T>(
+  flags: { apiKey?: string | undefined; baseUrl?: string | undefined; local?: boolean | undefined },
+  env: Env,
+  options: { needKey: boolean },
+  work: (target: ServiceTarget) => Promise<T>,
+): Promise<T> {
+  if (flags.local === true) {
+    // The default configuration of `extract serve`, data in a temporary directory.
+    const { startServer } = await import('../emulator/server.ts');
+    const dataDir = await mkdtemp(join(tmpdir(), 'extract-local-'));
+    const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, log: () => {} });
+    try {
+      return await work({ baseUrl: server.url, apiKey: server.apiKeys[0], local: true });
+    } finally {
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+  const [{ resolveSettings, requireSettings }, { openConfigStore }] = await Promise.all([
+    import('../config/settings.ts'),
+    import('../config/store.ts'),
+  ]);
+  const settings = resolveSettings({ flags, env, store: openConfigStore({ env }) });
+  if (!options.needKey) {
+    // A dry run sends nothing; without a configured service it plans every file as new.
+    return work({ baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid', apiKey: settings.apiKey, local: false });
+  }
+  const { apiKey, baseUrl } = requireSettings(settings);
+  return work({ baseUrl, apiKey, local: false });
+}

@@ -1,0 +1,82 @@
+import { type Command, Option } from 'commander';
+import type { RunFlags } from '../batch/flags.ts';
+import type { StopSignal } from '../batch/options.ts';
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0    every document completed
+  1    some documents failed (or were not submitted: --max-credits)
+  2    usage or configuration error (bad flag, no input matched, no API key)
+  3    stopped: the service said 402, out of credits (state kept; top up and rerun)
+  4    the service rejected the API key
+  5    some documents still processing at the poll deadline (rerun to collect them)
+  130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
+
+Examples:
+  extract --local 'fixtures/invoices/*.pdf' -o invoices.csv
+  extract ./invoices/ -o results/ --ignore '**/drafts/**'
+  find . -name '*.pdf' -newer last-run | extract - -o new.jsonl -q
+  extract scans/*.pdf --dry-run --max-credits 500
+`;
+
+/**
+ * `extract [options] <inputs...>`: the batch client, the root command. The action only
+ * unpacks its arguments and forwards them to runBatch (src/batch/run.ts).
+ */
+export function registerRun(program: Command): void {
+  // Root options are read before a subcommand only, so `extract get ID -o x.json` is get's -o.
+  program.enablePositionalOptions();
+  program
+    .argument('[inputs...]', 'files, directories (recursed), glob patterns (quote them), !exclusions, or - for paths on stdin')
+    .option('-o, --out <path>', 'where records go: - (stdout, JSON Lines), FILE.json, FILE.jsonl, FILE.csv, or DIR/ (one JSON per document)')
+    .option('--format <format>', 'json, jsonl, csv or dir; overrides the extension of -o')
+    .option('--explode <field>', 'CSV: one row per row of this Table field, document columns repeated', collect, [])
+    .addOption(new Option('--route <route>', 'force a route; auto chooses by size').choices(['auto', 'inline', 'upload']).default('auto'))
+    .option('--inline-max <size>', 'largest file sent inline (base64 adds a third): 500000, 512KB, 8MB', '5MB')
+    .option('-c, --concurrency <n>', 'files being sent at once (lowered automatically on 429)', '4')
+    .option('--max-pending <n>', 'documents being polled at once', '64')
+    .option('--poll-interval <duration>', 'first delay between polls, x1.5 after each', '2s')
+    .option('--poll-max-interval <duration>', 'longest delay between polls', '30s')
+    .option('--poll-timeout <duration>', 'give up polling a document after this long (exit 5; a rerun resumes)', '15m')
+    .option('--state <file>', 'the journal that makes reruns resume and never pay twice', '.extract-state.jsonl')
+    .option('--no-state', 'keep no journal (a rerun sends everything again)')
+    .option('--fresh', 'ignore what earlier runs recorded')
+    .option('--retry-failed', 'send again the documents that failed in earlier runs')
+    .option('--ignore <pattern>', 'leave out files matching this glob (repeatable)', collect, [])
+    .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
+    .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')
+    .option('--report <file>', 'write the summary as JSON, one entry per document')
+    .option('--no-progress', 'plain timestamped lines instead of a progress bar')
+    .option('-q, --quiet', 'print only errors')
+    .option('-v, --verbose', 'print every request')
+    .option('--api-key <key>', 'API key (ext_...); prefer EXTRACT_API_KEY or "extract config set api_key -"')
+    .option('--base-url <url>', 'base URL of the service (or EXTRACT_BASE_URL, or the config store)')
+    .option('--local', 'run against an in-process emulator (no account needed)')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (inputs: string[], flags: RunFlags, command: Command) => {
+      if (inputs.length === 0) command.help({ error: true });
+      const { runBatchFromCli } = await import('../batch/cli.ts');
+      const explicitState = command.getOptionValueSource('state') === 'cli';
+      process.exitCode = await runBatchFromCli(inputs, flags, {
+        explicitState,
+        env: process.env,
+        exitNow: (code) => process.exit(code),
+        onSignal: (handler) => subscribeSignals(handler),
+      });
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function subscribeSignals(handler: (signal: StopSignal) => void): () => void {
+  const onInt = (): void => handler('SIGINT');
+  const onTerm = (): void => handler('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
+}
