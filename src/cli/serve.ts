@@ -8,6 +8,10 @@ export type ServeFlags = {
   dataDir?: string;
   inMemory?: boolean;
   printConfig?: boolean;
+  smtpPort?: string;
+  webhookTimeScale?: string;
+  json?: boolean;
+  quiet?: boolean;
 };
 
 /** `extract serve`: the local emulation of the service. The action only forwards. */
@@ -20,6 +24,10 @@ export function registerServe(program: Command): void {
     .option('--config <file>', 'configuration file (JSON); see --print-config')
     .addOption(new Option('--data-dir <dir>', 'keep documents, ledger and uploads here across restarts').conflicts('inMemory'))
     .option('--in-memory', 'keep nothing after the server stops (the default without --data-dir)')
+    .option('--smtp-port <port>', 'also take documents by email on this SMTP port (0 picks a free one)')
+    .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.001 turns 5 min into 300 ms)')
+    .option('--json', 'print requests and deliveries as NDJSON instead of lines')
+    .option('-q, --quiet', 'print only the start-up lines and errors')
     .option('--print-config', 'print the built-in configuration and exit')
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./commands/serve.ts');
@@ -27,10 +35,18 @@ export function registerServe(program: Command): void {
     });
 }
 
-export function parsePort(text: string): number {
+export function parsePort(text: string, flag = '--port'): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ExtractError('usage', `--port ${JSON.stringify(text)} is not a port number: use 0-65535 (0 picks a free port)`);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ExtractError('usage', `${flag} ${JSON.stringify(text)} is not a port number: use 0-65535 (0 picks a free port)`);
   }
   return port;
+}
+
+export function parseTimeScale(text: string): number {
+  const scale = Number(text);
+  if (!Number.isFinite(scale) || scale <= 0) {
+    throw new ExtractError('usage', `--webhook-time-scale ${JSON.stringify(text)} is not a positive number: for example 0.001`);
+  }
+  return scale;
 }

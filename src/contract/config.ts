@@ -53,6 +53,14 @@ export const EmulatorConfig = z
         concurrency: z.number().int().positive().default(2),
       })
       .default({ ms_per_page: 20, concurrency: 2 }),
+    webhook_delivery: z
+      .strictObject({
+        /** An attempt that has no 2xx answer within this time counts as failed. */
+        timeout_ms: z.number().int().positive().default(10_000),
+        /** Multiplies the retry schedule: 0.001 turns 5 minutes into 300 ms (tests, rehearsals). */
+        time_scale: z.number().positive().default(1),
+      })
+      .default({ timeout_ms: 10_000, time_scale: 1 }),
     parsers: z.array(ParserConfig).min(1, 'configure at least one parser'),
   })
   .superRefine((cfg, ctx) => {

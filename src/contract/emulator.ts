@@ -18,3 +18,34 @@ export const LedgerBody = z.object({ balance: z.number().int(), entries: z.array
 export type LedgerBody = z.infer<typeof LedgerBody>;
 
 export const TopUpRequest = z.object({ pages: z.number().int().positive() });
+
+export const DeliveryState = z.enum(['pending', 'delivered', 'failed']);
+
+export const DeliveryAttempt = z.object({
+  attempt: z.number().int().positive(),
+  at: z.string(),
+  /** The receiver's HTTP status, or null when no answer came (network error, time-out). */
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  latency_ms: z.number().int().nonnegative(),
+  /** The first bytes of the receiver's answer. */
+  response_excerpt: z.string().nullable(),
+});
+
+export const Delivery = z.object({
+  delivery_id: z.string(),
+  event_id: z.string(),
+  document_id: z.string(),
+  parser_id: z.string(),
+  integration_id: z.string(),
+  test: z.boolean(),
+  state: DeliveryState,
+  next_attempt_at: z.string().nullable(),
+  created_at: z.string(),
+  attempts: z.array(DeliveryAttempt),
+});
+export type Delivery = z.infer<typeof Delivery>;
+
+export const DeliveriesBody = z.object({ deliveries: z.array(Delivery) });
+
+export const RecoverRequest = z.object({ since: z.iso.datetime({ offset: true }) });

@@ -6,7 +6,7 @@ import type { EmulatorConfigInput, FieldDefinition } from '../contract/index.ts'
  * out of the box.
  */
 export const INVOICE_FIELDS: FieldDefinition = [
-  { name: 'invoice_number', type: 'string', label: 'Invoice Number', aliases: ['Invoice No', 'Invoice #', 'Inv No', 'Invoice'] },
+  { name: 'invoice_number', type: 'string', label: 'Invoice Number', aliases: ['Invoice No', 'Inv No', 'Invoice ID', 'Bill Number'] },
   { name: 'invoice_date', type: 'date', label: 'Invoice Date', aliases: ['Date', 'Date of Issue', 'Issue Date'] },
   { name: 'due_date', type: 'date', label: 'Due Date', aliases: ['Payment Due', 'Due'] },
   { name: 'purchase_order', type: 'string', label: 'PO Number', aliases: ['Purchase Order', 'PO #', 'PO'] },
@@ -18,6 +18,7 @@ export const INVOICE_FIELDS: FieldDefinition = [
     fields: [
       { name: 'name', type: 'string', label: 'Name', aliases: ['Company'] },
       { name: 'email', type: 'email', label: 'Email', aliases: ['E-mail'] },
+      { name: 'phone', type: 'phone', label: 'Phone', aliases: ['Tel', 'Telephone'] },
       { name: 'vat_id', type: 'string', label: 'VAT ID', aliases: ['VAT No', 'Tax ID'] },
     ],
   },

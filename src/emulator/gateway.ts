@@ -33,8 +33,6 @@ import { sanitiseFileName, type Uploads } from './uploads.ts';
  */
 export type Gateway = ReturnType<typeof createGateway>;
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 export function createGateway(input: {
   store: Store;
   config: EmulatorConfig;
@@ -108,13 +106,9 @@ export function createGateway(input: {
   }
 
   /** Operation 3a: extraction in the request, bounded by inline.timeout_ms. */
-  async function extractInline(parser: ParserConfig, req: ExtractInlineRequest, source: SourceType = 'api'): Promise<ExtractInlineResponse> {
-    const data = req.file.data.replace(/\s+/g, '');
-    if (data.length % 4 !== 0 || !BASE64.test(data)) {
-      throw new ServiceError('invalid_request', 'file.data is not valid base64: encode the file\'s bytes with standard base64');
-    }
-    const bytes = Buffer.from(data, 'base64');
-    const doc = await admit(parser, { bytes, fileName: req.file.name, declaredType: req.file.type, source, route: 'inline' });
+  async function extractInline(parser: ParserConfig, req: ExtractInlineRequest): Promise<ExtractInlineResponse> {
+    const bytes = Buffer.from(req.file.data, 'base64');
+    const doc = await admit(parser, { bytes, fileName: req.file.name, declaredType: req.file.type, source: 'api', route: 'inline' });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), config.inline.timeout_ms);
@@ -224,6 +218,19 @@ export function createGateway(input: {
     return documentBody(doc);
   }
 
+  /**
+   * A document that arrived with its bytes by another route (the application's upload,
+   * email, the inbound webhook): admitted like the storage-path shape, extracted in the background.
+   */
+  async function submitArrived(
+    parser: ParserConfig,
+    input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType },
+  ): Promise<ExtractAcceptedResponse> {
+    const doc = await admit(parser, { ...input, route: 'stored' });
+    processor.enqueue(doc);
+    return accepted(doc.document_id);
+  }
+
   /** After a restart: background documents resume; inline ones lost their client, so they fail and are refunded. */
   function resume(): void {
     for (const doc of documents.processing()) {
@@ -232,5 +239,5 @@ export function createGateway(input: {
     }
   }
 
-  return { issueTicket, receiveUpload, extractInline, extractStored, getDocument, admit, resume };
+  return { issueTicket, receiveUpload, extractInline, extractStored, getDocument, submitArrived, resume };
 }

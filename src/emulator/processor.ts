@@ -42,8 +42,10 @@ export function createProcessor(input: {
   config: EmulatorConfig;
   parsers: ReadonlyMap<string, ParserConfig>;
   deps: EmulatorDeps;
+  /** Runs inside the transaction that finishes a document (the webhook outbox stores its events there). */
+  onFinishedInTransaction?: (doc: DocumentRow) => void;
 }): Processor {
-  const { store, documents, ledger, engine, config, parsers, deps } = input;
+  const { store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction } = input;
   const limit = pLimit(config.processing.concurrency);
   const listeners: Array<(doc: DocumentRow) => void> = [];
   const running = new Set<Promise<unknown>>();
@@ -51,12 +53,13 @@ export function createProcessor(input: {
 
   const finish = (documentId: string, outcome: Outcome) => {
     const changed = transaction(store.db, () => {
-      if (outcome.status === 'completed') {
-        return documents.complete(documentId, outcome.pageCount, outcome.results, deps.now());
-      }
-      const failed = documents.fail(documentId, outcome.error, deps.now());
-      if (failed) ledger.refund(documentId, deps.now());
-      return failed;
+      const done =
+        outcome.status === 'completed'
+          ? documents.complete(documentId, outcome.pageCount, outcome.results, deps.now())
+          : documents.fail(documentId, outcome.error, deps.now());
+      if (done && outcome.status === 'error') ledger.refund(documentId, deps.now());
+      if (done) onFinishedInTransaction?.(documents.get(documentId)!);
+      return done;
     });
     if (changed) {
       const doc = documents.get(documentId)!;

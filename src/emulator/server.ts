@@ -1,30 +1,39 @@
 import Fastify from 'fastify';
 import type { EmulatorConfig, EmulatorConfigInput } from '../contract/index.ts';
 import type { Engine } from '../engine/types.ts';
+import { startEmailArrivals, type EmailArrivals } from './arrivals/email.ts';
+import { createInboundTokens, INBOUND_PREFIX } from './arrivals/inbound.ts';
 import { createKeyRing } from './auth.ts';
 import { realDeps, type EmulatorDeps } from './clock.ts';
 import { resolveConfig } from './config.ts';
 import { createDocuments } from './documents.ts';
+import { loggableUrl, type ServerEvent } from './events.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 import { createLedger } from './ledger.ts';
 import { createProcessor, type Processor } from './processor.ts';
 import { apiRoutes } from './routes/api.ts';
+import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
-import { installErrorHandling } from './routes/http.ts';
+import { documentOf, installErrorHandling } from './routes/http.ts';
 import { storageRoutes } from './routes/storage.ts';
 import { openStore } from './store.ts';
 import { createSigner } from './tickets.ts';
 import { createUploads } from './uploads.ts';
+import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 
 export type ServeOptions = {
   config?: EmulatorConfigInput | EmulatorConfig;
   host?: string;
   port?: number;
-  /** Documents, ledger and blobs persist here; without it (or with inMemory) they vanish on close. */
+  /** Documents, ledger, outbox and blobs persist here; without it (or with inMemory) they vanish on close. */
   dataDir?: string;
   inMemory?: boolean;
-  /** Where the server's own lines go (errors of the emulator itself). */
+  /** SMTP port for documents by email; false (the default) runs no SMTP listener, 0 picks a free port. */
+  smtpPort?: number | false;
+  /** Errors of the emulator itself. */
   log?: (line: string) => void;
+  /** One entry per API request and per delivery attempt. */
+  events?: (event: ServerEvent) => void;
   deps?: Partial<EmulatorDeps>;
   /** An engine to use instead of the worker-thread one (tests of the emulator's rules). */
   engine?: Engine;
@@ -36,8 +45,12 @@ export type RunningServer = {
   config: EmulatorConfig;
   /** API keys of the first parser, for the user's first request. */
   apiKeys: string[];
+  /** The inbound webhook address of each parser. */
+  inboundUrls: Map<string, string>;
+  smtpPort: number | null;
   gateway: Gateway;
   processor: Processor;
+  webhooks: Webhooks;
   close(): Promise<void>;
 };
 
@@ -46,41 +59,86 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const config = resolveConfig(options.config);
   const deps: EmulatorDeps = { ...realDeps, ...options.deps };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const emit = options.events ?? (() => {});
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
   const engine = options.engine ?? (await import('../engine/index.ts')).createEngine();
   const documents = createDocuments(store.db);
   const ledger = createLedger(store.db, config.credits);
   const uploads = createUploads(store.db, store);
   const signer = createSigner(store.db);
+  const inbound = createInboundTokens(store.db);
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
-  const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps });
+  const webhooks = createWebhooks({
+    db: store.db,
+    config,
+    deps,
+    log: (d) =>
+      emit({
+        type: 'delivery',
+        at: new Date(deps.now()).toISOString(),
+        delivery_id: d.delivery_id,
+        document_id: d.document_id,
+        integration_id: d.integration_id,
+        method: d.method,
+        url: loggableUrl(d.url),
+        attempt: d.attempt,
+        status: d.result.status,
+        error: d.result.error,
+        ms: d.result.latency_ms,
+      }),
+  });
+  const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue });
+  processor.onFinished(() => webhooks.flush());
   const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
   const keys = createKeyRing(config.parsers);
 
   const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true });
   installErrorHandling(app, log);
+  app.addHook('onResponse', async (request, reply) => {
+    emit({
+      type: 'request',
+      at: new Date(deps.now()).toISOString(),
+      method: request.method,
+      path: request.url.split('?')[0]!,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+      document_id: documentOf(request),
+    });
+  });
   await app.register(apiRoutes(gateway, keys, config.inline.max_body_bytes));
   await app.register(storageRoutes(gateway));
-  await app.register(emulatorRoutes({ ledger, deps }));
+  await app.register(arrivalRoutes({ gateway, parsers, inbound }));
+  await app.register(emulatorRoutes({ ledger, webhooks, parsers: config.parsers, deps }));
 
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8787 });
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ host, port: options.port ?? 8787 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let email: EmailArrivals | undefined;
+  if (options.smtpPort !== undefined && options.smtpPort !== false) {
+    email = await startEmailArrivals({ gateway, parsers, host, port: options.smtpPort, log });
+  }
   gateway.resume();
+  webhooks.start();
 
   let closing: Promise<void> | undefined;
   return {
     url,
     config,
     apiKeys: config.parsers[0]!.api_keys,
+    inboundUrls: new Map(config.parsers.map((p) => [p.parser_id, `${url}${INBOUND_PREFIX}/${p.parser_id}/${inbound.tokenFor(p.parser_id)}`])),
+    smtpPort: email?.port ?? null,
     gateway,
     processor,
+    webhooks,
     close() {
       closing ??= (async () => {
+        await email?.close();
         await app.close();
         await processor.close();
+        await webhooks.close();
         if (!options.engine) await engine.close();
         store.close();
       })();

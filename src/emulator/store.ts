@@ -59,6 +59,33 @@ CREATE TABLE IF NOT EXISTS ledger (
   pages INTEGER NOT NULL,
   at INTEGER NOT NULL
 );
+-- The webhook outbox: one delivery per (event, integration), stored before its first attempt.
+CREATE TABLE IF NOT EXISTS deliveries (
+  delivery_id TEXT PRIMARY KEY,
+  event_id TEXT NOT NULL,
+  document_id TEXT NOT NULL,
+  parser_id TEXT NOT NULL,
+  integration_id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  test INTEGER NOT NULL DEFAULT 0,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS deliveries_once ON deliveries (document_id, integration_id) WHERE test = 0;
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (state, next_at);
+CREATE TABLE IF NOT EXISTS delivery_attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  status INTEGER,
+  error TEXT,
+  latency_ms INTEGER NOT NULL,
+  response_excerpt TEXT
+);
+CREATE INDEX IF NOT EXISTS delivery_attempts_of ON delivery_attempts (delivery_id);
 -- A document is reserved at most once and refunded at most once: the ledger itself refuses a double charge.
 CREATE UNIQUE INDEX IF NOT EXISTS ledger_once ON ledger (document_id, kind) WHERE document_id IS NOT NULL;
 `;

@@ -30,7 +30,7 @@ afterEach(() => {
 
 export type ServeProcess = { url: string; child: ResultPromise; stdout: () => string };
 
-/** Starts `extract serve --port 0 ...` as a child process and waits for its "Listening on" line. */
+/** Starts `extract serve --port 0 ...` as a child process and waits for its start-up lines (the last is "Try: ..."). */
 export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
   const child = execa(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
     env: cleanEnv(),
@@ -45,7 +45,7 @@ export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<Se
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /Listening on (\S+)/.exec(out);
-      if (m) {
+      if (m && /^Try: /m.test(out)) {
         clearTimeout(timer);
         resolve(m[1]!);
       }

@@ -35,11 +35,11 @@ export async function call(
   server: { url: string },
   method: string,
   path: string,
-  init: { body?: unknown; raw?: BodyInit; key?: string | null; headers?: Record<string, string> } = {},
+  init: { body?: unknown; raw?: string | Uint8Array; key?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Reply> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key !== null) headers.authorization ??= `Bearer ${init.key ?? KEY}`;
-  let body: BodyInit | undefined = init.raw;
+  let body: string | Uint8Array | undefined = init.raw;
   if (init.body !== undefined) {
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(init.body);

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import { DEFAULT_CONFIG } from '../../emulator/default-config.ts';
 import { loadConfig } from '../../emulator/config.ts';
+import { formatEvent } from '../../emulator/events.ts';
 import { startServer } from '../../emulator/server.ts';
 import { ExtractError } from '../../errors.ts';
-import { parsePort, type ServeFlags } from '../serve.ts';
+import { parsePort, parseTimeScale, type ServeFlags } from '../serve.ts';
 
 type Out = { write(text: string): unknown };
 export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };
@@ -12,7 +13,8 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
 
 /**
  * Runs the emulator until SIGINT or SIGTERM. The first stdout line is always
- * "Listening on <base URL>" so scripts can read the address when --port is 0.
+ * "Listening on <base URL>" so scripts can read the address when --port is 0; then one
+ * line (or NDJSON object) per API request and per webhook delivery attempt.
  */
 export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
   if (flags.printConfig) {
@@ -20,28 +22,39 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
     return;
   }
   const port = parsePort(flags.port);
-  const config = await loadConfig(flags.config);
+  const smtpPort = flags.smtpPort === undefined ? false : parsePort(flags.smtpPort, '--smtp-port');
+  const loaded = await loadConfig(flags.config);
+  const config = flags.webhookTimeScale === undefined
+    ? loaded
+    : { ...loaded, webhook_delivery: { ...loaded.webhook_delivery, time_scale: parseTimeScale(flags.webhookTimeScale) } };
+  const persistent = flags.dataDir !== undefined && !flags.inMemory;
   let server;
   try {
     server = await startServer({
       config,
       host: flags.host,
       port,
-      ...(flags.dataDir !== undefined && !flags.inMemory ? { dataDir: flags.dataDir } : { inMemory: true }),
+      smtpPort,
+      ...(persistent ? { dataDir: flags.dataDir } : { inMemory: true }),
       log: (line) => deps.stderr.write(`${line}\n`),
+      events: flags.quiet ? undefined : (e) => deps.stdout.write(`${flags.json ? JSON.stringify(e) : formatEvent(e)}\n`),
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new ExtractError('usage', `port ${port} is in use: pick another with --port, or --port 0 for a free one`);
+    if (code === 'EADDRINUSE') throw new ExtractError('usage', `a port is in use (${(err as Error).message}): pick another with --port / --smtp-port, or 0 for a free one`);
     if (code === 'EADDRNOTAVAIL') throw new ExtractError('usage', `cannot bind ${flags.host}: use an address of this machine, such as 127.0.0.1`);
     throw err;
   }
-  deps.stdout.write(`Listening on ${server.url}\n`);
-  deps.stdout.write(`Data: ${flags.dataDir && !flags.inMemory ? flags.dataDir : 'in memory (gone when the server stops; keep it with --data-dir)'}\n`);
+  const say = (line: string) => deps.stdout.write(`${line}\n`);
+  say(`Listening on ${server.url}`);
+  say(`Data: ${persistent ? flags.dataDir : 'in memory (gone when the server stops; keep it with --data-dir)'}`);
   for (const parser of server.config.parsers) {
-    deps.stdout.write(`Parser "${parser.parser_name}" (${parser.parser_id}) API key: ${parser.api_keys.join(', ')}\n`);
+    say(`Parser "${parser.parser_name}" (${parser.parser_id}) API key: ${parser.api_keys.join(', ')}`);
+    say(`  inbound webhook: ${server.inboundUrls.get(parser.parser_id)}`);
+    if (server.smtpPort !== null) say(`  email: ${parser.parser_id}@localhost via SMTP ${flags.host}:${server.smtpPort}`);
   }
-  deps.stdout.write(`Try: EXTRACT_BASE_URL=${server.url} EXTRACT_API_KEY=${server.apiKeys[0]} extract fixtures/invoices/*.pdf\n`);
+  for (const i of server.webhooks.integrations.values()) say(`Webhook ${i.id}: ${i.method} ${i.url} (auth ${i.auth.type})`);
+  say(`Try: EXTRACT_BASE_URL=${server.url} EXTRACT_API_KEY=${server.apiKeys[0]} extract fixtures/invoices/*.pdf`);
   if (!LOOPBACK.test(flags.host)) {
     deps.stderr.write(`warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can use the emulator\n`);
   }

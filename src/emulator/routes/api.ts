@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_PREFIX, ExtractRequest, UploadUrlRequest } from '../../contract/index.ts';
 import type { KeyRing } from '../auth.ts';
 import type { Gateway } from '../gateway.ts';
-import { HEADER, parseBody } from './http.ts';
+import { HEADER, noteDocument, parseBody } from './http.ts';
 
 /** The emulated API under /api/v1 (spec, "Endpoints" 1, 3 and 4): decode, call the gateway, encode. */
 export function apiRoutes(gateway: Gateway, keys: KeyRing, maxBodyBytes: number) {
@@ -18,12 +18,13 @@ export function apiRoutes(gateway: Gateway, keys: KeyRing, maxBodyBytes: number)
     app.post(`${API_PREFIX}/extract`, { bodyLimit: maxBodyBytes }, async (request) => {
       const parser = parserOf(request);
       const body = parseBody(ExtractRequest, request.body);
-      return body.shape === 'inline' ? gateway.extractInline(parser, body.request) : gateway.extractStored(parser, body.request);
+      const result = body.shape === 'inline' ? await gateway.extractInline(parser, body.request) : await gateway.extractStored(parser, body.request);
+      return noteDocument(request, result);
     });
 
     app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, async (request) => {
       const parser = parserOf(request);
-      return gateway.getDocument(parser, request.params.document_id);
+      return noteDocument(request, gateway.getDocument(parser, request.params.document_id));
     });
   };
 }

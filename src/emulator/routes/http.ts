@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ErrorBody } from '../../contract/index.ts';
 import { ServiceError, STATUS_OF, type ServiceErrorCode } from '../errors.ts';
@@ -8,6 +8,16 @@ export const HEADER = {
   authorization: 'authorization',
   contentType: 'content-type',
 } as const;
+
+const documents = new WeakMap<FastifyRequest, string>();
+
+/** Names the document a request created or read, for its request log line. */
+export function noteDocument<T extends { document_id: string }>(request: FastifyRequest, result: T): T {
+  documents.set(request, result.document_id);
+  return result;
+}
+
+export const documentOf = (request: FastifyRequest) => documents.get(request);
 
 export function sendError(reply: FastifyReply, code: ServiceErrorCode, message: string): FastifyReply {
   const body: ErrorBody = { success: false, error: message, code };

@@ -1,0 +1,138 @@
+import { request } from 'undici';
+import type { WebhookIntegration } from '../../contract/index.ts';
+import type { EmulatorDeps } from '../clock.ts';
+import type { AttemptResult, DueDelivery, Outbox } from './outbox.ts';
+
+/**
+ * Sends stored deliveries, at least once. The schedule is Svix's: at once, then 5 s,
+ * 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after each failure (8 attempts over about 27 h),
+ * multiplied by `time_scale`. Each delivery is sent on its own, so a slow or failing
+ * integration never delays another, and a failure never touches the document.
+ */
+export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
+
+export type ResolvedIntegration = WebhookIntegration & { id: string; parser_id: string };
+
+export type DeliveryLog = (entry: {
+  delivery_id: string;
+  document_id: string;
+  integration_id: string;
+  method: string;
+  url: string;
+  attempt: number;
+  result: AttemptResult;
+}) => void;
+
+export type Dispatcher = { wake(): void; close(): Promise<void> };
+
+const EXCERPT_BYTES = 256;
+
+export function createDispatcher(input: {
+  outbox: Outbox;
+  integrations: ReadonlyMap<string, ResolvedIntegration>;
+  timeoutMs: number;
+  timeScale: number;
+  deps: EmulatorDeps;
+  log: DeliveryLog;
+}): Dispatcher {
+  const { outbox, integrations, timeoutMs, timeScale, deps, log } = input;
+  const inFlight = new Map<string, Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const send = async (d: DueDelivery) => {
+    const integration = integrations.get(d.integration_id);
+    const attempt = d.attempts + 1;
+    const result: AttemptResult = integration
+      ? await attemptDelivery(integration, d.payload, timeoutMs, deps)
+      : { status: null, error: `integration ${d.integration_id} is no longer configured`, latency_ms: 0, response_excerpt: null };
+    if (closed) return; // the server is stopping: the attempt is not recorded, so it is sent again after the restart
+    const delay = RETRY_SCHEDULE_MS[attempt - 1];
+    const retryAt = delay === undefined ? null : deps.now() + delay * timeScale;
+    outbox.record(d, result, deps.now(), retryAt);
+    log({
+      delivery_id: d.delivery_id,
+      document_id: d.document_id,
+      integration_id: d.integration_id,
+      method: integration?.method ?? 'POST',
+      url: integration?.url ?? '',
+      attempt,
+      result,
+    });
+  };
+
+  const tick = () => {
+    timer = undefined;
+    if (closed) return;
+    for (const d of outbox.due(deps.now())) {
+      if (inFlight.has(d.delivery_id)) continue;
+      const p = send(d).finally(() => {
+        inFlight.delete(d.delivery_id);
+        schedule();
+      });
+      inFlight.set(d.delivery_id, p);
+    }
+    schedule();
+  };
+
+  const schedule = () => {
+    if (closed) return;
+    const next = outbox.nextDueAt();
+    if (next === null) return;
+    const wait = Math.max(0, Math.min(next - deps.now(), 60_000));
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, wait);
+    timer.unref();
+  };
+
+  return {
+    wake() {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(tick, 0);
+      timer.unref();
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await Promise.allSettled([...inFlight.values()]);
+    },
+  };
+}
+
+function authorization(integration: WebhookIntegration): string | undefined {
+  switch (integration.auth.type) {
+    case 'none':
+      return undefined;
+    case 'bearer':
+      return `Bearer ${integration.auth.token}`;
+    case 'basic':
+      return `Basic ${Buffer.from(`${integration.auth.username}:${integration.auth.password}`).toString('base64')}`;
+  }
+}
+
+async function attemptDelivery(integration: WebhookIntegration, payload: string, timeoutMs: number, deps: EmulatorDeps): Promise<AttemptResult> {
+  const started = deps.now();
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'extract-serve-webhooks/1',
+  };
+  const auth = authorization(integration);
+  if (auth) headers.authorization = auth;
+  try {
+    const res = await request(integration.url, {
+      method: integration.method,
+      headers,
+      body: payload,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, error: null, latency_ms: deps.now() - started, response_excerpt: text.slice(0, EXCERPT_BYTES) };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const message = err instanceof Error ? err.message : String(err);
+    return { status: null, error: code ? `${code}: ${message}` : message, latency_ms: deps.now() - started, response_excerpt: null };
+  }
+}
