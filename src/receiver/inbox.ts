@@ -1,0 +1,182 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
+import { ExtractError } from '../errors.ts';
+import { DocumentRecord } from '../outputs/index.ts';
+import type { ReviewEntry } from './records.ts';
+
+/**
+ * The receiver's durable state, one SQLite database in the data directory:
+ * - inbox: every acknowledged event, raw, appended before the 200 is sent;
+ * - seen: one row per document_id ever processed, with its record (deduplication across
+ *   restarts, and the source of whole-file outputs and the review list);
+ * - rejected: bodies answered 400, kept for inspection.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS inbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  received_at TEXT NOT NULL,
+  method TEXT NOT NULL,
+  document_id TEXT NOT NULL,
+  body BLOB NOT NULL,
+  processed_at TEXT,
+  outcome TEXT CHECK (outcome IN ('new', 'duplicate', 'invalid'))
+);
+CREATE INDEX IF NOT EXISTS inbox_unprocessed ON inbox (seq) WHERE processed_at IS NULL;
+CREATE TABLE IF NOT EXISTS seen (
+  document_id TEXT PRIMARY KEY,
+  inbox_seq INTEGER NOT NULL UNIQUE,
+  file_name TEXT NOT NULL,
+  record TEXT NOT NULL,
+  null_fields TEXT NOT NULL,
+  first_seen_at TEXT NOT NULL,
+  written INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS seen_unwritten ON seen (inbox_seq) WHERE written = 0;
+CREATE TABLE IF NOT EXISTS rejected (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  received_at TEXT NOT NULL,
+  method TEXT NOT NULL,
+  content_type TEXT,
+  reason TEXT NOT NULL,
+  body BLOB NOT NULL
+);
+`;
+
+export const INBOX_FILE = 'inbox.db';
+
+export type InboxRow = { seq: number; method: string; body: Uint8Array };
+export type SeenRow = { document_id: string; inbox_seq: number; record: DocumentRecord; null_fields: string[] };
+export type Outcome = 'new' | 'duplicate' | 'invalid';
+
+export type Inbox = {
+  /** Appends an acknowledged event; durable (fsynced) when it returns. */
+  append(event: { receivedAt: Date; method: string; documentId: string; body: Uint8Array }): number;
+  /** Keeps a body answered 400 aside; returns its id in the rejected table. */
+  reject(entry: { receivedAt: Date; method: string; contentType: string | undefined; reason: string; body: Uint8Array }): number;
+  unprocessed(limit: number): InboxRow[];
+  /**
+   * Settles inbox rows in one transaction: a document_id seen for the first time is claimed
+   * (its record stored), any other is a duplicate. Returns each row's outcome.
+   */
+  settle(rows: readonly { seq: number; claim?: { record: DocumentRecord; nullFields: string[] } }[], at: Date): Outcome[];
+  /** Documents processed but not yet written to the outputs, oldest first. */
+  unwritten(): SeenRow[];
+  markWritten(documentIds: readonly string[]): void;
+  /** Every document ever processed, in arrival order: whole-file outputs are rebuilt from it. */
+  allSeen(): SeenRow[];
+  reviewEntries(): ReviewEntry[];
+  close(): void;
+};
+
+export function openInbox(dataDir: string): Inbox {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, INBOX_FILE);
+  const db = new DatabaseSync(path);
+  try {
+    // WAL + synchronous=FULL: a committed append is on disk before the 200 leaves, so a
+    // kill -9 the next instant loses nothing. EXCLUSIVE locking keeps a second listener off
+    // the same inbox (two workers would race on the outputs).
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
+    db.exec('BEGIN IMMEDIATE; COMMIT;');
+    db.exec(SCHEMA);
+  } catch (err) {
+    db.close();
+    const busy = err instanceof Error && /locked|busy/i.test(err.message);
+    throw new ExtractError(
+      'usage',
+      busy
+        ? `the inbox in ${dataDir} is in use by another extract listen: stop it, or pass another --data-dir`
+        : `cannot open the inbox ${path} (${err instanceof Error ? err.message : String(err)}): check the --data-dir permissions`,
+      { cause: err },
+    );
+  }
+
+  const insertInbox = db.prepare('INSERT INTO inbox (received_at, method, document_id, body) VALUES (?, ?, ?, ?)');
+  const insertRejected = db.prepare('INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)');
+  const selectUnprocessed = db.prepare('SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq LIMIT ?');
+  const claim = db.prepare(
+    'INSERT INTO seen (document_id, inbox_seq, file_name, record, null_fields, first_seen_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING',
+  );
+  const markProcessed = db.prepare('UPDATE inbox SET processed_at = ?, outcome = ? WHERE seq = ?');
+  const selectUnwritten = db.prepare('SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE written = 0 ORDER BY inbox_seq');
+  const markWritten = db.prepare('UPDATE seen SET written = 1 WHERE document_id = ?');
+  const selectAll = db.prepare('SELECT document_id, inbox_seq, record, null_fields FROM seen ORDER BY inbox_seq');
+  const selectReview = db.prepare("SELECT document_id, file_name, null_fields FROM seen WHERE null_fields <> '[]' ORDER BY inbox_seq");
+
+  const transaction = <T>(fn: () => T): T => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const out = fn();
+      db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+  };
+
+  return {
+    append({ receivedAt, method, documentId, body }) {
+      return Number(insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid);
+    },
+    reject({ receivedAt, method, contentType, reason, body }) {
+      return Number(insertRejected.run(receivedAt.toISOString(), method, contentType ?? null, reason, body).lastInsertRowid);
+    },
+    unprocessed(limit) {
+      return selectUnprocessed.all(limit).map((row) => ({ seq: Number(row.seq), method: String(row.method), body: _bytes(row.body) }));
+    },
+    settle(rows, at) {
+      const when = at.toISOString();
+      return transaction(() =>
+        rows.map(({ seq, claim: c }) => {
+          let outcome: Outcome = 'invalid';
+          if (c !== undefined) {
+            const documentId = c.record.document_id ?? '';
+            const inserted = claim.run(documentId, seq, c.record.file, JSON.stringify(c.record), JSON.stringify(c.nullFields), when);
+            outcome = inserted.changes > 0 ? 'new' : 'duplicate';
+          }
+          markProcessed.run(when, outcome, seq);
+          return outcome;
+        }),
+      );
+    },
+    unwritten() {
+      return selectUnwritten.all().map(_seenRow);
+    },
+    markWritten(documentIds) {
+      transaction(() => {
+        for (const id of documentIds) markWritten.run(id);
+      });
+    },
+    allSeen() {
+      return selectAll.all().map(_seenRow);
+    },
+    reviewEntries() {
+      return selectReview.all().map((row) => ({
+        document_id: String(row.document_id),
+        file_name: String(row.file_name),
+        null_fields: _strings(row.null_fields),
+      }));
+    },
+    close() {
+      db.close();
+    },
+  };
+}
+
+type Row = Record<string, SQLOutputValue>;
+
+function _seenRow(row: Row): SeenRow {
+  const record = DocumentRecord.parse(JSON.parse(String(row.record)));
+  return { document_id: String(row.document_id), inbox_seq: Number(row.inbox_seq), record, null_fields: _strings(row.null_fields) };
+}
+
+function _strings(value: SQLOutputValue | undefined): string[] {
+  const parsed: unknown = JSON.parse(String(value));
+  return Array.isArray(parsed) ? parsed.map(String) : [];
+}
+
+function _bytes(value: SQLOutputValue | undefined): Uint8Array {
+  return value instanceof Uint8Array ? value : new TextEncoder().encode(String(value));
+}

@@ -1,0 +1,13 @@
+/** `extract listen`: the webhook receiver (docs/listen.md). `extract serve` embeds the same. */
+export { startReceiver } from './server.ts';
+export {
+  RECEIVER_DEFAULTS,
+  type ReceiverAuth,
+  type ReceiverDeps,
+  type ReceiverOptions,
+  type ReceiverStats,
+  type RunningReceiver,
+} from './options.ts';
+export { REVIEW_FILE } from './sink.ts';
+export { INBOX_FILE } from './inbox.ts';
+export { nullFields, type ReviewEntry } from './records.ts';

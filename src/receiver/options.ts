@@ -1,0 +1,72 @@
+import type { Writable } from 'node:stream';
+
+/** How the sender proves itself (spec, "Authentication" 3): per integration, none, bearer or basic. */
+export type ReceiverAuth =
+  | { type: 'none' }
+  | { type: 'bearer'; token: string }
+  | { type: 'basic'; username: string; password: string };
+
+export type ReceiverOptions = {
+  /** Address to bind; loopback unless the sender lives on another machine. */
+  host?: string;
+  /** Port to listen on; 0 picks a free one. */
+  port?: number;
+  /** The one path events are accepted on. */
+  path?: string;
+  auth: ReceiverAuth;
+  /** The inbox (SQLite) and review.jsonl live here; the same directory after a restart keeps deduplication. */
+  dataDir: string;
+  /** -o: a .jsonl/.json/.csv file or a directory (see outputs/target.ts); absent is JSON Lines on stdout. */
+  out?: string | undefined;
+  /** --format: json, jsonl, csv or dir. */
+  format?: string | undefined;
+  /** One line per event, 401, 400, 413, and the count on close (stderr in the CLI). */
+  log: (line: string) => void;
+  /** Log lines as NDJSON instead of text. */
+  json?: boolean | undefined;
+  /** Bodies larger than this are 413. */
+  maxBodyBytes?: number | undefined;
+  /**
+   * Waits this long after an acknowledgement before the worker processes the inbox.
+   * Only for tests and demonstrations of durability: it opens a window in which a kill
+   * lands between the 200 and the processing.
+   */
+  workerDelayMs?: number | undefined;
+};
+
+export type ReceiverDeps = {
+  now: () => Date;
+  /** Where JSON Lines go without -o. */
+  stdout: Writable;
+  /** Resolves a relative -o. */
+  cwd: string;
+};
+
+export type ReceiverStats = {
+  /** Events acknowledged with 2xx by this run (new and duplicate). */
+  received: number;
+  /** Acknowledged events whose document_id had been seen before: no-ops. */
+  duplicates: number;
+  /** 400 (not a document.processed) and 413 (too large). */
+  rejected: number;
+  /** 401: missing or wrong credentials. */
+  unauthorized: number;
+};
+
+export type RunningReceiver = {
+  /** The full URL events are accepted on, path included, e.g. http://127.0.0.1:8788/webhook */
+  url: string;
+  /** Stops accepting, lets the worker finish what was acknowledged, closes the inbox, logs the count. */
+  close(): Promise<void>;
+  stats(): ReceiverStats;
+  /** Resolves once every acknowledged event is processed and written to the outputs. */
+  drained(): Promise<void>;
+};
+
+export const RECEIVER_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8788,
+  path: '/webhook',
+  /** Five MiB: the spec gives no payload limit; results of a long document with tables fit well below it. */
+  maxBodyBytes: 5 * 1024 * 1024,
+} as const;

@@ -1,0 +1,184 @@
+import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
+import { WebhookPayload } from '../contract/index.ts';
+import { ExtractError } from '../errors.ts';
+import { createAuthenticator } from './auth.ts';
+import { openInbox } from './inbox.ts';
+import { createLogger } from './log.ts';
+import {
+  RECEIVER_DEFAULTS,
+  type ReceiverDeps,
+  type ReceiverOptions,
+  type ReceiverStats,
+  type RunningReceiver,
+} from './options.ts';
+import { createSink } from './sink.ts';
+import { createWorker, type WorkerCounts } from './worker.ts';
+
+/** Header names the routes read or write, named once. */
+const HEADER = { authorization: 'authorization', contentType: 'content-type', allow: 'allow', wwwAuthenticate: 'www-authenticate' } as const;
+const ACCEPTED_METHODS = ['POST', 'PUT'] as const;
+const OTHER_METHODS = ['GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/** The body of every answer that is not a 200: what went wrong, in words a sender's log can show. */
+type ErrorBody = { error: string; code: 'unauthorized' | 'invalid_payload' | 'payload_too_large' | 'method_not_allowed' | 'not_found' | 'internal' };
+/** The 200: the event is on disk; processing follows. */
+type AcceptedBody = { received: true; document_id: string; inbox_seq: number };
+
+/**
+ * `extract listen`: a receiver of document.processed events (spec, "Events"). The reply is
+ * sent once the raw event is durably in the inbox and nothing more (spec, "Delivery rules"
+ * 2: answer 200 at once, work afterwards); deduplication and outputs follow in the worker.
+ */
+export async function startReceiver(options: ReceiverOptions, deps: Partial<ReceiverDeps> = {}): Promise<RunningReceiver> {
+  const { now, stdout, cwd }: ReceiverDeps = { now: () => new Date(), stdout: process.stdout, cwd: process.cwd(), ...deps };
+  const host = options.host ?? RECEIVER_DEFAULTS.host;
+  const path = _normalisePath(options.path ?? RECEIVER_DEFAULTS.path);
+  const maxBodyBytes = options.maxBodyBytes ?? RECEIVER_DEFAULTS.maxBodyBytes;
+  const logger = createLogger(options.log, options.json ?? false);
+  const authenticator = createAuthenticator(options.auth);
+
+  // Output problems (a typo in -o) surface before anything is acknowledged.
+  const sink = await createSink({
+    out: options.out,
+    format: options.format,
+    cwd,
+    stdout,
+    dataDir: options.dataDir,
+    warn: (message) => logger({ type: 'error', message }),
+  });
+  const inbox = openInbox(options.dataDir);
+  const stats: ReceiverStats = { received: 0, duplicates: 0, rejected: 0, unauthorized: 0 };
+  const counts: WorkerCounts = { new: 0, duplicates: 0 };
+  const worker = createWorker({ inbox, sink, logger, now, counts, delayMs: options.workerDelayMs ?? 0 });
+
+  const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, forceCloseConnections: true, exposeHeadRoutes: false });
+  // The raw bytes are what the inbox keeps, so every body is read as a buffer and parsed here.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      stats.rejected++;
+      logger({ type: 'too_large', status: 413, method: request.method, limit_bytes: maxBodyBytes });
+      return _send(reply, 413, { error: `the body is over ${maxBodyBytes} bytes`, code: 'payload_too_large' });
+    }
+    if (typeof err.statusCode === 'number' && err.statusCode < 500) {
+      stats.rejected++;
+      return _send(reply, 400, { error: `invalid request: ${err.message}`, code: 'invalid_payload' });
+    }
+    // Storing failed (disk full, inbox gone): a 5xx makes the sender retry later, which is right.
+    logger({ type: 'error', message: `could not store an event: ${err.message}` });
+    return _send(reply, 500, { error: 'the receiver could not store the event; send it again later', code: 'internal' });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    _send(reply, 404, { error: `no route ${request.method} ${request.url.split('?')[0]}: events are accepted on ${path}`, code: 'not_found' }),
+  );
+
+  app.route({
+    method: [...OTHER_METHODS],
+    url: path,
+    handler: (_request, reply) =>
+      _send(reply.header(HEADER.allow, ACCEPTED_METHODS.join(', ')), 405, {
+        error: `send events with ${ACCEPTED_METHODS.join(' or ')}`,
+        code: 'method_not_allowed',
+      }),
+  });
+
+  app.route({
+    method: [...ACCEPTED_METHODS],
+    url: path,
+    // Before the body is read: an unauthenticated sender does not get to upload 5 MiB.
+    onRequest: async (request, reply) => {
+      const verdict = authenticator.check(request.headers[HEADER.authorization]);
+      if (verdict.ok) return;
+      stats.unauthorized++;
+      logger({ type: 'unauthorized', status: 401, method: request.method, path, reason: verdict.reason });
+      if (authenticator.challenge !== undefined) reply.header(HEADER.wwwAuthenticate, authenticator.challenge);
+      return _send(reply, 401, { error: `unauthorized: ${verdict.reason}`, code: 'unauthorized' });
+    },
+    handler: async (request, reply) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const receivedAt = now();
+      const verdict = _validate(body);
+      if (!verdict.ok) {
+        const contentType = request.headers[HEADER.contentType];
+        const rejectedId = inbox.reject({ receivedAt, method: request.method, contentType, reason: verdict.reason, body });
+        stats.rejected++;
+        logger({ type: 'invalid', status: 400, method: request.method, reason: verdict.reason, rejected_id: rejectedId });
+        return _send(reply, 400, { error: `not a document.processed event: ${verdict.reason}`, code: 'invalid_payload' });
+      }
+      const seq = inbox.append({ receivedAt, method: request.method, documentId: verdict.documentId, body });
+      stats.received++;
+      worker.kick();
+      const accepted: AcceptedBody = { received: true, document_id: verdict.documentId, inbox_seq: seq };
+      return reply.code(200).type('application/json').send(accepted);
+    },
+  });
+
+  try {
+    await sink.start(inbox);
+    await app.listen({ host, port: options.port ?? RECEIVER_DEFAULTS.port });
+  } catch (err) {
+    await app.close();
+    inbox.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new ExtractError('usage', `port ${options.port} is in use: pick another with --port, or --port 0 for a free one`, { cause: err });
+    }
+    if (code === 'EADDRNOTAVAIL') {
+      throw new ExtractError('usage', `cannot bind ${host}: use an address of this machine, such as 127.0.0.1`, { cause: err });
+    }
+    throw err;
+  }
+  // What a previous run acknowledged but did not process.
+  worker.kick();
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    stats: () => ({ ...stats, duplicates: counts.duplicates }),
+    drained: () => worker.idle(),
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await worker.stop();
+        inbox.close();
+        logger({ type: 'summary', ...stats, duplicates: counts.duplicates, new: counts.new });
+      })();
+      return closing;
+    },
+  };
+}
+
+type Verdict = { ok: true; documentId: string } | { ok: false; reason: string };
+
+/** JSON, then the shared contract's WebhookPayload; the reason names the first few paths that fail. */
+function _validate(body: Buffer): Verdict {
+  if (body.length === 0) return { ok: false, reason: 'empty body' };
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    return { ok: false, reason: `not JSON (${err instanceof Error ? err.message : String(err)})` };
+  }
+  const parsed = WebhookPayload.safeParse(json);
+  if (parsed.success) return { ok: true, documentId: parsed.data.document_id };
+  const detail = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+  return { ok: false, reason: detail };
+}
+
+function _send(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
+  return reply.code(status).type('application/json').send(body);
+}
+
+function _normalisePath(path: string): string {
+  const withSlash = path.startsWith('/') ? path : `/${path}`;
+  return withSlash.length > 1 && withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
+}

@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { ExtractError } from '../errors.ts';
+import {
+  type OutputTarget,
+  type StreamWriter,
+  createStreamWriter,
+  prepareOutput,
+  resolveOutput,
+  writeFileAtomic,
+  writeOutputs,
+} from '../outputs/index.ts';
+import { documentJson, jsonLine } from '../outputs/json.ts';
+import type { Inbox, SeenRow } from './inbox.ts';
+
+/**
+ * Where processed documents go: the batch client's writers and formats, fed from the inbox.
+ * Every file output is a view of the inbox's `seen` table, so after a crash it can be
+ * brought back in line rather than trusted:
+ * - JSON Lines file: appended (and fsynced) per batch; on start, documents missing from it
+ *   are appended and a torn last line is cut off.
+ * - JSON or CSV file: whole-file formats, rewritten atomically from every record after
+ *   each batch.
+ * - directory: one `<document_id>.json` per document (file names repeat across documents,
+ *   the document_id does not).
+ * - stdout: JSON Lines as documents are processed; what was printed cannot be taken
+ *   back, so a crash between printing and marking may print a document again on restart.
+ * The review list (review.jsonl in the data directory) is rewritten from the inbox.
+ */
+export type RecordSink = {
+  /** Brings the outputs up to date with the inbox when the receiver starts. */
+  start(inbox: Inbox): Promise<void>;
+  /** Writes documents processed since the last call. */
+  write(fresh: readonly SeenRow[], inbox: Inbox): Promise<void>;
+  /** Where the records go, for the start-up line. */
+  readonly description: string;
+};
+
+export const REVIEW_FILE = 'review.jsonl';
+
+export type SinkOptions = {
+  out: string | undefined;
+  format: string | undefined;
+  cwd: string;
+  stdout: Writable;
+  dataDir: string;
+  warn: (message: string) => void;
+};
+
+/** Resolves -o and --format and checks the output can be written, before anything is acknowledged. */
+export async function createSink(options: SinkOptions): Promise<RecordSink> {
+  const target = resolveOutput({ out: options.out, format: options.format, cwd: options.cwd });
+  if (target.kind === 'stdout' && target.format !== 'jsonl') {
+    throw new ExtractError(
+      'usage',
+      `--format ${target.format} is a whole-file format and a listener never ends: pass -o FILE.${target.format}, or drop --format for JSON Lines on stdout`,
+    );
+  }
+  await prepareOutput(target);
+  const stream: StreamWriter | undefined = target.kind === 'stdout' ? createStreamWriter(options.stdout) : undefined;
+  const reviewPath = join(options.dataDir, REVIEW_FILE);
+
+  const writeReview = async (inbox: Inbox): Promise<void> => {
+    await writeFileAtomic(reviewPath, inbox.reviewEntries().map((e) => `${JSON.stringify(e)}\n`));
+  };
+  const writeRecords = async (rows: readonly SeenRow[], inbox: Inbox): Promise<void> => {
+    if (target.kind === 'stdout') {
+      for (const row of rows) await stream?.write(row.record);
+    } else if (target.kind === 'dir') {
+      for (const row of rows) await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
+    } else if (target.format === 'jsonl') {
+      await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
+    } else if (rows.length > 0) {
+      await writeOutputs(target, inbox.allSeen().map((r) => r.record), { cwd: options.cwd, warn: options.warn });
+    }
+  };
+
+  return {
+    description: _describe(target),
+    async start(inbox) {
+      const unwritten = inbox.unwritten();
+      if (target.kind === 'stdout') await writeRecords(unwritten, inbox);
+      else await _reconcile(target, inbox, options);
+      inbox.markWritten(unwritten.map((r) => r.document_id));
+      await writeReview(inbox);
+    },
+    async write(fresh, inbox) {
+      if (fresh.length === 0) return;
+      await writeRecords(fresh, inbox);
+      if (fresh.some((r) => r.null_fields.length > 0)) await writeReview(inbox);
+    },
+  };
+}
+
+/** Makes a file or directory output hold every document of the inbox. */
+async function _reconcile(target: Exclude<OutputTarget, { kind: 'stdout' }>, inbox: Inbox, options: SinkOptions): Promise<void> {
+  const all = inbox.allSeen();
+  if (target.kind === 'dir') {
+    await mkdir(target.path, { recursive: true });
+    for (const row of all) {
+      const path = _documentPath(target.path, row.document_id);
+      if (!existsSync(path)) await writeFileAtomic(path, [documentJson(row.record)]);
+    }
+    return;
+  }
+  if (target.format !== 'jsonl') {
+    await writeOutputs(target, all.map((r) => r.record), { cwd: options.cwd, warn: options.warn });
+    return;
+  }
+  const present = await _documentIdsInJsonl(target.path);
+  const missing = all.filter((r) => !present.has(r.document_id));
+  await _appendDurably(target.path, missing.map((r) => jsonLine(r.record)).join(''));
+}
+
+/** The document_ids already in a JSON Lines output; a torn last line (a write cut by a kill) is removed. */
+async function _documentIdsInJsonl(path: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ids;
+    throw err;
+  }
+  if (text.length > 0 && !text.endsWith('\n')) {
+    const keep = text.lastIndexOf('\n') + 1;
+    await truncate(path, Buffer.byteLength(text.slice(0, keep)));
+    text = text.slice(0, keep);
+  }
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const parsed: unknown = JSON.parse(line);
+      if (parsed !== null && typeof parsed === 'object' && 'document_id' in parsed && typeof parsed.document_id === 'string') {
+        ids.add(parsed.document_id);
+      }
+    } catch {
+      // A line someone else wrote into the file: left alone, it names no document.
+    }
+  }
+  return ids;
+}
+
+async function _appendDurably(path: string, text: string): Promise<void> {
+  if (text === '') return;
+  const handle = await open(path, 'a', 0o644);
+  try {
+    await handle.write(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `<dir>/<document_id>.json`, with anything but letters, digits, `.`, `_` and `-` replaced, so an id cannot leave the directory. */
+function _documentPath(dir: string, documentId: string): string {
+  const safe = documentId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_');
+  return join(dir, `${safe}.json`);
+}
+
+function _describe(target: OutputTarget): string {
+  if (target.kind === 'stdout') return 'JSON Lines on stdout';
+  if (target.kind === 'dir') return `one JSON file per document in ${target.path}`;
+  return `${target.format.toUpperCase()} in ${target.path}`;
+}

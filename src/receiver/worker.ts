@@ -1,0 +1,153 @@
+import { WebhookPayload } from '../contract/index.ts';
+import type { Inbox, InboxRow } from './inbox.ts';
+import type { Logger } from './log.ts';
+import { nullFields, recordOf } from './records.ts';
+import type { RecordSink } from './sink.ts';
+
+/**
+ * Drains the inbox after the replies have gone: parses each acknowledged event, claims its
+ * document_id (or finds it a duplicate), then hands the new documents to the outputs. One
+ * drain runs at a time; events that arrive meanwhile are taken by the next pass, so a burst
+ * becomes a few batches, and a whole-file output is rewritten once per batch, not per event.
+ */
+export type Worker = {
+  /** Asks for a drain soon; cheap to call on every acknowledgement. */
+  kick(): void;
+  /** Resolves when nothing acknowledged is left to process or write. */
+  idle(): Promise<void>;
+  /** Stops scheduling new passes once the current one (and what is queued) is done. */
+  stop(): Promise<void>;
+};
+
+export type WorkerCounts = { new: number; duplicates: number };
+
+const BATCH = 500;
+/** After a failed write (disk full, output removed), wait this long before trying again. */
+const RETRY_MS = 1000;
+
+export function createWorker(deps: {
+  inbox: Inbox;
+  sink: RecordSink;
+  logger: Logger;
+  now: () => Date;
+  counts: WorkerCounts;
+  delayMs: number;
+}): Worker {
+  const { inbox, sink, logger, now, counts, delayMs } = deps;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let waiters: (() => void)[] = [];
+
+  const settleWaiters = (): void => {
+    const list = waiters;
+    waiters = [];
+    for (const resolve of list) resolve();
+  };
+
+  const pass = async (): Promise<void> => {
+    for (;;) {
+      const rows = inbox.unprocessed(BATCH);
+      if (rows.length > 0) _process(rows, inbox, logger, now, counts);
+      const fresh = inbox.unwritten();
+      await sink.write(fresh, inbox);
+      inbox.markWritten(fresh.map((r) => r.document_id));
+      if (rows.length < BATCH) return;
+    }
+  };
+
+  const run = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    again = false;
+    running = pass()
+      .catch((err: unknown) => {
+        logger({ type: 'error', message: `could not write the outputs (${err instanceof Error ? err.message : String(err)}); retrying in ${RETRY_MS / 1000} s, the events are safe in the inbox` });
+        if (!stopped) schedule(RETRY_MS);
+      })
+      .finally(() => {
+        running = undefined;
+        if (again) run();
+        else if (timer === undefined) settleWaiters();
+      });
+  };
+
+  const schedule = (ms: number): void => {
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      run();
+    }, ms);
+  };
+
+  return {
+    kick() {
+      if (stopped) return;
+      if (delayMs > 0) schedule(delayMs);
+      else setImmediate(run);
+    },
+    idle() {
+      if (running === undefined && timer === undefined && inbox.unprocessed(1).length === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        waiters.push(resolve);
+        if (running === undefined && timer === undefined) run();
+      });
+    },
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) {
+        clearTimeout(timer);
+        timer = undefined;
+        // What was acknowledged but held back is processed now, before the inbox closes.
+        run();
+      }
+      while (running) await running;
+      settleWaiters();
+    },
+  };
+}
+
+function _process(rows: readonly InboxRow[], inbox: Inbox, logger: Logger, now: () => Date, counts: WorkerCounts): void {
+  const decoder = new TextDecoder();
+  const parsed = rows.map((row) => {
+    // Validated before the 200; parsed again here because the inbox may hold events a
+    // previous version of extract acknowledged.
+    let payload: WebhookPayload | undefined;
+    try {
+      const result = WebhookPayload.safeParse(JSON.parse(decoder.decode(row.body)));
+      if (result.success) payload = result.data;
+    } catch {
+      payload = undefined;
+    }
+    const claim = payload === undefined ? undefined : { record: recordOf(payload), nullFields: nullFields(payload.data) };
+    return { row, payload, claim };
+  });
+  const outcomes = inbox.settle(
+    parsed.map(({ row, claim }) => (claim === undefined ? { seq: row.seq } : { seq: row.seq, claim })),
+    now(),
+  );
+  for (const [i, { row, payload, claim }] of parsed.entries()) {
+    const outcome = outcomes[i];
+    if (payload === undefined || outcome === undefined || outcome === 'invalid') {
+      logger({ type: 'error', message: `inbox event #${row.seq} is not a valid document.processed any more; it is marked invalid and left in the inbox` });
+      continue;
+    }
+    if (outcome === 'new') counts.new++;
+    else counts.duplicates++;
+    logger({
+      type: 'event',
+      document_id: payload.document_id,
+      parser: payload.parser_name,
+      pages: payload.metadata.page_count,
+      outcome,
+      method: row.method,
+    });
+    const nulls = outcome === 'new' ? (claim?.nullFields ?? []) : [];
+    if (nulls.length > 0) {
+      logger({ type: 'review', document_id: payload.document_id, file_name: payload.metadata.file_name, null_fields: nulls });
+    }
+  }
+}
