@@ -53,6 +53,8 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
     found.files.push({ file, path, realPath, size });
   };
 
+  // A named file that does not exist fails that input; if nothing at all matched, the run is a usage error.
+  const missing: string[] = [];
   for (const input of positives) {
     const before = found.files.length + found.unreadable.length;
     const kind = await classify(input, options.cwd);
@@ -69,7 +71,8 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       const matches = await fg(input, { cwd: options.cwd, onlyFiles: true, dot: false, ignore: exclusions, suppressErrors: true, followSymbolicLinks: true });
       for (const m of matches.sort()) await add(m);
     } else {
-      found.unreadable.push({ file: input, reason: `${input}: no such file or directory` });
+      missing.push(input);
+      continue;
     }
     if (found.files.length + found.unreadable.length === before) found.unmatched.push(input);
   }
@@ -79,6 +82,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
     const hint = exclusions.length > 0 ? ` after excluding ${exclusions.map((p) => `"${p}"`).join(', ')}` : '';
     throw new ExtractError('no_input', `no input file matched ${named}${hint}: check the paths, or quote glob patterns so the shell does not expand them`);
   }
+  for (const m of missing) found.unreadable.push({ file: m, reason: `${m}: no such file or directory` });
   return found;
 }
 

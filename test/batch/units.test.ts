@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parseDuration, parseSize } from '../../src/batch/units.ts';
+import { chooseRoute, DEFAULT_INLINE_MAX, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
+
+describe('units', () => {
+  it('sizes: bytes, KB/MB/GB in powers of 1000, KiB/MiB in powers of 1024', () => {
+    expect(parseSize('500000')).toBe(500_000);
+    expect(parseSize('512KB')).toBe(512_000);
+    expect(parseSize('8MB')).toBe(8_000_000);
+    expect(parseSize('8 mb')).toBe(8_000_000);
+    expect(parseSize('1.5GB')).toBe(1_500_000_000);
+    expect(parseSize('10MiB')).toBe(10 * 1024 * 1024);
+  });
+  it('sizes: anything else is a usage error naming the flag', () => {
+    expect(() => parseSize('8 parsecs', '--inline-max')).toThrow(/--inline-max: "8 parsecs" is not a size/);
+    expect(() => parseSize('-1')).toThrow(/not a size/);
+  });
+  it('durations: ms, s, m, h; a bare number is seconds', () => {
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('2s')).toBe(2000);
+    expect(parseDuration('15m')).toBe(900_000);
+    expect(parseDuration('1h')).toBe(3_600_000);
+    expect(parseDuration('30')).toBe(30_000);
+    expect(parseDuration('1.5s')).toBe(1500);
+    expect(() => parseDuration('soon', '--poll-timeout')).toThrow(/--poll-timeout: "soon" is not a duration/);
+  });
+});
+
+describe('routing', () => {
+  it('auto: inline up to --inline-max, upload above', () => {
+    expect(chooseRoute(DEFAULT_INLINE_MAX, 'auto', DEFAULT_INLINE_MAX).route).toBe('inline');
+    expect(chooseRoute(DEFAULT_INLINE_MAX + 1, 'auto', DEFAULT_INLINE_MAX).route).toBe('upload');
+  });
+  it('the default inline cap leaves room for base64 under a 10 MiB body', () => {
+    expect(Math.ceil(DEFAULT_INLINE_MAX / 3) * 4 + 1024).toBeLessThan(10 * 1024 * 1024);
+  });
+  it('--route forces a route', () => {
+    expect(chooseRoute(10, 'upload', DEFAULT_INLINE_MAX).route).toBe('upload');
+    expect(chooseRoute(50_000_000, 'inline', DEFAULT_INLINE_MAX).route).toBe('inline');
+  });
+  it('over 300 MB always uploads, whatever --route says', () => {
+    expect(chooseRoute(UPLOAD_ONLY_ABOVE + 1, 'inline', Number.MAX_SAFE_INTEGER).route).toBe('upload');
+  });
+});
