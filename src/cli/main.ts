@@ -5,6 +5,7 @@ import { registerServe } from './serve.ts';
 import { registerConfig } from './config-command.ts';
 import { registerRun } from './run-command.ts';
 import { registerGet } from './get-command.ts';
+import { registerListen } from './listen-command.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerConfig(program);
   registerRun(program);
   registerGet(program);
+  registerListen(program);
   return program;
 }
 

@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import type { ListenFlags } from '../receiver/listen.ts';
+import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
+
+/** `extract listen`: the webhook receiver (docs/listen.md). The action only forwards. */
+export function registerListen(program: Command): void {
+  program
+    .command('listen')
+    .description('receive document.processed webhooks: authenticate, store durably, answer at once, deduplicate, write records')
+    .option('--host <host>', 'address to bind; anything but loopback is reachable from the network', RECEIVER_DEFAULTS.host)
+    .option('--port <port>', 'port to listen on (0 picks a free one)', String(RECEIVER_DEFAULTS.port))
+    .option('--path <path>', 'path events are accepted on (POST or PUT)', RECEIVER_DEFAULTS.path)
+    .option('--auth <type>', 'none, bearer or basic (default: from the credentials given, else none)')
+    .option('--token <token>', 'bearer token; prefer EXTRACT_LISTEN_TOKEN, flags are visible in ps')
+    .option('--user <user>', 'basic authentication user name')
+    .option('--password <password>', 'basic authentication password; prefer EXTRACT_LISTEN_PASSWORD')
+    .option('--data-dir <dir>', 'inbox (deduplication across restarts) and review.jsonl', './.extract-inbox')
+    .option('-o, --out <path>', 'where records go: - (stdout, JSON Lines), FILE.jsonl, FILE.json, FILE.csv, DIR/')
+    .option('--format <format>', 'json, jsonl, csv or dir; overrides the extension of -o')
+    .option('--max-body <bytes>', 'bodies larger than this are answered 413', String(RECEIVER_DEFAULTS.maxBodyBytes))
+    .option('--json', 'log lines (stderr) as NDJSON')
+    .addHelpText(
+      'after',
+      '\nEnvironment: EXTRACT_LISTEN_TOKEN (bearer token), EXTRACT_LISTEN_PASSWORD (basic password).\n' +
+        'The first stdout line is "Listening on <url>"; without -o, records follow it as JSON Lines.\n',
+    )
+    .action(async (flags: ListenFlags) => {
+      const { listen } = await import('../receiver/listen.ts');
+      await listen(flags, { stdout: process.stdout, stderr: process.stderr, signals: process, env: process.env, cwd: process.cwd() });
+    });
+}

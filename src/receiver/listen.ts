@@ -1,0 +1,137 @@
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { ExtractError } from '../errors.ts';
+import type { ReceiverAuth } from './options.ts';
+import { startReceiver } from './server.ts';
+
+/** The flags of `extract listen`, as commander hands them over. */
+export type ListenFlags = {
+  host: string;
+  port: string;
+  path: string;
+  auth?: string;
+  token?: string;
+  user?: string;
+  password?: string;
+  dataDir: string;
+  out?: string;
+  format?: string;
+  json?: boolean;
+  maxBody: string;
+};
+
+export type ListenDeps = {
+  stdout: Writable;
+  stderr: { write(text: string): unknown };
+  signals: NodeJS.EventEmitter;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+};
+
+/** Environment variables that keep secrets off the command line, where `ps` shows them. */
+export const ENV = {
+  token: 'EXTRACT_LISTEN_TOKEN',
+  password: 'EXTRACT_LISTEN_PASSWORD',
+  /** Tests only: hold processing this long after an acknowledgement (see ReceiverOptions.workerDelayMs). */
+  workerDelay: 'EXTRACT_LISTEN_WORKER_DELAY_MS',
+} as const;
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
+
+/**
+ * `extract listen`: runs the receiver until SIGINT or SIGTERM. The first stdout line is
+ * "Listening on <url>" (scripts and tests read it); records follow on stdout when there is
+ * no -o, everything else goes to stderr.
+ */
+export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void> {
+  const port = _integer(flags.port, '--port', 0, 65535, 'use 0-65535 (0 picks a free port)');
+  const maxBodyBytes = _integer(flags.maxBody, '--max-body', 1, Number.MAX_SAFE_INTEGER, 'give a size in bytes, such as 5242880');
+  const auth = resolveAuth(flags, deps.env);
+  const delay = deps.env[ENV.workerDelay];
+  const say = (line: string): void => void deps.stderr.write(`${line}\n`);
+
+  if (flags.token !== undefined) say(`note: --token is visible to other users of this machine (ps); prefer ${ENV.token}`);
+  if (flags.password !== undefined) say(`note: --password is visible to other users of this machine (ps); prefer ${ENV.password}`);
+
+  const receiver = await startReceiver(
+    {
+      host: flags.host,
+      port,
+      path: flags.path,
+      auth,
+      dataDir: resolve(deps.cwd, flags.dataDir),
+      out: flags.out,
+      format: flags.format,
+      json: flags.json ?? false,
+      maxBodyBytes,
+      log: say,
+      ...(delay !== undefined && delay !== '' ? { workerDelayMs: Number(delay) } : {}),
+    },
+    { stdout: deps.stdout, cwd: deps.cwd, now: () => new Date() },
+  );
+  deps.stdout.write(`Listening on ${receiver.url}\n`);
+  say(`auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`);
+  if (!LOOPBACK.test(flags.host)) {
+    say(
+      `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can send events` +
+        (auth.type === 'none' ? ', and --auth none lets them all in: use --auth bearer' : ''),
+    );
+  }
+  await Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
+  say('stopping...');
+  await receiver.close();
+}
+
+/**
+ * The authentication from the flags and the environment. Without --auth it follows from
+ * what was given (--token or EXTRACT_LISTEN_TOKEN: bearer; --user: basic; nothing: none);
+ * a combination that cannot be meant (a token with --auth basic) is a usage error.
+ */
+export function resolveAuth(flags: Pick<ListenFlags, 'auth' | 'token' | 'user' | 'password'>, env: NodeJS.ProcessEnv): ReceiverAuth {
+  const envToken = _nonEmpty(env[ENV.token]);
+  const envPassword = _nonEmpty(env[ENV.password]);
+  const type = flags.auth ?? (flags.token !== undefined || (envToken !== undefined && flags.user === undefined) ? 'bearer' : flags.user !== undefined ? 'basic' : 'none');
+  switch (type) {
+    case 'none':
+      if (flags.token !== undefined || flags.user !== undefined || flags.password !== undefined) {
+        throw new ExtractError('usage', '--auth none takes no credentials: drop --token/--user/--password, or use --auth bearer or --auth basic');
+      }
+      return { type: 'none' };
+    case 'bearer': {
+      if (flags.user !== undefined || flags.password !== undefined) {
+        throw new ExtractError('usage', '--user and --password are for --auth basic: with --auth bearer, give only a token');
+      }
+      const token = _nonEmpty(flags.token) ?? envToken;
+      if (token === undefined) {
+        throw new ExtractError('usage', `--auth bearer needs a token: set ${ENV.token} (kept out of ps), or pass --token`);
+      }
+      return { type: 'bearer', token };
+    }
+    case 'basic': {
+      if (flags.token !== undefined) {
+        throw new ExtractError('usage', '--token is for --auth bearer: with --auth basic, give --user and a password');
+      }
+      const username = _nonEmpty(flags.user);
+      const password = _nonEmpty(flags.password) ?? envPassword;
+      if (username === undefined || password === undefined) {
+        throw new ExtractError('usage', `--auth basic needs --user and a password: pass --user U, and set ${ENV.password} (kept out of ps) or pass --password`);
+      }
+      // RFC 7617: the user-id cannot hold a colon, the first colon separates it from the password.
+      if (username.includes(':')) throw new ExtractError('usage', '--user cannot contain ":" (basic authentication splits on it): choose another user name');
+      return { type: 'basic', username, password };
+    }
+    default:
+      throw new ExtractError('usage', `unknown --auth "${type}": use none, bearer or basic`);
+  }
+}
+
+function _integer(text: string, flag: string, min: number, max: number, hint: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new ExtractError('usage', `${flag} ${JSON.stringify(text)} is not valid: ${hint}`);
+  return n;
+}
+
+function _nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
