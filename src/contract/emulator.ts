@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { DocumentStatus } from './api.ts';
+import { Results } from './results.ts';
+import { SourceType } from './webhook.ts';
 
 /** Shapes of the emulator's own surface under /_emulator/ (not part of the emulated API). */
 
@@ -49,3 +52,27 @@ export type Delivery = z.infer<typeof Delivery>;
 export const DeliveriesBody = z.object({ deliveries: z.array(Delivery) });
 
 export const RecoverRequest = z.object({ since: z.iso.datetime({ offset: true }) });
+
+/** A document as the application shows it: the API's view plus how it arrived and when. */
+export const AppDocument = z.object({
+  document_id: z.string(),
+  parser_id: z.string(),
+  status: DocumentStatus,
+  file_name: z.string(),
+  mime_type: z.string(),
+  source_type: SourceType,
+  page_count: z.number().int().nullable(),
+  results: Results.nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type AppDocument = z.infer<typeof AppDocument>;
+
+export const DocumentsPage = z.object({ total: z.number().int(), offset: z.number().int(), documents: z.array(AppDocument) });
+
+export const DocumentsQuery = z.object({
+  offset: z.coerce.number().int().nonnegative().default(0),
+  limit: z.coerce.number().int().positive().max(500).default(50),
+  status: DocumentStatus.optional(),
+});

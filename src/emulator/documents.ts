@@ -31,6 +31,8 @@ export type Documents = {
   /** processing -> error; false when it was no longer processing. */
   fail(documentId: string, error: string, atMs: number): boolean;
   processing(): DocumentRow[];
+  /** Newest first, for the application's list. */
+  page(input: { offset: number; limit: number; status?: DocumentStatus | undefined }): { total: number; documents: DocumentRow[] };
 };
 
 export function createDocuments(db: DatabaseSync): Documents {
@@ -70,6 +72,13 @@ export function createDocuments(db: DatabaseSync): Documents {
     },
     processing() {
       return (processing.all() as RawRow[]).map(decode);
+    },
+    page({ offset, limit, status }) {
+      const where = status ? 'WHERE status = ?' : '';
+      const args = status ? [status] : [];
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM documents ${where}`).get(...args) as { n: number }).n;
+      const rows = db.prepare(`SELECT * FROM documents ${where} ORDER BY created_at DESC, document_id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as RawRow[];
+      return { total, documents: rows.map(decode) };
     },
   };
 }

@@ -108,7 +108,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   await app.register(apiRoutes(gateway, keys, config.inline.max_body_bytes));
   await app.register(storageRoutes(gateway));
   await app.register(arrivalRoutes({ gateway, parsers, inbound }));
-  await app.register(emulatorRoutes({ ledger, webhooks, parsers: config.parsers, deps }));
+  await app.register(emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps }));
 
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 8787 });

@@ -58,3 +58,75 @@ export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<Se
   });
   return { url, child, stdout: () => out };
 }
+
+export type CliProcess = {
+  child: ResultPromise;
+  /** Everything printed so far on stdout and stderr. */
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the first match of `pattern` in stdout + stderr, waiting up to `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+};
+
+/**
+ * Starts the built CLI with `args` as a long-running child (killed after the test), in a
+ * clean environment plus `env`, and lets the test wait for lines it prints.
+ */
+export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+  const child = execa(process.execPath, [CLI, ...args], {
+    env: cleanEnv(options.env),
+    extendEnv: false,
+    reject: false,
+    buffer: false,
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  const listeners = new Set<() => void>();
+  const changed = (): void => {
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    changed();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+    changed();
+  });
+  let exited = false;
+  void child.then(() => {
+    exited = true;
+    changed();
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          const m = pattern.exec(`${out}\n${err}`);
+          if (m) {
+            done();
+            resolve(m);
+          } else if (exited) {
+            done();
+            reject(new Error(`the CLI exited before printing ${pattern}:\n${out}\n${err}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`the CLI did not print ${pattern} within ${timeoutMs} ms:\n${out}\n${err}`));
+        }, timeoutMs);
+        const done = (): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { DeliveryState, EMULATOR_PREFIX, RecoverRequest, TopUpRequest, type ParserConfig } from '../../contract/index.ts';
+import { DeliveryState, DocumentsQuery, EMULATOR_PREFIX, RecoverRequest, TopUpRequest, type AppDocument, type ParserConfig } from '../../contract/index.ts';
+import type { DocumentRow, Documents } from '../documents.ts';
+import { ServiceError } from '../errors.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Ledger } from '../ledger.ts';
 import type { Webhooks } from '../webhooks/index.ts';
@@ -13,15 +15,29 @@ const DeliveryQuery = z.object({
   limit: z.coerce.number().int().positive().max(5000).optional(),
 });
 
+const appDocument = (d: DocumentRow): AppDocument => ({
+  document_id: d.document_id,
+  parser_id: d.parser_id,
+  status: d.status,
+  file_name: d.file_name,
+  mime_type: d.mime_type,
+  source_type: d.source_type,
+  page_count: d.page_count,
+  results: d.status === 'completed' ? d.results : null,
+  error: d.error,
+  created_at: new Date(d.created_at).toISOString(),
+  finished_at: d.finished_at === null ? null : new Date(d.finished_at).toISOString(),
+});
+
 /** A secret shown as its first characters and a mask: enough to tell two apart, not to use. */
-const mask = (secret: string) => `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…`;
+const mask = (secret: string) => `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…${secret.length > 16 ? secret.slice(-4) : ''}`;
 
 /**
  * The emulator's own surface under /_emulator/, outside the emulated API: for people
  * and for tests of users' pipelines. It needs no API key (the server binds loopback).
  */
-export function emulatorRoutes(input: { ledger: Ledger; webhooks: Webhooks; parsers: readonly ParserConfig[]; deps: EmulatorDeps }) {
-  const { ledger, webhooks, parsers, deps } = input;
+export function emulatorRoutes(input: { ledger: Ledger; documents: Documents; webhooks: Webhooks; parsers: readonly ParserConfig[]; deps: EmulatorDeps }) {
+  const { ledger, documents, webhooks, parsers, deps } = input;
   return async (app: FastifyInstance) => {
     app.get(`${EMULATOR_PREFIX}/health`, async () => ({ ok: true }));
     app.get(`${EMULATOR_PREFIX}/ledger`, async () => ledger.body());
@@ -31,8 +47,20 @@ export function emulatorRoutes(input: { ledger: Ledger; webhooks: Webhooks; pars
       return { balance: ledger.balance() };
     });
 
+    app.get(`${EMULATOR_PREFIX}/documents`, async (request) => {
+      const q = parseBody(DocumentsQuery, request.query);
+      const { total, documents: rows } = documents.page(q);
+      return { total, offset: q.offset, documents: rows.map(appDocument) };
+    });
+    app.get<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/documents/:id`, async (request) => {
+      const doc = documents.get(request.params.id);
+      if (!doc) throw new ServiceError('not_found', `no document ${JSON.stringify(request.params.id.slice(0, 80))}`);
+      return appDocument(doc);
+    });
+
     app.get(`${EMULATOR_PREFIX}/parsers`, async () => ({
-      parsers: parsers.map((p) => ({ parser_id: p.parser_id, parser_name: p.parser_name, fields: p.fields, api_keys: p.api_keys.map(mask) })),
+      // The keys are the emulator's own (serve prints them on start); the page shows them masked with a copy button.
+      parsers: parsers.map((p) => ({ parser_id: p.parser_id, parser_name: p.parser_name, fields: p.fields, api_keys: p.api_keys.map((key) => ({ masked: mask(key), key })) })),
     }));
     app.get(`${EMULATOR_PREFIX}/integrations`, async () => ({
       integrations: [...webhooks.integrations.values()].map((i) => ({

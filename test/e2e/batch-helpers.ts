@@ -1,0 +1,76 @@
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa, type Options, type ResultPromise } from 'execa';
+import { afterEach } from 'vitest';
+import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { CLI, cleanEnv, spawnServe, tempDir } from '../helpers/cli.ts';
+
+/** Helpers of the batch client's end-to-end tests: a real `extract serve`, the built CLI, the ledger. */
+
+export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'invoices');
+export const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
+
+export function fixtureNames(): string[] {
+  return readdirSync(FIXTURES).filter((f) => f.endsWith('.pdf')).sort();
+}
+
+export function expectedResults(pdf: string): unknown {
+  return JSON.parse(readFileSync(join(FIXTURES, pdf.replace(/\.pdf$/, '.expected.json')), 'utf8'));
+}
+
+/** A working directory with the invoice fixtures copied under in/. */
+export function workDir(): string {
+  const dir = tempDir('extract-batch-');
+  cpSync(FIXTURES, join(dir, 'in'), { recursive: true, filter: (src) => !src.endsWith('.expected.json') });
+  return dir;
+}
+
+/** `extract serve --port 0 --in-memory` with the default config plus overrides. */
+export async function serve(overrides: Partial<EmulatorConfigInput> = {}): Promise<{ url: string }> {
+  const dir = tempDir('extract-serve-');
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 4 }, ...overrides }));
+  return spawnServe(['--in-memory', '--config', config]);
+}
+
+const running = new Set<ResultPromise>();
+afterEach(() => {
+  for (const c of running) c.kill('SIGKILL');
+  running.clear();
+});
+
+/** The built CLI with a clean environment pointed at `url`. */
+export function extract(cwd: string, url: string, args: string[], options: Options = {}): ResultPromise {
+  const child = execa(process.execPath, [CLI, ...args], {
+    cwd,
+    env: cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') }),
+    extendEnv: false,
+    reject: false,
+    ...options,
+  });
+  running.add(child);
+  return child;
+}
+
+export async function ledger(url: string): Promise<LedgerBody> {
+  const res = await fetch(`${url}/_emulator/ledger`);
+  return LedgerBody.parse(await res.json());
+}
+
+/** Net pages reserved per document content: every value must be one document's pages, charged once. */
+export async function reservesBySha(url: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const e of (await ledger(url)).entries) {
+    if (e.kind !== 'reserve' || e.sha256 === null) continue;
+    counts.set(e.sha256, (counts.get(e.sha256) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export function readJsonLines(text: string): Array<Record<string, unknown>> {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

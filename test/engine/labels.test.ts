@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { FieldDefinition } from '../../src/contract/index.ts';
+import { LabelIndex, nameWords } from '../../src/engine/labels.ts';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+
+const plain: FieldDefinition = [
+  { name: 'invoice_number', type: 'string' },
+  { name: 'invoice_date', type: 'date' },
+  { name: 'total', type: 'decimal' },
+  { name: 'subtotal', type: 'decimal' },
+];
+
+describe('engine labels', () => {
+  it('engine: matches the words of a field name with number synonyms', () => {
+    const labels = new LabelIndex(plain);
+    for (const text of ['Invoice Number: 7', 'Invoice No. 7', 'Invoice #: 7', 'Invoice no: 7', 'INVOICE NR 7', 'Invoice # 7']) {
+      const m = labels.match(text);
+      expect(m?.owners.has('invoice_number'), text).toBe(true);
+      expect(m?.rest, text).toBe('7');
+      expect(m?.kind, text).toBe('clean');
+    }
+  });
+
+  it('engine: prefers the longest label', () => {
+    const labels = new LabelIndex(plain);
+    expect([...(labels.match('Invoice Date: 2024-01-01')?.owners ?? [])]).toEqual(['invoice_date']);
+    expect([...(labels.match('Subtotal 10.00')?.owners ?? [])]).toEqual(['subtotal']);
+    const inv = new LabelIndex(INVOICE_FIELDS);
+    expect([...(inv.match('Tax ID: DE1')?.owners ?? [])]).toEqual(['vendor.vat_id']);
+    expect([...(inv.match('Total Due: 5')?.owners ?? [])]).toEqual(['total']);
+  });
+
+  it('engine: tells a bare label, a label with a value and a loose label apart', () => {
+    const labels = new LabelIndex(plain);
+    expect(labels.isBareLabel('Total')).toBe(true);
+    expect(labels.isBareLabel('Total:')).toBe(true);
+    expect(labels.match('Tax (19%): 5')).toBeNull();
+    expect(labels.match('Total (EUR): 5')?.rest).toBe('5');
+    expect(labels.match('Total 12.50')?.kind).toBe('loose');
+    expect(labels.match('Totals')).toBeNull();
+    expect(labels.match('Subtotaling')).toBeNull();
+    expect(labels.match('Grand Total: 5')).toBeNull(); // the label must open the cell
+  });
+
+  it('engine: ignores case and accents, and reads a box before a label', () => {
+    const labels = new LabelIndex([{ name: 'paid', type: 'boolean' }, { name: 'fecha', type: 'date', label: 'Fécha' }]);
+    expect(labels.match('FECHA: 2024-01-01')?.rest).toBe('2024-01-01');
+    expect(labels.match('[x] Paid')?.box).toBe('[x]');
+    expect(labels.match('☐ Paid')?.box).toBe('☐');
+  });
+
+  it('engine: splits field names into words', () => {
+    expect(nameWords('invoice_number')).toEqual(['invoice', 'number']);
+    expect(nameWords('dueDate')).toEqual(['due', 'date']);
+  });
+});
