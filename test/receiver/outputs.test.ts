@@ -1,0 +1,132 @@
+import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REVIEW_FILE } from '../../src/receiver/index.ts';
+import { nullFields } from '../../src/receiver/records.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { readCsvObjects } from '../outputs/helpers.ts';
+import { payload, receiver, send } from './helpers.ts';
+
+/** A document with nulls at every depth: a leaf, a leaf of an Object field, and table cells. */
+const withNulls = payload({
+  document_id: 'doc_nulls',
+  metadata: { file_name: 'scan.pdf', mime_type: 'application/pdf', source_type: 'email', page_count: 3 },
+  data: {
+    invoice_number: 'INV-7',
+    total: null,
+    paid: false,
+    discount: 0,
+    customer: { name: 'ACME', email: null },
+    lines: [
+      { description: 'Widget', amount: null },
+      { description: null, amount: 0 },
+    ],
+  },
+});
+const complete = payload({ document_id: 'doc_full', data: { invoice_number: 'INV-8', total: 12.5, customer: { name: 'B', email: 'b@x.io' } } });
+
+const lines = async (path: string): Promise<Record<string, unknown>[]> =>
+  (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+
+describe('listen: outputs', () => {
+  it('nullFields: lists every null leaf by its path, tables cell by cell, and nothing else', () => {
+    expect(nullFields(withNulls.data)).toEqual(['total', 'customer.email', 'lines[0].amount', 'lines[1].description']);
+    expect(nullFields(complete.data)).toEqual([]);
+    expect(nullFields({ customer: null, lines: [] })).toEqual(['customer']);
+  });
+
+  it('listen: documents with nulls are listed for review (log line and review.jsonl), and null is never 0 in JSON Lines', async () => {
+    const out = join(tempDir(), 'records.jsonl');
+    const r = await receiver({ out });
+    await send(r.url, withNulls);
+    await send(r.url, complete);
+    await send(r.url, withNulls);
+    await r.drained();
+    expect(r.lines).toEqual([
+      '<-- doc_nulls parser=Invoices pages=3 new',
+      '    doc_nulls (scan.pdf) needs review: null total, customer.email, lines[0].amount, lines[1].description',
+      '<-- doc_full parser=Invoices pages=2 new',
+      '<-- doc_nulls parser=Invoices pages=3 duplicate',
+    ]);
+    expect(await lines(join(r.dataDir, REVIEW_FILE))).toEqual([
+      { document_id: 'doc_nulls', file_name: 'scan.pdf', null_fields: ['total', 'customer.email', 'lines[0].amount', 'lines[1].description'] },
+    ]);
+    const [first, second] = await lines(out);
+    expect(first).toEqual({
+      file: 'scan.pdf',
+      document_id: 'doc_nulls',
+      status: 'completed',
+      page_count: 3,
+      route: 'webhook',
+      error: null,
+      results: withNulls.data,
+    });
+    expect(second).toMatchObject({ document_id: 'doc_full', results: complete.data });
+  });
+
+  it('listen: CSV output is rewritten from every record after each batch; null cells stay empty, never 0', async () => {
+    const out = join(tempDir(), 'records.csv');
+    const r = await receiver({ out });
+    await send(r.url, withNulls);
+    await r.drained();
+    expect(readCsvObjects(await readFile(out, 'utf8'))).toHaveLength(1);
+    await send(r.url, complete);
+    await r.drained();
+    const rows = readCsvObjects(await readFile(out, 'utf8'));
+    expect(rows.map((row) => row.document_id)).toEqual(['doc_nulls', 'doc_full']);
+    const [nulls, full] = rows;
+    expect(nulls).toMatchObject({ file: 'scan.pdf', status: 'completed', page_count: '3', total: null, 'customer.email': null, discount: '0', paid: 'false' });
+    expect(full).toMatchObject({ total: '12.5', 'customer.email': 'b@x.io' });
+    // The table travels as its JSON text, nulls inside kept as null.
+    expect(JSON.parse(nulls?.lines ?? 'null')).toEqual(withNulls.data.lines);
+  });
+
+  it('listen: JSON output is one array of every record, directory output one <document_id>.json each', async () => {
+    const base = tempDir();
+    const json = await receiver({ out: join(base, 'records.json') });
+    await send(json.url, withNulls);
+    await send(json.url, complete);
+    await json.drained();
+    const array: unknown = JSON.parse(await readFile(join(base, 'records.json'), 'utf8'));
+    expect(array).toEqual([expect.objectContaining({ document_id: 'doc_nulls', results: withNulls.data }), expect.objectContaining({ document_id: 'doc_full' })]);
+
+    const dir = await receiver({ out: join(base, 'docs') + '/' });
+    await send(dir.url, withNulls);
+    await send(dir.url, payload({ document_id: '../escape', metadata: { ...withNulls.metadata, file_name: 'scan.pdf' } }));
+    await dir.drained();
+    expect((await readdir(join(base, 'docs'))).sort()).toEqual(['_._escape.json', 'doc_nulls.json']);
+    const doc: unknown = JSON.parse(await readFile(join(base, 'docs', 'doc_nulls.json'), 'utf8'));
+    expect(doc).toMatchObject({ file: 'scan.pdf', results: { total: null } });
+  });
+
+  it('listen: without -o, records are JSON Lines on stdout; a whole-file --format needs -o', async () => {
+    const r = await receiver();
+    await send(r.url, withNulls);
+    await r.drained();
+    expect(r.stdout().trim().split('\n').map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ document_id: 'doc_nulls', results: withNulls.data })]);
+    await expect(receiver({ format: 'csv' })).rejects.toMatchObject({ code: 'usage', message: expect.stringMatching(/pass -o FILE\.csv/) });
+    await expect(receiver({ out: join(tempDir(), 'records.txt') })).rejects.toMatchObject({ code: 'usage' });
+  });
+
+  it('listen: on start a JSON Lines output gets what it misses, and a torn last line is cut off', async () => {
+    const base = tempDir();
+    const out = join(base, 'records.jsonl');
+    const dataDir = join(base, 'inbox');
+    const first = await receiver({ out, dataDir });
+    await send(first.url, withNulls);
+    await send(first.url, complete);
+    await first.drained();
+    await first.close();
+    // A crash mid-write left half a line; someone also removed the second record.
+    const [kept] = (await readFile(out, 'utf8')).split('\n');
+    await writeFile(out, `${kept}\n`);
+    await appendFile(out, '{"file":"scan.pdf","document_id":"doc_');
+
+    const second = await receiver({ out, dataDir });
+    await second.drained();
+    expect((await lines(out)).map((l) => l.document_id)).toEqual(['doc_nulls', 'doc_full']);
+  });
+});
