@@ -58,12 +58,15 @@ export async function ledger(url: string): Promise<LedgerBody> {
   return LedgerBody.parse(await res.json());
 }
 
-/** Net pages reserved per document content: every value must be one document's pages, charged once. */
+/**
+ * Charges that stood, per document content: reserves minus refunds (a timed-out inline
+ * attempt is reserved then refunded). Every value must be 1: each document paid once.
+ */
 export async function reservesBySha(url: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const e of (await ledger(url)).entries) {
-    if (e.kind !== 'reserve' || e.sha256 === null) continue;
-    counts.set(e.sha256, (counts.get(e.sha256) ?? 0) + 1);
+    if (e.sha256 === null || e.kind === 'topup') continue;
+    counts.set(e.sha256, (counts.get(e.sha256) ?? 0) + (e.kind === 'reserve' ? 1 : -1));
   }
   return counts;
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { extract, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+
+describe('route fallback', () => {
+  it('an inline 503 moves the file to upload-and-poll, once, and says so', async () => {
+    // Every page takes 300 ms but the inline limit is 50 ms: each inline request times out.
+    const server = await serve({ inline: { timeout_ms: 50, max_body_bytes: 10 * 1024 * 1024 }, processing: { ms_per_page: 300, concurrency: 4 } });
+    const cwd = workDir();
+    const run = await extract(cwd, server.url, ['in/01-us-standard.pdf', 'in/05-receipt.pdf', '--route', 'inline', '-v', '--poll-interval', '100ms']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/moving it to upload-and-poll/);
+    const records = readJsonLines(String(run.stdout));
+    expect(records.map((r) => r.route)).toEqual(['inline->upload', 'inline->upload']);
+    expect(records.every((r) => r.status === 'completed')).toBe(true);
+    // The timed-out inline attempt cost nothing: one net charge per document.
+    expect([...(await reservesBySha(server.url)).values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('a document still processing at --poll-timeout: exit 5, and a rerun collects it', async () => {
+    const server = await serve({ processing: { ms_per_page: 1500, concurrency: 1 } });
+    const cwd = workDir();
+    const first = await extract(cwd, server.url, ['in/15-three-pages.pdf', '--route', 'upload', '--poll-interval', '100ms', '--poll-timeout', '500ms']);
+    expect(first.exitCode, first.stderr).toBe(5);
+    const second = await extract(cwd, server.url, ['in/15-three-pages.pdf', '--poll-interval', '200ms']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(readJsonLines(String(second.stdout))[0]).toMatchObject({ status: 'completed', route: 'upload', page_count: 3 });
+    expect([...(await reservesBySha(server.url)).values()]).toEqual([1]);
+  });
+});

@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extract, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+
+const journalLines = (cwd: string): Array<Record<string, unknown>> => {
+  const path = join(cwd, '.extract-state.jsonl');
+  if (!existsSync(path)) return [];
+  // The last line may be torn mid-write: keep the whole ones.
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+};
+
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('resuming', () => {
+  it('SIGKILL mid-batch, then a rerun completes everything and each document is charged exactly once', async () => {
+    const server = await serve({ processing: { ms_per_page: 400, concurrency: 2 } });
+    const cwd = workDir();
+    const names = fixtureNames();
+    const first = extract(cwd, server.url, ['in/*.pdf', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
+    // Kill once every document is submitted (paid for) and before the batch is over.
+    await until(() => journalLines(cwd).filter((l) => l.fact === 'submitted').length === names.length);
+    first.kill('SIGKILL');
+    await first;
+    expect(journalLines(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(names.length);
+
+    // The lock of the killed run is stale: the rerun takes it over.
+    const second = await extract(cwd, server.url, ['in/*.pdf', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/resuming \d+ documents? submitted by an earlier run/);
+    const records = readJsonLines(String(second.stdout));
+    expect(records).toHaveLength(names.length);
+    expect(records.every((r) => r.status === 'completed')).toBe(true);
+
+    const reserves = await reservesBySha(server.url);
+    expect(reserves.size).toBe(names.length);
+    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('402 mid-batch: exit 3, state kept; after a top-up a rerun finishes and charges nothing twice', async () => {
+    const server = await serve({ credits: 6 });
+    const cwd = workDir();
+    const names = fixtureNames();
+    const first = await extract(cwd, server.url, ['in/', '-c', '1', '--poll-interval', '50ms']);
+    expect(first.exitCode, first.stderr).toBe(3);
+    expect(first.stderr).toMatch(/out of credits/);
+    const done = readJsonLines(String(first.stdout)).filter((r) => r.status === 'completed').length;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(names.length);
+
+    await fetch(`${server.url}/_emulator/credits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pages: 1000 }) });
+    const second = await extract(cwd, server.url, ['in/', '-c', '4', '--poll-interval', '50ms']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(new RegExp(`${done} skipped`));
+    const reserves = await reservesBySha(server.url);
+    expect(reserves.size).toBe(names.length);
+    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+  });
+});
