@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+/** Where the page's static files live: top-level app/, three levels up from src/ and from dist/ alike. */
+export const APP_ROOT = fileURLToPath(new URL('../../../app/', import.meta.url));
+
+/** The prefix of the page's assets; the page itself is at `/`. */
+export const APP_PREFIX = '/_app/';
+
+/**
+ * The page only loads its own files and talks to its own origin; data is always
+ * written as text, and this policy makes an injected script or style inert anyway.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+} as const;
+
+/**
+ * The application of `extract serve`: one HTML page at `/` and its hand-written ES modules
+ * and CSS under /_app/, served as they are shipped (no build step). The page reads and acts
+ * on the emulator's own surface under /_emulator/.
+ */
+export function appRoutes(input: { root?: string } = {}) {
+  const root = input.root ?? APP_ROOT;
+  return async (app: FastifyInstance) => {
+    await app.register(fastifyStatic, {
+      root,
+      prefix: APP_PREFIX,
+      index: false,
+      // A page that follows the installed package: revalidate each load (ETag), never serve a stale module.
+      cacheControl: true,
+      maxAge: 0,
+      setHeaders: (reply) => reply.headers(SECURITY_HEADERS),
+    });
+    app.get('/', async (_request, reply) => reply.sendFile('index.html'));
+  };
+}
