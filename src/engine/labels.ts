@@ -79,6 +79,8 @@ export function labelsOf(field: Pick<Field, 'name' | 'label' | 'aliases'>): stri
 /** Every label of a definition, each knowing the fields it names. */
 export class LabelIndex {
   private readonly forms: LabelForm[] = [];
+  /** Every field asks about every cell: remember the answer per text. */
+  private readonly seen = new Map<string, LabelMatch | null>();
 
   constructor(fields: FieldDefinition) {
     this.add(fields, '');
@@ -108,6 +110,15 @@ export class LabelIndex {
    * or a space and more words.
    */
   match(text: string): LabelMatch | null {
+    let m = this.seen.get(text);
+    if (m === undefined) {
+      m = this.matchUncached(text);
+      this.seen.set(text, m);
+    }
+    return m;
+  }
+
+  private matchUncached(text: string): LabelMatch | null {
     let body = text;
     let box: string | undefined;
     const boxed = BOX_PREFIX.exec(text);
