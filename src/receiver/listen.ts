@@ -70,6 +70,8 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
     },
     { stdout: deps.stdout, cwd: deps.cwd, now: () => new Date() },
   );
+  // Listening for signals before printing anything: whoever reads "Listening on" may stop us at once.
+  const stop = Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
   deps.stdout.write(`Listening on ${receiver.url}\n`);
   say(`auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`);
   if (!LOOPBACK.test(flags.host)) {
@@ -78,7 +80,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
         (auth.type === 'none' ? ', and --auth none lets them all in: use --auth bearer' : ''),
     );
   }
-  await Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
+  await stop;
   say('stopping...');
   await receiver.close();
 }
