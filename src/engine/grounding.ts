@@ -84,8 +84,13 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc): Candidate[] {
       if (rightValue !== undefined && below === undefined) out.push({ text: rightValue, strong: true });
       else if (below !== undefined && rightValue === undefined) out.push({ text: below, strong: false });
       else if (below !== undefined && rightValue !== undefined) {
-        // "Invoice Number   INV-1" above "Reference   R-7": the value could be either. Null.
-        out.push({ text: '', strong: true });
+        // "Total   10.00" above "Terms: Net 30": only one of the two is a value of the type.
+        // "Invoice Number   INV-1" above "Reference   R-7": both are; the field is null.
+        const rightParses = parseValue(field.type, rightValue, doc.hints) !== null;
+        const belowParses = parseValue(field.type, below, doc.hints) !== null;
+        if (rightParses && !belowParses) out.push({ text: rightValue, strong: true });
+        else if (belowParses && !rightParses) out.push({ text: below, strong: false });
+        else out.push({ text: '', strong: true });
       }
     }
   }

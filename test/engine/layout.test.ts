@@ -58,6 +58,11 @@ describe('engine grounding', () => {
     expect(ground('Invoice Number   A-1\nReference        R-7').invoice_number).toBeNull();
   });
 
+  it('engine: takes the value to the right of a bare label when the cell below is no value of the type', () => {
+    expect(ground('Total        10.00\nTerms: Net 30').total).toBe(10);
+    expect(ground('Total        10.00\n12.00').total).toBeNull();
+  });
+
   it('engine: scopes the fields of an object to the block under its heading', () => {
     const r = ground('Vendor                 Bill To\nName: Seller           Name: Buyer\n\nName: Elsewhere');
     expect(r.customer).toEqual({ name: 'Buyer' });
