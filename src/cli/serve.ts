@@ -12,6 +12,8 @@ export type ServeFlags = {
   webhookTimeScale?: string;
   json?: boolean;
   quiet?: boolean;
+  fault: string[];
+  seed?: string;
 };
 
 /** `extract serve`: the local emulation of the service. The action only forwards. */
@@ -26,6 +28,8 @@ export function registerServe(program: Command): void {
     .option('--in-memory', 'keep nothing after the server stops (the default without --data-dir)')
     .option('--smtp-port <port>', 'also take documents by email on this SMTP port (0 picks a free one)')
     .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.001 turns 5 min into 300 ms)')
+    .option('--fault <spec>', 'inject a fault, OPERATION:PROBABILITY:EFFECT, e.g. extract-inline:0.1:503 (repeatable; README: Fault injection)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--seed <n>', 'seed the fault draws so a faulty run is repeatable')
     .option('--json', 'print requests and deliveries as NDJSON instead of lines')
     .option('-q, --quiet', 'print only the start-up lines and errors')
     .option('--print-config', 'print the built-in configuration and exit')

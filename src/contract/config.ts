@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_PREFIX } from './api.ts';
+import { FaultRuleInput } from './emulator.ts';
 import { FieldDefinition } from './fields.ts';
 
 /** The configuration file of `extract serve` (README: "Configuration"). */
@@ -61,6 +62,10 @@ export const EmulatorConfig = z
         time_scale: z.number().positive().default(1),
       })
       .default({ timeout_ms: 10_000, time_scale: 1 }),
+    /** Faults injected from the start; more can be added at run time under /_emulator/faults. */
+    faults: z
+      .strictObject({ seed: z.number().int().optional(), rules: z.array(FaultRuleInput).default([]) })
+      .default({ rules: [] }),
     parsers: z.array(ParserConfig).min(1, 'configure at least one parser'),
   })
   .superRefine((cfg, ctx) => {

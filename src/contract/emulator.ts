@@ -76,3 +76,41 @@ export const DocumentsQuery = z.object({
   limit: z.coerce.number().int().positive().max(500).default(50),
   status: DocumentStatus.optional(),
 });
+
+/** Fault injection (README: "Fault injection"). */
+export const FaultOperation = z.enum(['upload-url', 'upload', 'extract-inline', 'extract-async', 'documents', 'webhook']);
+export type FaultOperation = z.infer<typeof FaultOperation>;
+
+export const FaultEffect = z.discriminatedUnion('type', [
+  /** Answer with this status and a JSON error instead of handling the request (429 carries Retry-After). */
+  z.strictObject({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503)]), retry_after: z.number().int().nonnegative().default(1) }),
+  /** Wait before handling: `ms`, or a random time between min_ms and max_ms. */
+  z.strictObject({ type: z.literal('latency'), ms: z.number().int().nonnegative().optional(), min_ms: z.number().int().nonnegative().optional(), max_ms: z.number().int().nonnegative().optional() }),
+  /** Drop the connection: before handling (nothing happened), or after (the work was done, the answer is lost). */
+  z.strictObject({ type: z.literal('reset'), when: z.enum(['before', 'after']).default('before') }),
+  /** Handle the request, then send only the first half of the answer and close. */
+  z.strictObject({ type: z.literal('truncate') }),
+  /** Accept the request and never answer; the connection is closed after `ms`. */
+  z.strictObject({ type: z.literal('stall'), ms: z.number().int().positive().default(30_000) }),
+  /** extract-async only: the document ends in error (refunded). */
+  z.strictObject({ type: z.literal('async_error'), message: z.string().default('injected fault: extraction failed') }),
+  /** webhook only: the attempt is not sent and counts as failed (retried on schedule). */
+  z.strictObject({ type: z.literal('drop') }),
+  /** webhook only: the event is sent twice. */
+  z.strictObject({ type: z.literal('duplicate') }),
+  /** webhook only: the attempt waits `ms` first (later events overtake it: a reorder). */
+  z.strictObject({ type: z.literal('delay'), ms: z.number().int().nonnegative().default(1000) }),
+]);
+export type FaultEffect = z.infer<typeof FaultEffect>;
+
+export const FaultRuleInput = z.strictObject({
+  operation: FaultOperation,
+  /** Chance that a matching request gets the effect, 0..1. */
+  probability: z.number().min(0).max(1).default(1),
+  effect: FaultEffect,
+  /** Apply at most this many times, then the rule retires. */
+  times: z.number().int().positive().optional(),
+});
+export type FaultRuleInput = z.input<typeof FaultRuleInput>;
+export const FaultRule = FaultRuleInput.extend({ id: z.string(), applied: z.number().int().nonnegative() });
+export type FaultRule = z.infer<typeof FaultRule>;

@@ -155,7 +155,7 @@ export function createGateway(input: {
   }
 
   /** Operation 3b: always asynchronous, even for a tiny file. */
-  async function extractStored(parser: ParserConfig, req: ExtractStoredRequest): Promise<ExtractAcceptedResponse> {
+  async function extractStored(parser: ParserConfig, req: ExtractStoredRequest, injectedError?: string): Promise<ExtractAcceptedResponse> {
     const row = uploads.get(req.storage_path);
     if (!row || row.parser_id !== parser.parser_id) {
       throw new ServiceError('not_found', 'no upload exists at this storage_path for this API key\'s parser: pass storage_path exactly as POST /api/v1/upload-url returned it');
@@ -198,7 +198,7 @@ export function createGateway(input: {
       return accepted(base.document_id);
     }
     const doc = accept({ ...base, page_count: pages }, () => uploads.markSubmitted(row.storage_path, base.document_id));
-    processor.enqueue(doc);
+    processor.enqueue(doc, injectedError);
     return accepted(doc.document_id);
   }
 

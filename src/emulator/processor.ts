@@ -20,10 +20,10 @@ export type Outcome =
   | { status: 'error'; error: string; cause: 'unreadable' | 'internal' };
 
 export type Processor = {
-  /** Runs one document to its end state and returns it. */
-  run(doc: DocumentRow): Promise<Outcome>;
+  /** Runs one document to its end state and returns it; `injectedError` makes it fail (fault injection). */
+  run(doc: DocumentRow, injectedError?: string): Promise<Outcome>;
   /** Queues a stored-path document for background extraction. */
-  enqueue(doc: DocumentRow): void;
+  enqueue(doc: DocumentRow, injectedError?: string): void;
   /** Marks a document failed and refunds it (inline time-out, a crash of an inline request). */
   abandon(documentId: string, reason: string): void;
   /** Called once a document reached completed or error (webhooks hang here). */
@@ -67,9 +67,13 @@ export function createProcessor(input: {
     }
   };
 
-  const extract = async (doc: DocumentRow): Promise<Outcome> => {
+  const extract = async (doc: DocumentRow, injectedError?: string): Promise<Outcome> => {
     const parser = parsers.get(doc.parser_id);
     if (!parser) return { status: 'error', cause: 'internal', error: `the parser ${doc.parser_id} is no longer configured` };
+    if (injectedError !== undefined) {
+      await deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page);
+      return { status: 'error', cause: 'internal', error: `${injectedError}; the credits were refunded` };
+    }
     try {
       const bytes = await readFile(join(store.blobDir, doc.blob));
       const [out] = await Promise.all([
@@ -84,14 +88,14 @@ export function createProcessor(input: {
   };
 
   const processor: Processor = {
-    async run(doc) {
-      const outcome = await extract(doc);
+    async run(doc, injectedError) {
+      const outcome = await extract(doc, injectedError);
       finish(doc.document_id, outcome);
       return outcome;
     },
-    enqueue(doc) {
+    enqueue(doc, injectedError) {
       if (closed) return;
-      const task = limit(() => (closed ? undefined : processor.run(doc)));
+      const task = limit(() => (closed ? undefined : processor.run(doc, injectedError)));
       running.add(task);
       void task.finally(() => running.delete(task));
     },

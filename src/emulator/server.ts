@@ -20,6 +20,9 @@ import { storageRoutes } from './routes/storage.ts';
 import { openStore } from './store.ts';
 import { createSigner } from './tickets.ts';
 import { createUploads } from './uploads.ts';
+import { createFaults, type Faults } from './faults.ts';
+import { createIdempotency } from './idempotency.ts';
+import { faultRoutes, installFaults } from './routes/faults.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 
 export type ServeOptions = {
@@ -52,6 +55,7 @@ export type RunningServer = {
   gateway: Gateway;
   processor: Processor;
   webhooks: Webhooks;
+  faults: Faults;
   close(): Promise<void>;
 };
 
@@ -69,10 +73,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const signer = createSigner(store.db);
   const inbound = createInboundTokens(store.db);
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
+  const faults = createFaults({ rules: config.faults.rules, seed: config.faults.seed, deps });
   const webhooks = createWebhooks({
     db: store.db,
     config,
     deps,
+    faults,
     log: (d) =>
       emit({
         type: 'delivery',
@@ -95,6 +101,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
   const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true });
   installErrorHandling(app, log);
+  installFaults(app, faults, deps);
   app.addHook('onResponse', async (request, reply) => {
     emit({
       type: 'request',
@@ -106,10 +113,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       document_id: documentOf(request),
     });
   });
-  await app.register(apiRoutes(gateway, keys, config.inline.max_body_bytes));
+  const idempotency = createIdempotency(store.db);
+  await app.register(apiRoutes({ gateway, keys, idempotency, maxBodyBytes: config.inline.max_body_bytes, now: deps.now }));
   await app.register(storageRoutes(gateway));
   await app.register(arrivalRoutes({ gateway, parsers, inbound }));
   await app.register(appRoutes());
+  await app.register(faultRoutes(faults));
   await app.register(emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps }));
 
   const host = options.host ?? '127.0.0.1';
@@ -135,6 +144,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     gateway,
     processor,
     webhooks,
+    faults,
     close() {
       closing ??= (async () => {
         await email?.close();

@@ -2,12 +2,27 @@ import { once } from 'node:events';
 import { DEFAULT_CONFIG } from '../../emulator/default-config.ts';
 import { loadConfig } from '../../emulator/config.ts';
 import { formatEvent } from '../../emulator/events.ts';
+import { parseFaultFlag } from '../../emulator/faults.ts';
 import { startServer } from '../../emulator/server.ts';
 import { ExtractError } from '../../errors.ts';
 import { parsePort, parseTimeScale, type ServeFlags } from '../serve.ts';
 
 type Out = { write(text: string): unknown };
 export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };
+
+function parseFault(spec: string) {
+  try {
+    return parseFaultFlag(spec);
+  } catch (err) {
+    throw new ExtractError('usage', (err as Error).message);
+  }
+}
+
+function parseSeed(text: string): number {
+  const seed = Number(text);
+  if (!Number.isSafeInteger(seed)) throw new ExtractError('usage', `--seed ${JSON.stringify(text)} is not an integer`);
+  return seed;
+}
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
 
@@ -24,9 +39,14 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
   const port = parsePort(flags.port);
   const smtpPort = flags.smtpPort === undefined ? false : parsePort(flags.smtpPort, '--smtp-port');
   const loaded = await loadConfig(flags.config);
-  const config = flags.webhookTimeScale === undefined
-    ? loaded
-    : { ...loaded, webhook_delivery: { ...loaded.webhook_delivery, time_scale: parseTimeScale(flags.webhookTimeScale) } };
+  const config = {
+    ...loaded,
+    webhook_delivery: { ...loaded.webhook_delivery, ...(flags.webhookTimeScale !== undefined && { time_scale: parseTimeScale(flags.webhookTimeScale) }) },
+    faults: {
+      seed: flags.seed === undefined ? loaded.faults.seed : parseSeed(flags.seed),
+      rules: [...loaded.faults.rules, ...flags.fault.map(parseFault)],
+    },
+  };
   const persistent = flags.dataDir !== undefined && !flags.inMemory;
   let server;
   try {
@@ -54,6 +74,7 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
     if (server.smtpPort !== null) say(`  email: ${parser.parser_id}@localhost via SMTP ${flags.host}:${server.smtpPort}`);
   }
   for (const i of server.webhooks.integrations.values()) say(`Webhook ${i.id}: ${i.method} ${i.url} (auth ${i.auth.type})`);
+  for (const r of server.faults.list()) say(`Fault ${r.id}: ${r.operation} p=${r.probability} ${JSON.stringify(r.effect)}`);
   say(`Try: EXTRACT_BASE_URL=${server.url} EXTRACT_API_KEY=${server.apiKeys[0]} extract fixtures/invoices/*.pdf`);
   if (!LOOPBACK.test(flags.host)) {
     deps.stderr.write(`warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can use the emulator\n`);

@@ -7,6 +7,7 @@ import { ServiceError, STATUS_OF, type ServiceErrorCode } from '../errors.ts';
 export const HEADER = {
   authorization: 'authorization',
   contentType: 'content-type',
+  idempotencyKey: 'idempotency-key',
 } as const;
 
 const documents = new WeakMap<FastifyRequest, string>();

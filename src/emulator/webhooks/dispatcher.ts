@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import type { WebhookIntegration } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
+import type { Faults } from '../faults.ts';
 import type { AttemptResult, DueDelivery, Outbox } from './outbox.ts';
 
 /**
@@ -34,9 +35,10 @@ export function createDispatcher(input: {
   timeoutMs: number;
   timeScale: number;
   deps: EmulatorDeps;
+  faults: Faults;
   log: DeliveryLog;
 }): Dispatcher {
-  const { outbox, integrations, timeoutMs, timeScale, deps, log } = input;
+  const { outbox, integrations, timeoutMs, timeScale, deps, faults, log } = input;
   const inFlight = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -44,8 +46,8 @@ export function createDispatcher(input: {
   const send = async (d: DueDelivery) => {
     const integration = integrations.get(d.integration_id);
     const attempt = d.attempts + 1;
-    const result: AttemptResult = integration
-      ? await attemptDelivery(integration, d.payload, timeoutMs, deps)
+    const result = integration
+      ? await attemptWithFaults(integration, d.payload)
       : { status: null, error: `integration ${d.integration_id} is no longer configured`, latency_ms: 0, response_excerpt: null };
     if (closed) return; // the server is stopping: the attempt is not recorded, so it is sent again after the restart
     const delay = RETRY_SCHEDULE_MS[attempt - 1];
@@ -60,6 +62,16 @@ export function createDispatcher(input: {
       attempt,
       result,
     });
+  };
+
+  /** Webhook faults: a dropped attempt counts as failed; a duplicate is sent twice; a delay lets later events overtake. */
+  const attemptWithFaults = async (integration: ResolvedIntegration, payload: string): Promise<AttemptResult> => {
+    const effect = faults.draw('webhook');
+    if (effect?.type === 'drop') return { status: null, error: 'injected fault: attempt dropped', latency_ms: 0, response_excerpt: null };
+    if (effect?.type === 'delay') await deps.sleep(effect.ms);
+    const result = await attemptDelivery(integration, payload, timeoutMs, deps);
+    if (effect?.type === 'duplicate') await attemptDelivery(integration, payload, timeoutMs, deps);
+    return result;
   };
 
   const tick = () => {

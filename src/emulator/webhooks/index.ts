@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { EmulatorConfig, ParserConfig } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
+import type { Faults } from '../faults.ts';
 import type { DocumentRow } from '../documents.ts';
 import { ServiceError } from '../errors.ts';
 import { createDispatcher, type DeliveryLog, type ResolvedIntegration } from './dispatcher.ts';
@@ -26,8 +27,8 @@ export function resolveIntegrations(parsers: readonly ParserConfig[]): Map<strin
   return out;
 }
 
-export function createWebhooks(input: { db: DatabaseSync; config: EmulatorConfig; deps: EmulatorDeps; log: DeliveryLog }) {
-  const { db, config, deps, log } = input;
+export function createWebhooks(input: { db: DatabaseSync; config: EmulatorConfig; deps: EmulatorDeps; faults: Faults; log: DeliveryLog }) {
+  const { db, config, deps, faults, log } = input;
   const outbox = createOutbox(db);
   const integrations = resolveIntegrations(config.parsers);
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
@@ -37,6 +38,7 @@ export function createWebhooks(input: { db: DatabaseSync; config: EmulatorConfig
     timeoutMs: config.webhook_delivery.timeout_ms,
     timeScale: config.webhook_delivery.time_scale,
     deps,
+    faults,
     log,
   });
 
