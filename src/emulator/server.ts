@@ -15,7 +15,7 @@ import { apiRoutes } from './routes/api.ts';
 import { appRoutes } from './routes/app.ts';
 import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
-import { documentOf, installErrorHandling } from './routes/http.ts';
+import { documentOf, frameworkErrors, installErrorHandling } from './routes/http.ts';
 import { storageRoutes } from './routes/storage.ts';
 import { openStore } from './store.ts';
 import { createSigner } from './tickets.ts';
@@ -99,7 +99,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
   const keys = createKeyRing(config.parsers);
 
-  const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true, frameworkErrors });
   installErrorHandling(app, log);
   installFaults(app, faults, deps);
   app.addHook('onResponse', async (request, reply) => {

@@ -29,12 +29,18 @@ export function arrivalRoutes(input: { gateway: Gateway; parsers: ReadonlyMap<st
     /** Reads every file part; a part over the size limit is a 413 that names the other route. */
     const filesOf = async (request: FastifyRequest) => {
       const files: Array<{ bytes: Buffer; fileName: string; declaredType: string }> = [];
-      for await (const part of request.files()) {
-        const bytes = await part.toBuffer();
-        if (part.file.truncated) {
-          throw new ServiceError('payload_too_large', `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route`);
+      try {
+        for await (const part of request.files()) {
+          const bytes = await part.toBuffer();
+          if (part.file.truncated) {
+            throw new ServiceError('payload_too_large', `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route`);
+          }
+          files.push({ bytes, fileName: part.filename || 'upload', declaredType: part.mimetype });
         }
-        files.push({ bytes, fileName: part.filename || 'upload', declaredType: part.mimetype });
+      } catch (err) {
+        // busboy reports a broken form as a plain Error: that is the sender's mistake, not ours.
+        if (err instanceof ServiceError || (err as { statusCode?: number }).statusCode !== undefined) throw err;
+        throw new ServiceError('invalid_request', `the multipart form is malformed (${(err as Error).message}): send each document as a file field`);
       }
       if (files.length === 0) throw new ServiceError('invalid_request', 'no file in the form: send the document as a multipart file field');
       return files;

@@ -65,6 +65,11 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
   );
 }
 
+/** Errors Fastify raises before routing (a URL that does not decode, a bad header): JSON 400s too. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(reply, 'invalid_request', `invalid request: ${error.message}`);
+}
+
 function requestErrorText(code: ServiceErrorCode, raw: string): string {
   switch (code) {
     case 'payload_too_large':

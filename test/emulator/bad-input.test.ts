@@ -1,0 +1,106 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { ErrorBody, UploadTicket } from '../../src/contract/index.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { call, emulator, KEY } from '../helpers/emulator.ts';
+
+/** Every spelling of "go up a directory" we know of, in ids, storage paths and file names. */
+const TRAVERSALS = ['..', '../', '..\\', '%2e%2e', '%2e%2e%2f', '..%2f', '%252e%252e', '....//', '..;/', '%c0%ae%c0%ae', '/etc/passwd', 'C:\\Windows', '\u0000', '..\u2215'];
+
+const oddText = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.constantFrom(...TRAVERSALS),
+  fc.array(fc.constantFrom(...TRAVERSALS, 'a', '/', 'x.pdf'), { maxLength: 6 }).map((a) => a.join('')),
+  fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 8 }),
+  fc.constant('A'.repeat(5000)),
+);
+
+const jsonish = fc.oneof(
+  fc.json({ maxDepth: 3 }),
+  fc.json().map((j) => j.slice(0, Math.max(0, j.length - 3))), // truncated
+  fc.record({ file: fc.record({ data: fc.oneof(fc.base64String({ maxLength: 200 }), oddText), name: oddText, type: fc.option(oddText, { nil: undefined }) }, { requiredKeys: [] }) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+  fc.record({ storage_path: oddText, file_name: oddText, file_type: oddText, file_size: fc.oneof(fc.integer(), fc.double(), fc.string()) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+  fc.record({ file_name: oddText, file_type: oddText }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+  fc.record({ pages: fc.oneof(fc.integer(), fc.string(), fc.double()) }).map((o) => JSON.stringify(o)),
+  fc.constant(''),
+);
+
+const target = fc.oneof(
+  fc.constant('/api/v1/upload-url'),
+  fc.constant('/api/v1/extract'),
+  oddText.map((id) => `/api/v1/documents/${encodeURIComponent(id)}`),
+  fc.constantFrom(...TRAVERSALS).map((t) => `/api/v1/documents/${t}`),
+  oddText.map((p) => `/_storage/${encodeURIComponent(p)}?expires=1&sig=${'0'.repeat(64)}`),
+  fc.constantFrom(...TRAVERSALS).map((t) => `/_storage/prs_invoices/${t}/x.pdf`),
+  fc.constantFrom('/_emulator/credits', '/_emulator/faults', '/_emulator/deliveries/recover', '/_emulator/deliveries?outcome=nope&limit=-1', '/_emulator/documents?offset=-5', '/_emulator/parsers/prs_invoices/documents', '/inbound/prs_invoices/0000'),
+  oddText.map((p) => `/${encodeURIComponent(p)}`),
+);
+
+const headers = fc.record(
+  {
+    authorization: fc.oneof(fc.constant(`Bearer ${KEY}`), fc.constant(`bearer  ${KEY} `), fc.constant('Bearer'), fc.constant(`Basic ${KEY}`), oddText.map((t) => t.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, ''))),
+    'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/pdf', 'multipart/form-data', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', ''),
+    'idempotency-key': fc.string({ maxLength: 300 }).map((t) => t.replace(/[^\x21-\x7e]/g, 'x')),
+    prefer: fc.constantFrom('code=xyz', 'outcome=maybe', ';;=', 'code=402'),
+  },
+  { requiredKeys: [] },
+);
+
+describe('emulator: bad input, property-based', () => {
+  it('answers every malformed request with a JSON 4xx, never a 5xx, never a crash, never a file outside the data directory', async () => {
+    const dataDir = tempDir();
+    const s = await emulator({ inline: { timeout_ms: 30_000, max_body_bytes: 256 * 1024 } }, { dataDir });
+    let tried = 0;
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), target, headers, jsonish, async (method, path, hdrs, body) => {
+        tried++;
+        const clean = Object.fromEntries(Object.entries(hdrs).filter(([, v]) => v !== '' && v !== undefined)) as Record<string, string>;
+        const res = await request(`${s.url}${path}`, { method, headers: clean, body: method === 'GET' ? undefined : body });
+        const text = await res.body.text();
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+        expect(res.statusCode, `${method} ${path} -> ${text.slice(0, 200)}`).toBeLessThan(500);
+        if (res.statusCode >= 400) ErrorBody.parse(JSON.parse(text));
+        if (res.statusCode === 402 && clean.prefer !== 'code=402') throw new Error('402 without a reason');
+      }),
+      { numRuns: 2500, seed: 20261122 },
+    );
+    // A huge body and doubled headers, once each.
+    const huge = await request(`${s.url}/api/v1/extract`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: `{"file":{"name":"a.pdf","data":"${'A'.repeat(2 * 1024 * 1024)}"}}` });
+    expect(huge.statusCode).toBe(413);
+    await huge.body.text();
+    const doubled = await request(`${s.url}/api/v1/documents/doc_x`, { method: 'GET', headers: ['authorization', `Bearer ${KEY}`, 'authorization', `Bearer ${KEY}`] });
+    expect(doubled.statusCode).toBeLessThan(500);
+    await doubled.body.text();
+
+    expect((await call(s, 'GET', '/_emulator/health')).status).toBe(200);
+    const inside = new Set(readdirSync(dataDir));
+    for (const name of inside) expect(['blobs', 'partial', 'emulator.db', 'emulator.db-wal', 'emulator.db-shm']).toContain(name);
+    expect(readdirSync(join(dataDir, 'partial'))).toEqual([]);
+    console.log(`bad input: tried ${tried} generated requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    expect(tried).toBeGreaterThanOrEqual(2500);
+  }, 240_000);
+
+  it('file names with traversal, control characters and odd Unicode become one safe storage-path segment', async () => {
+    const s = await emulator();
+    await fc.assert(
+      fc.asyncProperty(oddText.filter((t) => t.length > 0), async (name) => {
+        const r = await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: name, file_type: 'application/pdf' } });
+        if (r.status !== 200) {
+          expect(r.status).toBe(400);
+          return;
+        }
+        const ticket = UploadTicket.parse(r.body);
+        const segments = ticket.storage_path.split('/');
+        expect(segments).toHaveLength(3);
+        expect(segments[2]).not.toMatch(/^\.|[\u0000-\u001f\\/]/);
+        expect(segments[2]!.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 400, seed: 7 },
+    );
+  });
+});
