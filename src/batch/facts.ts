@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { detectMimeType } from '../mime.ts';
@@ -10,7 +9,19 @@ export type FileFacts = { sha256: string; mimeType: string };
 /** sha256 of the content, streamed: the journal's key, so a renamed or moved file is still recognised. */
 export async function hashFile(path: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  // One buffer, reused: a read stream allocates a new chunk per read, and a 1 GB file then
+  // sits in memory until the garbage collector catches up.
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const handle = await open(path, 'r');
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
   return hash.digest('hex');
 }
 
