@@ -1,6 +1,6 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa, type Options, type ResultPromise } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { afterEach } from 'vitest';
 import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
@@ -41,13 +41,12 @@ afterEach(() => {
 });
 
 /** The built CLI with a clean environment pointed at `url`. */
-export function extract(cwd: string, url: string, args: string[], options: Options = {}): ResultPromise {
+export function extract(cwd: string, url: string, args: string[], options: { env?: Record<string, string> } = {}) {
   const child = execa(process.execPath, [CLI, ...args], {
     cwd,
-    env: cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') }),
+    env: options.env ?? cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') }),
     extendEnv: false,
     reject: false,
-    ...options,
   });
   running.add(child);
   return child;
