@@ -14,6 +14,8 @@ export type ServeFlags = {
   quiet?: boolean;
   fault: string[];
   seed?: string;
+  listen: boolean;
+  listenPort: string;
 };
 
 /** `extract serve`: the local emulation of the service. The action only forwards. */
@@ -32,6 +34,8 @@ export function registerServe(program: Command): void {
     .option('--seed <n>', 'seed the fault draws so a faulty run is repeatable')
     .option('--json', 'print requests and deliveries as NDJSON instead of lines')
     .option('-q, --quiet', 'print only the start-up lines and errors')
+    .option('--listen-port <port>', 'port of the built-in webhook receiver (0 picks a free one)', '8788')
+    .option('--no-listen', 'run no built-in webhook receiver')
     .option('--print-config', 'print the built-in configuration and exit')
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./commands/serve.ts');

@@ -42,3 +42,24 @@ describe('extract serve: configuration', () => {
     expect(missing.stderr).toContain('cannot read the config file');
   });
 });
+
+describe('extract serve: the whole loop out of the box', () => {
+  it('its built-in receiver gets the document.processed event of every completed document', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const { invoicePdf } = await import('../helpers/pdf.ts');
+    const { inlineBody } = await import('../helpers/emulator.ts');
+    const dir = tempDir();
+    const server = await spawnServe(['--data-dir', `${dir}/data`]);
+    const receiverLine = /Receiver: (\S+) writes each delivered event to (\S+)/.exec(server.stdout());
+    expect(receiverLine).not.toBeNull();
+    expect(server.stdout()).toMatch(/Webhook local-listener: POST http:\/\/127\.0\.0\.1:\d+\/webhook \(auth bearer\)/);
+    const r = await call(server, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(77)) });
+    expect(r.status).toBe(200);
+    const out = receiverLine![2]!;
+    await expect.poll(() => existsSync(out) && readFileSync(out, 'utf8').includes(r.body.document_id), { timeout: 10_000 }).toBe(true);
+    const record = JSON.parse(readFileSync(out, 'utf8').trim().split('\n')[0]!);
+    expect(record).toMatchObject({ document_id: r.body.document_id, status: 'completed', page_count: 1, route: 'webhook' });
+    expect(record.results.invoice_number).toBe('INV-00077');
+    expect(record.results.due_date).toBeNull();
+  });
+});

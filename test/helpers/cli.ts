@@ -32,7 +32,7 @@ export type ServeProcess = { url: string; child: ResultPromise; stdout: () => st
 
 /** Starts `extract serve --port 0 ...` as a child process and waits for its start-up lines (the last is "Try: ..."). */
 export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
-  const child = execa(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+  const child = execa(process.execPath, [CLI, 'serve', '--port', '0', '--listen-port', '0', ...args], {
     env: cleanEnv(),
     extendEnv: false,
     reject: false,

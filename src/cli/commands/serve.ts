@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_CONFIG } from '../../emulator/default-config.ts';
 import { loadConfig } from '../../emulator/config.ts';
 import { formatEvent } from '../../emulator/events.ts';
@@ -48,8 +52,15 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
     },
   };
   const persistent = flags.dataDir !== undefined && !flags.inMemory;
+  const say = (line: string) => deps.stdout.write(`${line}\n`);
   let server;
+  let receiver: Awaited<ReturnType<typeof startBuiltInReceiver>> | undefined;
   try {
+    if (flags.listen) {
+      receiver = await startBuiltInReceiver({ host: flags.host, port: parsePort(flags.listenPort, '--listen-port'), dataDir: persistent ? join(flags.dataDir!, 'inbox') : undefined, log: (line) => deps.stderr.write(`${line}\n`) });
+      const [first, ...rest] = config.parsers;
+      config.parsers = [{ ...first!, webhooks: [...first!.webhooks, receiver.integration] }, ...rest];
+    }
     server = await startServer({
       config,
       host: flags.host,
@@ -60,12 +71,12 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
       events: flags.quiet ? undefined : (e) => deps.stdout.write(`${flags.json ? JSON.stringify(e) : formatEvent(e)}\n`),
     });
   } catch (err) {
+    await receiver?.close();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new ExtractError('usage', `a port is in use (${(err as Error).message}): pick another with --port / --smtp-port, or 0 for a free one`);
     if (code === 'EADDRNOTAVAIL') throw new ExtractError('usage', `cannot bind ${flags.host}: use an address of this machine, such as 127.0.0.1`);
     throw err;
   }
-  const say = (line: string) => deps.stdout.write(`${line}\n`);
   say(`Listening on ${server.url}`);
   say(`Data: ${persistent ? flags.dataDir : 'in memory (gone when the server stops; keep it with --data-dir)'}`);
   for (const parser of server.config.parsers) {
@@ -74,6 +85,7 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
     if (server.smtpPort !== null) say(`  email: ${parser.parser_id}@localhost via SMTP ${flags.host}:${server.smtpPort}`);
   }
   for (const i of server.webhooks.integrations.values()) say(`Webhook ${i.id}: ${i.method} ${i.url} (auth ${i.auth.type})`);
+  if (receiver) say(`Receiver: ${receiver.url} writes each delivered event to ${receiver.out} (extract listen, built in; --no-listen turns it off)`);
   for (const r of server.faults.list()) say(`Fault ${r.id}: ${r.operation} p=${r.probability} ${JSON.stringify(r.effect)}`);
   say(`Try: EXTRACT_BASE_URL=${server.url} EXTRACT_API_KEY=${server.apiKeys[0]} extract fixtures/invoices/*.pdf`);
   if (!LOOPBACK.test(flags.host)) {
@@ -82,4 +94,28 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
   await Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
   deps.stderr.write('stopping...\n');
   await server.close();
+  await receiver?.close();
+}
+
+/**
+ * The webhook receiver `extract listen` would be, wired to the first parser as one more
+ * integration, so the whole loop works out of the box: its token is new on every start
+ * and travels only inside this process.
+ */
+async function startBuiltInReceiver(input: { host: string; port: number; dataDir: string | undefined; log: (line: string) => void }) {
+  const { startReceiver } = await import('../../receiver/index.ts');
+  const dataDir = input.dataDir ?? mkdtempSync(join(tmpdir(), 'extract-serve-inbox-'));
+  mkdirSync(dataDir, { recursive: true });
+  const token = randomBytes(24).toString('hex');
+  const out = join(dataDir, 'received.jsonl');
+  const receiver = await startReceiver({ host: input.host, port: input.port, auth: { type: 'bearer', token }, dataDir, out, log: input.log });
+  return {
+    url: receiver.url,
+    out,
+    integration: { id: 'local-listener', url: receiver.url, method: 'POST' as const, auth: { type: 'bearer' as const, token } },
+    async close() {
+      await receiver.close();
+      if (input.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
