@@ -124,10 +124,13 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       if (reason === 'interrupted' || reason === 'auth') abort.abort();
     };
 
-    let signals = 0;
+    let firstSignalAt: number | undefined;
     unsubscribe = deps.onSignal?.((signal) => {
-      signals++;
-      if (signals > 1 && signal === 'SIGINT') {
+      // conf (the config store) loads when-exit, which re-raises a signal it caught a moment
+      // later: a repeat within 250 ms is that echo, not a person pressing Ctrl+C again.
+      const repeat = firstSignalAt !== undefined && deps.now() - firstSignalAt > 250;
+      firstSignalAt ??= deps.now();
+      if (repeat && signal === 'SIGINT') {
         reporter.stop();
         deps.stderr.write('extract: interrupted again: exiting now; the journal is valid, rerun the same command to resume\n');
         deps.exitNow?.(130);

@@ -70,4 +70,21 @@ describe('resuming', () => {
     expect(reserves.size).toBe(names.length);
     expect([...reserves.values()].every((n) => n === 1)).toBe(true);
   });
+
+  it('SIGINT: stops submitting, records, prints how to resume, exits 130; the rerun finishes', async () => {
+    const server = await serve({ processing: { ms_per_page: 300, concurrency: 2 } });
+    const cwd = workDir();
+    const names = fixtureNames();
+    const first = extract(cwd, server.url, ['in/', '--route', 'upload', '-c', '2', '--poll-interval', '100ms']);
+    await until(() => journalLines(cwd).some((l) => l.fact === 'submitted'));
+    first.kill('SIGINT');
+    const stopped = await first;
+    expect(stopped.exitCode, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/rerun the same command to resume/);
+    const second = await extract(cwd, server.url, ['in/', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    const reserves = await reservesBySha(server.url);
+    expect(reserves.size).toBe(names.length);
+    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+  });
 });
