@@ -1,0 +1,81 @@
+// One document: its facts, its error if it failed, its results laid out by the Field definition.
+
+import { ApiError, get, getParsers } from '../api.js';
+import { badge, count, h, replace, tickTimes, when } from '../dom.js';
+import { countNulls, renderFields } from '../results.js';
+import { listHref } from './documents.js';
+
+const SOURCES = { upload: 'Upload (application)', api: 'API', email: 'Email', webhook: 'Inbound webhook' };
+
+export function mount(root, route) {
+  const id = route.id;
+  const heading = h('h1', { tabindex: '-1', class: 'doc-title' }, id);
+  const head = h('div', { class: 'doc-status' });
+  const facts = h('dl', { class: 'facts' });
+  const body = h('div', { class: 'doc-body' });
+  root.append(h('p', { class: 'crumbs' }, h('a', { href: listHref() }, '← Documents')), h('div', { class: 'view-head' }, heading, head), facts, body);
+
+  let lastKey = '';
+  let done = false;
+
+  async function refresh() {
+    if (done) return;
+    let doc;
+    let parser;
+    try {
+      [doc, parser] = await Promise.all([get(`/documents/${encodeURIComponent(id)}`), getParsers()]);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        done = true;
+        heading.textContent = 'Document not found';
+        replace(body, h('p', { class: 'problem' }, err.message));
+        return;
+      }
+      replace(body, h('p', { class: 'problem', role: 'alert' }, err.message));
+      return;
+    }
+    parser = parser.find((p) => p.parser_id === doc.parser_id);
+    const key = JSON.stringify([doc.status, doc.page_count, doc.error]);
+    tickTimes(facts);
+    if (key === lastKey) return;
+    lastKey = key;
+    done = doc.status !== 'processing';
+
+    heading.textContent = doc.file_name;
+    document.title = `${doc.file_name} · extract serve`;
+    replace(head, badge(doc.status));
+    const fact = (term, value) => h('div', {}, h('dt', {}, term), h('dd', {}, value));
+    replace(
+      facts,
+      fact('Document ID', h('code', {}, doc.document_id)),
+      fact('Parser', parser ? `${parser.parser_name} (${doc.parser_id})` : doc.parser_id),
+      fact('Source', SOURCES[doc.source_type] ?? doc.source_type),
+      fact('Pages', doc.page_count === null ? '—' : count(doc.page_count)),
+      fact('Type', doc.mime_type),
+      fact('Received', when(doc.created_at)),
+      fact('Finished', when(doc.finished_at)),
+      fact('Webhooks', h('a', { href: `#/webhooks?document_id=${encodeURIComponent(doc.document_id)}` }, 'Deliveries of this document')),
+    );
+
+    if (doc.status === 'processing') {
+      replace(body, h('p', { class: 'processing-note' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Extracting… this page updates by itself.'));
+    } else if (doc.status === 'error') {
+      replace(body, h('div', { class: 'error-box', role: 'alert' }, h('h2', {}, 'Extraction failed'), h('p', { class: 'error-message' }, doc.error ?? 'No reason was recorded.'), h('p', { class: 'muted' }, 'The pages reserved for this document were refunded.')));
+    } else {
+      const fields = parser?.fields ?? [];
+      const nulls = countNulls(fields, doc.results);
+      replace(
+        body,
+        h(
+          'section',
+          { class: 'results', 'aria-label': 'Results' },
+          h('div', { class: 'results-head' }, h('h2', {}, 'Results'), nulls ? h('span', { class: 'needs-review' }, `${nulls} ${nulls === 1 ? 'field needs' : 'fields need'} review`) : h('span', { class: 'badge badge-completed' }, 'every field found')),
+          renderFields(fields, doc.results),
+          h('details', { class: 'raw' }, h('summary', {}, 'Raw JSON'), h('pre', {}, JSON.stringify(doc.results, null, 2))),
+        ),
+      );
+    }
+  }
+
+  return { refresh };
+}

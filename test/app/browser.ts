@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterEach } from 'vitest';
+
+/** Debian's chromium; `.ci/run` installs it when missing. */
+export const CHROMIUM = process.env.EXTRACT_TEST_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = 'test-output/screenshots';
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const open = new Set<{ context: BrowserContext; dir: string }>();
+afterEach(async () => {
+  await Promise.all([...open].map(async (o) => {
+    await o.context.close().catch(() => {});
+    await rm(o.dir, { recursive: true, force: true });
+  }));
+  open.clear();
+});
+
+/**
+ * A page in a fresh headless chromium (its own profile directory), closed after the test.
+ * Without chromium the test fails, never skips: a green run must mean the page was tested.
+ */
+export async function browserPage(options: { width?: number; height?: number } = {}): Promise<{ page: Page; errors: string[] }> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`chromium is not installed at ${CHROMIUM}: install it (apt-get update && apt-get install -y chromium; .ci/run does this), or set EXTRACT_TEST_CHROMIUM to its path`);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'extract-app-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    args: ARGS,
+    headless: true,
+    viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  open.add({ context, dir });
+  const page = context.pages()[0] ?? (await context.newPage());
+  // Any script error or failed request in the page fails the test that looks at `errors`.
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+  });
+  return { page, errors };
+}
+
+/** Saves a full-page screenshot as test-output/screenshots/<name>.png, for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  return path;
+}
