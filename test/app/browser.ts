@@ -24,13 +24,14 @@ afterEach(async () => {
  * A page in a fresh headless chromium (its own profile directory), closed after the test.
  * Without chromium the test fails, never skips: a green run must mean the page was tested.
  */
-export async function browserPage(options: { width?: number; height?: number } = {}): Promise<{ page: Page; errors: string[] }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`chromium is not installed at ${CHROMIUM}: install it (apt-get update && apt-get install -y chromium; .ci/run does this), or set EXTRACT_TEST_CHROMIUM to its path`);
+export async function browserPage(options: { width?: number; height?: number; executable?: string } = {}): Promise<{ page: Page; errors: string[] }> {
+  const executable = options.executable ?? CHROMIUM;
+  if (!existsSync(executable)) {
+    throw new Error(`chromium is not installed at ${executable}: install it (apt-get update && apt-get install -y chromium; .ci/run does this), or set EXTRACT_TEST_CHROMIUM to its path`);
   }
   const dir = await mkdtemp(join(tmpdir(), 'extract-app-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
-    executablePath: CHROMIUM,
+    executablePath: executable,
     args: ARGS,
     headless: true,
     viewport: { width: options.width ?? 1280, height: options.height ?? 860 },

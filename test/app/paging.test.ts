@@ -1,0 +1,75 @@
+import pLimit from 'p-limit';
+import { describe, expect, it } from 'vitest';
+import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { makePdf } from '../helpers/pdf.ts';
+import { browserPage, screenshot } from './browser.ts';
+
+const DOCUMENTS = 1200;
+const PAGE_SIZE = 50;
+
+describe('the documents list with many documents', () => {
+  it(`pages through ${DOCUMENTS} documents correctly and follows new ones without a reload`, { timeout: 120_000 }, async () => {
+    const server = await emulator({ credits: 100_000, processing: { ms_per_page: 0, concurrency: 4 } });
+    const pdf = await makePdf([['Invoice Number: TINY-1', 'Total: 1.00']]);
+    const limit = pLimit(16);
+    const send = (n: number) => limit(async () => {
+      const r = await call(server, 'POST', '/api/v1/extract', { body: inlineBody(pdf, `doc-${String(n).padStart(4, '0')}.pdf`) });
+      expect(r.status).toBe(200);
+    });
+    await Promise.all(Array.from({ length: DOCUMENTS }, (_, n) => send(n)));
+
+    const { page, errors } = await browserPage();
+    await page.goto(`${server.url}/`);
+    const range = page.locator('.pager-range').first();
+    await range.filter({ hasText: `1–50 of ${DOCUMENTS.toLocaleString('en-US')}` }).waitFor();
+    expect(await page.locator('tr[data-id]').count()).toBe(PAGE_SIZE);
+    expect(await page.locator('.pager-page').first().textContent()).toBe('Page 1 of 24');
+
+    // The page's order is the server's: compare each page with the API's own answer.
+    const namesOnPage = () => page.locator('tr[data-id] .file-name').allTextContents();
+    const apiPage = async (p: number) =>
+      ((await call(server, 'GET', `/_emulator/documents?offset=${(p - 1) * PAGE_SIZE}&limit=${PAGE_SIZE}`)).body.documents as Array<{ file_name: string }>).map((d) => d.file_name);
+    expect(await namesOnPage()).toEqual(await apiPage(1));
+
+    await page.getByRole('link', { name: 'Next page' }).first().click();
+    await range.filter({ hasText: '51–100 of' }).waitFor();
+    expect(page.url()).toContain('#/documents?page=2');
+    expect(await namesOnPage()).toEqual(await apiPage(2));
+
+    await page.getByRole('link', { name: 'Last page' }).first().click();
+    await range.filter({ hasText: `1,151–1,200 of 1,200` }).waitFor();
+    expect(await page.locator('.pager-page').first().textContent()).toBe('Page 24 of 24');
+    expect(await namesOnPage()).toEqual(await apiPage(24));
+    expect(await page.locator('.pager-link[aria-disabled="true"]', { hasText: 'Next ›' }).count()).toBe(2);
+
+    // A page number past the end lands on the last page; a reload keeps the page.
+    await page.goto(`${server.url}/#/documents?page=99`);
+    await page.locator('.pager-page', { hasText: 'Page 24 of 24' }).first().waitFor();
+    await page.reload();
+    await page.locator('.pager-page', { hasText: 'Page 24 of 24' }).first().waitFor();
+
+    // New documents show up on page 1 without a reload, and the total follows.
+    await page.getByRole('link', { name: 'First page' }).first().click();
+    await range.filter({ hasText: '1–50 of 1,200' }).waitFor();
+    await call(server, 'POST', '/api/v1/extract', { body: inlineBody(pdf, 'newest.pdf') });
+    await range.filter({ hasText: '1–50 of 1,201' }).waitFor({ timeout: 5000 });
+    expect((await namesOnPage())[0]).toBe('newest.pdf');
+
+    // The status filter pages too.
+    await page.selectOption('#status-filter', 'completed');
+    await page.locator('.heading-count', { hasText: '1,201 completed' }).waitFor();
+    expect(page.url()).toContain('status=completed');
+    await page.selectOption('#status-filter', 'error');
+    await page.locator('.empty-state', { hasText: 'No error documents.' }).waitFor();
+    await page.selectOption('#status-filter', '');
+    await range.filter({ hasText: '1–50 of 1,201' }).waitFor();
+    await screenshot(page, 'documents-many');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the browser tests', () => {
+  it('fail, not skip, when chromium is missing, and say how to install it', async () => {
+    await expect(browserPage({ executable: '/nonexistent/chromium' })).rejects.toThrow(/chromium is not installed at \/nonexistent\/chromium: install it \(apt-get update && apt-get install -y chromium/);
+  });
+});
