@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
 import { redact } from '../redact.ts';
-import { registerServe } from './serve.ts';
+import { registerServe } from './serve-command.ts';
 import { registerConfig } from './config-command.ts';
 import { registerRun } from './run-command.ts';
 import { registerGet } from './get-command.ts';

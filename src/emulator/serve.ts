@@ -3,13 +3,13 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CONFIG } from '../../emulator/default-config.ts';
-import { loadConfig } from '../../emulator/config.ts';
-import { formatEvent } from '../../emulator/events.ts';
-import { parseFaultFlag } from '../../emulator/faults.ts';
-import { startServer } from '../../emulator/server.ts';
-import { ExtractError } from '../../errors.ts';
-import { parsePort, parseTimeScale, type ServeFlags } from '../serve.ts';
+import { DEFAULT_CONFIG } from './default-config.ts';
+import { loadConfig } from './config.ts';
+import { formatEvent } from './events.ts';
+import { parseFaultFlag } from './faults.ts';
+import { startServer } from './server.ts';
+import { ExtractError } from '../errors.ts';
+import { parsePort, parseTimeScale, type ServeFlags } from '../cli/serve-command.ts';
 
 type Out = { write(text: string): unknown };
 export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };
@@ -103,7 +103,7 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
  * and travels only inside this process.
  */
 async function startBuiltInReceiver(input: { host: string; port: number; dataDir: string | undefined; log: (line: string) => void }) {
-  const { startReceiver } = await import('../../receiver/index.ts');
+  const { startReceiver } = await import('../receiver/index.ts');
   const dataDir = input.dataDir ?? mkdtempSync(join(tmpdir(), 'extract-serve-inbox-'));
   mkdirSync(dataDir, { recursive: true });
   const token = randomBytes(24).toString('hex');

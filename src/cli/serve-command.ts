@@ -38,7 +38,7 @@ export function registerServe(program: Command): void {
     .option('--no-listen', 'run no built-in webhook receiver')
     .option('--print-config', 'print the built-in configuration and exit')
     .action(async (flags: ServeFlags) => {
-      const { serve } = await import('./commands/serve.ts');
+      const { serve } = await import('../emulator/serve.ts');
       await serve(flags, { stdout: process.stdout, stderr: process.stderr, signals: process });
     });
 }
