@@ -43,6 +43,7 @@ export function ago(iso, now = Date.now()) {
   const ms = now - Date.parse(iso);
   const s = Math.round(Math.abs(ms) / 1000);
   let span;
+  if (s < 2) return 'just now';
   if (s < 60) span = `${s} s`;
   else if (s < 3600) span = `${Math.floor(s / 60)} min`;
   else if (s < 86400) span = `${Math.floor(s / 3600)} h`;

@@ -165,6 +165,12 @@ describe('the application page', () => {
     await page.getByRole('button', { name: 'Clear all rules' }).click();
     await page.locator('tbody', { hasText: 'No rules' }).waitFor();
     expect((await call(server, 'GET', '/_emulator/faults')).body.rules).toEqual([]);
+
+    // With the rule gone, uploads complete again: the list shows both outcomes (docs/app-documents.png).
+    await page.getByRole('link', { name: 'Documents' }).click();
+    await page.setInputFiles('#upload-input', [FIXTURE, 'fixtures/invoices/01-us-standard.pdf', 'fixtures/invoices/06-table-two-pages.pdf']);
+    await page.locator('tr[data-status="completed"]').nth(2).waitFor({ timeout: 20_000 });
+    await screenshot(page, 'documents-mixed');
     expect(errors).toEqual([]);
   });
 

@@ -55,6 +55,8 @@ export async function browserPage(options: { width?: number; height?: number; ex
 export async function screenshot(page: Page, name: string): Promise<string> {
   await mkdir(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
+  // Toasts are momentary; the picture is of the view.
+  await page.evaluate(() => document.getElementById('toasts')?.replaceChildren());
   await page.screenshot({ path, fullPage: true, animations: 'disabled' });
   return path;
 }

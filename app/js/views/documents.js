@@ -95,7 +95,14 @@ export function mount(root, route) {
             'tr',
             { dataset: { id: d.document_id, status: d.status } },
             h('td', {}, badge(d.status)),
-            h('td', { class: 'file' }, h('span', { class: 'file-name', title: d.file_name }, d.file_name), d.error ? h('span', { class: 'row-error', title: d.error }, d.error) : null),
+            h(
+              'td',
+              { class: 'file' },
+              h('span', { class: 'file-name', title: d.file_name }, d.file_name),
+              d.error ? h('span', { class: 'row-error', title: d.error }, d.error) : null,
+              // Source and time under the name, for a narrow window that hides their columns.
+              h('span', { class: 'file-meta muted', 'aria-hidden': 'true' }, `${SOURCES[d.source_type] ?? d.source_type} · `, when(d.created_at)),
+            ),
             h('td', { class: 'col-source' }, SOURCES[d.source_type] ?? d.source_type),
             h('td', { class: 'num' }, d.page_count ?? '—'),
             h('td', { class: 'col-time' }, when(d.created_at)),
