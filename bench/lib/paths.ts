@@ -1,0 +1,6 @@
+import { fileURLToPath } from 'node:url';
+
+/** The repository root, the Node that runs the bench (the project's Node 24), and the built CLI. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const NODE = process.execPath;
+export const CLI = `${ROOT}bin/extract.js`;

@@ -1,0 +1,60 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import PDFDocument from 'pdfkit';
+
+/** A PDF made with pdfkit, each page a list of lines. Fixed dates, so the bytes depend on the text only. */
+export async function makePdf(pages: readonly string[][]): Promise<Buffer> {
+  const doc = new PDFDocument({ autoFirstPage: false, info: { CreationDate: new Date(0), ModDate: new Date(0) } });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  for (const lines of pages) {
+    doc.addPage({ size: 'A4', margin: 50 });
+    doc.font('Helvetica').fontSize(11);
+    for (const line of lines) doc.text(line);
+  }
+  doc.end();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+function invoicePage(n: number, page: number): string[] {
+  return [
+    `Invoice Number: INV-${String(n).padStart(6, '0')}`,
+    'Invoice Date: 2024-03-15',
+    `Vendor: Bench Supplies ${n}`,
+    `Page ${page}`,
+    ...Array.from({ length: 12 }, (_, i) => `Item ${i + 1}  ${i + 1} x ${(n % 97) + i}.50  ${((n % 97) + i) * (i + 1)}.50`),
+    `Total: ${(100 + n).toFixed(2)}`,
+  ];
+}
+
+/** n distinct one-page invoices (distinct content, so no journal or cache can skip one). */
+export async function writeInvoices(dir: string, n: number, prefix = 'invoice'): Promise<string[]> {
+  mkdirSync(dir, { recursive: true });
+  const files: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const file = join(dir, `${prefix}-${String(i).padStart(6, '0')}.pdf`);
+    writeFileSync(file, await makePdf([invoicePage(i, 1)]));
+    files.push(file);
+  }
+  return files;
+}
+
+/** One long document of `pages` invoice-like pages. */
+export function longPdf(seed: number, pages: number): Promise<Buffer> {
+  return makePdf(Array.from({ length: pages }, (_, p) => invoicePage(seed * 1000 + p, p + 1)));
+}
+
+/**
+ * n distinct small PDFs, quickly: one pdfkit document, each copy with its own comment
+ * after %%EOF (readers ignore it; the sha256 differs). For runs against the stand-in,
+ * which reads nothing.
+ */
+export async function writeCopies(dir: string, n: number): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const template = await makePdf([invoicePage(0, 1)]);
+  for (let i = 0; i < n; i++) {
+    writeFileSync(join(dir, `doc-${String(i).padStart(6, '0')}.pdf`), Buffer.concat([template, Buffer.from(`%bench ${i}\n`)]));
+  }
+}

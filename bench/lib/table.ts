@@ -1,0 +1,16 @@
+import type { Row } from './row.ts';
+import { fmt } from './stats.ts';
+
+/** The one table, as Markdown (it reads as well in a terminal as in BENCHMARKS.md), notes below it. */
+export function renderTable(rows: readonly Row[]): string {
+  const lines = [
+    '| # | measurement | extract | comparison | comparison figure | ratio | goal | met |',
+    '|---|---|---:|---|---:|---:|---|---|',
+  ];
+  for (const r of rows) {
+    const met = r.met === null ? '-' : r.met ? 'yes' : '**no**';
+    lines.push(`| ${r.id} | ${r.measurement} | ${fmt(r.figure)} ${r.unit} | ${r.peer} | ${fmt(r.peerFigure)} ${r.unit} | ${fmt(r.ratio)}x | ${r.goal} | ${met} |`);
+  }
+  const notes = rows.filter((r) => r.note !== undefined).map((r) => `- ${r.id}: ${r.note}`);
+  return `${lines.join('\n')}\n${notes.length > 0 ? `\nNotes:\n${notes.join('\n')}\n` : ''}`;
+}

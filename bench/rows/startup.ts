@@ -1,0 +1,34 @@
+import { CLI, NODE } from '../lib/paths.ts';
+import { run } from '../lib/proc.ts';
+import { row, type BenchContext, type Row } from '../lib/row.ts';
+import { median } from '../lib/stats.ts';
+
+/** Row 5: `extract --version` and `extract --help` against `node -e 0` on the same Node. */
+export async function startupRows(ctx: BenchContext): Promise<Row[]> {
+  const runs = ctx.tiny ? 2 : 20;
+  const commands: Record<'node' | 'version' | 'help', string[]> = { node: ['-e', '0'], version: [CLI, '--version'], help: [CLI, '--help'] };
+  const times: Record<keyof typeof commands, number[]> = { node: [], version: [], help: [] };
+  ctx.log(`row 5: ${runs} start-ups of each`);
+  // Interleaved, so a busy moment of the machine hits all three alike.
+  for (let i = 0; i < runs; i++) {
+    for (const name of ['node', 'version', 'help'] as const) {
+      const t = performance.now();
+      const r = await run(NODE, commands[name]);
+      times[name].push(performance.now() - t);
+      if (r.code !== 0) throw new Error(`row 5: ${name} exited ${r.code}: ${r.stderr}`);
+    }
+  }
+  const base = median(times.node);
+  return (['version', 'help'] as const).map((name) =>
+    row(ctx, {
+      id: `5 ${name}`,
+      measurement: `Start-up: extract --${name} (median of ${runs})`,
+      figure: median(times[name]),
+      unit: 'ms',
+      peer: 'node -e 0, same Node',
+      peerFigure: base,
+      goal: '<= 2x',
+      pass: (x) => x <= 2,
+    }),
+  );
+}

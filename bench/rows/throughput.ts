@@ -1,0 +1,135 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runExtract } from '../lib/cli.ts';
+import { EMULATOR_KEY, startEmulator } from '../lib/emulator.ts';
+import { NODE, ROOT } from '../lib/paths.ts';
+import { writeInvoices } from '../lib/pdfs.ts';
+import { check, measure, type Measured } from '../lib/proc.ts';
+import { row, type BenchContext, type Row } from '../lib/row.ts';
+import { median } from '../lib/stats.ts';
+import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
+
+/**
+ * Rows 1 and 2. Throughput of small inline files at concurrency 1 and 8 against (a) the
+ * stand-in and (b) `extract serve` (a child process, simulated engine time 0), against the
+ * curl loop users write today; and the CLI's CPU per document in (a) against a bare undici loop.
+ */
+export async function throughputRows(ctx: BenchContext): Promise<Row[]> {
+  const n = ctx.tiny ? 12 : 500;
+  const dir = join(ctx.tmp, 'small');
+  ctx.log(`rows 1-2: writing ${n} distinct one-page PDFs`);
+  const files = await writeInvoices(dir, n);
+  const nulList = join(ctx.tmp, 'small.nul');
+  writeFileSync(nulList, `${files.join('\0')}\0`);
+  const lineList = join(ctx.tmp, 'small.txt');
+  writeFileSync(lineList, `${files.join('\n')}\n`);
+  const rows: Row[] = [];
+  let state = 0;
+
+  const extractOnce = async (url: string, key: string, c: number): Promise<Measured> => {
+    // A fresh journal each time: the default behaviour (journal on), with nothing to skip.
+    const m = await runExtract({ inputs: [dir], baseUrl: url, key, concurrency: c, out: join(ctx.tmp, 'out.jsonl'), state: join(ctx.tmp, `state-${++state}.jsonl`) }, join(ctx.tmp, 'home'));
+    check(m, `extract -c ${c}`);
+    return m;
+  };
+  // xargs reads the NUL-separated list from stdin.
+  const list = readFileSync(nulList, 'utf8');
+  const curlRun = async (url: string, key: string, c: number): Promise<Measured> => {
+    const m = await measure('sh', [join(ROOT, 'bench/peers/curl-inline.sh'), String(c)], { env: { ...process.env, URL: url, KEY: key }, input: list });
+    const okCount = m.stdout.split('\n').filter((l) => l === '200').length;
+    if (okCount !== n) throw new Error(`curl loop: ${okCount} of ${n} answered 200 (${m.stdout.split('\n').slice(0, 3).join(',')})`);
+    return m;
+  };
+
+  const docsPerSecond = (ms: Measured[]): number => median(ms.map((m) => n / m.wall));
+
+  // (a) the stand-in, in this process: it answers at once, so the client is what is measured.
+  const standIn = await startStandIn();
+  const cpuPerDoc: { extract: number[]; undici: number[] } = { extract: [], undici: [] };
+  let requestsPerDoc = 0;
+  try {
+    for (const c of [1, 8]) {
+      const ours: Measured[] = [];
+      const peer: Measured[] = [];
+      for (let r = 0; r < ctx.reps; r++) {
+        ctx.log(`row 1a: c=${c} rep ${r + 1}/${ctx.reps}`);
+        standIn.reset();
+        const m = await extractOnce(standIn.url, STANDIN_KEY, c);
+        if (standIn.counts.inline !== n) throw new Error(`row 1a: the stand-in saw ${standIn.counts.inline} inline extracts, expected ${n}`);
+        requestsPerDoc = (standIn.counts.inline + standIn.counts.get) / n;
+        ours.push(m);
+        if (c === 8) cpuPerDoc.extract.push((m.user + m.sys) / n);
+        peer.push(await curlRun(standIn.url, STANDIN_KEY, c));
+        if (c === 8) {
+          const u = await measure(NODE, [join(ROOT, 'bench/peers/undici-loop.ts'), standIn.url, STANDIN_KEY, '8', lineList]);
+          check(u, 'undici loop');
+          cpuPerDoc.undici.push((u.user + u.sys) / n);
+        }
+      }
+      rows.push(
+        row(ctx, {
+          id: `1a c${c}`,
+          measurement: `Throughput, ${n} one-page PDFs inline, stand-in server, -c ${c}`,
+          figure: docsPerSecond(ours),
+          unit: 'docs/s',
+          peer: `xargs -P ${c} + base64 + curl`,
+          peerFigure: docsPerSecond(peer),
+          goal: c === 8 ? '>= 4x' : 'reported',
+          ...(c === 8 ? { pass: (x: number) => x >= 4 } : {}),
+          note: `the CLI sends ${requestsPerDoc.toFixed(1)} requests per document (the inline answer has no page_count, so it GETs the document); the curl loop sends 1`,
+        }),
+      );
+    }
+    rows.push(
+      row(ctx, {
+        id: '2',
+        measurement: 'Client CPU (user+sys) per document, row 1a at -c 8',
+        figure: median(cpuPerDoc.extract) * 1000,
+        unit: 'ms/doc',
+        peer: 'bare undici loop, same requests (bench/peers/undici-loop.ts)',
+        peerFigure: median(cpuPerDoc.undici) * 1000,
+        goal: '<= 1.5x',
+        pass: (x) => x <= 1.5,
+        note: 'both figures include one Node start-up (about 40-60 ms of CPU) spread over the documents',
+      }),
+    );
+  } finally {
+    await standIn.close();
+  }
+
+  // (b) `extract serve` in a child process: reading the PDFs there bounds everyone.
+  const emulator = await startEmulator(ctx.tmp);
+  try {
+    for (const c of [1, 8]) {
+      const ours: Measured[] = [];
+      const peer: Measured[] = [];
+      for (let r = 0; r < ctx.reps; r++) {
+        ctx.log(`row 1b: c=${c} rep ${r + 1}/${ctx.reps}`);
+        // Alternate who goes first, so a drift of the machine does not favour one side.
+        if (r % 2 === 0) {
+          ours.push(await extractOnce(emulator.url, EMULATOR_KEY, c));
+          peer.push(await curlRun(emulator.url, EMULATOR_KEY, c));
+        } else {
+          peer.push(await curlRun(emulator.url, EMULATOR_KEY, c));
+          ours.push(await extractOnce(emulator.url, EMULATOR_KEY, c));
+        }
+      }
+      rows.push(
+        row(ctx, {
+          id: `1b c${c}`,
+          measurement: `Throughput, ${n} one-page PDFs inline, extract serve (child process, ms_per_page 0), -c ${c}`,
+          figure: docsPerSecond(ours),
+          unit: 'docs/s',
+          peer: `xargs -P ${c} + base64 + curl`,
+          peerFigure: docsPerSecond(peer),
+          goal: c === 8 ? '> 1x' : 'reported',
+          ...(c === 8 ? { pass: (x: number) => x > 1 } : {}),
+          note: 'the emulator reads every PDF (page count, then the engine) and shares the 2 cores with the client',
+        }),
+      );
+    }
+  } finally {
+    await emulator.close();
+  }
+  return rows;
+}
