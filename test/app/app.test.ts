@@ -188,7 +188,7 @@ describe('the application page', () => {
     expect(await page.content()).not.toContain(KEY);
     await card.getByRole('button', { name: /Copy API key/ }).click();
     await card.locator('.copied', { hasText: 'Copied' }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(KEY);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(KEY);
     await screenshot(page, 'parsers');
     expect(errors).toEqual([]);
   });
@@ -219,7 +219,7 @@ describe('the application page', () => {
     await page.goto(`${server.url}/`);
     await page.setInputFiles('#upload-input', [FIXTURE, 'fixtures/invoices/01-us-standard.pdf']);
     await page.locator('tr[data-status="completed"]').nth(1).waitFor({ timeout: 20_000 });
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(await overflow()).toBeLessThanOrEqual(0);
     await screenshot(page, 'documents-narrow');
     await rowOf(page, '02-eu-formats.pdf').click();
@@ -246,21 +246,21 @@ describe('the application page', () => {
     const names: string[] = [];
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
-      names.push(await page.evaluate(() => document.activeElement?.textContent?.trim() ?? ''));
+      names.push(await page.evaluate<string>("document.activeElement?.textContent?.trim() ?? ''"));
     }
     expect(names).toEqual(['Skip to content', 'Documents', 'Parsers', 'Credits', 'Webhooks', 'Faults']);
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
     expect(outline).toBe('solid');
 
     // Tab on reaches the upload button, the filter, and the row; Space opens it.
     for (let i = 0; i < 20; i++) {
       await page.keyboard.press('Tab');
-      if (await page.evaluate(() => document.activeElement?.matches('tr[data-id]'))) break;
+      if (await page.evaluate<boolean>("document.activeElement?.matches('tr[data-id]') ?? false")) break;
     }
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('keyboard.pdf, completed');
+    expect(await page.locator(':focus').getAttribute('aria-label')).toBe('keyboard.pdf, completed');
     await page.keyboard.press('Space');
     await page.locator('h1', { hasText: 'keyboard.pdf' }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    expect(await page.evaluate<string>('document.activeElement?.tagName')).toBe('H1');
     expect(errors).toEqual([]);
   });
 
@@ -287,7 +287,7 @@ describe('the application page', () => {
     await page.goto(`${server.url}/#/faults`);
     await page.locator('tr[data-rule]', { hasText: message }).waitFor();
     expect(await page.locator('main img, main b').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate<unknown>('window.pwned')).toBeUndefined();
     expect(errors).toEqual([]);
   });
 });

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterEach } from 'vitest';
 
+// Code that runs in the page is passed as a string: the project's tsconfig has no DOM types,
+// and vitest would rewrite a function's dynamic import().
+
 /** Debian's chromium; `.ci/run` installs it when missing. */
 export const CHROMIUM = process.env.EXTRACT_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = 'test-output/screenshots';
@@ -56,7 +59,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await mkdir(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
   // Toasts are momentary; the picture is of the view.
-  await page.evaluate(() => document.getElementById('toasts')?.replaceChildren());
+  await page.evaluate("document.getElementById('toasts')?.replaceChildren()");
   await page.screenshot({ path, fullPage: true, animations: 'disabled' });
   return path;
 }
