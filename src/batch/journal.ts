@@ -13,13 +13,28 @@ import { Route } from '../outputs/record.ts';
 
 const Common = { at: z.string(), sha256: z.string(), target: z.string(), file: z.string() };
 
+/**
+ * The extract request as sent, so that a resend after an uncertain outcome (a crash, a
+ * dropped connection) is the same request under the same Idempotency-Key: a service that
+ * honours the key answers it with the first document and charges nothing more. The
+ * storage-path shape resends the same storage path rather than uploading again.
+ */
+export const SentRequest = z.object({
+  idempotency_key: z.string(),
+  file_name: z.string(),
+  file_type: z.string(),
+  storage_path: z.string().optional(),
+});
+export type SentRequest = z.infer<typeof SentRequest>;
+
 export const JournalFact = z.discriminatedUnion('fact', [
   /**
    * An extract request is about to be sent. Without a later fact, a crash (SIGKILL, power)
    * happened while it was in flight: the document may have been charged, and there is no
-   * document_id to look it up, so a rerun reports it rather than paying twice.
+   * document_id to look it up, so a rerun reports it rather than paying twice; with
+   * --retry-failed it resends `request` unchanged. (`request` is absent in older journals.)
    */
-  z.object({ fact: z.literal('sending'), ...Common, route: Route }),
+  z.object({ fact: z.literal('sending'), ...Common, route: Route, request: SentRequest.optional() }),
   /** The extract request was answered without creating a document (402, 503...): nothing was charged. */
   z.object({ fact: z.literal('unsent'), ...Common, route: Route }),
   /** The service returned a document_id: from now on the document is paid for. */
@@ -39,6 +54,8 @@ export const JournalFact = z.discriminatedUnion('fact', [
     document_id: z.string().nullable(),
     reason: z.string(),
     retryable: z.boolean(),
+    /** Set when the extract request may have reached the service unanswered: --retry-failed resends it unchanged. */
+    request: SentRequest.optional(),
   }),
   /** --fresh: facts written before this line are ignored. */
   z.object({ fact: z.literal('reset'), at: z.string() }),

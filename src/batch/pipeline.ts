@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ServiceClient } from '../client/service-client.ts';
 import { pollDelay, type PollPolicy } from '../client/backoff.ts';
@@ -5,7 +6,7 @@ import type { ClientDeps, Log } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import type { DocumentRecord, Route } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
-import type { JournalWriter } from './journal.ts';
+import type { JournalWriter, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import type { Job } from './plan.ts';
 
@@ -41,10 +42,28 @@ export type PipelineContext = {
 /** How often an expired upload address is replaced before the file is reported as failed. */
 const TICKET_ATTEMPTS = 3;
 
+/**
+ * The Idempotency-Key of an extract request: derived from the content (sha256), the target
+ * (fingerprint of base URL and key) and the request's shape, so the same request always
+ * carries the same key. Inline: the name and type are part of the body, so they are part of
+ * the key (a renamed file is another request, not a clash). Storage path: each upload has
+ * its own path, so a later upload of the same file is a new request with a new key.
+ */
+export function idempotencyKey(sha256: string, target: string, request: { file_name: string; file_type: string; storage_path?: string | undefined }): string {
+  const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const shape = request.storage_path === undefined ? `inline-${digest(`${request.file_name}\n${request.file_type}`)}` : `upload-${digest(request.storage_path)}`;
+  return `extract-${sha256.slice(0, 32)}-${target}-${shape}`;
+}
+
+/** Statuses a proxy in front of the service answers after the request may have reached it. */
+const GATEWAY_STATUSES = new Set([502, 504]);
+
 export class Pipeline {
   readonly #c: PipelineContext;
   /** Pages of documents sent in this run, for --max-credits (counted before sending). */
   #committedPages = 0;
+  /** Extract requests of this run that may have reached the service unanswered, by job key. */
+  readonly #uncertain = new Map<string, SentRequest>();
 
   constructor(context: PipelineContext) {
     this.#c = context;
@@ -53,17 +72,17 @@ export class Pipeline {
   /** Sends a file by its route, then polls it when it went by upload. */
   async submit(job: Job): Promise<void> {
     const c = this.#c;
-    let route: Route = job.decision.route;
+    let route: Route = routeOf(job);
     let releasePending: (() => void) | undefined;
     let releaseSend: (() => void) | undefined;
     try {
-      if (route === 'upload') releasePending = await c.pendingSlots.acquire();
+      if (route !== 'inline') releasePending = await c.pendingSlots.acquire();
       releaseSend = await c.sendSlots.acquire();
       if (this.#notSending(job, route)) return;
 
       if (route === 'inline') {
         try {
-          await this.#sendInline(job);
+          await this.#sendInline(job, job.resend);
           return;
         } catch (err) {
           if (!(err instanceof ServiceError && err.kind === 'inline_unavailable')) throw err;
@@ -77,7 +96,7 @@ export class Pipeline {
           if (this.#notSending(job, route)) return;
         }
       }
-      const documentId = await this.#sendUpload(job, route);
+      const documentId = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
       releaseSend();
       releaseSend = undefined;
       await this.#pollUntilDone(job, documentId, route, c.poll.intervalMs, 0);
@@ -124,11 +143,12 @@ export class Pipeline {
     return false;
   }
 
-  async #sendInline(job: Job): Promise<void> {
+  async #sendInline(job: Job, resend: SentRequest | undefined): Promise<void> {
     const c = this.#c;
     const bytes = await readFile(job.input.path);
-    const body = { file: { data: bytes.toString('base64'), name: job.name, type: job.mimeType } };
-    const answer = await this.#extract(job, 'inline', () => c.client.extractInline(body));
+    const request = resend ?? this.#request(job, undefined);
+    const body = { file: { data: bytes.toString('base64'), name: request.file_name, type: request.file_type } };
+    const answer = await this.#extract(job, 'inline', request, () => c.client.extractInline(body, request.idempotency_key));
     if (answer.success === false) {
       throw new ServiceError('rejected', `${job.input.file}: the service answered success: false`);
     }
@@ -144,28 +164,39 @@ export class Pipeline {
     await this.#completed(job, 'inline', answer.document_id, pageCount, answer.results);
   }
 
-  /** upload-url, PUT, extract. Returns the document_id, journaled before anything else happens. */
-  async #sendUpload(job: Job, route: Route): Promise<string> {
+  /**
+   * upload-url, PUT, extract. Returns the document_id, journaled before anything else happens.
+   * `resend`: an earlier, uncertain submission of an uploaded storage path, submitted again
+   * unchanged first (no new upload); if the service no longer knows the path, upload again.
+   */
+  async #sendUpload(job: Job, route: Route, resend: SentRequest | undefined): Promise<string> {
     const c = this.#c;
     for (let attempt = 1; ; attempt++) {
-      const ticket = await c.client.uploadUrl({ file_name: job.name, file_type: job.mimeType }, c.signal);
+      let request: SentRequest;
       const issuedAt = c.deps.now();
-      try {
-        await c.client.putBytes(ticket, { path: job.input.path, size: job.input.size, type: job.mimeType }, c.signal);
-      } catch (err) {
-        if (err instanceof ServiceError && err.kind === 'ticket_expired' && attempt < TICKET_ATTEMPTS) {
-          c.log('info', `${job.input.file}: the upload address expired (valid ${ticket.expires_in} s); asking for a new one`);
-          continue;
+      if (attempt === 1 && resend?.storage_path !== undefined) {
+        request = resend;
+      } else {
+        const ticket = await c.client.uploadUrl({ file_name: job.name, file_type: job.mimeType }, c.signal);
+        try {
+          await c.client.putBytes(ticket, { path: job.input.path, size: job.input.size, type: job.mimeType }, c.signal);
+        } catch (err) {
+          if (err instanceof ServiceError && err.kind === 'ticket_expired' && attempt < TICKET_ATTEMPTS) {
+            c.log('info', `${job.input.file}: the upload address expired (valid ${ticket.expires_in} s); asking for a new one`);
+            continue;
+          }
+          throw err;
         }
-        throw err;
+        request = this.#request(job, ticket.storage_path);
       }
       if (c.stopped() === 'interrupted' || c.stopped() === 'auth') {
         // Uploaded but not submitted: nothing is charged, a rerun starts over.
         throw new ServiceError('aborted', 'stopped before submitting');
       }
+      const storagePath = request.storage_path ?? '';
       try {
-        const accepted = await this.#extract(job, route, () =>
-          c.client.extractStored({ storage_path: ticket.storage_path, file_name: job.name, file_type: job.mimeType, file_size: job.input.size }),
+        const accepted = await this.#extract(job, route, request, () =>
+          c.client.extractStored({ storage_path: storagePath, file_name: request.file_name, file_type: request.file_type, file_size: job.input.size }, request.idempotency_key),
         );
         await c.journal.append({ fact: 'submitted', ...this.#common(job), route, document_id: accepted.document_id });
         c.log('debug', `${job.input.file}: submitted as ${accepted.document_id}`);
@@ -241,29 +272,55 @@ export class Pipeline {
     }
     const reason = redact(err instanceof Error ? err.message : String(err));
     const retryable = err instanceof ServiceError ? err.retryable : true;
-    await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable });
+    // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
+    const request = documentId === null ? this.#uncertain.get(job.key) : undefined;
+    this.#uncertain.delete(job.key);
+    await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable, ...(request ? { request } : {}) });
     c.settle(job, { kind: 'failed', retryable, record: { file: job.input.file, document_id: documentId, status: 'error', page_count: null, results: null, error: reason, route } });
   }
 
   /**
-   * The one step that costs credits. The journal brackets it: `sending` before, and
-   * `unsent` when the service answered without creating a document, so that only a crash
-   * while the request is in flight leaves the uncertain `sending` as the last fact.
+   * The one step that costs credits. The journal brackets it: `sending` (with the request
+   * and its Idempotency-Key) before, and `unsent` when the service answered without
+   * creating a document, so that only a crash while the request is in flight leaves the
+   * uncertain `sending` as the last fact. No answer at all, or a proxy's 502/504, leaves
+   * the outcome unknown: the request is remembered for the `failed` fact.
    */
-  async #extract<T>(job: Job, route: Route, send: () => Promise<T>): Promise<T> {
+  async #extract<T>(job: Job, route: Route, request: SentRequest, send: () => Promise<T>): Promise<T> {
     const c = this.#c;
-    await c.journal.append({ fact: 'sending', ...this.#common(job), route });
+    await c.journal.append({ fact: 'sending', ...this.#common(job), route, request });
     try {
-      return await send();
+      const answer = await send();
+      this.#uncertain.delete(job.key);
+      return answer;
     } catch (err) {
-      if (err instanceof ServiceError && err.status !== undefined && err.status >= 300) await c.journal.append({ fact: 'unsent', ...this.#common(job), route });
+      const status = err instanceof ServiceError ? err.status : undefined;
+      if (status !== undefined && status >= 300 && !GATEWAY_STATUSES.has(status)) {
+        this.#uncertain.delete(job.key);
+        await c.journal.append({ fact: 'unsent', ...this.#common(job), route });
+      } else {
+        this.#uncertain.set(job.key, request);
+      }
       throw err;
     }
+  }
+
+  /** A new extract request of this job: the name and type it is sent with, and its key. */
+  #request(job: Job, storagePath: string | undefined): SentRequest {
+    const sent = { file_name: job.name, file_type: job.mimeType, ...(storagePath !== undefined ? { storage_path: storagePath } : {}) };
+    return { ...sent, idempotency_key: idempotencyKey(job.sha256, this.#c.target, sent) };
   }
 
   #common(job: Job): { at: string; sha256: string; target: string; file: string } {
     return { at: new Date(this.#c.deps.now()).toISOString(), sha256: job.sha256, target: this.#c.target, file: job.input.file };
   }
+}
+
+/** The route of a job; a resend goes by the shape of the request it repeats. */
+function routeOf(job: Job): Route {
+  if (!job.resend) return job.decision.route;
+  if (job.resend.storage_path === undefined) return 'inline';
+  return job.prior?.route === 'inline->upload' ? 'inline->upload' : 'upload';
 }
 
 function notSubmitted(job: Job, route: Route, why: string): Outcome {

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { DocumentRecord } from '../outputs/record.ts';
 import type { InputFile, UnreadableInput } from './discover.ts';
 import { fileFacts } from './facts.ts';
-import { stateKey, type KnownState } from './journal.ts';
+import { stateKey, type KnownState, type SentRequest } from './journal.ts';
 import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
 
 /**
@@ -26,6 +26,8 @@ export type Job = {
   prior: KnownState | undefined;
   /** Pages counted locally (--dry-run, --max-credits). */
   pages?: number;
+  /** An earlier extract request whose outcome is unknown, to send again unchanged (--retry-failed). */
+  resend?: SentRequest | undefined;
 };
 
 export type PlanInput = {
@@ -56,6 +58,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         const facts = await fileFacts(file.path);
         const key = stateKey(facts.sha256, input.target);
         const prior = input.known.get(key);
+        const action = actionFor(prior, input.retryFailed);
         jobs[i] = {
           input: file,
           name: basename(file.path),
@@ -63,8 +66,9 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           mimeType: facts.mimeType,
           key,
           decision: chooseRoute(file.size, input.route, input.inlineMax),
-          action: actionFor(prior, input.retryFailed),
+          action,
           prior,
+          resend: action === 'submit' ? uncertainRequest(prior) : undefined,
         };
       } catch (err) {
         unreadable.push({ file: file.file, reason: `cannot read ${file.file}: ${err instanceof Error ? err.message : String(err)}` });
@@ -87,6 +91,11 @@ export function actionFor(prior: KnownState | undefined, retryFailed: boolean): 
     case 'sending':
       return retryFailed ? 'submit' : 'leave';
   }
+}
+
+/** The request an earlier run sent without learning its outcome, if any. */
+export function uncertainRequest(prior: KnownState | undefined): SentRequest | undefined {
+  return prior?.fact === 'sending' || prior?.fact === 'failed' ? prior.request : undefined;
 }
 
 /** The record of a document this run does not send, from what the journal says of it. */
@@ -116,4 +125,5 @@ export function priorRecord(job: Job): DocumentRecord | undefined {
 
 export const UNCERTAIN_SEND =
   'an earlier run stopped (crash or kill) while its extract request was in flight, so it may have been charged; ' +
-  'it was not sent again to avoid paying twice: rerun with --retry-failed to send it anyway';
+  'it was not sent again to avoid paying twice: --retry-failed resends the same request under the same Idempotency-Key ' +
+  '(a service that honours the key answers with the first document and charges nothing; one that ignores it charges this document again)';

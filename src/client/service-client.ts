@@ -114,13 +114,17 @@ export class ServiceClient {
     });
   }
 
-  /** Operation 3a: base64 in the body, the result in the same response. Never retried once sent. */
-  async extractInline(body: ExtractInlineRequest): Promise<InlineResult> {
+  /**
+   * Operation 3a: base64 in the body, the result in the same response. Never retried once sent.
+   * `idempotencyKey` (not in the spec; the emulator honours it, the real service may ignore it)
+   * lets a later resend of the same request be answered with the first document, uncharged.
+   */
+  async extractInline(body: ExtractInlineRequest, idempotencyKey?: string): Promise<InlineResult> {
     const answer = await this.#call({
       step: 'extract',
       method: 'POST',
       url: `${this.baseUrl}${API_PREFIX}/extract`,
-      headers: this.#jsonHeaders(),
+      headers: this.#extractHeaders(idempotencyKey),
       body: () => JSON.stringify(body),
       idempotent: false,
       inline: true,
@@ -130,12 +134,12 @@ export class ServiceClient {
   }
 
   /** Operation 3b: submit a storage path; always asynchronous. Never retried once sent. */
-  async extractStored(body: ExtractStoredRequest): Promise<AcceptedResult> {
+  async extractStored(body: ExtractStoredRequest, idempotencyKey?: string): Promise<AcceptedResult> {
     const answer = await this.#call({
       step: 'extract',
       method: 'POST',
       url: `${this.baseUrl}${API_PREFIX}/extract`,
-      headers: this.#jsonHeaders(),
+      headers: this.#extractHeaders(idempotencyKey),
       body: () => JSON.stringify(body),
       idempotent: false,
       subject: body.file_name ?? body.storage_path,
@@ -168,6 +172,10 @@ export class ServiceClient {
     return { authorization: `Bearer ${this.#apiKey}`, 'content-type': 'application/json', accept: 'application/json' };
   }
 
+  #extractHeaders(idempotencyKey: string | undefined): Record<string, string> {
+    return idempotencyKey === undefined ? this.#jsonHeaders() : { ...this.#jsonHeaders(), 'idempotency-key': idempotencyKey };
+  }
+
   async #call(call: Call): Promise<Answer> {
     const { now, sleep, random, log } = this.#deps;
     const label = `${call.method} ${describeUrl(call.url)}`;
@@ -197,7 +205,8 @@ export class ServiceClient {
           throw new ServiceError(
             'network',
             `the connection failed (${code}) after the extract request for ${call.subject} may have reached the service; ` +
-              'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed',
+              'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
+              '(which resends the same request under the same Idempotency-Key)',
             { retryable: true, cause: err },
           );
         }
