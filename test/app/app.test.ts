@@ -30,7 +30,7 @@ async function submitStored(server: { url: string }, bytes: Buffer, fileName: st
   return accepted.body.document_id as string;
 }
 
-describe('the application page', () => {
+describe('the application page', { timeout: 60_000 }, () => {
   it('upload a fixture, watch it complete, open its results: a Table field as a table, nulls marked "needs review"', async () => {
     const { server } = await serve();
     const { page, errors } = await browserPage();
