@@ -18,6 +18,8 @@ import { createWorker, type WorkerCounts } from './worker.ts';
 const HEADER = { authorization: 'authorization', contentType: 'content-type', allow: 'allow', wwwAuthenticate: 'www-authenticate' } as const;
 const ACCEPTED_METHODS = ['POST', 'PUT'] as const;
 const OTHER_METHODS = ['GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+/** A JSON or CSV output is rewritten at most this often: a burst of events is one rewrite, not one each. */
+const WHOLE_FILE_SPACING_MS = 250;
 
 /** The body of every answer that is not a 200: what went wrong, in words a sender's log can show. */
 type ErrorBody = { error: string; code: 'unauthorized' | 'invalid_payload' | 'payload_too_large' | 'method_not_allowed' | 'not_found' | 'internal' };
@@ -49,7 +51,15 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
   const inbox = openInbox(options.dataDir);
   const stats: ReceiverStats = { received: 0, duplicates: 0, rejected: 0, unauthorized: 0 };
   const counts: WorkerCounts = { new: 0, duplicates: 0 };
-  const worker = createWorker({ inbox, sink, logger, now, counts, delayMs: options.workerDelayMs ?? 0 });
+  const worker = createWorker({
+    inbox,
+    sink,
+    logger,
+    now,
+    counts,
+    delayMs: options.workerDelayMs ?? 0,
+    spacingMs: sink.wholeFile ? WHOLE_FILE_SPACING_MS : 0,
+  });
 
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, forceCloseConnections: true, exposeHeadRoutes: false });
   // The raw bytes are what the inbox keeps, so every body is read as a buffer and parsed here.

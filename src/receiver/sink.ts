@@ -36,6 +36,8 @@ export type RecordSink = {
   write(fresh: readonly SeenRow[], inbox: Inbox): Promise<void>;
   /** Where the records go, for the start-up line. */
   readonly description: string;
+  /** True when each write rewrites a whole file (JSON, CSV), so batches should be few. */
+  readonly wholeFile: boolean;
 };
 
 export const REVIEW_FILE = 'review.jsonl';
@@ -79,6 +81,7 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
 
   return {
     description: _describe(target),
+    wholeFile: target.kind === 'file' && target.format !== 'jsonl',
     async start(inbox) {
       const unwritten = inbox.unwritten();
       if (target.kind === 'stdout') await writeRecords(unwritten, inbox);

@@ -32,8 +32,11 @@ export function createWorker(deps: {
   now: () => Date;
   counts: WorkerCounts;
   delayMs: number;
+  /** Least time between two passes; lets events pile up into one batch when each pass rewrites a whole file. */
+  spacingMs: number;
 }): Worker {
-  const { inbox, sink, logger, now, counts, delayMs } = deps;
+  const { inbox, sink, logger, now, counts, delayMs, spacingMs } = deps;
+  let lastPassEnd = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -70,6 +73,7 @@ export function createWorker(deps: {
       })
       .finally(() => {
         running = undefined;
+        lastPassEnd = performance.now();
         if (again) run();
         else if (timer === undefined) settleWaiters();
       });
@@ -86,7 +90,8 @@ export function createWorker(deps: {
   return {
     kick() {
       if (stopped) return;
-      if (delayMs > 0) schedule(delayMs);
+      const wait = Math.max(delayMs, lastPassEnd + spacingMs - performance.now());
+      if (wait > 0) schedule(wait);
       else setImmediate(run);
     },
     idle() {
