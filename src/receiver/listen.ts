@@ -50,9 +50,11 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
   const auth = resolveAuth(flags, deps.env);
   const delay = deps.env[ENV.workerDelay];
   const say = (line: string): void => void deps.stderr.write(`${line}\n`);
+  // With --json every stderr line is NDJSON, the start-up notes included.
+  const note = (message: string): void => say(flags.json ? JSON.stringify({ type: 'note', message }) : message);
 
-  if (flags.token !== undefined) say(`note: --token is visible to other users of this machine (ps); prefer ${ENV.token}`);
-  if (flags.password !== undefined) say(`note: --password is visible to other users of this machine (ps); prefer ${ENV.password}`);
+  if (flags.token !== undefined) note(`note: --token is visible to other users of this machine (ps); prefer ${ENV.token}`);
+  if (flags.password !== undefined) note(`note: --password is visible to other users of this machine (ps); prefer ${ENV.password}`);
 
   const receiver = await startReceiver(
     {
@@ -73,15 +75,15 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
   // Listening for signals before printing anything: whoever reads "Listening on" may stop us at once.
   const stop = Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
   deps.stdout.write(`Listening on ${receiver.url}\n`);
-  say(`auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`);
+  note(`auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`);
   if (!LOOPBACK.test(flags.host)) {
-    say(
+    note(
       `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can send events` +
         (auth.type === 'none' ? ', and --auth none lets them all in: use --auth bearer' : ''),
     );
   }
   await stop;
-  say('stopping...');
+  note('stopping...');
   await receiver.close();
 }
 
