@@ -130,3 +130,19 @@ describe('listen: outputs', () => {
     expect((await lines(out)).map((l) => l.document_id)).toEqual(['doc_nulls', 'doc_full']);
   });
 });
+
+describe('listen: output failures', () => {
+  it('listen: when the output cannot be written, the event stays in the inbox and is written on a later try', async () => {
+    const { mkdir, rm } = await import('node:fs/promises');
+    const out = join(tempDir(), 'records.jsonl');
+    const r = await receiver({ out });
+    // The output path turns into a directory: appending fails with EISDIR.
+    await mkdir(out);
+    expect((await send(r.url, complete)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(r.lines.some((l) => /^error: could not write the outputs \(.*EISDIR.*\); retrying in 1 s, the events are safe in the inbox$/.test(l))).toBe(true);
+    await rm(out, { recursive: true });
+    await r.drained();
+    expect((await lines(out)).map((l) => l.document_id)).toEqual(['doc_full']);
+  });
+});
