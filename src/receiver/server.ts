@@ -177,11 +177,16 @@ function _validate(body: Buffer): Verdict {
   }
   const parsed = WebhookPayload.safeParse(json);
   if (parsed.success) return { ok: true, documentId: parsed.data.document_id };
-  const detail = parsed.error.issues
-    .slice(0, 5)
-    .map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message))
+  const issues = parsed.error.issues;
+  const detail = issues
+    .slice(0, 3)
+    .map((i) => {
+      // zod's "Invalid input: expected string, received undefined" says, in a log line, "missing".
+      const message = /received undefined$/.test(i.message) ? 'missing' : i.message.replace(/^Invalid input: /, '');
+      return i.path.length > 0 ? `${i.path.join('.')}: ${message}` : message;
+    })
     .join('; ');
-  return { ok: false, reason: detail };
+  return { ok: false, reason: issues.length > 3 ? `${detail}; and ${issues.length - 3} more` : detail };
 }
 
 function _send(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
