@@ -19,6 +19,7 @@ import {
 import { EngineError, type Engine } from '../engine/types.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime.ts';
 import type { EmulatorDeps } from './clock.ts';
+import type { Faults } from './faults.ts';
 import { documentBody, type DocumentRow, type Documents } from './documents.ts';
 import { ServiceError } from './errors.ts';
 import type { Ledger } from './ledger.ts';
@@ -42,9 +43,10 @@ export function createGateway(input: {
   ledger: Ledger;
   signer: Signer;
   processor: Processor;
+  faults: Faults;
   deps: EmulatorDeps;
 }) {
-  const { store, config, engine, documents, uploads, ledger, signer, processor, deps } = input;
+  const { store, config, engine, documents, uploads, ledger, signer, processor, faults, deps } = input;
 
   /** Counts pages before anything is charged; an unreadable document is the client's problem (422). */
   const countPages = async (bytes: Uint8Array, mimeType: string) => {
@@ -227,7 +229,9 @@ export function createGateway(input: {
     input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType },
   ): Promise<ExtractAcceptedResponse> {
     const doc = await admit(parser, { ...input, route: 'stored' });
-    processor.enqueue(doc);
+    // Background extraction whatever the route, so extract-async fault rules apply here too.
+    const effect = faults.draw('extract-async');
+    processor.enqueue(doc, effect?.type === 'async_error' ? effect.message : undefined);
     return accepted(doc.document_id);
   }
 

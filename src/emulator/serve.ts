@@ -78,6 +78,7 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
     throw err;
   }
   say(`Listening on ${server.url}`);
+  say(`App: ${server.url}/ (documents, upload, parsers, credits, webhooks, faults)`);
   say(`Data: ${persistent ? flags.dataDir : 'in memory (gone when the server stops; keep it with --data-dir)'}`);
   for (const parser of server.config.parsers) {
     say(`Parser "${parser.parser_name}" (${parser.parser_id}) API key: ${parser.api_keys.join(', ')}`);

@@ -96,7 +96,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   });
   const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue });
   processor.onFinished(() => webhooks.flush());
-  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
+  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, faults, deps });
   const keys = createKeyRing(config.parsers);
 
   const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true, frameworkErrors });

@@ -132,4 +132,16 @@ describe('faults: over HTTP', () => {
     const d = (await call(s, 'GET', '/_emulator/deliveries')).body.deliveries[0];
     expect(d.attempts.map((a: { error: string | null }) => a.error)).toEqual(['injected fault: attempt dropped', null]);
   });
+
+  it('extract-async faults apply to every background route: an application upload fails with the injected error', async () => {
+    const s = await emulator({ faults: { rules: [{ operation: 'extract-async', effect: { type: 'async_error', message: 'injected: scanner jam' } }] } });
+    const form = new FormData();
+    form.append('file', new Blob([await invoicePdf(8)], { type: 'application/pdf' }), 'app.pdf');
+    const res = await fetch(`${s.url}/_emulator/parsers/prs_invoices/documents`, { method: 'POST', body: form });
+    const { documents } = (await res.json()) as { documents: Array<{ document_id: string }> };
+    const doc = DocumentBody.parse((await waitForDocument(s, documents[0]!.document_id)).body);
+    expect(doc).toMatchObject({ status: 'error' });
+    expect(doc.error).toContain('injected: scanner jam');
+    expect(LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body).balance).toBe(1000);
+  });
 });
