@@ -38,6 +38,8 @@ export type RecordSink = {
   readonly description: string;
   /** True when each write rewrites a whole file (JSON, CSV), so batches should be few. */
   readonly wholeFile: boolean;
+  /** True when records go to a file or directory (each pass ends with an fsync), not stdout. */
+  readonly toDisk: boolean;
 };
 
 export const REVIEW_FILE = 'review.jsonl';
@@ -82,6 +84,7 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
   return {
     description: _describe(target),
     wholeFile: target.kind === 'file' && target.format !== 'jsonl',
+    toDisk: target.kind !== 'stdout',
     async start(inbox) {
       const unwritten = inbox.unwritten();
       if (target.kind === 'stdout') await writeRecords(unwritten, inbox);
@@ -159,7 +162,8 @@ async function _appendDurably(path: string, text: string): Promise<void> {
 
 /** `<dir>/<document_id>.json`, with anything but letters, digits, `.`, `_` and `-` replaced, so an id cannot leave the directory. */
 function _documentPath(dir: string, documentId: string): string {
-  const safe = documentId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_');
+  // An empty id (the contract allows one) would make ".json", a hidden file: name it "_" instead.
+  const safe = documentId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_') || '_';
   return join(dir, `${safe}.json`);
 }
 

@@ -1,0 +1,150 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { WebhookPayload } from '../../src/contract/index.ts';
+import { payload, receiver } from '../receiver/helpers.ts';
+
+/**
+ * Bad input over the webhook receiver (`extract listen`), property-based like the emulator's
+ * test/emulator/bad-input.test.ts: malformed and truncated JSON, wrong types, huge bodies,
+ * odd and doubled headers, wrong methods, path traversal in the URL and in the fields that
+ * name output files. Each gets a 4xx with a JSON error (or a 200 for a valid event), never a
+ * 5xx, never a crash, never a file outside the output directory.
+ */
+
+const TOKEN = 'whk_reliability_token_4242';
+const MAX_BODY = 64 * 1024;
+const TRAVERSALS = ['..', '../', '..\\', '%2e%2e', '%2e%2e%2f', '..%2f', '%252e%252e', '....//', '..;/', '/etc/passwd', 'C:\\Windows', '\u0000', '..\u2215', '.', ''];
+
+const oddText = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.constantFrom(...TRAVERSALS),
+  fc.array(fc.constantFrom(...TRAVERSALS, 'a', '/', 'doc_1'), { maxLength: 6 }).map((a) => a.join('')),
+  fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 8 }),
+);
+
+/** Anything in place of a field: the wrong type, null, a huge string. */
+const wrongValue = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.object({ maxDepth: 1 }), oddText);
+
+/** A valid event with one field replaced, removed, or given a traversal-bearing id or file name. */
+const mutatedEvent = fc
+  .record({
+    field: fc.constantFrom('event', 'parser_id', 'parser_name', 'document_id', 'timestamp', 'data', 'metadata', 'metadata.file_name', 'metadata.page_count', 'metadata.mime_type'),
+    mode: fc.constantFrom('replace', 'remove', 'keep'),
+    value: wrongValue,
+    id: oddText,
+  })
+  .map(({ field, mode, value, id }) => {
+    const event: Record<string, unknown> = { ...payload({ document_id: id }) };
+    const [top, inner] = field.split('.') as [string, string | undefined];
+    const holder: Record<string, unknown> = inner === undefined ? event : { ...(event[top] as Record<string, unknown>) };
+    if (inner !== undefined) event[top] = holder;
+    const key = inner ?? top;
+    if (mode === 'replace') holder[key] = value;
+    if (mode === 'remove') delete holder[key];
+    return JSON.stringify(event);
+  });
+
+const body = fc.oneof(
+  { arbitrary: fc.json({ maxDepth: 3 }), weight: 3 },
+  { arbitrary: fc.json().map((j) => j.slice(0, Math.max(0, j.length - 3))), weight: 2 }, // truncated
+  { arbitrary: mutatedEvent, weight: 6 },
+  { arbitrary: mutatedEvent.map((j) => j.slice(0, Math.floor(j.length / 2))), weight: 2 }, // a valid event cut in half
+  { arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)), weight: 1 }, // not UTF-8 at all
+  { arbitrary: fc.constant(''), weight: 1 },
+  { arbitrary: fc.constant(JSON.stringify(payload({ data: { note: 'x'.repeat(MAX_BODY) } }))), weight: 1 }, // over the limit
+);
+
+const path = fc.oneof(
+  { arbitrary: fc.constant('/webhook'), weight: 12 },
+  fc.constant('/webhook?x=1'),
+  fc.constantFrom(...TRAVERSALS).map((t) => `/webhook/${t}`),
+  fc.constantFrom(...TRAVERSALS).map((t) => `/${t}/webhook`),
+  oddText.map((p) => `/${encodeURIComponent(p)}`),
+);
+
+const authorization = fc.oneof(
+  { arbitrary: fc.constant(`Bearer ${TOKEN}`), weight: 10 },
+  fc.constant(`bearer ${TOKEN}`),
+  fc.constant(`Bearer ${TOKEN}x`),
+  fc.constant(`Bearer ${TOKEN.slice(0, -1)}`),
+  fc.constant('Bearer'),
+  fc.constant(`Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}`),
+  oddText.map((t) => t.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, '')),
+  fc.constant(undefined),
+);
+
+const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream', undefined);
+
+describe('receiver: bad input, property-based', () => {
+  it('answers every malformed request with a JSON 4xx (or 200 for a valid event), never a 5xx, never a crash, never a file outside its directories', async () => {
+    const r = await receiver({ auth: { type: 'bearer', token: TOKEN }, maxBodyBytes: MAX_BODY, log: () => {} });
+    const outDir = join(r.dataDir, 'records');
+    await r.close();
+    // Again, now writing one file per document_id: ids full of traversal must stay inside.
+    const s = await receiver({ auth: { type: 'bearer', token: TOKEN }, maxBodyBytes: MAX_BODY, out: `${outDir}/`, dataDir: r.dataDir, log: () => {} });
+
+    let tried = 0;
+    let accepted = 0;
+    const statuses = new Map<number, number>();
+    const base = new URL(s.url).origin;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('POST', 'PUT', 'POST', 'PUT', 'POST', 'PUT', 'POST', 'PUT', 'GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS'),
+        path,
+        authorization,
+        contentType,
+        fc.boolean(),
+        body,
+        async (method, target, auth, type, doubled, sent) => {
+          tried++;
+          const headers: string[] = [];
+          if (auth !== undefined && auth !== '') headers.push('authorization', auth, ...(doubled ? ['authorization', auth] : []));
+          if (type !== undefined) headers.push('content-type', type);
+          const hasBody = method !== 'GET' && method !== 'HEAD';
+          const res = await request(`${base}${target}`, { method, headers, body: hasBody ? sent : undefined });
+          const text = await res.body.text();
+          statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+          const what = `${method} ${target} ${auth ?? '(no auth)'} -> ${res.statusCode} ${text.slice(0, 200)}`;
+          expect(res.statusCode, what).toBeLessThan(500);
+          if (res.statusCode === 200) {
+            accepted++;
+            // Only a real event, with the right token, is accepted.
+            expect(auth?.replace(/^bearer /i, 'Bearer '), what).toBe(`Bearer ${TOKEN}`); // the scheme is case-insensitive
+            expect(WebhookPayload.safeParse(JSON.parse(String(sent))).success, what).toBe(true);
+          } else {
+            expect(res.statusCode, what).toBeGreaterThanOrEqual(400);
+            if (method !== 'HEAD') {
+              const error = JSON.parse(text) as { error?: unknown; code?: unknown };
+              expect(typeof error.error, what).toBe('string');
+              expect(typeof error.code, what).toBe('string');
+              expect(text, what).not.toContain(TOKEN);
+            }
+          }
+        },
+      ),
+      { numRuns: 5000, seed: 4242 },
+    );
+
+    // Still alive, and still accepting a valid event.
+    const ok = await request(s.url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(payload({ document_id: 'doc_after' })) });
+    expect(ok.statusCode).toBe(200);
+    await ok.body.text();
+    await s.drained();
+    await s.close();
+
+    // Nothing outside: the data directory holds the receiver's own files, the output folder only flat JSON files.
+    for (const name of readdirSync(r.dataDir)) expect(name, name).toMatch(/^(records|review\.jsonl|inbox\.db(-wal|-shm)?|[\w.-]+\.(db|sqlite)(-wal|-shm)?)$/);
+    const records = readdirSync(outDir);
+    for (const name of records) {
+      expect(name).toMatch(/^[A-Za-z0-9._-]+\.json$/);
+      expect(statSync(join(outDir, name)).isFile()).toBe(true);
+    }
+    expect(records).toContain('doc_after.json');
+    console.log(`receiver bad input: tried ${tried} generated requests (${accepted} valid events accepted, ${records.length} record files, all inside); statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    expect(tried).toBeGreaterThanOrEqual(5000);
+  }, 180_000);
+});
