@@ -20,6 +20,8 @@ const ACCEPTED_METHODS = ['POST', 'PUT'] as const;
 const OTHER_METHODS = ['GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 /** A JSON or CSV output is rewritten at most this often: a burst of events is one rewrite, not one each. */
 const WHOLE_FILE_SPACING_MS = 250;
+/** Other file outputs are fsynced once per pass; spacing passes keeps those fsyncs from crowding the acknowledgements'. */
+const FILE_SPACING_MS = 25;
 
 /** The body of every answer that is not a 200: what went wrong, in words a sender's log can show. */
 type ErrorBody = { error: string; code: 'unauthorized' | 'invalid_payload' | 'payload_too_large' | 'method_not_allowed' | 'not_found' | 'internal' };
@@ -58,7 +60,7 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
     now,
     counts,
     delayMs: options.workerDelayMs ?? 0,
-    spacingMs: sink.wholeFile ? WHOLE_FILE_SPACING_MS : 0,
+    spacingMs: sink.wholeFile ? WHOLE_FILE_SPACING_MS : sink.toDisk ? FILE_SPACING_MS : 0,
   });
 
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, forceCloseConnections: true, exposeHeadRoutes: false });
