@@ -1,0 +1,152 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { extract } from '../e2e/batch-helpers.ts';
+import { cleanEnv, spawnCli, spawnServe, tempDir } from '../helpers/cli.ts';
+import { makeCorpus, writeServeConfig } from './helpers.ts';
+
+/**
+ * Secrets never printed: the client (successes, failures, a 401 with a wrong key, --report,
+ * every -o format, -v request logs, the journal), serve's request and delivery lines, and
+ * listen's logs are all scanned for the API keys and the webhook tokens. Servers bind
+ * loopback by default and warn when told otherwise.
+ *
+ * The client's config file is created 0600: test/config/store.test.ts ("config: the file is
+ * created with mode 0600", and back to 0600 after a chmod) holds that; not repeated here.
+ */
+
+const API_KEY = 'ext_SECRET_api_key_reliability_7f3a9c21';
+const WRONG_KEY = 'ext_WRONG_api_key_reliability_0b1d2e33';
+const BEARER = 'whk_BEARER_secret_reliability_5e6f7a';
+const WRONG_BEARER = 'whk_WRONG_bearer_reliability_99aa';
+const BASIC_USER = 'hookuser';
+const BASIC_PASSWORD = 'BASIC_password_reliability_9a8b7c';
+const WRONG_PASSWORD = 'WRONG_password_reliability_1234';
+const SECRETS = [API_KEY, WRONG_KEY, BEARER, WRONG_BEARER, BASIC_PASSWORD, WRONG_PASSWORD, Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'), Buffer.from(`${BASIC_USER}:${WRONG_PASSWORD}`).toString('base64')];
+
+/** Every file under `dir`, recursively, with its bytes. */
+function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
+  const out: Array<{ path: string; bytes: Buffer }> = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
+    else out.push({ path, bytes: readFileSync(path) });
+  }
+  return out;
+}
+
+describe('security', () => {
+  it('no API key, token or password appears in any output, log, report, record file or journal', async () => {
+    const root = tempDir('extract-secrets-');
+    const work = join(root, 'work');
+    const corpus = await makeCorpus(work, 12, 'sec');
+    writeFileSync(join(corpus.dir, 'broken.pdf'), '%PDF-1.4 not really a pdf'); // unreadable: a failure
+    const listenA = join(root, 'listen-bearer');
+    const listenB = join(root, 'listen-basic');
+
+    // Two receivers: bearer and basic, credentials from the environment.
+    const bearer = spawnCli(['listen', '--port', '0', '--data-dir', listenA, '-o', join(listenA, 'events.jsonl')], { env: { EXTRACT_LISTEN_TOKEN: BEARER } });
+    const basic = spawnCli(['listen', '--port', '0', '--user', BASIC_USER, '--data-dir', listenB, '-o', `${join(listenB, 'records')}/`], { env: { EXTRACT_LISTEN_PASSWORD: BASIC_PASSWORD } });
+    const urlA = (await bearer.waitFor(/Listening on (\S+)/))[1]!;
+    const urlB = (await basic.waitFor(/Listening on (\S+)/))[1]!;
+
+    // serve, logging every request and delivery (no -q), with both webhooks and some failing documents.
+    const parser = {
+      ...DEFAULT_CONFIG.parsers[0]!,
+      api_keys: [API_KEY],
+      webhooks: [
+        { url: urlA, method: 'POST' as const, auth: { type: 'bearer' as const, token: BEARER } },
+        { url: urlB, method: 'PUT' as const, auth: { type: 'basic' as const, username: BASIC_USER, password: BASIC_PASSWORD } },
+      ],
+    };
+    const configDir = tempDir('extract-secrets-config-'); // holds the keys on purpose; not scanned
+    const config = writeServeConfig(configDir, { parsers: [parser], faults: { seed: 3, rules: [{ operation: 'extract-async', probability: 0.4, effect: { type: 'async_error' } }] } });
+    const server = await spawnServe(['--in-memory', '--config', config, '--no-listen']);
+    const startup = server.stdout().length; // serve prints its configured keys at start, by design
+
+    const env = (key: string) => cleanEnv({ EXTRACT_API_KEY: key, EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') });
+    const common = ['in/', '--inline-max', String(corpus.inlineMax), '--poll-interval', '50ms', '--poll-max-interval', '200ms', '--no-progress'];
+    const runs = [
+      await extract(work, server.url, [...common, '-v', '-o', 'out.csv', '--report', 'report-1.json'], { env: env(API_KEY) }),
+      await extract(work, server.url, [...common, '-v', '--retry-failed', '-o', 'out.json', '--report', 'report-2.json'], { env: env(API_KEY) }),
+      await extract(work, server.url, [...common, '--fresh', '-o', 'out-dir/', '--report', 'report-3.json'], { env: env(API_KEY) }),
+      await extract(work, server.url, [...common, '-v', '--fresh', '--report', 'report-4.json'], { env: env(API_KEY) }), // JSON Lines on stdout
+      await extract(work, server.url, [...common, '-v', '--fresh', '--report', 'report-401.json'], { env: env(WRONG_KEY) }),
+      await extract(work, server.url, [...common, '-v', '--fresh', '--api-key', API_KEY, '--route', 'upload', '-o', 'out-flag.jsonl'], { env: cleanEnv({ EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') }) }),
+    ];
+    const exits = runs.map((r) => r.exitCode);
+    expect(exits[0]).toBe(1); // some documents failed (the broken file, injected async errors)
+    expect(exits[4]).toBe(4); // the wrong key
+    expect(runs[4]!.stderr).toMatch(/rejected the API key/);
+
+    // Wrong credentials at both receivers: 401, logged, and the wrong secret not echoed.
+    const wrongA = await fetch(urlA, { method: 'POST', headers: { authorization: `Bearer ${WRONG_BEARER}`, 'content-type': 'application/json' }, body: '{}' });
+    const wrongB = await fetch(urlB, { method: 'PUT', headers: { authorization: `Basic ${Buffer.from(`${BASIC_USER}:${WRONG_PASSWORD}`).toString('base64')}`, 'content-type': 'application/json' }, body: '{}' });
+    expect([wrongA.status, wrongB.status]).toEqual([401, 401]);
+    const answers = (await wrongA.text()) + (await wrongB.text());
+
+    // The emulator's integrations surface masks the secrets.
+    const integrations = await (await fetch(`${server.url}/_emulator/integrations`)).text();
+
+    // Deliveries reach both receivers, then they stop (their summary lines are logs too).
+    await bearer.waitFor(/document\.processed|doc_/, 20_000);
+    await basic.waitFor(/document\.processed|doc_/, 20_000);
+    bearer.child.kill('SIGTERM');
+    basic.child.kill('SIGTERM');
+    await Promise.all([bearer.child, basic.child]);
+
+    const texts: Array<{ where: string; text: string | Buffer }> = [
+      ...runs.flatMap((r, i) => [
+        { where: `client run ${i + 1} stdout`, text: String(r.stdout) },
+        { where: `client run ${i + 1} stderr`, text: String(r.stderr) },
+      ]),
+      { where: 'serve request and delivery lines', text: server.stdout().slice(startup) },
+      { where: 'listen (bearer) stdout', text: bearer.stdout() },
+      { where: 'listen (bearer) stderr', text: bearer.stderr() },
+      { where: 'listen (basic) stdout', text: basic.stdout() },
+      { where: 'listen (basic) stderr', text: basic.stderr() },
+      { where: 'receivers 401 answers', text: answers },
+      { where: 'GET /_emulator/integrations', text: integrations },
+      // Reports, -o outputs, the journal and its lock, the receivers' inboxes and records.
+      ...[work, listenA, listenB].flatMap((d) => filesUnder(d).map((f) => ({ where: f.path, text: f.bytes }))),
+    ];
+    let bytes = 0;
+    for (const { where, text } of texts) {
+      const buf = Buffer.isBuffer(text) ? text : Buffer.from(text);
+      bytes += buf.length;
+      for (const secret of SECRETS) expect(buf.includes(secret), `${secret} in ${where}`).toBe(false);
+      // Signed upload addresses: the signature never reaches a log line or a file.
+      expect(/[?&]sig=[0-9a-f]{16}/.test(buf.toString('latin1')), `an upload signature in ${where}`).toBe(false);
+    }
+    // The scanner would see a key: serve's start-up lines print the configured key, by design.
+    expect(server.stdout().slice(0, startup)).toContain(API_KEY);
+    // The scan saw the real traffic: verbose request lines, serve's request lines, deliveries.
+    expect(String(runs[0]!.stderr)).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/extract -> 200/);
+    expect(server.stdout().slice(startup)).toMatch(/<-- POST \/api\/v1\/extract/);
+    expect(bearer.stderr()).toMatch(/401/);
+    expect(filesUnder(work).some((f) => f.path.endsWith('.extract-state.jsonl'))).toBe(true);
+    console.log(`security: scanned ${texts.length} outputs, logs and files (${bytes} bytes) from 6 client runs (exits ${exits.join(', ')}), serve and 2 receivers, for ${SECRETS.length} secrets: none found`);
+  }, 120_000);
+
+  it('serve and listen bind loopback by default and warn on stderr when told to bind another address', async () => {
+    const dflt = await spawnServe(['--in-memory', '--no-listen', '-q']);
+    expect(dflt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const open = await spawnServe(['--in-memory', '--no-listen', '-q', '--host', '0.0.0.0']);
+    const deadline = Date.now() + 5000;
+    while (!/warning: bound to 0\.0\.0\.0, not loopback/.test(open.stdout()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(open.stdout()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback/);
+    expect(dflt.stdout()).not.toMatch(/warning: bound/);
+    dflt.child.kill('SIGTERM');
+    open.child.kill('SIGTERM');
+
+    const listen = spawnCli(['listen', '--port', '0', '--data-dir', tempDir('extract-listen-')]);
+    expect((await listen.waitFor(/Listening on (\S+)/))[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    const openListen = spawnCli(['listen', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir('extract-listen-')]);
+    await openListen.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
+    expect(openListen.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback.*--auth none lets them all in/);
+    expect(listen.stderr()).not.toMatch(/warning: bound/);
+    listen.child.kill('SIGTERM');
+    openListen.child.kill('SIGTERM');
+  }, 60_000);
+});
