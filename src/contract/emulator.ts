@@ -51,6 +51,13 @@ export type Delivery = z.infer<typeof Delivery>;
 
 export const DeliveriesBody = z.object({ deliveries: z.array(Delivery) });
 
+export const DeliveriesQuery = z.object({
+  integration: z.string().optional(),
+  document_id: z.string().optional(),
+  outcome: DeliveryState.optional(),
+  limit: z.coerce.number().int().positive().max(5000).optional(),
+});
+
 export const RecoverRequest = z.object({ since: z.iso.datetime({ offset: true }) });
 
 /** A document as the application shows it: the API's view plus how it arrived and when. */

@@ -1,19 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { DeliveryState, DocumentsQuery, EMULATOR_PREFIX, RecoverRequest, TopUpRequest, type AppDocument, type ParserConfig } from '../../contract/index.ts';
+import { DeliveriesQuery, DocumentsQuery, EMULATOR_PREFIX, RecoverRequest, TopUpRequest, type AppDocument, type ParserConfig } from '../../contract/index.ts';
 import type { DocumentRow, Documents } from '../documents.ts';
 import { ServiceError } from '../errors.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Ledger } from '../ledger.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import { parseBody } from './http.ts';
-import { z } from 'zod';
-
-const DeliveryQuery = z.object({
-  integration: z.string().optional(),
-  document_id: z.string().optional(),
-  outcome: DeliveryState.optional(),
-  limit: z.coerce.number().int().positive().max(5000).optional(),
-});
 
 const appDocument = (d: DocumentRow): AppDocument => ({
   document_id: d.document_id,
@@ -74,7 +66,7 @@ export function emulatorRoutes(input: { ledger: Ledger; documents: Documents; we
     app.post<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/integrations/:id/test`, async (request) => webhooks.test(request.params.id));
 
     app.get(`${EMULATOR_PREFIX}/deliveries`, async (request) => {
-      const q = parseBody(DeliveryQuery, request.query);
+      const q = parseBody(DeliveriesQuery, request.query);
       return { deliveries: webhooks.outbox.list({ integration: q.integration, document_id: q.document_id, outcome: q.outcome }, q.limit) };
     });
     app.post<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/deliveries/:id/resend`, async (request) => webhooks.resend(request.params.id));
