@@ -71,7 +71,8 @@ export function createGateway(input: {
   /** Operation 1. */
   function issueTicket(parser: ParserConfig, req: UploadUrlRequest, baseUrl: string): UploadTicket {
     const expiresIn = config.upload.expires_in;
-    const expires = Math.floor(deps.now() / 1000) + expiresIn;
+    // Rounded up to the next whole second, so an address is never valid for less than expires_in.
+    const expires = Math.ceil(deps.now() / 1000) + expiresIn;
     const fileType = mediaTypeEssence(req.file_type);
     const row = uploads.create({ parser_id: parser.parser_id, file_name: req.file_name, file_type: fileType, expires_at: expires });
     const sig = signer.sign(row.storage_path, fileType, expires);

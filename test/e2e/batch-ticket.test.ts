@@ -49,7 +49,8 @@ describe('upload tickets', () => {
     const run = await extract(cwd, proxy.url, ['in/01-us-standard.pdf', '--route', 'upload', '--poll-interval', '100ms']);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/upload address expired/);
-    expect(proxy.puts()).toBe(2);
+    // At least one replacement; on a loaded machine a 1 s address can expire again.
+    expect(proxy.puts()).toBeGreaterThanOrEqual(2);
     expect(readJsonLines(String(run.stdout))[0]).toMatchObject({ status: 'completed', route: 'upload' });
     expect([...(await reservesBySha(emulator.url)).values()]).toEqual([1]);
   });
