@@ -99,7 +99,7 @@ export class Pipeline {
       const documentId = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
       releaseSend();
       releaseSend = undefined;
-      await this.#pollUntilDone(job, documentId, route, c.poll.intervalMs, 0);
+      await this.#pollUntilDone(job, documentId, route, pollDelay(0, c.poll), 1);
     } catch (err) {
       await this.#failed(job, route, err);
     } finally {
@@ -212,11 +212,15 @@ export class Pipeline {
     }
   }
 
-  async #pollUntilDone(job: Job, documentId: string, route: Route, firstDelay: number, firstPoll: number): Promise<void> {
+  /**
+   * Polls on the guidance's schedule: `firstDelay`, then pollDelay(nextStep), pollDelay(nextStep + 1)...
+   * A fresh submission waits 2 s, 3 s, 4.5 s...; a resumed one polls at once, then 2 s, 3 s...
+   */
+  async #pollUntilDone(job: Job, documentId: string, route: Route, firstDelay: number, nextStep: number): Promise<void> {
     const c = this.#c;
     const deadline = c.deps.now() + c.poll.timeoutMs;
     let delay = firstDelay;
-    for (let poll = firstPoll; ; poll++) {
+    for (let step = nextStep; ; step++) {
       const left = deadline - c.deps.now();
       if (left <= 0 || c.stopped() === 'interrupted' || c.stopped() === 'auth') {
         const why = left <= 0 ? `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s` : 'still processing when the run stopped';
@@ -236,7 +240,7 @@ export class Pipeline {
         c.settle(job, { kind: 'failed', retryable: true, record: { file: job.input.file, document_id: documentId, status: 'error', page_count: doc.page_count, results: null, error: reason, route } });
         return;
       }
-      delay = pollDelay(poll, c.poll);
+      delay = pollDelay(step, c.poll);
     }
   }
 

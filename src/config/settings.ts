@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_KEY_PREFIX } from '../contract/index.ts';
+import { API_KEY_PREFIX } from '../contract/constants.ts';
 import { ExtractError } from '../errors.ts';
 
 /**

@@ -7,8 +7,7 @@ import { Results } from './results.ts';
  * the emulator builds its responses from the same types.
  */
 
-export const API_PREFIX = '/api/v1';
-export const API_KEY_PREFIX = 'ext_';
+export { API_KEY_PREFIX, API_PREFIX } from './constants.ts';
 
 export const DocumentStatus = z.enum(['processing', 'completed', 'error']);
 export type DocumentStatus = z.infer<typeof DocumentStatus>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_KEY_PREFIX } from './api.ts';
+import { API_KEY_PREFIX } from './constants.ts';
 import { FaultRuleInput } from './emulator.ts';
 import { FieldDefinition } from './fields.ts';
 
