@@ -55,7 +55,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
       const file = input.files[i];
       if (!file) continue;
       try {
-        const facts = await fileFacts(file.path);
+        const facts = await fileFacts(file.path, file.size);
         const key = stateKey(facts.sha256, input.target);
         const prior = input.known.get(key);
         const action = actionFor(prior, input.retryFailed);

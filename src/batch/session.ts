@@ -28,11 +28,12 @@ export async function withTarget<T>(
       await rm(dataDir, { recursive: true, force: true });
     }
   }
-  const [{ resolveSettings, requireSettings }, { openConfigStore }] = await Promise.all([
-    import('../config/settings.ts'),
-    import('../config/store.ts'),
-  ]);
-  const settings = resolveSettings({ flags, env, store: openConfigStore({ env }) });
+  const { resolveSettings, requireSettings, ENV_API_KEY, ENV_BASE_URL } = await import('../config/settings.ts');
+  // The config store (conf, with ajv and semver behind it) loads only when flags and
+  // environment leave something to look up: cron jobs and CI steps usually set both.
+  const complete = (flags.apiKey ?? env[ENV_API_KEY]) !== undefined && (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined;
+  const store = complete ? { get: () => undefined } : (await import('../config/store.ts')).openConfigStore({ env });
+  const settings = resolveSettings({ flags, env, store });
   if (!options.needKey) {
     // A dry run sends nothing; without a configured service it plans every file as new.
     return work({ baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid', apiKey: settings.apiKey, local: false });
