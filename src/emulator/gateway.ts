@@ -108,15 +108,19 @@ export function createGateway(input: {
     return uploads.write(row, req.body, deps.now());
   }
 
-  /** Operation 3a: extraction in the request, bounded by inline.timeout_ms. */
-  async function extractInline(parser: ParserConfig, req: ExtractInlineRequest): Promise<ExtractInlineResponse> {
+  /**
+   * Operation 3a: extraction in the request, bounded by inline.timeout_ms. `record` runs in
+   * the transaction that completes the document (see extractStored).
+   */
+  async function extractInline(parser: ParserConfig, req: ExtractInlineRequest, record?: (answer: ExtractInlineResponse) => void): Promise<ExtractInlineResponse> {
     const bytes = Buffer.from(req.file.data, 'base64');
     const doc = await admit(parser, { bytes, fileName: req.file.name, declaredType: req.file.type, source: 'api', route: 'inline' });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), config.inline.timeout_ms);
     });
-    const outcome = await Promise.race([processor.run(doc), timeout]).finally(() => clearTimeout(timer));
+    const answer = (results: ExtractInlineResponse['results']): ExtractInlineResponse => ({ success: true, parser_id: parser.parser_id, document_id: doc.document_id, results });
+    const outcome = await Promise.race([processor.run(doc, undefined, record && ((results) => record(answer(results)))), timeout]).finally(() => clearTimeout(timer));
     if (outcome === 'timeout') {
       processor.abandon(doc.document_id, `inline extraction exceeded ${config.inline.timeout_ms} ms; the credits were refunded`);
       throw new ServiceError(
@@ -128,7 +132,7 @@ export function createGateway(input: {
       const code = outcome.cause === 'unreadable' ? 'unreadable_document' : 'extraction_failed';
       throw new ServiceError(code, `${outcome.error} (document ${doc.document_id}; refunded)`);
     }
-    return { success: true, parser_id: parser.parser_id, document_id: doc.document_id, results: outcome.results };
+    return answer(outcome.results);
   }
 
   /** Stores the bytes and admits a document that arrived with its bytes (inline, app upload, email, inbound webhook). */
@@ -157,8 +161,18 @@ export function createGateway(input: {
     });
   }
 
-  /** Operation 3b: always asynchronous, even for a tiny file. */
-  async function extractStored(parser: ParserConfig, req: ExtractStoredRequest, injectedError?: string): Promise<ExtractAcceptedResponse> {
+  /**
+   * Operation 3b: always asynchronous, even for a tiny file. `record` runs inside the
+   * transaction that creates the document, so an Idempotency-Key's answer lands with the
+   * document or not at all: a kill between the two would free the key of a charged document,
+   * and its resend would then be refused as "already submitted".
+   */
+  async function extractStored(
+    parser: ParserConfig,
+    req: ExtractStoredRequest,
+    injectedError?: string,
+    record?: (answer: ExtractAcceptedResponse) => void,
+  ): Promise<ExtractAcceptedResponse> {
     const row = uploads.get(req.storage_path);
     if (!row || row.parser_id !== parser.parser_id) {
       throw new ServiceError('not_found', 'no upload exists at this storage_path for this API key\'s parser: pass storage_path exactly as POST /api/v1/upload-url returned it');
@@ -197,10 +211,14 @@ export function createGateway(input: {
       transaction(store.db, () => {
         documents.insert({ ...base, page_count: null, status: 'error', error: err.message });
         uploads.markSubmitted(row.storage_path, base.document_id);
+        record?.(accepted(base.document_id));
       });
       return accepted(base.document_id);
     }
-    const doc = accept({ ...base, page_count: pages }, () => uploads.markSubmitted(row.storage_path, base.document_id));
+    const doc = accept({ ...base, page_count: pages }, () => {
+      uploads.markSubmitted(row.storage_path, base.document_id);
+      record?.(accepted(base.document_id));
+    });
     processor.enqueue(doc, injectedError);
     return accepted(doc.document_id);
   }

@@ -20,8 +20,11 @@ export type Outcome =
   | { status: 'error'; error: string; cause: 'unreadable' | 'internal' };
 
 export type Processor = {
-  /** Runs one document to its end state and returns it; `injectedError` makes it fail (fault injection). */
-  run(doc: DocumentRow, injectedError?: string): Promise<Outcome>;
+  /**
+   * Runs one document to its end state and returns it; `injectedError` makes it fail (fault
+   * injection); `onCompleted` runs inside the transaction that completes it (an Idempotency-Key's answer).
+   */
+  run(doc: DocumentRow, injectedError?: string, onCompleted?: (results: Results) => void): Promise<Outcome>;
   /** Queues a stored-path document for background extraction. */
   enqueue(doc: DocumentRow, injectedError?: string): void;
   /** Marks a document failed and refunds it (inline time-out, a crash of an inline request). */
@@ -51,7 +54,7 @@ export function createProcessor(input: {
   const running = new Set<Promise<unknown>>();
   let closed = false;
 
-  const finish = (documentId: string, outcome: Outcome) => {
+  const finish = (documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void) => {
     const changed = transaction(store.db, () => {
       const done =
         outcome.status === 'completed'
@@ -59,6 +62,7 @@ export function createProcessor(input: {
           : documents.fail(documentId, outcome.error, deps.now());
       if (done && outcome.status === 'error') ledger.refund(documentId, deps.now());
       if (done) onFinishedInTransaction?.(documents.get(documentId)!);
+      if (done && outcome.status === 'completed') onCompleted?.(outcome.results);
       return done;
     });
     if (changed) {
@@ -88,9 +92,9 @@ export function createProcessor(input: {
   };
 
   const processor: Processor = {
-    async run(doc, injectedError) {
+    async run(doc, injectedError, onCompleted) {
       const outcome = await extract(doc, injectedError);
-      finish(doc.document_id, outcome);
+      finish(doc.document_id, outcome, onCompleted);
       return outcome;
     },
     enqueue(doc, injectedError) {

@@ -21,15 +21,17 @@ export function apiRoutes(input: { gateway: Gateway; keys: KeyRing; idempotency:
     app.post(`${API_PREFIX}/extract`, { bodyLimit: maxBodyBytes }, async (request) => {
       const parser = parserOf(request);
       const body = parseBody(ExtractRequest, request.body);
-      const run = () => (body.shape === 'inline' ? gateway.extractInline(parser, body.request) : gateway.extractStored(parser, body.request, injectedAsyncError(request)));
       const key = request.headers[HEADER.idempotencyKey];
+      const record = typeof key === 'string' ? (answer: unknown) => idempotency.finish(parser.parser_id, key, answer) : undefined;
+      // The key's answer is recorded in the transaction that creates (storage path) or completes
+      // (inline) the document: a kill between the two would free the key of a charged document.
+      const run = () =>
+        body.shape === 'inline' ? gateway.extractInline(parser, body.request, record) : gateway.extractStored(parser, body.request, injectedAsyncError(request), record);
       if (typeof key !== 'string') return noteDocument(request, await run());
       const replay = idempotency.begin(parser.parser_id, key, request.body, now());
       if (replay !== null) return replay;
       try {
-        const result = await run();
-        idempotency.finish(parser.parser_id, key, result);
-        return noteDocument(request, result);
+        return noteDocument(request, await run());
       } catch (err) {
         idempotency.abort(parser.parser_id, key);
         throw err;
