@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { detectMimeType } from '../mime.ts';
@@ -18,6 +19,12 @@ const SNIFF_BYTES = 4100;
  * a rerun over 20,000 small files must cost about what hashing them does.
  */
 export async function fileFacts(path: string, size: number): Promise<FileFacts> {
+  if (size < CHUNK_BYTES) {
+    // A small file in one synchronous read: a rerun over thousands of them is bound by
+    // syscalls, and the thread pool's round trips cost more than the reads themselves.
+    const bytes = readFileSync(path);
+    return { sha256: createHash('sha256').update(bytes).digest('hex'), mimeType: await detectMimeType(bytes.subarray(0, SNIFF_BYTES), basename(path)) };
+  }
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(Math.max(SNIFF_BYTES, Math.min(size + 1, CHUNK_BYTES)));
   const handle = await open(path, 'r');
