@@ -26,7 +26,9 @@ export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: 
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
-      isTTY: process.stderr.isTTY === true,
+      // A terminal of zero width (script(1), some CI runners' pseudo-terminals) cannot hold a
+      // bar: ora's line clearing would loop forever, so it gets plain lines.
+      isTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
       onSignal: hooks.onSignal,
       exitNow: hooks.exitNow,
     };
