@@ -1,22 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import PDFDocument from 'pdfkit';
-
-/** A PDF made with pdfkit, each page a list of lines. Fixed dates, so the bytes depend on the text only. */
-export async function makePdf(pages: readonly string[][]): Promise<Buffer> {
-  const doc = new PDFDocument({ autoFirstPage: false, info: { CreationDate: new Date(0), ModDate: new Date(0) } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
-  for (const lines of pages) {
-    doc.addPage({ size: 'A4', margin: 50 });
-    doc.font('Helvetica').fontSize(11);
-    for (const line of lines) doc.text(line);
-  }
-  doc.end();
-  await done;
-  return Buffer.concat(chunks);
-}
+import { makePdf } from '../../test/helpers/pdf.ts';
 
 function invoicePage(n: number, page: number): string[] {
   return [

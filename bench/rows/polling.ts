@@ -1,7 +1,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runExtract } from '../lib/cli.ts';
-import { makePdf } from '../lib/pdfs.ts';
+import { makePdf } from '../../test/helpers/pdf.ts';
 import { check } from '../lib/proc.ts';
 import { row, type BenchContext, type Row } from '../lib/row.ts';
 import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';

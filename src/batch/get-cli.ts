@@ -6,6 +6,7 @@ import { pollPolicyFromFlags } from './flags.ts';
 import { runGet } from './get.ts';
 import { withTarget } from './session.ts';
 
+/** The flags of `extract get`, as commander hands them over. */
 export type GetCliFlags = {
   wait?: boolean;
   out?: string;

@@ -1,16 +1,5 @@
 import type { Command } from 'commander';
-
-export type GetFlags = {
-  wait?: boolean;
-  out?: string;
-  format?: string;
-  explode?: string[];
-  pollInterval?: string;
-  pollMaxInterval?: string;
-  pollTimeout?: string;
-  apiKey?: string;
-  baseUrl?: string;
-};
+import type { GetCliFlags } from '../batch/get-cli.ts';
 
 /** `extract get <document_id...> [--wait]`: stored documents as records. The action only forwards. */
 export function registerGet(program: Command): void {
@@ -28,7 +17,7 @@ export function registerGet(program: Command): void {
     .option('--api-key <key>', 'API key (ext_...); prefer EXTRACT_API_KEY')
     .option('--base-url <url>', 'base URL of the service')
     .addHelpText('after', '\nExit codes: 0 all completed, 1 some failed or unknown, 2 usage, 4 key rejected, 5 still processing.\n')
-    .action(async (ids: string[], flags: GetFlags) => {
+    .action(async (ids: string[], flags: GetCliFlags) => {
       const { getFromCli } = await import('../batch/get-cli.ts');
       process.exitCode = await getFromCli(ids, flags, process.env);
     });
