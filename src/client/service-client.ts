@@ -107,7 +107,7 @@ export class ServiceClient {
       // Tolerate a relative upload_url; the spec only promises "an address".
       url: new URL(ticket.upload_url, `${this.baseUrl}/`).toString(),
       headers: { 'content-type': source.type, 'content-length': String(source.size) },
-      body: () => createReadStream(source.path, { highWaterMark: 64 * 1024 }),
+      body: () => createReadStream(source.path, { highWaterMark: 1024 * 1024 }),
       idempotent: true,
       subject: source.path,
       signal,
