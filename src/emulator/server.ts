@@ -64,7 +64,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const config = resolveConfig(options.config);
   const deps: EmulatorDeps = { ...realDeps, ...options.deps };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const emit = options.events ?? (() => {});
+  const emit = options.events;
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
   const engine = options.engine ?? (await import('../engine/index.ts')).createEngine();
   const documents = createDocuments(store.db);
@@ -80,7 +80,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     deps,
     faults,
     log: (d) =>
-      emit({
+      emit?.({
         type: 'delivery',
         at: new Date(deps.now()).toISOString(),
         delivery_id: d.delivery_id,
@@ -102,17 +102,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true, frameworkErrors });
   installErrorHandling(app, log);
   installFaults(app, faults, deps);
-  app.addHook('onResponse', async (request, reply) => {
-    emit({
-      type: 'request',
-      at: new Date(deps.now()).toISOString(),
-      method: request.method,
-      path: request.url.split('?')[0]!,
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime),
-      document_id: documentOf(request),
+  // Only when someone listens: the hook costs every request a little.
+  if (emit) {
+    app.addHook('onResponse', async (request, reply) => {
+      emit({
+        type: 'request',
+        at: new Date(deps.now()).toISOString(),
+        method: request.method,
+        path: request.url.split('?')[0]!,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        document_id: documentOf(request),
+      });
     });
-  });
+  }
   const idempotency = createIdempotency(store.db);
   await app.register(apiRoutes({ gateway, keys, idempotency, maxBodyBytes: config.inline.max_body_bytes, now: deps.now }));
   await app.register(storageRoutes(gateway));

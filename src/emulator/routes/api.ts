@@ -6,6 +6,9 @@ import type { Idempotency } from '../idempotency.ts';
 import { injectedAsyncError } from './faults.ts';
 import { HEADER, noteDocument, parseBody } from './http.ts';
 
+/** How many finished documents' bodies the document route keeps encoded (oldest dropped first). */
+const FINISHED_CACHE_SIZE = 2000;
+
 /** The emulated API under /api/v1 (spec, "Endpoints" 1, 3 and 4): decode, call the gateway, encode. */
 export function apiRoutes(input: { gateway: Gateway; keys: KeyRing; idempotency: Idempotency; maxBodyBytes: number; now: () => number }) {
   const { gateway, keys, idempotency, maxBodyBytes, now } = input;
@@ -38,9 +41,22 @@ export function apiRoutes(input: { gateway: Gateway; keys: KeyRing; idempotency:
       }
     });
 
-    app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, async (request) => {
+    // A completed or failed document never changes again, so its encoded body is kept: polling
+    // clients then cost a lookup, not a database read, a JSON.parse and a JSON.stringify.
+    const finished = new Map<string, string>();
+    app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, async (request, reply) => {
       const parser = parserOf(request);
-      return noteDocument(request, gateway.getDocument(parser, request.params.document_id));
+      const cacheKey = `${parser.parser_id}/${request.params.document_id}`;
+      let encoded = finished.get(cacheKey);
+      if (encoded === undefined) {
+        const body = noteDocument(request, gateway.getDocument(parser, request.params.document_id));
+        if (body.status === 'processing') return body;
+        encoded = JSON.stringify(body);
+        if (finished.size >= FINISHED_CACHE_SIZE) finished.delete(finished.keys().next().value!);
+        finished.set(cacheKey, encoded);
+      }
+      noteDocument(request, { document_id: request.params.document_id });
+      return reply.type('application/json; charset=utf-8').send(encoded);
     });
   };
 }

@@ -35,9 +35,12 @@ function operationOf(request: FastifyRequest): FaultOperation | null {
   return null;
 }
 
-function preferences(request: FastifyRequest): Map<string, string> {
+const NO_PREFERENCES: ReadonlyMap<string, string> = new Map();
+
+function preferences(request: FastifyRequest): ReadonlyMap<string, string> {
   const raw = request.headers[PREFER];
-  const text = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+  if (raw === undefined) return NO_PREFERENCES;
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
   return new Map(
     text
       .split(/[,;]/)
