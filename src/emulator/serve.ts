@@ -73,7 +73,7 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
   } catch (err) {
     await receiver?.close();
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new ExtractError('usage', `a port is in use (${(err as Error).message}): pick another with --port / --smtp-port, or 0 for a free one`);
+    if (code === 'EADDRINUSE') throw new ExtractError('usage', `a port is in use (${(err as Error).message}): pick another with --port, --listen-port or --smtp-port (0 for a free one), or --no-listen`);
     if (code === 'EADDRNOTAVAIL') throw new ExtractError('usage', `cannot bind ${flags.host}: use an address of this machine, such as 127.0.0.1`);
     throw err;
   }
@@ -109,7 +109,13 @@ async function startBuiltInReceiver(input: { host: string; port: number; dataDir
   mkdirSync(dataDir, { recursive: true });
   const token = randomBytes(24).toString('hex');
   const out = join(dataDir, 'received.jsonl');
-  const receiver = await startReceiver({ host: input.host, port: input.port, auth: { type: 'bearer', token }, dataDir, out, log: input.log });
+  const receiver = await startReceiver({ host: input.host, port: input.port, auth: { type: 'bearer', token }, dataDir, out, log: input.log }).catch((err: unknown) => {
+    // The receiver speaks of its own --port; here the flag is --listen-port.
+    if (err instanceof ExtractError && / in use/.test(err.message)) {
+      throw new ExtractError('usage', `the built-in receiver's port ${input.port} is in use: pick another with --listen-port (0 for a free one), or run without it: --no-listen`);
+    }
+    throw err;
+  });
   return {
     url: receiver.url,
     out,

@@ -40,6 +40,15 @@ describe('extract serve: configuration', () => {
     const missing = await run(['serve', '--port', '0', '--config', `${dir}/nope.json`]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('cannot read the config file');
+    const { createServer } = await import('node:net');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const busy = await run(['serve', '--port', '0', '--listen-port', String(port)]);
+    taken.close();
+    expect(busy.exitCode).toBe(2);
+    expect(busy.stderr).toContain('--listen-port');
+    expect(busy.stderr).toContain('--no-listen');
   });
 });
 
