@@ -22,7 +22,7 @@ export type ServeFlags = {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run a local emulation of the extraction service (API, signed uploads, credits, background extraction)')
+    .description('run a local emulation of the extraction service: API, signed uploads, credits, background extraction, webhooks, email and inbound arrivals, fault injection, and its web application at /')
     .option('--host <host>', 'address to bind; anything but loopback is reachable from the network', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
     .option('--config <file>', 'configuration file (JSON); see --print-config')
