@@ -47,6 +47,22 @@ export async function api(method, path, body) {
 }
 
 export const get = (path) => api('GET', path);
+
+/**
+ * GET for a view's refresh: on failure the view's problem banner says why and the result is
+ * undefined; on success the banner is hidden.
+ */
+export async function getOrShow(path, problem) {
+  try {
+    const body = await get(path);
+    problem.hidden = true;
+    return body;
+  } catch (err) {
+    problem.hidden = false;
+    problem.textContent = err.message;
+    return undefined;
+  }
+}
 export const post = (path, body) => api('POST', path, body ?? {});
 export const del = (path) => api('DELETE', path);
 

@@ -120,31 +120,29 @@ export class ServiceClient {
    * lets a later resend of the same request be answered with the first document, uncharged.
    */
   async extractInline(body: ExtractInlineRequest, idempotencyKey?: string): Promise<InlineResult> {
-    const answer = await this.#call({
-      step: 'extract',
-      method: 'POST',
-      url: `${this.baseUrl}${API_PREFIX}/extract`,
-      headers: this.#extractHeaders(idempotencyKey),
-      body: () => JSON.stringify(body),
-      idempotent: false,
-      inline: true,
-      subject: body.file.name,
-    });
+    const answer = await this.#postExtract(body, idempotencyKey, body.file.name, true);
     return parseBody(InlineExtract, answer, 'extract', body.file.name);
   }
 
   /** Operation 3b: submit a storage path; always asynchronous. Never retried once sent. */
   async extractStored(body: ExtractStoredRequest, idempotencyKey?: string): Promise<AcceptedResult> {
-    const answer = await this.#call({
+    const subject = body.file_name ?? body.storage_path;
+    const answer = await this.#postExtract(body, idempotencyKey, subject, false);
+    return parseBody(AcceptedExtract, answer, 'extract', subject);
+  }
+
+  /** POST extract, either shape: never retried once it may have reached the service. */
+  #postExtract(body: ExtractInlineRequest | ExtractStoredRequest, idempotencyKey: string | undefined, subject: string, inline: boolean) {
+    return this.#call({
       step: 'extract',
       method: 'POST',
       url: `${this.baseUrl}${API_PREFIX}/extract`,
       headers: this.#extractHeaders(idempotencyKey),
       body: () => JSON.stringify(body),
       idempotent: false,
-      subject: body.file_name ?? body.storage_path,
+      ...(inline && { inline: true }),
+      subject,
     });
-    return parseBody(AcceptedExtract, answer, 'extract', body.file_name ?? body.storage_path);
   }
 
   /** Operation 4: one document, to poll or to recover a result. */

@@ -3,21 +3,23 @@
  * attempt; the serve command prints them as lines (`<--` in, `-->` out) or NDJSON.
  * Paths and URLs are stripped of their query and credentials before they get here.
  */
+export type DeliveryEvent = {
+  type: 'delivery';
+  at: string;
+  delivery_id: string;
+  document_id: string;
+  integration_id: string;
+  method: string;
+  url: string;
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  ms: number;
+};
+
 export type ServerEvent =
   | { type: 'request'; at: string; method: string; path: string; status: number; ms: number; document_id?: string | undefined }
-  | {
-      type: 'delivery';
-      at: string;
-      delivery_id: string;
-      document_id: string;
-      integration_id: string;
-      method: string;
-      url: string;
-      attempt: number;
-      status: number | null;
-      error: string | null;
-      ms: number;
-    };
+  | DeliveryEvent;
 
 /** A URL fit for a log line: no user:password, no query (signatures live there). */
 export function loggableUrl(raw: string): string {

@@ -7,7 +7,7 @@ import { createKeyRing } from './auth.ts';
 import { realDeps, type EmulatorDeps } from './clock.ts';
 import { resolveConfig } from './config.ts';
 import { createDocuments } from './documents.ts';
-import { loggableUrl, type ServerEvent } from './events.ts';
+import type { ServerEvent } from './events.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 import { createLedger } from './ledger.ts';
 import { createProcessor, type Processor } from './processor.ts';
@@ -79,20 +79,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     config,
     deps,
     faults,
-    log: (d) =>
-      emit?.({
-        type: 'delivery',
-        at: new Date(deps.now()).toISOString(),
-        delivery_id: d.delivery_id,
-        document_id: d.document_id,
-        integration_id: d.integration_id,
-        method: d.method,
-        url: loggableUrl(d.url),
-        attempt: d.attempt,
-        status: d.result.status,
-        error: d.result.error,
-        ms: d.result.latency_ms,
-      }),
+    log: (event) => emit?.(event),
   });
   const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue });
   processor.onFinished(() => webhooks.flush());

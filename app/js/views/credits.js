@@ -1,6 +1,6 @@
 // Credits: the balance, a top-up form, and the ledger (reserves, refunds, top-ups), newest first.
 
-import { get, post } from '../api.js';
+import { getOrShow, post } from '../api.js';
 import { count, h, replace, scroller, tickTimes, toast, when } from '../dom.js';
 
 const PAGE_SIZE = 50;
@@ -64,15 +64,8 @@ export function mount(root) {
   }
 
   async function refresh() {
-    let body;
-    try {
-      body = await get('/ledger');
-    } catch (err) {
-      problem.hidden = false;
-      problem.textContent = err.message;
-      return;
-    }
-    problem.hidden = true;
+    const body = await getOrShow('/ledger', problem);
+    if (body === undefined) return;
     tickTimes(tbody);
     const key = `${body.balance}/${body.entries.length}`;
     if (key === lastKey) return;

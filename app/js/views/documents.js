@@ -1,7 +1,7 @@
 // Documents: the upload drop zone and the live, paged list (newest first).
 // Only the visible page is fetched, so the list stays fast with any number of documents.
 
-import { api, ApiError, get, getParsers, query } from '../api.js';
+import { api, ApiError, getOrShow, getParsers, query } from '../api.js';
 import { badge, count, h, replace, rowLink, scroller, tickTimes, toast, when } from '../dom.js';
 
 export const PAGE_SIZE = 50;
@@ -117,15 +117,8 @@ export function mount(root, route) {
 
   async function refresh() {
     lastList = href(page, status);
-    let body;
-    try {
-      body = await get(`/documents${query({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, status })}`);
-    } catch (err) {
-      problem.hidden = false;
-      problem.textContent = err.message;
-      return;
-    }
-    problem.hidden = true;
+    const body = await getOrShow(`/documents${query({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, status })}`, problem);
+    if (body === undefined) return;
     const pages = Math.max(1, Math.ceil(body.total / PAGE_SIZE));
     if (page > pages) {
       // The filter or a smaller total left us past the end: go to the last page.

@@ -1,7 +1,7 @@
 // Webhooks: each integration with its settings and test action, and the delivery log
 // (every attempt with its status and latency), with resend.
 
-import { get, post, query } from '../api.js';
+import { get, getOrShow, post, query } from '../api.js';
 import { badge, clock, h, replace, scroller, tickTimes, toast, when } from '../dom.js';
 
 const LIMIT = 100;
@@ -158,15 +158,8 @@ export function mount(root, route) {
   }
 
   async function refresh() {
-    let body;
-    try {
-      body = await get(`/deliveries${query({ integration, outcome, document_id: documentId, limit: LIMIT })}`);
-    } catch (err) {
-      problem.hidden = false;
-      problem.textContent = err.message;
-      return;
-    }
-    problem.hidden = true;
+    const body = await getOrShow(`/deliveries${query({ integration, outcome, document_id: documentId, limit: LIMIT })}`, problem);
+    if (body === undefined) return;
     tickTimes(tbody);
     const key = JSON.stringify(body.deliveries.map((d) => [d.delivery_id, d.state, d.attempts.length, d.next_attempt_at]));
     if (key === lastKey) return;

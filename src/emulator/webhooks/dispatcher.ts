@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import type { WebhookIntegration } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
+import { loggableUrl, type DeliveryEvent } from '../events.ts';
 import type { Faults } from '../faults.ts';
 import type { AttemptResult, DueDelivery, Outbox } from './outbox.ts';
 
@@ -15,15 +16,8 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 
 export type ResolvedIntegration = WebhookIntegration & { id: string; parser_id: string };
 
-export type DeliveryLog = (entry: {
-  delivery_id: string;
-  document_id: string;
-  integration_id: string;
-  method: string;
-  url: string;
-  attempt: number;
-  result: AttemptResult;
-}) => void;
+/** Each attempt, as the line `extract serve` prints for it. */
+export type DeliveryLog = (event: DeliveryEvent) => void;
 
 export type Dispatcher = { wake(): void; close(): Promise<void> };
 
@@ -54,13 +48,17 @@ export function createDispatcher(input: {
     const retryAt = delay === undefined ? null : deps.now() + delay * timeScale;
     outbox.record(d, result, deps.now(), retryAt);
     log({
+      type: 'delivery',
+      at: new Date(deps.now()).toISOString(),
       delivery_id: d.delivery_id,
       document_id: d.document_id,
       integration_id: d.integration_id,
       method: integration?.method ?? 'POST',
-      url: integration?.url ?? '',
+      url: loggableUrl(integration?.url ?? ''),
       attempt,
-      result,
+      status: result.status,
+      error: result.error,
+      ms: result.latency_ms,
     });
   };
 
