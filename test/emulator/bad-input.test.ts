@@ -6,18 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { ErrorBody, UploadTicket } from '../../src/contract/index.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { call, emulator, KEY } from '../helpers/emulator.ts';
+import { TRAVERSALS, oddText as oddTextOf } from '../helpers/bad-input.ts';
 
-/** Every spelling of "go up a directory" we know of, in ids, storage paths and file names. */
-const TRAVERSALS = ['..', '../', '..\\', '%2e%2e', '%2e%2e%2f', '..%2f', '%252e%252e', '....//', '..;/', '%c0%ae%c0%ae', '/etc/passwd', 'C:\\Windows', '\u0000', '..\u2215'];
-
-const oddText = fc.oneof(
-  fc.string({ maxLength: 40 }),
-  fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom(...TRAVERSALS),
-  fc.array(fc.constantFrom(...TRAVERSALS, 'a', '/', 'x.pdf'), { maxLength: 6 }).map((a) => a.join('')),
-  fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 8 }),
-  fc.constant('A'.repeat(5000)),
-);
+const oddText = oddTextOf('x.pdf', { huge: true });
 
 const jsonish = fc.oneof(
   fc.json({ maxDepth: 3 }),
