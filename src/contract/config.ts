@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_KEY_PREFIX } from './constants.ts';
+import { API_KEY_PREFIX, MAX_BALANCE_PAGES } from './constants.ts';
 import { FaultRuleInput } from './emulator.ts';
 import { FieldDefinition } from './fields.ts';
 
@@ -38,7 +38,7 @@ export type ParserConfig = z.infer<typeof ParserConfig>;
 export const EmulatorConfig = z
   .strictObject({
     /** The account's balance in pages, when the data directory is new. */
-    credits: z.number().int().nonnegative().default(1000),
+    credits: z.number().int().nonnegative().max(MAX_BALANCE_PAGES).default(1000),
     inline: z
       .strictObject({
         timeout_ms: z.number().int().positive().default(30_000),

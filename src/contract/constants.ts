@@ -4,3 +4,7 @@
  */
 export const API_PREFIX = '/api/v1';
 export const API_KEY_PREFIX = 'ext_';
+
+/** The emulator's ledger bounds: one top-up at most, and the balance at most (so sums stay exact integers). */
+export const MAX_TOP_UP_PAGES = 1_000_000_000;
+export const MAX_BALANCE_PAGES = 1_000_000_000_000;

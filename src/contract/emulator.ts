@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { DocumentStatus } from './api.ts';
+import { MAX_TOP_UP_PAGES } from './constants.ts';
 import { Results } from './results.ts';
 import { SourceType } from './webhook.ts';
+
+export { MAX_BALANCE_PAGES, MAX_TOP_UP_PAGES } from './constants.ts';
 
 /** Shapes of the emulator's own surface under /_emulator/ (not part of the emulated API). */
 
@@ -20,7 +23,9 @@ export type LedgerEntry = z.infer<typeof LedgerEntry>;
 export const LedgerBody = z.object({ balance: z.number().int(), entries: z.array(LedgerEntry) });
 export type LedgerBody = z.infer<typeof LedgerBody>;
 
-export const TopUpRequest = z.object({ pages: z.number().int().positive() });
+export const TopUpRequest = z.object({
+  pages: z.number().int().positive().max(MAX_TOP_UP_PAGES, `at most ${MAX_TOP_UP_PAGES} pages per top-up`),
+});
 
 export const DeliveryState = z.enum(['pending', 'delivered', 'failed']);
 

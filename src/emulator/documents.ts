@@ -31,6 +31,8 @@ export type Documents = {
   /** processing -> error; false when it was no longer processing. */
   fail(documentId: string, error: string, atMs: number): boolean;
   processing(): DocumentRow[];
+  /** Counts one more start of background extraction and returns how many there were (restarts included). */
+  startAttempt(documentId: string): number;
   /** Newest first, for the application's list. */
   page(input: { offset: number; limit: number; status?: DocumentStatus | undefined }): { total: number; documents: DocumentRow[] };
 };
@@ -47,8 +49,9 @@ export function createDocuments(db: DatabaseSync): Documents {
   const fail = db.prepare(
     `UPDATE documents SET status = 'error', error = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
   );
+  const attempt = db.prepare('UPDATE documents SET attempts = attempts + 1 WHERE document_id = ? RETURNING attempts');
   const processing = db.prepare(`SELECT * FROM documents WHERE status = 'processing' ORDER BY created_at, document_id`);
-  const decode = (r: RawRow): DocumentRow => ({ ...r, results: r.results === null ? null : (JSON.parse(r.results) as Results) });
+  const decode = ({ attempts: _attempts, ...r }: RawRow & { attempts?: number }): DocumentRow => ({ ...r, results: r.results === null ? null : (JSON.parse(r.results) as Results) });
 
   return {
     insert(doc) {
@@ -72,6 +75,10 @@ export function createDocuments(db: DatabaseSync): Documents {
     },
     processing() {
       return (processing.all() as RawRow[]).map(decode);
+    },
+    startAttempt(documentId) {
+      const row = attempt.get(documentId) as { attempts: number } | undefined;
+      return row?.attempts ?? 0;
     },
     page({ offset, limit, status }) {
       const where = status ? 'WHERE status = ?' : '';

@@ -29,6 +29,21 @@ import { uploadUrl, type Signer } from './tickets.ts';
 import { sanitiseFileName, type Uploads } from './uploads.ts';
 
 /**
+ * Why a page count cannot be a real document's, or null when it can: at least one page, a
+ * whole number, and no more pages than bytes (no page can be written in less than a byte).
+ * A PDF's page tree declares its own /Count, so a hostile file can claim -1000000 pages.
+ */
+export function pageCountProblem(pages: number, size: number): string | null {
+  if (!Number.isSafeInteger(pages) || pages < 1) {
+    return `the document declares ${pages} pages; a document has at least one: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
+  }
+  if (pages > size) {
+    return `the document declares ${pages} pages in ${size} bytes, more pages than bytes: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
+  }
+  return null;
+}
+
+/**
  * The service's rules, one function per operation of the spec. Routes decode HTTP and
  * call these; these throw ServiceError with the exact texts users see.
  */
@@ -48,14 +63,22 @@ export function createGateway(input: {
 }) {
   const { store, config, engine, documents, uploads, ledger, signer, processor, faults, deps } = input;
 
-  /** Counts pages before anything is charged; an unreadable document is the client's problem (422). */
+  /**
+   * Counts pages before anything is charged; an unreadable document is the client's problem (422),
+   * and so is a page count no real document has (a damaged or hostile page tree): it never
+   * reaches the ledger.
+   */
   const countPages = async (bytes: Uint8Array, mimeType: string) => {
+    let pages: number;
     try {
-      return await engine.countPages(bytes, mimeType);
+      pages = await engine.countPages(bytes, mimeType);
     } catch (err) {
       if (err instanceof EngineError) throw new ServiceError('unreadable_document', err.message);
       throw err;
     }
+    const insane = pageCountProblem(pages, bytes.length);
+    if (insane !== null) throw new ServiceError('unreadable_document', insane);
+    return pages;
   };
 
   /** Creates the document and reserves its pages in one transaction: both land, or neither. */

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { LedgerBody, LedgerEntry } from '../contract/index.ts';
+import { MAX_BALANCE_PAGES, type LedgerBody, type LedgerEntry } from '../contract/index.ts';
 import { ServiceError } from './errors.ts';
 import { setMetaOnce } from './store.ts';
 
@@ -40,6 +40,8 @@ export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
   return {
     balance,
     reserve(doc, pages, atMs) {
+      // The gateway refuses such counts first (422); this keeps the ledger exact whoever calls it.
+      if (!Number.isSafeInteger(pages) || pages < 0) throw new RangeError(`a reserve of ${pages} pages cannot be right`);
       const available = balance();
       if (pages > available) {
         throw new ServiceError(
@@ -55,6 +57,13 @@ export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
       insert.run('refund', documentId, r.file_name, r.sha256, r.pages, atMs);
     },
     topUp(pages, atMs) {
+      const now = balance();
+      if (!Number.isSafeInteger(pages) || pages < 1 || now + pages > MAX_BALANCE_PAGES) {
+        throw new ServiceError(
+          'invalid_request',
+          `a top-up of ${pages} pages would take the balance from ${now} past the emulator's maximum of ${MAX_BALANCE_PAGES}: top up less`,
+        );
+      }
       insert.run('topup', null, null, null, pages, atMs);
     },
     body() {

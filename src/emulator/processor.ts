@@ -19,6 +19,9 @@ export type Outcome =
   /** unreadable: the document's fault (corrupt, encrypted...); internal: the emulator's. */
   | { status: 'error'; error: string; cause: 'unreadable' | 'internal' };
 
+/** Starts of background extraction before a document that never ends is failed (README: Emulator behaviour). */
+export const MAX_ATTEMPTS = 3;
+
 export type Processor = {
   /**
    * Runs one document to its end state and returns it; `injectedError` makes it fail (fault
@@ -47,14 +50,37 @@ export function createProcessor(input: {
   deps: EmulatorDeps;
   /** Runs inside the transaction that finishes a document (the webhook outbox stores its events there). */
   onFinishedInTransaction?: (doc: DocumentRow) => void;
+  /** Failures of the emulator itself, for its stderr. */
+  log?: (line: string) => void;
 }): Processor {
   const { store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction } = input;
+  const log = input.log ?? (() => {});
   const limit = pLimit(config.processing.concurrency);
   const listeners: Array<(doc: DocumentRow) => void> = [];
   const running = new Set<Promise<unknown>>();
   let closed = false;
 
-  const finish = (documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void) => {
+  const finish = (documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void): Outcome => {
+    try {
+      settle(documentId, outcome, onCompleted);
+      return outcome;
+    } catch (err) {
+      // A bug of ours while completing (a result the contract refuses, say): the document fails
+      // and is refunded, and the server goes on. Without its hooks, which may be what threw.
+      log(`internal error while finishing ${documentId}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      const failed: Outcome = { status: 'error', cause: 'internal', error: 'extraction failed inside the emulator while storing its result; the credits were refunded' };
+      try {
+        transaction(store.db, () => {
+          if (documents.fail(documentId, failed.error, deps.now())) ledger.refund(documentId, deps.now());
+        });
+      } catch (again) {
+        log(`internal error while failing ${documentId}: ${again instanceof Error ? again.message : String(again)}`);
+      }
+      return failed;
+    }
+  };
+
+  const settle = (documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void) => {
     const changed = transaction(store.db, () => {
       const done =
         outcome.status === 'completed'
@@ -84,6 +110,14 @@ export function createProcessor(input: {
         engine.extract({ bytes, mimeType: doc.mime_type, fields: parser.fields }),
         deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page),
       ]);
+      // The pages charged are the pages counted at submission; a reading that disagrees is not billed.
+      if (out.pageCount !== doc.page_count) {
+        return {
+          status: 'error',
+          cause: 'unreadable',
+          error: `the document read as ${out.pageCount} pages during extraction but ${doc.page_count} when it was counted; its page tree is damaged: re-save the file and submit it again (refunded)`,
+        };
+      }
       return { status: 'completed', pageCount: out.pageCount, results: out.results };
     } catch (err) {
       if (err instanceof EngineError) return { status: 'error', cause: 'unreadable', error: err.message };
@@ -91,17 +125,35 @@ export function createProcessor(input: {
     }
   };
 
+  /**
+   * A background run, counted: a document whose extraction was started MAX_ATTEMPTS times without
+   * ending (each time the server stopped under it) fails with a refund instead of being re-queued
+   * on every restart.
+   */
+  const background = async (doc: DocumentRow, injectedError?: string) => {
+    if (documents.startAttempt(doc.document_id) > MAX_ATTEMPTS) {
+      return finish(doc.document_id, {
+        status: 'error',
+        cause: 'internal',
+        error: `extraction was interrupted ${MAX_ATTEMPTS} times (the server stopped each time); the credits were refunded: submit the document again, and report it if it happens again`,
+      });
+    }
+    return processor.run(doc, injectedError);
+  };
+
   const processor: Processor = {
     async run(doc, injectedError, onCompleted) {
       const outcome = await extract(doc, injectedError);
-      finish(doc.document_id, outcome, onCompleted);
-      return outcome;
+      return finish(doc.document_id, outcome, onCompleted);
     },
     enqueue(doc, injectedError) {
       if (closed) return;
-      const task = limit(() => (closed ? undefined : processor.run(doc, injectedError)));
+      const task = limit(() => (closed ? undefined : background(doc, injectedError)));
       running.add(task);
-      void task.finally(() => running.delete(task));
+      // Nothing in the background may take the process down: a failure is logged, never thrown.
+      void task
+        .catch((err: unknown) => log(`internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`))
+        .finally(() => running.delete(task));
     },
     abandon(documentId, reason) {
       finish(documentId, { status: 'error', cause: 'internal', error: reason });

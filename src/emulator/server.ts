@@ -81,7 +81,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     faults,
     log: (event) => emit?.(event),
   });
-  const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue });
+  const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue, log });
   processor.onFinished(() => webhooks.flush());
   const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, faults, deps });
   const keys = createKeyRing(config.parsers);

@@ -47,7 +47,9 @@ CREATE TABLE IF NOT EXISTS documents (
   results TEXT,
   error TEXT,
   created_at INTEGER NOT NULL,
-  finished_at INTEGER
+  finished_at INTEGER,
+  -- Starts of background extraction, restarts included: a document that keeps taking the server down is failed, not re-queued forever.
+  attempts INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_status ON documents (status);
 CREATE TABLE IF NOT EXISTS ledger (
@@ -56,9 +58,13 @@ CREATE TABLE IF NOT EXISTS ledger (
   document_id TEXT,
   file_name TEXT,
   sha256 TEXT,
-  pages INTEGER NOT NULL,
+  pages INTEGER NOT NULL CHECK (pages >= 0 AND pages <= 1000000000000),
   at INTEGER NOT NULL
 );
+-- The same bound for data directories made before the CHECK existed (a CHECK cannot be added to a table).
+CREATE TRIGGER IF NOT EXISTS ledger_pages_in_range BEFORE INSERT ON ledger
+  WHEN NEW.pages < 0 OR NEW.pages > 1000000000000
+  BEGIN SELECT RAISE(ABORT, 'ledger pages out of range'); END;
 -- The webhook outbox: one delivery per (event, integration), stored before its first attempt.
 CREATE TABLE IF NOT EXISTS deliveries (
   delivery_id TEXT PRIMARY KEY,
@@ -102,6 +108,7 @@ export function openStore(options: { dataDir?: string | undefined; inMemory?: bo
   // acknowledged reserve survive a kill -9 of the server.
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
   db.exec(SCHEMA);
+  migrate(db);
   return {
     db,
     blobDir,
@@ -112,6 +119,12 @@ export function openStore(options: { dataDir?: string | undefined; inMemory?: bo
       if (!persistent) rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Columns added after a data directory may have been created: added in place, once. */
+function migrate(db: DatabaseSync): void {
+  const columns = (db.prepare('PRAGMA table_info(documents)').all() as Array<{ name: string }>).map((c) => c.name);
+  if (!columns.includes('attempts')) db.exec('ALTER TABLE documents ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
 }
 
 /** Runs `fn` in one transaction: all of its writes land, or none. */

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { DocumentBody } from '../../src/contract/index.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { MAX_ATTEMPTS } from '../../src/emulator/processor.ts';
+import { openStore } from '../../src/emulator/store.ts';
+import { createEngine } from '../../src/engine/index.ts';
+import type { Engine } from '../../src/engine/types.ts';
+import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { exactLedger, formOf, pdfClaimingPages, postForm, stored } from '../helpers/hostile.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
+
+/**
+ * Issue 12, page counts and background failures: a document's page tree is the sender's to
+ * write, so its page count is checked before it reaches the ledger, and nothing that goes wrong
+ * in the background takes the server down or loops across restarts.
+ */
+
+const OPENING = DEFAULT_CONFIG.credits;
+
+describe('hostile: page counts', () => {
+  it('a PDF claiming -1000000 or 0 pages is refused (422) on every route, and the ledger never moves', async () => {
+    const s = await emulator();
+    for (const count of [-1_000_000, 0]) {
+      const pdf = await pdfClaimingPages(count);
+      const inline = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(pdf) });
+      expect(inline.status).toBe(422);
+      expect(inline.body.error).toMatch(/declares -?\d+ pages/);
+      const app = await postForm(`${s.url}/_emulator/parsers/prs_invoices/documents`, formOf([{ name: 'bomb.pdf', bytes: pdf }]));
+      expect(app.status).toBe(422);
+      const inbound = await call(s, 'POST', s.inboundUrls.get('prs_invoices')!, { key: null, body: inlineBody(pdf) });
+      expect(inbound.status).toBe(422);
+      // The storage-path shape is accepted, then fails through the document, uncharged.
+      const ticket = await stored(s, pdf);
+      const ex = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+      expect(ex.status).toBe(200);
+      const doc = DocumentBody.parse((await waitForDocument(s, ex.body.document_id)).body);
+      expect(doc.status).toBe('error');
+      expect(doc.error).toMatch(/declares -?\d+ pages/);
+    }
+    const ledger = await exactLedger(s, OPENING);
+    expect(ledger.entries).toHaveLength(0);
+    expect(ledger.balance).toBe(OPENING);
+    // The server still extracts an honest document.
+    expect((await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) })).status).toBe(200);
+    expect((await exactLedger(s, OPENING)).balance).toBe(OPENING - 1);
+  });
+
+  it('a page count above the byte size is refused (422), whatever the engine says', async () => {
+    const real = createEngine({ workers: 1 });
+    const engine: Engine = { countPages: async () => 1_000_000_000, extract: (i) => real.extract(i), close: () => real.close() };
+    const s = await emulator({}, { engine });
+    const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(9)) });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatch(/declares 1000000000 pages in \d+ bytes/);
+    expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
+    await real.close();
+  });
+
+  it('serve survives it through the app route with no key, and restarts on the same data directory', async () => {
+    const dir = tempDir();
+    const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 } });
+    const dataDir = `${dir}/data`;
+    const first = await spawnServe(['--config', config, '--data-dir', dataDir, '--no-listen']);
+    const bomb = await pdfClaimingPages(-1_000_000);
+    const r = await postForm(`${first.url}/_emulator/parsers/prs_invoices/documents`, formOf([{ name: 'bomb.pdf', bytes: bomb }]));
+    expect(r.status).toBe(422);
+    // Still answering, and still extracting.
+    const ok = await call(first, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(2)) });
+    expect(ok.status).toBe(200);
+    expect(await exactLedger(first, OPENING)).toMatchObject({ balance: OPENING - 1, sum: OPENING - 1, negative: 0 });
+    first.child.kill('SIGTERM');
+    await first.child;
+
+    const second = await spawnServe(['--config', config, '--data-dir', dataDir, '--no-listen']);
+    expect((await call(second, 'GET', '/_emulator/health', { key: null })).status).toBe(200);
+    expect(await exactLedger(second, OPENING)).toMatchObject({ balance: OPENING - 1, sum: OPENING - 1, negative: 0 });
+  });
+});
+
+/** An engine that counts honestly but whose extraction yields something the emulator cannot store. */
+function engineWith(extract: Engine['extract']): Engine {
+  const real = createEngine({ workers: 1 });
+  return { countPages: (b, m) => real.countPages(b, m), extract, close: () => real.close() };
+}
+
+describe('hostile: background failures', () => {
+  it('a failure while storing a result fails that document with a refund, and the server goes on', async () => {
+    const logs: string[] = [];
+    const engine = engineWith(async () => ({ pageCount: 1, results: { invoice_number: 10n as unknown as number } }));
+    const s = await emulator({}, { engine, log: (line) => logs.push(line) });
+    const ticket = await stored(s, await invoicePdf(3));
+    const ex = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+    expect(ex.status).toBe(200);
+    const doc = DocumentBody.parse((await waitForDocument(s, ex.body.document_id)).body);
+    expect(doc.status).toBe('error');
+    expect(doc.error).toContain('refunded');
+    const inline = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(4)) });
+    expect(inline.status).toBe(500);
+    expect(inline.body.error).toContain('refunded');
+    const ledger = await exactLedger(s, OPENING);
+    expect(ledger.balance).toBe(OPENING);
+    expect(ledger.entries.filter((e) => e.kind === 'refund')).toHaveLength(2);
+    expect(logs.join('\n')).toContain('internal error while finishing');
+    expect((await call(s, 'GET', '/_emulator/health', { key: null })).status).toBe(200);
+    await engine.close();
+  });
+
+  it('an extraction whose page count disagrees with the count charged is failed and refunded', async () => {
+    const engine = engineWith(async () => ({ pageCount: -1_000_000, results: {} }));
+    const s = await emulator({}, { engine });
+    const inline = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
+    expect(inline.status).toBe(422);
+    expect(inline.body.error).toContain('-1000000 pages during extraction');
+    expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
+    await engine.close();
+  });
+
+  it(`a document that keeps stopping the server is failed after ${MAX_ATTEMPTS} starts, not re-queued forever`, async () => {
+    const dir = tempDir();
+    // Each page takes a minute of simulated time, so the document is always processing when serve is killed.
+    const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 60_000, concurrency: 1 } });
+    const dataDir = `${dir}/data`;
+    let serve = await spawnServe(['--config', config, '--data-dir', dataDir, '--no-listen']);
+    const ticket = await stored(serve, await invoicePdf(6));
+    const id = (await call(serve, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).body.document_id as string;
+    for (let start = 1; start <= MAX_ATTEMPTS; start++) {
+      expect(DocumentBody.parse((await call(serve, 'GET', `/api/v1/documents/${id}`)).body).status).toBe('processing');
+      serve.child.kill('SIGKILL');
+      await serve.child;
+      serve = await spawnServe(['--config', config, '--data-dir', dataDir, '--no-listen']);
+    }
+    const doc = DocumentBody.parse((await waitForDocument(serve, id)).body);
+    expect(doc.status).toBe('error');
+    expect(doc.error).toContain(`interrupted ${MAX_ATTEMPTS} times`);
+    expect(await exactLedger(serve, OPENING)).toMatchObject({ balance: OPENING, sum: OPENING, negative: 0 });
+  });
+});
+
+describe('hostile: ledger bounds', () => {
+  it('top-ups are bounded, so the balance can never overflow', async () => {
+    const s = await emulator();
+    const huge = await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: Number.MAX_SAFE_INTEGER } });
+    expect(huge.status).toBe(400);
+    expect(huge.body.error).toMatch(/at most 1000000000 pages/);
+    for (let i = 0; i < 999; i++) {
+      const r = await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: 1_000_000_000 } });
+      expect(r.status).toBe(200);
+    }
+    const over = await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: 1_000_000_000 } });
+    expect(over.status).toBe(400);
+    expect(over.body.error).toContain("past the emulator's maximum");
+    // Every later extract and ledger read still works.
+    expect((await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(7)) })).status).toBe(200);
+    const ledger = await exactLedger(s, OPENING);
+    expect(ledger.balance).toBe(ledger.sum);
+    expect(ledger.balance).toBe(OPENING + 999 * 1_000_000_000 - 1);
+  });
+
+  it('the database itself refuses a negative or absurd ledger entry', () => {
+    const store = openStore({ inMemory: true });
+    try {
+      const insert = store.db.prepare("INSERT INTO ledger (kind, document_id, pages, at) VALUES ('reserve', ?, ?, 0)");
+      expect(() => insert.run('doc_a', -1_000_000)).toThrow(/out of range|CHECK/);
+      expect(() => insert.run('doc_b', 2 ** 53)).toThrow(/out of range|CHECK/);
+      expect(insert.run('doc_c', 3).changes).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
+});
