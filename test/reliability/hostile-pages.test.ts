@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
+import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS } from '../../src/emulator/processor.ts';
 import { openStore } from '../../src/emulator/store.ts';
@@ -16,7 +17,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
  * in the background takes the server down or loops across restarts.
  */
 
-const OPENING = DEFAULT_CONFIG.credits;
+const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
 
 describe('hostile: page counts', () => {
   it('a PDF claiming -1000000 or 0 pages is refused (422) on every route, and the ledger never moves', async () => {
