@@ -26,7 +26,7 @@ import type { Ledger } from './ledger.ts';
 import type { Processor } from './processor.ts';
 import { transaction, type Store } from './store.ts';
 import { uploadUrl, type Signer } from './tickets.ts';
-import { sanitiseFileName, type Uploads } from './uploads.ts';
+import { sanitiseFileName, type UploadRow, type Uploads } from './uploads.ts';
 
 /**
  * Why a page count cannot be a real document's, or null when it can: at least one page, a
@@ -108,8 +108,16 @@ export function createGateway(input: {
     method: string;
     contentType: string | undefined;
     query: Partial<Record<string, unknown>>;
+    /** Whether the request carries an Authorization header: signed-URL storage refuses a second credential. */
+    authorized: boolean;
     body: Readable;
   }): Promise<{ size: number; sha256: string }> {
+    if (req.authorized) {
+      throw new ServiceError(
+        'invalid_request',
+        'the upload address is signed and takes no Authorization header (signed-URL storage refuses two credentials): send the PUT without it, and never send your API key to storage',
+      );
+    }
     const row = uploads.get(req.storagePath);
     if (!row) {
       throw new ServiceError('upload_forbidden', 'no upload address was issued for this storage path: request one with POST /api/v1/upload-url');
@@ -125,8 +133,8 @@ export function createGateway(input: {
         `Content-Type "${sent || '(none)'}" does not match the file_type "${row.file_type}" declared for this upload address: send Content-Type: ${row.file_type}`,
       );
     }
-    if (row.document_id) {
-      throw new ServiceError('conflict', `this storage path was already submitted as ${row.document_id}; its object cannot change now`);
+    if (row.document_id || uploads.isFrozen(row.storage_path)) {
+      throw new ServiceError('conflict', `this storage path was already submitted${row.document_id ? ` as ${row.document_id}` : ''}; its object cannot change now`);
     }
     return uploads.write(row, req.body, deps.now());
   }
@@ -209,6 +217,22 @@ export function createGateway(input: {
     if (req.file_size !== undefined && req.file_size !== row.size) {
       throw new ServiceError('invalid_request', `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`);
     }
+    // From here to the row that marks it submitted, a PUT to this path is refused (409).
+    const release = uploads.freeze(row.storage_path);
+    try {
+      return await submitStored(parser, req, { ...row, size: row.size, sha256: row.sha256 }, injectedError, record);
+    } finally {
+      release();
+    }
+  }
+
+  async function submitStored(
+    parser: ParserConfig,
+    req: ExtractStoredRequest,
+    row: UploadRow & { size: number; sha256: string },
+    injectedError: string | undefined,
+    record: ((answer: ExtractAcceptedResponse) => void) | undefined,
+  ): Promise<ExtractAcceptedResponse> {
     const bytes = await readFile(join(store.blobDir, row.blob));
     const declared = req.file_type ?? row.file_type;
     const fileName = sanitiseFileName(req.file_name ?? row.file_name);

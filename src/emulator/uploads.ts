@@ -32,6 +32,13 @@ export type Uploads = {
   write(row: UploadRow, body: Readable, atMs: number): Promise<{ size: number; sha256: string }>;
   /** Marks the object as submitted; from then on it is immutable. */
   markSubmitted(storagePath: string, documentId: string): void;
+  /**
+   * Freezes the object while a submission counts its pages: a PUT that lands meanwhile is a
+   * 409, so the bytes counted and charged are the bytes extracted. Returns the release.
+   */
+  freeze(storagePath: string): () => void;
+  /** Whether a submission of this storage path is in progress. */
+  isFrozen(storagePath: string): boolean;
 };
 
 /** A file name as it may appear in a storage path: one segment, printable, no dot-dot, not empty. */
@@ -56,6 +63,8 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
     'UPDATE uploads SET size = ?, sha256 = ?, uploaded_at = ? WHERE storage_path = ? AND document_id IS NULL',
   );
   const submitted = db.prepare('UPDATE uploads SET document_id = ? WHERE storage_path = ? AND document_id IS NULL');
+  // Submissions in progress (one process owns the data directory, so memory is enough).
+  const frozen = new Set<string>();
 
   return {
     create({ parser_id, file_name, file_type, expires_at }) {
@@ -91,13 +100,21 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
       // Checked again after the bytes arrived, since a submission may have landed meanwhile;
       // the check, the rename and the update run without yielding, so nothing slips between.
       const current = byPath.get(row.storage_path) as UploadRow | undefined;
-      if (current?.document_id) {
+      if (current?.document_id || frozen.has(row.storage_path)) {
         await rm(partial, { force: true });
         throw new ServiceError('conflict', 'this storage path was already submitted for extraction; its object cannot change now');
       }
       renameSync(partial, join(dirs.blobDir, row.blob));
       written.run(size, sha256, atMs, row.storage_path);
       return { size, sha256 };
+    },
+    freeze(storagePath) {
+      if (frozen.has(storagePath)) throw new ServiceError('conflict', 'this storage path is being submitted by another request: poll the document that request returns');
+      frozen.add(storagePath);
+      return () => frozen.delete(storagePath);
+    },
+    isFrozen(storagePath) {
+      return frozen.has(storagePath);
     },
     markSubmitted(storagePath, documentId) {
       if (submitted.run(documentId, storagePath).changes !== 1) {

@@ -20,6 +20,7 @@ export function storageRoutes(gateway: Gateway) {
         method: request.method,
         contentType: request.headers[HEADER.contentType],
         query: request.query as Record<string, unknown>,
+        authorized: request.headers[HEADER.authorization] !== undefined,
         body: request.raw,
       });
       return reply.code(200).send({ success: true, storage_path: storagePath, size: stored.size, sha256: stored.sha256 });
