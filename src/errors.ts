@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'out_of_credits'
   /** The service rejected the API key: exit 4. */
   | 'auth'
+  /** The state journal's database cannot be used (unreachable past the wait, refused us): exit 6. */
+  | 'state'
   /** Stopped by SIGINT/SIGTERM: exit 130. */
   | 'interrupted'
   /** Anything we did not plan for: exit 1, with enough to file a bug. */
@@ -23,6 +25,7 @@ export const EXIT_CODES = {
   out_of_credits: 3,
   auth: 4,
   pending: 5,
+  state: 6,
   interrupted: 130,
 } as const;
 
@@ -44,6 +47,8 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT_CODES.out_of_credits;
     case 'auth':
       return EXIT_CODES.auth;
+    case 'state':
+      return EXIT_CODES.state;
     case 'interrupted':
       return EXIT_CODES.interrupted;
     case 'internal':

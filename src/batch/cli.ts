@@ -15,9 +15,11 @@ export type CliHooks = {
 
 /** Glue between the root command and runBatch: settings or --local, process streams, signals. */
 export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: CliHooks): Promise<number> {
-  return withTarget(flags, hooks.env, { needKey: flags.dryRun !== true }, async (target) => {
-    // A --local emulator lives for one run: its documents cannot be resumed, so keep no journal.
-    const state = target.local && !hooks.explicitState ? false : flags.state;
+  return withTarget(flags, hooks.env, { needKey: flags.dryRun !== true, lookUpState: !hooks.explicitState }, async (target) => {
+    // --state (a path, a URL or --no-state) wins; then EXTRACT_STATE_URL and the config
+    // store; then the file in the working directory. A --local emulator lives for one run:
+    // its documents cannot be resumed, so it keeps no journal unless --state says so.
+    const state = hooks.explicitState ? flags.state : target.local ? false : (target.stateUrl ?? flags.state);
     const options = batchOptionsFromFlags({ ...flags, state }, target);
     const deps: BatchDeps = {
       ...defaultClientDeps(),

@@ -21,8 +21,9 @@ export type RunFlags = {
   pollInterval?: string;
   pollMaxInterval?: string;
   pollTimeout?: string;
-  /** A path, or false for --no-state. */
+  /** A path or a postgres:// URL, or false for --no-state. */
   state?: string | false;
+  lease?: string;
   fresh?: boolean;
   retryFailed?: boolean;
   ignore?: string[];
@@ -53,6 +54,7 @@ export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string
     maxPending: flags.maxPending === undefined ? 64 : parseCount(flags.maxPending, '--max-pending'),
     poll: pollPolicyFromFlags(flags),
     state: flags.state === false ? null : (flags.state ?? DEFAULT_STATE),
+    leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : parseLease(flags.lease),
     fresh: flags.fresh === true,
     retryFailed: flags.retryFailed === true,
     dryRun: flags.dryRun === true,
@@ -77,6 +79,15 @@ export function pollPolicyFromFlags(flags: Pick<RunFlags, (typeof POLL_FLAGS)[nu
   if (poll.intervalMs <= 0) throw new ExtractError('usage', '--poll-interval must be more than 0');
   if (poll.maxIntervalMs < poll.intervalMs) throw new ExtractError('usage', '--poll-max-interval must be at least --poll-interval');
   return poll;
+}
+
+/** How long a shared journal's claim lasts without renewal; the holder renews it every third of that. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+function parseLease(text: string): number {
+  const ms = parseDuration(text, '--lease');
+  if (ms < 1000) throw new ExtractError('usage', '--lease must be at least 1s: a shorter lease is lost to an ordinary pause');
+  return ms;
 }
 
 function parseRoute(text: string): RouteFlag {

@@ -82,9 +82,16 @@ export type Replay = {
 /** Replays the journal text: the latest fact of each document wins, a reset forgets all before it. */
 export function replayJournal(text: string): Replay {
   const known = new Map<string, KnownState>();
+  const parsed = parseJournal(text);
+  for (const fact of parsed.facts) applyFact(known, fact);
+  return { known, skipped: parsed.skipped, torn: parsed.torn };
+}
+
+/** The facts of the journal text in order; lines that cannot be read are counted, not fatal. */
+export function parseJournal(text: string): { facts: JournalFact[]; skipped: number; torn: boolean } {
+  const facts: JournalFact[] = [];
   let skipped = 0;
-  const lines = text.split('\n');
-  for (const line of lines) {
+  for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     let parsed: ReturnType<typeof JournalFact.safeParse>;
     try {
@@ -97,12 +104,24 @@ export function replayJournal(text: string): Replay {
       skipped++;
       continue;
     }
-    const fact = parsed.data;
-    if (fact.fact === 'reset') known.clear();
-    else if (fact.fact === 'unsent') known.delete(stateKey(fact.sha256, fact.target));
-    else known.set(stateKey(fact.sha256, fact.target), fact);
+    facts.push(parsed.data);
   }
-  return { known, skipped, torn: text.length > 0 && !text.endsWith('\n') };
+  return { facts, skipped, torn: text.length > 0 && !text.endsWith('\n') };
+}
+
+/**
+ * One step of the replay, shared by every journal backend (the JSONL file, PostgreSQL) so
+ * that they agree on what a sequence of facts means.
+ */
+export function applyFact(known: Map<string, KnownState>, fact: JournalFact): void {
+  if (fact.fact === 'reset') known.clear();
+  else if (fact.fact === 'unsent') known.delete(stateKey(fact.sha256, fact.target));
+  else known.set(stateKey(fact.sha256, fact.target), fact);
+}
+
+/** The document a fact is about (undefined for a batch-wide fact such as reset). */
+export function factKey(fact: JournalFact): string | undefined {
+  return fact.fact === 'reset' ? undefined : stateKey(fact.sha256, fact.target);
 }
 
 export async function readJournal(path: string): Promise<Replay> {

@@ -16,8 +16,10 @@ export type BatchOptions = {
   /** Documents being polled at once; polling holds no send slot. */
   maxPending: number;
   poll: PollPolicy;
-  /** Journal path, or null for --no-state. */
+  /** Journal path or postgres:// URL, or null for --no-state. */
   state: string | null;
+  /** A shared journal's claim lasts this long without renewal (--lease). */
+  leaseMs: number;
   fresh: boolean;
   retryFailed: boolean;
   dryRun: boolean;

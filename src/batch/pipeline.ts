@@ -9,6 +9,7 @@ import { redact } from '../redact.ts';
 import type { JournalWriter, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import type { Job } from './plan.ts';
+import { ClaimLostError } from './state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
 export type StopReason = 'out_of_credits' | 'auth' | 'interrupted' | 'max_credits';
@@ -253,6 +254,11 @@ export class Pipeline {
 
   async #failed(job: Job, route: Route, err: unknown, documentId: string | null = null): Promise<void> {
     const c = this.#c;
+    if (err instanceof ClaimLostError) {
+      // Another worker sharing the journal holds the document now; it was not sent from here.
+      c.settle(job, notSubmitted(job, route, err.message));
+      return;
+    }
     if (err instanceof ServiceError) {
       if (err.kind === 'auth') {
         c.stop('auth', err.message);

@@ -93,6 +93,17 @@ export function actionFor(prior: KnownState | undefined, retryFailed: boolean): 
   }
 }
 
+/**
+ * The decision again, for a document claimed after the plan (another worker may have moved
+ * it on since the replay). An outcome another worker wrote during this run stands: its
+ * failures and uncertain sends are reported, not retried a second time in the same batch.
+ */
+export function replan(job: Job, known: KnownState | undefined, retryFailed: boolean, concurrent: boolean): Job {
+  const final = concurrent && (known?.fact === 'failed' || known?.fact === 'sending');
+  const action = final ? 'leave' : actionFor(known, retryFailed);
+  return { ...job, prior: known, action, resend: action === 'submit' ? uncertainRequest(known) : undefined };
+}
+
 /** The request an earlier run sent without learning its outcome, if any. */
 export function uncertainRequest(prior: KnownState | undefined): SentRequest | undefined {
   return prior?.fact === 'sending' || prior?.fact === 'failed' ? prior.request : undefined;

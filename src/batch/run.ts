@@ -6,13 +6,14 @@ import { createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutp
 import type { DocumentRecord } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import { discoverInputs } from './discover.ts';
-import { NO_JOURNAL, openJournal, readJournal, type JournalWriter, type Replay } from './journal.ts';
+import { workThrough } from './claims.ts';
+import type { Replay } from './journal.ts';
 import { Limiter } from './limiter.ts';
-import { acquireLock, type Lock } from './lock.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { countPages } from './pages.ts';
 import { Pipeline, type Outcome, type StopReason } from './pipeline.ts';
 import { planJobs, priorRecord, type Job } from './plan.ts';
+import { memoryState, openState, parseStateSpec, type StateJournal } from './state/index.ts';
 import { chooseStyle, createReporter, useColor, type Reporter, type Tally } from './progress.ts';
 import { summaryLines, tallySummary, type BatchSummary, type EntryOutcome, type ReportEntry } from './summary.ts';
 
@@ -36,8 +37,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     now: deps.now,
   });
   const log = reporter.log.bind(reporter);
-  let lock: Lock | undefined;
-  let journal: JournalWriter = NO_JOURNAL;
+  let state: StateJournal | undefined;
   let unsubscribe: (() => void) | undefined;
   try {
     reporter.planning('finding input files');
@@ -45,15 +45,17 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     for (const p of discovery.unmatched) log('warn', `${p}: matched no file`);
     log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
 
-    const statePath = options.state === null ? null : resolve(deps.cwd, options.state);
-    if (statePath !== null && !options.dryRun) lock = await acquireLock(statePath, deps.lock);
-    let replay: Replay = { known: new Map(), skipped: 0, torn: false };
-    if (statePath !== null && !options.fresh) replay = await readJournal(statePath);
-    if (replay.skipped > 0) log(replay.skipped === 1 && replay.torn ? 'debug' : 'warn', `${statePath}: ignored ${replay.skipped} unreadable line${replay.skipped === 1 ? '' : 's'} (a torn last line after a crash is expected)`);
-    if (statePath !== null && !options.dryRun) {
-      journal = await openJournal(statePath, replay.torn);
-      if (options.fresh) await journal.append({ fact: 'reset', at: new Date(deps.now()).toISOString() });
+    const spec = options.state === null ? null : parseStateSpec(options.state, deps.cwd);
+    if (spec?.kind === 'postgres' && options.fresh) {
+      throw new ExtractError('usage', '--fresh with a shared journal (postgres://) would make the workers redo and pay again for each other\'s documents: use a new database for a new batch');
     }
+    const journal = spec === null ? memoryState() : await openState(spec, { readOnly: options.dryRun, leaseMs: options.leaseMs, log, lock: deps.lock });
+    state = journal;
+    let replay: Replay = { known: new Map(), skipped: 0, torn: false };
+    if (spec !== null && !options.fresh) replay = await journal.replay();
+    if (replay.skipped > 0) log(replay.skipped === 1 && replay.torn ? 'debug' : 'warn', `${journal.where}: ignored ${replay.skipped} unreadable line${replay.skipped === 1 ? '' : 's'} (a torn last line after a crash is expected)`);
+    if (spec !== null && !options.dryRun && options.fresh) await journal.append({ fact: 'reset', at: new Date(deps.now()).toISOString() });
+    if (journal.shared && !options.dryRun) log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
 
     // A dry run without a key matches nothing in the journal: it plans every file as new.
     const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
@@ -145,6 +147,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       { ...deps, log },
     );
     const settle = (job: Job, outcome: Outcome): void => {
+      // Taken over by another worker (this one held it past its lease): nothing was sent from here; it is waited for.
+      if (journal.lost(job.key)) return;
       tally.done++;
       if (outcome.kind === 'failed') tally.failed++;
       if (outcome.kind === 'completed') tally.pages += outcome.record.page_count ?? 0;
@@ -156,9 +160,31 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       const kind: EntryOutcome = outcome.kind;
       for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...outcome.record, file: copy.input.file, outcome: kind, sha256: job.sha256 });
     };
+    const share = workThrough({
+      state: journal,
+      jobs: [...toResume, ...toSend],
+      retryFailed: options.retryFailed,
+      concurrency: options.concurrency,
+      maxPending: options.maxPending,
+      poll: options.poll,
+      deps,
+      signal: abort.signal,
+      stopped: () => stoppedBy !== undefined,
+      log,
+      start: (job) => (job.action === 'resume' ? pipeline.resume(job) : pipeline.submit(job)),
+      decided: (job, concurrent) => {
+        tally.done++;
+        const prior = priorRecord(job);
+        if (!prior) return;
+        const outcome: EntryOutcome = concurrent ? (job.prior?.fact === 'completed' ? 'other_worker' : 'failed') : job.action === 'done' ? 'skipped' : 'left';
+        if (outcome === 'failed') tally.failed++;
+        reporter.finished(job.input.file, outcome !== 'failed', outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome), tally);
+        for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...prior, file: copy.input.file, outcome, sha256: job.sha256 });
+      },
+    });
     const pipeline = new Pipeline({
       client,
-      journal,
+      journal: share.journal,
       target: targetId,
       poll: options.poll,
       maxCredits: options.maxCredits,
@@ -174,7 +200,13 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     reporter.start(tally.total);
     if (toResume.length > 0) log('info', `resuming ${toResume.length} document${toResume.length === 1 ? '' : 's'} submitted by an earlier run`);
-    await Promise.all([...toResume.map((j) => pipeline.resume(j)), ...toSend.map((j) => pipeline.submit(j))]);
+    const held = await share.run();
+    for (const { job, holder } of held) {
+      const why = `${holder ? `worker ${holder}` : 'another worker'} still held it ${stoppedBy ? 'when this run stopped' : `after waiting ${Math.round(options.poll.timeoutMs / 1000)} s`}: rerun the same command (or see extract status) to collect its outcome`;
+      for (const copy of copies.get(job.key) ?? [job]) {
+        emit(copy.input.realPath, { file: copy.input.file, document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null, status: 'error', page_count: null, results: null, error: why, route: job.prior?.route ?? null, outcome: 'pending', sha256: job.sha256 });
+      }
+    }
     reporter.stop();
 
     const order = [...unreadable.map((u) => `unreadable:${u.file}`), ...jobs.map((j) => j.input.realPath)];
@@ -188,8 +220,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   } finally {
     unsubscribe?.();
     reporter.stop();
-    await journal.close();
-    await lock?.release();
+    await state?.close();
   }
 }
 

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import type { Env } from '../config/settings.ts';
 
 /** Where a command sends its requests: the configured service, or an in-process emulator (--local). */
-export type ServiceTarget = { baseUrl: string; apiKey: string | undefined; local: boolean };
+export type ServiceTarget = {
+  baseUrl: string;
+  apiKey: string | undefined;
+  local: boolean;
+  /** The journal from EXTRACT_STATE_URL or the config store's state_url, when asked for (`lookUpState`). */
+  stateUrl?: string | undefined;
+};
 
 /**
  * Resolves flags, environment and config store into a target, runs `work` against it, and
@@ -13,7 +19,7 @@ export type ServiceTarget = { baseUrl: string; apiKey: string | undefined; local
 export async function withTarget<T>(
   flags: { apiKey?: string | undefined; baseUrl?: string | undefined; local?: boolean | undefined },
   env: Env,
-  options: { needKey: boolean },
+  options: { needKey: boolean; lookUpState?: boolean },
   work: (target: ServiceTarget) => Promise<T>,
 ): Promise<T> {
   if (flags.local === true) {
@@ -28,16 +34,18 @@ export async function withTarget<T>(
       await rm(dataDir, { recursive: true, force: true });
     }
   }
-  const { resolveSettings, requireSettings, ENV_API_KEY, ENV_BASE_URL } = await import('../config/settings.ts');
+  const { resolveSettings, requireSettings, resolveStateUrl, ENV_API_KEY, ENV_BASE_URL, ENV_STATE_URL } = await import('../config/settings.ts');
   // The config store (conf, with ajv and semver behind it) loads only when flags and
-  // environment leave something to look up: cron jobs and CI steps usually set both.
-  const complete = (flags.apiKey ?? env[ENV_API_KEY]) !== undefined && (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined;
+  // environment leave something to look up: cron jobs and CI steps usually set all of them.
+  const complete =
+    (flags.apiKey ?? env[ENV_API_KEY]) !== undefined && (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined && (options.lookUpState !== true || !!env[ENV_STATE_URL]);
   const store = complete ? { get: () => undefined } : (await import('../config/store.ts')).openConfigStore({ env });
   const settings = resolveSettings({ flags, env, store });
+  const stateUrl = options.lookUpState === true ? resolveStateUrl(env, store) : undefined;
   if (!options.needKey) {
     // A dry run sends nothing; without a configured service it plans every file as new.
-    return work({ baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid', apiKey: settings.apiKey, local: false });
+    return work({ baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid', apiKey: settings.apiKey, local: false, stateUrl });
   }
   const { apiKey, baseUrl } = requireSettings(settings);
-  return work({ baseUrl, apiKey, local: false });
+  return work({ baseUrl, apiKey, local: false, stateUrl });
 }

@@ -7,9 +7,10 @@ import { formatDuration } from './units.ts';
  * Where each input ended, for the summary and --report:
  * completed (this run), skipped (completed by an earlier run), failed (this run),
  * left (failed earlier, not retried without --retry-failed), unreadable, pending,
- * not_submitted, planned (--dry-run).
+ * not_submitted, planned (--dry-run), other_worker (completed during this run by another
+ * worker sharing the journal).
  */
-export type EntryOutcome = 'completed' | 'skipped' | 'failed' | 'left' | 'unreadable' | 'pending' | 'not_submitted' | 'planned';
+export type EntryOutcome = 'completed' | 'skipped' | 'failed' | 'left' | 'unreadable' | 'pending' | 'not_submitted' | 'planned' | 'other_worker';
 
 export type ReportEntry = DocumentRecord & { outcome: EntryOutcome; sha256: string | null; pages_estimate?: number | undefined };
 
@@ -20,6 +21,8 @@ export type BatchSummary = {
   skipped: number;
   pending: number;
   not_submitted: number;
+  /** Completed during this run by other workers sharing the journal (postgres://). */
+  other_workers: number;
   /** Pages of the documents completed in this run (what this run cost). */
   pages_charged: number;
   stopped_by: StopReason | null;
@@ -47,6 +50,7 @@ export function tallySummary(
     skipped: count('skipped'),
     pending: count('pending'),
     not_submitted: count('not_submitted'),
+    other_workers: count('other_worker'),
     pages_charged: pages,
     stopped_by: extra.stoppedBy,
     message: extra.message,
@@ -85,6 +89,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
     `${s.pending} still pending`,
   ];
   if (s.not_submitted > 0) parts.push(`${s.not_submitted} not submitted`);
+  if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
   const lines = [`${parts.join(', ')}; ${s.pages_charged} page${s.pages_charged === 1 ? '' : 's'} charged in ${formatDuration(s.elapsed_ms)}`];
   if (s.message) lines.push(s.message);
   if (resumeHint && (s.pending > 0 || s.not_submitted > 0)) lines.push('rerun the same command to resume: completed documents are skipped and submitted ones are collected, not paid again');

@@ -5,12 +5,14 @@ import {
   ENV_API_KEY,
   ENV_BASE_URL,
   ENV_CONFIG_DIR,
+  ENV_STATE_URL,
   type Env,
   maskKey,
   parseConfigKey,
   validateConfigValue,
 } from '../config/settings.ts';
 import type { ConfigStore } from '../config/store.ts';
+import { redactUrl } from '../redact.ts';
 
 /**
  * `extract config set|get|unset|list|path`: the user's config store. Values a script
@@ -26,7 +28,7 @@ export type ConfigDeps = {
   readStdin: () => Promise<string>;
 };
 
-const ENV_OF: Record<ConfigKey, string> = { api_key: ENV_API_KEY, base_url: ENV_BASE_URL };
+const ENV_OF: Record<ConfigKey, string> = { api_key: ENV_API_KEY, base_url: ENV_BASE_URL, state_url: ENV_STATE_URL };
 
 export async function configSet(args: { key: string; value: string }, deps: ConfigDeps): Promise<void> {
   const key = parseConfigKey(args.key);
@@ -74,12 +76,13 @@ export function configPath(deps: ConfigDeps): void {
 export function registerConfig(program: Command): void {
   const config = program
     .command('config')
-    .description('Read and write the user config store (api_key, base_url); the file is readable by its owner only')
+    .description('Read and write the user config store (api_key, base_url, state_url); the file is readable by its owner only')
     .addHelpText(
       'after',
       `
-Keys: api_key (starts with ext_), base_url (https://…).
-Precedence: --api-key/--base-url, then ${ENV_API_KEY}/${ENV_BASE_URL}, then this store.
+Keys: api_key (starts with ext_), base_url (https://…), state_url (postgres://…, a journal shared by many workers;
+its password is shown as ***).
+Precedence: --api-key/--base-url/--state, then ${ENV_API_KEY}/${ENV_BASE_URL}/${ENV_STATE_URL}, then this store.
 ${ENV_CONFIG_DIR} moves the store to another directory.
 
 Examples:
@@ -113,6 +116,7 @@ Examples:
 }
 
 function _shown(key: ConfigKey, value: string): string {
+  if (key === 'state_url') return redactUrl(value);
   return key === 'api_key' ? maskKey(value) : value;
 }
 

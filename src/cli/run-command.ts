@@ -10,6 +10,7 @@ Exit codes:
   3    stopped: the service said 402, out of credits (state kept; top up and rerun)
   4    the service rejected the API key
   5    some documents still processing at the poll deadline (rerun to collect them)
+  6    the state database (postgres://) could not be used; rerun when it is back
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 
 Examples:
@@ -38,7 +39,8 @@ export function registerRun(program: Command): void {
     .option('--poll-interval <duration>', 'first delay between polls, x1.5 after each', '2s')
     .option('--poll-max-interval <duration>', 'longest delay between polls', '30s')
     .option('--poll-timeout <duration>', 'give up polling a document after this long (exit 5; a rerun resumes)', '15m')
-    .option('--state <file>', 'the journal that makes reruns resume and never pay twice', '.extract-state.jsonl')
+    .option('--state <file|url>', 'the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL)', '.extract-state.jsonl')
+    .option('--lease <duration>', 'with a postgres:// journal: how long a worker holds a document without renewing (renewed every third)', '30s')
     .option('--no-state', 'keep no journal (a rerun sends everything again)')
     .option('--fresh', 'ignore what earlier runs recorded')
     .option('--retry-failed', 'send again the documents that failed in earlier runs')

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API_KEY_PREFIX } from '../contract/constants.ts';
 import { ExtractError } from '../errors.ts';
+import { redactUrl } from '../redact.ts';
 
 /**
  * The client's settings (README: "Configuration"): the API key and the base URL, taken
@@ -8,11 +9,13 @@ import { ExtractError } from '../errors.ts';
  * passed in, so precedence is tested without touching the user's files.
  */
 
-export const CONFIG_KEYS = ['api_key', 'base_url'] as const;
+export const CONFIG_KEYS = ['api_key', 'base_url', 'state_url'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export const ENV_API_KEY = 'EXTRACT_API_KEY';
 export const ENV_BASE_URL = 'EXTRACT_BASE_URL';
+/** The shared journal of many workers (README: "Many machines"); --state wins over it. */
+export const ENV_STATE_URL = 'EXTRACT_STATE_URL';
 /** Points the config store at another directory (tests, CI, several accounts). */
 export const ENV_CONFIG_DIR = 'EXTRACT_CONFIG_DIR';
 
@@ -34,6 +37,14 @@ export function parseConfigKey(name: string): ConfigKey {
     throw new ExtractError('usage', `unknown config key "${name}": the keys are ${CONFIG_KEYS.join(' and ')}`);
   }
   return key;
+}
+
+/** The shared journal's URL when --state is not given: the environment, then the config store. */
+export function resolveStateUrl(env: Env, store: SettingsStore): string | undefined {
+  const fromEnv = env[ENV_STATE_URL];
+  if (fromEnv !== undefined && fromEnv !== '') return checkStateUrl(fromEnv, ENV_STATE_URL);
+  const stored = store.get('state_url');
+  return stored !== undefined && stored !== '' ? checkStateUrl(stored, 'the config store (extract config get state_url)') : undefined;
 }
 
 /** Refuses a key that cannot be one before any request is made. The value is never echoed. */
@@ -66,7 +77,22 @@ export function normaliseBaseUrl(value: string, from: string): string {
 }
 
 export function validateConfigValue(key: ConfigKey, value: string, from: string): string {
-  return key === 'api_key' ? checkApiKey(value, from) : normaliseBaseUrl(value, from);
+  if (key === 'api_key') return checkApiKey(value, from);
+  if (key === 'state_url') return checkStateUrl(value, from);
+  return normaliseBaseUrl(value, from);
+}
+
+/** A postgres:// URL (its password is never echoed: the message shows it redacted). */
+export function checkStateUrl(value: string, from: string): string {
+  const url = value.trim();
+  let ok = /^postgres(ql)?:\/\//i.test(url);
+  try {
+    new URL(url);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ExtractError('usage', `the state URL from ${from} (${redactUrl(url)}) is not a postgres:// URL: write it as postgres://user:password@host:5432/database`);
+  return url;
 }
 
 /** `ext_…a1b2`: enough to tell two keys apart, never enough to use one. Short keys show no tail. */

@@ -1,0 +1,159 @@
+import { pollDelay, type PollPolicy } from '../client/backoff.ts';
+import type { Log } from '../client/deps.ts';
+import { factKey, type JournalFact, type JournalWriter } from './journal.ts';
+import { replan, type Job } from './plan.ts';
+import type { StateJournal } from './state/index.ts';
+
+/**
+ * Feeds the pipeline the documents this worker holds. Before working on a document the
+ * worker claims it in the journal; the claim answers with what the journal knows of it at
+ * that moment (another worker may have finished it since the replay), and the document is
+ * planned again from that. Documents other live workers hold are waited for, up to the poll
+ * deadline, and taken over when their holder's lease runs out. With the JSONL file there is
+ * one worker: every claim is granted at once, and this is the plain run it always was.
+ */
+export type WorkThroughInput = {
+  state: StateJournal;
+  /** The documents to submit or resume, one job per content, in input order. */
+  jobs: Job[];
+  retryFailed: boolean;
+  /** -c: sends at once; a shared worker claims a little ahead of it. */
+  concurrency: number;
+  /** --max-pending: the most documents a shared worker holds at once beyond its sends. */
+  maxPending: number;
+  poll: PollPolicy;
+  deps: { now: () => number; sleep: (ms: number, signal?: AbortSignal) => Promise<void> };
+  signal: AbortSignal;
+  /** True once the run stopped submitting (Ctrl+C, 402, --max-credits, a rejected key). */
+  stopped: () => boolean;
+  log: Log;
+  /** Runs a job through the pipeline (submit or resume by its action). */
+  start: (job: Job) => Promise<void>;
+  /** A claimed document needing no work from this worker: its record comes from the journal. */
+  decided: (job: Job, concurrent: boolean) => void;
+};
+
+export type WorkThrough = {
+  /** The journal to hand the pipeline: it tells the scheduler when a send is over. */
+  journal: JournalWriter;
+  /** Runs until every job is settled here, or held by another worker past the deadline. */
+  run(): Promise<Array<{ job: Job; holder: string | undefined }>>;
+};
+
+export function workThrough(input: WorkThroughInput): WorkThrough {
+  const { state } = input;
+  const byKey = new Map(input.jobs.map((j) => [j.key, j]));
+  // Jobs this worker holds and has not seen submitted yet (they need a send slot).
+  const sending = new Set<string>();
+  const running = new Set<Promise<void>>();
+  let kick: (() => void) | undefined;
+  const wake = (): void => {
+    kick?.();
+    kick = undefined;
+  };
+
+  const journal: JournalWriter = {
+    append: async (fact: JournalFact) => {
+      await state.append(fact);
+      // Any fact after `sending` means the send is over (submitted, completed, failed, unsent).
+      const key = fact.fact === 'sending' ? undefined : factKey(fact);
+      if (key !== undefined && sending.delete(key)) wake();
+    },
+    close: () => state.close(),
+  };
+
+  const begin = (job: Job): void => {
+    if (job.action === 'submit') sending.add(job.key);
+    const p = input
+      .start(job)
+      .finally(() => {
+        sending.delete(job.key);
+        running.delete(p);
+        // A document lost to another worker (past its lease) is waited for like any held one.
+        if (state.lost(job.key)) waiting.push(job);
+        else void state.release([job.key]).catch((err) => input.log('warn', `could not release ${job.input.file} in ${state.where}: ${err instanceof Error ? err.message : String(err)}`));
+        wake();
+      });
+    running.add(p);
+  };
+
+  let queue = [...input.jobs];
+  let waiting: Job[] = [];
+
+  async function run(): Promise<Array<{ job: Job; holder: string | undefined }>> {
+    const shared = state.shared;
+    const sendAhead = shared ? input.concurrency * 2 : Infinity;
+    const maxHeld = shared ? input.concurrency + input.maxPending : Infinity;
+    let waitingSince: number | undefined;
+    let round = 0;
+    for (;;) {
+      if (input.stopped()) {
+        // No new claims: the pipeline settles each remaining job as not submitted (or polls
+        // one submitted earlier, which costs nothing) without sending anything.
+        for (const job of queue) begin(job);
+        queue = [];
+        break;
+      }
+      const want = Math.min(sendAhead - sending.size, maxHeld - running.size);
+      if (queue.length > 0 && want > 0) {
+        const slice = shared ? queue.slice(0, Math.max(64, want * 4)) : queue;
+        const claims = await state.claim(
+          slice.map((j) => j.key),
+          want,
+        );
+        const won = new Set(claims.map((c) => c.key));
+        const kept = claims.length < want ? [] : slice.filter((j) => !won.has(j.key));
+        // Fewer than asked: every other document of the slice is held by a live worker.
+        if (claims.length < want) waiting.push(...slice.filter((j) => !won.has(j.key)));
+        queue = [...kept, ...queue.slice(slice.length)];
+        const started: Job[] = [];
+        for (const claim of claims) {
+          const job = byKey.get(claim.key);
+          if (!job) continue;
+          if (claim.takenFrom !== null) input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
+          const next = replan(job, claim.known, input.retryFailed, claim.concurrent);
+          byKey.set(job.key, next);
+          if (next.action === 'submit' || next.action === 'resume') started.push(next);
+          else {
+            input.decided(next, claim.concurrent);
+            void state.release([job.key]).catch(() => undefined);
+          }
+        }
+        // Documents already paid for first: they need no send slot.
+        for (const job of started.filter((j) => j.action === 'resume')) begin(job);
+        for (const job of started.filter((j) => j.action === 'submit')) begin(job);
+        continue;
+      }
+      if (queue.length === 0 && waiting.length === 0) break;
+      if (queue.length === 0) {
+        // Only documents other workers hold are left: look again after a poll interval.
+        waitingSince ??= input.deps.now();
+        const left = waitingSince + input.poll.timeoutMs - input.deps.now();
+        if (left <= 0) break;
+        await Promise.race([input.deps.sleep(Math.min(pollDelay(round++, input.poll), left), input.signal), nextWake()]);
+        if (input.signal.aborted) break;
+        queue = waiting;
+        waiting = [];
+        continue;
+      }
+      // Full: wait for a send to end or a document to settle.
+      await nextWake();
+    }
+    while (running.size > 0) await Promise.race(running);
+    if (waiting.length === 0) return [];
+    const holders = await state.holders(waiting.map((j) => j.key)).catch(() => new Map<string, string>());
+    return waiting.map((job) => ({ job, holder: holders.get(job.key) }));
+  }
+
+  function nextWake(): Promise<void> {
+    return new Promise((resolve) => {
+      const previous = kick;
+      kick = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  return { journal, run };
+}

@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import { realSleep } from '../../client/deps.ts';
+import { ExtractError } from '../../errors.ts';
+import { applyFact, factKey, JournalFact, type KnownState, type Replay } from '../journal.ts';
+import { ClaimLostError, redactUrl, type Claim, type History, type OpenStateOptions, type StateJournal, type WorkerInfo } from './index.ts';
+import { migrate } from './schema.ts';
+
+/**
+ * The PostgreSQL backend: the journal's facts in a table many workers share, and a claim
+ * per document with a lease the holder renews. Every operation is one statement or one
+ * short transaction on a pooled connection, and nothing lives in a session (no prepared
+ * statement names, no session locks, no SET), so it works through PgBouncer in transaction
+ * mode. Lease times are the database's clock (now()), so the workers' clocks may differ.
+ *
+ * A worker that dies stops renewing; when its lease runs out, its documents are free to
+ * claim. The one fact that spends money, `sending`, is written only while the claim is
+ * still this worker's (checked in the same statement), so two workers never send one
+ * document; every other fact is true whoever writes it, and is always written.
+ */
+
+/** How long the database may be unreachable before the run stops with a clear message. */
+export const DEFAULT_OUTAGE_MS = 60_000;
+
+export async function openPostgresState(url: string, options: OpenStateOptions): Promise<StateJournal> {
+  const where = redactUrl(url);
+  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 10_000, application_name: 'extract' });
+  // An idle connection dropped (the server restarted): the next query connects again.
+  pool.on('error', () => {});
+  const db = new Db(pool, where, options);
+  try {
+    await db.transaction('create the journal tables', async (client) => {
+      const applied = await migrate(client, where);
+      if (applied.length > 0) options.log('info', `${where}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
+    });
+    if (options.readOnly) return new PostgresState(db, where, 'dry-run', options, 0);
+    const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+    await db.query('register this worker', 'INSERT INTO extract_workers (id, host, pid) VALUES ($1, $2, $3)', [worker, hostname(), process.pid]);
+    return new PostgresState(db, where, worker, options, options.leaseMs);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+}
+
+class PostgresState implements StateJournal {
+  readonly shared = true;
+  readonly #db: Db;
+  readonly #leaseMs: number;
+  readonly #lost = new Set<string>();
+  readonly #timer: NodeJS.Timeout | undefined;
+  /** The highest fact id of the replay: facts above it were written while this run went on. */
+  #watermark = 0;
+  #renewing = false;
+  #warnedRenew = false;
+
+  readonly where: string;
+  readonly worker: string;
+  readonly options: OpenStateOptions;
+
+  constructor(db: Db, where: string, worker: string, options: OpenStateOptions, leaseMs: number) {
+    this.where = where;
+    this.worker = worker;
+    this.options = options;
+    this.#db = db;
+    this.#leaseMs = leaseMs;
+    if (leaseMs > 0) {
+      this.#timer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
+      this.#timer.unref();
+    }
+  }
+
+  async replay(): Promise<Replay> {
+    const { rows } = await this.#db.query<{ id: string; body: unknown }>('read the journal', 'SELECT id::text, body FROM extract_facts ORDER BY id');
+    const known = new Map<string, KnownState>();
+    let skipped = 0;
+    for (const row of rows) {
+      this.#watermark = Math.max(this.#watermark, Number(row.id));
+      const parsed = JournalFact.safeParse(row.body);
+      if (parsed.success) applyFact(known, parsed.data);
+      else skipped++;
+    }
+    return { known, skipped, torn: false };
+  }
+
+  async append(fact: JournalFact): Promise<void> {
+    const key = factKey(fact) ?? null;
+    if (fact.fact === 'sending' && key !== null) {
+      // Only the holder may spend: the claim is checked (and its lease extended) in the same statement.
+      const { rowCount } = await this.#db.query(
+        'record a fact',
+        `WITH held AS (
+           UPDATE extract_claims SET expires = now() + $5 * interval '1 millisecond'
+            WHERE key = $1 AND worker = $4 RETURNING key)
+         INSERT INTO extract_facts (key, fact, body, worker) SELECT $1, $2, $3, $4 FROM held`,
+        [key, fact.fact, JSON.stringify(fact), this.worker, this.#leaseMs],
+      );
+      if (rowCount === 0) {
+        this.#lost.add(key);
+        throw new ClaimLostError(key);
+      }
+      return;
+    }
+    await this.#db.query('record a fact', 'INSERT INTO extract_facts (key, fact, body, worker) VALUES ($1, $2, $3, $4)', [key, fact.fact, JSON.stringify(fact), this.worker]);
+  }
+
+  async claim(keys: readonly string[], max: number): Promise<Claim[]> {
+    if (keys.length === 0 || max <= 0) return [];
+    // One order for every worker, so that two inserting overlapping keys cannot deadlock.
+    const sorted = [...new Set(keys)].sort();
+    return this.#db.transaction('claim documents', async (client) => {
+      await client.query(`INSERT INTO extract_claims (key, worker, expires) SELECT k, NULL, '-infinity' FROM unnest($1::text[]) AS k ON CONFLICT (key) DO NOTHING`, [sorted]);
+      const won = await client.query<{ key: string; taken_from: string | null }>(
+        `WITH free AS (
+           SELECT key, worker AS before FROM extract_claims
+            WHERE key = ANY($1::text[]) AND (worker IS NULL OR worker = $2 OR expires < now())
+            ORDER BY key LIMIT $3 FOR UPDATE SKIP LOCKED)
+         UPDATE extract_claims c SET worker = $2, expires = now() + $4 * interval '1 millisecond', claimed_at = now()
+           FROM free WHERE c.key = free.key
+         RETURNING c.key, CASE WHEN free.before IS DISTINCT FROM $2 THEN free.before END AS taken_from`,
+        [sorted, this.worker, Math.floor(max), this.#leaseMs],
+      );
+      if (won.rows.length === 0) return [];
+      const facts = await client.query<{ key: string; id: string; body: unknown; worker: string | null }>(
+        'SELECT key, id::text, body, worker FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
+        [won.rows.map((r) => r.key)],
+      );
+      const known = new Map<string, KnownState>();
+      const last = new Map<string, { id: number; worker: string | null }>();
+      for (const row of facts.rows) {
+        const parsed = JournalFact.safeParse(row.body);
+        if (!parsed.success) continue;
+        applyFact(known, parsed.data);
+        last.set(row.key, { id: Number(row.id), worker: row.worker });
+      }
+      return won.rows.map((r): Claim => {
+        const latest = last.get(r.key);
+        return {
+          key: r.key,
+          known: known.get(r.key),
+          concurrent: latest !== undefined && latest.id > this.#watermark && latest.worker !== this.worker,
+          takenFrom: r.taken_from,
+        };
+      });
+    });
+  }
+
+  async release(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.#db.query('release documents', `UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE key = ANY($1::text[]) AND worker = $2`, [[...keys], this.worker]);
+  }
+
+  lost(key: string): boolean {
+    return this.#lost.has(key);
+  }
+
+  async holders(keys: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await this.#db.query<{ key: string; worker: string }>(
+      'read the claims',
+      'SELECT key, worker FROM extract_claims WHERE key = ANY($1::text[]) AND worker IS NOT NULL AND expires > now()',
+      [[...keys]],
+    );
+    return new Map(rows.map((r) => [r.key, r.worker]));
+  }
+
+  async history(): Promise<History> {
+    const facts = await this.#db.query<{ body: unknown; worker: string | null }>('read the journal', 'SELECT body, worker FROM extract_facts ORDER BY id');
+    const workers = await this.#db.query<{ id: string; host: string; pid: number; started: string; seen: string; finished: string | null; alive: boolean; holding: number }>(
+      'read the workers',
+      `SELECT w.id, w.host, w.pid, to_json(w.started_at)#>>'{}' AS started, to_json(w.seen_at)#>>'{}' AS seen, to_json(w.finished_at)#>>'{}' AS finished,
+              (w.finished_at IS NULL AND EXISTS (SELECT 1 FROM extract_claims c WHERE c.worker = w.id AND c.expires > now())
+                 OR w.finished_at IS NULL AND w.seen_at > now() - interval '5 minutes') AS alive,
+              (SELECT count(*)::int FROM extract_claims c WHERE c.worker = w.id AND c.expires > now()) AS holding
+         FROM extract_workers w ORDER BY w.started_at`,
+    );
+    const out: History = { facts: [], workers: workers.rows.map((w): WorkerInfo => ({ ...w })), skipped: 0 };
+    for (const row of facts.rows) {
+      const parsed = JournalFact.safeParse(row.body);
+      if (parsed.success) out.facts.push({ fact: parsed.data, worker: row.worker });
+      else out.skipped++;
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    try {
+      if (this.#leaseMs > 0) {
+        // Give back whatever is still held, so that other workers need not wait for the lease.
+        await this.#db.once(`WITH w AS (UPDATE extract_workers SET finished_at = now(), seen_at = now() WHERE id = $1)
+           UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE worker = $1`, [this.worker]);
+      }
+    } catch {
+      // The database is gone: the leases run out on their own.
+    } finally {
+      await this.#db.end();
+    }
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#renewing) return;
+    this.#renewing = true;
+    try {
+      await this.#db.once(
+        `WITH w AS (UPDATE extract_workers SET seen_at = now() WHERE id = $1)
+         UPDATE extract_claims SET expires = now() + $2 * interval '1 millisecond' WHERE worker = $1`,
+        [this.worker, this.#leaseMs],
+      );
+      this.#warnedRenew = false;
+    } catch (err) {
+      if (!this.#warnedRenew) this.options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
+      this.#warnedRenew = true;
+    } finally {
+      this.#renewing = false;
+    }
+  }
+}
+
+/** The pool, with every operation retried while the database is briefly unreachable. */
+class Db {
+  readonly #pool: pg.Pool;
+  readonly #where: string;
+  readonly #options: OpenStateOptions;
+  #down: number | undefined;
+
+  constructor(pool: pg.Pool, where: string, options: OpenStateOptions) {
+    this.#pool = pool;
+    this.#where = where;
+    this.#options = options;
+  }
+
+  query<R extends pg.QueryResultRow>(what: string, sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.#retrying(what, () => this.#pool.query<R>(sql, params));
+  }
+
+  /** One attempt, no retry: lease renewal and the last release, which must not hold a run up. */
+  async once(sql: string, params: unknown[]): Promise<void> {
+    await this.#pool.query(sql, params);
+  }
+
+  transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#retrying(what, async () => {
+      const client = await this.#pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        broken = err instanceof Error ? err : new Error(String(err));
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        // A connection that failed mid-transaction is not given back to the pool.
+        client.release(broken !== undefined && transient(broken) ? broken : undefined);
+      }
+    });
+  }
+
+  async end(): Promise<void> {
+    await this.#pool.end().catch(() => undefined);
+  }
+
+  async #retrying<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+    const outageMs = this.#options.outageMs ?? DEFAULT_OUTAGE_MS;
+    const sleep = this.#options.sleep ?? realSleep;
+    for (let n = 0; ; n++) {
+      try {
+        const result = await attempt();
+        if (this.#down !== undefined) {
+          this.#options.log('info', `${this.#where}: reachable again after ${Math.round((Date.now() - this.#down) / 1000)} s`);
+          this.#down = undefined;
+        }
+        return result;
+      } catch (err) {
+        if (err instanceof ExtractError || err instanceof ClaimLostError) throw err;
+        if (!transient(err)) {
+          throw new ExtractError('state', `could not ${what} in the state database ${this.#where}: ${describe(err)}; check the URL, the user's rights and the server, then rerun the same command`, { cause: err });
+        }
+        const now = Date.now();
+        if (this.#down === undefined) {
+          this.#down = now;
+          this.#options.log('warn', `${this.#where}: the state database is unreachable (${describe(err)}); waiting up to ${Math.round(outageMs / 1000)} s for it`);
+        }
+        if (now - this.#down >= outageMs) {
+          throw new ExtractError(
+            'state',
+            `the state database ${this.#where} has been unreachable for ${Math.round((now - this.#down) / 1000)} s (${describe(err)}): stopped; nothing recorded is lost, rerun the same command when it is back (submitted documents are collected, not paid again)`,
+            { cause: err },
+          );
+        }
+        await sleep(Math.min(5_000, 200 * 2 ** Math.min(n, 5)));
+      }
+    }
+  }
+}
+
+/**
+ * Worth waiting for: the connection failed or was cut (a restart, a network blip, a full
+ * server), or the server asked for a retry. An error the server answered with for our
+ * statement (bad password, missing rights, no such database) is not.
+ */
+function transient(err: unknown): boolean {
+  if (err instanceof pg.DatabaseError) {
+    const code = err.code ?? '';
+    return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '40001' || code === '40P01';
+  }
+  // A bug of ours is not an outage.
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false;
+  const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
+  // A host that does not exist is a typo, not an outage.
+  return code !== 'ENOTFOUND';
+}
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
+  return redactUrl(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
+}
