@@ -90,7 +90,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
       if (input.stopped()) {
         // No new claims: the pipeline settles each remaining job as not submitted (or polls
         // one submitted earlier, which costs nothing) without sending anything.
-        for (const job of queue) begin(job);
+        for (const job of queue) {
+          if (job.action === 'leave') input.decided(job, false);
+          else begin(job);
+        }
         queue = [];
         break;
       }

@@ -92,7 +92,9 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     }
     for (const job of jobs) {
       const prior = priorRecord(job);
-      if (prior && (job.action === 'done' || job.action === 'leave')) emit(job.input.realPath, { ...prior, outcome: job.action === 'done' ? 'skipped' : 'left', sha256: job.sha256 });
+      // With a shared journal, a document left at the replay (a send in flight) may belong to a
+      // live worker: the claim decides (below). A completed one is final either way.
+      if (prior && (job.action === 'done' || (job.action === 'leave' && (!journal.shared || options.dryRun)))) emit(job.input.realPath, { ...prior, outcome: job.action === 'done' ? 'skipped' : 'left', sha256: job.sha256 });
     }
 
     if (options.dryRun) {
@@ -113,7 +115,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     }
     const toSend = leaders.filter((j) => j.action === 'submit');
     const toResume = leaders.filter((j) => j.action === 'resume');
-    const tally: Tally = { total: toSend.length + toResume.length, done: 0, failed: 0, pages: 0 };
+    const toCheck = journal.shared && !options.dryRun ? leaders.filter((j) => j.action === 'leave') : [];
+    const tally: Tally = { total: toSend.length + toResume.length + toCheck.length, done: 0, failed: 0, pages: 0 };
     const abort = new AbortController();
     let stoppedBy: StopReason | undefined;
     let stopMessage: string | null = null;
@@ -162,7 +165,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     };
     const share = workThrough({
       state: journal,
-      jobs: [...toResume, ...toSend],
+      jobs: [...toResume, ...toSend, ...toCheck],
       retryFailed: options.retryFailed,
       concurrency: options.concurrency,
       maxPending: options.maxPending,

@@ -6,6 +6,7 @@ import { registerConfig } from './config-command.ts';
 import { registerRun } from './run-command.ts';
 import { registerGet } from './get-command.ts';
 import { registerListen } from './listen-command.ts';
+import { registerStatus } from './status-command.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerGet(program);
   registerListen(program);
+  registerStatus(program);
   return program;
 }
 

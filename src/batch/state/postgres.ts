@@ -72,7 +72,7 @@ class PostgresState implements StateJournal {
   }
 
   async replay(): Promise<Replay> {
-    const { rows } = await this.#db.query<{ id: string; body: unknown }>('read the journal', 'SELECT id::text, body FROM extract_facts ORDER BY id');
+    const { rows } = await this.#db.query<{ id: string; body: unknown }>('read the journal', 'SELECT id, body FROM extract_facts ORDER BY id');
     const known = new Map<string, KnownState>();
     let skipped = 0;
     for (const row of rows) {
@@ -114,7 +114,11 @@ class PostgresState implements StateJournal {
       const won = await client.query<{ key: string; taken_from: string | null }>(
         `WITH free AS (
            SELECT key, worker AS before FROM extract_claims
-            WHERE key = ANY($1::text[]) AND (worker IS NULL OR worker = $2 OR expires < now())
+            WHERE key = ANY($1::text[])
+              AND (worker IS NULL OR worker = $2
+                   -- A lease that ran out while the server was down is no sign of a dead worker: after a
+                   -- restart, holders get one lease to renew before their documents are taken over.
+                   OR expires < now() AND pg_postmaster_start_time() < now() - $4 * interval '1 millisecond')
             ORDER BY key LIMIT $3 FOR UPDATE SKIP LOCKED)
          UPDATE extract_claims c SET worker = $2, expires = now() + $4 * interval '1 millisecond', claimed_at = now()
            FROM free WHERE c.key = free.key
@@ -123,7 +127,7 @@ class PostgresState implements StateJournal {
       );
       if (won.rows.length === 0) return [];
       const facts = await client.query<{ key: string; id: string; body: unknown; worker: string | null }>(
-        'SELECT key, id::text, body, worker FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
+        'SELECT key, id, body, worker FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
         [won.rows.map((r) => r.key)],
       );
       const known = new Map<string, KnownState>();
@@ -243,6 +247,12 @@ class Db {
     return this.#retrying(what, async () => {
       const client = await this.#pool.connect();
       let broken: Error | undefined;
+      // A connection cut mid-transaction (a server restart) is reported by the failing query;
+      // without a listener, the client's own 'error' event would end the process.
+      const onError = (err: Error): void => {
+        broken = err;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work(client);
@@ -253,6 +263,7 @@ class Db {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
+        client.off('error', onError);
         // A connection that failed mid-transaction is not given back to the pool.
         client.release(broken !== undefined && transient(broken) ? broken : undefined);
       }

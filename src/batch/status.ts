@@ -1,0 +1,110 @@
+import type { Writable } from 'node:stream';
+import type { Log } from '../client/deps.ts';
+import { applyFact, factKey, type KnownState } from './journal.ts';
+import { openState, parseStateSpec, type History } from './state/index.ts';
+
+/**
+ * `extract status`: a batch's view from anywhere, read from its journal (the file, or the
+ * database many workers share): documents by outcome, pages charged, per worker, and the
+ * oldest document still processing. Read-only: no lock is taken, nothing is written.
+ */
+export type StatusView = {
+  journal: string;
+  documents: number;
+  completed: number;
+  failed: number;
+  /** Submitted, result not collected yet. */
+  processing: number;
+  /** An extract request in flight at a crash: may have been charged; --retry-failed resends it under its key. */
+  uncertain: number;
+  pages_charged: number;
+  oldest_pending: { file: string; document_id: string; since: string } | null;
+  workers: Array<{
+    id: string;
+    host: string | null;
+    pid: number | null;
+    started: string | null;
+    last_seen: string | null;
+    finished: string | null;
+    alive: boolean;
+    holding: number;
+    completed: number;
+    failed: number;
+    pages: number;
+  }>;
+};
+
+/** The latest state of each document and who wrote it, then the counts. Pure. */
+export function statusOf(where: string, history: History): StatusView {
+  const known = new Map<string, KnownState>();
+  const by = new Map<string, string | null>();
+  for (const { fact, worker } of history.facts) {
+    applyFact(known, fact);
+    const key = factKey(fact);
+    if (key === undefined) by.clear();
+    else by.set(key, worker);
+  }
+  const view: StatusView = { journal: where, documents: known.size, completed: 0, failed: 0, processing: 0, uncertain: 0, pages_charged: 0, oldest_pending: null, workers: [] };
+  const workers = new Map<string, StatusView['workers'][number]>();
+  for (const w of history.workers) {
+    workers.set(w.id, { id: w.id, host: w.host, pid: w.pid, started: w.started, last_seen: w.seen, finished: w.finished, alive: w.alive, holding: w.holding, completed: 0, failed: 0, pages: 0 });
+  }
+  const workerOf = (id: string) => {
+    let w = workers.get(id);
+    if (!w) workers.set(id, (w = { id, host: null, pid: null, started: null, last_seen: null, finished: null, alive: false, holding: 0, completed: 0, failed: 0, pages: 0 }));
+    return w;
+  };
+  for (const [key, state] of known) {
+    const worker = by.get(key) ?? null;
+    switch (state.fact) {
+      case 'completed':
+        view.completed++;
+        view.pages_charged += state.page_count ?? 0;
+        if (worker !== null) {
+          workerOf(worker).completed++;
+          workerOf(worker).pages += state.page_count ?? 0;
+        }
+        break;
+      case 'failed':
+        view.failed++;
+        if (worker !== null) workerOf(worker).failed++;
+        break;
+      case 'submitted':
+        view.processing++;
+        if (view.oldest_pending === null || state.at < view.oldest_pending.since) view.oldest_pending = { file: state.file, document_id: state.document_id, since: state.at };
+        break;
+      case 'sending':
+        view.uncertain++;
+        break;
+    }
+  }
+  view.workers = [...workers.values()];
+  return view;
+}
+
+export function statusLines(view: StatusView): string[] {
+  const lines = [
+    `journal: ${view.journal}`,
+    `${view.documents} document${view.documents === 1 ? '' : 's'}: ${view.completed} completed, ${view.failed} failed, ${view.processing} processing, ${view.uncertain} uncertain (in flight at a crash); ${view.pages_charged} page${view.pages_charged === 1 ? '' : 's'} charged`,
+  ];
+  if (view.oldest_pending) lines.push(`oldest still processing: ${view.oldest_pending.file} (${view.oldest_pending.document_id}), submitted ${view.oldest_pending.since}`);
+  if (view.workers.length > 0) {
+    lines.push('workers:');
+    for (const w of view.workers) {
+      const state = w.finished ? `finished ${w.finished}` : w.alive ? `working, holds ${w.holding}` : `gone (last seen ${w.last_seen ?? '?'})`;
+      lines.push(`  ${w.id}  ${w.completed} completed, ${w.failed} failed, ${w.pages} pages; ${state}`);
+    }
+  }
+  return lines;
+}
+
+export async function runStatus(options: { state: string; json: boolean; leaseMs: number }, deps: { cwd: string; stdout: Writable; log: Log }): Promise<StatusView> {
+  const state = await openState(parseStateSpec(options.state, deps.cwd), { readOnly: true, leaseMs: options.leaseMs, log: deps.log });
+  try {
+    const view = statusOf(state.where, await state.history());
+    deps.stdout.write(options.json ? `${JSON.stringify(view, null, 2)}\n` : `${statusLines(view).join('\n')}\n`);
+    return view;
+  } finally {
+    await state.close();
+  }
+}

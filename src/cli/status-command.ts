@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+
+/**
+ * `extract status [--state FILE|URL] [--json]`: what a batch's journal says, from any
+ * machine. The action only forwards to runStatus (src/batch/status.ts).
+ */
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description("show a batch from its journal: documents by outcome, pages charged, each worker, the oldest still processing")
+    .option('--state <file|url>', 'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then .extract-state.jsonl)')
+    .option('--json', 'print the view as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  extract status --state "$EXTRACT_STATE_URL"
+  extract status --state postgres://extract@db.internal/nightly --json | jq .workers
+`,
+    )
+    .action(async (flags: { state?: string; json?: boolean }) => {
+      const { statusFromCli } = await import('../batch/status-cli.ts');
+      process.exitCode = await statusFromCli(flags, process.env);
+    });
+}

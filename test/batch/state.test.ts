@@ -1,0 +1,191 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stateKey, type JournalFact } from '../../src/batch/journal.ts';
+import { ClaimLostError, openState, parseStateSpec, type StateJournal } from '../../src/batch/state/index.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/batch/state/schema.ts';
+import { PG_PASSWORD, startPostgres, type PgServer } from '../helpers/postgres.ts';
+
+/**
+ * One journal test-suite, two backends: the JSONL file and PostgreSQL (a real server, see
+ * test/helpers/postgres.ts). What one backend promises, the other must too; what only a
+ * shared journal does (claims, leases, take-over) is tested on PostgreSQL below.
+ */
+
+const common = (sha256: string) => ({ at: '2026-01-01T00:00:00.000Z', sha256, target: 't1', file: `${sha256}.pdf` });
+const key = (sha256: string) => stateKey(sha256, 't1');
+const log = () => {};
+
+let server: PgServer;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(() => server?.stop());
+
+const opened: StateJournal[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close().catch(() => undefined);
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+type Backend = { name: string; location(): Promise<string> };
+const BACKENDS: Backend[] = [
+  {
+    name: 'file',
+    async location() {
+      const dir = await mkdtemp(join(tmpdir(), 'state-'));
+      dirs.push(dir);
+      return join(dir, 'state.jsonl');
+    },
+  },
+  { name: 'postgres', location: () => server.database() },
+];
+
+async function open(where: string, leaseMs = 30_000, readOnly = false): Promise<StateJournal> {
+  const s = await openState(parseStateSpec(where, '/'), { readOnly, leaseMs, log });
+  opened.push(s);
+  return s;
+}
+
+describe.each(BACKENDS)('journal ($name)', (backend) => {
+  it('every kind of fact survives a reopen; the latest fact of a document wins', async () => {
+    const where = await backend.location();
+    const a = await open(where);
+    const facts: JournalFact[] = [
+      { fact: 'sending', ...common('d1'), route: 'upload', request: { idempotency_key: 'k1', file_name: 'd1.pdf', file_type: 'application/pdf', storage_path: 'p/1' } },
+      { fact: 'submitted', ...common('d1'), route: 'upload', document_id: 'doc_1' },
+      { fact: 'completed', ...common('d1'), route: 'upload', document_id: 'doc_1', page_count: 2, results: { total: null, name: 'x' } },
+      { fact: 'sending', ...common('d2'), route: 'inline' },
+      { fact: 'failed', ...common('d2'), route: 'inline', document_id: null, reason: 'no answer', retryable: true, request: { idempotency_key: 'k2', file_name: 'd2.pdf', file_type: 'application/pdf' } },
+      { fact: 'sending', ...common('d3'), route: 'inline' },
+      { fact: 'unsent', ...common('d3'), route: 'inline' },
+      { fact: 'sending', ...common('d4'), route: 'inline' },
+    ];
+    await a.claim(['d1', 'd2', 'd3', 'd4'].map(key), 4);
+    for (const f of facts) await a.append(f);
+    await a.close();
+    opened.length = 0;
+
+    const b = await open(where);
+    const { known } = await b.replay();
+    expect(known.get(key('d1'))).toEqual(facts[2]); // null stays null, never 0
+    expect(known.get(key('d2'))).toEqual(facts[4]);
+    expect(known.has(key('d3'))).toBe(false); // unsent forgets the send
+    expect(known.get(key('d4'))?.fact).toBe('sending'); // an uncertain send stays visible
+    expect(known.size).toBe(3);
+    const history = await b.history();
+    expect(history.facts.map((f) => f.fact.fact)).toEqual(facts.map((f) => f.fact));
+  });
+
+  it('a claim answers with what the journal knows now, including facts written after the replay', async () => {
+    const where = await backend.location();
+    const a = await open(where);
+    await a.replay();
+    await a.claim([key('d1')], 1);
+    await a.append({ fact: 'submitted', ...common('d1'), route: 'upload', document_id: 'doc_1' });
+    await a.release([key('d1')]);
+    const [claim, ...rest] = await a.claim([key('d1'), key('d2')], 2);
+    expect(rest.map((c) => c.key)).toEqual([key('d2')]);
+    expect(claim).toMatchObject({ key: key('d1'), known: { fact: 'submitted', document_id: 'doc_1' }, concurrent: false, takenFrom: null });
+    expect(rest[0]?.known).toBeUndefined();
+  });
+
+  it('facts replay in the order written, past the tenth (not in the order of their ids as text)', async () => {
+    const where = await backend.location();
+    const a = await open(where);
+    await a.claim([key('d1')], 1);
+    for (let i = 0; i < 11; i++) await a.append({ fact: 'sending', ...common('d1'), route: 'inline', request: { idempotency_key: `k${i}`, file_name: 'd1.pdf', file_type: 'application/pdf' } });
+    await a.append({ fact: 'completed', ...common('d1'), route: 'inline', document_id: 'doc_1', page_count: 1, results: {} });
+    await a.release([key('d1')]);
+    expect((await a.claim([key('d1')], 1))[0]?.known?.fact).toBe('completed');
+    const b = await open(where, 30_000, true);
+    expect((await b.replay()).known.get(key('d1'))?.fact).toBe('completed');
+  });
+
+  it('a claim takes at most the number asked for', async () => {
+    const a = await open(await backend.location());
+    const claims = await a.claim(['a', 'b', 'c', 'd', 'e'].map(key), 2);
+    expect(claims).toHaveLength(2);
+  });
+
+  it('an empty journal replays as empty; a dry run (read-only) opens it without writing', async () => {
+    const where = await backend.location();
+    const ro = await open(where, 30_000, true);
+    expect((await ro.replay()).known.size).toBe(0);
+  });
+});
+
+describe('journal (postgres): many workers', () => {
+  it('a document held by a live worker is not claimed by another; released, it is', async () => {
+    const url = await server.database();
+    const a = await open(url);
+    const b = await open(url);
+    expect((await a.claim([key('d1'), key('d2')], 2)).map((c) => c.key).sort()).toEqual([key('d1'), key('d2')]);
+    expect(await b.claim([key('d1'), key('d2'), key('d3')], 3)).toMatchObject([{ key: key('d3') }]);
+    await a.append({ fact: 'completed', ...common('d1'), route: 'inline', document_id: 'doc_1', page_count: 1, results: {} });
+    await a.release([key('d1')]);
+    const [claim] = await b.claim([key('d1'), key('d2')], 2);
+    // b's replay was before a's fact: a's outcome in this run is marked concurrent.
+    expect(claim).toMatchObject({ key: key('d1'), known: { fact: 'completed' }, concurrent: true, takenFrom: null });
+    expect((await b.holders([key('d1'), key('d2')])).get(key('d2'))).toBe(a.worker);
+  });
+
+  it('only the holder may write sending; a worker whose lease ran out is refused and its document taken over', async () => {
+    const url = await server.database();
+    const a = await open(url, 1_000);
+    const b = await open(url, 1_000);
+    await a.claim([key('d1')], 1);
+    await a.append({ fact: 'submitted', ...common('d1'), route: 'upload', document_id: 'doc_1' });
+    // a stops renewing (as a SIGKILLed worker would): simulate by pushing its lease into the past.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`UPDATE extract_claims SET expires = now() - interval '1 second' WHERE worker = $1`, [a.worker]);
+    await admin.end();
+    const [claim] = await b.claim([key('d1')], 1);
+    expect(claim).toMatchObject({ known: { fact: 'submitted', document_id: 'doc_1' }, takenFrom: a.worker });
+    await expect(a.append({ fact: 'sending', ...common('d1'), route: 'upload' })).rejects.toBeInstanceOf(ClaimLostError);
+    expect(a.lost(key('d1'))).toBe(true);
+    // Facts other than sending are true whoever writes them: always recorded.
+    await a.append({ fact: 'completed', ...common('d1'), route: 'upload', document_id: 'doc_1', page_count: 1, results: {} });
+    expect((await b.history()).facts.map((f) => f.fact.fact)).toEqual(['submitted', 'completed']);
+  });
+
+  it('a holder renews its lease: its documents stay its own beyond the first lease', async () => {
+    const url = await server.database();
+    const a = await open(url, 1_000);
+    const b = await open(url, 1_000);
+    await a.claim([key('d1')], 1);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await b.claim([key('d1')], 1)).toEqual([]);
+  });
+
+  it('the schema is created on first use, recorded by version, and a newer schema is refused', async () => {
+    const url = await server.database();
+    await open(url);
+    await open(url); // a second worker finds it made
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      expect((await admin.query('SELECT version FROM extract_schema ORDER BY version')).rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      await admin.query('INSERT INTO extract_schema (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+    } finally {
+      await admin.end();
+    }
+    await expect(open(url)).rejects.toThrow(new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this extract knows`));
+  });
+
+  it('a wrong password fails at once with a clear message that does not show it', async () => {
+    const url = (await server.database()).replace(PG_PASSWORD, 'WRONG_pw_55aa');
+    const err = await open(url).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    const message = (err as Error).message;
+    expect(message).toMatch(/could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1/);
+    expect(message).not.toContain('WRONG_pw_55aa');
+  });
+});

@@ -1,0 +1,153 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extract, readJsonLines } from '../e2e/batch-helpers.ts';
+import { cleanEnv, spawnCli, spawnServe, tempDir } from '../helpers/cli.ts';
+import { PG_PASSWORD, startPostgres, type PgServer } from '../helpers/postgres.ts';
+import { chargesBySha, makeCorpus, readReport, writeServeConfig, type Corpus } from './helpers.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+
+/**
+ * Many workers, one batch, through PostgreSQL (a real server, test/helpers/postgres.ts) and a
+ * real `extract serve`: three worker processes share the batch and each document is charged
+ * once; a worker SIGKILLed mid-batch has its documents finished by the others without a
+ * second charge; the database restarted mid-batch is ridden out. Every worker's report and
+ * -o cover the whole batch.
+ */
+
+const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
+let pgServer: PgServer;
+beforeAll(async () => {
+  pgServer = await startPostgres();
+}, 60_000);
+afterAll(() => pgServer?.stop());
+
+type Setup = { root: string; corpus: Corpus; url: string; state: string };
+
+/** A corpus, an `extract serve` whose documents take `msPerPage` to process, and a fresh database. */
+async function setup(n: number, msPerPage: number): Promise<Setup> {
+  const root = tempDir('extract-shared-');
+  const corpus = await makeCorpus(root, n, 'shared');
+  const config = writeServeConfig(root, { processing: { ms_per_page: msPerPage, concurrency: 8 } });
+  const server = await spawnServe(['--in-memory', '--config', config, '--no-listen', '-q']);
+  return { root, corpus, url: server.url, state: await pgServer.database() };
+}
+
+function workerArgs(s: Setup, i: number, extra: string[] = []): string[] {
+  return [
+    s.corpus.dir,
+    '--state', s.state,
+    '--inline-max', String(s.corpus.inlineMax),
+    '-c', '2',
+    '--poll-interval', '100ms',
+    '--poll-max-interval', '300ms',
+    '--lease', '2s',
+    '--no-progress',
+    '-o', join(s.root, `out-${i}.jsonl`),
+    '--report', join(s.root, `report-${i}.json`),
+    ...extra,
+  ];
+}
+
+function workerCwd(s: Setup, i: number): string {
+  const cwd = join(s.root, `worker-${i}`);
+  mkdirSync(cwd, { recursive: true });
+  return cwd;
+}
+
+/** Every document of the corpus completed in `report`, whoever completed it. */
+function expectWholeBatch(s: Setup, i: number): void {
+  const report = readReport(join(s.root, `report-${i}.json`));
+  expect(report.documents.map((d) => d.file.split('/').pop()).sort()).toEqual(s.corpus.names);
+  expect(report.documents.every((d) => d.status === 'completed'), `worker ${i}: ${JSON.stringify(report.documents.filter((d) => d.status !== 'completed'))}`).toBe(true);
+  const records = readJsonLines(readFileSync(join(s.root, `out-${i}.jsonl`), 'utf8'));
+  expect(records).toHaveLength(s.corpus.names.length);
+}
+
+async function expectChargedOnce(s: Setup): Promise<void> {
+  const { net, reserves } = await chargesBySha(s.url);
+  expect(net.size).toBe(s.corpus.names.length);
+  expect([...net.values()].every((p) => p === 1)).toBe(true);
+  expect([...reserves.values()].every((r) => r === 1)).toBe(true);
+}
+
+describe('many workers, one batch (PostgreSQL)', () => {
+  it('three workers share a batch: each document completed by one of them and charged once; every report covers the batch', async () => {
+    const s = await setup(36, 120);
+    const env = cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url });
+    const runs = await Promise.all([0, 1, 2].map((i) => extract(workerCwd(s, i), s.url, workerArgs(s, i), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) } })));
+    expect(runs.map((r) => r.exitCode), runs.map((r) => r.stderr).join('\n---\n')).toEqual([0, 0, 0]);
+    const reports = [0, 1, 2].map((i) => readReport(join(s.root, `report-${i}.json`)));
+    const mine = reports.map((r) => r.documents.filter((d) => d.outcome === 'completed').length);
+    expect(mine.reduce((a, b) => a + b, 0)).toBe(36); // each document completed by exactly one worker
+    expect(mine.every((n) => n > 0), `completed per worker: ${mine.join(', ')}`).toBe(true); // the work divides
+    for (const i of [0, 1, 2]) expectWholeBatch(s, i);
+    await expectChargedOnce(s);
+    console.log(`shared batch: 36 documents completed per worker ${mine.join(' / ')}; 36 charges`);
+
+    // extract status shows the batch: every document completed, by three workers; no password.
+    const status = await extract(s.root, s.url, ['status', '--state', s.state, '--json'], { env });
+    expect(status.exitCode, status.stderr).toBe(0);
+    const view = JSON.parse(status.stdout) as { documents: number; completed: number; pages_charged: number; workers: Array<{ completed: number }> };
+    expect(view).toMatchObject({ documents: 36, completed: 36, pages_charged: 36 });
+    expect(view.workers.map((w) => w.completed).sort()).toEqual([...mine].sort());
+    const text = await extract(s.root, s.url, ['status', '--state', s.state], { env });
+    expect(text.stdout).toMatch(/36 documents: 36 completed/);
+    for (const out of [status.stdout, status.stderr, text.stdout, text.stderr, ...runs.flatMap((r) => [r.stdout, r.stderr])]) expect(out).not.toContain(PG_PASSWORD);
+  }, 180_000);
+
+  it('a worker SIGKILLed mid-batch: the others take its documents over (polled, never sent again) and finish the batch, each document charged once', async () => {
+    const s = await setup(30, 300);
+    const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
+    // The victim uploads (its documents sit submitted while they process) and is killed once it holds some.
+    const victim = spawnCli([...workerArgs(s, 0, ['--route', 'upload', '-v'])], { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }, cwd: workerCwd(s, 0) });
+    await victim.waitFor(/submitted as doc_[\s\S]*submitted as doc_/, 60_000);
+    const others = [1, 2].map((i) => extract(workerCwd(s, i), s.url, workerArgs(s, i), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) }) }));
+    victim.child.kill('SIGKILL');
+    await victim.child;
+    const runs = await Promise.all(others);
+    const stderr = runs.map((r) => r.stderr).join('\n---\n');
+    expect(stderr).toMatch(/taken over from worker/);
+    const taken = (stderr.match(/taken over from worker/g) ?? []).length;
+
+    // A send the victim had in flight at the kill is visible (not resent silently); a rerun with --retry-failed converges.
+    if (runs.some((r) => r.exitCode !== 0)) {
+      expect(runs.map((r) => r.exitCode).every((c) => c === 0 || c === 1), stderr).toBe(true);
+      const failures = [1, 2].flatMap((i) => readReport(join(s.root, `report-${i}.json`)).documents.filter((d) => d.status !== 'completed'));
+      expect(failures.length).toBeGreaterThan(0);
+      for (const d of failures) expect(d.error).toMatch(/may have been charged/);
+      const rerun = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }) });
+      expect(rerun.exitCode, rerun.stderr).toBe(0);
+      expectWholeBatch(s, 1);
+    } else {
+      for (const i of [1, 2]) expectWholeBatch(s, i);
+    }
+    await expectChargedOnce(s);
+    console.log(`SIGKILLed worker: ${taken} documents taken over by the others; exits ${runs.map((r) => r.exitCode).join(', ')}; 30 documents charged once each`);
+  }, 180_000);
+
+  it('the database restarted mid-batch: the workers wait for it and go on; every document charged once', async () => {
+    const s = await setup(30, 150);
+    const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
+    const workers = [0, 1, 2].map((i) => spawnCli(workerArgs(s, i), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) }, cwd: workerCwd(s, i) }));
+    await workers[0]!.waitFor(/\[\d+\/\d+\] .*completed/, 60_000);
+    pgServer.crash();
+    await new Promise((r) => setTimeout(r, 1_500));
+    pgServer.start();
+    const exits = await Promise.all(workers.map((w) => w.child.then((r) => r.exitCode)));
+    const stderr = workers.map((w) => w.stderr()).join('\n---\n');
+    expect(stderr).toMatch(/state database is unreachable/);
+    expect(stderr).not.toContain(PG_PASSWORD);
+    if (exits.some((c) => c !== 0)) {
+      // A worker that gave up says so clearly; a rerun converges without paying twice.
+      expect(stderr).toMatch(/unreachable for \d+ s|rerun/);
+      const rerun = await extract(workerCwd(s, 0), s.url, workerArgs(s, 0, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }) });
+      expect(rerun.exitCode, rerun.stderr).toBe(0);
+      expectWholeBatch(s, 0);
+    } else {
+      for (const i of [0, 1, 2]) expectWholeBatch(s, i);
+    }
+    await expectChargedOnce(s);
+    console.log(`database restart mid-batch: worker exits ${exits.join(', ')}`);
+  }, 180_000);
+});
