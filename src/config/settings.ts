@@ -34,7 +34,7 @@ export type Settings = {
 export function parseConfigKey(name: string): ConfigKey {
   const key = CONFIG_KEYS.find((k) => k === name);
   if (key === undefined) {
-    throw new ExtractError('usage', `unknown config key "${name}": the keys are ${CONFIG_KEYS.join(' and ')}`);
+    throw new ExtractError('usage', `unknown config key "${name}": the keys are ${CONFIG_KEYS.slice(0, -1).join(', ')} and ${CONFIG_KEYS.at(-1)}`);
   }
   return key;
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { extract } from '../e2e/batch-helpers.ts';
 import { cleanEnv, spawnCli, spawnServe, tempDir } from '../helpers/cli.ts';
+import { PG_PASSWORD, startPostgres } from '../helpers/postgres.ts';
 import { makeCorpus, writeServeConfig } from './helpers.ts';
 
 /**
@@ -23,6 +24,8 @@ const WRONG_BEARER = 'whk_WRONG_bearer_reliability_99aa';
 const BASIC_USER = 'hookuser';
 const BASIC_PASSWORD = 'BASIC_password_reliability_9a8b7c';
 const WRONG_PASSWORD = 'WRONG_password_reliability_1234';
+const API_KEY_DEFAULT = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
+const WRONG_PG_PASSWORD = 'WRONG_pg_password_reliability_4242';
 const SECRETS = [API_KEY, WRONG_KEY, BEARER, WRONG_BEARER, BASIC_PASSWORD, WRONG_PASSWORD, Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'), Buffer.from(`${BASIC_USER}:${WRONG_PASSWORD}`).toString('base64')];
 
 /** Every file under `dir`, recursively, with its bytes. */
@@ -127,6 +130,47 @@ describe('security', () => {
     expect(bearer.stderr()).toMatch(/401/);
     expect(filesUnder(work).some((f) => f.path.endsWith('.extract-state.jsonl'))).toBe(true);
     console.log(`security: scanned ${texts.length} outputs, logs and files (${bytes} bytes) from 6 client runs (exits ${exits.join(', ')}), serve and 2 receivers, for ${SECRETS.length} secrets: none found`);
+  }, 120_000);
+
+  it("the state database's password never appears: config, runs (-v), reports, outputs, status, errors", async () => {
+    const pgServer = await startPostgres();
+    try {
+      const root = tempDir('extract-secrets-state-');
+      const work = join(root, 'work');
+      const corpus = await makeCorpus(work, 6, 'pgsec');
+      const server = await spawnServe(['--in-memory', '--config', writeServeConfig(tempDir('extract-secrets-config-')), '--no-listen', '-q']);
+      const stateUrl = await pgServer.database();
+      const configDir = join(root, 'config'); // holds the URL on purpose (mode 0600, like the API key); not scanned
+      const env = (extra: Record<string, string> = {}) => cleanEnv({ EXTRACT_API_KEY: API_KEY_DEFAULT, EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: configDir, ...extra });
+      const common = ['in/', '--inline-max', String(corpus.inlineMax), '--poll-interval', '50ms', '--no-progress'];
+      const wrongUrl = stateUrl.replace(PG_PASSWORD, WRONG_PG_PASSWORD);
+      const runs = [
+        await extract(work, server.url, ['config', 'set', 'state_url', stateUrl], { env: env() }),
+        await extract(work, server.url, ['config', 'get', 'state_url'], { env: env() }),
+        await extract(work, server.url, ['config', 'list'], { env: env() }),
+        await extract(work, server.url, [...common, '-v', '-o', 'out.jsonl', '--report', 'report-1.json'], { env: env() }), // from the config store
+        await extract(work, server.url, [...common, '-v', '-o', 'out.csv', '--report', 'report-2.json'], { env: env({ EXTRACT_STATE_URL: stateUrl }) }),
+        await extract(work, server.url, [...common, '-v', '--state', stateUrl, '--report', 'report-3.json'], { env: env() }),
+        await extract(work, server.url, ['status', '--state', stateUrl], { env: env() }),
+        await extract(work, server.url, ['status', '--json'], { env: env({ EXTRACT_STATE_URL: stateUrl }) }),
+        await extract(work, server.url, [...common, '-v', '--state', wrongUrl, '--report', 'report-wrong.json'], { env: env() }),
+        await extract(work, server.url, ['status', '--state', wrongUrl], { env: env() }),
+        await extract(work, server.url, [...common, '--state', `postgres://u:${WRONG_PG_PASSWORD}@[not-a-host/db`], { env: env() }),
+        await extract(work, server.url, ['config', 'set', 'state_url', `mysql://u:${WRONG_PG_PASSWORD}@h/db`], { env: env() }),
+      ];
+      expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 6, 6, 2, 2]);
+      expect(runs[1]!.stdout).toMatch(/^postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1:\d+\//);
+      expect(runs[3]!.stderr).toMatch(/sharing the batch through postgres:\/\/extract_test:\*\*\*@/);
+      expect(runs[8]!.stderr).toMatch(/could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@.*password authentication failed/);
+      const texts = [...runs.flatMap((r, i) => [{ where: `run ${i} stdout`, text: String(r.stdout) }, { where: `run ${i} stderr`, text: String(r.stderr) }]), ...filesUnder(work).map((f) => ({ where: f.path, text: f.bytes.toString('latin1') }))];
+      for (const { where, text } of texts) {
+        expect(text.includes(PG_PASSWORD), `the database password in ${where}`).toBe(false);
+        expect(text.includes(WRONG_PG_PASSWORD), `the wrong database password in ${where}`).toBe(false);
+      }
+      console.log(`security (state URL): scanned ${texts.length} outputs and files from ${runs.length} runs: no password`);
+    } finally {
+      pgServer.stop();
+    }
   }, 120_000);
 
   it('serve and listen bind loopback by default and warn on stderr when told to bind another address', async () => {
