@@ -26,7 +26,8 @@ function fieldSchema(field: Field): z.ZodType {
   if (field.type === 'object') return resultsSchemaFor(field.fields);
   if (field.type === 'table') {
     const row = z.strictObject(Object.fromEntries(field.columns.map((c) => [c.name, leafSchemas[c.type].nullable()])));
-    return z.array(row);
+    // A table the engine cannot ground is null, like any field not grounded (spec: Results shape, 5).
+    return z.array(row).nullable();
   }
   if (isLeaf(field)) return leafSchemas[field.type].nullable();
   throw new Error('unreachable');
@@ -34,7 +35,7 @@ function fieldSchema(field: Field): z.ZodType {
 
 /**
  * The schema of results that mirror a Field definition exactly: every field present,
- * each leaf null or of its declared type, Object fields nested, Table fields arrays of
+ * each leaf null or of its declared type, Object fields nested, Table fields null or arrays of
  * rows with exactly the column keys, and no other keys.
  */
 export function resultsSchemaFor(fields: FieldDefinition): z.ZodObject {
@@ -53,9 +54,9 @@ export function mirrorsDefinition(fields: FieldDefinition, results: unknown): Mi
   };
 }
 
-/** Results in which every field holds nothing: leaves null, objects of nulls, tables empty. */
+/** Results in which every field holds nothing: leaves null, objects of nulls, tables null. */
 export function emptyResults(fields: FieldDefinition): Results {
   const out: Results = {};
-  for (const f of fields) out[f.name] = f.type === 'table' ? [] : f.type === 'object' ? emptyResults(f.fields) : null;
+  for (const f of fields) out[f.name] = f.type === 'object' ? emptyResults(f.fields) : null;
   return out;
 }

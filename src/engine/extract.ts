@@ -7,7 +7,7 @@ import { LabelIndex } from './labels.ts';
 import { type Layout, layoutText } from './layout.ts';
 import { countPdfPages, readPdf } from './pdf-text.ts';
 import { wholeDocument } from './scope.ts';
-import { EngineError, type EngineInput, type EngineOutput } from './types.ts';
+import { EngineError, type EngineInput, type EngineOutput, type Grounding } from './types.ts';
 
 /**
  * The engine's whole job in the calling thread: what kind of document the bytes are,
@@ -96,18 +96,18 @@ export async function countPagesInProcess(bytes: Uint8Array, mimeType: string): 
 export async function extractInProcess(input: EngineInput): Promise<EngineOutput> {
   const kind = kindOf(input.bytes, input.mimeType);
   if (kind.kind === 'image') {
-    return { pageCount: countImagePages(kind.image, input.bytes), results: emptyResults(input.fields) };
+    return { pageCount: countImagePages(kind.image, input.bytes), results: emptyResults(input.fields), grounding: {} };
   }
   if (kind.kind === 'text') {
-    return { pageCount: 1, results: groundLayout(layoutText(decodeText(input.bytes)), input.fields) };
+    return { pageCount: 1, ...groundLayout(layoutText(decodeText(input.bytes)), input.fields) };
   }
   const { pageCount, layout } = await readPdf(input.bytes);
-  return { pageCount, results: groundLayout(layout, input.fields) };
+  return { pageCount, ...groundLayout(layout, input.fields) };
 }
 
-/** Results of a definition over a laid-out document; a document without text grounds nothing. */
-export function groundLayout(layout: Layout, fields: FieldDefinition): Results {
-  if (layout.pages.every((p) => p.lines.length === 0)) return emptyResults(fields);
+/** Results of a definition over a laid-out document, and where each value was found; a document without text grounds nothing. */
+export function groundLayout(layout: Layout, fields: FieldDefinition): { results: Results; grounding: Grounding } {
+  if (layout.pages.every((p) => p.lines.length === 0)) return { results: emptyResults(fields), grounding: {} };
   return groundDefinition(fields, {
     scope: wholeDocument(layout),
     labels: new LabelIndex(fields),

@@ -1,9 +1,13 @@
 import type { FieldDefinition, LeafField, LeafValue, ObjectField, Results } from '../contract/index.ts';
-import { overlap } from './layout.ts';
-import type { FieldPath } from './labels.ts';
+import { parseDate } from './dates.ts';
+import { isIdentifierName, readIdentifier } from './identifiers.ts';
+import { type Cell, type Line, overlap } from './layout.ts';
+import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM, follows, lineKey } from './scope.ts';
-import { readTable } from './tables.ts';
+import { type TableRead, placeOf, readTable } from './tables.ts';
+import type { Grounding, Place } from './types.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
+import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
 /**
  * Grounding: a field gets a value only when a label of that field stands before it on the
@@ -13,23 +17,52 @@ import { looksLikeAmount, parseValue } from './values.ts';
  * never picks one.
  */
 
-/** A value seen for a field: strong when the label announces it, weak when only found below. */
-type Candidate = { text: string; strong: boolean };
+/**
+ * A value seen for a field: strong when the label announces it, weak when only found below;
+ * its tier is the label's (the best tier that finds anything decides); `at` is where it is.
+ */
+type Candidate = { text: string; strong: boolean; tier: number; at: Place | undefined; parsed?: LeafValue };
 
-export function groundDefinition(fields: FieldDefinition, doc: Doc): Results {
-  const tables = new Map<FieldPath, Results[]>();
+
+/** Extended labels of amounts ("Total for this invoice") are the weakest tier. */
+const EXTENDED_TIER = 3;
+
+/** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
+const QUALIFIERS = new Set([
+  'net', 'netto', 'nett', 'excl', 'exkl', 'excluding', 'exclusive', 'ohne', 'hors', 'ht', 'sans', 'before', 'vor', 'pre',
+  'subtotal', 'tax', 'taxes', 'vat', 'tva', 'ust', 'mwst', 'iva', 'btw', 'gst', 'steuer', 'discount', 'discounts', 'rabatt',
+  'rabatte', 'remise', 'remises', 'skonto', 'paid', 'bezahlt', 'paye', 'payments', 'payment', 'anzahlung', 'anzahlungen',
+  'acompte', 'deposit', 'shipping', 'versand', 'fracht', 'freight', 'livraison', 'delivery', 'items', 'item', 'lines', 'line',
+  'positions', 'position', 'quantity', 'qty', 'menge', 'pieces', 'weight', 'gewicht', 'previous', 'prior', 'hours', 'stunden',
+  'units', 'unit', 'per', 'zuschlage', 'zuschlag', 'abschlage', 'abschlag', 'surcharge', 'surcharges', 'fees', 'fee', 'charges',
+  'credit', 'credits', 'gutschrift', 'savings', 'rounding', 'rundung', 'base', 'basis', 'der', 'des', 'of', 'du', 'de', 'la',
+  'dei', 'delle', 'van', 'saved', 'outstanding', 'overdue', 'last', 'month', 'year',
+]);
+const INCLUSIVE = new Set(['incl', 'inkl', 'including', 'inklusive', 'inclusive', 'ttc', 'brutto', 'gross', 'with', 'mit']);
+
+function extendedTotalFits(extra: string): boolean {
+  const words = extra.split(/[\s\-/.']+/).map(normaliseWord).filter((w) => w !== '');
+  if (words.some((w) => INCLUSIVE.has(w))) return !words.some((w) => ['net', 'netto', 'excl', 'exkl', 'ohne', 'ht', 'hors'].includes(w));
+  return !words.some((w) => QUALIFIERS.has(w));
+}
+
+
+export function groundDefinition(fields: FieldDefinition, doc: Doc): { results: Results; grounding: Grounding } {
+  const tables = new Map<FieldPath, TableRead>();
   const tableLines = new Set<string>();
   collectTables(fields, '', doc, tables, tableLines);
   const scope = doc.scope.filter((sl) => !tableLines.has(lineKey(sl.line)));
-  return groundFields(fields, '', { ...doc, scope }, tables);
+  const grounding: Grounding = {};
+  const results = groundFields(fields, '', '', { ...doc, scope }, tables, grounding);
+  return { results, grounding };
 }
 
-function collectTables(fields: FieldDefinition, prefix: string, doc: Doc, out: Map<FieldPath, Results[]>, lines: Set<string>): void {
+function collectTables(fields: FieldDefinition, prefix: string, doc: Doc, out: Map<FieldPath, TableRead>, lines: Set<string>): void {
   for (const f of fields) {
     const path = prefix + f.name;
     if (f.type === 'table') {
       const read = readTable(f, path, doc);
-      out.set(path, read.rows);
+      out.set(path, read);
       for (const k of read.lines) lines.add(k);
     } else if (f.type === 'object') {
       collectTables(f.fields, `${path}.`, doc, out, lines);
@@ -37,61 +70,123 @@ function collectTables(fields: FieldDefinition, prefix: string, doc: Doc, out: M
   }
 }
 
-function groundFields(fields: FieldDefinition, prefix: string, doc: Doc, tables: Map<FieldPath, Results[]>): Results {
+function groundFields(fields: FieldDefinition, prefix: string, outPrefix: string, doc: Doc, tables: Map<FieldPath, TableRead>, grounding: Grounding): Results {
   const out: Results = {};
   for (const f of fields) {
     const path = prefix + f.name;
-    if (f.type === 'table') out[f.name] = tables.get(path) ?? [];
-    else if (f.type === 'object') out[f.name] = groundFields(f.fields, `${path}.`, { ...doc, scope: blockOf(f, path, doc) }, tables);
-    else out[f.name] = groundLeaf(f, path, doc);
+    const outPath = outPrefix + f.name;
+    if (f.type === 'table') {
+      const read = tables.get(path);
+      out[f.name] = read?.rows ?? null;
+      for (const [i, row] of (read?.places ?? []).entries()) {
+        for (const [column, place] of Object.entries(row)) grounding[`${outPath}[${i}].${column}`] = place;
+      }
+    } else if (f.type === 'object') {
+      out[f.name] = groundFields(f.fields, `${path}.`, `${outPath}.`, { ...doc, scope: blockOf(f, path, doc) }, tables, grounding);
+    } else {
+      const found = groundLeaf(f, path, doc);
+      out[f.name] = found.value;
+      if (found.value !== null && found.at) grounding[outPath] = found.at;
+    }
   }
   return out;
 }
 
-function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): LeafValue {
+function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafValue; at: Place | undefined } {
+  const all = candidates(field, path, doc);
+  const best = Math.min(Infinity, ...all.map((c) => c.tier));
   const values = new Set<string>();
-  let found: LeafValue = null;
-  for (const c of candidates(field, path, doc)) {
-    const value = parseValue(field.type, c.text, doc.hints);
+  let found: { value: LeafValue; at: Place | undefined } = { value: null, at: undefined };
+  for (const c of all) {
+    if (c.tier !== best) continue;
+    const value = c.parsed !== undefined ? c.parsed : parseValue(field.type, c.text, doc.hints);
     if (value === null) {
-      if (c.strong) return null; // a labelled value that is not of the field's type
+      if (c.strong) return { value: null, at: undefined }; // a labelled value that is not of the field's type
       continue;
     }
     values.add(JSON.stringify(value));
-    found = value;
+    found = { value, at: c.at };
   }
-  return values.size === 1 ? found : null;
+  if (values.size !== 1) return { value: null, at: undefined };
+  if (field.type === 'date' && vetoed(path, found.value, doc)) return { value: null, at: undefined };
+  return found;
+}
+
+/** An identifier field: cut what follows the identifier ("vom 05.03.2018"). */
+function identifierField(field: LeafField, path: FieldPath, doc: Doc): boolean {
+  const concept = doc.labels.conceptOf.get(path);
+  if (concept !== undefined) return IDENTIFIER_CONCEPTS.has(concept);
+  return field.type === 'string' && isIdentifierName(nameWords(field.name));
 }
 
 function candidates(field: LeafField, path: FieldPath, doc: Doc): Candidate[] {
   const out: Candidate[] = [];
+  const concept = doc.labels.conceptOf.get(path);
+  const identifier = identifierField(field, path, doc);
+  const amount = field.type === 'decimal' || field.type === 'integer';
+  const push = (text: string, strong: boolean, tier: number, line: Line, cell: Cell | undefined) => {
+    const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined };
+    if (identifier && field.type === 'string') c.parsed = readIdentifier(text).id;
+    out.push(c);
+  };
   for (const [i, sl] of doc.scope.entries()) {
     for (const [j, cell] of sl.cells.entries()) {
       const m = doc.labels.match(cell.text);
-      if (!m || !m.owners.has(path)) continue;
+      if (!m) continue;
+      // "Rechnung Nr. 42 vom 31.01.2014": the invoice's date follows its number.
+      if (concept === 'invoice_date' && m.rest !== '' && numbersInvoice(m, doc)) {
+        const date = readIdentifier(m.rest).date;
+        if (date !== null) out.push({ text: date, strong: false, tier: 1, at: placeOf(sl.line, cell), parsed: date });
+      }
+      // "Facture FA-2017-0010": a title and one identifier, when no label names the number.
+      if (concept === 'invoice_number' && m.title && m.rest !== '' && !m.colon && /^\S*\d\S*$/.test(m.rest) && parseDate(m.rest) === null) {
+        if (/[\p{L}\-/_.]/u.test(m.rest) || m.rest.length >= 5) push(m.rest, false, 2, sl.line, cell);
+      }
+      const tier = m.tiers.get(path);
+      if (tier === undefined) continue;
+      if (m.extra !== undefined) {
+        // "Total for this invoice │ $4.11": an extended label, weakest, and only for a total.
+        if (!amount || (concept !== 'total' && concept !== 'amount_due') || !extendedTotalFits(m.extra)) continue;
+        const value = m.rest !== '' ? m.rest : rightOf(sl, j, doc)?.text;
+        if (value !== undefined && parseValue(field.type, value, doc.hints) !== null && looksLikeAmount(value)) push(value, true, EXTENDED_TIER, sl.line, m.rest !== '' ? cell : rightOf(sl, j, doc));
+        continue;
+      }
       if (m.box !== undefined) {
-        if (field.type === 'boolean') out.push({ text: m.box, strong: true });
+        if (field.type === 'boolean') push(m.box, true, tier, sl.line, cell);
         continue;
       }
       if (m.rest !== '') {
-        if (m.kind === 'clean') out.push({ text: m.rest, strong: true });
-        else if (looseValueFits(field, m.rest, doc)) out.push({ text: m.rest, strong: true });
+        if (m.kind === 'clean') push(m.rest, true, tier, sl.line, cell);
+        else if (looseValueFits(field, m.rest, doc)) push(m.rest, true, tier, sl.line, cell);
         continue;
       }
-      const right = sl.cells[j + 1];
-      const rightValue = right !== undefined && !doc.labels.isLabelled(right.text) ? right.text : undefined;
-      const below = m.colon && rightValue !== undefined ? undefined : cellBelow(doc.scope, i, j, doc);
-      if (rightValue !== undefined && below === undefined) out.push({ text: rightValue, strong: true });
-      else if (below !== undefined && rightValue === undefined) out.push({ text: below, strong: false });
-      else if (below !== undefined && rightValue !== undefined) {
-        // "Total   10.00" above "Terms: Net 30": only one of the two is a value of the type.
-        // "Invoice Number   INV-1" above "Reference   R-7": both are; the field is null.
-        const rightParses = parseValue(field.type, rightValue, doc.hints) !== null;
-        const belowParses = parseValue(field.type, below, doc.hints) !== null;
-        if (rightParses && !belowParses) out.push({ text: rightValue, strong: true });
-        else if (belowParses && !rightParses) out.push({ text: below, strong: false });
-        else out.push({ text: '', strong: true });
+      const right = rightOf(sl, j, doc);
+      const rightText = right?.text;
+      const rightParses = rightText !== undefined && parseValue(field.type, rightText, doc.hints) !== null;
+      if (rightParses && amount && right) {
+        // A totals row: "Total │ 3 │ 1,234.00". Only an amount the row's arithmetic supports.
+        const row = numbersAfter(sl, j, field, doc);
+        if (row.length > 1) {
+          const chosen = totalOfRow(row);
+          if (chosen) push(chosen.text, true, tier, sl.line, chosen);
+          else push('', true, tier, sl.line, undefined);
+          continue;
+        }
       }
+      if (rightParses && m.colon && rightText !== undefined) {
+        push(rightText, true, tier, sl.line, right);
+        continue;
+      }
+      // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant").
+      if (!rightParses && inHeaderRow(sl, j, doc)) continue;
+      // Below when the right-hand neighbour is no value of the field's type.
+      const below = cellBelow(doc.scope, i, j, doc);
+      const belowParses = below !== undefined && parseValue(field.type, below.text, doc.hints) !== null;
+      // "Invoice Number   INV-1" above "Reference   R-7": both are values; the field is null.
+      if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
+      else if (rightParses && rightText !== undefined) push(rightText, true, tier, sl.line, right);
+      else if (belowParses && below) push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
+      else if (rightText !== undefined) push(rightText, true, tier, sl.line, right);
     }
   }
   return out;
@@ -104,11 +199,87 @@ function looseValueFits(field: LeafField, rest: string, doc: Doc): boolean {
   return field.type === 'decimal' ? looksLikeAmount(rest) : true;
 }
 
+/** Whether a label's cell also numbers the invoice ("Rechnung Nr.", "Invoice #", the user's own label of it). */
+function numbersInvoice(m: LabelMatch, doc: Doc): boolean {
+  if (m.concepts.has('invoice_number')) return true;
+  return [...m.owners].some((o) => doc.labels.conceptOf.get(o) === 'invoice_number');
+}
+
+/** The cell right of a label, when it is not itself labelled; a lone ":" between them is skipped. */
+function rightOf(sl: ScopeLine, j: number, doc: Doc): Cell | undefined {
+  let k = j + 1;
+  let cell = sl.cells[k];
+  if (cell?.text.trim() === ':') cell = sl.cells[++k];
+  if (!cell) return undefined;
+  const text = cell.text.replace(/^:\s*/, '');
+  if (text === '' || doc.labels.isLabelled(text)) return undefined;
+  return text === cell.text ? cell : { ...cell, text };
+}
+
+/** The cells right of a label on its line that read as numbers, in order. */
+function numbersAfter(sl: ScopeLine, j: number, field: LeafField, doc: Doc): Array<Cell & { value: number }> {
+  const out: Array<Cell & { value: number }> = [];
+  for (const c of sl.cells.slice(j + 1)) {
+    const v = parseValue(field.type, c.text, doc.hints);
+    if (typeof v === 'number') out.push({ ...c, value: v });
+  }
+  return out;
+}
+
+/**
+ * The total of a totals row: the only amount written as one (others are counts), or the
+ * last number when it is the sum or the product of the others. Otherwise none.
+ */
+function totalOfRow(row: Array<Cell & { value: number }>): (Cell & { value: number }) | undefined {
+  const amounts = row.filter((c) => looksLikeAmount(c.text));
+  if (amounts.length === 1) return amounts[0];
+  const last = row.at(-1);
+  if (!last) return undefined;
+  const others = row.slice(0, -1).map((c) => c.value);
+  const sum = others.reduce((a, b) => a + b, 0);
+  const product = others.reduce((a, b) => a * b, 1);
+  if (Math.abs(sum - last.value) < 0.005 || (others.length === 2 && Math.abs(product - last.value) < 0.005)) return last;
+  return undefined;
+}
+
+/**
+ * A label stands in a table's header row when its line has three cells or more and another
+ * of them is text that is no key of the definition: a column title ("Montant"), or the
+ * label of a table's column ("Price").
+ */
+function inHeaderRow(sl: ScopeLine, j: number, doc: Doc): boolean {
+  if (sl.cells.length < 3) return false;
+  return sl.cells.some((c, k) => k !== j && !/\d/.test(c.text) && !keyLabel(c.text, doc));
+}
+
+/** A bare label of a field outside tables ("Invoice Date" in a row of labels above their values). */
+function keyLabel(text: string, doc: Doc): boolean {
+  const m = doc.labels.match(text);
+  return m !== null && m.kind === 'clean' && m.extra === undefined && [...m.owners].some((o) => !o.includes('[]'));
+}
+
+/**
+ * A date label with extra words beside another date ("Date of delivery: 02/03/2024") vetoes
+ * the answer: the label may have meant that date.
+ */
+function vetoed(path: FieldPath, value: LeafValue, doc: Doc): boolean {
+  for (const [, sl] of doc.scope.entries()) {
+    for (const [j, cell] of sl.cells.entries()) {
+      const m = doc.labels.match(cell.text);
+      if (!m || m.extra === undefined || !m.owners.has(path)) continue;
+      const text = m.rest !== '' ? m.rest : rightOf(sl, j, doc)?.text;
+      const date = text === undefined ? null : parseDate(text, doc.hints.dateOrder);
+      if (date !== null && date !== value) return true;
+    }
+  }
+  return false;
+}
+
 /**
  * The one cell directly below a label, in its column, on the next line without a blank
  * gap. A labelled cell there is no value ("Invoice Number" over "Invoice Date").
  */
-function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): string | undefined {
+function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): Cell | undefined {
   const here = scope[lineAt];
   const label = here?.cells[cellAt];
   const next = nextLineWithText(scope, lineAt);
@@ -119,7 +290,7 @@ function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): stri
   // The cell must sit under this label more than under any other cell of the label's line.
   const mine = overlap(cell, label);
   if (here.cells.some((other, k) => k !== cellAt && overlap(cell, other) >= mine)) return undefined;
-  return doc.labels.isLabelled(cell.text) ? undefined : cell.text;
+  return doc.labels.isLabelled(cell.text) ? undefined : cell;
 }
 
 function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
@@ -163,10 +334,10 @@ function blockOf(field: ObjectField, path: FieldPath, doc: Doc): Scope {
 
 function isHeading(text: string, path: FieldPath, doc: Doc): boolean {
   const m = doc.labels.match(text);
-  return m !== null && m.kind === 'clean' && m.rest === '' && m.box === undefined && m.owners.has(path);
+  return m !== null && m.kind === 'clean' && m.rest === '' && m.box === undefined && m.extra === undefined && m.owners.has(path);
 }
 
 function isAnyHeading(text: string, doc: Doc): boolean {
   const m = doc.labels.match(text);
-  return m !== null && m.kind === 'clean' && m.rest === '' && [...m.owners].some((o) => doc.objectPaths.has(o));
+  return m !== null && m.kind === 'clean' && m.rest === '' && m.extra === undefined && [...m.owners].some((o) => doc.objectPaths.has(o));
 }

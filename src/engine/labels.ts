@@ -1,5 +1,6 @@
 import type { Field, FieldDefinition } from '../contract/index.ts';
-import { BOX_PREFIX } from './values.ts';
+import { BOX_PREFIX, parseCurrency } from './values.ts';
+import { type Concept, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
 
 /**
  * How a field is recognised in a document: its `label`, its `aliases` and the words of its
@@ -10,6 +11,13 @@ import { BOX_PREFIX } from './values.ts';
  * Every label of the whole definition competes for each cell and the longest wins, so
  * "Invoice Date" is never read as the label "Invoice" followed by the value "Date", and
  * "Subtotal" never as "Total".
+ *
+ * The built-in vocabularies (vocabulary/) add the labels of six languages: to the fields
+ * whose name stands for a concept (`total`, `invoice_date`, ...), and, for every concept,
+ * as labels that name something else ("Lieferdatum" is no invoice date), so they compete
+ * too. Each owner of a label has a tier: 0 for the field's own label and aliases, 1 for
+ * the words of its name and the vocabulary, 2 for fallback labels ("Amount Due" for a
+ * total). Grounding takes the best tier that finds anything.
  */
 
 const NUMBER_WORDS = new Set(['number', 'no', 'nr', 'num', '#', 'nº', 'n°', 'no.']);
@@ -19,12 +27,24 @@ export type FieldPath = string;
 
 type Token = { word: string; start: number; end: number };
 
-/** One way a label is written, as normalised words, and the fields it names. */
-type LabelForm = { words: string[]; owners: Set<FieldPath> };
+/** 0: the field's label and aliases; 1: its name's words and the vocabulary; 2: fallback labels. */
+export type Tier = 0 | 1 | 2;
+
+/** One way a label is written, as normalised words, the fields it names (with tiers) and its concepts. */
+type LabelForm = { words: string[]; owners: Map<FieldPath, Tier>; concepts: Set<Concept> };
 
 export type LabelMatch = {
   /** Fields the label names (a label such as "Name" can name a field of several objects). */
   owners: ReadonlySet<FieldPath>;
+  /** The tier of each owner. */
+  tiers: ReadonlyMap<FieldPath, Tier>;
+  /** The vocabulary's concepts the label names ("Lieferdatum": delivery_date). */
+  concepts: ReadonlySet<Concept>;
+  /**
+   * Words between the label and its colon or the cell's end that are not part of any label
+   * ("Total for this invoice", "Date of delivery"): the label is extended, and weaker.
+   */
+  extra?: string;
   /** Number of words of the label: longer labels are more specific. */
   size: number;
   /**
@@ -39,19 +59,35 @@ export type LabelMatch = {
   colon: boolean;
   /** A box drawn before the label ("[x] Paid"), as written. */
   box?: string;
+  /** The label is a document's title ("Invoice", "Rechnung"). */
+  title?: boolean;
 };
 
 export function normaliseWord(word: string): string {
   return word.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
+/** Number words compare equal: index them under one key. */
+function indexWord(word: string): string {
+  return NUMBER_WORDS.has(word) ? '#' : word;
+}
+
+/** The words of a text; words inside parentheses are left out ("Handelsrechnung (380) Nr."). */
 function tokens(text: string): Token[] {
   const out: Token[] = [];
+  const parens = [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const);
   for (const m of text.matchAll(/[\p{L}\p{N}]+|#|№|[nN][º°]/gu)) {
+    if (parens.some(([a, b]) => m.index > a && m.index < b)) continue;
     out.push({ word: normaliseWord(m[0]) === '№' ? '#' : normaliseWord(m[0]), start: m.index, end: m.index + m[0].length });
   }
   return out;
 }
+
+/** What may stand between two words of a label: spaces, - _ . / and parenthesised codes. */
+const BETWEEN_WORDS = /^[\s\-_./']*(?:\([^)]*\)[\s\-_./']*)*$/;
+
+/** Extra words after a label, then a colon or the cell's end: "for this invoice", "der Zuschläge". */
+const EXTRA_WORDS = /^((?:[\s\-/]+[\p{L}][\p{L}'.]*){1,4})\s*(:.*)?$/u;
 
 function wordsEqual(labelWord: string, docWord: string): boolean {
   if (labelWord === docWord) return true;
@@ -79,11 +115,26 @@ export function labelsOf(field: Pick<Field, 'name' | 'label' | 'aliases'>): stri
 /** Every label of a definition, each knowing the fields it names. */
 export class LabelIndex {
   private readonly forms: LabelForm[] = [];
+  /** Forms by their first word, so a cell is compared only with the forms that can match it. */
+  private readonly byFirst = new Map<string, LabelForm[]>();
   /** Every field asks about every cell: remember the answer per text. */
   private readonly seen = new Map<string, LabelMatch | null>();
 
+  /** The concept each field path stands for. */
+  readonly conceptOf = new Map<FieldPath, Concept>();
+
   constructor(fields: FieldDefinition) {
     this.add(fields, '');
+    const top = new Map<Concept, FieldPath[]>();
+    for (const [path, concept] of this.conceptOf) {
+      if (!path.includes('.') && !path.includes('[]')) top.set(concept, [...(top.get(concept) ?? []), path]);
+    }
+    // The vocabulary names its concept's top-level fields; labels of other concepts name nothing but still compete.
+    for (const { label, concept, fallback } of vocabularyLabels()) {
+      const words = tokens(label).map((t) => t.word);
+      this.addForm(words, concept, (top.get(concept) ?? []).map((path) => [path, fallback ? 2 : 1]));
+    }
+    for (const title of TITLE_WORDS) this.addForm(tokens(title).map((t) => t.word), 'invoice_title', []);
   }
 
   private add(fields: FieldDefinition, prefix: string): void {
@@ -96,12 +147,40 @@ export class LabelIndex {
   }
 
   private addForms(field: Field, path: FieldPath): void {
-    for (const words of labelsOf(field)) {
-      const key = words.join(' ');
-      const known = this.forms.find((f) => f.words.join(' ') === key);
-      if (known) known.owners.add(path);
-      else this.forms.push({ words, owners: new Set([path]) });
+    const own = [field.label, ...(field.aliases ?? [])].filter((l): l is string => l !== undefined).map((l) => tokens(l).map((t) => t.word));
+    for (const words of own) this.addForm(words, undefined, [[path, 0]]);
+    const name = nameWords(field.name);
+    this.addForm(name, undefined, [[path, 1]]);
+    if (field.type !== 'object' && field.type !== 'table') {
+      const concept = conceptOf(field, name);
+      if (concept) this.conceptOf.set(path, concept);
     }
+  }
+
+  private addForm(words: string[], concept: Concept | 'invoice_title' | undefined, owners: Array<[FieldPath, Tier]>): void {
+    if (words.length === 0) return;
+    const key = words.map(indexWord).join(' ');
+    let form = this.forms.find((f) => f.words.map(indexWord).join(' ') === key);
+    if (!form) {
+      form = { words, owners: new Map(), concepts: new Set() };
+      this.forms.push(form);
+      const first = indexWord(words[0] ?? '');
+      this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form]);
+    }
+    if (concept === 'invoice_title') this.titles.add(key);
+    else if (concept) form.concepts.add(concept);
+    for (const [path, tier] of owners) {
+      const known = form.owners.get(path);
+      if (known === undefined || tier < known) form.owners.set(path, tier);
+    }
+  }
+
+  /** Document titles ("Invoice", "Facture") as their indexed words. */
+  private readonly titles = new Set<string>();
+
+  /** Whether a match is a document title ("Facture" in "Facture FA-2017-0010"). */
+  isTitle(m: LabelMatch): boolean {
+    return m.title === true;
   }
 
   /**
@@ -130,12 +209,20 @@ export class LabelIndex {
     const first = toks[0];
     if (!first || /[\p{L}\p{N}]/u.test(body.slice(0, first.start))) return null;
     if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
-    const matches = this.forms.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
+    const candidates = this.byFirst.get(indexWord(first.word)) ?? [];
+    const all = candidates.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
+    // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
+    const plain = all.filter((m) => m.extra === undefined);
+    const matches = plain.length > 0 ? plain : all;
     const size = Math.max(0, ...matches.map((m) => m.size));
     const longest = matches.filter((m) => m.size === size);
     const [top] = longest;
     // Two labels of the same words ("Total" of the total and of a column) name all their fields.
-    const best: LabelMatch | null = top ? { ...top, owners: new Set(longest.flatMap((m) => [...m.owners])) } : null;
+    const tiers = new Map<FieldPath, Tier>();
+    for (const m of longest) for (const [p, t] of m.tiers) if (!tiers.has(p) || t < (tiers.get(p) ?? 2)) tiers.set(p, t);
+    const best: LabelMatch | null = top
+      ? { ...top, owners: new Set(tiers.keys()), tiers, concepts: new Set(longest.flatMap((m) => [...m.concepts])), title: longest.some((m) => m.title) }
+      : null;
     if (best && box !== undefined) {
       if (best.rest !== '' || best.colon) return null;
       return { ...best, box };
@@ -149,7 +236,7 @@ export class LabelIndex {
       const t = toks[i];
       if (!t || !wordsEqual(w, t.word)) return null;
       const prev = toks[i - 1];
-      if (prev && !/^[\s\-_./]*$/.test(body.slice(prev.end, t.start))) return null;
+      if (prev && !BETWEEN_WORDS.test(body.slice(prev.end, t.start))) return null;
     }
     const last = toks[form.words.length - 1];
     if (!last) return null;
@@ -157,14 +244,26 @@ export class LabelIndex {
     const afterNumberSign = last.word === '#';
     rest = rest.replace(/^\.(?=\s|:|$)/, '');
     rest = rest.replace(/^\s*\([^)]*\)/, '');
+    const base = {
+      owners: new Set(form.owners.keys()),
+      tiers: form.owners,
+      concepts: form.concepts,
+      size: form.words.length,
+      title: this.titles.has(form.words.map(indexWord).join(' ')),
+    };
     const colon = /^\s*:/.test(rest);
-    if (colon) {
-      return { owners: form.owners, size: form.words.length, kind: 'clean', rest: rest.replace(/^\s*:/, '').trim(), colon };
-    }
-    if (rest.trim() === '') return { owners: form.owners, size: form.words.length, kind: 'clean', rest: '', colon };
+    if (colon) return { ...base, kind: 'clean', rest: rest.replace(/^\s*:/, '').trim(), colon };
+    if (rest.trim() === '') return { ...base, kind: 'clean', rest: '', colon };
+    // "Total EUR", "Betrag €": a currency after the label says what the amount is in.
+    if (parseCurrency(rest.trim()) !== null || /^\s*[$€£¥]\s*$/.test(rest)) return { ...base, kind: 'clean', rest: '', colon };
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
-      return { owners: form.owners, size: form.words.length, kind, rest: rest.trim(), colon };
+      const extended = kind === 'loose' ? EXTRA_WORDS.exec(rest) : null;
+      if (extended?.[1] !== undefined) {
+        const after = extended[2];
+        return { ...base, kind: 'clean', rest: after === undefined ? '' : after.slice(1).trim(), colon: after !== undefined, extra: extended[1].trim() };
+      }
+      return { ...base, kind, rest: rest.trim(), colon };
     }
     return null;
   }
@@ -172,12 +271,12 @@ export class LabelIndex {
   /** Whether a cell is a label and nothing else ("Invoice Date", "Total:"): then it is no value. */
   isBareLabel(text: string): boolean {
     const m = this.match(text);
-    return m !== null && m.kind === 'clean' && m.rest === '' && m.box === undefined;
+    return m !== null && m.kind === 'clean' && m.rest === '' && m.box === undefined && m.extra === undefined;
   }
 
   /** Whether a cell opens with a label ("Date: 15/03/2024", "Total"): then it is no other field's value. */
   isLabelled(text: string): boolean {
     const m = this.match(text);
-    return m !== null && (m.kind === 'clean' || m.box !== undefined);
+    return m !== null && m.extra === undefined && !m.title && (m.kind === 'clean' || m.box !== undefined);
   }
 }

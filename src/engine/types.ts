@@ -2,7 +2,12 @@ import type { FieldDefinition, Results } from '../contract/index.ts';
 
 /** What the engine reads. The emulator hands it the stored bytes and the declared or detected MIME type. */
 export type EngineInput = { bytes: Uint8Array; mimeType: string; fields: FieldDefinition };
-export type EngineOutput = { pageCount: number; results: Results };
+/** Where a value stands: its page (from 1) and box [x0, top, x1, bottom] in PDF points, origin top left. */
+export type Place = { page: number; box: [number, number, number, number] };
+/** Where each grounded leaf was found, by path ("total", "vendor.name", "line_items[0].amount"). */
+export type Grounding = Record<string, Place>;
+/** Results, and beside them where each non-null value was found (kept by the emulator, never in the API's results). */
+export type EngineOutput = { pageCount: number; results: Results; grounding: Grounding };
 
 export type EngineErrorCode =
   /** Not a kind of document the engine reads (say which types it does). */

@@ -7,9 +7,9 @@ import { CORPUS_DIR, CORPUS_SETUPS, TRUTH_KEYS, type TruthKey, corpusAvailable, 
  * is a ratchet: each figure below is the last one measured (fields right out of those
  * scored); raise it when the engine finds more, never lower it.
  */
-const RATCHET: Record<string, { maxWrong: number; right: Record<TruthKey, number> }> = {
-  aliases: { maxWrong: 21, right: { invoice_number: 7, date: 18, amount: 39 } },
-  'built-in': { maxWrong: 10, right: { invoice_number: 0, date: 2, amount: 2 } },
+const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
+  aliases: { right: { invoice_number: 62, date: 55, amount: 54 } },
+  'built-in': { right: { invoice_number: 62, date: 53, amount: 54 } },
 };
 
 describe('engine on the real corpus', () => {
@@ -24,7 +24,7 @@ describe('engine on the real corpus', () => {
       const ratchet = RATCHET[setup.name];
       if (!ratchet) throw new Error(`no ratchet for ${setup.name}`);
       expect(score.files, report).toBe(70);
-      expect(score.wrong.length, report).toBeLessThanOrEqual(ratchet.maxWrong);
+      expect(score.wrong, report).toEqual([]);
       for (const key of TRUTH_KEYS) {
         expect(score.fields[key].right, `${key}\n${report}`).toBeGreaterThanOrEqual(ratchet.right[key]);
       }

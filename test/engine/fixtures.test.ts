@@ -100,6 +100,6 @@ describe('engine errors', () => {
     const out = await extract(new TextEncoder().encode('Total: 5.00'), 'application/octet-stream');
     expect(out.results.total).toBe(5);
     const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0xff, 0xd9]);
-    expect(await extract(jpeg, 'image/jpeg')).toMatchObject({ pageCount: 1, results: { total: null, line_items: [] } });
+    expect(await extract(jpeg, 'image/jpeg')).toMatchObject({ pageCount: 1, results: { total: null, line_items: null } });
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/index.ts';
-import { EngineError, createEngine } from '../../src/engine/index.ts';
+import { EngineError, createEngine, extractInProcess } from '../../src/engine/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { ROWS_PER_PAGE, longInvoice } from '../../fixtures/lib/long.ts';
 import { FIXTURES_DIR, loadFixtures } from '../../fixtures/lib/manifest.ts';
@@ -24,7 +24,9 @@ describe('engine workers', () => {
     const f = fixtures.find((x) => x.file.includes('01-us-standard'));
     if (!f || 'error' in f.outcome) throw new Error('fixture missing');
     const out = await engine().extract({ bytes: f.bytes, mimeType: f.mime, fields });
-    expect(out).toEqual({ pageCount: f.outcome.pages, results: f.outcome.results });
+    expect(out).toMatchObject({ pageCount: f.outcome.pages, results: f.outcome.results });
+    expect(out.grounding).toEqual((await extractInProcess({ bytes: f.bytes, mimeType: f.mime, fields })).grounding);
+    expect(out.grounding['total']?.page).toBe(1);
   });
 
   it('engine: carries EngineError codes across the worker boundary', async () => {

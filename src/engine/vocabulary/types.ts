@@ -1,0 +1,24 @@
+/**
+ * Built-in label vocabularies: for each concept a field commonly stands for, the labels
+ * invoices print for it, one file per language. `labels` name the concept itself;
+ * `fallback` labels are used only when none of the field's own labels is found (a total
+ * field reads "Amount Due" when the document prints no grand total).
+ */
+export type Concept =
+  | 'invoice_number'
+  | 'invoice_date'
+  | 'due_date'
+  | 'delivery_date'
+  | 'order_date'
+  | 'total'
+  | 'amount_due'
+  | 'subtotal'
+  | 'tax'
+  | 'paid_amount'
+  | 'currency'
+  | 'purchase_order'
+  | 'customer_number'
+  | 'vat_id'
+  | 'iban';
+
+export type Vocabulary = Partial<Record<Concept, { labels: readonly string[]; fallback?: readonly string[] }>>;
