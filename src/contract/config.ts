@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_KEY_PREFIX, MAX_BALANCE_PAGES } from './constants.ts';
+import { API_KEY_PREFIX, MAX_BALANCE_PAGES, MAX_ENGINE_FILE_BYTES } from './constants.ts';
 import { FaultRuleInput } from './emulator.ts';
 import { FieldDefinition } from './fields.ts';
 
@@ -52,8 +52,12 @@ export const EmulatorConfig = z
         ms_per_page: z.number().nonnegative().default(20),
         /** Documents extracted at once in the background. */
         concurrency: z.number().int().positive().default(2),
+        /** A background extraction that takes longer is stopped, and the document fails (refunded). */
+        timeout_ms: z.number().int().positive().default(600_000),
+        /** The largest file the engine reads (422 beyond); the real service has no such ceiling. */
+        max_file_bytes: z.number().int().positive().max(MAX_ENGINE_FILE_BYTES).default(MAX_ENGINE_FILE_BYTES),
       })
-      .default({ ms_per_page: 20, concurrency: 2 }),
+      .default({ ms_per_page: 20, concurrency: 2, timeout_ms: 600_000, max_file_bytes: MAX_ENGINE_FILE_BYTES }),
     webhook_delivery: z
       .strictObject({
         /** An attempt that has no 2xx answer within this time counts as failed. */

@@ -28,7 +28,11 @@ export type ServiceErrorCode =
   /** The HTTP method is not one the path takes. */
   | 'method_not_allowed'
   /** A failure of the emulator itself during extraction; refunded. */
-  | 'extraction_failed';
+  | 'extraction_failed'
+  /** The disk under the data directory is full: nothing was stored, nothing charged. */
+  | 'insufficient_storage'
+  /** A Host header that names no loopback host (DNS rebinding), or a write from another origin's page. */
+  | 'forbidden';
 
 export const STATUS_OF: Record<ServiceErrorCode, number> = {
   unauthorized: 401,
@@ -44,6 +48,8 @@ export const STATUS_OF: Record<ServiceErrorCode, number> = {
   inline_timeout: 503,
   method_not_allowed: 405,
   extraction_failed: 500,
+  insufficient_storage: 507,
+  forbidden: 403,
 };
 
 export class ServiceError extends Error {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -16,7 +16,7 @@ import {
   type UploadTicket,
   type UploadUrlRequest,
 } from '../contract/index.ts';
-import { EngineError, type Engine } from '../engine/types.ts';
+import { EngineError, type Engine, type EngineSource } from '../engine/types.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime.ts';
 import type { EmulatorDeps } from './clock.ts';
 import type { Faults } from './faults.ts';
@@ -26,7 +26,19 @@ import type { Ledger } from './ledger.ts';
 import type { Processor } from './processor.ts';
 import { transaction, type Store } from './store.ts';
 import { uploadUrl, type Signer } from './tickets.ts';
-import { sanitiseFileName, type UploadRow, type Uploads } from './uploads.ts';
+import type { UploadRow, Uploads } from './uploads.ts';
+
+/** The first `length` bytes of a file (fewer if it is shorter). */
+async function readHead(path: string, length: number): Promise<Uint8Array> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await file.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
 
 /**
  * Why a page count cannot be a real document's, or null when it can: at least one page, a
@@ -66,17 +78,23 @@ export function createGateway(input: {
   /**
    * Counts pages before anything is charged; an unreadable document is the client's problem (422),
    * and so is a page count no real document has (a damaged or hostile page tree): it never
-   * reaches the ledger.
+   * reaches the ledger. Counting is bounded by inline.timeout_ms on every route (a decompression
+   * bomb stops there); `signal` is the inline request's own deadline.
    */
-  const countPages = async (bytes: Uint8Array, mimeType: string) => {
+  const countPages = async (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => {
+    const limitMs = config.inline.timeout_ms;
+    const countLimit = AbortSignal.timeout(limitMs);
     let pages: number;
     try {
-      pages = await engine.countPages(bytes, mimeType);
+      pages = await engine.countPages(source, mimeType, { signal: signal ? AbortSignal.any([signal, countLimit]) : countLimit });
     } catch (err) {
       if (err instanceof EngineError) throw new ServiceError('unreadable_document', err.message);
+      if (countLimit.aborted && !signal?.aborted) {
+        throw new ServiceError('unreadable_document', `counting the document's pages took longer than ${limitMs} ms, which no honest document needs (a decompression bomb?): check the file, re-save it and submit it again`);
+      }
       throw err;
     }
-    const insane = pageCountProblem(pages, bytes.length);
+    const insane = pageCountProblem(pages, size);
     if (insane !== null) throw new ServiceError('unreadable_document', insane);
     return pages;
   };
@@ -144,43 +162,50 @@ export function createGateway(input: {
    * the transaction that completes the document (see extractStored).
    */
   async function extractInline(parser: ParserConfig, req: ExtractInlineRequest, record?: (answer: ExtractInlineResponse) => void): Promise<ExtractInlineResponse> {
-    const bytes = Buffer.from(req.file.data, 'base64');
-    const doc = await admit(parser, { bytes, fileName: req.file.name, declaredType: req.file.type, source: 'api', route: 'inline' });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), config.inline.timeout_ms);
-    });
-    const answer = (results: ExtractInlineResponse['results']): ExtractInlineResponse => ({ success: true, parser_id: parser.parser_id, document_id: doc.document_id, results });
-    const outcome = await Promise.race([processor.run(doc, undefined, record && ((results) => record(answer(results)))), timeout]).finally(() => clearTimeout(timer));
-    if (outcome === 'timeout') {
-      processor.abandon(doc.document_id, `inline extraction exceeded ${config.inline.timeout_ms} ms; the credits were refunded`);
-      throw new ServiceError(
-        'inline_timeout',
-        `inline extraction did not finish within ${config.inline.timeout_ms} ms; nothing was charged: submit this document through the upload-and-poll route`,
-      );
-    }
-    if (outcome.status === 'error') {
+    const limitMs = config.inline.timeout_ms;
+    // One deadline for the whole request, page counting included; when it passes, the engine's
+    // worker is stopped (not left running for nobody) and the reservation, if any, refunded.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`inline extraction exceeded ${limitMs} ms; the credits were refunded`)), limitMs);
+    const timedOut = () =>
+      new ServiceError('inline_timeout', `inline extraction did not finish within ${limitMs} ms; nothing was charged: submit this document through the upload-and-poll route`);
+    try {
+      const bytes = Buffer.from(req.file.data, 'base64');
+      let doc: DocumentRow;
+      try {
+        doc = await admit(parser, { bytes, fileName: req.file.name, declaredType: req.file.type, source: 'api', route: 'inline' }, deadline.signal);
+      } catch (err) {
+        if (deadline.signal.aborted) throw timedOut();
+        throw err;
+      }
+      const answer = (results: ExtractInlineResponse['results']): ExtractInlineResponse => ({ success: true, parser_id: parser.parser_id, document_id: doc.document_id, results });
+      const outcome = await processor.run(doc, undefined, record && ((results) => record(answer(results))), deadline.signal);
+      if (outcome.status === 'completed') return answer(outcome.results);
+      if (deadline.signal.aborted) throw timedOut();
       const code = outcome.cause === 'unreadable' ? 'unreadable_document' : 'extraction_failed';
       throw new ServiceError(code, `${outcome.error} (document ${doc.document_id}; refunded)`);
+    } finally {
+      clearTimeout(timer);
     }
-    return answer(outcome.results);
   }
 
   /** Stores the bytes and admits a document that arrived with its bytes (inline, app upload, email, inbound webhook). */
   async function admit(
     parser: ParserConfig,
     input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType; route: 'inline' | 'stored' },
+    signal?: AbortSignal,
   ): Promise<DocumentRow> {
     if (input.bytes.length === 0) throw new ServiceError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
     const mimeType = await detectMimeType(input.bytes, input.fileName, input.declaredType);
-    const pages = await countPages(input.bytes, mimeType);
+    const pages = await countPages(input.bytes, input.bytes.length, mimeType, signal);
     const documentId = deps.newId('doc');
     const blob = deps.newId('blob');
     writeFileSync(join(store.blobDir, blob), input.bytes, { flush: true });
     return accept({
       document_id: documentId,
       parser_id: parser.parser_id,
-      file_name: sanitiseFileName(input.fileName),
+      // Exactly as submitted (spec: "Original file name"); only storage paths are sanitised.
+      file_name: input.fileName,
       mime_type: mimeType,
       source_type: input.source,
       route: input.route,
@@ -217,6 +242,13 @@ export function createGateway(input: {
     if (req.file_size !== undefined && req.file_size !== row.size) {
       throw new ServiceError('invalid_request', `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`);
     }
+    const maxBytes = config.processing.max_file_bytes;
+    if (row.size > maxBytes) {
+      throw new ServiceError(
+        'unreadable_document',
+        `the uploaded file is ${row.size} bytes; the emulator's engine reads files up to ${maxBytes} bytes (processing.max_file_bytes; the real service has no such ceiling): rehearse with a smaller file; nothing was charged`,
+      );
+    }
     // From here to the row that marks it submitted, a PUT to this path is refused (409).
     const release = uploads.freeze(row.storage_path);
     try {
@@ -233,10 +265,11 @@ export function createGateway(input: {
     injectedError: string | undefined,
     record: ((answer: ExtractAcceptedResponse) => void) | undefined,
   ): Promise<ExtractAcceptedResponse> {
-    const bytes = await readFile(join(store.blobDir, row.blob));
+    const blobPath = join(store.blobDir, row.blob);
     const declared = req.file_type ?? row.file_type;
-    const fileName = sanitiseFileName(req.file_name ?? row.file_name);
-    const mimeType = await detectMimeType(bytes.subarray(0, 4100), fileName, declared);
+    const fileName = req.file_name ?? row.file_name;
+    // Only the head is read here: the engine's worker reads the file itself, and refuses one too large for it.
+    const mimeType = await detectMimeType(await readHead(blobPath, 4100), fileName, declared);
     const base = {
       document_id: deps.newId('doc'),
       parser_id: parser.parser_id,
@@ -251,7 +284,7 @@ export function createGateway(input: {
     };
     let pages: number;
     try {
-      pages = await countPages(bytes, mimeType);
+      pages = await countPages({ path: blobPath }, row.size, mimeType);
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       // Accepted as the spec says, then failed through the document; nothing was reserved.

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import type { EmulatorConfig, ParserConfig, Results } from '../contract/index.ts';
@@ -26,8 +25,9 @@ export type Processor = {
   /**
    * Runs one document to its end state and returns it; `injectedError` makes it fail (fault
    * injection); `onCompleted` runs inside the transaction that completes it (an Idempotency-Key's answer).
+   * An aborted `signal` stops the engine's worker and fails the document with the abort's reason.
    */
-  run(doc: DocumentRow, injectedError?: string, onCompleted?: (results: Results) => void): Promise<Outcome>;
+  run(doc: DocumentRow, injectedError?: string, onCompleted?: (results: Results) => void, signal?: AbortSignal): Promise<Outcome>;
   /** Queues a stored-path document for background extraction. */
   enqueue(doc: DocumentRow, injectedError?: string): void;
   /** Marks a document failed and refunds it (inline time-out, a crash of an inline request). */
@@ -97,19 +97,17 @@ export function createProcessor(input: {
     }
   };
 
-  const extract = async (doc: DocumentRow, injectedError?: string): Promise<Outcome> => {
+  const extract = async (doc: DocumentRow, injectedError?: string, signal?: AbortSignal): Promise<Outcome> => {
     const parser = parsers.get(doc.parser_id);
     if (!parser) return { status: 'error', cause: 'internal', error: `the parser ${doc.parser_id} is no longer configured` };
-    if (injectedError !== undefined) {
-      await deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page);
-      return { status: 'error', cause: 'internal', error: `${injectedError}; the credits were refunded` };
-    }
+    const simulated = () => abortable(deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page), signal);
     try {
-      const bytes = await readFile(join(store.blobDir, doc.blob));
-      const [out] = await Promise.all([
-        engine.extract({ bytes, mimeType: doc.mime_type, fields: parser.fields }),
-        deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page),
-      ]);
+      if (injectedError !== undefined) {
+        await simulated();
+        return { status: 'error', cause: 'internal', error: `${injectedError}; the credits were refunded` };
+      }
+      // The worker reads the stored file itself: the server's thread never holds the bytes.
+      const [out] = await Promise.all([engine.extract({ bytes: { path: join(store.blobDir, doc.blob) }, mimeType: doc.mime_type, fields: parser.fields }, { signal }), simulated()]);
       // The pages charged are the pages counted at submission; a reading that disagrees is not billed.
       if (out.pageCount !== doc.page_count) {
         return {
@@ -120,6 +118,7 @@ export function createProcessor(input: {
       }
       return { status: 'completed', pageCount: out.pageCount, results: out.results };
     } catch (err) {
+      if (signal?.aborted) return { status: 'error', cause: 'internal', error: reasonOf(signal) };
       if (err instanceof EngineError) return { status: 'error', cause: 'unreadable', error: err.message };
       return { status: 'error', cause: 'internal', error: `extraction failed inside the emulator (${err instanceof Error ? err.message : String(err)}); the credits were refunded` };
     }
@@ -138,12 +137,19 @@ export function createProcessor(input: {
         error: `extraction was interrupted ${MAX_ATTEMPTS} times (the server stopped each time); the credits were refunded: submit the document again, and report it if it happens again`,
       });
     }
-    return processor.run(doc, injectedError);
+    const limitMs = config.processing.timeout_ms;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error(`extraction took longer than ${limitMs} ms (processing.timeout_ms) and was stopped; the credits were refunded`)), limitMs);
+    try {
+      return await processor.run(doc, injectedError, undefined, timeout.signal);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 
   const processor: Processor = {
-    async run(doc, injectedError, onCompleted) {
-      const outcome = await extract(doc, injectedError);
+    async run(doc, injectedError, onCompleted, signal) {
+      const outcome = await extract(doc, injectedError, signal);
       return finish(doc.document_id, outcome, onCompleted);
     },
     enqueue(doc, injectedError) {
@@ -172,3 +178,26 @@ export function createProcessor(input: {
   };
   return processor;
 }
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** The text an abort leaves on the document (the caller names the limit in its reason). */
+export const reasonOf = (signal: AbortSignal): string => (signal.reason instanceof Error ? signal.reason.message : 'extraction was cancelled; the credits were refunded');

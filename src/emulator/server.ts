@@ -66,7 +66,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const emit = options.events;
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
-  const engine = options.engine ?? (await import('../engine/index.ts')).createEngine();
+  const engine = options.engine ?? (await import('../engine/index.ts')).createEngine({ maxFileBytes: config.processing.max_file_bytes });
   const documents = createDocuments(store.db);
   const ledger = createLedger(store.db, config.credits);
   const uploads = createUploads(store.db, store);

@@ -1,10 +1,10 @@
-import type { EngineErrorCode, EngineInput, EngineOutput } from './types.ts';
+import type { EngineErrorCode, EngineJob, EngineOutput, EngineSource } from './types.ts';
 
 /** Messages between the engine's pool (index.ts) and its workers (worker.ts). */
 
 export type WorkerRequest =
-  | { id: number; op: 'count'; bytes: Uint8Array; mimeType: string }
-  | { id: number; op: 'extract'; input: EngineInput };
+  | { id: number; op: 'count'; bytes: EngineSource; mimeType: string }
+  | { id: number; op: 'extract'; input: EngineJob };
 
 /** Errors cross the thread boundary as plain data and are re-created as EngineError on the other side. */
 export type WorkerFailure =

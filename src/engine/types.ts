@@ -17,7 +17,9 @@ export type EngineErrorCode =
   /** A password-protected PDF. */
   | 'encrypted'
   /** Zero bytes. */
-  | 'empty';
+  | 'empty'
+  /** More bytes, or more memory to read them, than the engine takes (MAX_ENGINE_FILE_BYTES, the worker's heap limit). */
+  | 'too_large';
 
 export class EngineError extends Error {
   readonly code: EngineErrorCode;
@@ -28,10 +30,19 @@ export class EngineError extends Error {
   }
 }
 
+export { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
+
+/** A stored file, read by the engine's worker itself, so the server's thread never holds its bytes. */
+export type FileRef = { path: string };
+export type EngineSource = Uint8Array | FileRef;
+export type EngineJob = Omit<EngineInput, 'bytes'> & { bytes: EngineSource };
+/** An aborted signal cancels the call: a queued job is dropped, a running worker is stopped. */
+export type EngineCallOptions = { signal?: AbortSignal | undefined };
+
 export interface Engine {
   /** The real page count, cheap enough to run before credits are reserved. */
-  countPages(bytes: Uint8Array, mimeType: string): Promise<number>;
+  countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number>;
   /** Page count and results mirroring `fields` exactly; throws EngineError for unreadable input. */
-  extract(input: EngineInput): Promise<EngineOutput>;
+  extract(input: EngineJob, options?: EngineCallOptions): Promise<EngineOutput>;
   close(): Promise<void>;
 }

@@ -163,7 +163,9 @@ describe('emulator: extract', () => {
   });
 
   it('answers 503 when inline extraction outlasts inline.timeout_ms, and refunds', async () => {
-    const s = await emulator({ inline: { timeout_ms: 100, max_body_bytes: 10_000_000 }, processing: { ms_per_page: 1000, concurrency: 1 } });
+    // The deadline covers page counting too: long enough for the count (a worker's start on a busy
+    // machine), far too short for the 10 s of simulated extraction after the reserve.
+    const s = await emulator({ inline: { timeout_ms: 1500, max_body_bytes: 10_000_000 }, processing: { ms_per_page: 10_000, concurrency: 1 } });
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(10)) });
     expectError(r, 503, 'inline_timeout');
     const ledger = LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body);

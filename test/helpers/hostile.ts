@@ -1,15 +1,8 @@
 import { UploadTicket } from '../../src/contract/index.ts';
 import { call, type Reply } from './emulator.ts';
-import { makePdf } from './pdf.ts';
+export { pdfClaimingPages, xrefBombPdf } from './bombs.ts';
 
 /** Hostile inputs for the reliability tests, generated on the fly (nothing big is checked in). */
-
-/** A real one-page PDF whose page tree claims `count` pages (pdfjs reports the /Count as the page count). */
-export async function pdfClaimingPages(count: number, text = 'Invoice Number: INV-66666'): Promise<Buffer> {
-  const pdf = (await makePdf([[text]])).toString('latin1');
-  if (!pdf.includes('/Count 1')) throw new Error('pdfkit changed: no "/Count 1" to rewrite');
-  return Buffer.from(pdf.replace('/Count 1', `/Count ${count}`), 'latin1');
-}
 
 /** A multipart form with the given files, as a browser's FormData would send it. */
 export function formOf(files: Array<{ name: string; bytes: Buffer; type?: string }>): FormData {

@@ -52,6 +52,10 @@ const FASTIFY_CODES: Record<string, ServiceErrorCode> = {
 export function installErrorHandling(app: FastifyInstance, log: (line: string) => void): void {
   app.setErrorHandler((err: FastifyError | ServiceError | Error, _request, reply) => {
     if (err instanceof ServiceError) return sendError(reply, err.code, err.message);
+    if (isDiskFull(err)) {
+      log(`disk full: ${err.message}`);
+      return sendError(reply, 'insufficient_storage', 'the disk under the data directory is full; nothing was stored and nothing charged: free some space (or move --data-dir) and send the request again');
+    }
     const fastifyCode = 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
     if (fastifyCode) return sendError(reply, fastifyCode, requestErrorText(fastifyCode, err.message));
     if (err instanceof SyntaxError || ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode < 500)) {
@@ -63,6 +67,12 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`),
   );
+}
+
+/** ENOSPC / EDQUOT from the file system, SQLITE_FULL (13) from node:sqlite. */
+function isDiskFull(err: Error): boolean {
+  const e = err as Error & { code?: unknown; errcode?: unknown };
+  return e.code === 'ENOSPC' || e.code === 'EDQUOT' || (e.code === 'ERR_SQLITE_ERROR' && e.errcode === 13);
 }
 
 /** Errors Fastify raises before routing (a URL that does not decode, a bad header): JSON 400s too. */

@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { DocumentBody } from '../../src/contract/index.ts';
+import { resolveConfig } from '../../src/emulator/config.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { CLI, cleanEnv, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { exactLedger, stored, xrefBombPdf } from '../helpers/hostile.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
+
+/**
+ * Issue 12, bounded requests: a decompression bomb costs at most the inline deadline and one
+ * worker's heap, a file too large for the engine is a 422 that says so, and a full disk is a
+ * 507 with a JSON body. The bombs are small on disk (about 100 KB) so a 2-core CI runs them.
+ */
+
+const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
+
+/** Peak resident memory of a process (Linux), in MB. */
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error('no VmHWM in /proc: these measurements need Linux');
+  return Number(m[1]) / 1024;
+}
+
+describe('hostile: bounded requests', () => {
+  it('decompression bombs are stopped at the inline deadline, page counting included, and the engine workers are freed', async () => {
+    const dir = tempDir();
+    const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, inline: { timeout_ms: 2000, max_body_bytes: 10_000_000 }, processing: { ms_per_page: 0, concurrency: 2 } });
+    const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);
+    const bomb = await xrefBombPdf(10_000_000);
+    expect(bomb.length).toBeLessThan(200_000);
+    // Warm: the honest request alone, to compare with.
+    expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) })).status).toBe(200);
+    const started = Date.now();
+    const bombs = [1, 2].map(() => call(serve, 'POST', '/api/v1/extract', { body: inlineBody(bomb, 'bomb.pdf') }));
+    const ticket = await stored(serve, bomb, 'bomb.pdf');
+    const viaStorage = call(serve, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+    // Sent meanwhile: it may wait behind the bombs for a worker, but only until their deadline.
+    const meanwhile = await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(2)) });
+    expect([200, 503]).toContain(meanwhile.status);
+    expect(Date.now() - started).toBeLessThan(8000);
+    for (const r of await Promise.all(bombs)) {
+      // Stopped at the deadline (503), or refused as too large for the worker's heap (422): never charged.
+      expect([422, 503]).toContain(r.status);
+    }
+    const accepted = await viaStorage;
+    expect(accepted.status).toBe(200);
+    const doc = DocumentBody.parse((await waitForDocument(serve, accepted.body.document_id)).body);
+    expect(doc.status).toBe('error');
+    expect(doc.error).toMatch(/took longer than 2000 ms|more memory than the engine allows/);
+    // The workers were stopped, not left reading: the next honest request is served at once.
+    const after = Date.now();
+    expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(3)) })).status).toBe(200);
+    expect(Date.now() - after).toBeLessThan(2000);
+    const elapsed = Date.now() - started;
+    // Three bombs at once cost about one deadline, not the minutes they would take to read.
+    expect(elapsed).toBeLessThan(15_000);
+    const peak = peakRssMb(serve.child.pid!);
+    console.log(`bombs: 3 stopped in ${elapsed} ms; serve peak RSS ${Math.round(peak)} MB`);
+    expect(peak).toBeLessThan(1600);
+    const charged = 2 + (meanwhile.status === 200 ? 1 : 0);
+    expect(await exactLedger(serve, OPENING)).toMatchObject({ balance: OPENING - charged, sum: OPENING - charged, negative: 0 });
+  });
+
+  it('a stored file larger than the engine reads is a 422 that says so, nothing charged', async () => {
+    const s = await emulator({ processing: { ms_per_page: 0, concurrency: 1, max_file_bytes: 100_000 } });
+    const big = Buffer.concat([await invoicePdf(3), Buffer.alloc(200_000, 0x20)]);
+    const ticket = await stored(s, big);
+    const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toContain('reads files up to 100000 bytes');
+    expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
+    // The same address is not consumed: a smaller file can still be uploaded and extracted there.
+    expect((await call(s, 'PUT', ticket.upload_url, { raw: await invoicePdf(3), key: null, headers: { 'content-type': 'application/pdf' } })).status).toBe(200);
+    expect((await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).status).toBe(200);
+  });
+
+  it('a full disk during a PUT is a 507 with a JSON body; the server goes on', async () => {
+    // A real full disk: serve's data directory on a 2 MB tmpfs, in a private mount namespace.
+    try {
+      execFileSync('unshare', ['-rm', 'true']);
+    } catch {
+      throw new Error('this test needs unshare(1) with user and mount namespaces (util-linux), to give serve a small disk');
+    }
+    const dir = tempDir();
+    const dataDir = join(dir, 'data');
+    const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 1 } });
+    writeFileSync(join(dir, 'run.sh'), 'mkdir -p "$1" && mount -t tmpfs -o size=2m tmpfs "$1" && shift && exec "$@"\n');
+    const child = execa('unshare', ['-rm', 'sh', join(dir, 'run.sh'), dataDir, process.execPath, CLI, 'serve', '--port', '0', '--no-listen', '--config', config, '--data-dir', dataDir], {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+      buffer: false,
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /Listening on (\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+        void child.then(() => reject(new Error(`serve exited before listening:\n${out}`)));
+      });
+      const s = { url };
+      const t = await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'big.pdf', file_type: 'application/pdf' } });
+      const put = await call(s, 'PUT', t.body.upload_url, { raw: Buffer.concat([await invoicePdf(4), Buffer.alloc(4_000_000, 0x20)]), key: null, headers: { 'content-type': 'application/pdf' } });
+      expect(put.status).toBe(507);
+      expect(put.body).toMatchObject({ success: false, code: 'insufficient_storage' });
+      expect(put.body.error).toContain('disk under the data directory is full');
+      // The partial file was removed: a small document still fits, and is extracted.
+      const ok = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
+      expect(ok.status).toBe(200);
+    } finally {
+      child.kill('SIGKILL');
+      await child;
+    }
+  });
+});
