@@ -88,7 +88,7 @@ function engineWith(extract: Engine['extract']): Engine {
 describe('hostile: background failures', () => {
   it('a failure while storing a result fails that document with a refund, and the server goes on', async () => {
     const logs: string[] = [];
-    const engine = engineWith(async () => ({ pageCount: 1, results: { invoice_number: 10n as unknown as number } }));
+    const engine = engineWith(async () => ({ pageCount: 1, results: { invoice_number: 10n as unknown as number }, grounding: {} }));
     const s = await emulator({}, { engine, log: (line) => logs.push(line) });
     const ticket = await stored(s, await invoicePdf(3));
     const ex = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
@@ -108,7 +108,7 @@ describe('hostile: background failures', () => {
   });
 
   it('an extraction whose page count disagrees with the count charged is failed and refunded', async () => {
-    const engine = engineWith(async () => ({ pageCount: -1_000_000, results: {} }));
+    const engine = engineWith(async () => ({ pageCount: -1_000_000, results: {}, grounding: {} }));
     const s = await emulator({}, { engine });
     const inline = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
     expect(inline.status).toBe(422);
