@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DocumentBody } from '../../src/contract/index.ts';
+import { DocumentBody, type Results } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS } from '../../src/emulator/processor.ts';
@@ -88,7 +88,10 @@ function engineWith(extract: Engine['extract']): Engine {
 describe('hostile: background failures', () => {
   it('a failure while storing a result fails that document with a refund, and the server goes on', async () => {
     const logs: string[] = [];
-    const engine = engineWith(async () => ({ pageCount: 1, results: { invoice_number: 10n as unknown as number }, grounding: {} }));
+    // Results that throw when stored (JSON.stringify reads the getter): a stand-in for any bug of ours there.
+    const unstorable: Results = JSON.parse('{}');
+    Object.defineProperty(unstorable, 'invoice_number', { enumerable: true, get: () => { throw new Error('this value cannot be stored'); } });
+    const engine = engineWith(async () => ({ pageCount: 1, results: unstorable, grounding: {} }));
     const s = await emulator({}, { engine, log: (line) => logs.push(line) });
     const ticket = await stored(s, await invoicePdf(3));
     const ex = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
