@@ -29,6 +29,8 @@ const RESULTS = {
 export type StandInCounts = { inline: number; stored: number; uploadUrl: number; put: number; get: number; other: number };
 
 export type StandInOptions = {
+  /** A fixed service latency: how long an inline extract takes to answer; 0 answers at once. */
+  inlineMs?: number;
   /** How long a storage-path document stays processing, from its acceptance; 0 completes at once. */
   processingMs?: (fileName: string) => number;
 };
@@ -64,6 +66,7 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
         const id = nextId();
         if (!body.includes('"storage_path"')) {
           counts.inline++;
+          if (options.inlineMs) return void setTimeout(() => send(res, 200, inlineAnswer(id)), options.inlineMs);
           return send(res, 200, inlineAnswer(id));
         }
         counts.stored++;

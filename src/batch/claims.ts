@@ -1,4 +1,4 @@
-import { pollDelay, type PollPolicy } from '../client/backoff.ts';
+import type { PollPolicy } from '../client/backoff.ts';
 import type { Log } from '../client/deps.ts';
 import { factKey, type JournalFact, type JournalWriter } from './journal.ts';
 import { replan, type Job } from './plan.ts';
@@ -86,6 +86,7 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
     const maxHeld = shared ? input.concurrency + input.maxPending : Infinity;
     let waitingSince: number | undefined;
     let round = 0;
+    let rechecking = false;
     for (;;) {
       if (input.stopped()) {
         // No new claims: the pipeline settles each remaining job as not submitted (or polls
@@ -105,6 +106,8 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
           want,
         );
         const won = new Set(claims.map((c) => c.key));
+        // Documents came free: the others are moving, so look again soon.
+        if (rechecking && claims.length > 0) round = 0;
         const kept = claims.length < want ? [] : slice.filter((j) => !won.has(j.key));
         // Fewer than asked: every other document of the slice is held by a live worker.
         if (claims.length < want) waiting.push(...slice.filter((j) => !won.has(j.key)));
@@ -133,10 +136,11 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
         waitingSince ??= input.deps.now();
         const left = waitingSince + input.poll.timeoutMs - input.deps.now();
         if (left <= 0) break;
-        await Promise.race([input.deps.sleep(Math.min(pollDelay(round++, input.poll), left), input.signal), nextWake()]);
+        await Promise.race([input.deps.sleep(Math.min(heldDelay(round++, input.poll), left), input.signal), nextWake()]);
         if (input.signal.aborted) break;
         queue = waiting;
         waiting = [];
+        rechecking = true;
         continue;
       }
       // Full: wait for a send to end or a document to settle.
@@ -146,6 +150,14 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
     if (waiting.length === 0) return [];
     const holders = await state.holders(waiting.map((j) => j.key)).catch(() => new Map<string, string>());
     return waiting.map((job) => ({ job, holder: holders.get(job.key) }));
+  }
+
+  /**
+   * Another worker's document cannot wake this one (a pooler forbids LISTEN), so it is looked
+   * at again soon and then less often: 200 ms, x1.5, up to the poll's longest interval (5 s at most).
+   */
+  function heldDelay(round: number, poll: PollPolicy): number {
+    return Math.min(200 * 1.5 ** round, poll.maxIntervalMs, 5_000);
   }
 
   function nextWake(): Promise<void> {

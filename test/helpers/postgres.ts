@@ -46,7 +46,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<PgServer> {
+/** `durable`: fsync on (the bench's cost of a fact); tests run with fsync off, which a crash of the process alone does not need. */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PgServer> {
   const bin = binDir();
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'extract-pg-'));
@@ -66,8 +67,8 @@ export async function startPostgres(): Promise<PgServer> {
   };
   run('initdb', ['-D', data, '-U', PG_USER, `--pwfile=${pwfile}`, '-A', 'scram-sha-256', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
-  const start = (): void => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', options, 'start']);
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? 'on' : 'off'} -c max_connections=100`;
+  const start = (): void => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', settings, 'start']);
   start();
   const url = (db = 'postgres'): string => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${db}`;
   let n = 0;
