@@ -81,10 +81,10 @@ export type Replay = {
 
 /** Replays the journal text: the latest fact of each document wins, a reset forgets all before it. */
 export function replayJournal(text: string): Replay {
-  const known = new Map<string, KnownState>();
+  const replay = replayer();
   const parsed = parseJournal(text);
-  for (const fact of parsed.facts) applyFact(known, fact);
-  return { known, skipped: parsed.skipped, torn: parsed.torn };
+  for (const fact of parsed.facts) replay.apply(fact);
+  return { known: replay.known, skipped: parsed.skipped, torn: parsed.torn };
 }
 
 /** The facts of the journal text in order; lines that cannot be read are counted, not fatal. */
@@ -110,13 +110,20 @@ export function parseJournal(text: string): { facts: JournalFact[]; skipped: num
 }
 
 /**
- * One step of the replay, shared by every journal backend (the JSONL file, PostgreSQL) so
- * that they agree on what a sequence of facts means.
+ * The replay, one fact at a time, shared by every journal backend (the JSONL file,
+ * PostgreSQL) so that they agree on what a sequence of facts means. Whatever a rule needs to
+ * remember beyond the latest state of each document lives in here.
  */
-export function applyFact(known: Map<string, KnownState>, fact: JournalFact): void {
-  if (fact.fact === 'reset') known.clear();
-  else if (fact.fact === 'unsent') known.delete(stateKey(fact.sha256, fact.target));
-  else known.set(stateKey(fact.sha256, fact.target), fact);
+export function replayer(): { known: Map<string, KnownState>; apply(fact: JournalFact): void } {
+  const known = new Map<string, KnownState>();
+  return {
+    known,
+    apply(fact) {
+      if (fact.fact === 'reset') known.clear();
+      else if (fact.fact === 'unsent') known.delete(stateKey(fact.sha256, fact.target));
+      else known.set(stateKey(fact.sha256, fact.target), fact);
+    },
+  };
 }
 
 /** The document a fact is about (undefined for a batch-wide fact such as reset). */

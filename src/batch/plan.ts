@@ -95,13 +95,19 @@ export function actionFor(prior: KnownState | undefined, retryFailed: boolean): 
 
 /**
  * The decision again, for a document claimed after the plan (another worker may have moved
- * it on since the replay). An outcome another worker wrote during this run stands: its
- * failures and uncertain sends are reported, not retried a second time in the same batch.
+ * it on since the replay). An outcome another worker wrote during this run stands, whatever
+ * the flags: its completion is not redone, its submission is collected, its failures and
+ * uncertain sends are reported, not sent a second time in the same batch.
  */
 export function replan(job: Job, known: KnownState | undefined, retryFailed: boolean, concurrent: boolean): Job {
-  const final = concurrent && (known?.fact === 'failed' || known?.fact === 'sending');
-  const action = final ? 'leave' : actionFor(known, retryFailed);
+  const action: Action = concurrent && known !== undefined ? concurrentAction(known) : actionFor(known, retryFailed);
   return { ...job, prior: known, action, resend: action === 'submit' ? uncertainRequest(known) : undefined };
+}
+
+function concurrentAction(known: KnownState): Action {
+  if (known.fact === 'completed') return 'done';
+  if (known.fact === 'submitted') return 'resume';
+  return 'leave';
 }
 
 /** The request an earlier run sent without learning its outcome, if any. */

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
-import { applyFact, factKey, type KnownState } from './journal.ts';
+import { factKey, replayer } from './journal.ts';
 import { openState, parseStateSpec, type History } from './state/index.ts';
 
 /**
@@ -36,10 +36,11 @@ export type StatusView = {
 
 /** The latest state of each document and who wrote it, then the counts. Pure. */
 export function statusOf(where: string, history: History): StatusView {
-  const known = new Map<string, KnownState>();
+  const replay = replayer();
+  const known = replay.known;
   const by = new Map<string, string | null>();
   for (const { fact, worker } of history.facts) {
-    applyFact(known, fact);
+    replay.apply(fact);
     const key = factKey(fact);
     if (key === undefined) by.clear();
     else by.set(key, worker);

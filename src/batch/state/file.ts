@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { applyFact, openJournal, parseJournal, readJournal, type JournalWriter } from '../journal.ts';
+import { openJournal, parseJournal, replayer, type JournalWriter, type Replay } from '../journal.ts';
 import { acquireLock, type Lock } from '../lock.ts';
 import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
 
@@ -11,9 +11,13 @@ import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
 export async function openFileState(path: string, options: OpenStateOptions): Promise<StateJournal> {
   const lock: Lock | undefined = options.readOnly ? undefined : await acquireLock(path, options.lock);
   try {
-    const replay = await readJournal(path);
-    const known = new Map(replay.known);
-    const writer: JournalWriter | undefined = options.readOnly ? undefined : await openJournal(path, replay.torn);
+    const { facts, skipped, torn } = parseJournal(await readText(path));
+    // One replay from the file's first fact on, continued by this run's own facts.
+    const live = replayer();
+    for (const fact of facts) live.apply(fact);
+    const replay: Replay = { known: new Map(live.known), skipped, torn };
+    const known = live.known;
+    const writer: JournalWriter | undefined = options.readOnly ? undefined : await openJournal(path, torn);
     return {
       where: path,
       shared: false,
@@ -22,7 +26,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       append: async (fact) => {
         if (!writer) throw new Error(`the journal ${path} was opened read-only`);
         await writer.append(fact);
-        applyFact(known, fact);
+        live.apply(fact);
       },
       claim: async (keys, max) =>
         keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),

@@ -4,7 +4,7 @@ import { ExtractError } from '../../errors.ts';
 import { redactUrl } from '../../redact.ts';
 
 export { redactUrl };
-import { applyFact, type JournalFact, type JournalWriter, type KnownState, type Replay } from '../journal.ts';
+import { replayer, type JournalFact, type JournalWriter, type KnownState, type Replay } from '../journal.ts';
 import type { LockDeps } from '../lock.ts';
 
 /**
@@ -114,13 +114,14 @@ export type OpenStateOptions = {
 
 /** --no-state: what this run learns, kept in memory only; one worker. */
 export function memoryState(): StateJournal {
-  const known = new Map<string, KnownState>();
+  const replay = replayer();
+  const known = replay.known;
   return {
     where: 'no journal (--no-state)',
     shared: false,
     worker: 'local',
     replay: async () => ({ known: new Map(), skipped: 0, torn: false }),
-    append: async (fact) => applyFact(known, fact),
+    append: async (fact) => replay.apply(fact),
     claim: async (keys, max) => keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),
     release: async () => {},
     lost: () => false,

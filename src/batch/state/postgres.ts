@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
-import { applyFact, factKey, JournalFact, type KnownState, type Replay } from '../journal.ts';
+import { factKey, JournalFact, replayer, type Replay } from '../journal.ts';
 import { ClaimLostError, redactUrl, type Claim, type History, type OpenStateOptions, type StateJournal, type WorkerInfo } from './index.ts';
 import { migrate } from './schema.ts';
 
@@ -73,15 +73,15 @@ class PostgresState implements StateJournal {
 
   async replay(): Promise<Replay> {
     const { rows } = await this.#db.query<{ id: string; body: unknown }>('read the journal', 'SELECT id, body FROM extract_facts ORDER BY id');
-    const known = new Map<string, KnownState>();
+    const replay = replayer();
     let skipped = 0;
     for (const row of rows) {
       this.#watermark = Math.max(this.#watermark, Number(row.id));
       const parsed = JournalFact.safeParse(row.body);
-      if (parsed.success) applyFact(known, parsed.data);
+      if (parsed.success) replay.apply(parsed.data);
       else skipped++;
     }
-    return { known, skipped, torn: false };
+    return { known: replay.known, skipped, torn: false };
   }
 
   async append(fact: JournalFact): Promise<void> {
@@ -130,12 +130,13 @@ class PostgresState implements StateJournal {
         'SELECT key, id, body, worker FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
         [won.rows.map((r) => r.key)],
       );
-      const known = new Map<string, KnownState>();
+      const replay = replayer();
+      const known = replay.known;
       const last = new Map<string, { id: number; worker: string | null }>();
       for (const row of facts.rows) {
         const parsed = JournalFact.safeParse(row.body);
         if (!parsed.success) continue;
-        applyFact(known, parsed.data);
+        replay.apply(parsed.data);
         last.set(row.key, { id: Number(row.id), worker: row.worker });
       }
       return won.rows.map((r): Claim => {

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLL } from '../../src/client/backoff.ts';
+import { workThrough } from '../../src/batch/claims.ts';
+import { stateKey, type KnownState } from '../../src/batch/journal.ts';
+import type { Job } from '../../src/batch/plan.ts';
+import type { Claim, StateJournal } from '../../src/batch/state/index.ts';
+
+/**
+ * The scheduler that feeds the pipeline what this worker holds, over a fake shared journal
+ * and a fake clock: claims a little ahead of its sends, waits for documents others hold up to
+ * the poll deadline, and takes a finished document's record from the journal.
+ */
+
+function job(n: number): Job {
+  const sha256 = `sha${n}`;
+  return {
+    input: { path: `/in/${n}.pdf`, realPath: `/in/${n}.pdf`, file: `${n}.pdf`, size: 10 },
+    name: `${n}.pdf`,
+    sha256,
+    mimeType: 'application/pdf',
+    key: stateKey(sha256, 't'),
+    decision: { route: 'inline', why: 'small' },
+    action: 'submit',
+    prior: undefined,
+  };
+}
+
+/** A shared journal where `others` holds some keys until `freeAt` (fake time), then they are completed. */
+function fakeShared(others: Map<string, { freeAt: number }>, now: () => number) {
+  const held = new Set<string>();
+  const claimCalls: number[] = [];
+  const state: StateJournal = {
+    where: 'fake',
+    shared: true,
+    worker: 'me',
+    replay: async () => ({ known: new Map(), skipped: 0, torn: false }),
+    append: async () => {},
+    claim: async (keys, max) => {
+      claimCalls.push(max);
+      const out: Claim[] = [];
+      for (const key of keys) {
+        if (out.length >= max) break;
+        const other = others.get(key);
+        if (held.has(key) || (other && other.freeAt > now())) continue;
+        held.add(key);
+        const known: KnownState | undefined = other ? { fact: 'completed', at: '', sha256: key.split(':')[1]!, target: 't', file: '', route: 'inline', document_id: 'doc_o', page_count: 1, results: {} } : undefined;
+        out.push({ key, known, concurrent: other !== undefined, takenFrom: null });
+      }
+      return out;
+    },
+    release: async (keys) => {
+      for (const k of keys) held.delete(k);
+    },
+    lost: () => false,
+    holders: async (keys) => new Map(keys.filter((k) => others.has(k)).map((k) => [k, 'worker-b'])),
+    history: async () => ({ facts: [], workers: [], skipped: 0 }),
+    close: async () => {},
+  };
+  return { state, held, claimCalls };
+}
+
+function fakeClock() {
+  let t = 0;
+  return { now: () => t, sleep: async (ms: number) => void (t += ms) };
+}
+
+describe('claims', () => {
+  it('a shared worker holds no more than it can work on: 2 x -c unsent, -c + --max-pending in all', async () => {
+    const clock = fakeClock();
+    const { state } = fakeShared(new Map(), clock.now);
+    const jobs = Array.from({ length: 40 }, (_, i) => job(i));
+    let running = 0;
+    let most = 0;
+    const started: string[] = [];
+    const share = workThrough({
+      state,
+      jobs,
+      retryFailed: false,
+      concurrency: 2,
+      maxPending: 3,
+      poll: DEFAULT_POLL,
+      deps: clock,
+      signal: new AbortController().signal,
+      stopped: () => false,
+      log: () => {},
+      start: async (j) => {
+        started.push(j.key);
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 1));
+        running--;
+      },
+      decided: () => {},
+    });
+    expect(await share.run()).toEqual([]);
+    expect(started.sort()).toEqual(jobs.map((j) => j.key).sort()); // each once
+    expect(most).toBeLessThanOrEqual(4); // 2 x -c: none of them submitted yet
+  });
+
+  it("documents another live worker holds are waited for, and their outcome taken from the journal once free", async () => {
+    const clock = fakeClock();
+    const others = new Map([[job(1).key, { freeAt: 3_000 }]]);
+    const { state } = fakeShared(others, clock.now);
+    const decided: Array<{ key: string; concurrent: boolean; action: string }> = [];
+    const started: string[] = [];
+    const share = workThrough({
+      state,
+      jobs: [job(0), job(1), job(2)],
+      retryFailed: true,
+      concurrency: 1,
+      maxPending: 1,
+      poll: DEFAULT_POLL,
+      deps: clock,
+      signal: new AbortController().signal,
+      stopped: () => false,
+      log: () => {},
+      start: async (j) => void started.push(j.key),
+      decided: (j, concurrent) => decided.push({ key: j.key, concurrent, action: j.action }),
+    });
+    expect(await share.run()).toEqual([]);
+    expect(started.sort()).toEqual([job(0).key, job(2).key]);
+    // Completed by the other worker during this batch: not sent again, even with --retry-failed.
+    expect(decided).toEqual([{ key: job(1).key, concurrent: true, action: 'done' }]);
+    expect(clock.now()).toBeGreaterThanOrEqual(3_000);
+    expect(clock.now()).toBeLessThan(3_000 + 5_000); // looked again within the longest wait
+  });
+
+  it('a document held past the poll deadline is handed back as held, naming its holder', async () => {
+    const clock = fakeClock();
+    const others = new Map([[job(1).key, { freeAt: Infinity }]]);
+    const { state } = fakeShared(others, clock.now);
+    const share = workThrough({
+      state,
+      jobs: [job(0), job(1)],
+      retryFailed: false,
+      concurrency: 1,
+      maxPending: 1,
+      poll: { ...DEFAULT_POLL, timeoutMs: 60_000 },
+      deps: clock,
+      signal: new AbortController().signal,
+      stopped: () => false,
+      log: () => {},
+      start: async () => {},
+      decided: () => {},
+    });
+    const held = await share.run();
+    expect(held.map((h) => [h.job.key, h.holder])).toEqual([[job(1).key, 'worker-b']]);
+    expect(clock.now()).toBeGreaterThanOrEqual(60_000);
+    expect(clock.now()).toBeLessThan(70_000);
+  });
+});
