@@ -95,3 +95,24 @@ describe('settings', () => {
     expect(maskKey('ext_short')).toBe('ext_…');
   });
 });
+
+describe('settings: the shared journal', () => {
+  it('EXTRACT_STATE_URL wins over the store; a URL that is not postgres:// is refused without its password', async () => {
+    const { resolveStateUrl } = await import('../../src/config/settings.ts');
+    const stored = store({ state_url: 'postgres://u:stored_pw@db/stored' });
+    expect(resolveStateUrl({ EXTRACT_STATE_URL: 'postgresql://u:env_pw@db/env' }, stored)).toBe('postgresql://u:env_pw@db/env');
+    expect(resolveStateUrl({}, stored)).toBe('postgres://u:stored_pw@db/stored');
+    expect(resolveStateUrl({ EXTRACT_STATE_URL: '' }, store({}))).toBeUndefined();
+    const err = (() => {
+      try {
+        resolveStateUrl({ EXTRACT_STATE_URL: 'mysql://u:secret_pw@db/x' }, store({}));
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ExtractError);
+    expect((err as ExtractError).message).toMatch(/the state URL from EXTRACT_STATE_URL \(mysql:\/\/u:\*\*\*@db\/x\) is not a postgres:\/\/ URL/);
+    expect((err as ExtractError).message).not.toContain('secret_pw');
+  });
+});

@@ -94,6 +94,15 @@ describe('many workers, one batch (PostgreSQL)', () => {
     const text = await extract(s.root, s.url, ['status', '--state', s.state], { env });
     expect(text.stdout).toMatch(/36 documents: 36 completed/);
     for (const out of [status.stdout, status.stderr, text.stdout, text.stderr, ...runs.flatMap((r) => [r.stdout, r.stderr])]) expect(out).not.toContain(PG_PASSWORD);
+
+    // A rerun of the batch from another machine sends nothing; --fresh on a shared journal is refused.
+    const rerun = await extract(workerCwd(s, 3), s.url, workerArgs(s, 3), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-3') } });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(readReport(join(s.root, 'report-3.json'))).toMatchObject({ skipped: 36, completed: 0 });
+    await expectChargedOnce(s);
+    const fresh = await extract(workerCwd(s, 3), s.url, workerArgs(s, 3, ['--fresh']), { env });
+    expect(fresh.exitCode).toBe(2);
+    expect(fresh.stderr).toMatch(/--fresh with a shared journal/);
   }, 180_000);
 
   it('a worker SIGKILLed mid-batch: the others take its documents over (polled, never sent again) and finish the batch, each document charged once', async () => {
