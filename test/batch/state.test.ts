@@ -177,6 +177,20 @@ describe('journal (postgres): many workers', () => {
     await expect(open(url)).rejects.toThrow(new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this extract knows`));
   });
 
+  it('a dry run or extract status on a database no worker used yet reads an empty journal and creates nothing', async () => {
+    const url = await server.database();
+    const ro = await open(url, 30_000, true);
+    expect((await ro.replay()).known.size).toBe(0);
+    expect((await ro.history()).facts).toEqual([]);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      expect((await admin.query(`SELECT to_regclass('extract_facts') IS NULL AS none`)).rows[0].none).toBe(true);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('a wrong password fails at once with a clear message that does not show it', async () => {
     const url = (await server.database()).replace(PG_PASSWORD, 'WRONG_pw_55aa');
     const err = await open(url).then(

@@ -113,11 +113,11 @@ export type OpenStateOptions = {
 };
 
 /** --no-state: what this run learns, kept in memory only; one worker. */
-export function memoryState(): StateJournal {
+export function memoryState(where = 'no journal (--no-state)'): StateJournal {
   const replay = replayer();
   const known = replay.known;
   return {
-    where: 'no journal (--no-state)',
+    where,
     shared: false,
     worker: 'local',
     replay: async () => ({ known: new Map(), skipped: 0, torn: false }),

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
 import { factKey, JournalFact, replayer, type Replay } from '../journal.ts';
-import { ClaimLostError, redactUrl, type Claim, type History, type OpenStateOptions, type StateJournal, type WorkerInfo } from './index.ts';
+import { ClaimLostError, memoryState, redactUrl, type Claim, type History, type OpenStateOptions, type StateJournal, type WorkerInfo } from './index.ts';
 import { migrate } from './schema.ts';
 
 /**
@@ -30,6 +30,14 @@ export async function openPostgresState(url: string, options: OpenStateOptions):
   pool.on('error', () => {});
   const db = new Db(pool, where, options);
   try {
+    if (options.readOnly) {
+      // A dry run or `extract status` on a database no worker has used yet: an empty journal, nothing created.
+      const { rows } = await db.query<{ made: boolean }>('read the journal', `SELECT to_regclass('extract_facts') IS NOT NULL AS made`);
+      if (rows[0]?.made !== true) {
+        await pool.end().catch(() => undefined);
+        return memoryState(where);
+      }
+    }
     await db.transaction('create the journal tables', async (client) => {
       const applied = await migrate(client, where);
       if (applied.length > 0) options.log('info', `${where}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
