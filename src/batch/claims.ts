@@ -66,6 +66,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
     if (job.action === 'submit') sending.add(job.key);
     const p = input
       .start(job)
+      .catch((err: unknown) => {
+        // The journal could not be written (its database gone past the wait): the run stops with that error.
+        failure ??= { err };
+      })
       .finally(() => {
         sending.delete(job.key);
         running.delete(p);
@@ -79,6 +83,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
 
   let queue = [...input.jobs];
   let waiting: Job[] = [];
+  let failure: { err: unknown } | undefined;
+  const rethrow = (): void => {
+    if (failure) throw failure.err;
+  };
 
   async function run(): Promise<Array<{ job: Job; holder: string | undefined }>> {
     const shared = state.shared;
@@ -88,6 +96,7 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
     let round = 0;
     let rechecking = false;
     for (;;) {
+      rethrow();
       if (input.stopped()) {
         // No new claims: the pipeline settles each remaining job as not submitted (or polls
         // one submitted earlier, which costs nothing) without sending anything.
@@ -146,7 +155,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
       // Full: wait for a send to end or a document to settle.
       await nextWake();
     }
-    while (running.size > 0) await Promise.race(running);
+    while (running.size > 0) {
+      await Promise.race(running);
+      rethrow();
+    }
     if (waiting.length === 0) return [];
     const holders = await state.holders(waiting.map((j) => j.key)).catch(() => new Map<string, string>());
     return waiting.map((job) => ({ job, holder: holders.get(job.key) }));

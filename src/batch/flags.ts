@@ -24,6 +24,7 @@ export type RunFlags = {
   /** A path or a postgres:// URL, or false for --no-state. */
   state?: string | false;
   lease?: string;
+  stateWait?: string;
   fresh?: boolean;
   retryFailed?: boolean;
   ignore?: string[];
@@ -55,6 +56,7 @@ export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string
     poll: pollPolicyFromFlags(flags),
     state: flags.state === false ? null : (flags.state ?? DEFAULT_STATE),
     leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : parseLease(flags.lease),
+    stateWaitMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait'),
     fresh: flags.fresh === true,
     retryFailed: flags.retryFailed === true,
     dryRun: flags.dryRun === true,
@@ -83,6 +85,9 @@ export function pollPolicyFromFlags(flags: Pick<RunFlags, (typeof POLL_FLAGS)[nu
 
 /** How long a shared journal's claim lasts without renewal; the holder renews it every third of that. */
 export const DEFAULT_LEASE_MS = 30_000;
+
+/** How long a run waits for an unreachable state database before it stops (exit 6). */
+export const DEFAULT_STATE_WAIT_MS = 60_000;
 
 function parseLease(text: string): number {
   const ms = parseDuration(text, '--lease');

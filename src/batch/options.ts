@@ -20,6 +20,8 @@ export type BatchOptions = {
   state: string | null;
   /** A shared journal's claim lasts this long without renewal (--lease). */
   leaseMs: number;
+  /** How long an unreachable state database is waited for (--state-wait). */
+  stateWaitMs: number;
   fresh: boolean;
   retryFailed: boolean;
   dryRun: boolean;

@@ -49,7 +49,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     if (spec?.kind === 'postgres' && options.fresh) {
       throw new ExtractError('usage', '--fresh with a shared journal (postgres://) would make the workers redo and pay again for each other\'s documents: use a new database for a new batch');
     }
-    const journal = spec === null ? memoryState() : await openState(spec, { readOnly: options.dryRun, leaseMs: options.leaseMs, log, lock: deps.lock });
+    const journal = spec === null ? memoryState() : await openState(spec, { readOnly: options.dryRun, leaseMs: options.leaseMs, outageMs: options.stateWaitMs, log, lock: deps.lock });
     state = journal;
     let replay: Replay = { known: new Map(), skipped: 0, torn: false };
     if (spec !== null && !options.fresh) replay = await journal.replay();

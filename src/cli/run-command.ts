@@ -41,6 +41,7 @@ export function registerRun(program: Command): void {
     .option('--poll-timeout <duration>', 'give up polling a document after this long (exit 5; a rerun resumes)', '15m')
     .option('--state <file|url>', 'the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL)', '.extract-state.jsonl')
     .option('--lease <duration>', 'with a postgres:// journal: how long a worker holds a document without renewing (renewed every third)', '30s')
+    .option('--state-wait <duration>', 'with a postgres:// journal: how long to wait for the database when it is unreachable (then exit 6)', '60s')
     .option('--no-state', 'keep no journal (a rerun sends everything again)')
     .option('--fresh', 'ignore what earlier runs recorded')
     .option('--retry-failed', 'send again the documents that failed in earlier runs')

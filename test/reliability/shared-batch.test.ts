@@ -159,4 +159,23 @@ describe('many workers, one batch (PostgreSQL)', () => {
     await expectChargedOnce(s);
     console.log(`database restart mid-batch: worker exits ${exits.join(', ')}`);
   }, 180_000);
+
+  it('the database gone past --state-wait: the workers stop with exit 6 and a clear message; a rerun once it is back converges, each document charged once', async () => {
+    const s = await setup(24, 150);
+    const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
+    const workers = [0, 1].map((i) => spawnCli(workerArgs(s, i, ['--state-wait', '2s']), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) }, cwd: workerCwd(s, i) }));
+    await workers[0]!.waitFor(/\[\d+\/\d+\] .*completed/, 60_000);
+    pgServer.crash();
+    const exits = await Promise.all(workers.map((w) => w.child.then((r) => r.exitCode)));
+    pgServer.start();
+    const stderr = workers.map((w) => w.stderr()).join('\n---\n');
+    expect(exits, stderr).toEqual([6, 6]);
+    expect(stderr).toMatch(/the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1:\d+\/\w+ has been unreachable for \d+ s .*: stopped; nothing recorded is lost, rerun the same command when it is back/);
+    expect(stderr).not.toMatch(/unexpected error|at .*\.js:\d+/); // a message, not a stack
+    expect(stderr).not.toContain(PG_PASSWORD);
+    const rerun = await extract(workerCwd(s, 0), s.url, workerArgs(s, 0, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }) });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expectWholeBatch(s, 0);
+    await expectChargedOnce(s);
+  }, 180_000);
 });

@@ -20,7 +20,7 @@ import { migrate } from './schema.ts';
  * document; every other fact is true whoever writes it, and is always written.
  */
 
-/** How long the database may be unreachable before the run stops with a clear message. */
+/** How long the database may be unreachable before the run stops with a clear message (--state-wait). */
 export const DEFAULT_OUTAGE_MS = 60_000;
 
 export async function openPostgresState(url: string, options: OpenStateOptions): Promise<StateJournal> {
