@@ -40,7 +40,8 @@ function monthOf(word: string): number | undefined {
 
 /** The ISO date `text` writes, or null when it writes none or is ambiguous. */
 export function parseDate(text: string, order?: DateOrder): string | null {
-  const t = text.trim().replace(WEEKDAY, '').replace(/\s+/g, ' ');
+  // "August 3 , 2014": a space before the comma, as some generators set it.
+  const t = text.trim().replace(WEEKDAY, '').replace(/\s+/g, ' ').replace(/ ,/g, ',');
   let m = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$/.exec(t);
   if (m) return iso(Number(m[1]), Number(m[2]), Number(m[3]));
 

@@ -109,7 +109,35 @@ function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafV
   }
   if (values.size !== 1) return { value: null, at: undefined };
   if (field.type === 'date' && vetoed(path, found.value, doc)) return { value: null, at: undefined };
+  if (best < 2 && typeof found.value === 'number' && !dueAgrees(found.value, all, field, doc)) return { value: null, at: undefined };
   return found;
+}
+
+/**
+ * A total with an amount due that differs ("Total TTC 671,15", "Solde à payer 470,15") is
+ * kept only when the document prints the difference (a deposit of 201,00): two totals that
+ * disagree for no reason the page shows make the field null.
+ */
+function dueAgrees(total: number, all: Candidate[], field: LeafField, doc: Doc): boolean {
+  const dues = new Set<number>();
+  for (const c of all) {
+    if (c.tier !== 2) continue;
+    const v = parseValue(field.type, c.text, doc.hints);
+    if (typeof v === 'number' && Math.abs(v - total) >= 0.005) dues.add(v);
+  }
+  if (dues.size === 0) return true;
+  if (dues.size > 1) return false;
+  const [due = 0] = dues;
+  const gap = Math.abs(total - due);
+  for (const sl of doc.scope) {
+    for (const cell of sl.cells) {
+      for (const m of cell.text.matchAll(/-?\(?[\d][\d.,' \u00a0]*\d\)?/g)) {
+        const v = parseValue('decimal', m[0], doc.hints);
+        if (typeof v === 'number' && Math.abs(Math.abs(v) - gap) < 0.005) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /** An identifier field: cut what follows the identifier ("vom 05.03.2018"). */

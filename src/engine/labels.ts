@@ -76,7 +76,7 @@ function indexWord(word: string): string {
 function tokens(text: string): Token[] {
   const out: Token[] = [];
   const parens = [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const);
-  for (const m of text.matchAll(/[\p{L}\p{N}]+|#|№|[nN][º°]/gu)) {
+  for (const m of text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)) {
     if (parens.some(([a, b]) => m.index > a && m.index < b)) continue;
     out.push({ word: normaliseWord(m[0]) === '№' ? '#' : normaliseWord(m[0]), start: m.index, end: m.index + m[0].length });
   }

@@ -21,8 +21,8 @@ const CURRENCY_CODES = new Set([
 ]);
 
 /**
- * Symbols that name exactly one currency. "$" (USD, CAD, AUD, MXN, ...), "¥" (JPY or CNY)
- * and "kr" (SEK, NOK, DKK) name several, so alone they ground no currency.
+ * Symbols that name exactly one currency. "$" (USD, CAD, AUD, MXN, ...), "¥" (JPY or CNY),
+ * "kr" (SEK, NOK, DKK) and "Rs" (INR, PKR, LKR, NPR) name several, so alone they ground no currency.
  */
 const CURRENCY_SYMBOLS: Record<string, string> = {
   '€': 'EUR', '£': 'GBP', '₹': 'INR', '₩': 'KRW', '₺': 'TRY', 'zł': 'PLN', 'Kč': 'CZK',
@@ -30,7 +30,7 @@ const CURRENCY_SYMBOLS: Record<string, string> = {
   'HK$': 'HKD', 'S$': 'SGD', 'R$': 'BRL', 'CHF': 'CHF', 'Fr.': 'CHF',
 };
 /** Marks that say "money" around an amount without naming one currency. */
-const AMBIGUOUS_SYMBOLS = ['$', '¥', 'kr'];
+const AMBIGUOUS_SYMBOLS = ['$', '¥', 'kr', 'Rs', 'Rs.'];
 
 const MONEY_MARK = new RegExp(
   [...Object.keys(CURRENCY_SYMBOLS), ...AMBIGUOUS_SYMBOLS, ...CURRENCY_CODES]

@@ -2,7 +2,7 @@ import type { Vocabulary } from './types.ts';
 
 export const FR: Vocabulary = {
   invoice_number: { labels: ['Numéro de facture', 'N° de facture', 'Facture N°', 'Facture No', 'Facture Numéro', 'N° facture', 'Avoir N°', 'Numéro d\'avoir', 'Référence facture'] },
-  invoice_date: { labels: ['Date de facture', 'Date de la facture', 'Date facture', 'Date d\'émission', 'Date d\'avoir', 'Facture du', 'Date de facturation'] },
+  invoice_date: { labels: ['Date de facture', 'Date de la facture', 'Date facture', 'Date d\'émission', 'Date d\'avoir', 'Facture du', 'Date de facturation'], fallback: ['Date'] },
   due_date: { labels: ['Date d\'échéance', 'Échéance', 'Date limite de paiement', 'À payer avant le'] },
   delivery_date: { labels: ['Date de livraison', 'Livraison le', 'Date de prestation'] },
   order_date: { labels: ['Date de commande'] },

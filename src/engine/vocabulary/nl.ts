@@ -2,7 +2,7 @@ import type { Vocabulary } from './types.ts';
 
 export const NL: Vocabulary = {
   invoice_number: { labels: ['Factuurnummer', 'Factuur Nr', 'Factuurnr', 'Creditnota Nr', 'Creditnotanummer'] },
-  invoice_date: { labels: ['Factuurdatum', 'Datum factuur', 'Factuur datum', 'Uitgiftedatum'] },
+  invoice_date: { labels: ['Factuurdatum', 'Datum factuur', 'Factuur datum', 'Uitgiftedatum'], fallback: ['Datum'] },
   due_date: { labels: ['Vervaldatum', 'Uiterste betaaldatum', 'Te betalen voor', 'Betalen voor'] },
   delivery_date: { labels: ['Leverdatum', 'Leveringsdatum'] },
   order_date: { labels: ['Besteldatum', 'Orderdatum'] },
