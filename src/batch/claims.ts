@@ -74,7 +74,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
         sending.delete(job.key);
         running.delete(p);
         // A document lost to another worker (past its lease) is waited for like any held one.
-        if (state.lost(job.key)) waiting.push(job);
+        if (state.lost(job.key)) {
+          input.log('warn', `${job.input.file}: another worker took it over (this one held it past its lease); not sent from here, waiting for its outcome`);
+          waiting.push(job);
+        }
         else void state.release([job.key]).catch((err) => input.log('warn', `could not release ${job.input.file} in ${state.where}: ${err instanceof Error ? err.message : String(err)}`));
         wake();
       });

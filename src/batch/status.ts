@@ -99,8 +99,8 @@ export function statusLines(view: StatusView): string[] {
   return lines;
 }
 
-export async function runStatus(options: { state: string; json: boolean; leaseMs: number }, deps: { cwd: string; stdout: Writable; log: Log }): Promise<StatusView> {
-  const state = await openState(parseStateSpec(options.state, deps.cwd), { readOnly: true, leaseMs: options.leaseMs, log: deps.log });
+export async function runStatus(options: { state: string; json: boolean; leaseMs: number; outageMs?: number }, deps: { cwd: string; stdout: Writable; log: Log }): Promise<StatusView> {
+  const state = await openState(parseStateSpec(options.state, deps.cwd), { readOnly: true, leaseMs: options.leaseMs, outageMs: options.outageMs, log: deps.log });
   try {
     const view = statusOf(state.where, await state.history());
     deps.stdout.write(options.json ? `${JSON.stringify(view, null, 2)}\n` : `${statusLines(view).join('\n')}\n`);

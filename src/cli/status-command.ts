@@ -10,15 +10,18 @@ export function registerStatus(program: Command): void {
     .description("show a batch from its journal: documents by outcome, pages charged, each worker, the oldest still processing")
     .option('--state <file|url>', 'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then .extract-state.jsonl)')
     .option('--json', 'print the view as JSON')
+    .option('--state-wait <duration>', 'how long to wait for an unreachable database (then exit 6)', '60s')
     .addHelpText(
       'after',
       `
 Examples:
   extract status --state "$EXTRACT_STATE_URL"
   extract status --state postgres://extract@db.internal/nightly --json | jq .workers
+
+Exit codes: 0 shown, 2 usage, 6 the database could not be used.
 `,
     )
-    .action(async (flags: { state?: string; json?: boolean }) => {
+    .action(async (flags: { state?: string; json?: boolean; stateWait?: string }) => {
       const { statusFromCli } = await import('../batch/status-cli.ts');
       process.exitCode = await statusFromCli(flags, process.env);
     });

@@ -178,4 +178,29 @@ describe('many workers, one batch (PostgreSQL)', () => {
     expectWholeBatch(s, 0);
     await expectChargedOnce(s);
   }, 180_000);
+
+  it('a worker paused past its lease (SIGSTOP) loses its documents to another and, woken, sends none of them again', async () => {
+    const s = await setup(20, 200);
+    const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
+    const sleeper = spawnCli(workerArgs(s, 0, ['--lease', '1s', '-c', '4']), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }, cwd: workerCwd(s, 0) });
+    await sleeper.waitFor(/\[\d+\/\d+\] .*completed/, 60_000);
+    sleeper.child.kill('SIGSTOP');
+    const other = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--lease', '1s']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }) });
+    sleeper.child.kill('SIGCONT');
+    const sleeperExit = (await sleeper.child).exitCode;
+    expect(other.stderr).toMatch(/taken over from worker/);
+    // Woken, the sleeper may finish what it had in flight, but sends nothing the other took.
+    expect([0, 1]).toContain(other.exitCode);
+    expect([0, 1]).toContain(sleeperExit);
+    const { reserves } = await chargesBySha(s.url);
+    expect(reserves.size).toBe(20);
+    expect([...reserves.values()].every((r) => r === 1), JSON.stringify([...reserves.values()])).toBe(true);
+    if (other.exitCode !== 0 || sleeperExit !== 0) {
+      const rerun = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }) });
+      expect(rerun.exitCode, rerun.stderr).toBe(0);
+    }
+    await expectChargedOnce(s);
+    const refused = (sleeper.stderr().match(/another worker took it over/g) ?? []).length;
+    console.log(`paused worker: exits ${sleeperExit} (woken) and ${other.exitCode} (the other); ${refused} claimed documents refused to the woken worker; 20 documents, 1 reserve each`);
+  }, 180_000);
 });
