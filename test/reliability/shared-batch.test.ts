@@ -132,6 +132,11 @@ describe('many workers, one batch (PostgreSQL)', () => {
       for (const i of [1, 2]) expectWholeBatch(s, i);
     }
     await expectChargedOnce(s);
+    // extract status: the dead worker is gone (never finished, no longer seen); the others finished.
+    const status = await extract(s.root, s.url, ['status', '--state', s.state, '--json'], { env: cleanEnv(env) });
+    const workers = (JSON.parse(status.stdout) as { workers: Array<{ finished: string | null; alive: boolean }> }).workers;
+    expect(workers.filter((w) => w.finished === null && !w.alive)).toHaveLength(1);
+    expect(workers.filter((w) => w.finished !== null)).toHaveLength(workers.length - 1);
     console.log(`SIGKILLed worker: ${taken} documents taken over by the others; exits ${runs.map((r) => r.exitCode).join(', ')}; 30 documents charged once each`);
   }, 180_000);
 

@@ -44,7 +44,7 @@ export async function openPostgresState(url: string, options: OpenStateOptions):
     });
     if (options.readOnly) return new PostgresState(db, where, 'dry-run', options, 0);
     const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
-    await db.query('register this worker', 'INSERT INTO extract_workers (id, host, pid) VALUES ($1, $2, $3)', [worker, hostname(), process.pid]);
+    await db.query('register this worker', 'INSERT INTO extract_workers (id, host, pid, lease_ms) VALUES ($1, $2, $3, $4)', [worker, hostname(), process.pid, Math.round(options.leaseMs)]);
     return new PostgresState(db, where, worker, options, options.leaseMs);
   } catch (err) {
     await pool.end().catch(() => undefined);
@@ -131,7 +131,7 @@ class PostgresState implements StateJournal {
          UPDATE extract_claims c SET worker = $2, expires = now() + $4 * interval '1 millisecond', claimed_at = now()
            FROM free WHERE c.key = free.key
          RETURNING c.key, CASE WHEN free.before IS DISTINCT FROM $2 THEN free.before END AS taken_from`,
-        [sorted, this.worker, Math.floor(max), this.#leaseMs],
+        [sorted, this.worker, Math.min(Math.floor(max), sorted.length), this.#leaseMs],
       );
       if (won.rows.length === 0) return [];
       const facts = await client.query<{ key: string; id: string; body: unknown; worker: string | null }>(
@@ -182,8 +182,7 @@ class PostgresState implements StateJournal {
     const workers = await this.#db.query<{ id: string; host: string; pid: number; started: string; seen: string; finished: string | null; alive: boolean; holding: number }>(
       'read the workers',
       `SELECT w.id, w.host, w.pid, to_json(w.started_at)#>>'{}' AS started, to_json(w.seen_at)#>>'{}' AS seen, to_json(w.finished_at)#>>'{}' AS finished,
-              (w.finished_at IS NULL AND EXISTS (SELECT 1 FROM extract_claims c WHERE c.worker = w.id AND c.expires > now())
-                 OR w.finished_at IS NULL AND w.seen_at > now() - interval '5 minutes') AS alive,
+              (w.finished_at IS NULL AND w.seen_at > now() - w.lease_ms * interval '1 millisecond') AS alive,
               (SELECT count(*)::int FROM extract_claims c WHERE c.worker = w.id AND c.expires > now()) AS holding
          FROM extract_workers w ORDER BY w.started_at`,
     );

@@ -37,7 +37,8 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
         pid integer NOT NULL,
         started_at timestamptz NOT NULL DEFAULT now(),
         seen_at timestamptz NOT NULL DEFAULT now(),
-        finished_at timestamptz
+        finished_at timestamptz,
+        lease_ms integer NOT NULL DEFAULT 30000
       );
     `,
   },
