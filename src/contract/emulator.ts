@@ -81,6 +81,20 @@ export const AppDocument = z.object({
 });
 export type AppDocument = z.infer<typeof AppDocument>;
 
+/** Where a value stands in the document: its page (from 1) and box [x0, top, x1, bottom] in PDF points, origin top left. */
+export const Place = z.strictObject({ page: z.number().int().positive(), box: z.tuple([z.number(), z.number(), z.number(), z.number()]) });
+/** Where each grounded value was found, by path ("total", "vendor.name", "line_items[0].amount"). */
+export const Grounding = z.record(z.string(), Place);
+export type Grounding = z.infer<typeof Grounding>;
+
+/**
+ * One document on the emulator's own surface (GET /_emulator/documents/{id}): the list's
+ * facts and, once completed, where each value was found. The public API's results never
+ * carry it; the hosted service shows no such thing (spec: not shown).
+ */
+export const AppDocumentDetail = AppDocument.extend({ grounding: Grounding.nullable(), file_url: z.string() });
+export type AppDocumentDetail = z.infer<typeof AppDocumentDetail>;
+
 export const DocumentsPage = z.object({ total: z.number().int(), offset: z.number().int(), documents: z.array(AppDocument) });
 
 export const DocumentsQuery = z.object({

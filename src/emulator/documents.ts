@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { DocumentBody, DocumentStatus, Results, SourceType } from '../contract/index.ts';
+import { Grounding as GroundingSchema } from '../contract/index.ts';
+import type { DocumentBody, DocumentStatus, Grounding, Results, SourceType } from '../contract/index.ts';
 
 /** Documents (spec, "Document" and "States and transitions"), as rows of the store. */
 export type DocumentRow = {
@@ -16,18 +17,20 @@ export type DocumentRow = {
   sha256: string;
   page_count: number | null;
   results: Results | null;
+  /** Where the engine found each value (page and box): the emulator's own surface shows it, the API never does. */
+  grounding: Grounding | null;
   error: string | null;
   created_at: number;
   finished_at: number | null;
 };
 
-type RawRow = Omit<DocumentRow, 'results'> & { results: string | null };
+type RawRow = Omit<DocumentRow, 'results' | 'grounding'> & { results: string | null; grounding: string | null };
 
 export type Documents = {
-  insert(doc: Omit<DocumentRow, 'status' | 'results' | 'error' | 'finished_at'> & { status?: DocumentStatus; error?: string | null }): void;
+  insert(doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'> & { status?: DocumentStatus; error?: string | null }): void;
   get(documentId: string): DocumentRow | undefined;
   /** processing -> completed; false when the document was no longer processing (a late result is dropped). */
-  complete(documentId: string, pageCount: number, results: Results, atMs: number): boolean;
+  complete(documentId: string, pageCount: number, results: Results, atMs: number, grounding?: Grounding): boolean;
   /** processing -> error; false when it was no longer processing. */
   fail(documentId: string, error: string, atMs: number): boolean;
   processing(): DocumentRow[];
@@ -44,14 +47,18 @@ export function createDocuments(db: DatabaseSync): Documents {
   );
   const byId = db.prepare('SELECT * FROM documents WHERE document_id = ?');
   const complete = db.prepare(
-    `UPDATE documents SET status = 'completed', page_count = ?, results = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
+    `UPDATE documents SET status = 'completed', page_count = ?, results = ?, grounding = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
   );
   const fail = db.prepare(
     `UPDATE documents SET status = 'error', error = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
   );
   const attempt = db.prepare('UPDATE documents SET attempts = attempts + 1 WHERE document_id = ? RETURNING attempts');
   const processing = db.prepare(`SELECT * FROM documents WHERE status = 'processing' ORDER BY created_at, document_id`);
-  const decode = ({ attempts: _attempts, ...r }: RawRow & { attempts?: number }): DocumentRow => ({ ...r, results: r.results === null ? null : (JSON.parse(r.results) as Results) });
+  const decode = ({ attempts: _attempts, ...r }: RawRow & { attempts?: number }): DocumentRow => ({
+    ...r,
+    results: r.results === null ? null : (JSON.parse(r.results) as Results),
+    grounding: r.grounding === null || r.grounding === undefined ? null : GroundingSchema.parse(JSON.parse(r.grounding)),
+  });
 
   return {
     insert(doc) {
@@ -67,8 +74,8 @@ export function createDocuments(db: DatabaseSync): Documents {
       const r = byId.get(documentId) as RawRow | undefined;
       return r && decode(r);
     },
-    complete(documentId, pageCount, results, atMs) {
-      return complete.run(pageCount, JSON.stringify(results), atMs, documentId).changes === 1;
+    complete(documentId, pageCount, results, atMs, grounding) {
+      return complete.run(pageCount, JSON.stringify(results), grounding === undefined ? null : JSON.stringify(grounding), atMs, documentId).changes === 1;
     },
     fail(documentId, error, atMs) {
       return fail.run(error, atMs, documentId).changes === 1;

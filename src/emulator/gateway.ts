@@ -100,7 +100,7 @@ export function createGateway(input: {
   };
 
   /** Creates the document and reserves its pages in one transaction: both land, or neither. */
-  const accept = (doc: Omit<DocumentRow, 'status' | 'results' | 'error' | 'finished_at'>, also?: () => void) => {
+  const accept = (doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'>, also?: () => void) => {
     transaction(store.db, () => {
       documents.insert(doc);
       also?.();

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import type { EmulatorConfig, ParserConfig, Results } from '../contract/index.ts';
-import { EngineError, type Engine } from '../engine/types.ts';
+import { EngineError, type Engine, type Grounding } from '../engine/types.ts';
 import type { EmulatorDeps } from './clock.ts';
 import type { DocumentRow, Documents } from './documents.ts';
 import type { Ledger } from './ledger.ts';
@@ -14,7 +14,8 @@ import { transaction, type Store } from './store.ts';
  * are awaited by their request. Nothing here knows HTTP.
  */
 export type Outcome =
-  | { status: 'completed'; pageCount: number; results: Results }
+  /** grounding: where each value was found, kept for the emulator's own surface only. */
+  | { status: 'completed'; pageCount: number; results: Results; grounding?: Grounding }
   /** unreadable: the document's fault (corrupt, encrypted...); internal: the emulator's. */
   | { status: 'error'; error: string; cause: 'unreadable' | 'internal' };
 
@@ -84,7 +85,7 @@ export function createProcessor(input: {
     const changed = transaction(store.db, () => {
       const done =
         outcome.status === 'completed'
-          ? documents.complete(documentId, outcome.pageCount, outcome.results, deps.now())
+          ? documents.complete(documentId, outcome.pageCount, outcome.results, deps.now(), outcome.grounding)
           : documents.fail(documentId, outcome.error, deps.now());
       if (done && outcome.status === 'error') ledger.refund(documentId, deps.now());
       if (done) onFinishedInTransaction?.(documents.get(documentId)!);
@@ -116,7 +117,7 @@ export function createProcessor(input: {
           error: `the document read as ${out.pageCount} pages during extraction but ${doc.page_count} when it was counted; its page tree is damaged: re-save the file and submit it again (refunded)`,
         };
       }
-      return { status: 'completed', pageCount: out.pageCount, results: out.results };
+      return { status: 'completed', pageCount: out.pageCount, results: out.results, grounding: out.grounding };
     } catch (err) {
       if (signal?.aborted) return { status: 'error', cause: 'internal', error: reasonOf(signal) };
       if (err instanceof EngineError) return { status: 'error', cause: 'unreadable', error: err.message };

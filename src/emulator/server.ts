@@ -109,7 +109,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   await app.register(arrivalRoutes({ gateway, parsers, inbound }));
   await app.register(appRoutes());
   await app.register(faultRoutes(faults));
-  await app.register(emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps }));
+  await app.register(emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps, blobDir: store.blobDir }));
 
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 8787 });

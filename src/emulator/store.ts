@@ -125,6 +125,7 @@ export function openStore(options: { dataDir?: string | undefined; inMemory?: bo
 function migrate(db: DatabaseSync): void {
   const columns = (db.prepare('PRAGMA table_info(documents)').all() as Array<{ name: string }>).map((c) => c.name);
   if (!columns.includes('attempts')) db.exec('ALTER TABLE documents ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
+  if (!columns.includes('grounding')) db.exec('ALTER TABLE documents ADD COLUMN grounding TEXT');
 }
 
 /** Runs `fn` in one transaction: all of its writes land, or none. */

@@ -1,5 +1,7 @@
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { DeliveriesQuery, DocumentsQuery, EMULATOR_PREFIX, RecoverRequest, TopUpRequest, type AppDocument, type ParserConfig } from '../../contract/index.ts';
+import { DeliveriesQuery, DocumentsQuery, EMULATOR_PREFIX, RecoverRequest, TopUpRequest, type AppDocument, type AppDocumentDetail, type ParserConfig } from '../../contract/index.ts';
 import type { DocumentRow, Documents } from '../documents.ts';
 import { ServiceError } from '../errors.ts';
 import type { EmulatorDeps } from '../clock.ts';
@@ -21,6 +23,9 @@ const appDocument = (d: DocumentRow): AppDocument => ({
   finished_at: d.finished_at === null ? null : new Date(d.finished_at).toISOString(),
 });
 
+/** Types the app's document view shows (PDF pages through pdfjs, images as images). */
+const VIEWABLE = new Set(['application/pdf', 'image/png', 'image/jpeg']);
+
 /** A secret shown as its first characters and a mask: enough to tell two apart, not to use. */
 const mask = (secret: string) => `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…${secret.length > 16 ? secret.slice(-4) : ''}`;
 
@@ -28,8 +33,8 @@ const mask = (secret: string) => `${secret.slice(0, Math.min(4, Math.floor(secre
  * The emulator's own surface under /_emulator/, outside the emulated API: for people
  * and for tests of users' pipelines. It needs no API key (the server binds loopback).
  */
-export function emulatorRoutes(input: { ledger: Ledger; documents: Documents; webhooks: Webhooks; parsers: readonly ParserConfig[]; deps: EmulatorDeps }) {
-  const { ledger, documents, webhooks, parsers, deps } = input;
+export function emulatorRoutes(input: { ledger: Ledger; documents: Documents; webhooks: Webhooks; parsers: readonly ParserConfig[]; deps: EmulatorDeps; blobDir: string }) {
+  const { ledger, documents, webhooks, parsers, deps, blobDir } = input;
   return async (app: FastifyInstance) => {
     app.get(`${EMULATOR_PREFIX}/health`, async () => ({ ok: true }));
     app.get(`${EMULATOR_PREFIX}/ledger`, async () => ledger.body());
@@ -44,10 +49,29 @@ export function emulatorRoutes(input: { ledger: Ledger; documents: Documents; we
       const { total, documents: rows } = documents.page(q);
       return { total, offset: q.offset, documents: rows.map(appDocument) };
     });
-    app.get<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/documents/:id`, async (request) => {
+    app.get<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/documents/:id`, async (request): Promise<AppDocumentDetail> => {
       const doc = documents.get(request.params.id);
       if (!doc) throw new ServiceError('not_found', `no document ${JSON.stringify(request.params.id.slice(0, 80))}`);
-      return appDocument(doc);
+      return {
+        ...appDocument(doc),
+        grounding: doc.status === 'completed' ? doc.grounding : null,
+        file_url: `${EMULATOR_PREFIX}/documents/${encodeURIComponent(doc.document_id)}/file`,
+      };
+    });
+    // The stored bytes, for the app's page view. Only types a browser shows safely are served
+    // inline; anything else is an attachment. The sandbox keeps any active content inert.
+    app.get<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/documents/:id/file`, async (request, reply) => {
+      const doc = documents.get(request.params.id);
+      if (!doc) throw new ServiceError('not_found', `no document ${JSON.stringify(request.params.id.slice(0, 80))}`);
+      const inline = VIEWABLE.has(doc.mime_type.split(';')[0]?.trim().toLowerCase() ?? '');
+      reply.headers({
+        'content-type': inline ? doc.mime_type : 'application/octet-stream',
+        'content-disposition': inline ? 'inline' : 'attachment',
+        'content-security-policy': "sandbox; default-src 'none'",
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      });
+      return reply.send(createReadStream(join(blobDir, doc.blob)));
     });
 
     app.get(`${EMULATOR_PREFIX}/parsers`, async () => ({
