@@ -37,8 +37,9 @@ export async function withTarget<T>(
   const { resolveSettings, requireSettings, resolveStateUrl, ENV_API_KEY, ENV_BASE_URL, ENV_STATE_URL } = await import('../config/settings.ts');
   // The config store (conf, with ajv and semver behind it) loads only when flags and
   // environment leave something to look up: cron jobs and CI steps usually set all of them.
-  const complete =
-    (flags.apiKey ?? env[ENV_API_KEY]) !== undefined && (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined && (options.lookUpState !== true || !!env[ENV_STATE_URL]);
+  // A shared journal's URL in the store is looked for only when the store's file mentions one.
+  const stateToFind = options.lookUpState === true && !env[ENV_STATE_URL] && (await import('../config/store-path.ts')).storeMayHold(env, 'state_url');
+  const complete = (flags.apiKey ?? env[ENV_API_KEY]) !== undefined && (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined && !stateToFind;
   const store = complete ? { get: () => undefined } : (await import('../config/store.ts')).openConfigStore({ env });
   const settings = resolveSettings({ flags, env, store });
   const stateUrl = options.lookUpState === true ? resolveStateUrl(env, store) : undefined;

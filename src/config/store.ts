@@ -1,7 +1,9 @@
 import Conf from 'conf';
 import { z } from 'zod';
 import { ExtractError } from '../errors.ts';
-import { CONFIG_KEYS, type ConfigKey, ENV_CONFIG_DIR, type Env, type SettingsStore } from './settings.ts';
+import { dirname } from 'node:path';
+import { CONFIG_KEYS, type ConfigKey, type Env, type SettingsStore } from './settings.ts';
+import { configFilePath } from './store-path.ts';
 
 /**
  * The user's config store (conf): one JSON file readable by its owner only (mode 0600),
@@ -24,7 +26,8 @@ type StoredConfig = z.infer<typeof StoredConfig>;
 
 export function openConfigStore(options: { dir?: string | undefined; env?: Env } = {}): ConfigStore {
   const env = options.env ?? process.env;
-  const dir = options.dir ?? (env[ENV_CONFIG_DIR] || undefined);
+  // One place decides the file's path (store-path.ts), so a cheap look at it and conf agree.
+  const dir = options.dir ?? dirname(configFilePath(env));
   const conf = _guard(
     () =>
       new Conf<StoredConfig>({
@@ -32,9 +35,9 @@ export function openConfigStore(options: { dir?: string | undefined; env?: Env }
         projectSuffix: '',
         configFileMode: CONFIG_FILE_MODE,
         accessPropertiesByDotNotation: false,
-        ...(dir === undefined ? {} : { cwd: dir }),
+        cwd: dir,
       }),
-    dir ?? 'the config directory',
+    dir,
   );
   const read = (): StoredConfig => {
     const parsed = StoredConfig.safeParse(_guard(() => conf.store, conf.path));

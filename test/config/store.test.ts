@@ -52,3 +52,18 @@ describe('config store', () => {
     expect(() => openConfigStore({ dir }).get('api_key')).toThrow(/not text/);
   });
 });
+
+describe('config store: a look without conf', () => {
+  it('config: storeMayHold finds state_url where conf keeps it, and says no when the file or the key is absent', async () => {
+    const { configFilePath, storeMayHold } = await import('../../src/config/store-path.ts');
+    const dir = await configDir();
+    const env = { EXTRACT_CONFIG_DIR: dir };
+    expect(storeMayHold(env, 'state_url')).toBe(false); // no file yet
+    const store = openConfigStore({ env });
+    expect(configFilePath(env)).toBe(store.path);
+    store.set('api_key', KEY);
+    expect(storeMayHold(env, 'state_url')).toBe(false);
+    store.set('state_url', 'postgres://u:p@h/db');
+    expect(storeMayHold(env, 'state_url')).toBe(true);
+  });
+});
