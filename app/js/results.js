@@ -18,6 +18,22 @@ export function countNulls(fields, values) {
   return n;
 }
 
+/** The leaves (and null Object or Table fields) the engine could not ground: path and label, in order. */
+export function nullPaths(fields, values, prefix = '', labels = '') {
+  const out = [];
+  for (const f of fields) {
+    const v = values?.[f.name];
+    const path = prefix + f.name;
+    const label = labels + labelOf(f);
+    if (v === null || v === undefined) out.push({ path, label });
+    else if (f.type === 'object') out.push(...nullPaths(f.fields, v, `${path}.`, `${label} › `));
+    else if (f.type === 'table' && Array.isArray(v)) {
+      v.forEach((row, i) => out.push(...nullPaths(f.columns, row, `${path}[${i}].`, `${label} row ${i + 1} › `)));
+    }
+  }
+  return out;
+}
+
 /** One leaf value, written so that null, "" and 0 can never be mistaken for one another. */
 export function leafValue(type, value) {
   if (value === null) return h('span', { class: 'needs-review', dataset: { null: '' }, title: 'The engine could not find this field in the document' }, 'needs review');
@@ -35,8 +51,8 @@ function group(field, body, extra) {
   return h('section', { class: `group group-${field.type}`, dataset: { field: field.name } }, h('h3', {}, labelOf(field), ' ', fieldName(field), extra ?? null), body);
 }
 
-/** A Table field: an array of row objects whose keys are the column names. */
-function tableOf(field, rows) {
+/** A Table field: an array of row objects whose keys are the column names. `path` names it in the grounding. */
+function tableOf(field, rows, path) {
   if (rows === null || rows === undefined) return group(field, h('p', {}, leafValue('table', rows)));
   if (!Array.isArray(rows)) return group(field, h('p', {}, leafValue('table', rows)));
   const count = h('span', { class: 'muted' }, ` ${rows.length} ${rows.length === 1 ? 'row' : 'rows'}`);
@@ -47,13 +63,17 @@ function tableOf(field, rows) {
     { class: 'data result-table', dataset: { field: field.name } },
     h('caption', { class: 'visually-hidden' }, labelOf(field)),
     h('thead', {}, h('tr', {}, field.columns.map((c) => h('th', { scope: 'col', class: numeric(c) ? 'num' : null, title: c.name }, labelOf(c))))),
-    h('tbody', {}, rows.map((row) => h('tr', {}, field.columns.map((c) => h('td', { class: numeric(c) ? 'num' : null }, leafValue(c.type, row?.[c.name])))))),
+    h('tbody', {}, rows.map((row, i) => h('tr', {}, field.columns.map((c) => h('td', { class: numeric(c) ? 'num' : null, dataset: { path: `${path}[${i}].${c.name}` } }, leafValue(c.type, row?.[c.name])))))),
   );
   return group(field, scroller(table, labelOf(field)), count);
 }
 
-/** A list of fields and their values (the top level, or an Object field's members). */
-export function renderFields(fields, values) {
+/**
+ * A list of fields and their values (the top level, or an Object field's members). Each
+ * value carries its path ("vendor.name", "line_items[0].amount") in data-path, which is how
+ * the page view finds the box where it was read.
+ */
+export function renderFields(fields, values, prefix = '') {
   const leaves = [];
   const out = [];
   const flush = () => {
@@ -63,12 +83,12 @@ export function renderFields(fields, values) {
     const value = values?.[field.name];
     if (field.type === 'object') {
       flush();
-      out.push(group(field, value === null || value === undefined ? h('p', {}, leafValue('object', value)) : renderFields(field.fields, value)));
+      out.push(group(field, value === null || value === undefined ? h('p', {}, leafValue('object', value)) : renderFields(field.fields, value, `${prefix}${field.name}.`)));
     } else if (field.type === 'table') {
       flush();
-      out.push(tableOf(field, value));
+      out.push(tableOf(field, value, prefix + field.name));
     } else {
-      leaves.push(h('div', { class: 'field', dataset: { field: field.name } }, h('dt', {}, labelOf(field), ' ', fieldName(field)), h('dd', {}, leafValue(field.type, value))));
+      leaves.push(h('div', { class: 'field', dataset: { field: field.name, path: prefix + field.name } }, h('dt', {}, labelOf(field), ' ', fieldName(field)), h('dd', {}, leafValue(field.type, value))));
     }
   }
   flush();

@@ -1,8 +1,10 @@
-// One document: its facts, its error if it failed, its results laid out by the Field definition.
+// One document: its facts, its error if it failed, its results laid out by the Field definition,
+// beside its pages with a box on each value where the engine read it, and the fields that need review.
 
 import { ApiError, get, getParsers } from '../api.js';
 import { badge, count, h, replace, tickTimes, when } from '../dom.js';
-import { countNulls, renderFields } from '../results.js';
+import { countNulls, nullPaths, renderFields } from '../results.js';
+import { linkHighlights, renderPages } from '../pages.js';
 import { listHref } from './documents.js';
 
 const SOURCES = { upload: 'Upload (application)', api: 'API', email: 'Email', webhook: 'Inbound webhook' };
@@ -64,16 +66,24 @@ export function mount(root, route) {
     } else {
       const fields = parser?.fields ?? [];
       const nulls = countNulls(fields, doc.results);
-      replace(
-        body,
-        h(
-          'section',
-          { class: 'results', 'aria-label': 'Results' },
-          h('div', { class: 'results-head' }, h('h2', {}, 'Results'), nulls ? h('span', { class: 'needs-review' }, `${nulls} ${nulls === 1 ? 'field needs' : 'fields need'} review`) : h('span', { class: 'badge badge-completed' }, 'every field found')),
-          renderFields(fields, doc.results),
-          h('details', { class: 'raw' }, h('summary', {}, 'Raw JSON'), h('pre', {}, JSON.stringify(doc.results, null, 2))),
-        ),
+      const review = nullPaths(fields, doc.results);
+      const list = renderFields(fields, doc.results);
+      const results = h(
+        'section',
+        { class: 'results', 'aria-label': 'Results' },
+        h('div', { class: 'results-head' }, h('h2', {}, 'Results'), nulls ? h('span', { class: 'needs-review' }, `${nulls} ${nulls === 1 ? 'field needs' : 'fields need'} review`) : h('span', { class: 'badge badge-completed' }, 'every field found')),
+        review.length
+          ? h('div', { class: 'review-list' }, h('h3', {}, 'Needs review'), h('ul', {}, review.map((r) => h('li', { dataset: { review: r.path } }, r.label, ' ', h('code', { class: 'field-name' }, r.path)))))
+          : null,
+        list,
+        h('details', { class: 'raw' }, h('summary', {}, 'Raw JSON'), h('pre', {}, JSON.stringify(doc.results, null, 2))),
       );
+      const pages = h('section', { class: 'pages', 'aria-label': 'Pages, with a box on each value found' });
+      replace(body, h('div', { class: 'doc-split' }, pages, results));
+      // A value whose place is known can be focused (Tab) to show its box.
+      for (const el of results.querySelectorAll('[data-path]')) if (doc.grounding?.[el.dataset.path]) el.setAttribute('tabindex', '0');
+      linkHighlights(results, pages);
+      renderPages(pages, doc).catch((err) => pages.append(h('p', { class: 'problem' }, `The pages cannot be shown: ${err.message}`)));
     }
   }
 

@@ -8,6 +8,11 @@ export const APP_ROOT = fileURLToPath(new URL('../../../app/', import.meta.url))
 /** The prefix of the page's assets; the page itself is at `/`. */
 export const APP_PREFIX = '/_app/';
 
+/** pdfjs-dist's browser build, its standard fonts and CMaps, served as they are installed (the page views PDFs with it). */
+export const PDFJS_PREFIX = '/_app/pdfjs/';
+const PDFJS_ROOT = fileURLToPath(new URL('./', import.meta.resolve('pdfjs-dist/package.json')));
+const PDFJS_FILES = /^\/(?:build\/pdf(?:\.worker)?\.min\.mjs|standard_fonts\/[\w.-]+|cmaps\/[\w.-]+)$/;
+
 /**
  * The page only loads its own files and talks to its own origin; data is always
  * written as text, and this policy makes an injected script or style inert anyway.
@@ -33,6 +38,17 @@ export function appRoutes(input: { root?: string } = {}) {
       // A page that follows the installed package: revalidate each load (ETag), never serve a stale module.
       cacheControl: true,
       maxAge: 0,
+      setHeaders: (reply) => reply.headers(SECURITY_HEADERS),
+    });
+    await app.register(fastifyStatic, {
+      root: PDFJS_ROOT,
+      prefix: PDFJS_PREFIX,
+      index: false,
+      decorateReply: false,
+      cacheControl: true,
+      maxAge: 0,
+      // Only the browser build and its data, nothing else of the package.
+      allowedPath: (path) => PDFJS_FILES.test(path),
       setHeaders: (reply) => reply.headers(SECURITY_HEADERS),
     });
     app.get('/', async (_request, reply) => reply.sendFile('index.html'));
