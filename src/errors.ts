@@ -26,6 +26,7 @@ export const EXIT_CODES = {
   auth: 4,
   pending: 5,
   state: 6,
+  unreachable: 7,
   interrupted: 130,
 } as const;
 

@@ -17,6 +17,8 @@ export type WorkThroughInput = {
   /** The documents to submit or resume, one job per content, in input order. */
   jobs: Job[];
   retryFailed: boolean;
+  /** --fresh: every document is sent again (the journal keeps what it knew until it is). */
+  fresh?: boolean | undefined;
   /** -c: sends at once; a shared worker claims a little ahead of it. */
   concurrency: number;
   /** --max-pending: the most documents a shared worker holds at once beyond its sends. */
@@ -129,7 +131,7 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
           const job = byKey.get(claim.key);
           if (!job) continue;
           if (claim.takenFrom !== null) input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
-          const next = replan(job, claim.known, input.retryFailed, claim.concurrent);
+          const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
           byKey.set(job.key, next);
           if (next.action === 'submit' || next.action === 'resume') started.push(next);
           else {

@@ -3,6 +3,7 @@ import { access, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, matchesGlob, relative, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import fg from 'fast-glob';
+import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 
 /** A file to extract: `file` is the path as the user gave it (records and outputs use it). */
@@ -111,12 +112,6 @@ async function readPathList(stdin: Readable | undefined): Promise<string[]> {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '');
-}
-
-function errnoCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const code: unknown = Reflect.get(err, 'code');
-  return typeof code === 'string' ? code : undefined;
 }
 
 function describeFsError(err: unknown): string {

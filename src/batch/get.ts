@@ -46,7 +46,7 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
     records.push({
       file: doc.file_name || id,
       document_id: doc.document_id,
-      status: doc.status === 'completed' ? 'completed' : 'error',
+      status: doc.status === 'processing' ? 'pending' : doc.status,
       page_count: doc.page_count,
       results: doc.results,
       error: doc.status === 'processing' ? `still processing: run "extract get --wait ${doc.document_id}"` : doc.error,

@@ -1,6 +1,7 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { Results } from '../contract/index.ts';
+import { hasErrno } from '../errno.ts';
 import { Route } from '../outputs/record.ts';
 
 /**
@@ -27,6 +28,15 @@ export const SentRequest = z.object({
 });
 export type SentRequest = z.infer<typeof SentRequest>;
 
+/**
+ * What a failure cost, as far as the client can know:
+ * - none: no document was created (nothing sent, or the service refused it before any work)
+ * - uncertain: the extract request may have created a document whose answer was lost
+ * - refunded: the service created the document, which ended in error; its reserve was refunded
+ */
+export const FailureCharge = z.enum(['none', 'uncertain', 'refunded']);
+export type FailureCharge = z.infer<typeof FailureCharge>;
+
 export const JournalFact = z.discriminatedUnion('fact', [
   /**
    * An extract request is about to be sent. Without a later fact, a crash (SIGKILL, power)
@@ -37,8 +47,12 @@ export const JournalFact = z.discriminatedUnion('fact', [
   z.object({ fact: z.literal('sending'), ...Common, route: Route, request: SentRequest.optional() }),
   /** The extract request was answered without creating a document (402, 503...): nothing was charged. */
   z.object({ fact: z.literal('unsent'), ...Common, route: Route }),
-  /** The service returned a document_id: from now on the document is paid for. */
-  z.object({ fact: z.literal('submitted'), ...Common, route: Route, document_id: z.string() }),
+  /**
+   * The service returned a document_id: from now on the document is paid for. Written again
+   * with `page_count` when a run ends with the document still processing and knows its pages:
+   * that run counted them in its "pages charged", so the run that collects it does not.
+   */
+  z.object({ fact: z.literal('submitted'), ...Common, route: Route, document_id: z.string(), page_count: z.number().int().nonnegative().nullable().optional() }),
   z.object({
     fact: z.literal('completed'),
     ...Common,
@@ -53,11 +67,14 @@ export const JournalFact = z.discriminatedUnion('fact', [
     route: Route.nullable(),
     document_id: z.string().nullable(),
     reason: z.string(),
+    /** Whether the same document may succeed on a later try. */
     retryable: z.boolean(),
+    /** What the failure cost (absent in older journals: see chargeOf). */
+    charge: FailureCharge.optional(),
     /** Set when the extract request may have reached the service unanswered: --retry-failed resends it unchanged. */
     request: SentRequest.optional(),
   }),
-  /** --fresh: facts written before this line are ignored. */
+  /** Written by older versions for --fresh: facts before this line are ignored. No longer written. */
   z.object({ fact: z.literal('reset'), at: z.string() }),
 ]);
 export type JournalFact = z.infer<typeof JournalFact>;
@@ -79,7 +96,21 @@ export type Replay = {
   torn: boolean;
 };
 
-/** Replays the journal text: the latest fact of each document wins, a reset forgets all before it. */
+type FailedFact = Extract<KnownState, { fact: 'failed' }>;
+
+/** What a failure cost; older journals did not say, but `request` was always kept when it was uncertain. */
+export function chargeOf(fact: FailedFact): FailureCharge {
+  if (fact.charge !== undefined) return fact.charge;
+  if (fact.request !== undefined) return 'uncertain';
+  return fact.document_id !== null ? 'refunded' : 'none';
+}
+
+/** A failure that left nothing at the service: it adds nothing to what was known before. */
+function costNothing(state: KnownState | undefined): boolean {
+  return state?.fact === 'failed' && chargeOf(state) === 'none';
+}
+
+/** Replays the journal text (see replayer for the rules). */
 export function replayJournal(text: string): Replay {
   const replay = replayer();
   const parsed = parseJournal(text);
@@ -113,15 +144,38 @@ export function parseJournal(text: string): { facts: JournalFact[]; skipped: num
  * The replay, one fact at a time, shared by every journal backend (the JSONL file,
  * PostgreSQL) so that they agree on what a sequence of facts means. Whatever a rule needs to
  * remember beyond the latest state of each document lives in here.
+ *
+ * The latest fact of each document wins, except that a fact saying nothing happened at the
+ * service never erases what an earlier run learned: a --fresh or --retry-failed resend
+ * refused (401, 402, the service's own 500: `unsent`) or never connected (a failure that cost
+ * nothing) leaves a completed, submitted or uncertain document as it was. A legacy reset
+ * forgets all before it.
  */
 export function replayer(): { known: Map<string, KnownState>; apply(fact: JournalFact): void } {
   const known = new Map<string, KnownState>();
+  // What was known of a document before its extract request went out, restored by `unsent`.
+  const before = new Map<string, KnownState | undefined>();
   return {
     known,
     apply(fact) {
-      if (fact.fact === 'reset') known.clear();
-      else if (fact.fact === 'unsent') known.delete(stateKey(fact.sha256, fact.target));
-      else known.set(stateKey(fact.sha256, fact.target), fact);
+      if (fact.fact === 'reset') {
+        known.clear();
+        before.clear();
+        return;
+      }
+      const key = stateKey(fact.sha256, fact.target);
+      const current = known.get(key);
+      if (fact.fact === 'sending') {
+        before.set(key, current);
+        known.set(key, fact);
+      } else if (fact.fact === 'unsent') {
+        const prior = before.get(key);
+        before.delete(key);
+        if (prior === undefined) known.delete(key);
+        else known.set(key, prior);
+      } else if (costNothing(fact) && current !== undefined && !costNothing(current)) {
+        // Nothing happened at the service: what an earlier run learned stands.
+      } else known.set(key, fact);
     },
   };
 }
@@ -136,7 +190,7 @@ export async function readJournal(path: string): Promise<Replay> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if (typeof err === 'object' && err !== null && Reflect.get(err, 'code') === 'ENOENT') return { known: new Map(), skipped: 0, torn: false };
+    if (hasErrno(err, 'ENOENT')) return { known: new Map(), skipped: 0, torn: false };
     throw err;
   }
   return replayJournal(text);

@@ -1,6 +1,7 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { hasErrno } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 
 /**
@@ -35,7 +36,7 @@ export async function acquireLock(journalPath: string, deps: LockDeps = defaultL
       }
       return { path, release: () => rm(path, { force: true }) };
     } catch (err) {
-      if (!(typeof err === 'object' && err !== null && Reflect.get(err, 'code') === 'EEXIST')) throw err;
+      if (!hasErrno(err, 'EEXIST')) throw err;
     }
     const holder = await readHolder(path);
     if (holder && holder.host !== deps.host) {
@@ -71,6 +72,6 @@ function processIsAlive(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
-    return typeof err === 'object' && err !== null && Reflect.get(err, 'code') === 'EPERM';
+    return hasErrno(err, 'EPERM');
   }
 }

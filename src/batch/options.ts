@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { ClientDeps, PollPolicy } from '../client/index.ts';
+import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
 import type { LockDeps } from './lock.ts';
 import type { Verbosity } from './progress.ts';
 import type { RouteFlag } from './route.ts';
@@ -51,4 +51,6 @@ export type BatchDeps = ClientDeps & {
   /** A second SIGINT: leave at once (the CLI's process.exit). */
   exitNow?: ((code: number) => void) | undefined;
   lock?: LockDeps | undefined;
+  /** When to stop sending to a service that does not answer (tests shorten it). */
+  circuit?: CircuitPolicy | undefined;
 };

@@ -6,13 +6,23 @@ import type { ClientDeps, Log } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import type { DocumentRecord, Route } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
-import type { JournalWriter, SentRequest } from './journal.ts';
+import type { FailureCharge, JournalWriter, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import type { Job } from './plan.ts';
 import { ClaimLostError } from './state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
-export type StopReason = 'out_of_credits' | 'auth' | 'interrupted' | 'max_credits';
+export type StopReason = 'out_of_credits' | 'auth' | 'interrupted' | 'max_credits' | 'unreachable';
+
+/**
+ * The pages a run caused the service to charge: reserves it learned of, less the refunds it
+ * saw. A document's pages are counted once over all runs: by the run that first learns its
+ * page count (the journal's `submitted` fact keeps it when a run ends with the document
+ * still processing), so summed over the runs of a batch this equals the service's ledger.
+ * `unknown`: documents this run may have had charged whose pages it could not learn (an
+ * answer lost, a run stopped before the first poll); the run that learns them counts them.
+ */
+export type Charges = { reserved: number; refunded: number; unknown: number };
 
 /**
  * How one document ended in this run:
@@ -32,7 +42,7 @@ export type PipelineContext = {
   deps: ClientDeps;
   sendSlots: Limiter;
   pendingSlots: Limiter;
-  /** Aborted on SIGINT/SIGTERM and on auth failure: stops the idempotent steps (PUT, GET). */
+  /** Aborted on SIGINT/SIGTERM, auth failure and an open circuit: stops the idempotent steps (PUT, GET). */
   signal: AbortSignal;
   log: Log;
   stopped: () => StopReason | undefined;
@@ -56,24 +66,30 @@ export function idempotencyKey(sha256: string, target: string, request: { file_n
   return `extract-${sha256.slice(0, 32)}-${target}-${shape}`;
 }
 
-/** Statuses a proxy in front of the service answers after the request may have reached it. */
-const GATEWAY_STATUSES = new Set([502, 504]);
-
 export class Pipeline {
   readonly #c: PipelineContext;
   /** Pages of documents sent in this run, for --max-credits (counted before sending). */
   #committedPages = 0;
   /** Extract requests of this run that may have reached the service unanswered, by job key. */
   readonly #uncertain = new Map<string, SentRequest>();
+  /** Pages counted per document (job key), by this run or, per the journal, an earlier one. */
+  readonly #counted = new Map<string, number>();
+  readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0 };
 
   constructor(context: PipelineContext) {
     this.#c = context;
+  }
+
+  /** What this run caused the service to charge (README: Outputs, pages charged). */
+  charges(): Charges {
+    return { ...this.#charges };
   }
 
   /** Sends a file by its route, then polls it when it went by upload. */
   async submit(job: Job): Promise<void> {
     const c = this.#c;
     let route: Route = routeOf(job);
+    let documentId: string | null = null;
     let releasePending: (() => void) | undefined;
     let releaseSend: (() => void) | undefined;
     try {
@@ -97,12 +113,15 @@ export class Pipeline {
           if (this.#notSending(job, route)) return;
         }
       }
-      const documentId = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
+      const accepted = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
+      documentId = accepted.documentId;
       releaseSend();
       releaseSend = undefined;
-      await this.#pollUntilDone(job, documentId, route, pollDelay(0, c.poll), 1);
+      await this.#pollUntilDone(job, documentId, route, pollDelay(0, c.poll), 1, accepted.pageCount);
     } catch (err) {
-      await this.#failed(job, route, err);
+      // Once a document_id is known the document is the service's (and paid for): a failure
+      // from here on leaves it pending, never "not submitted".
+      await this.#failed(job, route, err, documentId);
     } finally {
       releaseSend?.();
       releasePending?.();
@@ -113,10 +132,12 @@ export class Pipeline {
   async resume(job: Job): Promise<void> {
     const prior = job.prior;
     if (prior?.fact !== 'submitted') return;
+    // An earlier run that knew its pages counted them.
+    if (prior.page_count !== undefined && prior.page_count !== null) this.#counted.set(job.key, prior.page_count);
     const release = await this.#c.pendingSlots.acquire();
     try {
       // The first GET at once: the document has had the whole gap between runs to finish.
-      await this.#pollUntilDone(job, prior.document_id, prior.route, 0, 0);
+      await this.#pollUntilDone(job, prior.document_id, prior.route, 0, 0, null);
     } catch (err) {
       await this.#failed(job, prior.route, err, prior.document_id);
     } finally {
@@ -153,11 +174,11 @@ export class Pipeline {
     if (answer.success === false) {
       throw new ServiceError('rejected', `${job.input.file}: the service answered success: false`);
     }
-    let pageCount: number | null = typeof answer['page_count'] === 'number' ? answer['page_count'] : null;
+    let pageCount = pageCountOf(answer);
     if (pageCount === null) {
       // The inline response has no page_count (spec 3a); the document has it.
       try {
-        pageCount = (await c.client.getDocument(answer.document_id, c.signal)).page_count;
+        pageCount = (await c.client.getDocument(answer.document_id)).page_count;
       } catch (err) {
         c.log('warn', `${job.input.file}: page count unavailable (${err instanceof Error ? err.message : String(err)})`);
       }
@@ -170,7 +191,7 @@ export class Pipeline {
    * `resend`: an earlier, uncertain submission of an uploaded storage path, submitted again
    * unchanged first (no new upload); if the service no longer knows the path, upload again.
    */
-  async #sendUpload(job: Job, route: Route, resend: SentRequest | undefined): Promise<string> {
+  async #sendUpload(job: Job, route: Route, resend: SentRequest | undefined): Promise<{ documentId: string; pageCount: number | null }> {
     const c = this.#c;
     for (let attempt = 1; ; attempt++) {
       let request: SentRequest;
@@ -190,7 +211,7 @@ export class Pipeline {
         }
         request = this.#request(job, ticket.storage_path);
       }
-      if (c.stopped() === 'interrupted' || c.stopped() === 'auth') {
+      if (c.signal.aborted) {
         // Uploaded but not submitted: nothing is charged, a rerun starts over.
         throw new ServiceError('aborted', 'stopped before submitting');
       }
@@ -201,10 +222,11 @@ export class Pipeline {
         );
         await c.journal.append({ fact: 'submitted', ...this.#common(job), route, document_id: accepted.document_id });
         c.log('debug', `${job.input.file}: submitted as ${accepted.document_id}`);
-        return accepted.document_id;
+        return { documentId: accepted.document_id, pageCount: pageCountOf(accepted) };
       } catch (err) {
-        // A storage path refused as expired or missing was refused before any charge: upload again.
-        if (err instanceof ServiceError && (err.kind === 'rejected' || err.kind === 'not_found') && /expire|not found|no such|missing/i.test(err.message) && attempt < TICKET_ATTEMPTS) {
+        // A storage path the service does not know (404) or no longer has (410) was refused
+        // before any charge: upload again.
+        if (err instanceof ServiceError && (err.status === 404 || err.status === 410) && attempt < TICKET_ATTEMPTS) {
           c.log('info', `${job.input.file}: the service refused the storage path (${err.message}); uploading again (${Math.round((c.deps.now() - issuedAt) / 1000)} s after the ticket)`);
           continue;
         }
@@ -217,36 +239,73 @@ export class Pipeline {
    * Polls on the guidance's schedule: `firstDelay`, then pollDelay(nextStep), pollDelay(nextStep + 1)...
    * A fresh submission waits 2 s, 3 s, 4.5 s...; a resumed one polls at once, then 2 s, 3 s...
    */
-  async #pollUntilDone(job: Job, documentId: string, route: Route, firstDelay: number, nextStep: number): Promise<void> {
+  async #pollUntilDone(job: Job, documentId: string, route: Route, firstDelay: number, nextStep: number, knownPages: number | null): Promise<void> {
     const c = this.#c;
     const deadline = c.deps.now() + c.poll.timeoutMs;
     let delay = firstDelay;
+    let pageCount = knownPages;
     for (let step = nextStep; ; step++) {
       const left = deadline - c.deps.now();
-      if (left <= 0 || c.stopped() === 'interrupted' || c.stopped() === 'auth') {
+      if (left <= 0 || c.signal.aborted) {
         const why = left <= 0 ? `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s` : 'still processing when the run stopped';
-        c.settle(job, pending(job, route, documentId, `${why}: rerun the same command to collect it (it will not be charged again)`));
+        await this.#pending(job, route, documentId, pageCount, `${why}: rerun the same command to collect it (it will not be charged again)`);
         return;
       }
       await c.deps.sleep(Math.min(delay, left), c.signal);
       if (c.signal.aborted) continue;
       const doc = await c.client.getDocument(documentId, c.signal);
+      pageCount = doc.page_count ?? pageCount;
       if (doc.status === 'completed') {
-        await this.#completed(job, route, documentId, doc.page_count, doc.results ?? {});
+        await this.#completed(job, route, documentId, pageCount, doc.results ?? {});
         return;
       }
       if (doc.status === 'error') {
         const reason = redact(doc.error ?? 'the service reported an error without an explanation');
-        await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable: true });
-        c.settle(job, { kind: 'failed', retryable: true, record: { file: job.input.file, document_id: documentId, status: 'error', page_count: doc.page_count, results: null, error: reason, route } });
+        // Reserved, then refunded by the service (spec: "credits refunded").
+        this.#learnPages(job, pageCount);
+        this.#charges.refunded += this.#counted.get(job.key) ?? 0;
+        // The service judged this document: a plain rerun does not send it again (--retry-failed does).
+        await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable: true, charge: 'refunded' });
+        c.settle(job, { kind: 'failed', retryable: true, record: { file: job.input.file, document_id: documentId, status: 'error', page_count: pageCount, results: null, error: reason, route } });
         return;
       }
       delay = pollDelay(step, c.poll);
     }
   }
 
+  /** Counts a document's pages the first time any run learns them. */
+  #learnPages(job: Job, pageCount: number | null): void {
+    if (pageCount === null || this.#counted.has(job.key)) return;
+    this.#counted.set(job.key, pageCount);
+    this.#charges.reserved += pageCount;
+  }
+
+  /** Submitted and charged, not finished: the record says so, and the journal keeps its pages. */
+  async #pending(job: Job, route: Route, documentId: string, pageCount: number | null, why: string): Promise<void> {
+    const c = this.#c;
+    const countedBefore = this.#counted.has(job.key);
+    if (pageCount === null && !countedBefore) {
+      // Stopped before the first poll (Ctrl+C, SIGTERM): one read of the document, outside the
+      // run's abort, tells what was charged, so the summary and the record can say it.
+      try {
+        pageCount = (await c.client.getDocument(documentId)).page_count;
+      } catch {
+        // unknown: counted by the run that learns it
+      }
+    }
+    this.#learnPages(job, pageCount);
+    if (!this.#counted.has(job.key)) this.#charges.unknown++;
+    else if (!countedBefore) {
+      // This run counted the pages: the run that collects the document must not count them again.
+      await c.journal.append({ fact: 'submitted', ...this.#common(job), route, document_id: documentId, page_count: pageCount });
+    }
+    c.settle(job, { kind: 'pending', record: { file: job.input.file, document_id: documentId, status: 'pending', page_count: this.#counted.get(job.key) ?? pageCount, results: null, error: why, route } });
+  }
+
   async #completed(job: Job, route: Route, documentId: string, pageCount: number | null, results: DocumentRecord['results']): Promise<void> {
     const c = this.#c;
+    this.#learnPages(job, pageCount);
+    if (pageCount === null && !this.#counted.has(job.key)) this.#charges.unknown++;
     const res = results ?? {};
     await c.journal.append({ fact: 'completed', ...this.#common(job), route, document_id: documentId, page_count: pageCount, results: res });
     c.settle(job, { kind: 'completed', record: { file: job.input.file, document_id: documentId, status: 'completed', page_count: pageCount, results: res, error: null, route } });
@@ -259,33 +318,31 @@ export class Pipeline {
       c.settle(job, notSubmitted(job, route, err.message));
       return;
     }
-    if (err instanceof ServiceError) {
-      if (err.kind === 'auth') {
-        c.stop('auth', err.message);
-        c.settle(job, documentId ? pending(job, route, documentId, reasonText('auth')) : notSubmitted(job, route, reasonText('auth')));
-        return;
-      }
-      if (err.kind === 'out_of_credits') {
-        c.stop('out_of_credits', err.message);
-        c.settle(job, notSubmitted(job, route, reasonText('out_of_credits')));
-        return;
-      }
-      if (err.kind === 'aborted') {
-        c.settle(job, documentId ? pending(job, route, documentId, reasonText('interrupted')) : notSubmitted(job, route, reasonText('interrupted')));
+    const uncertain = documentId === null ? this.#uncertain.get(job.key) : undefined;
+    this.#uncertain.delete(job.key);
+    if (err instanceof ServiceError && uncertain === undefined) {
+      // The run stops (or has stopped): what was not sent is "not submitted"; a submitted document is pending.
+      const stop: StopReason | undefined =
+        err.kind === 'auth' ? 'auth' : err.kind === 'out_of_credits' ? 'out_of_credits' : err.kind === 'unreachable' ? 'unreachable' : undefined;
+      if (stop !== undefined) c.stop(stop, err.message);
+      if (stop !== undefined || err.kind === 'aborted') {
+        const why = reasonText(stop ?? c.stopped() ?? 'interrupted');
+        if (documentId !== null) await this.#pending(job, route, documentId, null, why);
+        else c.settle(job, notSubmitted(job, route, why));
         return;
       }
       if (documentId !== null && err.kind !== 'not_found') {
         // Polling failed (network, 5xx after retries): the document is still the service's; resume later.
-        c.settle(job, pending(job, route, documentId, `${err.message}: rerun the same command to collect it`));
+        await this.#pending(job, route, documentId, null, `${err.message}: rerun the same command to collect it`);
         return;
       }
     }
     const reason = redact(err instanceof Error ? err.message : String(err));
     const retryable = err instanceof ServiceError ? err.retryable : true;
     // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
-    const request = documentId === null ? this.#uncertain.get(job.key) : undefined;
-    this.#uncertain.delete(job.key);
-    await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable, ...(request ? { request } : {}) });
+    const charge: FailureCharge = uncertain !== undefined || documentId !== null ? 'uncertain' : 'none';
+    if (charge === 'uncertain' && !this.#counted.has(job.key)) this.#charges.unknown++;
+    await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable, charge, ...(uncertain ? { request: uncertain } : {}) });
     c.settle(job, { kind: 'failed', retryable, record: { file: job.input.file, document_id: documentId, status: 'error', page_count: null, results: null, error: reason, route } });
   }
 
@@ -304,8 +361,8 @@ export class Pipeline {
       this.#uncertain.delete(job.key);
       return answer;
     } catch (err) {
-      const status = err instanceof ServiceError ? err.status : undefined;
-      if (status !== undefined && status >= 300 && !GATEWAY_STATUSES.has(status)) {
+      // The client's typed answer: nothing was created (refused, never sent), or it may have been.
+      if (err instanceof ServiceError && err.charge === 'none') {
         this.#uncertain.delete(job.key);
         await c.journal.append({ fact: 'unsent', ...this.#common(job), route });
       } else {
@@ -334,11 +391,13 @@ function routeOf(job: Job): Route {
 }
 
 function notSubmitted(job: Job, route: Route, why: string): Outcome {
-  return { kind: 'not_submitted', record: { file: job.input.file, document_id: null, status: 'error', page_count: null, results: null, error: `not submitted: ${why}`, route } };
+  return { kind: 'not_submitted', record: { file: job.input.file, document_id: null, status: 'not_submitted', page_count: null, results: null, error: `not submitted: ${why}`, route } };
 }
 
-function pending(job: Job, route: Route, documentId: string, why: string): Outcome {
-  return { kind: 'pending', record: { file: job.input.file, document_id: documentId, status: 'error', page_count: null, results: null, error: why, route } };
+/** A page_count beside the spec's fields (not promised; the emulator does not send one on submission). */
+function pageCountOf(answer: Record<string, unknown>): number | null {
+  const n = answer['page_count'];
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
 export function reasonText(reason: StopReason): string {
@@ -351,5 +410,7 @@ export function reasonText(reason: StopReason): string {
       return 'the run was interrupted; rerun the same command to continue';
     case 'max_credits':
       return 'the run reached --max-credits; rerun with a higher limit to continue';
+    case 'unreachable':
+      return 'the service stopped answering; rerun the same command once it is back (nothing unsent was charged)';
   }
 }

@@ -2,15 +2,18 @@ import { basename } from 'node:path';
 import type { DocumentRecord } from '../outputs/record.ts';
 import type { InputFile, UnreadableInput } from './discover.ts';
 import { fileFacts } from './facts.ts';
-import { stateKey, type KnownState, type SentRequest } from './journal.ts';
+import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
 import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
 
 /**
  * A planned document: one input file, what we know of it, and what this run does with it.
- * - submit: send it (new, or failed earlier and --retry-failed)
+ * - submit: send it (new; failed earlier at no cost, e.g. the service was down; failed
+ *   earlier and --retry-failed; or --fresh)
  * - resume: an earlier run submitted it; poll its document_id, never submit again
  * - done: completed earlier; its record comes from the journal
- * - leave: failed earlier (or in flight at a crash); reported, not sent without --retry-failed
+ * - leave: failed earlier in a way a plain rerun must not repeat: it may have been charged
+ *   (in flight at a crash, answer lost), or the service judged the document (unreadable,
+ *   ended in error); reported, not sent without --retry-failed
  */
 export type Action = 'submit' | 'resume' | 'done' | 'leave';
 
@@ -37,6 +40,8 @@ export type PlanInput = {
   route: RouteFlag;
   inlineMax: number;
   retryFailed: boolean;
+  /** --fresh: send every file again, whatever the journal knows (the journal is not erased). */
+  fresh?: boolean;
   /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
   parallel?: number;
   onProgress?: (done: number, total: number) => void;
@@ -58,7 +63,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         const facts = await fileFacts(file.path, file.size);
         const key = stateKey(facts.sha256, input.target);
         const prior = input.known.get(key);
-        const action = actionFor(prior, input.retryFailed);
+        const action = actionFor(prior, input.retryFailed, input.fresh === true);
         jobs[i] = {
           input: file,
           name: basename(file.path),
@@ -68,7 +73,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           decision: chooseRoute(file.size, input.route, input.inlineMax),
           action,
           prior,
-          resend: action === 'submit' ? uncertainRequest(prior) : undefined,
+          resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,
         };
       } catch (err) {
         unreadable.push({ file: file.file, reason: `cannot read ${file.file}: ${err instanceof Error ? err.message : String(err)}` });
@@ -80,14 +85,18 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   return { jobs: jobs.filter((j): j is Job => j !== undefined), unreadable };
 }
 
-export function actionFor(prior: KnownState | undefined, retryFailed: boolean): Action {
-  if (!prior) return 'submit';
+export function actionFor(prior: KnownState | undefined, retryFailed: boolean, fresh = false): Action {
+  if (!prior || fresh) return 'submit';
   switch (prior.fact) {
     case 'completed':
       return 'done';
     case 'submitted':
       return 'resume';
     case 'failed':
+      // A failure that cost nothing and may pass next time (the service was down, rate
+      // limiting, failing with its own 500) is retried without being asked: a cron job heals.
+      if (retryFailed || (prior.retryable && chargeOf(prior) === 'none')) return 'submit';
+      return 'leave';
     case 'sending':
       return retryFailed ? 'submit' : 'leave';
   }
@@ -99,9 +108,9 @@ export function actionFor(prior: KnownState | undefined, retryFailed: boolean): 
  * the flags: its completion is not redone, its submission is collected, its failures and
  * uncertain sends are reported, not sent a second time in the same batch.
  */
-export function replan(job: Job, known: KnownState | undefined, retryFailed: boolean, concurrent: boolean): Job {
-  const action: Action = concurrent && known !== undefined ? concurrentAction(known) : actionFor(known, retryFailed);
-  return { ...job, prior: known, action, resend: action === 'submit' ? uncertainRequest(known) : undefined };
+export function replan(job: Job, known: KnownState | undefined, retryFailed: boolean, concurrent: boolean, fresh = false): Job {
+  const action: Action = concurrent && known !== undefined ? concurrentAction(known) : actionFor(known, retryFailed, fresh);
+  return { ...job, prior: known, action, resend: action === 'submit' && !fresh ? uncertainRequest(known) : undefined };
 }
 
 function concurrentAction(known: KnownState): Action {

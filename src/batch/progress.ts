@@ -13,13 +13,14 @@ export type Verbosity = 'quiet' | 'normal' | 'verbose';
 export type ProgressStyle = 'bar' | 'plain';
 
 export type Tally = { total: number; done: number; failed: number; pages: number };
+export type Finish = 'ok' | 'failed' | 'quiet';
 
 export interface Reporter {
   /** What the run is doing before the bar starts ("hashing 12 files"). */
   planning(text: string): void;
   start(total: number): void;
-  /** One document reached an end; `ok` false prints a failure line. */
-  finished(file: string, ok: boolean, detail: string, tally: Tally): void;
+  /** One document reached an end: `failed` prints a failure line, `quiet` (not submitted) only with -v. */
+  finished(file: string, how: Finish, detail: string, tally: Tally): void;
   log(level: LogLevel, message: string): void;
   stop(): void;
 }
@@ -75,10 +76,10 @@ class PlainReporter implements Reporter {
     this.#started = this.#o.now();
     this.log('info', `processing ${total} document${total === 1 ? '' : 's'}`);
   }
-  finished(file: string, ok: boolean, detail: string, tally: Tally): void {
+  finished(file: string, how: Finish, detail: string, tally: Tally): void {
     const n = `[${tally.done}/${tally.total}]`;
-    if (ok) this.log('info', `${n} ${file}: ${detail} (${rate(tally, this.#started, this.#o.now())} docs/s)`);
-    else this.log('error', `${n} ${file}: ${detail}`);
+    if (how === 'ok') this.log('info', `${n} ${file}: ${detail} (${rate(tally, this.#started, this.#o.now())} docs/s)`);
+    else this.log(how === 'failed' ? 'error' : 'debug', `${n} ${file}: ${detail}`);
   }
   log(level: LogLevel, message: string): void {
     if (LEVEL_RANK[level] < THRESHOLD[this.#o.verbosity]) return;
@@ -133,9 +134,8 @@ class TerminalReporter implements Reporter {
     );
     this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0' });
   }
-  finished(file: string, ok: boolean, detail: string, tally: Tally): void {
-    if (!ok) this.log('error', `${file}: ${detail}`);
-    else this.log('debug', `${file}: ${detail}`);
+  finished(file: string, how: Finish, detail: string, tally: Tally): void {
+    this.log(how === 'failed' ? 'error' : 'debug', `${file}: ${detail}`);
     this.#bar?.update(tally.done, { pages: tally.pages, failed: tally.failed, rate: rate(tally, this.#started, this.#o.now()) });
   }
   log(level: LogLevel, message: string): void {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { Circuit } from '../client/circuit.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import { checkApiKey, keyFingerprint } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
@@ -52,9 +53,10 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     const journal = spec === null ? memoryState() : await openState(spec, { readOnly: options.dryRun, leaseMs: options.leaseMs, outageMs: options.stateWaitMs, log, lock: deps.lock });
     state = journal;
     let replay: Replay = { known: new Map(), skipped: 0, torn: false };
-    if (spec !== null && !options.fresh) replay = await journal.replay();
+    // --fresh reads the journal too: it sends every file again, but what the journal knows of a
+    // document changes only when this run actually sends it (a run that sends nothing changes nothing).
+    if (spec !== null) replay = await journal.replay();
     if (replay.skipped > 0) log(replay.skipped === 1 && replay.torn ? 'debug' : 'warn', `${journal.where}: ignored ${replay.skipped} unreadable line${replay.skipped === 1 ? '' : 's'} (a torn last line after a crash is expected)`);
-    if (spec !== null && !options.dryRun && options.fresh) await journal.append({ fact: 'reset', at: new Date(deps.now()).toISOString() });
     if (journal.shared && !options.dryRun) log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
 
     // A dry run without a key matches nothing in the journal: it plans every file as new.
@@ -66,6 +68,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       route: options.route,
       inlineMax: options.inlineMax,
       retryFailed: options.retryFailed,
+      fresh: options.fresh,
       onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
     });
     const unreadable = [...discovery.unreadable, ...plan.unreadable];
@@ -126,7 +129,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       stopMessage = message;
       log(reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error', message);
       // 402 and --max-credits only stop submitting; documents already paid for are still collected.
-      if (reason === 'interrupted' || reason === 'auth') abort.abort();
+      if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable') abort.abort();
     };
 
     let firstSignalAt: number | undefined;
@@ -146,20 +149,26 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     const sendSlots = new Limiter(options.concurrency, { now: deps.now });
     const client = new ServiceClient(
-      { baseUrl: options.baseUrl, apiKey: options.apiKey ?? '', hooks: { rateLimited: () => sendSlots.rateLimited(), succeeded: () => sendSlots.succeeded() } },
+      {
+        baseUrl: options.baseUrl,
+        apiKey: options.apiKey ?? '',
+        hooks: { rateLimited: () => sendSlots.rateLimited(), succeeded: () => sendSlots.succeeded() },
+        circuit: new Circuit(deps.now, deps.circuit),
+      },
       { ...deps, log },
     );
     const settle = (job: Job, outcome: Outcome): void => {
       // Taken over by another worker (this one held it past its lease): nothing was sent from here; it is waited for.
       if (journal.lost(job.key)) return;
-      tally.done++;
+      // A file the run never sent did not finish: the bar counts only what did; the stop line says why.
+      if (outcome.kind !== 'not_submitted') tally.done++;
       if (outcome.kind === 'failed') tally.failed++;
       if (outcome.kind === 'completed') tally.pages += outcome.record.page_count ?? 0;
       const detail =
         outcome.kind === 'completed'
           ? `completed, ${outcome.record.page_count ?? '?'} page${outcome.record.page_count === 1 ? '' : 's'} (${outcome.record.route})`
           : (outcome.record.error ?? outcome.kind);
-      reporter.finished(job.input.file, outcome.kind === 'completed', detail, tally);
+      reporter.finished(job.input.file, outcome.kind === 'completed' ? 'ok' : outcome.kind === 'not_submitted' ? 'quiet' : 'failed', detail, tally);
       const kind: EntryOutcome = outcome.kind;
       for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...outcome.record, file: copy.input.file, outcome: kind, sha256: job.sha256 });
     };
@@ -167,6 +176,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       state: journal,
       jobs: [...toResume, ...toSend, ...toCheck],
       retryFailed: options.retryFailed,
+      fresh: options.fresh,
       concurrency: options.concurrency,
       maxPending: options.maxPending,
       poll: options.poll,
@@ -181,7 +191,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
         if (!prior) return;
         const outcome: EntryOutcome = concurrent ? (job.prior?.fact === 'completed' ? 'other_worker' : 'failed') : job.action === 'done' ? 'skipped' : 'left';
         if (outcome === 'failed') tally.failed++;
-        reporter.finished(job.input.file, outcome !== 'failed', outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome), tally);
+        reporter.finished(job.input.file, outcome !== 'failed' ? 'ok' : 'failed', outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome), tally);
         for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...prior, file: copy.input.file, outcome, sha256: job.sha256 });
       },
     });
@@ -214,7 +224,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     const order = [...unreadable.map((u) => `unreadable:${u.file}`), ...jobs.map((j) => j.input.realPath)];
     const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
-    const summary = tallySummary(documents, { stoppedBy: stoppedBy ?? null, message: stopMessage, elapsedMs: deps.now() - started, dryRun: false });
+    const summary = tallySummary(documents, { stoppedBy: stoppedBy ?? null, message: stopMessage, elapsedMs: deps.now() - started, dryRun: false, charges: pipeline.charges() });
     // Outputs and the report cover every input, in input order, whatever the stop.
     await writeOutputs(target, documents.map(recordOf), { cwd: deps.cwd, explode: options.explode, stdout: deps.stdout, warn: (m) => log('warn', m) });
     await writeReport(options.report, summary, deps.cwd);
@@ -252,7 +262,7 @@ async function finishDryRun(
       entries.set(job.input.realPath, {
         file: job.input.file,
         document_id: null,
-        status: 'error',
+        status: 'not_submitted',
         page_count: null,
         results: null,
         error: null,
@@ -263,7 +273,7 @@ async function finishDryRun(
       });
       lines.push(`${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} pages  ${job.input.file}  (${job.decision.why})`);
     } else if (job.action === 'resume') {
-      entries.set(job.input.realPath, { file: job.input.file, document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null, status: 'error', page_count: null, results: null, error: 'submitted earlier: this run would collect it', route: job.prior?.fact === 'submitted' ? job.prior.route : null, outcome: 'pending', sha256: job.sha256 });
+      entries.set(job.input.realPath, { file: job.input.file, document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null, status: 'pending', page_count: job.prior?.fact === 'submitted' ? (job.prior.page_count ?? null) : null, results: null, error: 'submitted earlier: this run would collect it', route: job.prior?.fact === 'submitted' ? job.prior.route : null, outcome: 'pending', sha256: job.sha256 });
       lines.push(`${'resume'.padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (submitted earlier, not charged again)`);
     } else {
       lines.push(`${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`);
@@ -271,7 +281,7 @@ async function finishDryRun(
   }
   const order = [...unreadableKeys, ...jobs.map((j) => j.input.realPath)];
   const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
-  const summary = tallySummary(documents, { stoppedBy: null, message: null, elapsedMs: deps.now() - started, dryRun: true });
+  const summary = tallySummary(documents, { stoppedBy: null, message: null, elapsedMs: deps.now() - started, dryRun: true, charges: { reserved: 0, refunded: 0, unknown: 0 } });
   deps.stdout.write(`${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`);
   await writeReport(options.report, summary, deps.cwd);
   printSummary(summary, deps, options);

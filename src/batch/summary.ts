@@ -1,6 +1,6 @@
 import type { DocumentRecord } from '../outputs/record.ts';
 import { EXIT_CODES } from '../errors.ts';
-import type { StopReason } from './pipeline.ts';
+import type { Charges, StopReason } from './pipeline.ts';
 import { formatDuration } from './units.ts';
 
 /**
@@ -23,8 +23,15 @@ export type BatchSummary = {
   not_submitted: number;
   /** Completed during this run by other workers sharing the journal (postgres://). */
   other_workers: number;
-  /** Pages of the documents completed in this run (what this run cost). */
+  /**
+   * What this run caused the service to charge: pages reserved (documents completed, failed
+   * or still pending) less the refunds it saw. Summed over the runs of a batch: the ledger.
+   */
   pages_charged: number;
+  /** Refunds this run saw (documents that ended in error), already taken off pages_charged. */
+  pages_refunded: number;
+  /** Documents this run may have had charged but whose pages it could not learn; a rerun counts them. */
+  pages_unknown_documents: number;
   stopped_by: StopReason | null;
   message: string | null;
   elapsed_ms: number;
@@ -36,13 +43,9 @@ export type BatchSummary = {
 
 export function tallySummary(
   documents: ReportEntry[],
-  extra: { stoppedBy: StopReason | null; message: string | null; elapsedMs: number; dryRun: boolean },
+  extra: { stoppedBy: StopReason | null; message: string | null; elapsedMs: number; dryRun: boolean; charges: Charges },
 ): BatchSummary {
   const count = (...outcomes: EntryOutcome[]): number => documents.filter((d) => outcomes.includes(d.outcome)).length;
-  // Copies of one content are one document, charged once.
-  const charged = new Map<string, number>();
-  for (const d of documents) if (d.outcome === 'completed') charged.set(d.sha256 ?? d.file, d.page_count ?? 0);
-  const pages = [...charged.values()].reduce((sum, n) => sum + n, 0);
   const summary: BatchSummary = {
     exitCode: 0,
     completed: count('completed'),
@@ -51,7 +54,9 @@ export function tallySummary(
     pending: count('pending'),
     not_submitted: count('not_submitted'),
     other_workers: count('other_worker'),
-    pages_charged: pages,
+    pages_charged: extra.charges.reserved - extra.charges.refunded,
+    pages_refunded: extra.charges.refunded,
+    pages_unknown_documents: extra.charges.unknown,
     stopped_by: extra.stoppedBy,
     message: extra.message,
     elapsed_ms: extra.elapsedMs,
@@ -71,6 +76,7 @@ export function exitCodeOf(s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pend
   if (s.stopped_by === 'interrupted') return EXIT_CODES.interrupted;
   if (s.stopped_by === 'auth') return EXIT_CODES.auth;
   if (s.stopped_by === 'out_of_credits') return EXIT_CODES.out_of_credits;
+  if (s.stopped_by === 'unreachable') return EXIT_CODES.unreachable;
   if (s.failed > 0 || s.not_submitted > 0) return EXIT_CODES.failed;
   if (s.pending > 0) return EXIT_CODES.pending;
   return EXIT_CODES.ok;
@@ -90,10 +96,20 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   ];
   if (s.not_submitted > 0) parts.push(`${s.not_submitted} not submitted`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
-  const lines = [`${parts.join(', ')}; ${s.pages_charged} page${s.pages_charged === 1 ? '' : 's'} charged in ${formatDuration(s.elapsed_ms)}`];
+  const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
+  const lines = [`${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`];
+  if (s.pages_unknown_documents > 0) {
+    const n = s.pages_unknown_documents;
+    lines.push(`${n} document${n === 1 ? '' : 's'} may have been charged pages not counted above (no page count known yet); the run that learns them counts them`);
+  }
   if (s.message) lines.push(s.message);
   if (resumeHint && (s.pending > 0 || s.not_submitted > 0)) lines.push('rerun the same command to resume: completed documents are skipped and submitted ones are collected, not paid again');
   const left = s.documents.filter((d) => d.outcome === 'left').length;
-  if (left > 0) lines.push(`${left} document${left === 1 ? '' : 's'} failed in an earlier run and ${left === 1 ? 'was' : 'were'} not sent again: add --retry-failed to retry`);
+  if (left > 0) {
+    lines.push(
+      `${left} document${left === 1 ? '' : 's'} failed in an earlier run in a way a plain rerun does not repeat (it may have been charged, or the service ` +
+        `judged the document): check ${left === 1 ? 'it' : 'them'} in the report, then add --retry-failed to send ${left === 1 ? 'it' : 'them'} again`,
+    );
+  }
   return lines;
 }

@@ -1,3 +1,5 @@
+import { ErrorAnswer } from '../contract/index.ts';
+import { errnoCode } from '../errno.ts';
 import { redact } from '../redact.ts';
 
 /** Why a call to the service failed, in the words the batch pipeline acts on. */
@@ -12,8 +14,10 @@ export type ServiceErrorKind =
   | 'rate_limited'
   /** 5xx (other than an inline 503), after the retries of an idempotent step. */
   | 'server'
-  /** No HTTP answer (refused, reset, timed out), after the retries of an idempotent step. */
+  /** No HTTP answer (reset, timed out after connecting), or no connection after the retries. */
   | 'network'
+  /** The circuit is open: the service has not answered for a while; nothing more is sent this run. */
+  | 'unreachable'
   /** The signed upload address is no longer accepted: ask for a new ticket. */
   | 'ticket_expired'
   /** 404 on a document. */
@@ -25,18 +29,30 @@ export type ServiceErrorKind =
   /** The caller aborted (SIGINT). */
   | 'aborted';
 
+/**
+ * What a failed call may have cost. Only POST extract reserves credits, so every other step
+ * is 'none'. For POST extract:
+ * - none: the service created no document (no connection was made, or it answered with a
+ *   refusal of its own: 4xx, 429, or its own 500 with a JSON error body, refunded per the spec)
+ * - uncertain: the request may have reached the service and its answer was lost (a dropped
+ *   connection, a proxy's 502/504 or non-JSON 500, an unreadable 2xx): it may have been charged
+ */
+export type Charge = 'none' | 'uncertain';
+
 export class ServiceError extends Error {
   readonly kind: ServiceErrorKind;
   readonly status: number | undefined;
   /** Whether trying the same document again later may succeed (journal: failed.retryable). */
   readonly retryable: boolean;
-  constructor(kind: ServiceErrorKind, message: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}) {
+  readonly charge: Charge;
+  constructor(kind: ServiceErrorKind, message: string, options: { status?: number; retryable?: boolean; charge?: Charge; cause?: unknown } = {}) {
     // Messages quote service bodies and URLs: never let a key or a signature through.
     super(redact(message), { cause: options.cause });
     this.name = 'ServiceError';
     this.kind = kind;
     this.status = options.status;
     this.retryable = options.retryable ?? defaultRetryable(kind);
+    this.charge = options.charge ?? 'none';
   }
 }
 
@@ -49,31 +65,31 @@ function defaultRetryable(kind: ServiceErrorKind): boolean {
  * body is JSON that has one (a string, or an object with a message), else a short excerpt.
  */
 export function describeErrorBody(text: string): string {
-  const trimmed = text.trim();
-  if (trimmed === '') return '(empty body)';
-  try {
-    const body: unknown = JSON.parse(trimmed);
-    if (typeof body === 'object' && body !== null) {
-      const found = pickMessage(body);
-      if (found !== undefined) return redact(found);
-    }
-  } catch {
-    // not JSON: fall through to an excerpt
-  }
-  const oneLine = trimmed.replace(/\s+/g, ' ');
+  const found = serviceErrorMessage(text);
+  if (found !== undefined) return redact(found);
+  const oneLine = text.trim().replace(/\s+/g, ' ');
+  if (oneLine === '') return '(empty body)';
   return redact(oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine);
 }
 
-function pickMessage(body: object): string | undefined {
-  for (const key of ['error', 'message', 'detail']) {
-    const v: unknown = Reflect.get(body, key);
-    if (typeof v === 'string' && v !== '') return v;
-    if (typeof v === 'object' && v !== null) {
-      const inner: unknown = Reflect.get(v, 'message');
-      if (typeof inner === 'string' && inner !== '') return inner;
-    }
+/**
+ * The message of an error answer written by the service itself: a JSON object naming an
+ * error (`{"error": "..."}`, `{"error": {"message": "..."}}`, `{"message": "..."}`).
+ * A proxy in front of the service answers with HTML or plain text instead; this is how the
+ * service's own 500 (refunded, per the spec) is told apart from a gateway's (README: Routes).
+ */
+export function serviceErrorMessage(text: string): string | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  return undefined;
+  const parsed = ErrorAnswer.safeParse(json);
+  if (!parsed.success) return undefined;
+  const { error, message, detail } = parsed.data;
+  const fromError = typeof error === 'string' ? error : error?.message;
+  return [fromError, message, detail].find((m): m is string => m !== undefined && m !== '');
 }
 
 /**
@@ -82,17 +98,7 @@ function pickMessage(body: object): string | undefined {
  */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-export function errorCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
-    const code: unknown = Reflect.get(e, 'code');
-    if (typeof code === 'string') return code;
-    e = Reflect.get(e, 'cause');
-  }
-  return undefined;
-}
-
 export function neverReachedService(err: unknown): boolean {
-  const code = errorCode(err);
+  const code = errnoCode(err);
   return code !== undefined && NEVER_SENT.has(code);
 }

@@ -16,7 +16,9 @@ import {
 import { redact } from '../redact.ts';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff.ts';
 import type { ClientDeps } from './deps.ts';
-import { describeErrorBody, errorCode, neverReachedService, ServiceError } from './errors.ts';
+import { errnoCode } from '../errno.ts';
+import type { Circuit } from './circuit.ts';
+import { describeErrorBody, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
 
 /**
  * Response shapes as the client accepts them: the contract's schemas, loosened where the
@@ -43,6 +45,8 @@ export type ServiceClientOptions = {
   apiKey: string;
   retry?: RetryPolicy;
   hooks?: ClientHooks;
+  /** Shared by every call of a run: when the service stops answering, stop sending. */
+  circuit?: Circuit | undefined;
 };
 
 /** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
@@ -72,6 +76,7 @@ export class ServiceClient {
   readonly #retry: RetryPolicy;
   readonly #hooks: ClientHooks;
   readonly #deps: ClientDeps;
+  readonly #circuit: Circuit | undefined;
 
   constructor(options: ServiceClientOptions, deps: ClientDeps) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -79,6 +84,7 @@ export class ServiceClient {
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#hooks = options.hooks ?? {};
     this.#deps = deps;
+    this.#circuit = options.circuit;
   }
 
   /** Operation 1: a signed, short-lived upload address. */
@@ -177,8 +183,13 @@ export class ServiceClient {
   async #call(call: Call): Promise<Answer> {
     const { now, sleep, random, log } = this.#deps;
     const label = `${call.method} ${describeUrl(call.url)}`;
+    const circuit = this.#circuit;
+    // A backoff delay ends early when the caller aborts or the circuit opens.
+    const waitSignal = circuit ? (call.signal ? AbortSignal.any([call.signal, circuit.signal]) : circuit.signal) : call.signal;
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= this.#retry.attempts;
+      if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
+      if (circuit?.isOpen) throw this.#unreachable();
       const started = now();
       let status: number;
       let text: string;
@@ -196,29 +207,35 @@ export class ServiceClient {
         text = await res.body.text();
       } catch (err) {
         if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
-        const code = errorCode(err) ?? (err instanceof Error ? err.message : 'error');
+        const code = errnoCode(err) ?? (err instanceof Error ? err.name : 'error');
         log('debug', `${label} -> ${code} (${now() - started} ms)`);
-        const safe = call.idempotent || neverReachedService(err);
-        if (!safe) {
+        const neverSent = neverReachedService(err);
+        const opened = circuit?.unanswered(code) === true;
+        if (!call.idempotent && !neverSent) {
           throw new ServiceError(
             'network',
             `the connection failed (${code}) after the extract request for ${call.subject} may have reached the service; ` +
               'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
               '(which resends the same request under the same Idempotency-Key)',
-            { retryable: true, cause: err },
+            { retryable: true, charge: 'uncertain', cause: err },
           );
         }
+        if (opened) throw this.#unreachable();
         if (last) {
           throw new ServiceError('network', `${label}: ${code} after ${attempt} attempts: check the network and the base URL, then rerun`, {
             cause: err,
           });
         }
         const delay = backoffDelay(attempt, random, this.#retry);
-        log('warn', `${label}: ${code}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
-        await sleep(delay, call.signal);
+        // No connection is a line for -v only: a blip heals unseen, an outage opens the circuit, which says so once.
+        log(neverSent ? 'debug' : 'warn', `${label}: ${code}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
+        await sleep(delay, waitSignal);
         continue;
       }
       log('debug', `${label} -> ${status} (${now() - started} ms)`);
+      if (GATEWAY_STATUSES.has(status)) {
+        if (circuit?.unanswered(`HTTP ${status}`) === true && call.idempotent) throw this.#unreachable();
+      } else circuit?.answered();
 
       if (status >= 200 && status < 300) {
         this.#hooks.succeeded?.();
@@ -232,28 +249,40 @@ export class ServiceClient {
         if (!last && !tooLong) {
           const delay = Math.max(wait ?? 0, backoffDelay(attempt, random, this.#retry));
           log('warn', `${label}: 429 rate limited; retrying in ${delay} ms`);
-          await sleep(delay, call.signal);
-          if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
+          await sleep(delay, waitSignal);
           continue;
         }
         throw new ServiceError('rate_limited', `${label}: the service is still rate limiting (429) after ${attempt} attempts: rerun later with a lower -c`, {
           status,
         });
       }
-      // The documented 500 is a failed extraction (refunded); for the idempotent steps any 5xx is transient.
-      if (status >= 500 && call.idempotent && !last) {
+      // For the idempotent steps any 5xx is transient. POST extract is sent again only after the
+      // service's own 500 (a JSON error body: the spec says the extraction failed and was refunded)
+      // or its own 503 on the storage-path shape; never after a gateway's answer.
+      const refusedByService = (status === 500 || (status === 503 && call.inline !== true)) && serviceErrorMessage(text) !== undefined;
+      if (status >= 500 && (call.idempotent || refusedByService) && !last) {
         const delay = backoffDelay(attempt, random, this.#retry);
         log('warn', `${label}: ${status}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
-        await sleep(delay, call.signal);
-        if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
+        await sleep(delay, waitSignal);
         continue;
       }
-      throw classify(call, status, describeErrorBody(text));
+      throw classify(call, status, describeErrorBody(text), refusedByService);
     }
+  }
+
+  #unreachable(): ServiceError {
+    return new ServiceError(
+      'unreachable',
+      `the service at ${this.baseUrl} is not answering (${this.#circuit?.describe() ?? 'no answer'}): stopped sending; ` +
+        'check that it is up and that the base URL is right, then rerun the same command (nothing unsent was charged)',
+    );
   }
 }
 
-function classify(call: Call, status: number, detail: string): ServiceError {
+/** Statuses a proxy in front of the service answers when the service itself did not. */
+const GATEWAY_STATUSES = new Set([502, 504]);
+
+function classify(call: Call, status: number, detail: string, refusedByService: boolean): ServiceError {
   const what = `${call.subject}: ${detail} (HTTP ${status})`;
   if (call.step === 'put' && (status === 401 || status === 403 || status === 404 || status === 410 || /expire/i.test(detail))) {
     return new ServiceError('ticket_expired', `the upload address for ${what} was refused; a new one is needed`, { status });
@@ -273,20 +302,30 @@ function classify(call: Call, status: number, detail: string): ServiceError {
   }
   if (status === 404) return new ServiceError('not_found', `not found: ${what}`, { status });
   if (status >= 500) {
-    return new ServiceError('server', `the service failed on ${what}: rerun with --retry-failed to try again (a failed extraction is refunded)`, {
-      status,
-    });
+    if (call.step === 'extract' && !refusedByService) {
+      // A gateway's answer (or a 500 that is not the service's own JSON): the request may have been handled.
+      return new ServiceError(
+        'server',
+        `${what}: the answer came from a proxy, not the service, so the extract request may have reached the service and been charged; ` +
+          'it was not sent again: check the document list, then rerun with --retry-failed (same request, same Idempotency-Key)',
+        { status, charge: 'uncertain' },
+      );
+    }
+    return new ServiceError('server', `the service failed on ${what}; nothing was charged, and a rerun tries again`, { status });
   }
   return new ServiceError('rejected', `the service refused ${what}`, { status });
 }
 
 function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, subject: string): z.infer<T> {
+  // A 2xx to POST extract that cannot be read: the service accepted it, so it may be charged.
+  const charge = step === 'extract' ? 'uncertain' : 'none';
   let json: unknown;
   try {
     json = answer.text.trim() === '' ? {} : JSON.parse(answer.text);
   } catch {
     throw new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with a body that is not JSON: ${describeErrorBody(answer.text)}`, {
       status: answer.status,
+      charge,
     });
   }
   const parsed = schema.safeParse(json);
@@ -294,6 +333,7 @@ function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, s
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with an unexpected body (${problems})`, {
       status: answer.status,
+      charge,
     });
   }
   return parsed.data;

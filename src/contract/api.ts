@@ -118,3 +118,17 @@ export const ErrorBody = z.object({
   code: z.string(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/**
+ * An error body as the client reads it from any service: JSON naming an error in `error`
+ * (text, or an object with a message), `message` or `detail`. At least one must be there.
+ * The emulator's ErrorBody is one such body.
+ */
+export const ErrorAnswer = z
+  .object({
+    error: z.union([z.string(), z.object({ message: z.string().optional() }).loose()]).optional(),
+    message: z.string().optional(),
+    detail: z.string().optional(),
+  })
+  .loose()
+  .refine((b) => b.error !== undefined || b.message !== undefined || b.detail !== undefined);

@@ -8,11 +8,19 @@ import { Results } from '../contract/index.ts';
 export const Route = z.enum(['inline', 'upload', 'inline->upload', 'webhook', 'fetch']);
 export type Route = z.infer<typeof Route>;
 
+export const RecordStatus = z.enum(['completed', 'error', 'pending', 'not_submitted']);
+export type RecordStatus = z.infer<typeof RecordStatus>;
+
 export const DocumentRecord = z.object({
   /** The path as the user gave it (or the file name the service reports, for receivers). */
   file: z.string(),
   document_id: z.string().nullable(),
-  status: z.enum(['completed', 'error']),
+  /**
+   * completed: results are here. error: the document failed (the service said so, or it
+   * could not be sent). pending: submitted and charged, not finished yet; a rerun (or
+   * `extract get --wait`) collects it. not_submitted: never sent (the run stopped first).
+   */
+  status: RecordStatus,
   page_count: z.number().int().nonnegative().nullable(),
   results: Results.nullable(),
   error: z.string().nullable(),

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { dirname, extname, resolve, sep } from 'node:path';
+import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import type { OutputFormat } from './record.ts';
 
@@ -84,7 +85,7 @@ export async function prepareOutput(target: OutputTarget): Promise<void> {
     await mkdir(dir, { recursive: true });
     await access(dir, constants.W_OK);
   } catch (err) {
-    const reason = err instanceof Error && 'code' in err ? String(err.code) : 'not writable';
+    const reason = errnoCode(err) ?? 'not writable';
     throw new ExtractError('usage', `cannot write the output in ${dir} (${reason}): choose another -o, or fix its permissions`, {
       cause: err,
     });

@@ -40,7 +40,7 @@ describe('journal', () => {
     expect(known.get(stateKey('abc', 't2'))).toBeUndefined();
   });
 
-  it('unsent forgets an uncertain send; reset forgets everything before it', () => {
+  it('unsent forgets an uncertain send; a (legacy) reset forgets everything before it', () => {
     const a = replayJournal(line({ fact: 'sending', ...common, route: 'inline' }) + line({ fact: 'unsent', ...common, route: 'inline' }));
     expect(a.known.size).toBe(0);
     const b = replayJournal(line({ fact: 'failed', ...common, route: null, document_id: null, reason: 'x', retryable: true }) + line({ fact: 'reset', at: common.at }));
@@ -51,10 +51,45 @@ describe('journal', () => {
     expect(actionFor(undefined, false)).toBe('submit');
     expect(actionFor({ fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} }, false)).toBe('done');
     expect(actionFor({ fact: 'submitted', ...common, route: 'upload', document_id: 'd' }, true)).toBe('resume');
-    const failed = { fact: 'failed' as const, ...common, route: null, document_id: null, reason: 'x', retryable: true };
-    expect(actionFor(failed, false)).toBe('leave');
-    expect(actionFor(failed, true)).toBe('submit');
+    const uncertain = { fact: 'failed' as const, ...common, route: 'inline' as const, document_id: null, reason: 'x', retryable: true, charge: 'uncertain' as const };
+    expect(actionFor(uncertain, false)).toBe('leave');
+    expect(actionFor(uncertain, true)).toBe('submit');
     expect(actionFor({ fact: 'sending', ...common, route: 'inline' }, false)).toBe('leave');
+    // The service judged the document (it ended in error, refunded): left unless asked.
+    expect(actionFor({ ...uncertain, document_id: 'd', charge: 'refunded' }, false)).toBe('leave');
+  });
+
+  it('rerun decisions: a failure that cost nothing and may pass is sent again without being asked', () => {
+    const none = { fact: 'failed' as const, ...common, route: 'upload' as const, document_id: null, reason: 'ECONNREFUSED', retryable: true, charge: 'none' as const };
+    expect(actionFor(none, false)).toBe('submit');
+    // One that will fail the same way (the service refused the document as it is) is not.
+    expect(actionFor({ ...none, retryable: false }, false)).toBe('leave');
+    // Older journals did not write `charge`: a kept request means uncertain, none means nothing was sent.
+    const { charge: _, ...legacy } = none;
+    expect(actionFor(legacy, false)).toBe('submit');
+    expect(actionFor({ ...legacy, request: { idempotency_key: 'k', file_name: 'a.pdf', file_type: 'application/pdf' } }, false)).toBe('leave');
+    expect(actionFor({ ...legacy, document_id: 'd' }, false)).toBe('leave');
+  });
+
+  it('--fresh sends every document again', () => {
+    expect(actionFor({ fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} }, false, true)).toBe('submit');
+  });
+
+  it('a fact that says nothing happened at the service never erases what was known', () => {
+    const completed = line({ fact: 'completed', ...common, route: 'inline', document_id: 'doc_1', page_count: 2, results: {} });
+    // --fresh resent it; the service refused (401): sending, then unsent.
+    const refused = replayJournal(completed + line({ fact: 'sending', ...common, route: 'inline' }) + line({ fact: 'unsent', ...common, route: 'inline' }));
+    expect(refused.known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'completed', document_id: 'doc_1' });
+    // --fresh could not connect: a failure that cost nothing.
+    const down = replayJournal(completed + line({ fact: 'failed', ...common, route: 'upload', document_id: null, reason: 'ECONNREFUSED', retryable: true, charge: 'none' }));
+    expect(down.known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'completed' });
+    // An uncertain send stays uncertain when its --retry-failed resend is refused.
+    const sending = line({ fact: 'sending', ...common, route: 'inline', request: { idempotency_key: 'k', file_name: 'a.pdf', file_type: 'application/pdf' } });
+    const resent = replayJournal(sending + line({ fact: 'sending', ...common, route: 'inline' }) + line({ fact: 'unsent', ...common, route: 'inline' }));
+    expect(resent.known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'sending', request: { idempotency_key: 'k' } });
+    // A no-cost failure of a new document is what is known of it.
+    const fresh = replayJournal(line({ fact: 'failed', ...common, route: 'upload', document_id: null, reason: 'x', retryable: true, charge: 'none' }));
+    expect(fresh.known.get(stateKey('abc', 't1'))?.fact).toBe('failed');
   });
 
   it('appends after a torn line on a fresh line', async () => {

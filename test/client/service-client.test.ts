@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ServiceClient, ServiceError, type ClientDeps, type LogLevel } from '../../src/client/index.ts';
+import { Circuit, ServiceClient, ServiceError, type ClientDeps, type LogLevel } from '../../src/client/index.ts';
 
 const BASE = 'http://service.test';
 const KEY = 'ext_secret_key_for_tests_0001';
@@ -82,6 +82,56 @@ describe('service client', () => {
     const err = await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps).extractStored({ storage_path: 'p' }).catch((e: unknown) => e);
     expect((err as ServiceError).kind).toBe('server');
     expect(deps.slept).toEqual([]);
+  });
+
+  it("POST extract: the service's own 500 (a JSON error body, refunded per the spec) is sent again", async () => {
+    const pool = agent.get(BASE);
+    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(500, { success: false, error: 'extraction failed', code: 'extraction_failed' });
+    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(200, { success: true, document_id: 'doc_9', status: 'processing', poll_url: '/api/v1/documents/doc_9' });
+    const deps = fakeDeps(agent);
+    const accepted = await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps).extractStored({ storage_path: 'p' });
+    expect(accepted.document_id).toBe('doc_9');
+    expect(deps.slept).toEqual([375]);
+  });
+
+  it("POST extract: a 500 that is not the service's JSON (a proxy's page), a 502 or a dropped answer may have been charged", async () => {
+    const pool = agent.get(BASE);
+    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(500, '<html><body>Internal Server Error</body></html>');
+    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(504, { error: 'gateway timeout' });
+    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    const deps = fakeDeps(agent);
+    const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps);
+    for (let i = 0; i < 3; i++) {
+      const err = (await client.extractStored({ storage_path: 'p' }).catch((e: unknown) => e)) as ServiceError;
+      expect(err.charge).toBe('uncertain');
+    }
+    expect(deps.slept).toEqual([]);
+  });
+
+  it('POST extract: no connection at all is retried, and after the budget costs nothing', async () => {
+    const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    agent.get(BASE).intercept({ path: '/api/v1/extract', method: 'POST' }).replyWithError(refused()).times(6);
+    const deps = fakeDeps(agent);
+    const err = (await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps).extractStored({ storage_path: 'p' }).catch((e: unknown) => e)) as ServiceError;
+    expect(err.kind).toBe('network');
+    expect(err.charge).toBe('none');
+    expect(deps.slept).toHaveLength(5);
+  });
+
+  it('the circuit opens after 5 unanswered attempts over 5 s, and then nothing more is sent', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    agent.get(BASE).intercept({ path: '/api/v1/upload-url', method: 'POST' }).replyWithError(refused).persist();
+    const deps = fakeDeps(agent);
+    const circuit = new Circuit(deps.now);
+    const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY, circuit }, deps);
+    const err = (await client.uploadUrl({ file_name: 'a.pdf', file_type: 'application/pdf' }).catch((e: unknown) => e)) as ServiceError;
+    expect(err.kind).toBe('unreachable');
+    expect(err.message).toContain(BASE);
+    expect(circuit.isOpen).toBe(true);
+    // 375 + 750 + 1500 + 3000 ms of backoff: the fifth failure is the first 5 s after the first.
+    expect(deps.slept).toEqual([375, 750, 1500, 3000]);
+    const next = (await client.getDocument('doc_1').catch((e: unknown) => e)) as ServiceError;
+    expect(next.kind).toBe('unreachable');
   });
 
   it('types the documented errors: 401 auth, 402 credits, inline 503 fallback', async () => {
