@@ -11,6 +11,7 @@ Exit codes:
   4    the service rejected the API key
   5    some documents still processing at the poll deadline (rerun to collect them)
   6    the state database (postgres://) could not be used; rerun when it is back
+  6    the service stopped answering: no further submissions (rerun once it is back)
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 
 Examples:
@@ -43,8 +44,8 @@ export function registerRun(program: Command): void {
     .option('--lease <duration>', 'with a postgres:// journal: how long a worker holds a document without renewing (renewed every third)', '30s')
     .option('--state-wait <duration>', 'with a postgres:// journal: how long to wait for the database when it is unreachable (then exit 6)', '60s')
     .option('--no-state', 'keep no journal (a rerun sends everything again)')
-    .option('--fresh', 'ignore what earlier runs recorded')
-    .option('--retry-failed', 'send again the documents that failed in earlier runs')
+    .option('--fresh', 'send every file again, whatever earlier runs recorded (the journal forgets nothing)')
+    .option('--retry-failed', 'send again documents that failed in a way that may have cost something (failures that cost nothing are retried anyway)')
     .option('--ignore <pattern>', 'leave out files matching this glob (repeatable)', collect, [])
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
     .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')
