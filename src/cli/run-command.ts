@@ -11,7 +11,7 @@ Exit codes:
   4    the service rejected the API key
   5    some documents still processing at the poll deadline (rerun to collect them)
   6    the state database (postgres://) could not be used; rerun when it is back
-  6    the service stopped answering: no further submissions (rerun once it is back)
+  7    the service stopped answering: no further submissions (rerun once it is back)
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 
 Examples:

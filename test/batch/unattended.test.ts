@@ -118,11 +118,11 @@ describe('unattended runs heal themselves', () => {
 });
 
 describe('the circuit breaker', () => {
-  it('41 files against a closed port: stops within 15 s with one line naming the base URL, exit 6, all not submitted', async () => {
+  it('41 files against a closed port: stops within 15 s with one line naming the base URL, exit 7, all not submitted', async () => {
     const cwd = await invoiceDir(41);
     const url = await closedPort();
     const r = await run(cwd, ['in/'], batchOptions(url, KEY));
-    expect(r.summary.exitCode).toBe(6);
+    expect(r.summary.exitCode).toBe(7);
     expect(r.elapsedMs).toBeLessThan(15_000);
     expect(r.summary.not_submitted).toBe(41);
     expect(records(r.stdout).every((rec) => rec.status === 'not_submitted' && rec.document_id === null)).toBe(true);
@@ -150,7 +150,7 @@ describe('the circuit breaker', () => {
     });
     await closing;
     servers.delete(server);
-    expect(r.summary.exitCode).toBe(6);
+    expect(r.summary.exitCode).toBe(7);
     const outcomes = r.summary.documents.map((d) => d.outcome);
     expect(outcomes.filter((o) => o === 'pending').length).toBeGreaterThanOrEqual(2);
     // An extract request cut by the shutdown is the one failure: visible, and marked uncertain in the journal.
@@ -257,7 +257,7 @@ describe('--fresh', () => {
     servers.delete(server);
     // The same target (URL and key), down now.
     const fresh = await run(cwd, ['in/'], batchOptions(url, KEY, { fresh: true }));
-    expect(fresh.summary.exitCode).toBe(6);
+    expect(fresh.summary.exitCode).toBe(7);
     const back = await emulator({}, Number(new URL(url).port));
     const plain = await run(cwd, ['in/'], batchOptions(back.url, KEY));
     expect(plain.summary.exitCode, plain.stderr).toBe(0);
