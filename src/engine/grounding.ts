@@ -93,7 +93,8 @@ function groundFields(fields: FieldDefinition, prefix: string, outPrefix: string
 }
 
 function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafValue; at: Place | undefined } {
-  const all = candidates(field, path, doc);
+  const vetoes: string[] = [];
+  const all = candidates(field, path, doc, vetoes);
   const best = Math.min(Infinity, ...all.map((c) => c.tier));
   const values = new Set<string>();
   let found: { value: LeafValue; at: Place | undefined } = { value: null, at: undefined };
@@ -108,7 +109,7 @@ function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafV
     found = { value, at: c.at };
   }
   if (values.size !== 1) return { value: null, at: undefined };
-  if (field.type === 'date' && vetoed(path, found.value, doc)) return { value: null, at: undefined };
+  if (field.type === 'date' && vetoes.some((v) => parseDate(v, doc.hints.dateOrder) !== found.value)) return { value: null, at: undefined };
   if (best < 2 && typeof found.value === 'number' && !dueAgrees(found.value, all, field, doc)) return { value: null, at: undefined };
   return found;
 }
@@ -147,7 +148,12 @@ function identifierField(field: LeafField, path: FieldPath, doc: Doc): boolean {
   return field.type === 'string' && isIdentifierName(nameWords(field.name));
 }
 
-function candidates(field: LeafField, path: FieldPath, doc: Doc): Candidate[] {
+/**
+ * Every value the document offers for a field. `vetoes` collects the dates beside a date
+ * label with extra words ("Date of service: 2024-02-20"): a different one vetoes the answer,
+ * since the label may have meant it.
+ */
+function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[]): Candidate[] {
   const out: Candidate[] = [];
   const concept = doc.labels.conceptOf.get(path);
   const identifier = identifierField(field, path, doc);
@@ -173,6 +179,11 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc): Candidate[] {
       const tier = m.tiers.get(path);
       if (tier === undefined) continue;
       if (m.extra !== undefined) {
+        if (field.type === 'date') {
+          const beside = m.rest !== '' ? m.rest : rightOf(sl, j, doc)?.text;
+          if (beside !== undefined && parseDate(beside, doc.hints.dateOrder) !== null) vetoes.push(beside);
+          continue;
+        }
         // "Total for this invoice │ $4.11": an extended label, weakest, and only for a total.
         if (!amount || (concept !== 'total' && concept !== 'amount_due') || !extendedTotalFits(m.extra)) continue;
         const value = m.rest !== '' ? m.rest : rightOf(sl, j, doc)?.text;
@@ -286,22 +297,6 @@ function keyLabel(text: string, doc: Doc): boolean {
   return m !== null && m.kind === 'clean' && m.extra === undefined && [...m.owners].some((o) => !o.includes('[]'));
 }
 
-/**
- * A date label with extra words beside another date ("Date of delivery: 02/03/2024") vetoes
- * the answer: the label may have meant that date.
- */
-function vetoed(path: FieldPath, value: LeafValue, doc: Doc): boolean {
-  for (const [, sl] of doc.scope.entries()) {
-    for (const [j, cell] of sl.cells.entries()) {
-      const m = doc.labels.match(cell.text);
-      if (!m || m.extra === undefined || !m.owners.has(path)) continue;
-      const text = m.rest !== '' ? m.rest : rightOf(sl, j, doc)?.text;
-      const date = text === undefined ? null : parseDate(text, doc.hints.dateOrder);
-      if (date !== null && date !== value) return true;
-    }
-  }
-  return false;
-}
 
 /**
  * The one cell directly below a label, in its column, on the next line without a blank

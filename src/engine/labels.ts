@@ -31,7 +31,7 @@ type Token = { word: string; start: number; end: number };
 export type Tier = 0 | 1 | 2;
 
 /** One way a label is written, as normalised words, the fields it names (with tiers) and its concepts. */
-type LabelForm = { words: string[]; owners: Map<FieldPath, Tier>; concepts: Set<Concept> };
+type LabelForm = { words: string[]; owners: Map<FieldPath, Tier>; concepts: Set<Concept>; title: boolean };
 
 export type LabelMatch = {
   /** Fields the label names (a label such as "Name" can name a field of several objects). */
@@ -75,9 +75,9 @@ function indexWord(word: string): string {
 /** The words of a text; words inside parentheses are left out ("Handelsrechnung (380) Nr."). */
 function tokens(text: string): Token[] {
   const out: Token[] = [];
-  const parens = [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  const parens = text.includes('(') ? [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const) : [];
   for (const m of text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)) {
-    if (parens.some(([a, b]) => m.index > a && m.index < b)) continue;
+    if (parens.length > 0 && parens.some(([a, b]) => m.index > a && m.index < b)) continue;
     out.push({ word: normaliseWord(m[0]) === '№' ? '#' : normaliseWord(m[0]), start: m.index, end: m.index + m[0].length });
   }
   return out;
@@ -91,6 +91,8 @@ const EXTRA_WORDS = /^((?:[\s\-/]+[\p{L}][\p{L}'.]*){1,4})\s*(:.*)?$/u;
 
 function wordsEqual(labelWord: string, docWord: string): boolean {
   if (labelWord === docWord) return true;
+  // "*rechnung": any compound that ends so (Mietrechnung, Baurechnung), as German builds its words.
+  if (labelWord.startsWith('*')) return docWord.length > labelWord.length && docWord.endsWith(labelWord.slice(1));
   return NUMBER_WORDS.has(labelWord) && NUMBER_WORDS.has(docWord);
 }
 
@@ -112,11 +114,29 @@ export function labelsOf(field: Pick<Field, 'name' | 'label' | 'aliases'>): stri
   return forms.filter((f) => f.length > 0);
 }
 
+type VocabularyWords = { words: readonly string[]; concept: Concept | 'invoice_title'; fallback: boolean };
+let vocabularyCache: VocabularyWords[] | undefined;
+
+/** The vocabularies and titles as words, computed once per process (every document builds an index). */
+function vocabularyWords(): VocabularyWords[] {
+  if (!vocabularyCache) {
+    vocabularyCache = vocabularyLabels().map(({ label, concept, fallback }) => {
+      const words = tokens(label).map((t) => t.word);
+      if (label.startsWith('*') && words[0] !== undefined) words[0] = `*${words[0]}`;
+      return { words, concept, fallback };
+    });
+    for (const title of TITLE_WORDS) vocabularyCache.push({ words: tokens(title).map((t) => t.word), concept: 'invoice_title', fallback: false });
+  }
+  return vocabularyCache;
+}
+
 /** Every label of a definition, each knowing the fields it names. */
 export class LabelIndex {
   private readonly forms: LabelForm[] = [];
   /** Forms by their first word, so a cell is compared only with the forms that can match it. */
   private readonly byFirst = new Map<string, LabelForm[]>();
+  /** Forms whose first word is a suffix ("*rechnung Nr"): compared with every cell. */
+  private readonly suffixed: LabelForm[] = [];
   /** Every field asks about every cell: remember the answer per text. */
   private readonly seen = new Map<string, LabelMatch | null>();
 
@@ -130,11 +150,10 @@ export class LabelIndex {
       if (!path.includes('.') && !path.includes('[]')) top.set(concept, [...(top.get(concept) ?? []), path]);
     }
     // The vocabulary names its concept's top-level fields; labels of other concepts name nothing but still compete.
-    for (const { label, concept, fallback } of vocabularyLabels()) {
-      const words = tokens(label).map((t) => t.word);
-      this.addForm(words, concept, (top.get(concept) ?? []).map((path) => [path, fallback ? 2 : 1]));
+    for (const { words, concept, fallback } of vocabularyWords()) {
+      const owners = concept === 'invoice_title' ? [] : (top.get(concept) ?? []);
+      this.addForm([...words], concept, owners.map((path) => [path, fallback ? 2 : 1]));
     }
-    for (const title of TITLE_WORDS) this.addForm(tokens(title).map((t) => t.word), 'invoice_title', []);
   }
 
   private add(fields: FieldDefinition, prefix: string): void {
@@ -160,14 +179,16 @@ export class LabelIndex {
   private addForm(words: string[], concept: Concept | 'invoice_title' | undefined, owners: Array<[FieldPath, Tier]>): void {
     if (words.length === 0) return;
     const key = words.map(indexWord).join(' ');
-    let form = this.forms.find((f) => f.words.map(indexWord).join(' ') === key);
+    let form = this.byKey.get(key);
     if (!form) {
-      form = { words, owners: new Map(), concepts: new Set() };
+      form = { words, owners: new Map(), concepts: new Set(), title: false };
       this.forms.push(form);
+      this.byKey.set(key, form);
       const first = indexWord(words[0] ?? '');
-      this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form]);
+      if (first.startsWith('*')) this.suffixed.push(form);
+      else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form]);
     }
-    if (concept === 'invoice_title') this.titles.add(key);
+    if (concept === 'invoice_title') form.title = true;
     else if (concept) form.concepts.add(concept);
     for (const [path, tier] of owners) {
       const known = form.owners.get(path);
@@ -175,8 +196,8 @@ export class LabelIndex {
     }
   }
 
-  /** Document titles ("Invoice", "Facture") as their indexed words. */
-  private readonly titles = new Set<string>();
+  /** Forms by their indexed words. */
+  private readonly byKey = new Map<string, LabelForm>();
 
   /** Whether a match is a document title ("Facture" in "Facture FA-2017-0010"). */
   isTitle(m: LabelMatch): boolean {
@@ -209,7 +230,7 @@ export class LabelIndex {
     const first = toks[0];
     if (!first || /[\p{L}\p{N}]/u.test(body.slice(0, first.start))) return null;
     if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
-    const candidates = this.byFirst.get(indexWord(first.word)) ?? [];
+    const candidates = [...(this.byFirst.get(indexWord(first.word)) ?? []), ...this.suffixed];
     const all = candidates.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
     // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
     const plain = all.filter((m) => m.extra === undefined);
@@ -249,7 +270,7 @@ export class LabelIndex {
       tiers: form.owners,
       concepts: form.concepts,
       size: form.words.length,
-      title: this.titles.has(form.words.map(indexWord).join(' ')),
+      title: form.title,
     };
     const colon = /^\s*:/.test(rest);
     if (colon) return { ...base, kind: 'clean', rest: rest.replace(/^\s*:/, '').trim(), colon };

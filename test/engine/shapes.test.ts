@@ -69,6 +69,7 @@ describe('engine on shapes of real invoices', () => {
       ['Invoice # RE-20201121/508 issued at 2020-11-21', 'RE-20201121/508', '2020-11-21'],
       ['Rechnung Nr. 471102 vom 05.03.2018', '471102', '2018-03-05'],
       ['Facture N° FA-12 du 13/11/2017', 'FA-12', '2017-11-13'],
+      ['Mietrechnung (387) Nr. 9314110911/00/M/00/N vom 01.10.2018', '9314110911/00/M/00/N', '2018-10-01'],
     ] as const) {
       const s = new Sheet();
       s.text(50, 50, line);

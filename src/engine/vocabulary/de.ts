@@ -1,7 +1,7 @@
 import type { Vocabulary } from './types.ts';
 
 export const DE: Vocabulary = {
-  invoice_number: { labels: ['Rechnungsnummer', 'Rechnungs-Nr', 'Rechnung Nr', 'Rechnung #', 'Rechnungsnr', 'Handelsrechnung Nr', 'Teilrechnung Nr', 'Schlussrechnung Nr', 'Gutschrift Nr', 'Gutschriftsnummer', 'Rechnungskorrektur Nr', 'Belegnummer', 'Beleg-Nr', 'Beleg Nr'] },
+  invoice_number: { labels: ['Rechnungsnummer', 'Rechnungs-Nr', 'Rechnung Nr', 'Rechnung #', 'Rechnungsnr', 'Handelsrechnung Nr', 'Teilrechnung Nr', 'Schlussrechnung Nr', 'Gutschrift Nr', 'Gutschriftsnummer', 'Rechnungskorrektur Nr', '*rechnung Nr', '*rechnung Nummer', '*gutschrift Nr', 'Belegnummer', 'Beleg-Nr', 'Beleg Nr'] },
   invoice_date: { labels: ['Rechnungsdatum', 'Rechnungs-Datum', 'Belegdatum', 'Beleg-Datum', 'Ausstellungsdatum', 'Gutschriftsdatum', 'Datum der Rechnung'], fallback: ['Datum'] },
   due_date: { labels: ['Fälligkeitsdatum', 'Fällig am', 'Fälligkeit', 'Zahlbar bis', 'Zahlungsziel'] },
   delivery_date: { labels: ['Lieferdatum', 'Leistungsdatum', 'Leistungs-Datum', 'Liefer- und Leistungsdatum', 'Liefer- bzw. Leistungsdatum', 'Lieferschein-Datum', 'Leistungszeitraum'] },

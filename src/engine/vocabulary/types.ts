@@ -2,7 +2,8 @@
  * Built-in label vocabularies: for each concept a field commonly stands for, the labels
  * invoices print for it, one file per language. `labels` name the concept itself;
  * `fallback` labels are used only when none of the field's own labels is found (a total
- * field reads "Amount Due" when the document prints no grand total).
+ * field reads "Amount Due" when the document prints no grand total). A label whose first
+ * word opens with "*" matches any word that ends so ("*rechnung Nr": "Mietrechnung Nr.").
  */
 export type Concept =
   | 'invoice_number'
