@@ -83,6 +83,9 @@ function tokens(text: string): Token[] {
   return out;
 }
 
+/** A label word this long may be found cut in two by a space (shorter words could be two real words). */
+const SPLIT_WORD_MIN = 7;
+
 /** What may stand between two words of a label: spaces, - _ . / and parenthesised codes. */
 const BETWEEN_WORDS = /^[\s\-_./']*(?:\([^)]*\)[\s\-_./']*)*$/;
 
@@ -230,7 +233,9 @@ export class LabelIndex {
     const first = toks[0];
     if (!first || /[\p{L}\p{N}]/u.test(body.slice(0, first.start))) return null;
     if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
-    const candidates = [...(this.byFirst.get(indexWord(first.word)) ?? []), ...this.suffixed];
+    const second = toks[1];
+    const joined = second && body.slice(first.end, second.start) === ' ' ? this.byFirst.get(first.word + second.word) : undefined;
+    const candidates = [...(this.byFirst.get(indexWord(first.word)) ?? []), ...(joined ?? []), ...this.suffixed];
     const all = candidates.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
     // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
     const plain = all.filter((m) => m.extra === undefined);
@@ -253,13 +258,25 @@ export class LabelIndex {
 
   private matchForm(body: string, toks: Token[], form: LabelForm): LabelMatch | null {
     if (toks.length < form.words.length) return null;
-    for (const [i, w] of form.words.entries()) {
-      const t = toks[i];
-      if (!t || !wordsEqual(w, t.word)) return null;
-      const prev = toks[i - 1];
+    let k = 0;
+    let prev: Token | undefined;
+    for (const w of form.words) {
+      const t = toks[k];
+      if (!t) return null;
       if (prev && !BETWEEN_WORDS.test(body.slice(prev.end, t.start))) return null;
+      const next = toks[k + 1];
+      if (wordsEqual(w, t.word)) {
+        prev = t;
+        k += 1;
+      } else if (next && w.length >= SPLIT_WORD_MIN && body.slice(t.end, next.start) === ' ' && t.word + next.word === w) {
+        // pdfjs cut the word with a space inside a glyph run ("Br uttosumme", "Zahlbetr ag").
+        prev = next;
+        k += 2;
+      } else {
+        return null;
+      }
     }
-    const last = toks[form.words.length - 1];
+    const last = prev;
     if (!last) return null;
     let rest = body.slice(last.end);
     const afterNumberSign = last.word === '#';

@@ -77,6 +77,18 @@ describe('engine on shapes of real invoices', () => {
     }
   });
 
+  it('engine: reads a label the PDF text cuts with a space ("Br uttosumme", "Zahlbetr ag"); two real words stay two', async () => {
+    const s = new Sheet();
+    // Helvetica 10 pt: "Br" is 10 pt wide; the next piece starts 1.5 pt after it (kerning, not a space).
+    s.text(50, 120, 'Br').text(61.5, 120, 'uttosumme').right(540, 120, '529,87');
+    s.text(50, 150, 'Zahlbetr').text(50 + 37.79 + 1.5, 150, 'ag').right(540, 150, '529,87');
+    expect((await read(s)).results.total).toBe(529.87);
+    const t = new Sheet();
+    // A real word space (2.78 pt) stays a space: "Net" and "total" are two words.
+    t.text(50, 120, 'Net').text(50 + 17.23 + 2.78, 120, 'total:').right(540, 120, '10.00');
+    expect((await read(t)).results).toMatchObject({ subtotal: 10, total: null });
+  });
+
   it('engine: a totals row with several numbers gives the amount its arithmetic supports, or null', async () => {
     const a = new Sheet();
     a.text(50, 120, 'Total').text(300, 120, '1').right(540, 120, '571.04');
