@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ export const PG_PASSWORD = 'PG_secret_password_7c1d9e';
 
 export type PgServer = {
   port: number;
+  /** PgBouncer in transaction mode in front of this server (Debian's pgbouncer); returns a URL of `db` through it. */
+  bouncer(db: string): Promise<string>;
   /** postgres://user:password@127.0.0.1:port/<db> */
   url(db?: string): string;
   /** A new empty database; returns its URL. */
@@ -72,8 +74,65 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   start();
   const url = (db = 'postgres'): string => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${db}`;
   let n = 0;
+  const bouncers: Array<() => void> = [];
   const server: PgServer = {
     port,
+    async bouncer(db) {
+      const bport = await freePort();
+      const ini = join(dir, `pgbouncer-${bport}.ini`);
+      const users = join(dir, `userlist-${bport}.txt`);
+      writeFileSync(users, `"${PG_USER}" "${PG_PASSWORD}"\n`);
+      writeFileSync(
+        ini,
+        [
+          '[databases]',
+          `${db} = host=127.0.0.1 port=${port} dbname=${db}`,
+          '[pgbouncer]',
+          'listen_addr = 127.0.0.1',
+          `listen_port = ${bport}`,
+          `unix_socket_dir = ${dir}`,
+          'auth_type = plain',
+          `auth_file = ${users}`,
+          'pool_mode = transaction',
+          'default_pool_size = 4',
+          'max_client_conn = 200',
+          `logfile = ${join(dir, `pgbouncer-${bport}.log`)}`,
+          `pidfile = ${join(dir, `pgbouncer-${bport}.pid`)}`,
+          '',
+        ].join('\n'),
+      );
+      if (asRoot) {
+        const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+        const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+        chownSync(ini, uid, gid);
+        chownSync(users, uid, gid);
+      }
+      const cmd = asRoot ? ['runuser', '-u', 'postgres', '--', 'pgbouncer', '-d', ini] : ['pgbouncer', '-d', ini];
+      execFileSync(cmd[0]!, cmd.slice(1), { stdio: 'pipe' });
+      bouncers.push(() => {
+        try {
+          const pid = Number(readFileSync(join(dir, `pgbouncer-${bport}.pid`), 'utf8').trim());
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // gone already
+        }
+      });
+      // -d returns once it daemonised; wait until it accepts connections.
+      const { default: pg } = await import('pg');
+      const url = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${bport}/${db}`;
+      for (let i = 0; ; i++) {
+        const client = new pg.Client({ connectionString: url });
+        try {
+          await client.connect();
+          await client.end();
+          return url;
+        } catch (err) {
+          await client.end().catch(() => undefined);
+          if (i > 50) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    },
     url,
     async database() {
       const name = `t${process.pid}_${++n}`;
@@ -90,6 +149,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     crash: () => run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
     start,
     stop: () => {
+      for (const b of bouncers) b();
       try {
         run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       } catch {

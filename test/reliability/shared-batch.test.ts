@@ -105,6 +105,18 @@ describe('many workers, one batch (PostgreSQL)', () => {
     expect(fresh.stderr).toMatch(/--fresh with a shared journal/);
   }, 180_000);
 
+  it('three workers through PgBouncer in transaction mode (no session state): each document charged once', async () => {
+    const s = await setup(24, 100);
+    const db = new URL(s.state).pathname.slice(1);
+    const url = await pgServer.bouncer(db);
+    const env = cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url, EXTRACT_STATE_URL: url });
+    const runs = await Promise.all([0, 1, 2].map((i) => extract(workerCwd(s, i), s.url, workerArgs(s, i).filter((a, k, all) => a !== '--state' && all[k - 1] !== '--state'), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) } })));
+    expect(runs.map((r) => r.exitCode), runs.map((r) => r.stderr).join('\n---\n')).toEqual([0, 0, 0]);
+    expect(runs[0]!.stderr).toMatch(new RegExp(`sharing the batch through postgres://extract_test:\\*\\*\\*@127\\.0\\.0\\.1:(?!${pgServer.port})\\d+/`));
+    for (const i of [0, 1, 2]) expectWholeBatch(s, i);
+    await expectChargedOnce(s);
+  }, 180_000);
+
   it('a worker SIGKILLed mid-batch: the others take its documents over (polled, never sent again) and finish the batch, each document charged once', async () => {
     const s = await setup(30, 300);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
