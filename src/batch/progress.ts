@@ -13,7 +13,7 @@ export type Verbosity = 'quiet' | 'normal' | 'verbose';
 export type ProgressStyle = 'bar' | 'plain';
 
 export type Tally = { total: number; done: number; failed: number; pages: number };
-export type Finish = 'ok' | 'failed' | 'quiet';
+export type Finish = 'ok' | 'failed' | 'pending' | 'quiet';
 
 export interface Reporter {
   /** What the run is doing before the bar starts ("hashing 12 files"). */
@@ -43,6 +43,9 @@ export function chooseStyle(isTTY: boolean, env: Record<string, string | undefin
 export function useColor(isTTY: boolean, env: Record<string, string | undefined>): boolean {
   return isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
 }
+
+/** A pending document (paid for, collected by a rerun) is a warning, not a failure. */
+const LEVEL_OF: Record<Exclude<Finish, 'ok'>, LogLevel> = { failed: 'error', pending: 'warn', quiet: 'debug' };
 
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 const THRESHOLD: Record<Verbosity, number> = { verbose: 0, normal: 1, quiet: 3 };
@@ -79,7 +82,7 @@ class PlainReporter implements Reporter {
   finished(file: string, how: Finish, detail: string, tally: Tally): void {
     const n = `[${tally.done}/${tally.total}]`;
     if (how === 'ok') this.log('info', `${n} ${file}: ${detail} (${rate(tally, this.#started, this.#o.now())} docs/s)`);
-    else this.log(how === 'failed' ? 'error' : 'debug', `${n} ${file}: ${detail}`);
+    else this.log(LEVEL_OF[how], `${n} ${file}: ${detail}`);
   }
   log(level: LogLevel, message: string): void {
     if (LEVEL_RANK[level] < THRESHOLD[this.#o.verbosity]) return;
@@ -135,7 +138,7 @@ class TerminalReporter implements Reporter {
     this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0' });
   }
   finished(file: string, how: Finish, detail: string, tally: Tally): void {
-    this.log(how === 'failed' ? 'error' : 'debug', `${file}: ${detail}`);
+    this.log(LEVEL_OF[how], `${file}: ${detail}`);
     this.#bar?.update(tally.done, { pages: tally.pages, failed: tally.failed, rate: rate(tally, this.#started, this.#o.now()) });
   }
   log(level: LogLevel, message: string): void {

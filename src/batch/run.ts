@@ -127,7 +127,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       if (stoppedBy !== undefined) return;
       stoppedBy = reason;
       stopMessage = message;
-      log(reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error', message);
+      // An outage is said once, by the summary: the moment it was noticed only matters with -v.
+      log(reason === 'unreachable' ? 'debug' : reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error', message);
       // 402 and --max-credits only stop submitting; documents already paid for are still collected.
       if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable') abort.abort();
     };
@@ -168,7 +169,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
         outcome.kind === 'completed'
           ? `completed, ${outcome.record.page_count ?? '?'} page${outcome.record.page_count === 1 ? '' : 's'} (${outcome.record.route})`
           : (outcome.record.error ?? outcome.kind);
-      reporter.finished(job.input.file, outcome.kind === 'completed' ? 'ok' : outcome.kind === 'not_submitted' ? 'quiet' : 'failed', detail, tally);
+      reporter.finished(job.input.file, outcome.kind === 'completed' ? 'ok' : outcome.kind === 'not_submitted' ? 'quiet' : outcome.kind === 'pending' ? 'pending' : 'failed', detail, tally);
       const kind: EntryOutcome = outcome.kind;
       for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...outcome.record, file: copy.input.file, outcome: kind, sha256: job.sha256 });
     };
