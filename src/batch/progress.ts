@@ -138,7 +138,7 @@ class TerminalReporter implements Reporter {
     this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0' });
   }
   finished(file: string, how: Finish, detail: string, tally: Tally): void {
-    this.log(LEVEL_OF[how], `${file}: ${detail}`);
+    this.log(how === 'ok' ? 'debug' : LEVEL_OF[how], `${file}: ${detail}`);
     this.#bar?.update(tally.done, { pages: tally.pages, failed: tally.failed, rate: rate(tally, this.#started, this.#o.now()) });
   }
   log(level: LogLevel, message: string): void {
