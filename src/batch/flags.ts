@@ -2,6 +2,7 @@ import { DEFAULT_POLL, type PollPolicy } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';
 import { parseExplode } from '../outputs/index.ts';
 import type { BatchOptions } from './options.ts';
+import type { KeySource } from './session.ts';
 import type { Verbosity } from './progress.ts';
 import { DEFAULT_INLINE_MAX, type RouteFlag } from './route.ts';
 import { parseCount, parseDuration, parseSize } from './units.ts';
@@ -43,12 +44,13 @@ export type RunFlags = {
 export const POLL_FLAGS = ['pollInterval', 'pollMaxInterval', 'pollTimeout'] as const;
 
 /** Parses the flags people write ("8MB", "2s") into options; every mistake is a usage error (exit 2). */
-export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string; apiKey: string | undefined }): BatchOptions {
+export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string; apiKey: string | undefined; keySource?: KeySource | undefined }): BatchOptions {
   if (flags.quiet === true && flags.verbose === true) throw new ExtractError('usage', '-q and -v contradict each other: keep one');
   const verbosity: Verbosity = flags.quiet === true ? 'quiet' : flags.verbose === true ? 'verbose' : 'normal';
   return {
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
+    keySource: target.keySource,
     route: parseRoute(flags.route ?? 'auto'),
     inlineMax: flags.inlineMax === undefined ? DEFAULT_INLINE_MAX : parseSize(flags.inlineMax, '--inline-max'),
     concurrency: flags.concurrency === undefined ? 4 : parseCount(flags.concurrency, '-c/--concurrency'),

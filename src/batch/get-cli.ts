@@ -28,6 +28,7 @@ export async function getFromCli(ids: string[], flags: GetCliFlags, env: Env): P
       {
         baseUrl: target.baseUrl,
         apiKey: target.apiKey,
+        keySource: target.keySource,
         wait: flags.wait === true,
         poll: pollPolicyFromFlags(flags),
         out: flags.out,

@@ -4,8 +4,9 @@ import type { ClientDeps } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import { ServiceClient, type FetchedDocument } from '../client/service-client.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
-import { createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs } from '../outputs/index.ts';
+import { checkExplode, createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs } from '../outputs/index.ts';
 import type { DocumentRecord } from '../outputs/record.ts';
+import { keyHint, type KeySource } from './session.ts';
 
 export type GetOptions = {
   baseUrl: string;
@@ -16,6 +17,7 @@ export type GetOptions = {
   out: string | undefined;
   format: string | undefined;
   explode: string | undefined;
+  keySource?: KeySource | undefined;
 };
 
 export type GetDeps = ClientDeps & { cwd: string; stdout: Writable; stderr: Writable };
@@ -25,6 +27,7 @@ export type GetSummary = { exitCode: number; records: DocumentRecord[] };
 /** `extract get <document_id...>`: stored documents as records (to recover results, or collect by id). */
 export async function runGet(ids: string[], options: GetOptions, deps: GetDeps): Promise<GetSummary> {
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
+  checkExplode(target, options.explode);
   await prepareOutput(target);
   const client = new ServiceClient({ baseUrl: options.baseUrl, apiKey: options.apiKey }, deps);
   const records: DocumentRecord[] = [];
@@ -35,7 +38,7 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
     try {
       doc = await fetchDocument(client, id, options, deps);
     } catch (err) {
-      if (err instanceof ServiceError && err.kind === 'auth') throw new ExtractError('auth', err.message, { cause: err });
+      if (err instanceof ServiceError && err.kind === 'auth') throw new ExtractError('auth', `${err.message}: ${keyHint(options.keySource)}`, { cause: err });
       if (!(err instanceof ServiceError)) throw err;
       failed++;
       records.push({ file: id, document_id: id, status: 'error', page_count: null, results: null, error: err.message, route: 'fetch' });

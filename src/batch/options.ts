@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
 import type { LockDeps } from './lock.ts';
+import type { KeySource } from './session.ts';
 import type { Verbosity } from './progress.ts';
 import type { RouteFlag } from './route.ts';
 
@@ -9,6 +10,8 @@ export type BatchOptions = {
   baseUrl: string;
   /** Absent only for --dry-run, which sends nothing. */
   apiKey: string | undefined;
+  /** Where the key came from (--api-key, EXTRACT_API_KEY, the config store), for the hint when it is rejected. */
+  keySource?: KeySource | undefined;
   route: RouteFlag;
   inlineMax: number;
   /** -c: files being sent at once (upload-url, PUT, extract). */

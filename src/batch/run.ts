@@ -2,11 +2,12 @@ import { resolve } from 'node:path';
 import { Circuit } from '../client/circuit.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import { checkApiKey, keyFingerprint } from '../config/settings.ts';
-import { ExtractError } from '../errors.ts';
-import { createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs, writeFileAtomic, type StreamWriter } from '../outputs/index.ts';
+import { EXIT_CODES, ExtractError } from '../errors.ts';
+import { checkExplode, listTablePaths, createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs, writeFileAtomic, type StreamWriter } from '../outputs/index.ts';
 import type { DocumentRecord } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import { discoverInputs } from './discover.ts';
+import { keyHint } from './session.ts';
 import { workThrough } from './claims.ts';
 import type { Replay } from './journal.ts';
 import { Limiter } from './limiter.ts';
@@ -28,6 +29,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   if (!options.dryRun) requireKey(options.apiKey);
   // Decide the output before paying for anything: a typo in -o costs nothing.
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
+  checkExplode(target, options.explode);
   if (!options.dryRun) await prepareOutput(target);
 
   const reporter = await createReporter({
@@ -126,7 +128,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     const stop = (reason: StopReason, message: string): void => {
       if (stoppedBy !== undefined) return;
       stoppedBy = reason;
-      stopMessage = message;
+      stopMessage = reason === 'auth' ? `${message}: ${keyHint(options.keySource)}` : message;
+      message = stopMessage;
       // An outage is said once, by the summary: the moment it was noticed only matters with -v.
       log(reason === 'unreachable' ? 'debug' : reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error', message);
       // 402 and --max-credits only stop submitting; documents already paid for are still collected.
@@ -228,6 +231,12 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     const summary = tallySummary(documents, { stoppedBy: stoppedBy ?? null, message: stopMessage, elapsedMs: deps.now() - started, dryRun: false, charges: pipeline.charges() });
     // Outputs and the report cover every input, in input order, whatever the stop.
     await writeOutputs(target, documents.map(recordOf), { cwd: deps.cwd, explode: options.explode, stdout: deps.stdout, warn: (m) => log('warn', m) });
+    // --explode naming no table of the results (a typo, an Object field) was warned about above: a
+    // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
+    if (options.explode !== undefined && summary.exitCode === EXIT_CODES.ok) {
+      const completed = documents.filter((d) => d.status === 'completed').map(recordOf);
+      if (completed.length > 0 && !listTablePaths(completed).includes(options.explode)) summary.exitCode = EXIT_CODES.usage;
+    }
     await writeReport(options.report, summary, deps.cwd);
     printSummary(summary, deps, options);
     return summary;
@@ -297,5 +306,5 @@ async function writeReport(path: string | undefined, summary: BatchSummary, cwd:
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {
   // -q prints only errors: the summary only when something needs attention.
   if (options.verbosity === 'quiet' && summary.exitCode === 0) return;
-  for (const line of summaryLines(summary, true)) deps.stderr.write(`extract: ${redact(line)}\n`);
+  for (const line of summaryLines(summary, options.state !== null)) deps.stderr.write(`extract: ${redact(line)}\n`);
 }

@@ -1,13 +1,37 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Env } from '../config/settings.ts';
+import type { Env, SettingSource } from '../config/settings.ts';
+
+/** Where the key came from: a flag, the environment, the config store, or the --local emulator. */
+export type KeySource = SettingSource | 'local';
+
+/**
+ * What to do when the service rejects the key, naming where it came from and a command that
+ * works (the key itself is never shown).
+ */
+export function keyHint(source: KeySource | undefined): string {
+  switch (source) {
+    case 'flag':
+      return 'the key came from --api-key: pass your parser\'s key (better: set EXTRACT_API_KEY, which other users cannot see in the process list)';
+    case 'env':
+      return 'the key came from EXTRACT_API_KEY: set it to your parser\'s key (ext_…)';
+    case 'config':
+      return 'the key came from the config store: replace it with "extract config set api_key -" (reads the key from standard input); "extract config list" shows what is stored';
+    case 'local':
+      return 'the key came from the --local emulator: this is a bug, please report it';
+    default:
+      return 'pass --api-key, set EXTRACT_API_KEY, or run "extract config set api_key -"';
+  }
+}
 
 /** Where a command sends its requests: the configured service, or an in-process emulator (--local). */
 export type ServiceTarget = {
   baseUrl: string;
   apiKey: string | undefined;
   local: boolean;
+  /** Where the API key came from, for the hint when the service rejects it. */
+  keySource?: KeySource | undefined;
   /** The journal from EXTRACT_STATE_URL or the config store's state_url, when asked for (`lookUpState`). */
   stateUrl?: string | undefined;
 };
@@ -28,7 +52,7 @@ export async function withTarget<T>(
     const dataDir = await mkdtemp(join(tmpdir(), 'extract-local-'));
     const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, log: () => {} });
     try {
-      return await work({ baseUrl: server.url, apiKey: server.apiKeys[0], local: true });
+      return await work({ baseUrl: server.url, apiKey: server.apiKeys[0], local: true, keySource: 'local' });
     } finally {
       await server.close();
       await rm(dataDir, { recursive: true, force: true });
@@ -45,8 +69,8 @@ export async function withTarget<T>(
   const stateUrl = options.lookUpState === true ? resolveStateUrl(env, store) : undefined;
   if (!options.needKey) {
     // A dry run sends nothing; without a configured service it plans every file as new.
-    return work({ baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid', apiKey: settings.apiKey, local: false, stateUrl });
+    return work({ baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid', apiKey: settings.apiKey, local: false, stateUrl, keySource: settings.sources.apiKey });
   }
   const { apiKey, baseUrl } = requireSettings(settings);
-  return work({ baseUrl, apiKey, local: false, stateUrl });
+  return work({ baseUrl, apiKey, local: false, stateUrl, keySource: settings.sources.apiKey });
 }

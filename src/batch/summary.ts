@@ -103,7 +103,13 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
     lines.push(`${n} document${n === 1 ? '' : 's'} may have been charged pages not counted above (no page count known yet); the run that learns them counts them`);
   }
   if (s.message) lines.push(s.message);
-  if (resumeHint && (s.pending > 0 || s.not_submitted > 0)) lines.push('rerun the same command to resume: completed documents are skipped and submitted ones are collected, not paid again');
+  if (s.pending > 0 || s.not_submitted > 0) {
+    lines.push(
+      resumeHint
+        ? 'rerun the same command to resume: completed documents are skipped and submitted ones are collected, not paid again'
+        : 'no journal was kept (--no-state, or --local without --state): a rerun sends every file again',
+    );
+  }
   const left = s.documents.filter((d) => d.outcome === 'left').length;
   if (left > 0) {
     lines.push(

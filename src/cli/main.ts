@@ -18,6 +18,8 @@ export function buildProgram(): Command {
     .description('Batch document extraction, and a local emulator of the extraction service')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run "extract --help" for usage)')
+    // One prefix for every error, commander's own included ("error: ..." otherwise).
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'extract: ')) })
     .exitOverride();
   registerServe(program);
   registerConfig(program);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { RunFlags } from '../batch/flags.ts';
 import type { StopSignal } from '../batch/options.ts';
@@ -59,6 +60,11 @@ export function registerRun(program: Command): void {
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], flags: RunFlags, command: Command) => {
       if (inputs.length === 0) command.help({ error: true });
+      const typo = mistypedCommand(inputs[0]!, program.commands.map((c) => c.name()));
+      if (typo !== undefined) {
+        const { ExtractError } = await import('../errors.ts');
+        throw new ExtractError('usage', `unknown command "${inputs[0]}": did you mean "extract ${typo}"? (to extract a file of that name, write ./${inputs[0]})`);
+      }
       const { runBatchFromCli } = await import('../batch/cli.ts');
       const explicitState = command.getOptionValueSource('state') === 'cli';
       process.exitCode = await runBatchFromCli(inputs, flags, {
@@ -68,6 +74,34 @@ export function registerRun(program: Command): void {
         onSignal: (handler) => subscribeSignals(handler),
       });
     });
+}
+
+/**
+ * The subcommand a first input that is not a path was probably meant to be ("serv", "lsiten"):
+ * within two edits of a command's name. A path that exists is always an input.
+ */
+function mistypedCommand(input: string, commands: string[]): string | undefined {
+  if (/[/\\.*?[{!]/.test(input) || existsSync(input)) return undefined;
+  let best: { name: string; distance: number } | undefined;
+  for (const name of commands) {
+    const distance = editDistance(input.toLowerCase(), name);
+    if (distance <= 2 && distance < name.length / 2 + 1 && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Damerau-Levenshtein (optimal string alignment): a swap of two letters is one edit. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 function collect(value: string, previous: string[]): string[] {

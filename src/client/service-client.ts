@@ -288,7 +288,7 @@ function classify(call: Call, status: number, detail: string, refusedByService: 
     return new ServiceError('ticket_expired', `the upload address for ${what} was refused; a new one is needed`, { status });
   }
   if (status === 401 || status === 403) {
-    return new ServiceError('auth', `the service rejected the API key (HTTP ${status}: ${detail}): check EXTRACT_API_KEY or "extract config get api-key"`, {
+    return new ServiceError('auth', `the service rejected the API key (HTTP ${status}: ${detail})`, {
       status,
     });
   }

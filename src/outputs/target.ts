@@ -69,6 +69,15 @@ export function resolveOutput({ out, format, cwd }: ResolveOutputOptions): Outpu
   return { kind: 'file', format: chosen, path };
 }
 
+/** --explode shapes CSV rows only: with any other output it would be silently ignored, so it is refused. */
+export function checkExplode(target: OutputTarget, explode: string | undefined): void {
+  if (explode === undefined) return;
+  const format = target.kind === 'dir' ? 'dir' : target.format;
+  if (format !== 'csv') {
+    throw new ExtractError('usage', `--explode ${explode} writes one CSV row per table row, but the output is ${format}: write -o FILE.csv (or --format csv), or drop --explode`);
+  }
+}
+
 /** True when records go to stdout one by one as documents finish, through createStreamWriter. */
 export function isStreamed(target: OutputTarget): boolean {
   return target.kind === 'stdout' && target.format === 'jsonl';

@@ -1,0 +1,75 @@
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { startServer, type RunningServer } from '../../src/emulator/server.ts';
+import { ExtractError } from '../../src/errors.ts';
+import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
+import { batchOptions, invoiceDir, run } from './harness.ts';
+
+/** Messages a user can act on (issue: unattended runs): each says what happened and what to do next. */
+
+const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
+const servers = new Set<RunningServer>();
+afterEach(async () => {
+  await Promise.all([...servers].map((s) => s.close()));
+  servers.clear();
+});
+
+async function emulator(): Promise<RunningServer> {
+  const server = await startServer({ config: { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 } }, host: '127.0.0.1', port: 0, inMemory: true, log: () => {} });
+  servers.add(server);
+  return server;
+}
+
+describe('messages', () => {
+  it('a rejected key names where it came from and a command that works', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(1);
+    const wrong = 'ext_not_a_key_of_this_parser';
+    const fromConfig = await run(cwd, ['in/'], { ...batchOptions(server.url, wrong), keySource: 'config' });
+    expect(fromConfig.summary.exitCode).toBe(4);
+    expect(fromConfig.stderr).toContain('the key came from the config store');
+    expect(fromConfig.stderr).toContain('extract config set api_key -');
+    expect(fromConfig.stderr).not.toContain('config get api-key');
+    const fromEnv = await run(cwd, ['in/'], { ...batchOptions(server.url, wrong), keySource: 'env' });
+    expect(fromEnv.stderr).toContain('the key came from EXTRACT_API_KEY');
+    expect(`${fromEnv.stderr}${fromConfig.stderr}`).not.toContain(wrong);
+  });
+
+  it('--explode with an output that is not CSV is a usage error before anything is sent', async () => {
+    const cwd = await invoiceDir(1);
+    const err = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { explode: 'line_items', out: 'out.json' })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExtractError);
+    expect((err as ExtractError).code).toBe('usage');
+    expect((err as ExtractError).message).toMatch(/--explode line_items .* output is json/);
+  });
+
+  it('--explode naming no table (an unknown or Object field) ends in exit 2, with the tables listed', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(2);
+    const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { explode: 'no_such_table', out: 'out.csv' }));
+    expect(r.summary.completed).toBe(2);
+    expect(r.summary.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--explode no_such_table: no document has a table there/);
+  });
+
+  it('without a journal, the hint does not promise that a rerun skips anything', async () => {
+    const cwd = await invoiceDir(2);
+    const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { state: null }));
+    expect(r.stderr).not.toMatch(/completed documents are skipped/);
+    expect(r.stderr).toMatch(/no journal was kept/);
+  });
+
+  it('a mistyped subcommand says "did you mean", before anything else; get without an id points to its help', async () => {
+    const cwd = tempDir();
+    for (const [typo, meant] of [['serv', 'serve'], ['lsiten', 'listen']] as const) {
+      const r = await execa(process.execPath, [CLI, typo], { cwd, env: cleanEnv(), extendEnv: false, reject: false });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr.split('\n')[0]).toBe(`extract: unknown command "${typo}": did you mean "extract ${meant}"? (to extract a file of that name, write ./${typo})`);
+    }
+    const get = await execa(process.execPath, [CLI, 'get'], { cwd, env: cleanEnv(), extendEnv: false, reject: false });
+    expect(get.exitCode).toBe(2);
+    expect(get.stderr).toMatch(/^extract: missing required argument/);
+    expect(get.stderr).toContain('extract get --help');
+  });
+});
