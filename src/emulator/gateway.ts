@@ -19,10 +19,10 @@ import {
 import { EngineError, type Engine, type EngineSource } from '../engine/types.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime.ts';
 import type { EmulatorDeps } from './clock.ts';
-import type { Faults } from './faults.ts';
 import { documentBody, type DocumentRow, type Documents } from './documents.ts';
 import { ServiceError } from './errors.ts';
 import type { Ledger } from './ledger.ts';
+import { createPageCounter } from './pages.ts';
 import type { Processor } from './processor.ts';
 import { transaction, type Store } from './store.ts';
 import { uploadUrl, type Signer } from './tickets.ts';
@@ -41,21 +41,6 @@ async function readHead(path: string, length: number): Promise<Uint8Array> {
 }
 
 /**
- * Why a page count cannot be a real document's, or null when it can: at least one page, a
- * whole number, and no more pages than bytes (no page can be written in less than a byte).
- * A PDF's page tree declares its own /Count, so a hostile file can claim -1000000 pages.
- */
-export function pageCountProblem(pages: number, size: number): string | null {
-  if (!Number.isSafeInteger(pages) || pages < 1) {
-    return `the document declares ${pages} pages; a document has at least one: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
-  }
-  if (pages > size) {
-    return `the document declares ${pages} pages in ${size} bytes, more pages than bytes: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
-  }
-  return null;
-}
-
-/**
  * The service's rules, one function per operation of the spec. Routes decode HTTP and
  * call these; these throw ServiceError with the exact texts users see.
  */
@@ -70,34 +55,11 @@ export function createGateway(input: {
   ledger: Ledger;
   signer: Signer;
   processor: Processor;
-  faults: Faults;
   deps: EmulatorDeps;
 }) {
-  const { store, config, engine, documents, uploads, ledger, signer, processor, faults, deps } = input;
+  const { store, config, engine, documents, uploads, ledger, signer, processor, deps } = input;
 
-  /**
-   * Counts pages before anything is charged; an unreadable document is the client's problem (422),
-   * and so is a page count no real document has (a damaged or hostile page tree): it never
-   * reaches the ledger. Counting is bounded by inline.timeout_ms on every route (a decompression
-   * bomb stops there); `signal` is the inline request's own deadline.
-   */
-  const countPages = async (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => {
-    const limitMs = config.inline.timeout_ms;
-    const countLimit = AbortSignal.timeout(limitMs);
-    let pages: number;
-    try {
-      pages = await engine.countPages(source, mimeType, { signal: signal ? AbortSignal.any([signal, countLimit]) : countLimit });
-    } catch (err) {
-      if (err instanceof EngineError) throw new ServiceError('unreadable_document', err.message);
-      if (countLimit.aborted && !signal?.aborted) {
-        throw new ServiceError('unreadable_document', `counting the document's pages took longer than ${limitMs} ms, which no honest document needs (a decompression bomb?): check the file, re-save it and submit it again`);
-      }
-      throw err;
-    }
-    const insane = pageCountProblem(pages, size);
-    if (insane !== null) throw new ServiceError('unreadable_document', insane);
-    return pages;
-  };
+  const countPages = createPageCounter(engine, config);
 
   /** Creates the document and reserves its pages in one transaction: both land, or neither. */
   const accept = (doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'>, also?: () => void) => {
@@ -189,10 +151,10 @@ export function createGateway(input: {
     }
   }
 
-  /** Stores the bytes and admits a document that arrived with its bytes (inline, app upload, email, inbound webhook). */
+  /** Stores the bytes of an inline request and admits its document (the other arrival routes: arrivals/intake.ts). */
   async function admit(
     parser: ParserConfig,
-    input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType; route: 'inline' | 'stored' },
+    input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType; route: 'inline' },
     signal?: AbortSignal,
   ): Promise<DocumentRow> {
     if (input.bytes.length === 0) throw new ServiceError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
@@ -319,21 +281,6 @@ export function createGateway(input: {
     return documentBody(doc);
   }
 
-  /**
-   * A document that arrived with its bytes by another route (the application's upload,
-   * email, the inbound webhook): admitted like the storage-path shape, extracted in the background.
-   */
-  async function submitArrived(
-    parser: ParserConfig,
-    input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType },
-  ): Promise<ExtractAcceptedResponse> {
-    const doc = await admit(parser, { ...input, route: 'stored' });
-    // Background extraction whatever the route, so extract-async fault rules apply here too.
-    const effect = faults.draw('extract-async');
-    processor.enqueue(doc, effect?.type === 'async_error' ? effect.message : undefined);
-    return accepted(doc.document_id);
-  }
-
   /** After a restart: background documents resume; inline ones lost their client, so they fail and are refunded. */
   function resume(): void {
     for (const doc of documents.processing()) {
@@ -342,5 +289,5 @@ export function createGateway(input: {
     }
   }
 
-  return { issueTicket, receiveUpload, extractInline, extractStored, getDocument, submitArrived, resume };
+  return { issueTicket, receiveUpload, extractInline, extractStored, getDocument, resume };
 }

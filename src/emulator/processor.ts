@@ -173,7 +173,8 @@ export function createProcessor(input: {
     },
     async close() {
       closed = true;
-      limit.clearQueue();
+      // Queued tasks are not cleared (a cleared task's promise never settles, and close would wait
+      // for it forever): each sees `closed` and returns at once; they stay processing for resume().
       await Promise.allSettled([...running]);
     },
   };

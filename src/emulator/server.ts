@@ -8,14 +8,16 @@ import { realDeps, type EmulatorDeps } from './clock.ts';
 import { resolveConfig } from './config.ts';
 import { createDocuments } from './documents.ts';
 import type { ServerEvent } from './events.ts';
+import { createIntake } from './arrivals/intake.ts';
 import { createGateway, type Gateway } from './gateway.ts';
+import { createPageCounter } from './pages.ts';
 import { createLedger } from './ledger.ts';
 import { createProcessor, type Processor } from './processor.ts';
 import { apiRoutes } from './routes/api.ts';
 import { appRoutes } from './routes/app.ts';
 import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
-import { documentOf, frameworkErrors, installErrorHandling } from './routes/http.ts';
+import { documentOf, frameworkErrors, installErrorHandling, installLoopbackGuard } from './routes/http.ts';
 import { storageRoutes } from './routes/storage.ts';
 import { openStore } from './store.ts';
 import { createSigner } from './tickets.ts';
@@ -83,11 +85,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   });
   const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue, log });
   processor.onFinished(() => webhooks.flush());
-  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, faults, deps });
+  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
+  const intake = createIntake({ store, documents, ledger, processor, faults, countPages: createPageCounter(engine, config), deps });
   const keys = createKeyRing(config.parsers);
 
+  const host = options.host ?? '127.0.0.1';
   const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true, frameworkErrors });
   installErrorHandling(app, log);
+  installLoopbackGuard(app, host);
   installFaults(app, faults, deps);
   // Only when someone listens: the hook costs every request a little.
   if (emit) {
@@ -106,12 +111,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const idempotency = createIdempotency(store.db);
   await app.register(apiRoutes({ gateway, keys, idempotency, maxBodyBytes: config.inline.max_body_bytes, now: deps.now }));
   await app.register(storageRoutes(gateway));
-  await app.register(arrivalRoutes({ gateway, parsers, inbound }));
+  await app.register(arrivalRoutes({ intake, parsers, inbound, partialDir: store.partialDir }));
   await app.register(appRoutes());
   await app.register(faultRoutes(faults));
   await app.register(emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps, blobDir: store.blobDir }));
 
-  const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 8787 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
@@ -119,7 +123,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
   let email: EmailArrivals | undefined;
   if (options.smtpPort !== undefined && options.smtpPort !== false) {
-    email = await startEmailArrivals({ gateway, parsers, host, port: options.smtpPort, log });
+    email = await startEmailArrivals({ intake, partialDir: store.partialDir, parsers, host, port: options.smtpPort, log });
   }
   gateway.resume();
   webhooks.start();

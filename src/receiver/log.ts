@@ -11,6 +11,7 @@ export type LogEvent =
   | { type: 'unauthorized'; status: 401; method: string; path: string; reason: string }
   | { type: 'invalid'; status: 400; method: string; reason: string; rejected_id: number }
   | { type: 'too_large'; status: 413; method: string; limit_bytes: number }
+  | { type: 'forbidden'; status: 403; method: string; reason: string }
   | { type: 'error'; message: string }
   | ({ type: 'summary' } & ReceiverStats & { new: number });
 
@@ -32,6 +33,8 @@ export function formatText(event: LogEvent): string {
       return `<-- 400 ${event.method}: ${event.reason} (kept as rejected #${event.rejected_id})`;
     case 'too_large':
       return `<-- 413 ${event.method}: body over ${event.limit_bytes} bytes`;
+    case 'forbidden':
+      return `<-- 403 ${event.method}: ${event.reason}`;
     case 'error':
       return `error: ${event.message}`;
     case 'summary':

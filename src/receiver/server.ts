@@ -1,6 +1,7 @@
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { WebhookPayload } from '../contract/index.ts';
 import { ExtractError } from '../errors.ts';
+import { crossOriginProblem, hostProblem } from '../loopback.ts';
 import { createAuthenticator } from './auth.ts';
 import { openInbox } from './inbox.ts';
 import { createLogger } from './log.ts';
@@ -15,7 +16,15 @@ import { createSink } from './sink.ts';
 import { createWorker, type WorkerCounts } from './worker.ts';
 
 /** Header names the routes read or write, named once. */
-const HEADER = { authorization: 'authorization', contentType: 'content-type', allow: 'allow', wwwAuthenticate: 'www-authenticate' } as const;
+const HEADER = {
+  authorization: 'authorization',
+  contentType: 'content-type',
+  allow: 'allow',
+  wwwAuthenticate: 'www-authenticate',
+  host: 'host',
+  origin: 'origin',
+  secFetchSite: 'sec-fetch-site',
+} as const;
 const ACCEPTED_METHODS = ['POST', 'PUT'] as const;
 const OTHER_METHODS = ['GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 /** A JSON or CSV output is rewritten at most this often: a burst of events is one rewrite, not one each. */
@@ -24,7 +33,7 @@ const WHOLE_FILE_SPACING_MS = 250;
 const FILE_SPACING_MS = 25;
 
 /** The body of every answer that is not a 200: what went wrong, in words a sender's log can show. */
-type ErrorBody = { error: string; code: 'unauthorized' | 'invalid_payload' | 'payload_too_large' | 'method_not_allowed' | 'not_found' | 'internal' };
+type ErrorBody = { error: string; code: 'unauthorized' | 'forbidden' | 'invalid_payload' | 'payload_too_large' | 'method_not_allowed' | 'not_found' | 'internal' };
 /** The 200: the event is on disk; processing follows. */
 type AcceptedBody = { received: true; document_id: string; inbox_seq: number };
 
@@ -67,6 +76,21 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
   // The raw bytes are what the inbox keeps, so every body is read as a buffer and parsed here.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  // Only this machine's senders (src/loopback.ts): no DNS-rebinding Host, no write from another origin's page.
+  app.addHook('onRequest', async (request, reply) => {
+    const header = (name: string) => {
+      const v = request.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const problem =
+      hostProblem(header(HEADER.host), host) ??
+      crossOriginProblem({ method: request.method, origin: header(HEADER.origin), secFetchSite: header(HEADER.secFetchSite), host: header(HEADER.host) });
+    if (problem === null) return;
+    stats.rejected++;
+    logger({ type: 'forbidden', status: 403, method: request.method, reason: problem });
+    return _send(reply, 403, { error: problem, code: 'forbidden' });
+  });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

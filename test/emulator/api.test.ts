@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DocumentBody, ErrorBody, ExtractAcceptedResponse, ExtractInlineResponse, LedgerBody, UploadTicket, mirrorsDefinition } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import type { Engine } from '../../src/engine/types.ts';
 import { call, emulator, inlineBody, KEY, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
 
@@ -162,15 +163,27 @@ describe('emulator: extract', () => {
     expectError(await call(s, 'POST', '/api/v1/extract', { raw: '{"file": ', headers: { 'content-type': 'application/json' } }), 400);
   });
 
-  it('answers 503 when inline extraction outlasts inline.timeout_ms, and refunds', async () => {
-    // The deadline covers page counting too: long enough for the count (a worker's start on a busy
-    // machine), far too short for the 10 s of simulated extraction after the reserve.
-    const s = await emulator({ inline: { timeout_ms: 1500, max_body_bytes: 10_000_000 }, processing: { ms_per_page: 10_000, concurrency: 1 } });
+  it('answers 503 when inline extraction outlasts inline.timeout_ms, refunds, and stops the engine', async () => {
+    // Counting answers at once, extraction never does: the deadline lands after the reserve.
+    let aborted = false;
+    const engine: Engine = {
+      countPages: async () => 1,
+      extract: (_input, options) =>
+        new Promise((_resolve, reject) => {
+          options?.signal?.addEventListener('abort', () => {
+            aborted = true;
+            reject(options.signal!.reason);
+          });
+        }),
+      close: async () => {},
+    };
+    const s = await emulator({ inline: { timeout_ms: 200, max_body_bytes: 10_000_000 } }, { engine });
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(10)) });
     expectError(r, 503, 'inline_timeout');
     const ledger = LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body);
     expect(ledger.entries.map((e) => e.kind)).toEqual(['reserve', 'refund']);
     expect(ledger.balance).toBe(1000);
+    expect(aborted).toBe(true);
   });
 
   it('answers 422 for an unreadable inline document and charges nothing; async: status error, nothing charged', async () => {

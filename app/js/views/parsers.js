@@ -1,6 +1,6 @@
 // Parsers: each one's Field definition, readable and nested, and its API keys masked with a copy button.
 
-import { getParsers } from '../api.js';
+import { api, getParsers } from '../api.js';
 import { copyText, h, toast } from '../dom.js';
 
 function fieldTree(fields) {
@@ -25,7 +25,7 @@ function fieldTree(fields) {
   );
 }
 
-function keyRow(key) {
+function keyRow(parserId, key, index) {
   const done = h('span', { class: 'copied', role: 'status' });
   const button = h(
     'button',
@@ -34,7 +34,9 @@ function keyRow(key) {
       class: 'button small',
       'aria-label': `Copy API key ${key.masked}`,
       onclick: async () => {
-        const ok = await copyText(key.key);
+        // The list carries masked keys only; the key itself is revealed by this explicit action.
+        const revealed = await api('POST', `/parsers/${encodeURIComponent(parserId)}/keys/${index}/reveal`).catch(() => null);
+        const ok = revealed !== null && (await copyText(revealed.key));
         done.textContent = ok ? 'Copied' : 'Copy failed';
         if (!ok) toast('Could not copy: select the key in the terminal where extract serve started.', 'error');
         setTimeout(() => (done.textContent = ''), 2000);
@@ -61,7 +63,7 @@ export function mount(root) {
             { class: 'card parser', dataset: { parser: p.parser_id } },
             h('h2', {}, p.parser_name, ' ', h('code', { class: 'muted' }, p.parser_id)),
             h('h3', {}, 'API keys'),
-            p.api_keys.length ? h('ul', { class: 'keys' }, p.api_keys.map(keyRow)) : h('p', { class: 'muted' }, 'No API keys.'),
+            p.api_keys.length ? h('ul', { class: 'keys' }, p.api_keys.map((key, i) => keyRow(p.parser_id, key, i))) : h('p', { class: 'muted' }, 'No API keys.'),
             h('h3', {}, 'Field definition'),
             fieldTree(p.fields),
           ),

@@ -2,7 +2,8 @@ import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { ParserConfig } from '../../contract/index.ts';
 import { ServiceError } from '../errors.ts';
-import type { Gateway } from '../gateway.ts';
+import { stageBytes, unstage, type StagedFile } from '../staging.ts';
+import type { Arrival, Intake } from './intake.ts';
 
 /**
  * Documents by email (source_type "email"): an SMTP listener on loopback. A message to
@@ -14,19 +15,23 @@ export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 export type EmailArrivals = { port: number; close(): Promise<void> };
 
 export async function startEmailArrivals(input: {
-  gateway: Gateway;
+  intake: Intake;
+  /** Where attachments are staged (the data directory's partial/ folder). */
+  partialDir: string;
   parsers: ReadonlyMap<string, ParserConfig>;
   host: string;
   port: number;
   log: (line: string) => void;
 }): Promise<EmailArrivals> {
-  const { gateway, parsers, log } = input;
+  const { intake, partialDir, parsers, log } = input;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: MAX_MESSAGE_BYTES,
     banner: 'extract serve (emulated document intake)',
     logger: false,
+    // On close, a sender still connected (one left hanging after a 452, say) is cut after a second, not the default 30.
+    closeTimeout: 1000,
     onRcptTo(address, _session, callback) {
       const parserId = address.address.split('@')[0] ?? '';
       if (!parsers.has(parserId)) {
@@ -41,26 +46,32 @@ export async function startEmailArrivals(input: {
         if ((stream as { sizeExceeded?: boolean }).sizeExceeded) {
           throw Object.assign(new Error('message too large'), { responseCode: 552 });
         }
-        const recipients = session.envelope.rcptTo.map((r) => r.address.split('@')[0]!);
+        // One parser named twice in RCPT TO is one recipient: it gets each attachment once.
+        const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.split('@')[0]!))];
         const attachments = mail.attachments.filter((a) => a.contentDisposition !== 'inline' || a.filename);
         if (attachments.length === 0) log(`email from ${session.envelope.mailFrom || '(unknown)'}: no attachment, nothing to extract`);
-        for (const parserId of recipients) {
-          const parser = parsers.get(parserId)!;
+        const staged: StagedFile[] = [];
+        try {
+          const arrivals: Arrival[] = [];
           for (const a of attachments) {
-            try {
-              const r = await gateway.submitArrived(parser, { bytes: a.content, fileName: a.filename ?? 'attachment', declaredType: a.contentType, source: 'email' });
-              log(`email attachment ${a.filename ?? '(unnamed)'} -> ${r.document_id}`);
-            } catch (err) {
-              if (err instanceof ServiceError && err.code === 'insufficient_credits') {
-                throw Object.assign(new Error(err.message), { responseCode: 452 });
-              }
-              if (err instanceof ServiceError) {
-                log(`email attachment ${a.filename ?? '(unnamed)'} skipped: ${err.message}`);
-                continue;
-              }
-              throw err;
+            const file = await stageBytes(partialDir, a.content);
+            staged.push(file);
+            for (const parserId of recipients) {
+              arrivals.push({ parser: parsers.get(parserId)!, file, fileName: a.filename ?? 'attachment', declaredType: a.contentType, source: 'email' });
             }
           }
+          if (arrivals.length === 0) return;
+          // The whole message or nothing: out of credits charges none of it, so the sender's retry pays once.
+          const { accepted, skipped } = await intake.submit(arrivals, { skipUnreadable: true });
+          for (const s of skipped) log(`email attachment ${s.fileName} skipped: ${s.reason}`);
+          for (const r of accepted) log(`email attachment -> ${r.document_id}`);
+        } catch (err) {
+          if (err instanceof ServiceError && err.code === 'insufficient_credits') {
+            throw Object.assign(new Error(err.message), { responseCode: 452 });
+          }
+          throw err;
+        } finally {
+          await Promise.all(staged.map(unstage));
         }
       })().then(
         () => callback(),

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { EMULATOR_PREFIX, ExtractInlineRequest, type ParserConfig, type SourceType } from '../../contract/index.ts';
 import { INBOUND_PREFIX, type InboundTokens } from '../arrivals/inbound.ts';
 import { ServiceError } from '../errors.ts';
-import type { Gateway } from '../gateway.ts';
+import type { Intake } from '../arrivals/intake.ts';
+import { stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
 import { parseBody } from './http.ts';
 
 /** Files larger than this go through the API's upload-and-poll route instead. */
@@ -15,8 +16,8 @@ const MAX_FILES = 20;
  * (multipart, source_type "upload") and the per-parser inbound webhook (multipart or JSON
  * with base64, source_type "webhook"). Both answer at once; extraction runs in the background.
  */
-export function arrivalRoutes(input: { gateway: Gateway; parsers: ReadonlyMap<string, ParserConfig>; inbound: InboundTokens }) {
-  const { gateway, parsers, inbound } = input;
+export function arrivalRoutes(input: { intake: Intake; parsers: ReadonlyMap<string, ParserConfig>; inbound: InboundTokens; partialDir: string }) {
+  const { intake, parsers, inbound, partialDir } = input;
   return async (app: FastifyInstance) => {
     await app.register(multipart, { limits: { fileSize: MAX_ARRIVAL_FILE_BYTES, files: MAX_FILES, fields: 20, parts: 40 } });
 
@@ -26,37 +27,39 @@ export function arrivalRoutes(input: { gateway: Gateway; parsers: ReadonlyMap<st
       return parser;
     };
 
-    /** Reads every file part; a part over the size limit is a 413 that names the other route. */
-    const filesOf = async (request: FastifyRequest) => {
-      const files: Array<{ bytes: Buffer; fileName: string; declaredType: string }> = [];
+    /**
+     * Streams every file part to disk (staging.ts), then submits them all or none; the staged
+     * files are removed whatever happens (the documents keep hard links of their own).
+     */
+    const submitForm = async (request: FastifyRequest, parser: ParserConfig, source: SourceType) => {
+      const staged: Array<{ file: StagedFile; fileName: string; declaredType: string }> = [];
       try {
-        for await (const part of request.files()) {
-          const bytes = await part.toBuffer();
-          if (part.file.truncated) {
-            throw new ServiceError('payload_too_large', `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route`);
+        try {
+          for await (const part of request.files()) {
+            const file = await stageStream(partialDir, part.file);
+            staged.push({ file, fileName: part.filename || 'upload', declaredType: part.mimetype });
+            if (part.file.truncated) {
+              throw new ServiceError('payload_too_large', `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`);
+            }
           }
-          files.push({ bytes, fileName: part.filename || 'upload', declaredType: part.mimetype });
+        } catch (err) {
+          // busboy reports a broken form as a plain Error: that is the sender's mistake, not ours.
+          if (err instanceof ServiceError || (err as { statusCode?: number }).statusCode !== undefined || isDiskFull(err)) throw err;
+          throw new ServiceError('invalid_request', `the multipart form is malformed (${(err as Error).message}): send each document as a file field`);
         }
-      } catch (err) {
-        // busboy reports a broken form as a plain Error: that is the sender's mistake, not ours.
-        if (err instanceof ServiceError || (err as { statusCode?: number }).statusCode !== undefined) throw err;
-        throw new ServiceError('invalid_request', `the multipart form is malformed (${(err as Error).message}): send each document as a file field`);
+        if (staged.length === 0) throw new ServiceError('invalid_request', 'no file in the form: send the document as a multipart file field');
+        const { accepted } = await intake.submit(staged.map((s) => ({ ...s, parser, source })));
+        return accepted;
+      } finally {
+        await Promise.all(staged.map((s) => unstage(s.file)));
       }
-      if (files.length === 0) throw new ServiceError('invalid_request', 'no file in the form: send the document as a multipart file field');
-      return files;
-    };
-
-    const submitAll = async (parser: ParserConfig, files: Awaited<ReturnType<typeof filesOf>>, source: SourceType) => {
-      const documents = [];
-      for (const f of files) documents.push(await gateway.submitArrived(parser, { ...f, source }));
-      return documents;
     };
 
     // The application's upload: what the web page's drop zone posts.
     app.post<{ Params: { parser_id: string } }>(`${EMULATOR_PREFIX}/parsers/:parser_id/documents`, async (request) => {
       const parser = parserOr404(request.params.parser_id);
       if (!request.isMultipart()) throw new ServiceError('unsupported_media_type', 'upload files as multipart/form-data');
-      return { success: true, documents: await submitAll(parser, await filesOf(request), 'upload') };
+      return { success: true, documents: await submitForm(request, parser, 'upload') };
     });
 
     // The inbound webhook: the address itself is the credential.
@@ -66,11 +69,22 @@ export function arrivalRoutes(input: { gateway: Gateway; parsers: ReadonlyMap<st
         throw new ServiceError('not_found', 'no inbound address here: copy the inbound URL that extract serve printed on start');
       }
       if (request.isMultipart()) {
-        const docs = await submitAll(parser, await filesOf(request), 'webhook');
+        const docs = await submitForm(request, parser, 'webhook');
         return docs.length === 1 ? docs[0] : { success: true, documents: docs };
       }
       const { file } = parseBody(ExtractInlineRequest, request.body);
-      return gateway.submitArrived(parser, { bytes: Buffer.from(file.data, 'base64'), fileName: file.name, declaredType: file.type, source: 'webhook' });
+      const staged = await stageBytes(partialDir, Buffer.from(file.data, 'base64'));
+      try {
+        const { accepted } = await intake.submit([{ parser, file: staged, fileName: file.name, declaredType: file.type, source: 'webhook' }]);
+        return accepted[0];
+      } finally {
+        await unstage(staged);
+      }
     });
   };
+}
+
+function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }

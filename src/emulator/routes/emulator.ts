@@ -75,9 +75,18 @@ export function emulatorRoutes(input: { ledger: Ledger; documents: Documents; we
     });
 
     app.get(`${EMULATOR_PREFIX}/parsers`, async () => ({
-      // The keys are the emulator's own (serve prints them on start); the page shows them masked with a copy button.
-      parsers: parsers.map((p) => ({ parser_id: p.parser_id, parser_name: p.parser_name, fields: p.fields, api_keys: p.api_keys.map((key) => ({ masked: mask(key), key })) })),
+      // Masked only: a read of this list (a rebinding page, a screen share) never carries a usable key.
+      parsers: parsers.map((p) => ({ parser_id: p.parser_id, parser_name: p.parser_name, fields: p.fields, api_keys: p.api_keys.map((key) => ({ masked: mask(key) })) })),
     }));
+    // The explicit action that reveals one key (the page's Copy button): a POST, so another origin's page cannot make it.
+    app.post<{ Params: { parser_id: string; index: string } }>(`${EMULATOR_PREFIX}/parsers/:parser_id/keys/:index/reveal`, async (request) => {
+      const parser = parsers.find((p) => p.parser_id === request.params.parser_id);
+      const key = parser?.api_keys[Number(request.params.index)];
+      if (!parser || !/^\d+$/.test(request.params.index) || key === undefined) {
+        throw new ServiceError('not_found', `no key ${JSON.stringify(request.params.index.slice(0, 20))} of parser ${JSON.stringify(request.params.parser_id.slice(0, 80))}: GET ${EMULATOR_PREFIX}/parsers lists them`);
+      }
+      return { key };
+    });
     app.get(`${EMULATOR_PREFIX}/integrations`, async () => ({
       integrations: [...webhooks.integrations.values()].map((i) => ({
         id: i.id,

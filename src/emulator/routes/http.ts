@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { ErrorBody } from '../../contract/index.ts';
+import { API_PREFIX, type ErrorBody } from '../../contract/index.ts';
+import { crossOriginProblem, hostProblem } from '../../loopback.ts';
+import { STORAGE_PREFIX } from '../tickets.ts';
 import { ServiceError, STATUS_OF, type ServiceErrorCode } from '../errors.ts';
 
 /** Header and parameter names the routes read, named once. */
@@ -8,6 +10,9 @@ export const HEADER = {
   authorization: 'authorization',
   contentType: 'content-type',
   idempotencyKey: 'idempotency-key',
+  host: 'host',
+  origin: 'origin',
+  secFetchSite: 'sec-fetch-site',
 } as const;
 
 const documents = new WeakMap<FastifyRequest, string>();
@@ -39,6 +44,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
 /** Fastify's own errors (body limits, bad JSON, media types) mapped onto the service's codes. */
 const FASTIFY_CODES: Record<string, ServiceErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  // @fastify/multipart: a file part over the route's fileSize limit, too many parts or files.
+  FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
+  FST_FILES_LIMIT: 'payload_too_large',
+  FST_PARTS_LIMIT: 'payload_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
@@ -67,6 +76,29 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`),
   );
+}
+
+/**
+ * The loopback surface serves only this machine's pages (src/loopback.ts): every request's Host
+ * must name this machine (DNS rebinding), and a write to anything but the emulated API and its
+ * signed storage, which take credentials a page cannot send, must not come from another origin's
+ * page. JSON routes take JSON only: text/plain, which a page may send without asking, is 415.
+ */
+export function installLoopbackGuard(app: FastifyInstance, boundHost: string): void {
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request, reply) => {
+    const header = (name: string) => {
+      const v = request.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const host = header(HEADER.host);
+    const hostIssue = hostProblem(host, boundHost);
+    if (hostIssue !== null) return sendError(reply, 'forbidden', hostIssue);
+    const path = request.url;
+    if (path.startsWith(`${API_PREFIX}/`) || path.startsWith(STORAGE_PREFIX)) return;
+    const originIssue = crossOriginProblem({ method: request.method, origin: header(HEADER.origin), secFetchSite: header(HEADER.secFetchSite), host });
+    if (originIssue !== null) return sendError(reply, 'forbidden', originIssue);
+  });
 }
 
 /** ENOSPC / EDQUOT from the file system, SQLITE_FULL (13) from node:sqlite. */

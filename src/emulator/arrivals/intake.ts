@@ -1,0 +1,113 @@
+import { link, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { API_PREFIX, type ExtractAcceptedResponse, type ParserConfig, type SourceType } from '../../contract/index.ts';
+import { detectMimeType } from '../../mime.ts';
+import type { EmulatorDeps } from '../clock.ts';
+import type { Documents } from '../documents.ts';
+import { ServiceError } from '../errors.ts';
+import type { Faults } from '../faults.ts';
+import type { Ledger } from '../ledger.ts';
+import type { PageCounter } from '../pages.ts';
+import type { Processor } from '../processor.ts';
+import type { StagedFile } from '../staging.ts';
+import { transaction, type Store } from '../store.ts';
+
+/**
+ * Documents that arrive with their bytes by another route than the API (the application's upload,
+ * the inbound webhook, email): a request or a message is accepted whole or refused whole. Every
+ * file is counted first; then one transaction creates every document and reserves every page, so
+ * out of credits charges nothing and the sender's retry cannot pay twice. Extraction runs in the
+ * background, as for the storage-path shape.
+ */
+export type Arrival = { parser: ParserConfig; file: StagedFile; fileName: string; declaredType: string | undefined; source: SourceType };
+export type Skipped = { fileName: string; reason: string };
+export type Intake = ReturnType<typeof createIntake>;
+
+export function createIntake(input: {
+  store: Store;
+  documents: Documents;
+  ledger: Ledger;
+  processor: Processor;
+  faults: Faults;
+  countPages: PageCounter;
+  deps: EmulatorDeps;
+}) {
+  const { store, documents, ledger, processor, faults, countPages, deps } = input;
+
+  /**
+   * Admits every arrival or none. An unreadable file refuses the whole request (422 naming it),
+   * unless `skipUnreadable` (email: a signature logo is no reason to bounce the invoice), in which
+   * case it is left out and reported. The staged files are the caller's to remove.
+   */
+  async function submit(arrivals: Arrival[], options: { skipUnreadable?: boolean } = {}): Promise<{ accepted: ExtractAcceptedResponse[]; skipped: Skipped[] }> {
+    const counted: Array<Arrival & { mimeType: string; pages: number }> = [];
+    const skipped: Skipped[] = [];
+    // The same staged file sent to two parsers is counted once.
+    const pagesOf = new Map<StagedFile, Promise<{ mimeType: string; pages: number }>>();
+    for (const a of arrivals) {
+      let count = pagesOf.get(a.file);
+      if (!count) {
+        count = (async () => {
+          if (a.file.size === 0) throw new ServiceError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
+          const mimeType = await detectMimeType(a.file.head, a.fileName, a.declaredType);
+          return { mimeType, pages: await countPages({ path: a.file.path }, a.file.size, mimeType) };
+        })();
+        pagesOf.set(a.file, count);
+      }
+      try {
+        counted.push({ ...a, ...(await count) });
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        if (!options.skipUnreadable || err.code !== 'unreadable_document') {
+          throw new ServiceError(err.code, `${a.fileName}: ${err.message}; nothing from this request was accepted`);
+        }
+        skipped.push({ fileName: a.fileName, reason: err.message });
+      }
+    }
+
+    // Each document gets its own blob (a hard link to the staged file: no copy), before the transaction.
+    const admitted: Array<(typeof counted)[number] & { blob: string; documentId: string }> = [];
+    try {
+      for (const c of counted) {
+        const blob = deps.newId('blob');
+        await link(c.file.path, join(store.blobDir, blob));
+        admitted.push({ ...c, blob, documentId: deps.newId('doc') });
+      }
+      transaction(store.db, () => {
+        for (const a of admitted) {
+          const doc = {
+            document_id: a.documentId,
+            parser_id: a.parser.parser_id,
+            file_name: a.fileName,
+            mime_type: a.mimeType,
+            source_type: a.source,
+            route: 'stored' as const,
+            blob: a.blob,
+            size: a.file.size,
+            sha256: a.file.sha256,
+            page_count: a.pages,
+            created_at: deps.now(),
+          };
+          documents.insert(doc);
+          ledger.reserve(doc, a.pages, doc.created_at);
+        }
+      });
+    } catch (err) {
+      await Promise.all(admitted.map((a) => rm(join(store.blobDir, a.blob), { force: true })));
+      if (err instanceof ServiceError && err.code === 'insufficient_credits') {
+        const total = admitted.reduce((n, a) => n + a.pages, 0);
+        throw new ServiceError('insufficient_credits', `out of credits: these ${admitted.length} document(s) have ${total} page(s) and the balance is ${ledger.balance()}; nothing was accepted: top up and send them again`);
+      }
+      throw err;
+    }
+    const accepted = admitted.map((a) => {
+      // Background extraction whatever the route, so extract-async fault rules apply here too.
+      const effect = faults.draw('extract-async');
+      processor.enqueue(documents.get(a.documentId)!, effect?.type === 'async_error' ? effect.message : undefined);
+      return { success: true as const, document_id: a.documentId, status: 'processing' as const, poll_url: `${API_PREFIX}/documents/${a.documentId}` };
+    });
+    return { accepted, skipped };
+  }
+
+  return { submit };
+}

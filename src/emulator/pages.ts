@@ -1,0 +1,46 @@
+import type { EmulatorConfig } from '../contract/index.ts';
+import { EngineError, type Engine, type EngineSource } from '../engine/types.ts';
+import { ServiceError } from './errors.ts';
+
+/**
+ * Why a page count cannot be a real document's, or null when it can: at least one page, a
+ * whole number, and no more pages than bytes (no page can be written in less than a byte).
+ * A PDF's page tree declares its own /Count, so a hostile file can claim -1000000 pages.
+ */
+export function pageCountProblem(pages: number, size: number): string | null {
+  if (!Number.isSafeInteger(pages) || pages < 1) {
+    return `the document declares ${pages} pages; a document has at least one: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
+  }
+  if (pages > size) {
+    return `the document declares ${pages} pages in ${size} bytes, more pages than bytes: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
+  }
+  return null;
+}
+
+export type PageCounter = (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => Promise<number>;
+
+export function createPageCounter(engine: Engine, config: EmulatorConfig): PageCounter {
+  /**
+   * Counts pages before anything is charged; an unreadable document is the client's problem (422),
+   * and so is a page count no real document has (a damaged or hostile page tree): it never
+   * reaches the ledger. Counting is bounded by inline.timeout_ms on every route (a decompression
+   * bomb stops there); `signal` is the inline request's own deadline.
+   */
+  return async (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => {
+    const limitMs = config.inline.timeout_ms;
+    const countLimit = AbortSignal.timeout(limitMs);
+    let pages: number;
+    try {
+      pages = await engine.countPages(source, mimeType, { signal: signal ? AbortSignal.any([signal, countLimit]) : countLimit });
+    } catch (err) {
+      if (err instanceof EngineError) throw new ServiceError('unreadable_document', err.message);
+      if (countLimit.aborted && !signal?.aborted) {
+        throw new ServiceError('unreadable_document', `counting the document's pages took longer than ${limitMs} ms, which no honest document needs (a decompression bomb?): check the file, re-save it and submit it again`);
+      }
+      throw err;
+    }
+    const insane = pageCountProblem(pages, size);
+    if (insane !== null) throw new ServiceError('unreadable_document', insane);
+    return pages;
+  };
+}
