@@ -14,7 +14,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
 /**
  * Issue 12, bounded requests: a decompression bomb costs at most the inline deadline and one
  * worker's heap, a file too large for the engine is a 422 that says so, and a full disk is a
- * 507 with a JSON body. The bombs are small on disk (about 100 KB) so a 2-core CI runs them.
+ * 507 with a JSON body. The bombs are small on disk (about 200 KB) so a 2-core CI runs them.
  */
 
 const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
@@ -31,8 +31,8 @@ describe('hostile: bounded requests', () => {
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, inline: { timeout_ms: 2000, max_body_bytes: 10_000_000 }, processing: { ms_per_page: 0, concurrency: 2 } });
     const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);
-    const bomb = await xrefBombPdf(10_000_000);
-    expect(bomb.length).toBeLessThan(200_000);
+    const bomb = await xrefBombPdf(20_000_000);
+    expect(bomb.length).toBeLessThan(400_000);
     // Warm: the honest request alone, to compare with.
     expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) })).status).toBe(200);
     const started = Date.now();
@@ -42,7 +42,7 @@ describe('hostile: bounded requests', () => {
     // Sent meanwhile: it may wait behind the bombs for a worker, but only until their deadline.
     const meanwhile = await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(2)) });
     expect([200, 503]).toContain(meanwhile.status);
-    expect(Date.now() - started).toBeLessThan(8000);
+    expect(Date.now() - started).toBeLessThan(10_000);
     for (const r of await Promise.all(bombs)) {
       // Stopped at the deadline (503), or refused as too large for the worker's heap (422): never charged.
       expect([422, 503]).toContain(r.status);
@@ -55,10 +55,11 @@ describe('hostile: bounded requests', () => {
     // The workers were stopped, not left reading: the next honest request is served at once.
     const after = Date.now();
     expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(3)) })).status).toBe(200);
-    expect(Date.now() - after).toBeLessThan(2000);
+    // (a fresh worker starts for it: well under a second alone, a few on a loaded 2-core machine)
+    expect(Date.now() - after).toBeLessThan(5000);
     const elapsed = Date.now() - started;
     // Three bombs at once cost about one deadline, not the minutes they would take to read.
-    expect(elapsed).toBeLessThan(15_000);
+    expect(elapsed).toBeLessThan(25_000);
     const peak = peakRssMb(serve.child.pid!);
     console.log(`bombs: 3 stopped in ${elapsed} ms; serve peak RSS ${Math.round(peak)} MB`);
     expect(peak).toBeLessThan(1600);
