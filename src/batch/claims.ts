@@ -147,7 +147,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
       if (queue.length === 0 && waiting.length === 0) break;
       if (queue.length === 0) {
         // Only documents other workers hold are left: look again after a poll interval.
-        waitingSince ??= input.deps.now();
+        if (waitingSince === undefined) {
+          waitingSince = input.deps.now();
+          input.log('info', `waiting for ${waiting.length} document${waiting.length === 1 ? '' : 's'} other workers hold (up to ${Math.round(input.poll.timeoutMs / 1000)} s, --poll-timeout), to write the whole batch's records`);
+        }
         const left = waitingSince + input.poll.timeoutMs - input.deps.now();
         if (left <= 0) break;
         await Promise.race([input.deps.sleep(Math.min(heldDelay(round++, input.poll), left), input.signal), nextWake()]);
