@@ -8,14 +8,41 @@ export const WEBHOOK_EVENT = 'document.processed';
 export const SourceType = z.enum(['api', 'upload', 'email', 'webhook']);
 export type SourceType = z.infer<typeof SourceType>;
 
-const ISO_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/**
+ * Any RFC 3339 date-time (the spec says ISO 8601; a sender may write `+00:00` for `Z`, or no
+ * milliseconds). The emulator itself always sends UTC with milliseconds.
+ */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** How deep a payload's JSON may nest (objects and arrays): results are a few levels; 2,000 is an attack. */
+export const MAX_PAYLOAD_DEPTH = 32;
+
+/**
+ * The nesting depth of a JSON text, found by scanning it (no parse, no recursion), stopping as
+ * soon as it passes `limit`: a payload of 2,000 nested arrays is refused before anything recurses into it.
+ */
+export function jsonDepthOver(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 export const WebhookPayload = z.object({
   event: z.literal(WEBHOOK_EVENT),
   parser_id: z.string(),
   parser_name: z.string(),
   document_id: z.string(),
-  timestamp: z.string().regex(ISO_UTC_MILLIS, 'expected ISO 8601 UTC with milliseconds'),
+  timestamp: z.string().regex(RFC_3339, 'expected an RFC 3339 date-time, such as 2024-03-15T10:20:30.123Z').refine((t) => !Number.isNaN(Date.parse(t.replace(' ', 'T'))), 'not a real date-time'),
   data: Results,
   metadata: z.object({
     file_name: z.string(),

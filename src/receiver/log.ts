@@ -12,6 +12,8 @@ export type LogEvent =
   | { type: 'invalid'; status: 400; method: string; reason: string; rejected_id: number }
   | { type: 'too_large'; status: 413; method: string; limit_bytes: number }
   | { type: 'forbidden'; status: 403; method: string; reason: string }
+  | { type: 'test'; method: string; document_id: string }
+  | { type: 'quarantined'; inbox_seq: number; reason: string }
   | { type: 'error'; message: string }
   | ({ type: 'summary' } & ReceiverStats & { new: number });
 
@@ -35,6 +37,10 @@ export function formatText(event: LogEvent): string {
       return `<-- 413 ${event.method}: body over ${event.limit_bytes} bytes`;
     case 'forbidden':
       return `<-- 403 ${event.method}: ${event.reason}`;
+    case 'test':
+      return `<-- test event ${event.document_id} (an integration's test action: acknowledged, not written)`;
+    case 'quarantined':
+      return `error: inbox event #${event.inbox_seq} cannot be written (${event.reason}); it is quarantined in the inbox and the next events go on`;
     case 'error':
       return `error: ${event.message}`;
     case 'summary':

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
-import { WebhookPayload } from '../contract/index.ts';
+import { jsonDepthOver, MAX_PAYLOAD_DEPTH, WebhookPayload } from '../contract/index.ts';
 import { ExtractError } from '../errors.ts';
 import { crossOriginProblem, hostProblem } from '../loopback.ts';
 import { createAuthenticator } from './auth.ts';
@@ -143,6 +143,11 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
         logger({ type: 'invalid', status: 400, method: request.method, reason: verdict.reason, rejected_id: rejectedId });
         return _send(reply, 400, { error: `not a document.processed event: ${verdict.reason}`, code: 'invalid_payload' });
       }
+      if (verdict.test) {
+        // An integration's test action: acknowledged and logged, never written as a real document.
+        logger({ type: 'test', method: request.method, document_id: verdict.documentId });
+        return reply.code(200).type('application/json').send({ received: true, test: true, document_id: verdict.documentId });
+      }
       const seq = inbox.append({ receivedAt, method: request.method, documentId: verdict.documentId, body });
       stats.received++;
       worker.kick();
@@ -190,19 +195,21 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
   };
 }
 
-type Verdict = { ok: true; documentId: string } | { ok: false; reason: string };
+type Verdict = { ok: true; documentId: string; test: boolean } | { ok: false; reason: string };
 
 /** JSON, then the shared contract's WebhookPayload; the reason names the first few paths that fail. */
 function _validate(body: Buffer): Verdict {
   if (body.length === 0) return { ok: false, reason: 'empty body' };
+  const text = body.toString('utf8');
+  if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH)) return { ok: false, reason: `nested deeper than ${MAX_PAYLOAD_DEPTH} levels` };
   let json: unknown;
   try {
-    json = JSON.parse(body.toString('utf8'));
+    json = JSON.parse(text);
   } catch (err) {
     return { ok: false, reason: `not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
   const parsed = WebhookPayload.safeParse(json);
-  if (parsed.success) return { ok: true, documentId: parsed.data.document_id };
+  if (parsed.success) return { ok: true, documentId: parsed.data.document_id, test: parsed.data['test'] === true };
   const issues = parsed.error.issues;
   const detail = issues
     .slice(0, 3)

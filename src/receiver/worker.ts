@@ -1,4 +1,4 @@
-import { WebhookPayload } from '../contract/index.ts';
+import { jsonDepthOver, MAX_PAYLOAD_DEPTH, WebhookPayload } from '../contract/index.ts';
 import type { Inbox, InboxRow } from './inbox.ts';
 import type { Logger } from './log.ts';
 import { nullFields, recordOf } from './records.ts';
@@ -117,17 +117,28 @@ export function createWorker(deps: {
 
 function _process(rows: readonly InboxRow[], inbox: Inbox, logger: Logger, now: () => Date, counts: WorkerCounts): void {
   const decoder = new TextDecoder();
+  const quarantined = new Set<number>();
   const parsed = rows.map((row) => {
     // Validated before the 200; parsed again here because the inbox may hold events a
-    // previous version of extract acknowledged.
+    // previous version of extract acknowledged (one nested 2,000 deep, say). Whatever fails
+    // here is quarantined: kept in the inbox, logged, and the next events go on.
     let payload: WebhookPayload | undefined;
+    let claim: { record: ReturnType<typeof recordOf>; nullFields: string[] } | undefined;
     try {
-      const result = WebhookPayload.safeParse(JSON.parse(decoder.decode(row.body)));
-      if (result.success) payload = result.data;
-    } catch {
+      const text = decoder.decode(row.body);
+      if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH)) throw new RangeError(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);
+      const result = WebhookPayload.safeParse(JSON.parse(text));
+      if (result.success) {
+        payload = result.data;
+        claim = { record: recordOf(payload), nullFields: nullFields(payload.data) };
+        JSON.stringify(claim); // what the inbox stores: fails here, not in the middle of a batch
+      }
+    } catch (err) {
+      logger({ type: 'quarantined', inbox_seq: row.seq, reason: err instanceof Error ? err.message : String(err) });
+      quarantined.add(row.seq);
       payload = undefined;
+      claim = undefined;
     }
-    const claim = payload === undefined ? undefined : { record: recordOf(payload), nullFields: nullFields(payload.data) };
     return { row, payload, claim };
   });
   const outcomes = inbox.settle(
@@ -136,6 +147,7 @@ function _process(rows: readonly InboxRow[], inbox: Inbox, logger: Logger, now: 
   );
   for (const [i, { row, payload, claim }] of parsed.entries()) {
     const outcome = outcomes[i];
+    if (quarantined.has(row.seq)) continue;
     if (payload === undefined || outcome === undefined || outcome === 'invalid') {
       logger({ type: 'error', message: `inbox event #${row.seq} is not a valid document.processed any more; it is marked invalid and left in the inbox` });
       continue;
