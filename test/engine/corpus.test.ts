@@ -8,8 +8,8 @@ import { CORPUS_DIR, CORPUS_SETUPS, TRUTH_KEYS, type TruthKey, corpusAvailable, 
  * scored); raise it when the engine finds more, never lower it.
  */
 const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
-  aliases: { right: { invoice_number: 64, date: 56, amount: 54 } },
-  'built-in': { right: { invoice_number: 64, date: 56, amount: 54 } },
+  aliases: { right: { invoice_number: 64, date: 56, amount: 56 } },
+  'built-in': { right: { invoice_number: 64, date: 56, amount: 56 } },
 };
 
 describe('engine on the real corpus', () => {
