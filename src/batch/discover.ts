@@ -7,7 +7,14 @@ import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 
 /** A file to extract: `file` is the path as the user gave it (records and outputs use it). */
-export type InputFile = { file: string; path: string; realPath: string; size: number };
+export type InputFile = {
+  file: string;
+  path: string;
+  realPath: string;
+  size: number;
+  /** Named by itself (or listed on stdin), not found in a directory or by a pattern: always sent. */
+  explicit: boolean;
+};
 /** An input that named a file we cannot read: reported, and counted as failed. */
 export type UnreadableInput = { file: string; reason: string };
 /** `unmatched`: inputs that matched nothing while others did (worth a warning, not a failure). */
@@ -35,7 +42,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   const seen = new Set<string>();
   const excluded = (file: string): boolean => exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
 
-  const add = async (file: string): Promise<void> => {
+  const add = async (file: string, explicit = false): Promise<void> => {
     const path = resolve(options.cwd, file);
     let realPath: string;
     let size: number;
@@ -51,7 +58,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
     }
     if (seen.has(realPath)) return;
     seen.add(realPath);
-    found.files.push({ file, path, realPath, size });
+    found.files.push({ file, path, realPath, size, explicit });
   };
 
   // A named file that does not exist fails that input; if nothing at all matched, the run is a usage error.
@@ -60,7 +67,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
     const before = found.files.length + found.unreadable.length;
     const kind = await classify(input, options.cwd);
     if (kind === 'file') {
-      if (!excluded(input)) await add(input);
+      if (!excluded(input)) await add(input, true);
       else continue;
     } else if (kind === 'directory') {
       const matches = await fg('**/*', { cwd: resolve(options.cwd, input), onlyFiles: true, dot: false, ignore: exclusions, suppressErrors: true, followSymbolicLinks: true });

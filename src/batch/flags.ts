@@ -27,6 +27,7 @@ export type RunFlags = {
   lease?: string;
   stateWait?: string;
   fresh?: boolean;
+  allFiles?: boolean;
   retryFailed?: boolean;
   ignore?: string[];
   dryRun?: boolean;
@@ -60,6 +61,7 @@ export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string
     leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : parseLease(flags.lease),
     stateWaitMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait'),
     fresh: flags.fresh === true,
+    allFiles: flags.allFiles === true,
     retryFailed: flags.retryFailed === true,
     dryRun: flags.dryRun === true,
     maxCredits: flags.maxCredits === undefined ? undefined : parseCount(flags.maxCredits, '--max-credits', 0),

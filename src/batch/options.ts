@@ -26,6 +26,8 @@ export type BatchOptions = {
   /** How long an unreachable state database is waited for (--state-wait). */
   stateWaitMs: number;
   fresh: boolean;
+  /** --all-files: send every file found, not only PDFs and images. */
+  allFiles?: boolean | undefined;
   retryFailed: boolean;
   dryRun: boolean;
   maxCredits: number | undefined;

@@ -33,6 +33,19 @@ export type Job = {
   resend?: SentRequest | undefined;
 };
 
+/**
+ * The kinds of file the service reads (spec: "for example a PDF"; images by the inline and
+ * upload routes), told from the content: PDF and any image type. Files found in a directory or
+ * by a pattern that are something else (notes, spreadsheets, archives) are skipped unless
+ * --all-files; a file named by itself is always sent.
+ */
+export function isDocumentType(mimeType: string): boolean {
+  return mimeType === 'application/pdf' || (mimeType.startsWith('image/') && mimeType !== 'image/svg+xml');
+}
+
+/** A file the run leaves out: not a document (skipped, uncharged), with its detected type. */
+export type IgnoredInput = { file: string; realPath: string; mimeType: string };
+
 export type PlanInput = {
   files: InputFile[];
   known: Map<string, KnownState>;
@@ -40,6 +53,8 @@ export type PlanInput = {
   route: RouteFlag;
   inlineMax: number;
   retryFailed: boolean;
+  /** --all-files: send files of any type found in directories and by patterns. */
+  allFiles?: boolean;
   /** --fresh: send every file again, whatever the journal knows (the journal is not erased). */
   fresh?: boolean;
   /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
@@ -47,11 +62,12 @@ export type PlanInput = {
   onProgress?: (done: number, total: number) => void;
 };
 
-export type Plan = { jobs: Job[]; unreadable: UnreadableInput[] };
+export type Plan = { jobs: Job[]; unreadable: UnreadableInput[]; ignored: IgnoredInput[] };
 
 export async function planJobs(input: PlanInput): Promise<Plan> {
   const jobs: Array<Job | undefined> = new Array<Job | undefined>(input.files.length);
   const unreadable: UnreadableInput[] = [];
+  const ignored: Array<IgnoredInput | undefined> = new Array<IgnoredInput | undefined>(input.files.length);
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
@@ -59,8 +75,19 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
       const i = next++;
       const file = input.files[i];
       if (!file) continue;
+      if (file.size === 0) {
+        // Nothing to extract, and a service would charge or refuse it: refused here, by name.
+        unreadable.push({ file: file.file, reason: `${file.file} is empty (0 bytes): there is nothing to extract, so it was not sent` });
+        input.onProgress?.(++done, input.files.length);
+        continue;
+      }
       try {
         const facts = await fileFacts(file.path, file.size);
+        if (!file.explicit && input.allFiles !== true && !isDocumentType(facts.mimeType)) {
+          ignored[i] = { file: file.file, realPath: file.realPath, mimeType: facts.mimeType };
+          input.onProgress?.(++done, input.files.length);
+          continue;
+        }
         const key = stateKey(facts.sha256, input.target);
         const prior = input.known.get(key);
         const action = actionFor(prior, input.retryFailed, input.fresh === true);
@@ -82,7 +109,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, input.files.length) }, worker));
-  return { jobs: jobs.filter((j): j is Job => j !== undefined), unreadable };
+  return { jobs: jobs.filter((j): j is Job => j !== undefined), unreadable, ignored: ignored.filter((x): x is IgnoredInput => x !== undefined) };
 }
 
 export function actionFor(prior: KnownState | undefined, retryFailed: boolean, fresh = false): Action {

@@ -14,7 +14,7 @@ import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { countPages } from './pages.ts';
 import { Pipeline, type Outcome, type StopReason } from './pipeline.ts';
-import { planJobs, priorRecord, type Job } from './plan.ts';
+import { planJobs, priorRecord, type IgnoredInput, type Job } from './plan.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal } from './state/index.ts';
 import { chooseStyle, createReporter, useColor, type Reporter, type Tally } from './progress.ts';
 import { summaryLines, tallySummary, type BatchSummary, type EntryOutcome, type ReportEntry } from './summary.ts';
@@ -71,9 +71,16 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       inlineMax: options.inlineMax,
       retryFailed: options.retryFailed,
       fresh: options.fresh,
+      allFiles: options.allFiles,
       onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
     });
     const unreadable = [...discovery.unreadable, ...plan.unreadable];
+    const ignored = plan.ignored;
+    if (ignored.length > 0) {
+      const names = ignored.slice(0, 5).map((x) => `${x.file} (${x.mimeType})`);
+      const more = ignored.length > 5 ? ` and ${ignored.length - 5} more (see --report)` : '';
+      log('info', `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a PDF or an image, uncharged: ${names.join(', ')}${more}; --all-files sends them`);
+    }
     const jobs = plan.jobs;
 
     if (options.dryRun || options.maxCredits !== undefined) {
@@ -104,7 +111,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     if (options.dryRun) {
       reporter.stop();
-      return await finishDryRun(jobs, entries, unreadable.map((u) => `unreadable:${u.file}`), options, deps, started);
+      return await finishDryRun(jobs, entries, unreadable.map((u) => `unreadable:${u.file}`), ignored, options, deps, started);
     }
 
     // Two inputs with the same content are one document: sent once, recorded under each name.
@@ -228,7 +235,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     const order = [...unreadable.map((u) => `unreadable:${u.file}`), ...jobs.map((j) => j.input.realPath)];
     const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
-    const summary = tallySummary(documents, { stoppedBy: stoppedBy ?? null, message: stopMessage, elapsedMs: deps.now() - started, dryRun: false, charges: pipeline.charges() });
+    const summary = tallySummary(documents, { stoppedBy: stoppedBy ?? null, message: stopMessage, elapsedMs: deps.now() - started, dryRun: false, charges: pipeline.charges(), ignored });
     // Outputs and the report cover every input, in input order, whatever the stop.
     await writeOutputs(target, documents.map(recordOf), { cwd: deps.cwd, explode: options.explode, stdout: deps.stdout, warn: (m) => log('warn', m) });
     // --explode naming no table of the results (a typo, an Object field) was warned about above: a
@@ -262,6 +269,7 @@ async function finishDryRun(
   jobs: Job[],
   entries: Map<string, ReportEntry>,
   unreadableKeys: string[],
+  ignored: IgnoredInput[],
   options: BatchOptions,
   deps: BatchDeps,
   started: number,
@@ -291,7 +299,7 @@ async function finishDryRun(
   }
   const order = [...unreadableKeys, ...jobs.map((j) => j.input.realPath)];
   const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
-  const summary = tallySummary(documents, { stoppedBy: null, message: null, elapsedMs: deps.now() - started, dryRun: true, charges: { reserved: 0, refunded: 0, unknown: 0 } });
+  const summary = tallySummary(documents, { stoppedBy: null, message: null, elapsedMs: deps.now() - started, dryRun: true, charges: { reserved: 0, refunded: 0, unknown: 0 }, ignored });
   deps.stdout.write(`${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`);
   await writeReport(options.report, summary, deps.cwd);
   printSummary(summary, deps, options);

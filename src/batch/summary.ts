@@ -1,6 +1,7 @@
 import type { DocumentRecord } from '../outputs/record.ts';
 import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './pipeline.ts';
+import type { IgnoredInput } from './plan.ts';
 import { formatDuration } from './units.ts';
 
 /**
@@ -21,6 +22,8 @@ export type BatchSummary = {
   skipped: number;
   pending: number;
   not_submitted: number;
+  /** Files found in directories or by patterns that are not documents (not PDF, not an image): skipped, uncharged. */
+  not_documents: Array<{ file: string; type: string }>;
   /** Completed during this run by other workers sharing the journal (postgres://). */
   other_workers: number;
   /**
@@ -43,7 +46,7 @@ export type BatchSummary = {
 
 export function tallySummary(
   documents: ReportEntry[],
-  extra: { stoppedBy: StopReason | null; message: string | null; elapsedMs: number; dryRun: boolean; charges: Charges },
+  extra: { stoppedBy: StopReason | null; message: string | null; elapsedMs: number; dryRun: boolean; charges: Charges; ignored?: IgnoredInput[] },
 ): BatchSummary {
   const count = (...outcomes: EntryOutcome[]): number => documents.filter((d) => outcomes.includes(d.outcome)).length;
   const summary: BatchSummary = {
@@ -53,6 +56,7 @@ export function tallySummary(
     skipped: count('skipped'),
     pending: count('pending'),
     not_submitted: count('not_submitted'),
+    not_documents: (extra.ignored ?? []).map((x) => ({ file: x.file, type: x.mimeType })),
     other_workers: count('other_worker'),
     pages_charged: extra.charges.reserved - extra.charges.refunded,
     pages_refunded: extra.charges.refunded,
@@ -95,6 +99,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
     `${s.pending} still pending`,
   ];
   if (s.not_submitted > 0) parts.push(`${s.not_submitted} not submitted`);
+  if (s.not_documents.length > 0) parts.push(`${s.not_documents.length} not documents (skipped, uncharged)`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
   const lines = [`${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`];

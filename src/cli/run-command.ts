@@ -47,6 +47,7 @@ export function registerRun(program: Command): void {
     .option('--no-state', 'keep no journal (a rerun sends everything again)')
     .option('--fresh', 'send every file again, whatever earlier runs recorded (the journal forgets nothing)')
     .option('--retry-failed', 'send again documents that failed in a way that may have cost something (failures that cost nothing are retried anyway)')
+    .option('--all-files', 'send every file found in directories and by patterns, not only PDFs and images')
     .option('--ignore <pattern>', 'leave out files matching this glob (repeatable)', collect, [])
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
     .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')

@@ -14,7 +14,7 @@ import type { Claim, StateJournal } from '../../src/batch/state/index.ts';
 function job(n: number): Job {
   const sha256 = `sha${n}`;
   return {
-    input: { path: `/in/${n}.pdf`, realPath: `/in/${n}.pdf`, file: `${n}.pdf`, size: 10 },
+    input: { path: `/in/${n}.pdf`, realPath: `/in/${n}.pdf`, file: `${n}.pdf`, size: 10, explicit: true },
     name: `${n}.pdf`,
     sha256,
     mimeType: 'application/pdf',
