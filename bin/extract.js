@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Thin launcher: everything lives in dist/cli (built from src/cli by `npm run build`).
+import { readFileSync } from 'node:fs';
 import module from 'node:module';
 
 // Say so plainly on an old Node, rather than failing deep inside a dependency.
@@ -10,7 +11,13 @@ if (major < 22 || (major === 22 && minor < 12)) {
   );
   process.exit(2);
 }
-// The compile cache keeps start-up close to Node's own after the first run.
-module.enableCompileCache?.();
-const { runMain } = await import('../dist/cli/main.js');
-await runMain(process.argv);
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // The one answer that needs nothing but package.json: no commander, nothing of dist/.
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  // The compile cache keeps start-up close to Node's own after the first run.
+  module.enableCompileCache?.();
+  const { runMain } = await import('../dist/cli/main.js');
+  await runMain(process.argv);
+}

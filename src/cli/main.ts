@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
 import { redact } from '../redact.ts';
@@ -30,7 +31,8 @@ export function buildProgram(): Command {
   return program;
 }
 
-export const VERSION = '0.1.0';
+/** The package's version, read from package.json (two folders up from src/cli and from dist/cli alike). */
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 export async function runMain(argv: string[]): Promise<void> {
   const program = buildProgram();
