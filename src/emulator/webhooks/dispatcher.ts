@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { WebhookIntegration } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
@@ -88,7 +89,9 @@ export function createDispatcher(input: {
 
   const schedule = () => {
     if (closed) return;
-    const next = outbox.nextDueAt();
+    // Deliveries in flight are left out: counting one that hangs as due woke this loop at once,
+    // again and again (a quarter of a core while a receiver hung). Their end calls schedule().
+    const next = outbox.nextDueAt(new Set(inFlight.keys()));
     if (next === null) return;
     const wait = Math.max(0, Math.min(next - deps.now(), 60_000));
     if (timer) clearTimeout(timer);
@@ -138,11 +141,26 @@ async function attemptDelivery(integration: WebhookIntegration, payload: string,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await res.body.text();
-    return { status: res.statusCode, error: null, latency_ms: deps.now() - started, response_excerpt: text.slice(0, EXCERPT_BYTES) };
+    const excerpt = await readExcerpt(res.body, EXCERPT_BYTES);
+    return { status: res.statusCode, error: null, latency_ms: deps.now() - started, response_excerpt: excerpt };
   } catch (err) {
     const code = (err as { code?: string }).code;
     const message = err instanceof Error ? err.message : String(err);
     return { status: null, error: code ? `${code}: ${message}` : message, latency_ms: deps.now() - started, response_excerpt: null };
   }
+}
+
+/**
+ * The first `limit` bytes of a receiver's answer; the rest is not read (the connection is
+ * closed), so a receiver that answers 700 MB costs 256 bytes, not 700 MB of memory.
+ */
+async function readExcerpt(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break; // leaving the loop destroys the stream
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }

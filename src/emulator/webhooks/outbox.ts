@@ -34,7 +34,7 @@ export function createOutbox(db: DatabaseSync) {
   const due = db.prepare(
     `SELECT delivery_id, integration_id, document_id, payload, attempts FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, created_at LIMIT 200`,
   );
-  const nextDue = db.prepare(`SELECT MIN(next_at) AS at FROM deliveries WHERE state = 'pending'`);
+  const nextDue = db.prepare(`SELECT delivery_id, next_at AS at FROM deliveries WHERE state = 'pending' ORDER BY next_at LIMIT ?`);
   const addAttempt = db.prepare(
     `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, latency_ms, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -72,8 +72,10 @@ export function createOutbox(db: DatabaseSync) {
     due(nowMs: number): DueDelivery[] {
       return due.all(nowMs) as DueDelivery[];
     },
-    nextDueAt(): number | null {
-      return (nextDue.get() as { at: number | null }).at;
+    /** When the next pending delivery is due, leaving out those being sent now (`inFlight`): they are not due again until they end. */
+    nextDueAt(inFlight: ReadonlySet<string> = new Set()): number | null {
+      const rows = nextDue.all(inFlight.size + 1) as Array<{ delivery_id: string; at: number | null }>;
+      return rows.find((r) => !inFlight.has(r.delivery_id))?.at ?? null;
     },
     /** Records an attempt and moves the delivery on: delivered, retried at `retryAt`, or failed when it is null. */
     record(d: DueDelivery, result: AttemptResult, atMs: number, retryAt: number | null) {
