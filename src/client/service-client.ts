@@ -47,6 +47,8 @@ export type ServiceClientOptions = {
   hooks?: ClientHooks;
   /** Shared by every call of a run: when the service stops answering, stop sending. */
   circuit?: Circuit | undefined;
+  /** Per-attempt limits (defaults REQUEST_TIMEOUT_MS, EXTRACT_TIMEOUT_MS) and the largest answer read (MAX_ANSWER_BYTES). */
+  limits?: { requestMs?: number; extractMs?: number; answerBytes?: number };
 };
 
 /** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
@@ -77,11 +79,13 @@ export class ServiceClient {
   readonly #hooks: ClientHooks;
   readonly #deps: ClientDeps;
   readonly #circuit: Circuit | undefined;
+  readonly #limits: { requestMs: number; extractMs: number; answerBytes: number };
 
   constructor(options: ServiceClientOptions, deps: ClientDeps) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#retry = options.retry ?? DEFAULT_RETRY;
+    this.#limits = { requestMs: REQUEST_TIMEOUT_MS, extractMs: EXTRACT_TIMEOUT_MS, answerBytes: MAX_ANSWER_BYTES, ...options.limits };
     this.#hooks = options.hooks ?? {};
     this.#deps = deps;
     this.#circuit = options.circuit;
@@ -195,16 +199,19 @@ export class ServiceClient {
       let text: string;
       let headers: IncomingHttpHeaders;
       try {
+        // A GET or an upload-url is small: one that drips for longer than this is cut and retried.
+        const attemptLimit = call.method === 'PUT' ? undefined : AbortSignal.timeout(call.step === 'extract' ? this.#limits.extractMs : this.#limits.requestMs);
+        const signal = call.signal && attemptLimit ? AbortSignal.any([call.signal, attemptLimit]) : (call.signal ?? attemptLimit ?? null);
         const res = await request(call.url, {
           method: call.method,
           headers: call.headers,
           body: call.body?.() ?? null,
-          signal: call.signal ?? null,
+          signal,
           ...(this.#deps.dispatcher ? { dispatcher: this.#deps.dispatcher } : {}),
         });
         status = res.statusCode;
         headers = res.headers;
-        text = await res.body.text();
+        text = await readCapped(res.body, this.#limits.answerBytes);
       } catch (err) {
         if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
         const code = errnoCode(err) ?? (err instanceof Error ? err.name : 'error');
@@ -277,6 +284,25 @@ export class ServiceClient {
         'check that it is up and that the base URL is right, then rerun the same command (nothing unsent was charged)',
     );
   }
+}
+
+/** The largest answer the client reads: a result is kilobytes; a hostile or broken server's 300 MB is refused. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Per attempt, for the small requests (upload-url, GET document): a slow drip is cut here and retried. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+/** Per attempt of POST extract: longer, since an inline extraction answers when it is done. */
+export const EXTRACT_TIMEOUT_MS = 300_000;
+
+/** A body read up to `limit` bytes; beyond, the read stops (the connection is dropped) and the answer is an error. */
+async function readCapped(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw Object.assign(new Error(`the answer is over ${limit} bytes`), { code: 'EXTRACT_ANSWER_TOO_LARGE' });
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Statuses a proxy in front of the service answers when the service itself did not. */

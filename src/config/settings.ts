@@ -56,6 +56,14 @@ export function checkApiKey(value: string, from: string): string {
       `the API key from ${from} does not start with "${API_KEY_PREFIX}": API keys of the service look like ${API_KEY_PREFIX}…; copy your parser's key again`,
     );
   }
+  // A key is sent in a header: a line break or a control character there can only be a paste
+  // gone wrong (or an attempt to smuggle a header), and undici would refuse it mid-run.
+  if (/[^\x21-\x7e]/.test(key)) {
+    throw new ExtractError(
+      'usage',
+      `the API key from ${from} contains a line break, a space or another character no key has: copy your parser's key again, on one line`,
+    );
+  }
   return key;
 }
 

@@ -1,0 +1,96 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultClientDeps, ServiceClient } from '../../src/client/index.ts';
+import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
+
+/**
+ * Issue 12, the client against a hostile server: an answer of 300 MB is refused after the cap,
+ * not held; a GET that drips a byte at a time is cut at the per-request limit; an API key with
+ * a line break is a usage error before anything is sent.
+ */
+
+const servers = new Set<Server>();
+const open = new Set<ServerResponse>();
+afterEach(async () => {
+  for (const res of open) res.destroy();
+  open.clear();
+  await Promise.all([...servers].map((s) => new Promise((r) => s.close(r))));
+  servers.clear();
+});
+
+async function hostile(handler: (res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    open.add(res);
+    handler(res);
+  });
+  servers.add(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const noWait = defaultClientDeps({ sleep: async () => {} });
+const KEY = 'ext_hostile_test_key_0001';
+
+describe('hostile: the client against a hostile server', () => {
+  it('an answer of 300 MB is refused at the cap, and the server could send only a little of it', async () => {
+    let written = 0;
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const url = await hostile((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (written < 300 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const client = new ServiceClient({ baseUrl: url, apiKey: KEY, retry: { attempts: 1, baseMs: 1, capMs: 1, maxRetryAfterMs: 1 }, limits: { answerBytes: 1024 * 1024 } }, noWait);
+    const err = await client.getDocument('doc_1').catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'network' });
+    expect(String((err as Error).message)).toContain('EXTRACT_ANSWER_TOO_LARGE');
+    console.log(`hostile answer: ${Math.round(written / 1024 / 1024)} MB sent before the client hung up`);
+    expect(written).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it('a GET that drips one byte at a time is cut at the per-request limit', async () => {
+    const url = await hostile((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 100);
+      res.on('close', () => clearInterval(drip));
+    });
+    const client = new ServiceClient({ baseUrl: url, apiKey: KEY, retry: { attempts: 2, baseMs: 1, capMs: 1, maxRetryAfterMs: 1 }, limits: { requestMs: 500 } }, noWait);
+    const started = Date.now();
+    const err = await client.getDocument('doc_1').catch((e: unknown) => e);
+    const took = Date.now() - started;
+    expect(err).toMatchObject({ kind: 'network' });
+    // Two attempts of 500 ms each, not forever.
+    expect(took).toBeLessThan(8000);
+  });
+
+  it('an API key with CR/LF is a usage error (exit 2) before any request', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.pdf'), '%PDF-1.4\n');
+    let requests = 0;
+    const url = await hostile((res) => {
+      requests++;
+      res.writeHead(500).end();
+    });
+    const r = await execa(process.execPath, [CLI, '--api-key', `${KEY}\r\nX-Evil: 1`, '--base-url', url, join(dir, 'a.pdf')], {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+      cwd: dir,
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('contains a line break');
+    expect(r.stderr).not.toContain(KEY);
+    expect(requests).toBe(0);
+  });
+});
