@@ -123,7 +123,12 @@ export function createGateway(input: {
    * Operation 3a: extraction in the request, bounded by inline.timeout_ms. `record` runs in
    * the transaction that completes the document (see extractStored).
    */
-  async function extractInline(parser: ParserConfig, req: ExtractInlineRequest, record?: (answer: ExtractInlineResponse) => void): Promise<ExtractInlineResponse> {
+  async function extractInline(
+    parser: ParserConfig,
+    req: ExtractInlineRequest,
+    record?: (answer: ExtractInlineResponse) => void,
+    injectedError?: string,
+  ): Promise<ExtractInlineResponse> {
     const limitMs = config.inline.timeout_ms;
     // One deadline for the whole request, page counting included; when it passes, the engine's
     // worker is stopped (not left running for nobody) and the reservation, if any, refunded.
@@ -141,7 +146,7 @@ export function createGateway(input: {
         throw err;
       }
       const answer = (results: ExtractInlineResponse['results']): ExtractInlineResponse => ({ success: true, parser_id: parser.parser_id, document_id: doc.document_id, results });
-      const outcome = await processor.run(doc, undefined, record && ((results) => record(answer(results))), deadline.signal);
+      const outcome = await processor.run(doc, injectedError, record && ((results) => record(answer(results))), deadline.signal);
       if (outcome.status === 'completed') return answer(outcome.results);
       if (deadline.signal.aborted) throw timedOut();
       const code = outcome.cause === 'unreadable' ? 'unreadable_document' : 'extraction_failed';

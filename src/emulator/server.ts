@@ -93,7 +93,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true, frameworkErrors });
   installErrorHandling(app, log);
   installLoopbackGuard(app, host);
-  installFaults(app, faults, deps);
+  installFaults(app, faults, deps, keys);
   // Only when someone listens: the hook costs every request a little.
   if (emit) {
     app.addHook('onResponse', async (request, reply) => {

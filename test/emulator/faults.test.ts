@@ -145,3 +145,26 @@ describe('faults: over HTTP', () => {
     expect(LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body).balance).toBe(1000);
   });
 });
+
+describe('faults: Prefer, as the service would answer it', () => {
+  it('Prefer is honoured only after authentication: without a key it is 401, whatever the header asks', async () => {
+    const s = await emulator();
+    for (const prefer of ['code=402', 'code=503', 'code=500']) {
+      const r = await call(s, 'POST', '/api/v1/extract', { key: null, headers: { prefer }, body: inlineBody(await invoicePdf(1)) });
+      expect(r.status).toBe(401);
+    }
+    expect((await call(s, 'POST', '/api/v1/extract', { key: 'ext_not_a_key_at_all', headers: { prefer: 'code=402' }, body: inlineBody(await invoicePdf(1)) })).status).toBe(401);
+    expect((await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'code=402' }, body: inlineBody(await invoicePdf(1)) })).status).toBe(402);
+  });
+
+  it('Prefer: code=500 rehearses the spec\'s "500: refunded": reserved, failed, refunded in the request', async () => {
+    const s = await emulator();
+    const r = await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'code=500' }, body: inlineBody(await invoicePdf(2)) });
+    expect(r.status).toBe(500);
+    expect(r.body.code).toBe('extraction_failed');
+    expect(r.body.error).toContain('refunded');
+    const ledger = LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body);
+    expect(ledger.entries.map((e) => e.kind)).toEqual(['reserve', 'refund']);
+    expect(ledger.balance).toBe(1000);
+  });
+});

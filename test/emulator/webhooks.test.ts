@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
-import { DeliveriesBody, Delivery, WebhookPayload, mirrorsDefinition } from '../../src/contract/index.ts';
+import { DeliveriesBody, Delivery, DocumentBody, UploadTicket, WebhookPayload, mirrorsDefinition } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../src/emulator/webhooks/dispatcher.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
@@ -109,12 +109,21 @@ describe('emulator: outbound webhooks', () => {
   it('fires no event for a document that ends in error', async () => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
-    const bad = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(100, 0x41)]);
-    expect((await call(s, 'POST', '/api/v1/extract', { body: inlineBody(bad) })).status).toBe(422);
-    await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
+    // Two documents that really end in error (reserved, failed, refunded): one inline, one by storage path.
+    const inline = await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'code=500' }, body: inlineBody(await invoicePdf(4)) });
+    expect(inline.status).toBe(500);
+    const t = UploadTicket.parse((await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'e.pdf', file_type: 'application/pdf' } })).body);
+    await call(s, 'PUT', t.upload_url, { raw: await invoicePdf(7), key: null, headers: { 'content-type': 'application/pdf' } });
+    const stored = await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'outcome=error' }, body: { storage_path: t.storage_path } });
+    expect(DocumentBody.parse((await waitForDocument(s, stored.body.document_id)).body).status).toBe('error');
+    const docs = (await call(s, 'GET', '/_emulator/documents', { key: null })).body.documents as Array<{ status: string }>;
+    expect(docs.map((d) => d.status)).toEqual(['error', 'error']);
+    // Then one that completes: its event is the only one.
+    const ok = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
     await hook.waitFor(1);
     await new Promise((r) => setTimeout(r, 200));
     expect(hook.hits).toHaveLength(1);
+    expect(JSON.parse(hook.hits[0]!.body).document_id).toBe(ok.body.document_id);
   });
 
   it('delivers the outbox after the server is killed with SIGKILL and restarted', async () => {

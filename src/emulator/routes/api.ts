@@ -29,7 +29,9 @@ export function apiRoutes(input: { gateway: Gateway; keys: KeyRing; idempotency:
       // The key's answer is recorded in the transaction that creates (storage path) or completes
       // (inline) the document: a kill between the two would free the key of a charged document.
       const run = () =>
-        body.shape === 'inline' ? gateway.extractInline(parser, body.request, record) : gateway.extractStored(parser, body.request, injectedAsyncError(request), record);
+        body.shape === 'inline'
+          ? gateway.extractInline(parser, body.request, record, injectedAsyncError(request))
+          : gateway.extractStored(parser, body.request, injectedAsyncError(request), record);
       if (typeof key !== 'string') return noteDocument(request, await run());
       const replay = idempotency.begin(parser.parser_id, key, request.body, now());
       if (replay !== null) return replay;

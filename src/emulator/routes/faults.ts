@@ -4,7 +4,8 @@ import type { EmulatorDeps } from '../clock.ts';
 import { ServiceError } from '../errors.ts';
 import { latencyOf, type Faults } from '../faults.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
-import { parseBody, sendError } from './http.ts';
+import type { KeyRing } from '../auth.ts';
+import { HEADER, parseBody, sendError } from './http.ts';
 
 /**
  * Applies injected faults and forced outcomes to the emulated API over HTTP. The rules
@@ -14,6 +15,8 @@ import { parseBody, sendError } from './http.ts';
  *   Prefer: code=402            -> 402 out of credits, nothing charged (any API operation)
  *   Prefer: code=503            -> 503 on an inline extract, nothing charged
  *   Prefer: outcome=error       -> a storage-path extract whose document ends in error (refunded)
+ *   Prefer: code=500            -> an inline extract reserved, failed, refunded: 500 (the spec's "refunded" path)
+ * Only for a request whose key authenticates; without one the route's 401 stands.
  */
 export const PREFER = 'prefer';
 
@@ -50,17 +53,28 @@ function preferences(request: FastifyRequest): ReadonlyMap<string, string> {
   );
 }
 
+function authenticates(keys: KeyRing, authorization: string | undefined): boolean {
+  try {
+    keys.parserFor(authorization);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function drop(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.hijack();
   request.raw.socket.destroy();
   return reply;
 }
 
-export function installFaults(app: FastifyInstance, faults: Faults, deps: EmulatorDeps): void {
+export function installFaults(app: FastifyInstance, faults: Faults, deps: EmulatorDeps, keys: KeyRing): void {
   app.addHook('preHandler', async (request, reply) => {
     const operation = operationOf(request);
     if (operation === null) return;
-    const prefer = preferences(request);
+    // Prefer is honoured only for a request that authenticates, as the service would first check
+    // the key: without one, the route answers 401 whatever the header asks.
+    const prefer = operation === 'upload' || authenticates(keys, request.headers[HEADER.authorization]) ? preferences(request) : NO_PREFERENCES;
     if (prefer.get('code') === '402') {
       return sendError(reply, 'insufficient_credits', 'out of credits (forced by the Prefer header); nothing was charged');
     }
@@ -68,6 +82,8 @@ export function installFaults(app: FastifyInstance, faults: Faults, deps: Emulat
       return sendError(reply, 'inline_timeout', 'inline extraction timed out (forced by the Prefer header); nothing was charged: use the upload-and-poll route');
     }
     if (prefer.get('outcome') === 'error' && operation === 'extract-async') asyncErrors.set(request, 'forced error (Prefer: outcome=error)');
+    // The spec's "500: refunded": reserved, then failed, then refunded, all in the request.
+    if (prefer.get('code') === '500' && operation === 'extract-inline') asyncErrors.set(request, 'extraction failed (forced by Prefer: code=500)');
 
     const effect = faults.draw(operation);
     if (effect === null) return;
