@@ -7,8 +7,15 @@ import { ErrorBody, UploadTicket } from '../../src/contract/index.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { call, emulator, KEY } from '../helpers/emulator.ts';
 import { TRAVERSALS, oddText as oddTextOf } from '../helpers/bad-input.ts';
+import { exactLedger, pdfClaimingPages } from '../helpers/hostile.ts';
 
 const oddText = oddTextOf('x.pdf', { huge: true });
+
+/** PDFs whose page tree claims pages no document has (issue 12): inline, they must be 422, never a reserve. */
+const lyingPdfs = await Promise.all([-1_000_000, 0, -1].map((n) => pdfClaimingPages(n)));
+const HOSTILE_HOSTS = ['evil.example', 'evil.example:8787', 'rebind.attacker.test'];
+/** Absent most of the time, so the other rules keep most of the runs. */
+const rarely = (values: fc.Arbitrary<string>) => fc.oneof({ arbitrary: fc.constant(''), weight: 5 }, { arbitrary: values, weight: 1 });
 
 const jsonish = fc.oneof(
   fc.json({ maxDepth: 3 }),
@@ -18,6 +25,8 @@ const jsonish = fc.oneof(
   fc.record({ file_name: oddText, file_type: oddText }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
   fc.record({ pages: fc.oneof(fc.integer(), fc.string(), fc.double()) }).map((o) => JSON.stringify(o)),
   fc.constant(''),
+  fc.constantFrom(...lyingPdfs).map((b) => JSON.stringify({ file: { data: b.toString('base64'), name: 'lying.pdf', type: 'application/pdf' } })),
+  fc.integer({ min: 20, max: 3000 }).map((d) => `${'['.repeat(d)}${']'.repeat(d)}`), // deep nesting
 );
 
 const target = fc.oneof(
@@ -37,6 +46,10 @@ const headers = fc.record(
     'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/pdf', 'multipart/form-data', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', ''),
     'idempotency-key': fc.string({ maxLength: 300 }).map((t) => t.replace(/[^\x21-\x7e]/g, 'x')),
     prefer: fc.constantFrom('code=xyz', 'outcome=maybe', ';;=', 'code=402'),
+    // Mostly absent, so the other rules still get most of the runs.
+    host: rarely(fc.constantFrom('127.0.0.1', 'localhost', '[::1]', ...HOSTILE_HOSTS)),
+    origin: rarely(fc.constantFrom('http://evil.example', 'null', 'not a url')),
+    'sec-fetch-site': rarely(fc.constantFrom('same-origin', 'none', 'cross-site', 'same-site')),
   },
   { requiredKeys: [] },
 );
@@ -57,6 +70,11 @@ describe('emulator: bad input, property-based', () => {
         expect(res.statusCode, `${method} ${path} -> ${text.slice(0, 200)}`).toBeLessThan(500);
         if (res.statusCode >= 400) ErrorBody.parse(JSON.parse(text));
         if (res.statusCode === 402 && clean.prefer !== 'code=402') throw new Error('402 without a reason');
+        // A rebound name is refused everywhere; a write from another origin's page outside the API and storage.
+        // (a URL that does not even decode is a 400 before any rule: refused all the same)
+        if (clean.host !== undefined && HOSTILE_HOSTS.includes(clean.host)) expect([400, 403], `${method} ${path} host ${clean.host}`).toContain(res.statusCode);
+        const pageWrite = method !== 'GET' && !path.startsWith('/api/v1/') && !path.startsWith('/_storage/');
+        if (pageWrite && (clean.origin !== undefined || clean['sec-fetch-site'] === 'cross-site' || clean['sec-fetch-site'] === 'same-site')) expect([400, 403, 404], `${method} ${path} from a page`).toContain(res.statusCode);
       }),
       { numRuns: 2500, seed: 20261122 },
     );
@@ -69,6 +87,10 @@ describe('emulator: bad input, property-based', () => {
     await doubled.body.text();
 
     expect((await call(s, 'GET', '/_emulator/health')).status).toBe(200);
+    // Whatever was sent, the ledger adds up and holds nothing negative.
+    const ledger = await exactLedger(s, 1000);
+    expect(ledger.negative).toBe(0);
+    expect(ledger.balance).toBe(ledger.sum);
     const inside = new Set(readdirSync(dataDir));
     for (const name of inside) expect(['blobs', 'partial', 'emulator.db', 'emulator.db-wal', 'emulator.db-shm']).toContain(name);
     expect(readdirSync(join(dataDir, 'partial'))).toEqual([]);

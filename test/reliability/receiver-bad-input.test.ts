@@ -49,7 +49,23 @@ const body = fc.oneof(
   { arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)), weight: 1 }, // not UTF-8 at all
   { arbitrary: fc.constant(''), weight: 1 },
   { arbitrary: fc.constant(JSON.stringify(payload({ data: { note: 'x'.repeat(MAX_BODY) } }))), weight: 1 }, // over the limit
+  // Nested deep inside a real event (issue 12): refused before anything recurses into it.
+  { arbitrary: fc.integer({ min: 20, max: 5000 }).map((d) => JSON.stringify(payload({ data: { invoice_number: 'N' } })).replace('"N"', `${'['.repeat(d)}1${']'.repeat(d)}`)), weight: 1 },
 );
+
+/** Where a request says it is going and which page sent it: this machine's, or a hostile page's (issue 12). */
+const HOSTILE_HOSTS = ['evil.example', 'evil.example:8788', 'rebind.attacker.test'];
+const HOSTILE_ORIGINS = ['http://evil.example', 'null'];
+const site = fc.record(
+  {
+    host: fc.constantFrom('127.0.0.1', 'localhost', 'app.localhost', ...HOSTILE_HOSTS),
+    origin: fc.constantFrom(...HOSTILE_ORIGINS),
+    'sec-fetch-site': fc.constantFrom('same-origin', 'none', 'cross-site', 'same-site'),
+  },
+  { requiredKeys: [] },
+);
+const hostile = (h: { host?: string; origin?: string; 'sec-fetch-site'?: string }) =>
+  (h.host !== undefined && HOSTILE_HOSTS.includes(h.host)) || h.origin !== undefined || h['sec-fetch-site'] === 'cross-site' || h['sec-fetch-site'] === 'same-site';
 
 const path = fc.oneof(
   { arbitrary: fc.constant('/webhook'), weight: 12 },
@@ -92,9 +108,11 @@ describe('receiver: bad input, property-based', () => {
         contentType,
         fc.boolean(),
         body,
-        async (method, target, auth, type, doubled, sent) => {
+        fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, { arbitrary: site, weight: 1 }), // mostly absent: the other rules keep their runs
+        async (method, target, auth, type, doubled, sent, from) => {
           tried++;
           const headers: string[] = [];
+          for (const [k, v] of Object.entries(from ?? {})) headers.push(k, v);
           if (auth !== undefined && auth !== '') headers.push('authorization', auth, ...(doubled ? ['authorization', auth] : []));
           if (type !== undefined) headers.push('content-type', type);
           const hasBody = method !== 'GET' && method !== 'HEAD';
@@ -103,6 +121,11 @@ describe('receiver: bad input, property-based', () => {
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
           const what = `${method} ${target} ${auth ?? '(no auth)'} -> ${res.statusCode} ${text.slice(0, 200)}`;
           expect(res.statusCode, what).toBeLessThan(500);
+          // A write from a hostile page or to a rebound name never lands.
+          // (on the receiver's own path it is 403 whatever else is wrong; elsewhere, some 4xx)
+          const refused = (from?.host !== undefined && HOSTILE_HOSTS.includes(from.host)) || (from !== undefined && hostile(from) && method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
+          if (refused && target === '/webhook') expect(res.statusCode, what).toBe(403);
+          else if (refused) expect(res.statusCode, what).toBeGreaterThanOrEqual(400);
           if (res.statusCode === 200) {
             accepted++;
             // Only a real event, with the right token, is accepted.
