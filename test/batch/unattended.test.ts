@@ -228,6 +228,33 @@ describe('pages charged add up to the ledger', () => {
   });
 });
 
+describe('duplicates and rate limits', () => {
+  it('two files with one content are one document: sent once, recorded under both names, charged once', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(2, 2);
+    const { copyFileSync } = await import('node:fs');
+    copyFileSync(join(cwd, 'in', 'doc-00.pdf'), join(cwd, 'in', 'doc-00-copy.pdf'));
+    const r = await run(cwd, ['in/'], batchOptions(server.url, KEY));
+    expect(r.summary.exitCode).toBe(0);
+    expect(r.summary.completed).toBe(3);
+    const ledger = await ledgerTotals(server.url);
+    expect([...ledger.reservesBySha.values()]).toEqual([1, 1]);
+    expect(r.summary.pages_charged).toBe(ledger.net);
+    expect(ledger.net).toBe(4);
+  });
+
+  it('429s on POST extract are retried in the run: every document completes, each charged once', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(6);
+    await addFault(server.url, { operation: 'extract-inline', probability: 0.3, effect: { type: 'status', status: 429, retry_after: 1 } });
+    const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { concurrency: 4 }));
+    expect(r.summary.exitCode, r.stderr).toBe(0);
+    expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+    // Retry-After was honoured (1 s, on the fake clock).
+    expect(r.sleeps.filter((ms) => ms >= 1000).length).toBeGreaterThan(0);
+  });
+});
+
 describe('--fresh', () => {
   it('with a rejected key (exit 4, nothing sent) changes nothing: the next plain run pays for nothing again', async () => {
     const server = await emulator();

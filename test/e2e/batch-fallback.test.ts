@@ -16,14 +16,4 @@ describe('route fallback', () => {
     expect([...(await reservesBySha(server.url)).values()].every((n) => n === 1)).toBe(true);
   });
 
-  it('a document still processing at --poll-timeout: exit 5, and a rerun collects it', async () => {
-    const server = await serve({ processing: { ms_per_page: 1500, concurrency: 1 } });
-    const cwd = workDir();
-    const first = await extract(cwd, server.url, ['in/15-three-pages.pdf', '--route', 'upload', '--poll-interval', '100ms', '--poll-timeout', '500ms']);
-    expect(first.exitCode, first.stderr).toBe(5);
-    const second = await extract(cwd, server.url, ['in/15-three-pages.pdf', '--poll-interval', '200ms']);
-    expect(second.exitCode, second.stderr).toBe(0);
-    expect(readJsonLines(String(second.stdout))[0]).toMatchObject({ status: 'completed', route: 'upload', page_count: 3 });
-    expect([...(await reservesBySha(server.url)).values()]).toEqual([1]);
-  });
 });
