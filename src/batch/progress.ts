@@ -129,6 +129,9 @@ class TerminalReporter implements Reporter {
         stream: this.#o.stderr,
         format: ` {bar} {value}/{total} documents | {pages} pages | {failed} failed | {rate} docs/s`,
         hideCursor: true,
+        // cli-progress otherwise turns the terminal's line wrapping off while it draws, which
+        // cuts every failure line at the terminal's width; with it on, the bar is cut instead.
+        linewrap: true,
         clearOnComplete: false,
         barsize: 28,
         fps: 10,
@@ -155,6 +158,9 @@ class TerminalReporter implements Reporter {
   }
   stop(): void {
     this.#spinner?.stop();
+    // cli-progress prints logged lines on its next redraw, and stop() does not redraw them:
+    // without this, the last failure lines (often the ones that matter) were never shown.
+    this.#bars?.update();
     this.#bars?.stop();
     this.#spinner = undefined;
     this.#bars = undefined;
