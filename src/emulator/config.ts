@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { EmulatorConfig, type EmulatorConfigInput } from '../contract/index.ts';
 import { ExtractError } from '../errors.ts';
 import { DEFAULT_CONFIG } from './default-config.ts';
+import { errnoCode } from '../errno.ts';
 
 /** Validates a configuration; errors name the bad path ("parsers.0.api_keys.1: ..."). */
 export function parseConfig(input: unknown, source = 'configuration'): EmulatorConfig {
@@ -17,7 +18,7 @@ export async function loadConfig(file: string | undefined): Promise<EmulatorConf
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     throw new ExtractError('usage', `cannot read the config file ${file} (${code ?? 'error'}): check the path`);
   }
   let json: unknown;

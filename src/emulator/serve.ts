@@ -10,6 +10,7 @@ import { parseFaultFlag } from './faults.ts';
 import { startServer } from './server.ts';
 import { ExtractError } from '../errors.ts';
 import { parsePort, parseTimeScale, type ServeFlags } from '../cli/serve-command.ts';
+import { errnoCode, hasErrno } from '../errno.ts';
 
 type Out = { write(text: string): unknown };
 export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };
@@ -72,7 +73,7 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
     });
   } catch (err) {
     await receiver?.close();
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === 'EADDRINUSE') throw new ExtractError('usage', `a port is in use (${(err as Error).message}): pick another with --port, --listen-port or --smtp-port (0 for a free one), or --no-listen`);
     if (code === 'EADDRNOTAVAIL') throw new ExtractError('usage', `cannot bind ${flags.host}: use an address of this machine, such as 127.0.0.1`);
     throw err;
@@ -111,7 +112,7 @@ async function startBuiltInReceiver(input: { host: string; port: number; dataDir
   const out = join(dataDir, 'received.jsonl');
   const receiver = await startReceiver({ host: input.host, port: input.port, auth: { type: 'bearer', token }, dataDir, out, log: input.log }).catch((err: unknown) => {
     // The receiver speaks of its own --port; here the flag is --listen-port.
-    if (err instanceof ExtractError && / in use/.test(err.message)) {
+    if (err instanceof ExtractError && hasErrno(err.cause, 'EADDRINUSE')) {
       throw new ExtractError('usage', `the built-in receiver's port ${input.port} is in use: pick another with --listen-port (0 for a free one), or run without it: --no-listen`);
     }
     throw err;

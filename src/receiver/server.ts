@@ -14,6 +14,7 @@ import {
 } from './options.ts';
 import { createSink } from './sink.ts';
 import { createWorker, type WorkerCounts } from './worker.ts';
+import { errnoCode } from '../errno.ts';
 
 /** Header names the routes read or write, named once. */
 const HEADER = {
@@ -162,7 +163,7 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
   } catch (err) {
     await app.close();
     inbox.close();
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === 'EADDRINUSE') {
       throw new ExtractError('usage', `port ${options.port} is in use: pick another with --port, or --port 0 for a free one`, { cause: err });
     }

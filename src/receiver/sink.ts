@@ -14,6 +14,7 @@ import {
 } from '../outputs/index.ts';
 import { documentJson, jsonLine } from '../outputs/json.ts';
 import type { Inbox, SeenRow } from './inbox.ts';
+import { hasErrno } from '../errno.ts';
 
 /**
  * Where processed documents go: the batch client's writers and formats, fed from the inbox.
@@ -127,7 +128,7 @@ async function _documentIdsInJsonl(path: string): Promise<Set<string>> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ids;
+    if (hasErrno(err, 'ENOENT')) return ids;
     throw err;
   }
   if (text.length > 0 && !text.endsWith('\n')) {

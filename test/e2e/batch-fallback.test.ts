@@ -3,8 +3,8 @@ import { extract, readJsonLines, reservesBySha, serve, workDir } from './batch-h
 
 describe('route fallback', () => {
   it('an inline 503 moves the file to upload-and-poll, once, and says so', async () => {
-    // Every page takes 300 ms but the inline limit is 50 ms: each inline request times out.
-    const server = await serve({ inline: { timeout_ms: 50, max_body_bytes: 10 * 1024 * 1024 }, processing: { ms_per_page: 300, concurrency: 4 } });
+    // Every inline request is answered 503 (the service's inline time limit), before any work.
+    const server = await serve({ faults: { rules: [{ operation: 'extract-inline', probability: 1, effect: { type: 'status', status: 503 } }] } });
     const cwd = workDir();
     const run = await extract(cwd, server.url, ['in/01-us-standard.pdf', 'in/05-receipt.pdf', '--route', 'inline', '-v', '--poll-interval', '100ms']);
     expect(run.exitCode, run.stderr).toBe(0);

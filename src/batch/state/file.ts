@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { openJournal, parseJournal, replayer, type JournalWriter, type Replay } from '../journal.ts';
 import { acquireLock, type Lock } from '../lock.ts';
 import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
+import { hasErrno } from '../../errno.ts';
 
 /**
  * The JSONL file backend: the lock file makes this process the journal's only worker, so
@@ -55,7 +56,7 @@ async function readText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    if (typeof err === 'object' && err !== null && Reflect.get(err, 'code') === 'ENOENT') return '';
+    if (hasErrno(err, 'ENOENT')) return '';
     throw err;
   }
 }
