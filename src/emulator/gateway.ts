@@ -59,7 +59,7 @@ export function createGateway(input: {
 }) {
   const { store, config, engine, documents, uploads, ledger, signer, processor, deps } = input;
 
-  const countPages = createPageCounter(engine, config);
+  const countPages = createPageCounter(engine);
 
   /** Creates the document and reserves its pages in one transaction: both land, or neither. */
   const accept = (doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'>, also?: () => void) => {

@@ -1,4 +1,3 @@
-import type { EmulatorConfig } from '../contract/index.ts';
 import { EngineError, type Engine, type EngineSource } from '../engine/types.ts';
 import { ServiceError } from './errors.ts';
 
@@ -17,17 +16,21 @@ export function pageCountProblem(pages: number, size: number): string | null {
   return null;
 }
 
+/** The longest page counting may take on any route: an honest document is counted in well under a second. */
+export const PAGE_COUNT_TIMEOUT_MS = 30_000;
+
 export type PageCounter = (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => Promise<number>;
 
-export function createPageCounter(engine: Engine, config: EmulatorConfig): PageCounter {
+export function createPageCounter(engine: Engine): PageCounter {
   /**
    * Counts pages before anything is charged; an unreadable document is the client's problem (422),
    * and so is a page count no real document has (a damaged or hostile page tree): it never
-   * reaches the ledger. Counting is bounded by inline.timeout_ms on every route (a decompression
+   * reaches the ledger. Counting is bounded by PAGE_COUNT_TIMEOUT_MS on every route (a decompression
    * bomb stops there); `signal` is the inline request's own deadline.
    */
   return async (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => {
-    const limitMs = config.inline.timeout_ms;
+    // Inline, the request's own deadline (inline.timeout_ms) bounds it too.
+    const limitMs = PAGE_COUNT_TIMEOUT_MS;
     const countLimit = AbortSignal.timeout(limitMs);
     let pages: number;
     try {

@@ -86,7 +86,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue, log });
   processor.onFinished(() => webhooks.flush());
   const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
-  const intake = createIntake({ store, documents, ledger, processor, faults, countPages: createPageCounter(engine, config), deps });
+  const intake = createIntake({ store, documents, ledger, processor, faults, countPages: createPageCounter(engine), deps });
   const keys = createKeyRing(config.parsers);
 
   const host = options.host ?? '127.0.0.1';

@@ -51,7 +51,7 @@ describe('hostile: bounded requests', () => {
     expect(accepted.status).toBe(200);
     const doc = DocumentBody.parse((await waitForDocument(serve, accepted.body.document_id)).body);
     expect(doc.status).toBe('error');
-    expect(doc.error).toMatch(/took longer than 2000 ms|more memory than the engine allows/);
+    expect(doc.error).toMatch(/took longer than 30000 ms|more memory than the engine allows/);
     // The workers were stopped, not left reading: the next honest request is served at once.
     const after = Date.now();
     expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(3)) })).status).toBe(200);
