@@ -327,7 +327,8 @@ export class Pipeline {
       if (stop !== undefined) c.stop(stop, err.message);
       if (stop !== undefined || err.kind === 'aborted') {
         const why = reasonText(stop ?? c.stopped() ?? 'interrupted');
-        if (documentId !== null) await this.#pending(job, route, documentId, null, why);
+        // Submitted (and charged) already: a rerun collects it; only what was never sent is "not submitted".
+        if (documentId !== null) await this.#pending(job, route, documentId, null, 'still processing when the run stopped: rerun the same command to collect it (it will not be charged again)');
         else c.settle(job, notSubmitted(job, route, why));
         return;
       }
