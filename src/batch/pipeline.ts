@@ -52,6 +52,12 @@ export type PipelineContext = {
 
 /** How often an expired upload address is replaced before the file is reported as failed. */
 const TICKET_ATTEMPTS = 3;
+/**
+ * The poll deadline also bounds a GET in flight (a slow-drip answer), in real time as the HTTP
+ * client's clock is real; never less than this, so a poll just before the deadline can still answer.
+ * The one read a stopped run makes to learn a pending document's pages has the same bound.
+ */
+const LAST_POLL_MIN_MS = 5_000;
 
 /**
  * The Idempotency-Key of an extract request: derived from the content (sha256), the target
@@ -253,7 +259,16 @@ export class Pipeline {
       }
       await c.deps.sleep(Math.min(delay, left), c.signal);
       if (c.signal.aborted) continue;
-      const doc = await c.client.getDocument(documentId, c.signal);
+      const pollLimit = AbortSignal.timeout(Math.max(deadline - c.deps.now(), LAST_POLL_MIN_MS));
+      let doc;
+      try {
+        doc = await c.client.getDocument(documentId, AbortSignal.any([c.signal, pollLimit]));
+      } catch (err) {
+        if (!pollLimit.aborted || c.signal.aborted) throw err;
+        const why = `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s (the last poll got no answer in time)`;
+        await this.#pending(job, route, documentId, pageCount, `${why}: rerun the same command to collect it (it will not be charged again)`);
+        return;
+      }
       pageCount = doc.page_count ?? pageCount;
       if (doc.status === 'completed') {
         await this.#completed(job, route, documentId, pageCount, doc.results ?? {});
@@ -288,7 +303,7 @@ export class Pipeline {
       // Stopped before the first poll (Ctrl+C, SIGTERM): one read of the document, outside the
       // run's abort, tells what was charged, so the summary and the record can say it.
       try {
-        pageCount = (await c.client.getDocument(documentId)).page_count;
+        pageCount = (await c.client.getDocument(documentId, AbortSignal.timeout(LAST_POLL_MIN_MS))).page_count;
       } catch {
         // unknown: counted by the run that learns it
       }

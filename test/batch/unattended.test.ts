@@ -246,11 +246,11 @@ describe('duplicates and rate limits', () => {
   it('429s on POST extract are retried in the run: every document completes, each charged once', async () => {
     const server = await emulator();
     const cwd = await invoiceDir(6);
-    await addFault(server.url, { operation: 'extract-inline', probability: 0.3, effect: { type: 'status', status: 429, retry_after: 1 } });
+    await addFault(server.url, { operation: 'extract-inline', probability: 1, times: 3, effect: { type: 'status', status: 429, retry_after: 1 } });
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { concurrency: 4 }));
     expect(r.summary.exitCode, r.stderr).toBe(0);
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1, 1, 1, 1]);
-    // Retry-After was honoured (1 s, on the fake clock).
+    // Exactly three 429s (a drawn probability left no 429 at all about 1 run in 9), each Retry-After honoured (1 s, on the fake clock).
     expect(r.sleeps.filter((ms) => ms >= 1000).length).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,61 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { batchOptions, invoiceDir, run } from './harness.ts';
+import { DEFAULT_POLL } from '../../src/client/backoff.ts';
+
+/**
+ * Issue 12: `--poll-timeout` holds against a service whose GET drips a byte at a time. Before,
+ * the GET ran until the client's per-attempt limit (60 s) times its retries, whatever the deadline.
+ */
+
+const KEY = 'ext_poll_deadline_key_0001';
+const servers = new Set<Server>();
+const open = new Set<ServerResponse>();
+afterEach(async () => {
+  for (const res of open) res.destroy();
+  open.clear();
+  await Promise.all([...servers].map((s) => new Promise((r) => s.close(r))));
+  servers.clear();
+});
+
+/** Upload-url, PUT and POST extract answer as the spec says; every GET drips forever. */
+async function drippingService(): Promise<{ url: string; gets: () => number }> {
+  let gets = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method === 'POST' && req.url === '/api/v1/upload-url') return json({ upload_url: `${base}/put/a.pdf`, storage_path: 'p/a.pdf', expires_in: 900 });
+      if (req.method === 'PUT') return res.writeHead(200).end();
+      if (req.method === 'POST' && req.url === '/api/v1/extract') return json({ success: true, document_id: 'doc_drip', status: 'processing', poll_url: '/api/v1/documents/doc_drip' });
+      gets++;
+      open.add(res);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 200);
+      res.on('close', () => clearInterval(drip));
+    });
+  });
+  servers.add(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, gets: () => gets };
+}
+
+describe('poll deadline', () => {
+  it('a GET that drips past --poll-timeout is cut: the document is pending, with its id, in seconds', async () => {
+    const service = await drippingService();
+    const cwd = await invoiceDir(1);
+    const started = Date.now();
+    // 3 s of the fake clock: one sleep of 2 s, then a GET with 1 s left (at least 5 s of real time),
+    // then one read for the page count (5 s at most).
+    const r = await run(cwd, ['in'], batchOptions(service.url, KEY, { route: 'upload', poll: { ...DEFAULT_POLL, timeoutMs: 3_000 } }));
+    const took = Date.now() - started;
+    const records = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; document_id: string | null });
+    expect(records).toMatchObject([{ status: 'pending', document_id: 'doc_drip' }]);
+    expect(r.summary.exitCode).toBe(5);
+    // The poll, then the one bounded read a stopped run makes to learn the pages charged.
+    expect(service.gets()).toBe(2);
+    expect(took).toBeLessThan(15_000);
+  }, 60_000);
+});
