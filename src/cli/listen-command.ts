@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ListenFlags } from '../receiver/listen.ts';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
 
-/** `extract listen`: the webhook receiver (docs/listen.md). The action only forwards. */
+/** `extract listen`: the webhook receiver (README: extract listen). The action only forwards. */
 export function registerListen(program: Command): void {
   program
     .command('listen')

@@ -1,4 +1,4 @@
-/** `extract listen`: the webhook receiver (docs/listen.md). `extract serve` embeds the same. */
+/** `extract listen`: the webhook receiver (README: extract listen). `extract serve` embeds the same. */
 export { startReceiver } from './server.ts';
 export {
   RECEIVER_DEFAULTS,
