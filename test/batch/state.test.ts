@@ -135,7 +135,9 @@ describe('journal (postgres): many workers', () => {
 
   it('only the holder may write sending; a worker whose lease ran out is refused and its document taken over', async () => {
     const url = await server.database();
-    const a = await open(url, 1_000);
+    // a's lease is long so that its renewal (every third of the lease) cannot undo the push below
+    // before b claims: with 1 s it renewed within 333 ms and b found the document still held.
+    const a = await open(url, 60_000);
     const b = await open(url, 1_000);
     await a.claim([key('d1')], 1);
     await a.append({ fact: 'submitted', ...common('d1'), route: 'upload', document_id: 'doc_1' });
@@ -143,6 +145,9 @@ describe('journal (postgres): many workers', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`UPDATE extract_claims SET expires = now() - interval '1 second' WHERE worker = $1`, [a.worker]);
+    // A server up for less than one lease gives holders that lease to renew (a restart): wait it out,
+    // as a server started just for this test would otherwise refuse the take-over.
+    await admin.query(`SELECT pg_sleep(GREATEST(0, 1.1 - extract(epoch FROM now() - pg_postmaster_start_time())))`);
     await admin.end();
     const [claim] = await b.claim([key('d1')], 1);
     expect(claim).toMatchObject({ known: { fact: 'submitted', document_id: 'doc_1' }, takenFrom: a.worker });
