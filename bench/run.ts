@@ -39,7 +39,12 @@ const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> 
 const SCALE_NOTES = `Sizes in full mode are the issue's: 500 one-page PDFs (rows 1-2), a 2 GiB file (row 3), 20,000 files and journals of 1,000 and 20,000 lines (row 4), 20 start-ups (row 5), wrk with 64 connections for 10 s (row 6), four 300-page PDFs (row 7), documents completing after 1, 4, 12 and 20 s (row 8); nothing is scaled down. The stand-in (bench/lib/standin.ts) runs in the runner's process; \`extract serve\` runs in a child process, in memory, with processing.ms_per_page 0. The CLI runs as a child process with a fresh journal (its default behaviour), -o a JSON Lines file.\n`;
 
 const { values } = parseArgs({
-  options: { tiny: { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' } },
+  options: {
+    tiny: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    only: { type: 'string' },
+  },
 });
 const tiny = values.tiny;
 const only = values.only?.split(',').map((s) => s.trim());
@@ -71,7 +76,9 @@ try {
 const machine = describeMachine();
 const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 const table = renderTable(rows);
-process.stdout.write(`\nMachine: ${machine}\nMode: ${tiny ? 'tiny (each row once, tiny sizes; no goal judged)' : 'full'}; ${minutes} min\n\n${table}`);
+process.stdout.write(
+  `\nMachine: ${machine}\nMode: ${tiny ? 'tiny (each row once, tiny sizes; no goal judged)' : 'full'}; ${minutes} min\n\n${table}`,
+);
 if (values.json) writeFileSync(values.json, JSON.stringify({ machine, tiny, rows, failures }, null, 2));
 if (values.write) writeFileSync(join(ROOT, 'BENCHMARKS.md'), benchmarksMd(machine, minutes, table));
 if (failures.length > 0) {
@@ -83,7 +90,7 @@ function benchmarksMd(machineText: string, mins: string, tableText: string): str
   return `# Benchmarks
 
 Written by \`npm run bench -- --write\` (bench/run.ts); do not edit by hand. Each figure is the median of
-${ctx.reps} runs ${tiny ? '(tiny mode: sizes far below the issue\'s; the goals are not judged)' : ''}of the project and of its comparison, measured in the same run on the same
+${ctx.reps} runs ${tiny ? "(tiny mode: sizes far below the issue's; the goals are not judged)" : ''}of the project and of its comparison, measured in the same run on the same
 machine; the ratio is what to read, the absolute figures move with the machine's load.
 
 Machine: ${machineText}. Run on ${new Date().toISOString().slice(0, 10)}, ${mins} min in all.

@@ -23,7 +23,12 @@ export function hostProblem(hostHeader: string | undefined, boundHost: string): 
 }
 
 /** Why a write with these headers is refused as cross-origin, or null when it is same-origin or not from a browser page. */
-export function crossOriginProblem(input: { method: string; origin: string | undefined; secFetchSite: string | undefined; host: string | undefined }): string | null {
+export function crossOriginProblem(input: {
+  method: string;
+  origin: string | undefined;
+  secFetchSite: string | undefined;
+  host: string | undefined;
+}): string | null {
   if (input.method === 'GET' || input.method === 'HEAD' || input.method === 'OPTIONS') return null;
   const site = input.secFetchSite?.toLowerCase();
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {

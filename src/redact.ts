@@ -12,5 +12,7 @@ export function redact(text: string): string {
 
 /** `postgres://user:secret@host/db?password=x` -> `postgres://user:***@host/db?password=***`. */
 export function redactUrl(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s"']*):[^@/?#\s"']*@/gi, '$1:***@').replace(/([?&]password=)[^&\s"']*/gi, '$1***');
+  return text
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s"']*):[^@/?#\s"']*@/gi, '$1:***@')
+    .replace(/([?&]password=)[^&\s"']*/gi, '$1***');
 }

@@ -93,7 +93,8 @@ export function rowLink(tr, label, open) {
 }
 
 /** A table inside a horizontally scrolling box, so a narrow window never clips it. */
-export const scroller = (table, label) => h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
+export const scroller = (table, label) =>
+  h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
 
 /** Short toast in the polite live region. */
 export function toast(message, kind = 'info') {

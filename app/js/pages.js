@@ -64,10 +64,21 @@ export async function renderPages(root, doc) {
     for (let n = 1; n <= pdf.numPages; n++) {
       const page = await pdf.getPage(n);
       const base = page.getViewport({ scale: 1 });
-      const scale = Math.min(2, Math.max(1, (root.clientWidth || base.width) / base.width)) * (window.devicePixelRatio || 1);
+      const scale =
+        Math.min(2, Math.max(1, (root.clientWidth || base.width) / base.width)) * (window.devicePixelRatio || 1);
       const viewport = page.getViewport({ scale });
-      const canvas = h('canvas', { width: Math.floor(viewport.width), height: Math.floor(viewport.height), role: 'img', 'aria-label': `Page ${n} of ${pdf.numPages}` });
-      const frame = h('div', { class: 'page', dataset: { page: String(n) } }, canvas, overlay(doc.grounding, n, base.width, base.height));
+      const canvas = h('canvas', {
+        width: Math.floor(viewport.width),
+        height: Math.floor(viewport.height),
+        role: 'img',
+        'aria-label': `Page ${n} of ${pdf.numPages}`,
+      });
+      const frame = h(
+        'div',
+        { class: 'page', dataset: { page: String(n) } },
+        canvas,
+        overlay(doc.grounding, n, base.width, base.height),
+      );
       root.append(frame);
       await page.render({ canvas, canvasContext: canvas.getContext('2d'), viewport }).promise;
       page.cleanup();
@@ -93,7 +104,11 @@ export function linkHighlights(fields, pages) {
     }
   };
   const pathOf = (event) => event.target.closest?.('[data-path]')?.dataset.path;
-  for (const [root, on, off] of [[fields, 'mouseover', 'mouseout'], [fields, 'focusin', 'focusout'], [pages, 'mouseover', 'mouseout']]) {
+  for (const [root, on, off] of [
+    [fields, 'mouseover', 'mouseout'],
+    [fields, 'focusin', 'focusout'],
+    [pages, 'mouseover', 'mouseout'],
+  ]) {
     root.addEventListener(on, (e) => {
       const path = pathOf(e);
       if (path) set(path, true);

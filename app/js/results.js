@@ -36,7 +36,12 @@ export function nullPaths(fields, values, prefix = '', labels = '') {
 
 /** One leaf value, written so that null, "" and 0 can never be mistaken for one another. */
 export function leafValue(type, value) {
-  if (value === null) return h('span', { class: 'needs-review', dataset: { null: '' }, title: 'The engine could not find this field in the document' }, 'needs review');
+  if (value === null)
+    return h(
+      'span',
+      { class: 'needs-review', dataset: { null: '' }, title: 'The engine could not find this field in the document' },
+      'needs review',
+    );
   if (value === undefined) return h('span', { class: 'needs-review missing', title: 'Not in the result' }, 'missing');
   if (value === '') return h('span', { class: 'empty-value', title: 'An empty string' }, 'empty text');
   if (typeof value === 'boolean') return h('span', { class: `bool bool-${value}` }, value ? 'Yes' : 'No');
@@ -48,7 +53,12 @@ export function leafValue(type, value) {
 const fieldName = (field) => h('code', { class: 'field-name' }, field.name);
 
 function group(field, body, extra) {
-  return h('section', { class: `group group-${field.type}`, dataset: { field: field.name } }, h('h3', {}, labelOf(field), ' ', fieldName(field), extra ?? null), body);
+  return h(
+    'section',
+    { class: `group group-${field.type}`, dataset: { field: field.name } },
+    h('h3', {}, labelOf(field), ' ', fieldName(field), extra ?? null),
+    body,
+  );
 }
 
 /** A Table field: an array of row objects whose keys are the column names. `path` names it in the grounding. */
@@ -62,8 +72,34 @@ function tableOf(field, rows, path) {
     'table',
     { class: 'data result-table', dataset: { field: field.name } },
     h('caption', { class: 'visually-hidden' }, labelOf(field)),
-    h('thead', {}, h('tr', {}, field.columns.map((c) => h('th', { scope: 'col', class: numeric(c) ? 'num' : null, title: c.name }, labelOf(c))))),
-    h('tbody', {}, rows.map((row, i) => h('tr', {}, field.columns.map((c) => h('td', { class: numeric(c) ? 'num' : null, dataset: { path: `${path}[${i}].${c.name}` } }, leafValue(c.type, row?.[c.name])))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        field.columns.map((c) =>
+          h('th', { scope: 'col', class: numeric(c) ? 'num' : null, title: c.name }, labelOf(c)),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((row, i) =>
+        h(
+          'tr',
+          {},
+          field.columns.map((c) =>
+            h(
+              'td',
+              { class: numeric(c) ? 'num' : null, dataset: { path: `${path}[${i}].${c.name}` } },
+              leafValue(c.type, row?.[c.name]),
+            ),
+          ),
+        ),
+      ),
+    ),
   );
   return group(field, scroller(table, labelOf(field)), count);
 }
@@ -83,12 +119,26 @@ export function renderFields(fields, values, prefix = '') {
     const value = values?.[field.name];
     if (field.type === 'object') {
       flush();
-      out.push(group(field, value === null || value === undefined ? h('p', {}, leafValue('object', value)) : renderFields(field.fields, value, `${prefix}${field.name}.`)));
+      out.push(
+        group(
+          field,
+          value === null || value === undefined
+            ? h('p', {}, leafValue('object', value))
+            : renderFields(field.fields, value, `${prefix}${field.name}.`),
+        ),
+      );
     } else if (field.type === 'table') {
       flush();
       out.push(tableOf(field, value, prefix + field.name));
     } else {
-      leaves.push(h('div', { class: 'field', dataset: { field: field.name, path: prefix + field.name } }, h('dt', {}, labelOf(field), ' ', fieldName(field)), h('dd', {}, leafValue(field.type, value))));
+      leaves.push(
+        h(
+          'div',
+          { class: 'field', dataset: { field: field.name, path: prefix + field.name } },
+          h('dt', {}, labelOf(field), ' ', fieldName(field)),
+          h('dd', {}, leafValue(field.type, value)),
+        ),
+      );
     }
   }
   flush();

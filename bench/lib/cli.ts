@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { CLI, NODE } from './paths.ts';
 import { measure, type Measured } from './proc.ts';
 
-export type ExtractRun = { inputs: string[]; baseUrl: string; key: string; concurrency?: number; out: string; state: string | null; extra?: string[] };
+export type ExtractRun = {
+  inputs: string[];
+  baseUrl: string;
+  key: string;
+  concurrency?: number;
+  out: string;
+  state: string | null;
+  extra?: string[];
+};
 
 /** The environment of a benchmarked CLI: a config store of its own, no key or URL from the caller's. */
 export function cleanEnv(home: string): NodeJS.ProcessEnv {

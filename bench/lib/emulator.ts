@@ -14,8 +14,13 @@ export type ChildEmulator = { url: string; pid: number; close: () => Promise<voi
  */
 export async function startEmulator(dir: string): Promise<ChildEmulator> {
   const config = join(dir, 'emulator.json');
-  writeFileSync(config, JSON.stringify({ ...DEFAULT_CONFIG, credits: 100_000_000, processing: { ms_per_page: 0, concurrency: 2 } }));
-  const child = spawn(NODE, [CLI, 'serve', '--port', '0', '--config', config, '--in-memory', '--no-listen', '-q'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    config,
+    JSON.stringify({ ...DEFAULT_CONFIG, credits: 100_000_000, processing: { ms_per_page: 0, concurrency: 2 } }),
+  );
+  const child = spawn(NODE, [CLI, 'serve', '--port', '0', '--config', config, '--in-memory', '--no-listen', '-q'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
     let errText = '';

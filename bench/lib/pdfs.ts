@@ -8,7 +8,10 @@ function invoicePage(n: number, page: number): string[] {
     'Invoice Date: 2024-03-15',
     `Vendor: Bench Supplies ${n}`,
     `Page ${page}`,
-    ...Array.from({ length: 12 }, (_, i) => `Item ${i + 1}  ${i + 1} x ${(n % 97) + i}.50  ${((n % 97) + i) * (i + 1)}.50`),
+    ...Array.from(
+      { length: 12 },
+      (_, i) => `Item ${i + 1}  ${i + 1} x ${(n % 97) + i}.50  ${((n % 97) + i) * (i + 1)}.50`,
+    ),
     `Total: ${(100 + n).toFixed(2)}`,
   ];
 }
@@ -39,6 +42,9 @@ export async function writeCopies(dir: string, n: number): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const template = await makePdf([invoicePage(0, 1)]);
   for (let i = 0; i < n; i++) {
-    writeFileSync(join(dir, `doc-${String(i).padStart(6, '0')}.pdf`), Buffer.concat([template, Buffer.from(`%bench ${i}\n`)]));
+    writeFileSync(
+      join(dir, `doc-${String(i).padStart(6, '0')}.pdf`),
+      Buffer.concat([template, Buffer.from(`%bench ${i}\n`)]),
+    );
   }
 }

@@ -29,7 +29,8 @@ export async function measure(command: string, args: readonly string[], options:
     const started = performance.now();
     const result = await run('/usr/bin/time', ['-f', '%U %S %M', '-o', out, command, ...args], options);
     const wall = (performance.now() - started) / 1000;
-    const [user = Number.NaN, sys = Number.NaN, rssKb = Number.NaN] = readFileSync(out, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+    const [user = Number.NaN, sys = Number.NaN, rssKb = Number.NaN] =
+      readFileSync(out, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
     return { ...result, wall, user, sys, maxRssMb: rssKb / 1024 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -41,7 +42,11 @@ export type RunResult = { code: number; stdout: string; stderr: string };
 /** Runs a command to its end, collecting its output; kills it after timeoutMs (default 10 min). */
 export function run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

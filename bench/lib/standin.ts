@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DocumentBody, ExtractAcceptedResponse, ExtractInlineResponse, UploadTicket } from '../../src/contract/index.ts';
+import type {
+  DocumentBody,
+  ExtractAcceptedResponse,
+  ExtractInlineResponse,
+  UploadTicket,
+} from '../../src/contract/index.ts';
 
 /**
  * The stand-in: a bare node:http server that answers the service's API at once with canned,
@@ -26,7 +31,14 @@ const RESULTS = {
   line_items: [],
 };
 
-export type StandInCounts = { inline: number; stored: number; uploadUrl: number; put: number; get: number; other: number };
+export type StandInCounts = {
+  inline: number;
+  stored: number;
+  uploadUrl: number;
+  put: number;
+  get: number;
+  other: number;
+};
 
 export type StandInOptions = {
   /** A fixed service latency: how long an inline extract takes to answer; 0 answers at once. */
@@ -57,7 +69,13 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
   let seq = 0;
   let base = '';
   const nextId = (): string => `doc_${(++seq).toString(16).padStart(24, '0')}`;
-  const inlineAnswer = (id: string): string => JSON.stringify({ success: true, parser_id: 'prs_bench', document_id: id, results: RESULTS } satisfies ExtractInlineResponse);
+  const inlineAnswer = (id: string): string =>
+    JSON.stringify({
+      success: true,
+      parser_id: 'prs_bench',
+      document_id: id,
+      results: RESULTS,
+    } satisfies ExtractInlineResponse);
 
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
@@ -75,7 +93,16 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
         fileNameOf.set(id, fileName);
         readyAt.set(id, performance.now() + (options.processingMs?.(fileName) ?? 0));
         getsByDocument.set(id, 0);
-        send(res, 200, JSON.stringify({ success: true, document_id: id, status: 'processing', poll_url: `/api/v1/documents/${id}` } satisfies ExtractAcceptedResponse));
+        send(
+          res,
+          200,
+          JSON.stringify({
+            success: true,
+            document_id: id,
+            status: 'processing',
+            poll_url: `/api/v1/documents/${id}`,
+          } satisfies ExtractAcceptedResponse),
+        );
       });
       return;
     }
@@ -85,7 +112,14 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
       const gets = getsByDocument.get(id);
       if (gets !== undefined) getsByDocument.set(id, gets + 1);
       const done = (readyAt.get(id) ?? 0) <= performance.now();
-      const doc: DocumentBody = { document_id: id, status: done ? 'completed' : 'processing', file_name: fileNameOf.get(id) ?? 'file.pdf', page_count: 1, results: done ? RESULTS : null, error: null };
+      const doc: DocumentBody = {
+        document_id: id,
+        status: done ? 'completed' : 'processing',
+        file_name: fileNameOf.get(id) ?? 'file.pdf',
+        page_count: 1,
+        results: done ? RESULTS : null,
+        error: null,
+      };
       return send(res, 200, JSON.stringify(doc));
     }
     if (req.method === 'POST' && url === '/api/v1/upload-url') {
@@ -94,7 +128,15 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
         const name = /"file_name":"([^"]+)"/.exec(body)?.[1] ?? 'file';
         const path = `bench/${++seq}/${name}`;
         uploads.set(path, name);
-        send(res, 200, JSON.stringify({ upload_url: `${base}/_put/${path}?sig=x`, storage_path: path, expires_in: 900 } satisfies UploadTicket));
+        send(
+          res,
+          200,
+          JSON.stringify({
+            upload_url: `${base}/_put/${path}?sig=x`,
+            storage_path: path,
+            expires_in: 900,
+          } satisfies UploadTicket),
+        );
       });
       return;
     }

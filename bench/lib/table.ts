@@ -9,7 +9,9 @@ export function renderTable(rows: readonly Row[]): string {
   ];
   for (const r of rows) {
     const met = r.met === null ? '-' : r.met ? 'yes' : '**no**';
-    lines.push(`| ${r.id} | ${r.measurement} | ${fmt(r.figure)} ${r.unit} | ${r.peer} | ${fmt(r.peerFigure)} ${r.unit} | ${fmt(r.ratio)}x | ${r.goal} | ${met} |`);
+    lines.push(
+      `| ${r.id} | ${r.measurement} | ${fmt(r.figure)} ${r.unit} | ${r.peer} | ${fmt(r.peerFigure)} ${r.unit} | ${fmt(r.ratio)}x | ${r.goal} | ${met} |`,
+    );
   }
   const notes = rows.filter((r) => r.note !== undefined).map((r) => `- ${r.id}: ${r.note}`);
   return `${lines.join('\n')}\n${notes.length > 0 ? `\nNotes:\n${notes.join('\n')}\n` : ''}`;

@@ -10,7 +10,12 @@ const files = process.argv.slice(2);
 const started = performance.now();
 let pages = 0;
 for (const file of files) {
-  const task = getDocument({ data: new Uint8Array(readFileSync(file)), disableFontFace: true, useSystemFonts: false, verbosity: 0 });
+  const task = getDocument({
+    data: new Uint8Array(readFileSync(file)),
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  });
   const pdf = await task.promise;
   for (let p = 1; p <= pdf.numPages; p++) {
     const page = await pdf.getPage(p);

@@ -20,12 +20,18 @@ async function worker(): Promise<void> {
     const file = files[next++];
     if (file === undefined) break;
     const data = (await readFile(file)).toString('base64');
-    const res = await request(`${url}/api/v1/extract`, { method: 'POST', headers, body: JSON.stringify({ file: { data, name: basename(file), type: 'application/pdf' } }) });
+    const res = await request(`${url}/api/v1/extract`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ file: { data, name: basename(file), type: 'application/pdf' } }),
+    });
     const answer: unknown = await res.body.json();
     if (res.statusCode !== 200 || typeof answer !== 'object' || answer === null) continue;
     const id: unknown = Reflect.get(answer, 'document_id');
     if (typeof Reflect.get(answer, 'page_count') !== 'number' && typeof id === 'string') {
-      const doc = await request(`${url}/api/v1/documents/${id}`, { headers: { authorization: headers.authorization, accept: 'application/json' } });
+      const doc = await request(`${url}/api/v1/documents/${id}`, {
+        headers: { authorization: headers.authorization, accept: 'application/json' },
+      });
       await doc.body.json();
     }
     ok++;

@@ -32,7 +32,8 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
     try {
       const started = performance.now();
       const ids: string[] = [];
-      for (const [i, f] of files.entries()) ids.push(await submitStored(emulator.url, EMULATOR_KEY, `long-${i}.pdf`, f.bytes));
+      for (const [i, f] of files.entries())
+        ids.push(await submitStored(emulator.url, EMULATOR_KEY, `long-${i}.pdf`, f.bytes));
       const pending = new Set(ids);
       let finished = started;
       const deadline = started + 600_000;
@@ -44,7 +45,8 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
         latencies.push(performance.now() - t);
         if (res.status !== 200) throw new Error(`row 7: GET: HTTP ${res.status}`);
         const parsed: unknown = JSON.parse(res.text);
-        const status: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'status') : undefined;
+        const status: unknown =
+          typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'status') : undefined;
         if (status === 'error') throw new Error(`row 7: the document ended in error: ${res.text.slice(0, 300)}`);
         if (status === 'completed' && pending.delete(id)) finished = performance.now();
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -75,7 +77,7 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
       measurement: `Engine pages/s, four ${pages}-page PDFs, submission to the last completed (upload-and-poll, ms_per_page 0)`,
       figure: median(enginePagesPerSecond),
       unit: 'pages/s',
-      peer: "pdfjs-dist getTextContent, bare script, 1 thread",
+      peer: 'pdfjs-dist getTextContent, bare script, 1 thread',
       peerFigure: median(barePagesPerSecond),
       goal: 'reported',
       note: 'the engine runs in 2 worker threads (processing.concurrency 2) and does layout, labels and grounding on top of the text',

@@ -27,7 +27,9 @@ export async function emulatorReadRows(ctx: BenchContext): Promise<Row[]> {
     if (doc.status !== 200) throw new Error(`row 6: GET the document: HTTP ${doc.status}`);
     const bodyFile = join(ctx.tmp, 'document.json');
     writeFileSync(bodyFile, doc.text);
-    const bare = spawn(NODE, [join(ROOT, 'bench/peers/bare-server.ts'), bodyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const bare = spawn(NODE, [join(ROOT, 'bench/peers/bare-server.ts'), bodyFile], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const bareUrl = await new Promise<string>((resolve, reject) => {
         bare.stdout.setEncoding('utf8').once('data', (c: string) => {
@@ -64,7 +66,15 @@ export async function emulatorReadRows(ctx: BenchContext): Promise<Row[]> {
 }
 
 async function wrk(url: string, connections: number, seconds: number): Promise<WrkResult> {
-  const r = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `Authorization: Bearer ${EMULATOR_KEY}`, url]);
+  const r = await run('wrk', [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-H',
+    `Authorization: Bearer ${EMULATOR_KEY}`,
+    url,
+  ]);
   check(r, 'wrk');
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(r.stdout);

@@ -30,21 +30,40 @@ export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
       standIn.reset();
       // The first poll after 50 ms rather than the guidance's 2 s: the stand-in completes at once.
       const m = await runExtract(
-        { inputs: [file], baseUrl: standIn.url, key: STANDIN_KEY, out: join(ctx.tmp, 'large.jsonl'), state: join(ctx.tmp, `large-state-${r}.jsonl`), extra: ['--route', 'upload', '--poll-interval', '50ms'] },
+        {
+          inputs: [file],
+          baseUrl: standIn.url,
+          key: STANDIN_KEY,
+          out: join(ctx.tmp, 'large.jsonl'),
+          state: join(ctx.tmp, `large-state-${r}.jsonl`),
+          extra: ['--route', 'upload', '--poll-interval', '50ms'],
+        },
         join(ctx.tmp, 'home'),
       );
       check(m, 'extract (large file)');
       const put = standIn.puts[0];
-      if (!put || put.bytes !== size) throw new Error(`row 3: the stand-in received ${put?.bytes ?? 0} of ${size} bytes from extract`);
+      if (!put || put.bytes !== size)
+        throw new Error(`row 3: the stand-in received ${put?.bytes ?? 0} of ${size} bytes from extract`);
       ours.push(m);
       oursPut.push(put.seconds);
 
       standIn.reset();
       const ticket = await uploadUrl(standIn);
-      const c = await measure('curl', ['-s', '-f', '-o', '/dev/null', '-T', file, '-H', 'Content-Type: application/pdf', ticket]);
+      const c = await measure('curl', [
+        '-s',
+        '-f',
+        '-o',
+        '/dev/null',
+        '-T',
+        file,
+        '-H',
+        'Content-Type: application/pdf',
+        ticket,
+      ]);
       check(c, 'curl -T');
       const cput = standIn.puts[0];
-      if (!cput || cput.bytes !== size) throw new Error(`row 3: the stand-in received ${cput?.bytes ?? 0} of ${size} bytes from curl`);
+      if (!cput || cput.bytes !== size)
+        throw new Error(`row 3: the stand-in received ${cput?.bytes ?? 0} of ${size} bytes from curl`);
       curl.push(c);
       curlPut.push(cput.seconds);
     }

@@ -36,7 +36,8 @@ export async function pollingRows(ctx: BenchContext): Promise<Row[]> {
   const dir = join(ctx.tmp, 'poll');
   mkdirSync(dir, { recursive: true });
   const pdf = await makePdf([['Invoice Number: POLL-1']]);
-  for (const [i, s] of readySeconds.entries()) writeFileSync(join(dir, `poll-${s * 1000 * scale}.pdf`), Buffer.concat([pdf, Buffer.from(`%poll ${i}\n`)]));
+  for (const [i, s] of readySeconds.entries())
+    writeFileSync(join(dir, `poll-${s * 1000 * scale}.pdf`), Buffer.concat([pdf, Buffer.from(`%poll ${i}\n`)]));
   const standIn = await startStandIn({ processingMs: (name) => Number(/poll-([\d.]+)\.pdf/.exec(name)?.[1] ?? 0) });
   try {
     ctx.log(`row 8: documents completing after ${readySeconds.map((s) => s * scale).join(', ')} s`);
@@ -48,7 +49,14 @@ export async function pollingRows(ctx: BenchContext): Promise<Row[]> {
         concurrency: 4,
         out: join(ctx.tmp, 'poll.jsonl'),
         state: null,
-        extra: ['--route', 'upload', '--poll-interval', `${GUIDANCE.firstMs * scale}ms`, '--poll-max-interval', `${GUIDANCE.capMs * scale}ms`],
+        extra: [
+          '--route',
+          'upload',
+          '--poll-interval',
+          `${GUIDANCE.firstMs * scale}ms`,
+          '--poll-max-interval',
+          `${GUIDANCE.capMs * scale}ms`,
+        ],
       },
       join(ctx.tmp, 'home'),
     );
@@ -63,7 +71,8 @@ export async function pollingRows(ctx: BenchContext): Promise<Row[]> {
       expected += want;
       detail.push(`T=${(readyMs / 1000 / scale).toFixed(0)} s: ${gets} (schedule ${want})`);
     }
-    if (standIn.getsByDocument.size !== readySeconds.length) throw new Error(`row 8: ${standIn.getsByDocument.size} documents submitted, expected ${readySeconds.length}`);
+    if (standIn.getsByDocument.size !== readySeconds.length)
+      throw new Error(`row 8: ${standIn.getsByDocument.size} documents submitted, expected ${readySeconds.length}`);
     return [
       row(ctx, {
         id: '8',

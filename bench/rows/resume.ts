@@ -26,7 +26,10 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     ctx.log(`row 4: a first run sends all ${n} (builds the journal)`);
-    const first = await runExtract({ inputs: [dir], baseUrl: standIn.url, key: STANDIN_KEY, concurrency: 8, out, state: journal }, home);
+    const first = await runExtract(
+      { inputs: [dir], baseUrl: standIn.url, key: STANDIN_KEY, concurrency: 8, out, state: journal },
+      home,
+    );
     check(first, 'extract (first run)');
     if (standIn.counts.inline !== n) throw new Error(`row 4: the first run sent ${standIn.counts.inline} of ${n}`);
     const journalSize = statSync(journal).size;
@@ -37,7 +40,10 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
     for (let r = 0; r < ctx.reps; r++) {
       ctx.log(`row 4: rerun ${r + 1}/${ctx.reps}`);
       standIn.reset();
-      const m = await runExtract({ inputs: [dir], baseUrl: standIn.url, key: STANDIN_KEY, concurrency: 8, out, state: journal }, home);
+      const m = await runExtract(
+        { inputs: [dir], baseUrl: standIn.url, key: STANDIN_KEY, concurrency: 8, out, state: journal },
+        home,
+      );
       check(m, 'extract (rerun)');
       const sent = standIn.counts.inline + standIn.counts.get + standIn.counts.uploadUrl;
       if (sent !== 0) throw new Error(`row 4: the rerun sent ${sent} requests; it should have found nothing to do`);
@@ -49,7 +55,9 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
     // The rerun appended nothing and rewrote nothing: the bytes are those the first run left.
     const unchanged = statSync(journal).size === journalSize && hashOf(readFileSync(journal)) === prefixHash;
     if (!unchanged) throw new Error('row 4: a rerun with nothing to do changed the journal');
-    const lines = readFileSync(journal, 'utf8').split('\n').filter((l) => l !== '').length;
+    const lines = readFileSync(journal, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
     rows.push(
       row(ctx, {
         id: '4 rerun',
@@ -74,7 +82,9 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
 async function appendCost(ctx: BenchContext, journal: string, available: number): Promise<Row> {
   const large = ctx.tiny ? Math.min(available, 400) : 20_000;
   const small = ctx.tiny ? 20 : 1000;
-  const text = readFileSync(journal, 'utf8').split('\n').filter((l) => l !== '');
+  const text = readFileSync(journal, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const sample = text[0] ?? '{}';
   const fact = JournalFact.parse(JSON.parse(sample));
   const appends = ctx.tiny ? 50 : 500;
@@ -93,8 +103,11 @@ async function appendCost(ctx: BenchContext, journal: string, available: number)
       }
       await writer.close();
       perAppend[which].push(median(times));
-      const grown = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').length;
-      if (grown !== lines + appends) throw new Error(`row 4: the journal has ${grown} lines after ${appends} appends to ${lines}`);
+      const grown = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '').length;
+      if (grown !== lines + appends)
+        throw new Error(`row 4: the journal has ${grown} lines after ${appends} appends to ${lines}`);
     }
   }
   return row(ctx, {

@@ -32,18 +32,33 @@ export async function sharedRows(ctx: BenchContext): Promise<Row[]> {
         const standIn = await startStandIn({ inlineMs: latencyMs });
         try {
           const state = workers === 0 ? join(ctx.tmp, `shared-${r}.jsonl`) : await server.database();
-          ctx.log(`row 9: ${n} documents, ${workers === 0 ? '1 worker on the file journal' : `${workers} worker${workers === 1 ? '' : 's'} on PostgreSQL`} (rep ${r + 1}/${ctx.reps})`);
+          ctx.log(
+            `row 9: ${n} documents, ${workers === 0 ? '1 worker on the file journal' : `${workers} worker${workers === 1 ? '' : 's'} on PostgreSQL`} (rep ${r + 1}/${ctx.reps})`,
+          );
           const started = performance.now();
           const runs: Measured[] = await Promise.all(
             Array.from({ length: Math.max(1, workers) }, (_, i) => {
               const home = join(ctx.tmp, `shared-home-${i}`);
               mkdirSync(home, { recursive: true });
-              return runExtract({ inputs: [dir], baseUrl: standIn.url, key: STANDIN_KEY, concurrency: 2, out: join(ctx.tmp, `shared-out-${i}.jsonl`), state }, home);
+              return runExtract(
+                {
+                  inputs: [dir],
+                  baseUrl: standIn.url,
+                  key: STANDIN_KEY,
+                  concurrency: 2,
+                  out: join(ctx.tmp, `shared-out-${i}.jsonl`),
+                  state,
+                },
+                home,
+              );
             }),
           );
           const wall = (performance.now() - started) / 1000;
           for (const m of runs) check(m, `extract (${workers} workers)`);
-          if (standIn.counts.inline !== n) throw new Error(`row 9: ${workers} workers sent ${standIn.counts.inline} extract requests for ${n} documents`);
+          if (standIn.counts.inline !== n)
+            throw new Error(
+              `row 9: ${workers} workers sent ${standIn.counts.inline} extract requests for ${n} documents`,
+            );
           rate[workers]!.push(n / wall);
         } finally {
           await standIn.close();
@@ -92,13 +107,25 @@ async function factCost(ctx: BenchContext, url: string): Promise<Row> {
   for (let r = 0; r < ctx.reps; r++) {
     for (const which of ['file', 'pg'] as const) {
       const where = which === 'pg' ? url : join(ctx.tmp, `facts-${r}.jsonl`);
-      const state: StateJournal = await openState(parseStateSpec(where, ctx.tmp), { readOnly: false, leaseMs: 30_000, log: () => {} });
+      const state: StateJournal = await openState(parseStateSpec(where, ctx.tmp), {
+        readOnly: false,
+        leaseMs: 30_000,
+        log: () => {},
+      });
       try {
         const times: number[] = [];
         for (let i = 0; i < appends; i++) {
           const sha256 = `${r}-${i}`.padEnd(64, '0');
           await state.claim([stateKey(sha256, 'bench')], 1);
-          const fact: JournalFact = { fact: 'submitted', at: new Date().toISOString(), sha256, target: 'bench', file: `f${i}.pdf`, route: 'upload', document_id: `doc_${i}` };
+          const fact: JournalFact = {
+            fact: 'submitted',
+            at: new Date().toISOString(),
+            sha256,
+            target: 'bench',
+            file: `f${i}.pdf`,
+            route: 'upload',
+            document_id: `doc_${i}`,
+          };
           const t = performance.now();
           await state.append(fact);
           times.push(performance.now() - t);

@@ -6,7 +6,11 @@ import { median } from '../lib/stats.ts';
 /** Row 5: `extract --version` and `extract --help` against `node -e 0` on the same Node. */
 export async function startupRows(ctx: BenchContext): Promise<Row[]> {
   const runs = ctx.tiny ? 2 : 20;
-  const commands: Record<'node' | 'version' | 'help', string[]> = { node: ['-e', '0'], version: [CLI, '--version'], help: [CLI, '--help'] };
+  const commands: Record<'node' | 'version' | 'help', string[]> = {
+    node: ['-e', '0'],
+    version: [CLI, '--version'],
+    help: [CLI, '--help'],
+  };
   const times: Record<keyof typeof commands, number[]> = { node: [], version: [], help: [] };
   ctx.log(`row 5: ${runs} start-ups of each`);
   // Interleaved, so a busy moment of the machine hits all three alike.

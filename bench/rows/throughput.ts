@@ -28,16 +28,30 @@ export async function throughputRows(ctx: BenchContext): Promise<Row[]> {
 
   const extractOnce = async (url: string, key: string, c: number): Promise<Measured> => {
     // A fresh journal each time: the default behaviour (journal on), with nothing to skip.
-    const m = await runExtract({ inputs: [dir], baseUrl: url, key, concurrency: c, out: join(ctx.tmp, 'out.jsonl'), state: join(ctx.tmp, `state-${++state}.jsonl`) }, join(ctx.tmp, 'home'));
+    const m = await runExtract(
+      {
+        inputs: [dir],
+        baseUrl: url,
+        key,
+        concurrency: c,
+        out: join(ctx.tmp, 'out.jsonl'),
+        state: join(ctx.tmp, `state-${++state}.jsonl`),
+      },
+      join(ctx.tmp, 'home'),
+    );
     check(m, `extract -c ${c}`);
     return m;
   };
   // xargs reads the NUL-separated list from stdin.
   const list = readFileSync(nulList, 'utf8');
   const curlRun = async (url: string, key: string, c: number): Promise<Measured> => {
-    const m = await measure('sh', [join(ROOT, 'bench/peers/curl-inline.sh'), String(c)], { env: { ...process.env, URL: url, KEY: key }, input: list });
+    const m = await measure('sh', [join(ROOT, 'bench/peers/curl-inline.sh'), String(c)], {
+      env: { ...process.env, URL: url, KEY: key },
+      input: list,
+    });
     const okCount = m.stdout.split('\n').filter((l) => l === '200').length;
-    if (okCount !== n) throw new Error(`curl loop: ${okCount} of ${n} answered 200 (${m.stdout.split('\n').slice(0, 3).join(',')})`);
+    if (okCount !== n)
+      throw new Error(`curl loop: ${okCount} of ${n} answered 200 (${m.stdout.split('\n').slice(0, 3).join(',')})`);
     return m;
   };
 
@@ -55,13 +69,20 @@ export async function throughputRows(ctx: BenchContext): Promise<Row[]> {
         ctx.log(`row 1a: c=${c} rep ${r + 1}/${ctx.reps}`);
         standIn.reset();
         const m = await extractOnce(standIn.url, STANDIN_KEY, c);
-        if (standIn.counts.inline !== n) throw new Error(`row 1a: the stand-in saw ${standIn.counts.inline} inline extracts, expected ${n}`);
+        if (standIn.counts.inline !== n)
+          throw new Error(`row 1a: the stand-in saw ${standIn.counts.inline} inline extracts, expected ${n}`);
         requestsPerDoc = (standIn.counts.inline + standIn.counts.get) / n;
         ours.push(m);
         if (c === 8) cpuPerDoc.extract.push((m.user + m.sys) / n);
         peer.push(await curlRun(standIn.url, STANDIN_KEY, c));
         if (c === 8) {
-          const u = await measure(NODE, [join(ROOT, 'bench/peers/undici-loop.ts'), standIn.url, STANDIN_KEY, '8', lineList]);
+          const u = await measure(NODE, [
+            join(ROOT, 'bench/peers/undici-loop.ts'),
+            standIn.url,
+            STANDIN_KEY,
+            '8',
+            lineList,
+          ]);
           check(u, 'undici loop');
           cpuPerDoc.undici.push((u.user + u.sys) / n);
         }

@@ -77,10 +77,20 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
         running.delete(p);
         // A document lost to another worker (past its lease) is waited for like any held one.
         if (state.lost(job.key)) {
-          input.log('warn', `${job.input.file}: another worker took it over (this one held it past its lease); not sent from here, waiting for its outcome`);
+          input.log(
+            'warn',
+            `${job.input.file}: another worker took it over (this one held it past its lease); not sent from here, waiting for its outcome`,
+          );
           waiting.push(job);
-        }
-        else void state.release([job.key]).catch((err) => input.log('warn', `could not release ${job.input.file} in ${state.where}: ${err instanceof Error ? err.message : String(err)}`));
+        } else
+          void state
+            .release([job.key])
+            .catch((err) =>
+              input.log(
+                'warn',
+                `could not release ${job.input.file} in ${state.where}: ${err instanceof Error ? err.message : String(err)}`,
+              ),
+            );
         wake();
       });
     running.add(p);
@@ -130,7 +140,8 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
         for (const claim of claims) {
           const job = byKey.get(claim.key);
           if (!job) continue;
-          if (claim.takenFrom !== null) input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
+          if (claim.takenFrom !== null)
+            input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
           const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
           byKey.set(job.key, next);
           if (next.action === 'submit' || next.action === 'resume') started.push(next);
@@ -149,11 +160,17 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
         // Only documents other workers hold are left: look again after a poll interval.
         if (waitingSince === undefined) {
           waitingSince = input.deps.now();
-          input.log('info', `waiting for ${waiting.length} document${waiting.length === 1 ? '' : 's'} other workers hold (up to ${Math.round(input.poll.timeoutMs / 1000)} s, --poll-timeout), to write the whole batch's records`);
+          input.log(
+            'info',
+            `waiting for ${waiting.length} document${waiting.length === 1 ? '' : 's'} other workers hold (up to ${Math.round(input.poll.timeoutMs / 1000)} s, --poll-timeout), to write the whole batch's records`,
+          );
         }
         const left = waitingSince + input.poll.timeoutMs - input.deps.now();
         if (left <= 0) break;
-        await Promise.race([input.deps.sleep(Math.min(heldDelay(round++, input.poll), left), input.signal), nextWake()]);
+        await Promise.race([
+          input.deps.sleep(Math.min(heldDelay(round++, input.poll), left), input.signal),
+          nextWake(),
+        ]);
         if (input.signal.aborted) break;
         queue = waiting;
         waiting = [];

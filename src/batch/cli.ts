@@ -15,26 +15,31 @@ export type CliHooks = {
 
 /** Glue between the root command and runBatch: settings or --local, process streams, signals. */
 export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: CliHooks): Promise<number> {
-  return withTarget(flags, hooks.env, { needKey: flags.dryRun !== true, lookUpState: !hooks.explicitState }, async (target) => {
-    // --state (a path, a URL or --no-state) wins; then EXTRACT_STATE_URL and the config
-    // store; then the file in the working directory. A --local emulator lives for one run:
-    // its documents cannot be resumed, so it keeps no journal unless --state says so.
-    const state = hooks.explicitState ? flags.state : target.local ? false : (target.stateUrl ?? flags.state);
-    const options = batchOptionsFromFlags({ ...flags, state }, target);
-    const deps: BatchDeps = {
-      ...defaultClientDeps(),
-      cwd: process.cwd(),
-      env: { ...hooks.env },
-      stdin: process.stdin,
-      stdout: process.stdout,
-      stderr: process.stderr,
-      // A terminal of zero width (script(1), some CI runners' pseudo-terminals) cannot hold a
-      // bar: ora's line clearing would loop forever, so it gets plain lines.
-      isTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
-      onSignal: hooks.onSignal,
-      exitNow: hooks.exitNow,
-    };
-    const summary = await runBatch(inputs, options, deps);
-    return summary.exitCode;
-  });
+  return withTarget(
+    flags,
+    hooks.env,
+    { needKey: flags.dryRun !== true, lookUpState: !hooks.explicitState },
+    async (target) => {
+      // --state (a path, a URL or --no-state) wins; then EXTRACT_STATE_URL and the config
+      // store; then the file in the working directory. A --local emulator lives for one run:
+      // its documents cannot be resumed, so it keeps no journal unless --state says so.
+      const state = hooks.explicitState ? flags.state : target.local ? false : (target.stateUrl ?? flags.state);
+      const options = batchOptionsFromFlags({ ...flags, state }, target);
+      const deps: BatchDeps = {
+        ...defaultClientDeps(),
+        cwd: process.cwd(),
+        env: { ...hooks.env },
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        // A terminal of zero width (script(1), some CI runners' pseudo-terminals) cannot hold a
+        // bar: ora's line clearing would loop forever, so it gets plain lines.
+        isTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
+        onSignal: hooks.onSignal,
+        exitNow: hooks.exitNow,
+      };
+      const summary = await runBatch(inputs, options, deps);
+      return summary.exitCode;
+    },
+  );
 }

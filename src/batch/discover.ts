@@ -31,7 +31,10 @@ export type DiscoverOptions = { cwd: string; ignore: string[]; stdin?: Readable 
  * exclusion, as in .gitignore), or "-" (newline-separated paths on standard input).
  */
 export async function discoverInputs(inputs: string[], options: DiscoverOptions): Promise<Discovery> {
-  const exclusions = [...options.ignore, ...inputs.filter((i) => i.startsWith('!') && i.length > 1).map((i) => i.slice(1))];
+  const exclusions = [
+    ...options.ignore,
+    ...inputs.filter((i) => i.startsWith('!') && i.length > 1).map((i) => i.slice(1)),
+  ];
   const positives: string[] = [];
   for (const input of inputs) {
     if (input === '-') positives.push(...(await readPathList(options.stdin)));
@@ -40,7 +43,8 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
 
   const found: Discovery = { files: [], unreadable: [], unmatched: [] };
   const seen = new Set<string>();
-  const excluded = (file: string): boolean => exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
+  const excluded = (file: string): boolean =>
+    exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
 
   const add = async (file: string, explicit = false): Promise<void> => {
     const path = resolve(options.cwd, file);
@@ -70,13 +74,27 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       if (!excluded(input)) await add(input, true);
       else continue;
     } else if (kind === 'directory') {
-      const matches = await fg('**/*', { cwd: resolve(options.cwd, input), onlyFiles: true, dot: false, ignore: exclusions, suppressErrors: true, followSymbolicLinks: true });
+      const matches = await fg('**/*', {
+        cwd: resolve(options.cwd, input),
+        onlyFiles: true,
+        dot: false,
+        ignore: exclusions,
+        suppressErrors: true,
+        followSymbolicLinks: true,
+      });
       for (const m of matches.sort()) {
         const file = join(input, m);
         if (!excluded(file)) await add(file);
       }
     } else if (kind === 'pattern') {
-      const matches = await fg(input, { cwd: options.cwd, onlyFiles: true, dot: false, ignore: exclusions, suppressErrors: true, followSymbolicLinks: true });
+      const matches = await fg(input, {
+        cwd: options.cwd,
+        onlyFiles: true,
+        dot: false,
+        ignore: exclusions,
+        suppressErrors: true,
+        followSymbolicLinks: true,
+      });
       for (const m of matches.sort()) await add(m);
     } else {
       missing.push(input);
@@ -88,7 +106,10 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   if (found.files.length === 0 && found.unreadable.length === 0) {
     const named = positives.length === 0 ? '(none given)' : positives.map((p) => `"${p}"`).join(', ');
     const hint = exclusions.length > 0 ? ` after excluding ${exclusions.map((p) => `"${p}"`).join(', ')}` : '';
-    throw new ExtractError('no_input', `no input file matched ${named}${hint}: check the paths, or quote glob patterns so the shell does not expand them`);
+    throw new ExtractError(
+      'no_input',
+      `no input file matched ${named}${hint}: check the paths, or quote glob patterns so the shell does not expand them`,
+    );
   }
   for (const m of missing) found.unreadable.push({ file: m, reason: `${m}: no such file or directory` });
   return found;
@@ -114,7 +135,8 @@ function matchesExclusion(file: string, pattern: string, cwd: string): boolean {
 async function readPathList(stdin: Readable | undefined): Promise<string[]> {
   if (!stdin) return [];
   let text = '';
-  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+  for await (const chunk of stdin)
+    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
   return text
     .split(/\r?\n/)
     .map((l) => l.trim())

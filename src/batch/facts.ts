@@ -23,7 +23,10 @@ export async function fileFacts(path: string, size: number): Promise<FileFacts> 
     // A small file in one synchronous read: a rerun over thousands of them is bound by
     // syscalls, and the thread pool's round trips cost more than the reads themselves.
     const bytes = readFileSync(path);
-    return { sha256: createHash('sha256').update(bytes).digest('hex'), mimeType: await detectMimeType(bytes.subarray(0, SNIFF_BYTES), basename(path)) };
+    return {
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      mimeType: await detectMimeType(bytes.subarray(0, SNIFF_BYTES), basename(path)),
+    };
   }
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(Math.max(SNIFF_BYTES, Math.min(size + 1, CHUNK_BYTES)));

@@ -45,8 +45,12 @@ export type RunFlags = {
 export const POLL_FLAGS = ['pollInterval', 'pollMaxInterval', 'pollTimeout'] as const;
 
 /** Parses the flags people write ("8MB", "2s") into options; every mistake is a usage error (exit 2). */
-export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string; apiKey: string | undefined; keySource?: KeySource | undefined }): BatchOptions {
-  if (flags.quiet === true && flags.verbose === true) throw new ExtractError('usage', '-q and -v contradict each other: keep one');
+export function batchOptionsFromFlags(
+  flags: RunFlags,
+  target: { baseUrl: string; apiKey: string | undefined; keySource?: KeySource | undefined },
+): BatchOptions {
+  if (flags.quiet === true && flags.verbose === true)
+    throw new ExtractError('usage', '-q and -v contradict each other: keep one');
   const verbosity: Verbosity = flags.quiet === true ? 'quiet' : flags.verbose === true ? 'verbose' : 'normal';
   return {
     baseUrl: target.baseUrl,
@@ -78,12 +82,18 @@ export function batchOptionsFromFlags(flags: RunFlags, target: { baseUrl: string
 export function pollPolicyFromFlags(flags: Pick<RunFlags, (typeof POLL_FLAGS)[number]>): PollPolicy {
   const poll: PollPolicy = {
     ...DEFAULT_POLL,
-    intervalMs: flags.pollInterval === undefined ? DEFAULT_POLL.intervalMs : parseDuration(flags.pollInterval, '--poll-interval'),
-    maxIntervalMs: flags.pollMaxInterval === undefined ? DEFAULT_POLL.maxIntervalMs : parseDuration(flags.pollMaxInterval, '--poll-max-interval'),
-    timeoutMs: flags.pollTimeout === undefined ? DEFAULT_POLL.timeoutMs : parseDuration(flags.pollTimeout, '--poll-timeout'),
+    intervalMs:
+      flags.pollInterval === undefined ? DEFAULT_POLL.intervalMs : parseDuration(flags.pollInterval, '--poll-interval'),
+    maxIntervalMs:
+      flags.pollMaxInterval === undefined
+        ? DEFAULT_POLL.maxIntervalMs
+        : parseDuration(flags.pollMaxInterval, '--poll-max-interval'),
+    timeoutMs:
+      flags.pollTimeout === undefined ? DEFAULT_POLL.timeoutMs : parseDuration(flags.pollTimeout, '--poll-timeout'),
   };
   if (poll.intervalMs <= 0) throw new ExtractError('usage', '--poll-interval must be more than 0');
-  if (poll.maxIntervalMs < poll.intervalMs) throw new ExtractError('usage', '--poll-max-interval must be at least --poll-interval');
+  if (poll.maxIntervalMs < poll.intervalMs)
+    throw new ExtractError('usage', '--poll-max-interval must be at least --poll-interval');
   return poll;
 }
 
@@ -95,7 +105,8 @@ export const DEFAULT_STATE_WAIT_MS = 60_000;
 
 function parseLease(text: string): number {
   const ms = parseDuration(text, '--lease');
-  if (ms < 1000) throw new ExtractError('usage', '--lease must be at least 1s: a shorter lease is lost to an ordinary pause');
+  if (ms < 1000)
+    throw new ExtractError('usage', '--lease must be at least 1s: a shorter lease is lost to an ordinary pause');
   return ms;
 }
 

@@ -4,7 +4,14 @@ import type { ClientDeps } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import { ServiceClient, type FetchedDocument } from '../client/service-client.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
-import { checkExplode, createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs } from '../outputs/index.ts';
+import {
+  checkExplode,
+  createStreamWriter,
+  isStreamed,
+  prepareOutput,
+  resolveOutput,
+  writeOutputs,
+} from '../outputs/index.ts';
 import type { DocumentRecord } from '../outputs/record.ts';
 import { keyHint, type KeySource } from './session.ts';
 
@@ -38,10 +45,19 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
     try {
       doc = await fetchDocument(client, id, options, deps);
     } catch (err) {
-      if (err instanceof ServiceError && err.kind === 'auth') throw new ExtractError('auth', `${err.message}: ${keyHint(options.keySource)}`, { cause: err });
+      if (err instanceof ServiceError && err.kind === 'auth')
+        throw new ExtractError('auth', `${err.message}: ${keyHint(options.keySource)}`, { cause: err });
       if (!(err instanceof ServiceError)) throw err;
       failed++;
-      records.push({ file: id, document_id: id, status: 'error', page_count: null, results: null, error: err.message, route: 'fetch' });
+      records.push({
+        file: id,
+        document_id: id,
+        status: 'error',
+        page_count: null,
+        results: null,
+        error: err.message,
+        route: 'fetch',
+      });
       continue;
     }
     if (doc.status === 'processing') pending++;
@@ -56,7 +72,12 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
       route: 'fetch',
     });
   }
-  await writeOutputs(target, records, { cwd: deps.cwd, explode: options.explode, stdout: deps.stdout, warn: (m) => deps.stderr.write(`extract: ${m}\n`) });
+  await writeOutputs(target, records, {
+    cwd: deps.cwd,
+    explode: options.explode,
+    stdout: deps.stdout,
+    warn: (m) => deps.stderr.write(`extract: ${m}\n`),
+  });
   if (isStreamed(target)) {
     // writeOutputs leaves streamed JSON Lines to the stream writer.
     const writer = createStreamWriter(deps.stdout);
@@ -66,7 +87,12 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
   return { exitCode, records };
 }
 
-async function fetchDocument(client: ServiceClient, id: string, options: GetOptions, deps: GetDeps): Promise<FetchedDocument> {
+async function fetchDocument(
+  client: ServiceClient,
+  id: string,
+  options: GetOptions,
+  deps: GetDeps,
+): Promise<FetchedDocument> {
   let doc = await client.getDocument(id);
   if (!options.wait) return doc;
   const deadline = deps.now() + options.poll.timeoutMs;

@@ -52,7 +52,13 @@ export const JournalFact = z.discriminatedUnion('fact', [
    * with `page_count` when a run ends with the document still processing and knows its pages:
    * that run counted them in its "pages charged", so the run that collects it does not.
    */
-  z.object({ fact: z.literal('submitted'), ...Common, route: Route, document_id: z.string(), page_count: z.number().int().nonnegative().nullable().optional() }),
+  z.object({
+    fact: z.literal('submitted'),
+    ...Common,
+    route: Route,
+    document_id: z.string(),
+    page_count: z.number().int().nonnegative().nullable().optional(),
+  }),
   z.object({
     fact: z.literal('completed'),
     ...Common,

@@ -16,7 +16,12 @@ export type Lock = { path: string; release(): Promise<void> };
 
 export type LockDeps = { pid: number; host: string; isAlive: (pid: number) => boolean; now: () => number };
 
-export const defaultLockDeps = (): LockDeps => ({ pid: process.pid, host: hostname(), isAlive: processIsAlive, now: Date.now });
+export const defaultLockDeps = (): LockDeps => ({
+  pid: process.pid,
+  host: hostname(),
+  isAlive: processIsAlive,
+  now: Date.now,
+});
 
 export function lockPathFor(journalPath: string): string {
   return `${journalPath}.lock`;

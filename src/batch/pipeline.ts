@@ -66,9 +66,16 @@ const LAST_POLL_MIN_MS = 5_000;
  * the key (a renamed file is another request, not a clash). Storage path: each upload has
  * its own path, so a later upload of the same file is a new request with a new key.
  */
-export function idempotencyKey(sha256: string, target: string, request: { file_name: string; file_type: string; storage_path?: string | undefined }): string {
+export function idempotencyKey(
+  sha256: string,
+  target: string,
+  request: { file_name: string; file_type: string; storage_path?: string | undefined },
+): string {
   const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const shape = request.storage_path === undefined ? `inline-${digest(`${request.file_name}\n${request.file_type}`)}` : `upload-${digest(request.storage_path)}`;
+  const shape =
+    request.storage_path === undefined
+      ? `inline-${digest(`${request.file_name}\n${request.file_type}`)}`
+      : `upload-${digest(request.storage_path)}`;
   return `extract-${sha256.slice(0, 32)}-${target}-${shape}`;
 }
 
@@ -119,7 +126,11 @@ export class Pipeline {
           if (this.#notSending(job, route)) return;
         }
       }
-      const accepted = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
+      const accepted = await this.#sendUpload(
+        job,
+        route,
+        job.resend?.storage_path !== undefined ? job.resend : undefined,
+      );
       documentId = accepted.documentId;
       releaseSend();
       releaseSend = undefined;
@@ -162,7 +173,10 @@ export class Pipeline {
     if (c.maxCredits !== undefined) {
       const pages = job.pages ?? 1;
       if (this.#committedPages + pages > c.maxCredits) {
-        c.stop('max_credits', `--max-credits ${c.maxCredits}: stopped submitting before the run's pages would exceed it`);
+        c.stop(
+          'max_credits',
+          `--max-credits ${c.maxCredits}: stopped submitting before the run's pages would exceed it`,
+        );
         c.settle(job, notSubmitted(job, route, reasonText('max_credits')));
         return true;
       }
@@ -176,7 +190,9 @@ export class Pipeline {
     const bytes = await readFile(job.input.path);
     const request = resend ?? this.#request(job, undefined);
     const body = { file: { data: bytes.toString('base64'), name: request.file_name, type: request.file_type } };
-    const answer = await this.#extract(job, 'inline', request, () => c.client.extractInline(body, request.idempotency_key));
+    const answer = await this.#extract(job, 'inline', request, () =>
+      c.client.extractInline(body, request.idempotency_key),
+    );
     if (answer.success === false) {
       throw new ServiceError('rejected', `${job.input.file}: the service answered success: false`);
     }
@@ -186,7 +202,10 @@ export class Pipeline {
       try {
         pageCount = (await c.client.getDocument(answer.document_id)).page_count;
       } catch (err) {
-        c.log('warn', `${job.input.file}: page count unavailable (${err instanceof Error ? err.message : String(err)})`);
+        c.log(
+          'warn',
+          `${job.input.file}: page count unavailable (${err instanceof Error ? err.message : String(err)})`,
+        );
       }
     }
     await this.#completed(job, 'inline', answer.document_id, pageCount, answer.results);
@@ -197,7 +216,11 @@ export class Pipeline {
    * `resend`: an earlier, uncertain submission of an uploaded storage path, submitted again
    * unchanged first (no new upload); if the service no longer knows the path, upload again.
    */
-  async #sendUpload(job: Job, route: Route, resend: SentRequest | undefined): Promise<{ documentId: string; pageCount: number | null }> {
+  async #sendUpload(
+    job: Job,
+    route: Route,
+    resend: SentRequest | undefined,
+  ): Promise<{ documentId: string; pageCount: number | null }> {
     const c = this.#c;
     for (let attempt = 1; ; attempt++) {
       let request: SentRequest;
@@ -210,7 +233,10 @@ export class Pipeline {
           await c.client.putBytes(ticket, { path: job.input.path, size: job.input.size, type: job.mimeType }, c.signal);
         } catch (err) {
           if (err instanceof ServiceError && err.kind === 'ticket_expired' && attempt < TICKET_ATTEMPTS) {
-            c.log('info', `${job.input.file}: the upload address expired (valid ${ticket.expires_in} s); asking for a new one`);
+            c.log(
+              'info',
+              `${job.input.file}: the upload address expired (valid ${ticket.expires_in} s); asking for a new one`,
+            );
             continue;
           }
           throw err;
@@ -224,7 +250,15 @@ export class Pipeline {
       const storagePath = request.storage_path ?? '';
       try {
         const accepted = await this.#extract(job, route, request, () =>
-          c.client.extractStored({ storage_path: storagePath, file_name: request.file_name, file_type: request.file_type, file_size: job.input.size }, request.idempotency_key),
+          c.client.extractStored(
+            {
+              storage_path: storagePath,
+              file_name: request.file_name,
+              file_type: request.file_type,
+              file_size: job.input.size,
+            },
+            request.idempotency_key,
+          ),
         );
         await c.journal.append({ fact: 'submitted', ...this.#common(job), route, document_id: accepted.document_id });
         c.log('debug', `${job.input.file}: submitted as ${accepted.document_id}`);
@@ -233,7 +267,10 @@ export class Pipeline {
         // A storage path the service does not know (404) or no longer has (410) was refused
         // before any charge: upload again.
         if (err instanceof ServiceError && (err.status === 404 || err.status === 410) && attempt < TICKET_ATTEMPTS) {
-          c.log('info', `${job.input.file}: the service refused the storage path (${err.message}); uploading again (${Math.round((c.deps.now() - issuedAt) / 1000)} s after the ticket)`);
+          c.log(
+            'info',
+            `${job.input.file}: the service refused the storage path (${err.message}); uploading again (${Math.round((c.deps.now() - issuedAt) / 1000)} s after the ticket)`,
+          );
           continue;
         }
         throw err;
@@ -245,7 +282,14 @@ export class Pipeline {
    * Polls on the guidance's schedule: `firstDelay`, then pollDelay(nextStep), pollDelay(nextStep + 1)...
    * A fresh submission waits 2 s, 3 s, 4.5 s...; a resumed one polls at once, then 2 s, 3 s...
    */
-  async #pollUntilDone(job: Job, documentId: string, route: Route, firstDelay: number, nextStep: number, knownPages: number | null): Promise<void> {
+  async #pollUntilDone(
+    job: Job,
+    documentId: string,
+    route: Route,
+    firstDelay: number,
+    nextStep: number,
+    knownPages: number | null,
+  ): Promise<void> {
     const c = this.#c;
     const deadline = c.deps.now() + c.poll.timeoutMs;
     let delay = firstDelay;
@@ -253,8 +297,17 @@ export class Pipeline {
     for (let step = nextStep; ; step++) {
       const left = deadline - c.deps.now();
       if (left <= 0 || c.signal.aborted) {
-        const why = left <= 0 ? `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s` : 'still processing when the run stopped';
-        await this.#pending(job, route, documentId, pageCount, `${why}: rerun the same command to collect it (it will not be charged again)`);
+        const why =
+          left <= 0
+            ? `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s`
+            : 'still processing when the run stopped';
+        await this.#pending(
+          job,
+          route,
+          documentId,
+          pageCount,
+          `${why}: rerun the same command to collect it (it will not be charged again)`,
+        );
         return;
       }
       await c.deps.sleep(Math.min(delay, left), c.signal);
@@ -266,7 +319,13 @@ export class Pipeline {
       } catch (err) {
         if (!pollLimit.aborted || c.signal.aborted) throw err;
         const why = `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s (the last poll got no answer in time)`;
-        await this.#pending(job, route, documentId, pageCount, `${why}: rerun the same command to collect it (it will not be charged again)`);
+        await this.#pending(
+          job,
+          route,
+          documentId,
+          pageCount,
+          `${why}: rerun the same command to collect it (it will not be charged again)`,
+        );
         return;
       }
       pageCount = doc.page_count ?? pageCount;
@@ -280,8 +339,28 @@ export class Pipeline {
         this.#learnPages(job, pageCount);
         this.#charges.refunded += this.#counted.get(job.key) ?? 0;
         // The service judged this document: a plain rerun does not send it again (--retry-failed does).
-        await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable: true, charge: 'refunded' });
-        c.settle(job, { kind: 'failed', retryable: true, record: { file: job.input.file, document_id: documentId, status: 'error', page_count: pageCount, results: null, error: reason, route } });
+        await c.journal.append({
+          fact: 'failed',
+          ...this.#common(job),
+          route,
+          document_id: documentId,
+          reason,
+          retryable: true,
+          charge: 'refunded',
+        });
+        c.settle(job, {
+          kind: 'failed',
+          retryable: true,
+          record: {
+            file: job.input.file,
+            document_id: documentId,
+            status: 'error',
+            page_count: pageCount,
+            results: null,
+            error: reason,
+            route,
+          },
+        });
         return;
       }
       delay = pollDelay(step, c.poll);
@@ -312,18 +391,59 @@ export class Pipeline {
     if (!this.#counted.has(job.key)) this.#charges.unknown++;
     else if (!countedBefore) {
       // This run counted the pages: the run that collects the document must not count them again.
-      await c.journal.append({ fact: 'submitted', ...this.#common(job), route, document_id: documentId, page_count: pageCount });
+      await c.journal.append({
+        fact: 'submitted',
+        ...this.#common(job),
+        route,
+        document_id: documentId,
+        page_count: pageCount,
+      });
     }
-    c.settle(job, { kind: 'pending', record: { file: job.input.file, document_id: documentId, status: 'pending', page_count: this.#counted.get(job.key) ?? pageCount, results: null, error: why, route } });
+    c.settle(job, {
+      kind: 'pending',
+      record: {
+        file: job.input.file,
+        document_id: documentId,
+        status: 'pending',
+        page_count: this.#counted.get(job.key) ?? pageCount,
+        results: null,
+        error: why,
+        route,
+      },
+    });
   }
 
-  async #completed(job: Job, route: Route, documentId: string, pageCount: number | null, results: DocumentRecord['results']): Promise<void> {
+  async #completed(
+    job: Job,
+    route: Route,
+    documentId: string,
+    pageCount: number | null,
+    results: DocumentRecord['results'],
+  ): Promise<void> {
     const c = this.#c;
     this.#learnPages(job, pageCount);
     if (pageCount === null && !this.#counted.has(job.key)) this.#charges.unknown++;
     const res = results ?? {};
-    await c.journal.append({ fact: 'completed', ...this.#common(job), route, document_id: documentId, page_count: pageCount, results: res });
-    c.settle(job, { kind: 'completed', record: { file: job.input.file, document_id: documentId, status: 'completed', page_count: pageCount, results: res, error: null, route } });
+    await c.journal.append({
+      fact: 'completed',
+      ...this.#common(job),
+      route,
+      document_id: documentId,
+      page_count: pageCount,
+      results: res,
+    });
+    c.settle(job, {
+      kind: 'completed',
+      record: {
+        file: job.input.file,
+        document_id: documentId,
+        status: 'completed',
+        page_count: pageCount,
+        results: res,
+        error: null,
+        route,
+      },
+    });
   }
 
   async #failed(job: Job, route: Route, err: unknown, documentId: string | null = null): Promise<void> {
@@ -338,12 +458,25 @@ export class Pipeline {
     if (err instanceof ServiceError && uncertain === undefined) {
       // The run stops (or has stopped): what was not sent is "not submitted"; a submitted document is pending.
       const stop: StopReason | undefined =
-        err.kind === 'auth' ? 'auth' : err.kind === 'out_of_credits' ? 'out_of_credits' : err.kind === 'unreachable' ? 'unreachable' : undefined;
+        err.kind === 'auth'
+          ? 'auth'
+          : err.kind === 'out_of_credits'
+            ? 'out_of_credits'
+            : err.kind === 'unreachable'
+              ? 'unreachable'
+              : undefined;
       if (stop !== undefined) c.stop(stop, err.message);
       if (stop !== undefined || err.kind === 'aborted') {
         const why = reasonText(stop ?? c.stopped() ?? 'interrupted');
         // Submitted (and charged) already: a rerun collects it; only what was never sent is "not submitted".
-        if (documentId !== null) await this.#pending(job, route, documentId, null, 'still processing when the run stopped: rerun the same command to collect it (it will not be charged again)');
+        if (documentId !== null)
+          await this.#pending(
+            job,
+            route,
+            documentId,
+            null,
+            'still processing when the run stopped: rerun the same command to collect it (it will not be charged again)',
+          );
         else c.settle(job, notSubmitted(job, route, why));
         return;
       }
@@ -358,8 +491,29 @@ export class Pipeline {
     // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
     const charge: FailureCharge = uncertain !== undefined || documentId !== null ? 'uncertain' : 'none';
     if (charge === 'uncertain' && !this.#counted.has(job.key)) this.#charges.unknown++;
-    await c.journal.append({ fact: 'failed', ...this.#common(job), route, document_id: documentId, reason, retryable, charge, ...(uncertain ? { request: uncertain } : {}) });
-    c.settle(job, { kind: 'failed', retryable, record: { file: job.input.file, document_id: documentId, status: 'error', page_count: null, results: null, error: reason, route } });
+    await c.journal.append({
+      fact: 'failed',
+      ...this.#common(job),
+      route,
+      document_id: documentId,
+      reason,
+      retryable,
+      charge,
+      ...(uncertain ? { request: uncertain } : {}),
+    });
+    c.settle(job, {
+      kind: 'failed',
+      retryable,
+      record: {
+        file: job.input.file,
+        document_id: documentId,
+        status: 'error',
+        page_count: null,
+        results: null,
+        error: reason,
+        route,
+      },
+    });
   }
 
   /**
@@ -390,12 +544,21 @@ export class Pipeline {
 
   /** A new extract request of this job: the name and type it is sent with, and its key. */
   #request(job: Job, storagePath: string | undefined): SentRequest {
-    const sent = { file_name: job.name, file_type: job.mimeType, ...(storagePath !== undefined ? { storage_path: storagePath } : {}) };
+    const sent = {
+      file_name: job.name,
+      file_type: job.mimeType,
+      ...(storagePath !== undefined ? { storage_path: storagePath } : {}),
+    };
     return { ...sent, idempotency_key: idempotencyKey(job.sha256, this.#c.target, sent) };
   }
 
   #common(job: Job): { at: string; sha256: string; target: string; file: string } {
-    return { at: new Date(this.#c.deps.now()).toISOString(), sha256: job.sha256, target: this.#c.target, file: job.input.file };
+    return {
+      at: new Date(this.#c.deps.now()).toISOString(),
+      sha256: job.sha256,
+      target: this.#c.target,
+      file: job.input.file,
+    };
   }
 }
 
@@ -407,7 +570,18 @@ function routeOf(job: Job): Route {
 }
 
 function notSubmitted(job: Job, route: Route, why: string): Outcome {
-  return { kind: 'not_submitted', record: { file: job.input.file, document_id: null, status: 'not_submitted', page_count: null, results: null, error: `not submitted: ${why}`, route } };
+  return {
+    kind: 'not_submitted',
+    record: {
+      file: job.input.file,
+      document_id: null,
+      status: 'not_submitted',
+      page_count: null,
+      results: null,
+      error: `not submitted: ${why}`,
+      route,
+    },
+  };
 }
 
 /** A page_count beside the spec's fields (not promised; the emulator does not send one on submission). */

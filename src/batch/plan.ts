@@ -77,7 +77,10 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
       if (!file) continue;
       if (file.size === 0) {
         // Nothing to extract, and a service would charge or refuse it: refused here, by name.
-        unreadable.push({ file: file.file, reason: `${file.file} is empty (0 bytes): there is nothing to extract, so it was not sent` });
+        unreadable.push({
+          file: file.file,
+          reason: `${file.file} is empty (0 bytes): there is nothing to extract, so it was not sent`,
+        });
         input.onProgress?.(++done, input.files.length);
         continue;
       }
@@ -103,13 +106,20 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,
         };
       } catch (err) {
-        unreadable.push({ file: file.file, reason: `cannot read ${file.file}: ${err instanceof Error ? err.message : String(err)}` });
+        unreadable.push({
+          file: file.file,
+          reason: `cannot read ${file.file}: ${err instanceof Error ? err.message : String(err)}`,
+        });
       }
       input.onProgress?.(++done, input.files.length);
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, input.files.length) }, worker));
-  return { jobs: jobs.filter((j): j is Job => j !== undefined), unreadable, ignored: ignored.filter((x): x is IgnoredInput => x !== undefined) };
+  return {
+    jobs: jobs.filter((j): j is Job => j !== undefined),
+    unreadable,
+    ignored: ignored.filter((x): x is IgnoredInput => x !== undefined),
+  };
 }
 
 export function actionFor(prior: KnownState | undefined, retryFailed: boolean, fresh = false): Action {
@@ -135,8 +145,15 @@ export function actionFor(prior: KnownState | undefined, retryFailed: boolean, f
  * the flags: its completion is not redone, its submission is collected, its failures and
  * uncertain sends are reported, not sent a second time in the same batch.
  */
-export function replan(job: Job, known: KnownState | undefined, retryFailed: boolean, concurrent: boolean, fresh = false): Job {
-  const action: Action = concurrent && known !== undefined ? concurrentAction(known) : actionFor(known, retryFailed, fresh);
+export function replan(
+  job: Job,
+  known: KnownState | undefined,
+  retryFailed: boolean,
+  concurrent: boolean,
+  fresh = false,
+): Job {
+  const action: Action =
+    concurrent && known !== undefined ? concurrentAction(known) : actionFor(known, retryFailed, fresh);
   return { ...job, prior: known, action, resend: action === 'submit' && !fresh ? uncertainRequest(known) : undefined };
 }
 
@@ -158,9 +175,25 @@ export function priorRecord(job: Job): DocumentRecord | undefined {
   const base = { file: job.input.file };
   switch (p.fact) {
     case 'completed':
-      return { ...base, document_id: p.document_id, status: 'completed', page_count: p.page_count, results: p.results, error: null, route: p.route };
+      return {
+        ...base,
+        document_id: p.document_id,
+        status: 'completed',
+        page_count: p.page_count,
+        results: p.results,
+        error: null,
+        route: p.route,
+      };
     case 'failed':
-      return { ...base, document_id: p.document_id, status: 'error', page_count: null, results: null, error: p.reason, route: p.route };
+      return {
+        ...base,
+        document_id: p.document_id,
+        status: 'error',
+        page_count: null,
+        results: null,
+        error: p.reason,
+        route: p.route,
+      };
     case 'sending':
       return {
         ...base,

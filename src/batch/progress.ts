@@ -34,7 +34,11 @@ export type ReporterOptions = {
 };
 
 /** Plain lines unless stderr is a TTY outside CI and progress was not turned off. */
-export function chooseStyle(isTTY: boolean, env: Record<string, string | undefined>, noProgress: boolean): ProgressStyle {
+export function chooseStyle(
+  isTTY: boolean,
+  env: Record<string, string | undefined>,
+  noProgress: boolean,
+): ProgressStyle {
   const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
   return isTTY && !ci && !noProgress && env.TERM !== 'dumb' ? 'bar' : 'plain';
 }
@@ -87,7 +91,14 @@ class PlainReporter implements Reporter {
   log(level: LogLevel, message: string): void {
     if (LEVEL_RANK[level] < THRESHOLD[this.#o.verbosity]) return;
     const stamp = new Date(this.#o.now()).toISOString();
-    const tag = level === 'error' ? this.#chalk.red('error') : level === 'warn' ? this.#chalk.yellow('warn ') : level === 'debug' ? this.#chalk.dim('debug') : 'info ';
+    const tag =
+      level === 'error'
+        ? this.#chalk.red('error')
+        : level === 'warn'
+          ? this.#chalk.yellow('warn ')
+          : level === 'debug'
+            ? this.#chalk.dim('debug')
+            : 'info ';
     this.#o.stderr.write(`${stamp} ${tag} ${redact(message)}\n`);
   }
   stop(): void {}
@@ -117,7 +128,8 @@ class TerminalReporter implements Reporter {
   }
   planning(text: string): void {
     // discardStdin would put stdin in raw mode and swallow Ctrl+C: keep SIGINT working.
-    if (!this.#spinner) this.#spinner = this.#ora({ text, stream: this.#o.stderr, discardStdin: false, color: 'cyan' }).start();
+    if (!this.#spinner)
+      this.#spinner = this.#ora({ text, stream: this.#o.stderr, discardStdin: false, color: 'cyan' }).start();
     else this.#spinner.text = text;
   }
   start(total: number): void {
@@ -142,13 +154,23 @@ class TerminalReporter implements Reporter {
   }
   finished(file: string, how: Finish, detail: string, tally: Tally): void {
     this.log(how === 'ok' ? 'debug' : LEVEL_OF[how], `${file}: ${detail}`);
-    this.#bar?.update(tally.done, { pages: tally.pages, failed: tally.failed, rate: rate(tally, this.#started, this.#o.now()) });
+    this.#bar?.update(tally.done, {
+      pages: tally.pages,
+      failed: tally.failed,
+      rate: rate(tally, this.#started, this.#o.now()),
+    });
   }
   log(level: LogLevel, message: string): void {
     if (LEVEL_RANK[level] < THRESHOLD[this.#o.verbosity]) return;
     const text = redact(message);
     const line =
-      level === 'error' ? `${this.#chalk.red('✖')} ${text}` : level === 'warn' ? `${this.#chalk.yellow('!')} ${text}` : level === 'debug' ? this.#chalk.dim(text) : text;
+      level === 'error'
+        ? `${this.#chalk.red('✖')} ${text}`
+        : level === 'warn'
+          ? `${this.#chalk.yellow('!')} ${text}`
+          : level === 'debug'
+            ? this.#chalk.dim(text)
+            : text;
     if (this.#bars) this.#bars.log(`${line}\n`);
     else if (this.#spinner) {
       this.#spinner.clear();

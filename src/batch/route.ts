@@ -14,8 +14,11 @@ export const UPLOAD_ONLY_ABOVE = 300 * 1000 * 1000;
 export type RouteDecision = { route: RouteChoice; why: string };
 
 export function chooseRoute(size: number, flag: RouteFlag, inlineMax: number): RouteDecision {
-  if (size > UPLOAD_ONLY_ABOVE) return { route: 'upload', why: 'over 300 MB, which the service accepts only by upload' };
+  if (size > UPLOAD_ONLY_ABOVE)
+    return { route: 'upload', why: 'over 300 MB, which the service accepts only by upload' };
   if (flag === 'inline') return { route: 'inline', why: '--route inline' };
   if (flag === 'upload') return { route: 'upload', why: '--route upload' };
-  return size <= inlineMax ? { route: 'inline', why: `at most --inline-max (${inlineMax} bytes)` } : { route: 'upload', why: `over --inline-max (${inlineMax} bytes)` };
+  return size <= inlineMax
+    ? { route: 'inline', why: `at most --inline-max (${inlineMax} bytes)` }
+    : { route: 'upload', why: `over --inline-max (${inlineMax} bytes)` };
 }

@@ -3,7 +3,17 @@ import { Circuit } from '../client/circuit.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import { checkApiKey, keyFingerprint } from '../config/settings.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
-import { checkExplode, listTablePaths, createStreamWriter, isStreamed, prepareOutput, resolveOutput, writeOutputs, writeFileAtomic, type StreamWriter } from '../outputs/index.ts';
+import {
+  checkExplode,
+  listTablePaths,
+  createStreamWriter,
+  isStreamed,
+  prepareOutput,
+  resolveOutput,
+  writeOutputs,
+  writeFileAtomic,
+  type StreamWriter,
+} from '../outputs/index.ts';
 import type { DocumentRecord } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import { discoverInputs } from './discover.ts';
@@ -50,16 +60,33 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     const spec = options.state === null ? null : parseStateSpec(options.state, deps.cwd);
     if (spec?.kind === 'postgres' && options.fresh) {
-      throw new ExtractError('usage', '--fresh with a shared journal (postgres://) would make the workers redo and pay again for each other\'s documents: use a new database for a new batch');
+      throw new ExtractError(
+        'usage',
+        "--fresh with a shared journal (postgres://) would make the workers redo and pay again for each other's documents: use a new database for a new batch",
+      );
     }
-    const journal = spec === null ? memoryState() : await openState(spec, { readOnly: options.dryRun, leaseMs: options.leaseMs, outageMs: options.stateWaitMs, log, lock: deps.lock });
+    const journal =
+      spec === null
+        ? memoryState()
+        : await openState(spec, {
+            readOnly: options.dryRun,
+            leaseMs: options.leaseMs,
+            outageMs: options.stateWaitMs,
+            log,
+            lock: deps.lock,
+          });
     state = journal;
     let replay: Replay = { known: new Map(), skipped: 0, torn: false };
     // --fresh reads the journal too: it sends every file again, but what the journal knows of a
     // document changes only when this run actually sends it (a run that sends nothing changes nothing).
     if (spec !== null) replay = await journal.replay();
-    if (replay.skipped > 0) log(replay.skipped === 1 && replay.torn ? 'debug' : 'warn', `${journal.where}: ignored ${replay.skipped} unreadable line${replay.skipped === 1 ? '' : 's'} (a torn last line after a crash is expected)`);
-    if (journal.shared && !options.dryRun) log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
+    if (replay.skipped > 0)
+      log(
+        replay.skipped === 1 && replay.torn ? 'debug' : 'warn',
+        `${journal.where}: ignored ${replay.skipped} unreadable line${replay.skipped === 1 ? '' : 's'} (a torn last line after a crash is expected)`,
+      );
+    if (journal.shared && !options.dryRun)
+      log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
 
     // A dry run without a key matches nothing in the journal: it plans every file as new.
     const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
@@ -79,7 +106,10 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     if (ignored.length > 0) {
       const names = ignored.slice(0, 5).map((x) => `${x.file} (${x.mimeType})`);
       const more = ignored.length > 5 ? ` and ${ignored.length - 5} more (see --report)` : '';
-      log('info', `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a PDF or an image, uncharged: ${names.join(', ')}${more}; --all-files sends them`);
+      log(
+        'info',
+        `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a PDF or an image, uncharged: ${names.join(', ')}${more}; --all-files sends them`,
+      );
     }
     const jobs = plan.jobs;
 
@@ -93,25 +123,45 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     // Records by input order; filled as documents end.
     const entries = new Map<string, ReportEntry>();
-    const stream: StreamWriter | undefined = !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined;
+    const stream: StreamWriter | undefined =
+      !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined;
     const emit = (key: string, entry: ReportEntry): void => {
       entries.set(key, entry);
       if (stream) void stream.write(recordOf(entry));
     };
     for (const u of unreadable) {
       log('error', u.reason);
-      emit(`unreadable:${u.file}`, { file: u.file, document_id: null, status: 'error', page_count: null, results: null, error: u.reason, route: null, outcome: 'unreadable', sha256: null });
+      emit(`unreadable:${u.file}`, {
+        file: u.file,
+        document_id: null,
+        status: 'error',
+        page_count: null,
+        results: null,
+        error: u.reason,
+        route: null,
+        outcome: 'unreadable',
+        sha256: null,
+      });
     }
     for (const job of jobs) {
       const prior = priorRecord(job);
       // With a shared journal, a document left at the replay (a send in flight) may belong to a
       // live worker: the claim decides (below). A completed one is final either way.
-      if (prior && (job.action === 'done' || (job.action === 'leave' && (!journal.shared || options.dryRun)))) emit(job.input.realPath, { ...prior, outcome: job.action === 'done' ? 'skipped' : 'left', sha256: job.sha256 });
+      if (prior && (job.action === 'done' || (job.action === 'leave' && (!journal.shared || options.dryRun))))
+        emit(job.input.realPath, { ...prior, outcome: job.action === 'done' ? 'skipped' : 'left', sha256: job.sha256 });
     }
 
     if (options.dryRun) {
       reporter.stop();
-      return await finishDryRun(jobs, entries, unreadable.map((u) => `unreadable:${u.file}`), ignored, options, deps, started);
+      return await finishDryRun(
+        jobs,
+        entries,
+        unreadable.map((u) => `unreadable:${u.file}`),
+        ignored,
+        options,
+        deps,
+        started,
+      );
     }
 
     // Two inputs with the same content are one document: sent once, recorded under each name.
@@ -138,7 +188,10 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       stopMessage = reason === 'auth' ? `${message}: ${keyHint(options.keySource)}` : message;
       message = stopMessage;
       // An outage is said once, by the summary: the moment it was noticed only matters with -v.
-      log(reason === 'unreachable' ? 'debug' : reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error', message);
+      log(
+        reason === 'unreachable' ? 'debug' : reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error',
+        message,
+      );
       // 402 and --max-credits only stop submitting; documents already paid for are still collected.
       if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable') abort.abort();
     };
@@ -151,11 +204,16 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       firstSignalAt ??= deps.now();
       if (repeat && signal === 'SIGINT') {
         reporter.stop();
-        deps.stderr.write('extract: interrupted again: exiting now; the journal is valid, rerun the same command to resume\n');
+        deps.stderr.write(
+          'extract: interrupted again: exiting now; the journal is valid, rerun the same command to resume\n',
+        );
         deps.exitNow?.(130);
         return;
       }
-      stop('interrupted', `${signal}: no further submissions; recording what is known (press Ctrl+C again to exit at once)`);
+      stop(
+        'interrupted',
+        `${signal}: no further submissions; recording what is known (press Ctrl+C again to exit at once)`,
+      );
     });
 
     const sendSlots = new Limiter(options.concurrency, { now: deps.now });
@@ -179,9 +237,21 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
         outcome.kind === 'completed'
           ? `completed, ${outcome.record.page_count ?? '?'} page${outcome.record.page_count === 1 ? '' : 's'} (${outcome.record.route})`
           : (outcome.record.error ?? outcome.kind);
-      reporter.finished(job.input.file, outcome.kind === 'completed' ? 'ok' : outcome.kind === 'not_submitted' ? 'quiet' : outcome.kind === 'pending' ? 'pending' : 'failed', detail, tally);
+      reporter.finished(
+        job.input.file,
+        outcome.kind === 'completed'
+          ? 'ok'
+          : outcome.kind === 'not_submitted'
+            ? 'quiet'
+            : outcome.kind === 'pending'
+              ? 'pending'
+              : 'failed',
+        detail,
+        tally,
+      );
       const kind: EntryOutcome = outcome.kind;
-      for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...outcome.record, file: copy.input.file, outcome: kind, sha256: job.sha256 });
+      for (const copy of copies.get(job.key) ?? [job])
+        emit(copy.input.realPath, { ...outcome.record, file: copy.input.file, outcome: kind, sha256: job.sha256 });
     };
     const share = workThrough({
       state: journal,
@@ -200,10 +270,22 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
         tally.done++;
         const prior = priorRecord(job);
         if (!prior) return;
-        const outcome: EntryOutcome = concurrent ? (job.prior?.fact === 'completed' ? 'other_worker' : 'failed') : job.action === 'done' ? 'skipped' : 'left';
+        const outcome: EntryOutcome = concurrent
+          ? job.prior?.fact === 'completed'
+            ? 'other_worker'
+            : 'failed'
+          : job.action === 'done'
+            ? 'skipped'
+            : 'left';
         if (outcome === 'failed') tally.failed++;
-        reporter.finished(job.input.file, outcome !== 'failed' ? 'ok' : 'failed', outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome), tally);
-        for (const copy of copies.get(job.key) ?? [job]) emit(copy.input.realPath, { ...prior, file: copy.input.file, outcome, sha256: job.sha256 });
+        reporter.finished(
+          job.input.file,
+          outcome !== 'failed' ? 'ok' : 'failed',
+          outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome),
+          tally,
+        );
+        for (const copy of copies.get(job.key) ?? [job])
+          emit(copy.input.realPath, { ...prior, file: copy.input.file, outcome, sha256: job.sha256 });
       },
     });
     const pipeline = new Pipeline({
@@ -223,26 +305,53 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     });
 
     reporter.start(tally.total);
-    if (toResume.length > 0) log('info', `resuming ${toResume.length} document${toResume.length === 1 ? '' : 's'} submitted by an earlier run`);
+    if (toResume.length > 0)
+      log(
+        'info',
+        `resuming ${toResume.length} document${toResume.length === 1 ? '' : 's'} submitted by an earlier run`,
+      );
     const held = await share.run();
     for (const { job, holder } of held) {
       const why = `${holder ? `worker ${holder}` : 'another worker'} still held it ${stoppedBy ? 'when this run stopped' : `after waiting ${Math.round(options.poll.timeoutMs / 1000)} s`}: rerun the same command (or see extract status) to collect its outcome`;
       for (const copy of copies.get(job.key) ?? [job]) {
-        emit(copy.input.realPath, { file: copy.input.file, document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null, status: 'error', page_count: null, results: null, error: why, route: job.prior?.route ?? null, outcome: 'pending', sha256: job.sha256 });
+        emit(copy.input.realPath, {
+          file: copy.input.file,
+          document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null,
+          status: 'error',
+          page_count: null,
+          results: null,
+          error: why,
+          route: job.prior?.route ?? null,
+          outcome: 'pending',
+          sha256: job.sha256,
+        });
       }
     }
     reporter.stop();
 
     const order = [...unreadable.map((u) => `unreadable:${u.file}`), ...jobs.map((j) => j.input.realPath)];
     const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
-    const summary = tallySummary(documents, { stoppedBy: stoppedBy ?? null, message: stopMessage, elapsedMs: deps.now() - started, dryRun: false, charges: pipeline.charges(), ignored });
+    const summary = tallySummary(documents, {
+      stoppedBy: stoppedBy ?? null,
+      message: stopMessage,
+      elapsedMs: deps.now() - started,
+      dryRun: false,
+      charges: pipeline.charges(),
+      ignored,
+    });
     // Outputs and the report cover every input, in input order, whatever the stop.
-    await writeOutputs(target, documents.map(recordOf), { cwd: deps.cwd, explode: options.explode, stdout: deps.stdout, warn: (m) => log('warn', m) });
+    await writeOutputs(target, documents.map(recordOf), {
+      cwd: deps.cwd,
+      explode: options.explode,
+      stdout: deps.stdout,
+      warn: (m) => log('warn', m),
+    });
     // --explode naming no table of the results (a typo, an Object field) was warned about above: a
     // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
     if (options.explode !== undefined && summary.exitCode === EXIT_CODES.ok) {
       const completed = documents.filter((d) => d.status === 'completed').map(recordOf);
-      if (completed.length > 0 && !listTablePaths(completed).includes(options.explode)) summary.exitCode = EXIT_CODES.usage;
+      if (completed.length > 0 && !listTablePaths(completed).includes(options.explode))
+        summary.exitCode = EXIT_CODES.usage;
     }
     await writeReport(options.report, summary, deps.cwd);
     printSummary(summary, deps, options);
@@ -256,13 +365,24 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
 function requireKey(apiKey: string | undefined): void {
   if (apiKey === undefined || apiKey === '') {
-    throw new ExtractError('usage', 'no API key: pass --api-key, set EXTRACT_API_KEY, run "extract config set api_key -", or try --local');
+    throw new ExtractError(
+      'usage',
+      'no API key: pass --api-key, set EXTRACT_API_KEY, run "extract config set api_key -", or try --local',
+    );
   }
   checkApiKey(apiKey, 'the options');
 }
 
 function recordOf(entry: ReportEntry): DocumentRecord {
-  return { file: entry.file, document_id: entry.document_id, status: entry.status, page_count: entry.page_count, results: entry.results, error: entry.error, route: entry.route };
+  return {
+    file: entry.file,
+    document_id: entry.document_id,
+    status: entry.status,
+    page_count: entry.page_count,
+    results: entry.results,
+    error: entry.error,
+    route: entry.route,
+  };
 }
 
 async function finishDryRun(
@@ -289,18 +409,43 @@ async function finishDryRun(
         sha256: job.sha256,
         pages_estimate: job.pages,
       });
-      lines.push(`${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} pages  ${job.input.file}  (${job.decision.why})`);
+      lines.push(
+        `${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} pages  ${job.input.file}  (${job.decision.why})`,
+      );
     } else if (job.action === 'resume') {
-      entries.set(job.input.realPath, { file: job.input.file, document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null, status: 'pending', page_count: job.prior?.fact === 'submitted' ? (job.prior.page_count ?? null) : null, results: null, error: 'submitted earlier: this run would collect it', route: job.prior?.fact === 'submitted' ? job.prior.route : null, outcome: 'pending', sha256: job.sha256 });
-      lines.push(`${'resume'.padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (submitted earlier, not charged again)`);
+      entries.set(job.input.realPath, {
+        file: job.input.file,
+        document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null,
+        status: 'pending',
+        page_count: job.prior?.fact === 'submitted' ? (job.prior.page_count ?? null) : null,
+        results: null,
+        error: 'submitted earlier: this run would collect it',
+        route: job.prior?.fact === 'submitted' ? job.prior.route : null,
+        outcome: 'pending',
+        sha256: job.sha256,
+      });
+      lines.push(
+        `${'resume'.padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (submitted earlier, not charged again)`,
+      );
     } else {
-      lines.push(`${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`);
+      lines.push(
+        `${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`,
+      );
     }
   }
   const order = [...unreadableKeys, ...jobs.map((j) => j.input.realPath)];
   const documents = order.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined);
-  const summary = tallySummary(documents, { stoppedBy: null, message: null, elapsedMs: deps.now() - started, dryRun: true, charges: { reserved: 0, refunded: 0, unknown: 0 }, ignored });
-  deps.stdout.write(`${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`);
+  const summary = tallySummary(documents, {
+    stoppedBy: null,
+    message: null,
+    elapsedMs: deps.now() - started,
+    dryRun: true,
+    charges: { reserved: 0, refunded: 0, unknown: 0 },
+    ignored,
+  });
+  deps.stdout.write(
+    `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`,
+  );
   await writeReport(options.report, summary, deps.cwd);
   printSummary(summary, deps, options);
   return summary;

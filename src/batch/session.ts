@@ -13,9 +13,9 @@ export type KeySource = SettingSource | 'local';
 export function keyHint(source: KeySource | undefined): string {
   switch (source) {
     case 'flag':
-      return 'the key came from --api-key: pass your parser\'s key (better: set EXTRACT_API_KEY, which other users cannot see in the process list)';
+      return "the key came from --api-key: pass your parser's key (better: set EXTRACT_API_KEY, which other users cannot see in the process list)";
     case 'env':
-      return 'the key came from EXTRACT_API_KEY: set it to your parser\'s key (ext_…)';
+      return "the key came from EXTRACT_API_KEY: set it to your parser's key (ext_…)";
     case 'config':
       return 'the key came from the config store: replace it with "extract config set api_key -" (reads the key from standard input); "extract config list" shows what is stored';
     case 'local':
@@ -58,18 +58,32 @@ export async function withTarget<T>(
       await rm(dataDir, { recursive: true, force: true });
     }
   }
-  const { resolveSettings, requireSettings, resolveStateUrl, ENV_API_KEY, ENV_BASE_URL, ENV_STATE_URL } = await import('../config/settings.ts');
+  const { resolveSettings, requireSettings, resolveStateUrl, ENV_API_KEY, ENV_BASE_URL, ENV_STATE_URL } = await import(
+    '../config/settings.ts'
+  );
   // The config store (conf, with ajv and semver behind it) loads only when flags and
   // environment leave something to look up: cron jobs and CI steps usually set all of them.
   // A shared journal's URL in the store is looked for only when the store's file mentions one.
-  const stateToFind = options.lookUpState === true && !env[ENV_STATE_URL] && (await import('../config/store-path.ts')).storeMayHold(env, 'state_url');
-  const complete = (flags.apiKey ?? env[ENV_API_KEY]) !== undefined && (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined && !stateToFind;
+  const stateToFind =
+    options.lookUpState === true &&
+    !env[ENV_STATE_URL] &&
+    (await import('../config/store-path.ts')).storeMayHold(env, 'state_url');
+  const complete =
+    (flags.apiKey ?? env[ENV_API_KEY]) !== undefined &&
+    (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined &&
+    !stateToFind;
   const store = complete ? { get: () => undefined } : (await import('../config/store.ts')).openConfigStore({ env });
   const settings = resolveSettings({ flags, env, store });
   const stateUrl = options.lookUpState === true ? resolveStateUrl(env, store) : undefined;
   if (!options.needKey) {
     // A dry run sends nothing; without a configured service it plans every file as new.
-    return work({ baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid', apiKey: settings.apiKey, local: false, stateUrl, keySource: settings.sources.apiKey });
+    return work({
+      baseUrl: settings.baseUrl ?? 'http://unconfigured.invalid',
+      apiKey: settings.apiKey,
+      local: false,
+      stateUrl,
+      keySource: settings.sources.apiKey,
+    });
   }
   const { apiKey, baseUrl } = requireSettings(settings);
   return work({ baseUrl, apiKey, local: false, stateUrl, keySource: settings.sources.apiKey });

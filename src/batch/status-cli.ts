@@ -4,7 +4,10 @@ import { parseDuration } from './units.ts';
 import { runStatus } from './status.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
-export async function statusFromCli(flags: { state?: string | undefined; json?: boolean | undefined; stateWait?: string | undefined }, env: Env): Promise<number> {
+export async function statusFromCli(
+  flags: { state?: string | undefined; json?: boolean | undefined; stateWait?: string | undefined },
+  env: Env,
+): Promise<number> {
   let state = flags.state;
   if (state === undefined) {
     const { resolveStateUrl } = await import('../config/settings.ts');
@@ -12,8 +15,18 @@ export async function statusFromCli(flags: { state?: string | undefined; json?: 
     state = resolveStateUrl(env, openConfigStore({ env })) ?? DEFAULT_STATE;
   }
   await runStatus(
-    { state, json: flags.json === true, leaseMs: DEFAULT_LEASE_MS, outageMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait') },
-    { cwd: process.cwd(), stdout: process.stdout, log: (level, message) => (level === 'warn' || level === 'error' ? process.stderr.write(`extract: ${message}\n`) : undefined) },
+    {
+      state,
+      json: flags.json === true,
+      leaseMs: DEFAULT_LEASE_MS,
+      outageMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait'),
+    },
+    {
+      cwd: process.cwd(),
+      stdout: process.stdout,
+      log: (level, message) =>
+        level === 'warn' || level === 'error' ? process.stderr.write(`extract: ${message}\n`) : undefined,
+    },
   );
   return 0;
 }

@@ -45,14 +45,52 @@ export function statusOf(where: string, history: History): StatusView {
     if (key === undefined) by.clear();
     else by.set(key, worker);
   }
-  const view: StatusView = { journal: where, documents: known.size, completed: 0, failed: 0, processing: 0, uncertain: 0, pages_charged: 0, oldest_pending: null, workers: [] };
+  const view: StatusView = {
+    journal: where,
+    documents: known.size,
+    completed: 0,
+    failed: 0,
+    processing: 0,
+    uncertain: 0,
+    pages_charged: 0,
+    oldest_pending: null,
+    workers: [],
+  };
   const workers = new Map<string, StatusView['workers'][number]>();
   for (const w of history.workers) {
-    workers.set(w.id, { id: w.id, host: w.host, pid: w.pid, started: w.started, last_seen: w.seen, finished: w.finished, alive: w.alive, holding: w.holding, completed: 0, failed: 0, pages: 0 });
+    workers.set(w.id, {
+      id: w.id,
+      host: w.host,
+      pid: w.pid,
+      started: w.started,
+      last_seen: w.seen,
+      finished: w.finished,
+      alive: w.alive,
+      holding: w.holding,
+      completed: 0,
+      failed: 0,
+      pages: 0,
+    });
   }
   const workerOf = (id: string) => {
     let w = workers.get(id);
-    if (!w) workers.set(id, (w = { id, host: null, pid: null, started: null, last_seen: null, finished: null, alive: false, holding: 0, completed: 0, failed: 0, pages: 0 }));
+    if (!w)
+      workers.set(
+        id,
+        (w = {
+          id,
+          host: null,
+          pid: null,
+          started: null,
+          last_seen: null,
+          finished: null,
+          alive: false,
+          holding: 0,
+          completed: 0,
+          failed: 0,
+          pages: 0,
+        }),
+      );
     return w;
   };
   for (const [key, state] of known) {
@@ -72,7 +110,8 @@ export function statusOf(where: string, history: History): StatusView {
         break;
       case 'submitted':
         view.processing++;
-        if (view.oldest_pending === null || state.at < view.oldest_pending.since) view.oldest_pending = { file: state.file, document_id: state.document_id, since: state.at };
+        if (view.oldest_pending === null || state.at < view.oldest_pending.since)
+          view.oldest_pending = { file: state.file, document_id: state.document_id, since: state.at };
         break;
       case 'sending':
         view.uncertain++;
@@ -88,19 +127,34 @@ export function statusLines(view: StatusView): string[] {
     `journal: ${view.journal}`,
     `${view.documents} document${view.documents === 1 ? '' : 's'}: ${view.completed} completed, ${view.failed} failed, ${view.processing} processing, ${view.uncertain} uncertain (in flight at a crash); ${view.pages_charged} page${view.pages_charged === 1 ? '' : 's'} charged`,
   ];
-  if (view.oldest_pending) lines.push(`oldest still processing: ${view.oldest_pending.file} (${view.oldest_pending.document_id}), submitted ${view.oldest_pending.since}`);
+  if (view.oldest_pending)
+    lines.push(
+      `oldest still processing: ${view.oldest_pending.file} (${view.oldest_pending.document_id}), submitted ${view.oldest_pending.since}`,
+    );
   if (view.workers.length > 0) {
     lines.push('workers:');
     for (const w of view.workers) {
-      const state = w.finished ? `finished ${w.finished}` : w.alive ? `working, holds ${w.holding}` : `gone (last seen ${w.last_seen ?? '?'})`;
+      const state = w.finished
+        ? `finished ${w.finished}`
+        : w.alive
+          ? `working, holds ${w.holding}`
+          : `gone (last seen ${w.last_seen ?? '?'})`;
       lines.push(`  ${w.id}  ${w.completed} completed, ${w.failed} failed, ${w.pages} pages; ${state}`);
     }
   }
   return lines;
 }
 
-export async function runStatus(options: { state: string; json: boolean; leaseMs: number; outageMs?: number }, deps: { cwd: string; stdout: Writable; log: Log }): Promise<StatusView> {
-  const state = await openState(parseStateSpec(options.state, deps.cwd), { readOnly: true, leaseMs: options.leaseMs, outageMs: options.outageMs, log: deps.log });
+export async function runStatus(
+  options: { state: string; json: boolean; leaseMs: number; outageMs?: number },
+  deps: { cwd: string; stdout: Writable; log: Log },
+): Promise<StatusView> {
+  const state = await openState(parseStateSpec(options.state, deps.cwd), {
+    readOnly: true,
+    leaseMs: options.leaseMs,
+    outageMs: options.outageMs,
+    log: deps.log,
+  });
   try {
     const view = statusOf(state.where, await state.history());
     deps.stdout.write(options.json ? `${JSON.stringify(view, null, 2)}\n` : `${statusLines(view).join('\n')}\n`);

@@ -11,9 +11,22 @@ import { formatDuration } from './units.ts';
  * not_submitted, planned (--dry-run), other_worker (completed during this run by another
  * worker sharing the journal).
  */
-export type EntryOutcome = 'completed' | 'skipped' | 'failed' | 'left' | 'unreadable' | 'pending' | 'not_submitted' | 'planned' | 'other_worker';
+export type EntryOutcome =
+  | 'completed'
+  | 'skipped'
+  | 'failed'
+  | 'left'
+  | 'unreadable'
+  | 'pending'
+  | 'not_submitted'
+  | 'planned'
+  | 'other_worker';
 
-export type ReportEntry = DocumentRecord & { outcome: EntryOutcome; sha256: string | null; pages_estimate?: number | undefined };
+export type ReportEntry = DocumentRecord & {
+  outcome: EntryOutcome;
+  sha256: string | null;
+  pages_estimate?: number | undefined;
+};
 
 export type BatchSummary = {
   exitCode: number;
@@ -46,7 +59,14 @@ export type BatchSummary = {
 
 export function tallySummary(
   documents: ReportEntry[],
-  extra: { stoppedBy: StopReason | null; message: string | null; elapsedMs: number; dryRun: boolean; charges: Charges; ignored?: IgnoredInput[] },
+  extra: {
+    stoppedBy: StopReason | null;
+    message: string | null;
+    elapsedMs: number;
+    dryRun: boolean;
+    charges: Charges;
+    ignored?: IgnoredInput[];
+  },
 ): BatchSummary {
   const count = (...outcomes: EntryOutcome[]): number => documents.filter((d) => outcomes.includes(d.outcome)).length;
   const summary: BatchSummary = {
@@ -65,7 +85,9 @@ export function tallySummary(
     message: extra.message,
     elapsed_ms: extra.elapsedMs,
     dry_run: extra.dryRun,
-    credits_estimate: extra.dryRun ? documents.reduce((s, d) => s + (d.outcome === 'planned' ? (d.pages_estimate ?? 0) : 0), 0) : null,
+    credits_estimate: extra.dryRun
+      ? documents.reduce((s, d) => s + (d.outcome === 'planned' ? (d.pages_estimate ?? 0) : 0), 0)
+      : null,
     documents,
   };
   summary.exitCode = exitCodeOf(summary);
@@ -90,7 +112,9 @@ export function exitCodeOf(s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pend
 export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.dry_run) {
     const planned = s.documents.filter((d) => d.outcome === 'planned').length;
-    return [`dry run: ${planned} document${planned === 1 ? '' : 's'} would be sent, costing about ${s.credits_estimate ?? 0} credits; ${s.skipped} already completed, ${s.pending} to resume; nothing was submitted`];
+    return [
+      `dry run: ${planned} document${planned === 1 ? '' : 's'} would be sent, costing about ${s.credits_estimate ?? 0} credits; ${s.skipped} already completed, ${s.pending} to resume; nothing was submitted`,
+    ];
   }
   const parts = [
     `${s.completed} completed`,
@@ -102,10 +126,14 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.not_documents.length > 0) parts.push(`${s.not_documents.length} not documents (skipped, uncharged)`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
-  const lines = [`${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`];
+  const lines = [
+    `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`,
+  ];
   if (s.pages_unknown_documents > 0) {
     const n = s.pages_unknown_documents;
-    lines.push(`${n} document${n === 1 ? '' : 's'} may have been charged pages not counted above (no page count known yet); the run that learns them counts them`);
+    lines.push(
+      `${n} document${n === 1 ? '' : 's'} may have been charged pages not counted above (no page count known yet); the run that learns them counts them`,
+    );
   }
   if (s.message) lines.push(s.message);
   if (s.pending > 0 || s.not_submitted > 0) {

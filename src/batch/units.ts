@@ -37,7 +37,10 @@ export function parseSize(text: string, flag = 'size'): number {
   const m = QUANTITY.exec(text);
   const unit = m ? SIZE_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
   if (!m || unit === undefined) {
-    throw new ExtractError('usage', `${flag}: "${text}" is not a size: write bytes or a number with KB, MB, GB (or KiB, MiB, GiB), e.g. 8MB`);
+    throw new ExtractError(
+      'usage',
+      `${flag}: "${text}" is not a size: write bytes or a number with KB, MB, GB (or KiB, MiB, GiB), e.g. 8MB`,
+    );
   }
   return Math.round(Number(m[1]) * unit);
 }
@@ -47,7 +50,10 @@ export function parseDuration(text: string, flag = 'duration'): number {
   const m = QUANTITY.exec(text);
   const unit = m ? DURATION_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
   if (!m || unit === undefined) {
-    throw new ExtractError('usage', `${flag}: "${text}" is not a duration: write e.g. 500ms, 2s, 15m, 1h (a bare number is seconds)`);
+    throw new ExtractError(
+      'usage',
+      `${flag}: "${text}" is not a duration: write e.g. 500ms, 2s, 15m, 1h (a bare number is seconds)`,
+    );
   }
   return Math.round(Number(m[1]) * unit);
 }
@@ -55,7 +61,8 @@ export function parseDuration(text: string, flag = 'duration'): number {
 /** A positive integer flag such as -c 8 or --max-credits 500. */
 export function parseCount(text: string, flag: string, min = 1): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new ExtractError('usage', `${flag}: "${text}" must be a whole number of at least ${min}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new ExtractError('usage', `${flag}: "${text}" must be a whole number of at least ${min}`);
   return n;
 }
 

@@ -33,7 +33,7 @@ const ENV_OF: Record<ConfigKey, string> = { api_key: ENV_API_KEY, base_url: ENV_
 export async function configSet(args: { key: string; value: string }, deps: ConfigDeps): Promise<void> {
   const key = parseConfigKey(args.key);
   const fromStdin = args.value === '-';
-  const raw = fromStdin ? (await deps.readStdin()).split(/\r?\n/)[0] ?? '' : args.value;
+  const raw = fromStdin ? ((await deps.readStdin()).split(/\r?\n/)[0] ?? '') : args.value;
   const value = validateConfigValue(key, raw, fromStdin ? 'standard input' : `"extract config set ${key}"`);
   deps.store.set(key, value);
   deps.stderr(`${key} set to ${_shown(key, value)} in ${deps.store.path}`);
@@ -76,7 +76,9 @@ export function configPath(deps: ConfigDeps): void {
 export function registerConfig(program: Command): void {
   const config = program
     .command('config')
-    .description('Read and write the user config store (api_key, base_url, state_url); the file is readable by its owner only')
+    .description(
+      'Read and write the user config store (api_key, base_url, state_url); the file is readable by its owner only',
+    )
     .addHelpText(
       'after',
       `

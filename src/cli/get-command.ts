@@ -17,7 +17,10 @@ export function registerGet(program: Command): void {
     .option('--api-key <key>', 'API key (ext_...); prefer EXTRACT_API_KEY')
     .option('--base-url <url>', 'base URL of the service')
     .showHelpAfterError('(run "extract get --help" for usage)')
-    .addHelpText('after', '\nExit codes: 0 all completed, 1 some failed or unknown, 2 usage, 4 key rejected, 5 still processing.\n')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 all completed, 1 some failed or unknown, 2 usage, 4 key rejected, 5 still processing.\n',
+    )
     .action(async (ids: string[], flags: GetCliFlags) => {
       const { getFromCli } = await import('../batch/get-cli.ts');
       process.exitCode = await getFromCli(ids, flags, process.env);

@@ -6,8 +6,14 @@ import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
 export function registerListen(program: Command): void {
   program
     .command('listen')
-    .description('receive document.processed webhooks: authenticate, store durably, answer at once, deduplicate, write records')
-    .option('--host <host>', 'address to bind; anything but loopback is reachable from the network', RECEIVER_DEFAULTS.host)
+    .description(
+      'receive document.processed webhooks: authenticate, store durably, answer at once, deduplicate, write records',
+    )
+    .option(
+      '--host <host>',
+      'address to bind; anything but loopback is reachable from the network',
+      RECEIVER_DEFAULTS.host,
+    )
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(RECEIVER_DEFAULTS.port))
     .option('--path <path>', 'path events are accepted on (POST or PUT)', RECEIVER_DEFAULTS.path)
     .option('--auth <type>', 'none, bearer or basic (default: from the credentials given, else none)')
@@ -26,6 +32,12 @@ export function registerListen(program: Command): void {
     )
     .action(async (flags: ListenFlags) => {
       const { listen } = await import('../receiver/listen.ts');
-      await listen(flags, { stdout: process.stdout, stderr: process.stderr, signals: process, env: process.env, cwd: process.cwd() });
+      await listen(flags, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        signals: process,
+        env: process.env,
+        cwd: process.cwd(),
+      });
     });
 }

@@ -30,23 +30,48 @@ export function registerRun(program: Command): void {
   // Root options are read before a subcommand only, so `extract get ID -o x.json` is get's -o.
   program.enablePositionalOptions();
   program
-    .argument('[inputs...]', 'files, directories (recursed), glob patterns (quote them), !exclusions, or - for paths on stdin')
-    .option('-o, --out <path>', 'where records go: - (stdout, JSON Lines), FILE.json, FILE.jsonl, FILE.csv, or DIR/ (one JSON per document)')
+    .argument(
+      '[inputs...]',
+      'files, directories (recursed), glob patterns (quote them), !exclusions, or - for paths on stdin',
+    )
+    .option(
+      '-o, --out <path>',
+      'where records go: - (stdout, JSON Lines), FILE.json, FILE.jsonl, FILE.csv, or DIR/ (one JSON per document)',
+    )
     .option('--format <format>', 'json, jsonl, csv or dir; overrides the extension of -o')
     .option('--explode <field>', 'CSV: one row per row of this Table field, document columns repeated', collect, [])
-    .addOption(new Option('--route <route>', 'force a route; auto chooses by size').choices(['auto', 'inline', 'upload']).default('auto'))
+    .addOption(
+      new Option('--route <route>', 'force a route; auto chooses by size')
+        .choices(['auto', 'inline', 'upload'])
+        .default('auto'),
+    )
     .option('--inline-max <size>', 'largest file sent inline (base64 adds a third): 500000, 512KB, 8MB', '5MB')
     .option('-c, --concurrency <n>', 'files being sent at once (lowered automatically on 429)', '4')
     .option('--max-pending <n>', 'documents being polled at once', '64')
     .option('--poll-interval <duration>', 'first delay between polls, x1.5 after each', '2s')
     .option('--poll-max-interval <duration>', 'longest delay between polls', '30s')
     .option('--poll-timeout <duration>', 'give up polling a document after this long (exit 5; a rerun resumes)', '15m')
-    .option('--state <file|url>', 'the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL)', '.extract-state.jsonl')
-    .option('--lease <duration>', 'with a postgres:// journal: how long a worker holds a document without renewing (renewed every third)', '30s')
-    .option('--state-wait <duration>', 'with a postgres:// journal: how long to wait for the database when it is unreachable (then exit 6)', '60s')
+    .option(
+      '--state <file|url>',
+      'the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL)',
+      '.extract-state.jsonl',
+    )
+    .option(
+      '--lease <duration>',
+      'with a postgres:// journal: how long a worker holds a document without renewing (renewed every third)',
+      '30s',
+    )
+    .option(
+      '--state-wait <duration>',
+      'with a postgres:// journal: how long to wait for the database when it is unreachable (then exit 6)',
+      '60s',
+    )
     .option('--no-state', 'keep no journal (a rerun sends everything again)')
     .option('--fresh', 'send every file again, whatever earlier runs recorded (the journal forgets nothing)')
-    .option('--retry-failed', 'send again documents that failed in a way that may have cost something (failures that cost nothing are retried anyway)')
+    .option(
+      '--retry-failed',
+      'send again documents that failed in a way that may have cost something (failures that cost nothing are retried anyway)',
+    )
     .option('--all-files', 'send every file found in directories and by patterns, not only PDFs and images')
     .option('--ignore <pattern>', 'leave out files matching this glob (repeatable)', collect, [])
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
@@ -61,10 +86,16 @@ export function registerRun(program: Command): void {
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], flags: RunFlags, command: Command) => {
       if (inputs.length === 0) command.help({ error: true });
-      const typo = mistypedCommand(inputs[0]!, program.commands.map((c) => c.name()));
+      const typo = mistypedCommand(
+        inputs[0]!,
+        program.commands.map((c) => c.name()),
+      );
       if (typo !== undefined) {
         const { ExtractError } = await import('../errors.ts');
-        throw new ExtractError('usage', `unknown command "${inputs[0]}": did you mean "extract ${typo}"? (to extract a file of that name, write ./${inputs[0]})`);
+        throw new ExtractError(
+          'usage',
+          `unknown command "${inputs[0]}": did you mean "extract ${typo}"? (to extract a file of that name, write ./${inputs[0]})`,
+        );
       }
       const { runBatchFromCli } = await import('../batch/cli.ts');
       const explicitState = command.getOptionValueSource('state') === 'cli';
@@ -86,14 +117,17 @@ function mistypedCommand(input: string, commands: string[]): string | undefined 
   let best: { name: string; distance: number } | undefined;
   for (const name of commands) {
     const distance = editDistance(input.toLowerCase(), name);
-    if (distance <= 2 && distance < name.length / 2 + 1 && (best === undefined || distance < best.distance)) best = { name, distance };
+    if (distance <= 2 && distance < name.length / 2 + 1 && (best === undefined || distance < best.distance))
+      best = { name, distance };
   }
   return best?.name;
 }
 
 /** Damerau-Levenshtein (optimal string alignment): a swap of two letters is one edit. */
 function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;

@@ -22,15 +22,24 @@ export type ServeFlags = {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run a local emulation of the extraction service: API, signed uploads, credits, background extraction, webhooks, email and inbound arrivals, fault injection, and its web application at /')
+    .description(
+      'run a local emulation of the extraction service: API, signed uploads, credits, background extraction, webhooks, email and inbound arrivals, fault injection, and its web application at /',
+    )
     .option('--host <host>', 'address to bind; anything but loopback is reachable from the network', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
     .option('--config <file>', 'configuration file (JSON); see --print-config')
-    .addOption(new Option('--data-dir <dir>', 'keep documents, ledger and uploads here across restarts').conflicts('inMemory'))
+    .addOption(
+      new Option('--data-dir <dir>', 'keep documents, ledger and uploads here across restarts').conflicts('inMemory'),
+    )
     .option('--in-memory', 'keep nothing after the server stops (the default without --data-dir)')
     .option('--smtp-port <port>', 'also take documents by email on this SMTP port (0 picks a free one)')
     .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.001 turns 5 min into 300 ms)')
-    .option('--fault <spec>', 'inject a fault, OPERATION:PROBABILITY:EFFECT, e.g. extract-inline:0.1:503 (repeatable; README: Fault injection)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option(
+      '--fault <spec>',
+      'inject a fault, OPERATION:PROBABILITY:EFFECT, e.g. extract-inline:0.1:503 (repeatable; README: Fault injection)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option('--seed <n>', 'seed the fault draws so a faulty run is repeatable')
     .option('--json', 'print requests and deliveries as NDJSON instead of lines')
     .option('-q, --quiet', 'print only the start-up lines and errors')
@@ -46,7 +55,10 @@ export function registerServe(program: Command): void {
 export function parsePort(text: string, flag = '--port'): number {
   const port = Number(text);
   if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ExtractError('usage', `${flag} ${JSON.stringify(text)} is not a port number: use 0-65535 (0 picks a free port)`);
+    throw new ExtractError(
+      'usage',
+      `${flag} ${JSON.stringify(text)} is not a port number: use 0-65535 (0 picks a free port)`,
+    );
   }
   return port;
 }
@@ -54,7 +66,10 @@ export function parsePort(text: string, flag = '--port'): number {
 export function parseTimeScale(text: string): number {
   const scale = Number(text);
   if (!Number.isFinite(scale) || scale <= 0) {
-    throw new ExtractError('usage', `--webhook-time-scale ${JSON.stringify(text)} is not a positive number: for example 0.001`);
+    throw new ExtractError(
+      'usage',
+      `--webhook-time-scale ${JSON.stringify(text)} is not a positive number: for example 0.001`,
+    );
   }
   return scale;
 }

@@ -7,8 +7,13 @@ import type { Command } from 'commander';
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description("show a batch from its journal: documents by outcome, pages charged, each worker, the oldest still processing")
-    .option('--state <file|url>', 'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then .extract-state.jsonl)')
+    .description(
+      'show a batch from its journal: documents by outcome, pages charged, each worker, the oldest still processing',
+    )
+    .option(
+      '--state <file|url>',
+      'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then .extract-state.jsonl)',
+    )
     .option('--json', 'print the view as JSON')
     .option('--state-wait <duration>', 'how long to wait for an unreachable database (then exit 6)', '60s')
     .addHelpText(

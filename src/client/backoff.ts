@@ -39,7 +39,12 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
  */
 export type PollPolicy = { intervalMs: number; factor: number; maxIntervalMs: number; timeoutMs: number };
 
-export const DEFAULT_POLL: PollPolicy = { intervalMs: 2000, factor: 1.5, maxIntervalMs: 30_000, timeoutMs: 15 * 60_000 };
+export const DEFAULT_POLL: PollPolicy = {
+  intervalMs: 2000,
+  factor: 1.5,
+  maxIntervalMs: 30_000,
+  timeoutMs: 15 * 60_000,
+};
 
 /** Delay before poll number `poll` (0 = the first poll after submission). */
 export function pollDelay(poll: number, policy: PollPolicy = DEFAULT_POLL): number {

@@ -45,7 +45,11 @@ export class ServiceError extends Error {
   /** Whether trying the same document again later may succeed (journal: failed.retryable). */
   readonly retryable: boolean;
   readonly charge: Charge;
-  constructor(kind: ServiceErrorKind, message: string, options: { status?: number; retryable?: boolean; charge?: Charge; cause?: unknown } = {}) {
+  constructor(
+    kind: ServiceErrorKind,
+    message: string,
+    options: { status?: number; retryable?: boolean; charge?: Charge; cause?: unknown } = {},
+  ) {
     // Messages quote service bodies and URLs: never let a key or a signature through.
     super(redact(message), { cause: options.cause });
     this.name = 'ServiceError';
@@ -96,7 +100,14 @@ export function serviceErrorMessage(text: string): string | undefined {
  * Network error codes that prove the request never left this machine (no connection was
  * made), so even a non-idempotent POST can be sent again without risk of a double charge.
  */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 export function neverReachedService(err: unknown): boolean {
   const code = errnoCode(err);

@@ -85,7 +85,12 @@ export class ServiceClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#retry = options.retry ?? DEFAULT_RETRY;
-    this.#limits = { requestMs: REQUEST_TIMEOUT_MS, extractMs: EXTRACT_TIMEOUT_MS, answerBytes: MAX_ANSWER_BYTES, ...options.limits };
+    this.#limits = {
+      requestMs: REQUEST_TIMEOUT_MS,
+      extractMs: EXTRACT_TIMEOUT_MS,
+      answerBytes: MAX_ANSWER_BYTES,
+      ...options.limits,
+    };
     this.#hooks = options.hooks ?? {};
     this.#deps = deps;
     this.#circuit = options.circuit;
@@ -142,7 +147,12 @@ export class ServiceClient {
   }
 
   /** POST extract, either shape: never retried once it may have reached the service. */
-  #postExtract(body: ExtractInlineRequest | ExtractStoredRequest, idempotencyKey: string | undefined, subject: string, inline: boolean) {
+  #postExtract(
+    body: ExtractInlineRequest | ExtractStoredRequest,
+    idempotencyKey: string | undefined,
+    subject: string,
+    inline: boolean,
+  ) {
     return this.#call({
       step: 'extract',
       method: 'POST',
@@ -181,7 +191,9 @@ export class ServiceClient {
   }
 
   #extractHeaders(idempotencyKey: string | undefined): Record<string, string> {
-    return idempotencyKey === undefined ? this.#jsonHeaders() : { ...this.#jsonHeaders(), 'idempotency-key': idempotencyKey };
+    return idempotencyKey === undefined
+      ? this.#jsonHeaders()
+      : { ...this.#jsonHeaders(), 'idempotency-key': idempotencyKey };
   }
 
   async #call(call: Call): Promise<Answer> {
@@ -189,7 +201,11 @@ export class ServiceClient {
     const label = `${call.method} ${describeUrl(call.url)}`;
     const circuit = this.#circuit;
     // A backoff delay ends early when the caller aborts or the circuit opens.
-    const waitSignal = circuit ? (call.signal ? AbortSignal.any([call.signal, circuit.signal]) : circuit.signal) : call.signal;
+    const waitSignal = circuit
+      ? call.signal
+        ? AbortSignal.any([call.signal, circuit.signal])
+        : circuit.signal
+      : call.signal;
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= this.#retry.attempts;
       if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
@@ -200,8 +216,14 @@ export class ServiceClient {
       let headers: IncomingHttpHeaders;
       try {
         // A GET or an upload-url is small: one that drips for longer than this is cut and retried.
-        const attemptLimit = call.method === 'PUT' ? undefined : AbortSignal.timeout(call.step === 'extract' ? this.#limits.extractMs : this.#limits.requestMs);
-        const signal = call.signal && attemptLimit ? AbortSignal.any([call.signal, attemptLimit]) : (call.signal ?? attemptLimit ?? null);
+        const attemptLimit =
+          call.method === 'PUT'
+            ? undefined
+            : AbortSignal.timeout(call.step === 'extract' ? this.#limits.extractMs : this.#limits.requestMs);
+        const signal =
+          call.signal && attemptLimit
+            ? AbortSignal.any([call.signal, attemptLimit])
+            : (call.signal ?? attemptLimit ?? null);
         const res = await request(call.url, {
           method: call.method,
           headers: call.headers,
@@ -229,13 +251,20 @@ export class ServiceClient {
         }
         if (opened) throw this.#unreachable();
         if (last) {
-          throw new ServiceError('network', `${label}: ${code} after ${attempt} attempts: check the network and the base URL, then rerun`, {
-            cause: err,
-          });
+          throw new ServiceError(
+            'network',
+            `${label}: ${code} after ${attempt} attempts: check the network and the base URL, then rerun`,
+            {
+              cause: err,
+            },
+          );
         }
         const delay = backoffDelay(attempt, random, this.#retry);
         // No connection is a line for -v only: a blip heals unseen, an outage opens the circuit, which says so once.
-        log(neverSent ? 'debug' : 'warn', `${label}: ${code}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
+        log(
+          neverSent ? 'debug' : 'warn',
+          `${label}: ${code}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`,
+        );
         await sleep(delay, waitSignal);
         continue;
       }
@@ -259,14 +288,19 @@ export class ServiceClient {
           await sleep(delay, waitSignal);
           continue;
         }
-        throw new ServiceError('rate_limited', `${label}: the service is still rate limiting (429) after ${attempt} attempts: rerun later with a lower -c`, {
-          status,
-        });
+        throw new ServiceError(
+          'rate_limited',
+          `${label}: the service is still rate limiting (429) after ${attempt} attempts: rerun later with a lower -c`,
+          {
+            status,
+          },
+        );
       }
       // For the idempotent steps any 5xx is transient. POST extract is sent again only after the
       // service's own 500 (a JSON error body: the spec says the extraction failed and was refunded)
       // or its own 503 on the storage-path shape; never after a gateway's answer.
-      const refusedByService = (status === 500 || (status === 503 && call.inline !== true)) && serviceErrorMessage(text) !== undefined;
+      const refusedByService =
+        (status === 500 || (status === 503 && call.inline !== true)) && serviceErrorMessage(text) !== undefined;
       if (status >= 500 && (call.idempotent || refusedByService) && !last) {
         const delay = backoffDelay(attempt, random, this.#retry);
         log('warn', `${label}: ${status}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
@@ -299,7 +333,8 @@ async function readCapped(body: Readable, limit: number): Promise<string> {
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw Object.assign(new Error(`the answer is over ${limit} bytes`), { code: 'EXTRACT_ANSWER_TOO_LARGE' });
+    if (size > limit)
+      throw Object.assign(new Error(`the answer is over ${limit} bytes`), { code: 'EXTRACT_ANSWER_TOO_LARGE' });
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -310,8 +345,13 @@ const GATEWAY_STATUSES = new Set([502, 504]);
 
 function classify(call: Call, status: number, detail: string, refusedByService: boolean): ServiceError {
   const what = `${call.subject}: ${detail} (HTTP ${status})`;
-  if (call.step === 'put' && (status === 401 || status === 403 || status === 404 || status === 410 || /expire/i.test(detail))) {
-    return new ServiceError('ticket_expired', `the upload address for ${what} was refused; a new one is needed`, { status });
+  if (
+    call.step === 'put' &&
+    (status === 401 || status === 403 || status === 404 || status === 410 || /expire/i.test(detail))
+  ) {
+    return new ServiceError('ticket_expired', `the upload address for ${what} was refused; a new one is needed`, {
+      status,
+    });
   }
   if (status === 401 || status === 403) {
     return new ServiceError('auth', `the service rejected the API key (HTTP ${status}: ${detail})`, {
@@ -319,9 +359,13 @@ function classify(call: Call, status: number, detail: string, refusedByService: 
     });
   }
   if (status === 402) {
-    return new ServiceError('out_of_credits', `out of credits (HTTP 402: ${detail}): top up the account, then rerun; the journal resumes where this run stopped`, {
-      status,
-    });
+    return new ServiceError(
+      'out_of_credits',
+      `out of credits (HTTP 402: ${detail}): top up the account, then rerun; the journal resumes where this run stopped`,
+      {
+        status,
+      },
+    );
   }
   if (call.inline === true && (status === 503 || status === 413)) {
     return new ServiceError('inline_unavailable', `inline extraction of ${what} did not complete`, { status });
@@ -337,7 +381,9 @@ function classify(call: Call, status: number, detail: string, refusedByService: 
         { status, charge: 'uncertain' },
       );
     }
-    return new ServiceError('server', `the service failed on ${what}; nothing was charged, and a rerun tries again`, { status });
+    return new ServiceError('server', `the service failed on ${what}; nothing was charged, and a rerun tries again`, {
+      status,
+    });
   }
   return new ServiceError('rejected', `the service refused ${what}`, { status });
 }
@@ -349,18 +395,26 @@ function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, s
   try {
     json = answer.text.trim() === '' ? {} : JSON.parse(answer.text);
   } catch {
-    throw new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with a body that is not JSON: ${describeErrorBody(answer.text)}`, {
-      status: answer.status,
-      charge,
-    });
+    throw new ServiceError(
+      'bad_response',
+      `${step} for ${subject}: HTTP ${answer.status} with a body that is not JSON: ${describeErrorBody(answer.text)}`,
+      {
+        status: answer.status,
+        charge,
+      },
+    );
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with an unexpected body (${problems})`, {
-      status: answer.status,
-      charge,
-    });
+    throw new ServiceError(
+      'bad_response',
+      `${step} for ${subject}: HTTP ${answer.status} with an unexpected body (${problems})`,
+      {
+        status: answer.status,
+        charge,
+      },
+    );
   }
   return parsed.data;
 }

@@ -34,7 +34,10 @@ export type Settings = {
 export function parseConfigKey(name: string): ConfigKey {
   const key = CONFIG_KEYS.find((k) => k === name);
   if (key === undefined) {
-    throw new ExtractError('usage', `unknown config key "${name}": the keys are ${CONFIG_KEYS.slice(0, -1).join(', ')} and ${CONFIG_KEYS.at(-1)}`);
+    throw new ExtractError(
+      'usage',
+      `unknown config key "${name}": the keys are ${CONFIG_KEYS.slice(0, -1).join(', ')} and ${CONFIG_KEYS.at(-1)}`,
+    );
   }
   return key;
 }
@@ -44,7 +47,9 @@ export function resolveStateUrl(env: Env, store: SettingsStore): string | undefi
   const fromEnv = env[ENV_STATE_URL];
   if (fromEnv !== undefined && fromEnv !== '') return checkStateUrl(fromEnv, ENV_STATE_URL);
   const stored = store.get('state_url');
-  return stored !== undefined && stored !== '' ? checkStateUrl(stored, 'the config store (extract config get state_url)') : undefined;
+  return stored !== undefined && stored !== ''
+    ? checkStateUrl(stored, 'the config store (extract config get state_url)')
+    : undefined;
 }
 
 /** Refuses a key that cannot be one before any request is made. The value is never echoed. */
@@ -73,13 +78,22 @@ export function normaliseBaseUrl(value: string, from: string): string {
   try {
     url = new URL(value.trim());
   } catch {
-    throw new ExtractError('usage', `the base URL from ${from} is not a URL: give one such as https://extract.example.com`);
+    throw new ExtractError(
+      'usage',
+      `the base URL from ${from} is not a URL: give one such as https://extract.example.com`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ExtractError('usage', `the base URL from ${from} must start with https:// (or http:// for a local emulator)`);
+    throw new ExtractError(
+      'usage',
+      `the base URL from ${from} must start with https:// (or http:// for a local emulator)`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ExtractError('usage', `the base URL from ${from} carries a user name or password: remove it; the API key is sent as a bearer token`);
+    throw new ExtractError(
+      'usage',
+      `the base URL from ${from} carries a user name or password: remove it; the API key is sent as a bearer token`,
+    );
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -99,7 +113,11 @@ export function checkStateUrl(value: string, from: string): string {
   } catch {
     ok = false;
   }
-  if (!ok) throw new ExtractError('usage', `the state URL from ${from} (${redactUrl(url)}) is not a postgres:// URL: write it as postgres://user:password@host:5432/database`);
+  if (!ok)
+    throw new ExtractError(
+      'usage',
+      `the state URL from ${from} (${redactUrl(url)}) is not a postgres:// URL: write it as postgres://user:password@host:5432/database`,
+    );
   return url;
 }
 
@@ -152,7 +170,10 @@ export function requireSettings(settings: Settings): { apiKey: string; baseUrl: 
  * The newline keeps ("https://a", "bext_…") and ("https://ab", "ext_…") apart.
  */
 export function keyFingerprint(apiKey: string, baseUrl: string): string {
-  return createHash('sha256').update(`${normaliseBaseUrl(baseUrl, 'the journal')}\n${apiKey}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${normaliseBaseUrl(baseUrl, 'the journal')}\n${apiKey}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function _pick(

@@ -21,7 +21,9 @@ export type ConfigStore = SettingsStore & {
 export const CONFIG_FILE_MODE = 0o600;
 
 // Hand edits are possible, so the file is checked when read rather than trusted.
-const StoredConfig = z.object({ api_key: z.string().optional(), base_url: z.string().optional(), state_url: z.string().optional() }).loose();
+const StoredConfig = z
+  .object({ api_key: z.string().optional(), base_url: z.string().optional(), state_url: z.string().optional() })
+  .loose();
 type StoredConfig = z.infer<typeof StoredConfig>;
 
 export function openConfigStore(options: { dir?: string | undefined; env?: Env } = {}): ConfigStore {
@@ -42,7 +44,10 @@ export function openConfigStore(options: { dir?: string | undefined; env?: Env }
   const read = (): StoredConfig => {
     const parsed = StoredConfig.safeParse(_guard(() => conf.store, conf.path));
     if (!parsed.success) {
-      throw new ExtractError('usage', `the config file ${conf.path} holds a value that is not text: fix it, or delete it and run "extract config set" again`);
+      throw new ExtractError(
+        'usage',
+        `the config file ${conf.path} holds a value that is not text: fix it, or delete it and run "extract config set" again`,
+      );
     }
     return parsed.data;
   };
@@ -71,8 +76,12 @@ function _guard<T>(fn: () => T, where: string): T {
   } catch (err) {
     if (err instanceof ExtractError) throw err;
     const reason = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
-    throw new ExtractError('usage', `the config store in ${where} cannot be used (${reason}): fix the file, or delete it and run "extract config set" again`, {
-      cause: err,
-    });
+    throw new ExtractError(
+      'usage',
+      `the config store in ${where} cannot be used (${reason}): fix the file, or delete it and run "extract config set" again`,
+      {
+        cause: err,
+      },
+    );
   }
 }

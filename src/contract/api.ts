@@ -29,7 +29,7 @@ export type UploadTicket = z.infer<typeof UploadTicket>;
 
 /** Operation 3a: the file travels base64-encoded in the body. */
 export const InlineFile = z.object({
-  data: z.base64('file.data must be the file\'s bytes in standard base64'),
+  data: z.base64("file.data must be the file's bytes in standard base64"),
   name: z.string().min(1).max(1024),
   type: z.string().min(1).max(255).optional(),
 });

@@ -27,7 +27,10 @@ export const ApiKey = z
   .min(API_KEY_PREFIX.length + 8, 'an API key has at least 8 characters after its prefix');
 
 export const ParserConfig = z.strictObject({
-  parser_id: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'a parser_id is letters, digits, _ and -'),
+  parser_id: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9_-]+$/, 'a parser_id is letters, digits, _ and -'),
   parser_name: z.string().min(1),
   api_keys: z.array(ApiKey).min(1, 'a parser needs at least one API key'),
   fields: FieldDefinition,
@@ -42,7 +45,11 @@ export const EmulatorConfig = z
     inline: z
       .strictObject({
         timeout_ms: z.number().int().positive().default(30_000),
-        max_body_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+        max_body_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(10 * 1024 * 1024),
       })
       .default({ timeout_ms: 30_000, max_body_bytes: 10 * 1024 * 1024 }),
     upload: z.strictObject({ expires_in: z.number().int().positive().default(900) }).default({ expires_in: 900 }),
@@ -76,11 +83,16 @@ export const EmulatorConfig = z
     const ids = new Set<string>();
     const keys = new Set<string>();
     for (const [i, p] of cfg.parsers.entries()) {
-      if (ids.has(p.parser_id)) ctx.addIssue({ code: 'custom', path: ['parsers', i, 'parser_id'], message: 'used twice' });
+      if (ids.has(p.parser_id))
+        ctx.addIssue({ code: 'custom', path: ['parsers', i, 'parser_id'], message: 'used twice' });
       ids.add(p.parser_id);
       for (const [j, k] of p.api_keys.entries()) {
         if (keys.has(k)) {
-          ctx.addIssue({ code: 'custom', path: ['parsers', i, 'api_keys', j], message: 'an API key belongs to one parser only' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['parsers', i, 'api_keys', j],
+            message: 'an API key belongs to one parser only',
+          });
         }
         keys.add(k);
       }

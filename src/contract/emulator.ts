@@ -82,7 +82,10 @@ export const AppDocument = z.object({
 export type AppDocument = z.infer<typeof AppDocument>;
 
 /** Where a value stands in the document: its page (from 1) and box [x0, top, x1, bottom] in PDF points, origin top left. */
-export const Place = z.strictObject({ page: z.number().int().positive(), box: z.tuple([z.number(), z.number(), z.number(), z.number()]) });
+export const Place = z.strictObject({
+  page: z.number().int().positive(),
+  box: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+});
 /** Where each grounded value was found, by path ("total", "vendor.name", "line_items[0].amount"). */
 export const Grounding = z.record(z.string(), Place);
 export type Grounding = z.infer<typeof Grounding>;
@@ -95,7 +98,11 @@ export type Grounding = z.infer<typeof Grounding>;
 export const AppDocumentDetail = AppDocument.extend({ grounding: Grounding.nullable(), file_url: z.string() });
 export type AppDocumentDetail = z.infer<typeof AppDocumentDetail>;
 
-export const DocumentsPage = z.object({ total: z.number().int(), offset: z.number().int(), documents: z.array(AppDocument) });
+export const DocumentsPage = z.object({
+  total: z.number().int(),
+  offset: z.number().int(),
+  documents: z.array(AppDocument),
+});
 
 export const DocumentsQuery = z.object({
   offset: z.coerce.number().int().nonnegative().default(0),
@@ -104,14 +111,30 @@ export const DocumentsQuery = z.object({
 });
 
 /** Fault injection (README: "Fault injection"). */
-export const FaultOperation = z.enum(['upload-url', 'upload', 'extract-inline', 'extract-async', 'documents', 'webhook']);
+export const FaultOperation = z.enum([
+  'upload-url',
+  'upload',
+  'extract-inline',
+  'extract-async',
+  'documents',
+  'webhook',
+]);
 export type FaultOperation = z.infer<typeof FaultOperation>;
 
 export const FaultEffect = z.discriminatedUnion('type', [
   /** Answer with this status and a JSON error instead of handling the request (429 carries Retry-After). */
-  z.strictObject({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503)]), retry_after: z.number().int().nonnegative().default(1) }),
+  z.strictObject({
+    type: z.literal('status'),
+    status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503)]),
+    retry_after: z.number().int().nonnegative().default(1),
+  }),
   /** Wait before handling: `ms`, or a random time between min_ms and max_ms. */
-  z.strictObject({ type: z.literal('latency'), ms: z.number().int().nonnegative().optional(), min_ms: z.number().int().nonnegative().optional(), max_ms: z.number().int().nonnegative().optional() }),
+  z.strictObject({
+    type: z.literal('latency'),
+    ms: z.number().int().nonnegative().optional(),
+    min_ms: z.number().int().nonnegative().optional(),
+    max_ms: z.number().int().nonnegative().optional(),
+  }),
   /** Drop the connection: before handling (nothing happened), or after (the work was done, the answer is lost). */
   z.strictObject({ type: z.literal('reset'), when: z.enum(['before', 'after']).default('before') }),
   /** Handle the request, then send only the first half of the answer and close. */

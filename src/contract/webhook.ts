@@ -27,7 +27,8 @@ export function jsonDepthOver(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -37,18 +38,25 @@ export function jsonDepthOver(text: string, limit: number): boolean {
   return false;
 }
 
-export const WebhookPayload = z.object({
-  event: z.literal(WEBHOOK_EVENT),
-  parser_id: z.string(),
-  parser_name: z.string(),
-  document_id: z.string(),
-  timestamp: z.string().regex(RFC_3339, 'expected an RFC 3339 date-time, such as 2024-03-15T10:20:30.123Z').refine((t) => !Number.isNaN(Date.parse(t.replace(' ', 'T'))), 'not a real date-time'),
-  data: Results,
-  metadata: z.object({
-    file_name: z.string(),
-    mime_type: z.string(),
-    source_type: z.string(),
-    page_count: z.number().int().nonnegative(),
-  }).loose(),
-}).loose();
+export const WebhookPayload = z
+  .object({
+    event: z.literal(WEBHOOK_EVENT),
+    parser_id: z.string(),
+    parser_name: z.string(),
+    document_id: z.string(),
+    timestamp: z
+      .string()
+      .regex(RFC_3339, 'expected an RFC 3339 date-time, such as 2024-03-15T10:20:30.123Z')
+      .refine((t) => !Number.isNaN(Date.parse(t.replace(' ', 'T'))), 'not a real date-time'),
+    data: Results,
+    metadata: z
+      .object({
+        file_name: z.string(),
+        mime_type: z.string(),
+        source_type: z.string(),
+        page_count: z.number().int().nonnegative(),
+      })
+      .loose(),
+  })
+  .loose();
 export type WebhookPayload = z.infer<typeof WebhookPayload>;

@@ -34,7 +34,10 @@ export function createKeyRing(parsers: readonly ParserConfig[]): KeyRing {
       const presented = sha256(match[1]!);
       const found = byDigest.get(presented.toString('hex'));
       if (!found || !timingSafeEqual(found.digest, presented)) {
-        throw new ServiceError('unauthorized', 'unknown API key: check the key (it starts with "ext_") for this parser');
+        throw new ServiceError(
+          'unauthorized',
+          'unknown API key: check the key (it starts with "ext_") for this parser',
+        );
       }
       return found.parser;
     },

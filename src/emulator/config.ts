@@ -9,7 +9,10 @@ export function parseConfig(input: unknown, source = 'configuration'): EmulatorC
   const parsed = EmulatorConfig.safeParse(input);
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
-  throw new ExtractError('usage', `${source} is not valid:\n${lines.join('\n')}\nfix it, or run "extract serve --print-config" for a valid example`);
+  throw new ExtractError(
+    'usage',
+    `${source} is not valid:\n${lines.join('\n')}\nfix it, or run "extract serve --print-config" for a valid example`,
+  );
 }
 
 export async function loadConfig(file: string | undefined): Promise<EmulatorConfig> {
@@ -25,7 +28,10 @@ export async function loadConfig(file: string | undefined): Promise<EmulatorConf
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new ExtractError('usage', `the config file ${file} is not valid JSON (${(err as Error).message}): fix it and start again`);
+    throw new ExtractError(
+      'usage',
+      `the config file ${file} is not valid JSON (${(err as Error).message}): fix it and start again`,
+    );
   }
   return parseConfig(json, `the config file ${file}`);
 }

@@ -27,7 +27,12 @@ export type DocumentRow = {
 type RawRow = Omit<DocumentRow, 'results' | 'grounding'> & { results: string | null; grounding: string | null };
 
 export type Documents = {
-  insert(doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'> & { status?: DocumentStatus; error?: string | null }): void;
+  insert(
+    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'> & {
+      status?: DocumentStatus;
+      error?: string | null;
+    },
+  ): void;
   get(documentId: string): DocumentRow | undefined;
   /** processing -> completed; false when the document was no longer processing (a late result is dropped). */
   complete(documentId: string, pageCount: number, results: Results, atMs: number, grounding?: Grounding): boolean;
@@ -37,7 +42,10 @@ export type Documents = {
   /** Counts one more start of background extraction and returns how many there were (restarts included). */
   startAttempt(documentId: string): number;
   /** Newest first, for the application's list. */
-  page(input: { offset: number; limit: number; status?: DocumentStatus | undefined }): { total: number; documents: DocumentRow[] };
+  page(input: { offset: number; limit: number; status?: DocumentStatus | undefined }): {
+    total: number;
+    documents: DocumentRow[];
+  };
 };
 
 export function createDocuments(db: DatabaseSync): Documents {
@@ -57,7 +65,8 @@ export function createDocuments(db: DatabaseSync): Documents {
   const decode = ({ attempts: _attempts, ...r }: RawRow & { attempts?: number }): DocumentRow => ({
     ...r,
     results: r.results === null ? null : (JSON.parse(r.results) as Results),
-    grounding: r.grounding === null || r.grounding === undefined ? null : GroundingSchema.parse(JSON.parse(r.grounding)),
+    grounding:
+      r.grounding === null || r.grounding === undefined ? null : GroundingSchema.parse(JSON.parse(r.grounding)),
   });
 
   return {
@@ -75,7 +84,15 @@ export function createDocuments(db: DatabaseSync): Documents {
       return r && decode(r);
     },
     complete(documentId, pageCount, results, atMs, grounding) {
-      return complete.run(pageCount, JSON.stringify(results), grounding === undefined ? null : JSON.stringify(grounding), atMs, documentId).changes === 1;
+      return (
+        complete.run(
+          pageCount,
+          JSON.stringify(results),
+          grounding === undefined ? null : JSON.stringify(grounding),
+          atMs,
+          documentId,
+        ).changes === 1
+      );
     },
     fail(documentId, error, atMs) {
       return fail.run(error, atMs, documentId).changes === 1;
@@ -91,7 +108,9 @@ export function createDocuments(db: DatabaseSync): Documents {
       const where = status ? 'WHERE status = ?' : '';
       const args = status ? [status] : [];
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM documents ${where}`).get(...args) as { n: number }).n;
-      const rows = db.prepare(`SELECT * FROM documents ${where} ORDER BY created_at DESC, document_id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as RawRow[];
+      const rows = db
+        .prepare(`SELECT * FROM documents ${where} ORDER BY created_at DESC, document_id DESC LIMIT ? OFFSET ?`)
+        .all(...args, limit, offset) as RawRow[];
       return { total, documents: rows.map(decode) };
     },
   };

@@ -18,7 +18,15 @@ export type DeliveryEvent = {
 };
 
 export type ServerEvent =
-  | { type: 'request'; at: string; method: string; path: string; status: number; ms: number; document_id?: string | undefined }
+  | {
+      type: 'request';
+      at: string;
+      method: string;
+      path: string;
+      status: number;
+      ms: number;
+      document_id?: string | undefined;
+    }
   | DeliveryEvent;
 
 /** A URL fit for a log line: no user:password, no query (signatures live there). */

@@ -29,7 +29,11 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export function createFaults(input: { rules: readonly FaultRuleInput[]; seed?: number | undefined; deps: EmulatorDeps }): Faults {
+export function createFaults(input: {
+  rules: readonly FaultRuleInput[];
+  seed?: number | undefined;
+  deps: EmulatorDeps;
+}): Faults {
   const random = input.seed === undefined ? Math.random : seededRandom(input.seed);
   let rules: FaultRule[] = [];
   let counter = 0;
@@ -65,7 +69,10 @@ export function createFaults(input: { rules: readonly FaultRuleInput[]; seed?: n
 }
 
 /** The wait of a latency effect: fixed, or drawn between min and max. */
-export function latencyOf(effect: Extract<FaultEffect, { type: 'latency' }>, random: () => number = Math.random): number {
+export function latencyOf(
+  effect: Extract<FaultEffect, { type: 'latency' }>,
+  random: () => number = Math.random,
+): number {
   if (effect.ms !== undefined) return effect.ms;
   const min = effect.min_ms ?? 0;
   const max = Math.max(min, effect.max_ms ?? min);
@@ -80,10 +87,15 @@ export function latencyOf(effect: Extract<FaultEffect, { type: 'latency' }>, ran
 export function parseFaultFlag(text: string): FaultRuleInput {
   const [operation, probability, effectText = ''] = text.split(':');
   const effect = ((): FaultRuleInput['effect'] | undefined => {
-    if (/^(429|500|502|503)$/.test(effectText)) return { type: 'status', status: Number(effectText) as 429 | 500 | 502 | 503 };
+    if (/^(429|500|502|503)$/.test(effectText))
+      return { type: 'status', status: Number(effectText) as 429 | 500 | 502 | 503 };
     const latency = /^latency=(\d+)(?:-(\d+))?$/.exec(effectText);
-    if (latency) return latency[2] ? { type: 'latency', min_ms: Number(latency[1]), max_ms: Number(latency[2]) } : { type: 'latency', ms: Number(latency[1]) };
-    if (effectText === 'reset' || effectText === 'reset-after') return { type: 'reset', when: effectText === 'reset' ? 'before' : 'after' };
+    if (latency)
+      return latency[2]
+        ? { type: 'latency', min_ms: Number(latency[1]), max_ms: Number(latency[2]) }
+        : { type: 'latency', ms: Number(latency[1]) };
+    if (effectText === 'reset' || effectText === 'reset-after')
+      return { type: 'reset', when: effectText === 'reset' ? 'before' : 'after' };
     if (effectText === 'truncate') return { type: 'truncate' };
     if (effectText === 'stall') return { type: 'stall' };
     if (effectText === 'error') return { type: 'async_error' };

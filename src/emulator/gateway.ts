@@ -62,7 +62,10 @@ export function createGateway(input: {
   const countPages = createPageCounter(engine);
 
   /** Creates the document and reserves its pages in one transaction: both land, or neither. */
-  const accept = (doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'>, also?: () => void) => {
+  const accept = (
+    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'>,
+    also?: () => void,
+  ) => {
     transaction(store.db, () => {
       documents.insert(doc);
       also?.();
@@ -77,9 +80,18 @@ export function createGateway(input: {
     // Rounded up to the next whole second, so an address is never valid for less than expires_in.
     const expires = Math.ceil(deps.now() / 1000) + expiresIn;
     const fileType = mediaTypeEssence(req.file_type);
-    const row = uploads.create({ parser_id: parser.parser_id, file_name: req.file_name, file_type: fileType, expires_at: expires });
+    const row = uploads.create({
+      parser_id: parser.parser_id,
+      file_name: req.file_name,
+      file_type: fileType,
+      expires_at: expires,
+    });
     const sig = signer.sign(row.storage_path, fileType, expires);
-    return { upload_url: uploadUrl(baseUrl, row.storage_path, expires, sig), storage_path: row.storage_path, expires_in: expiresIn };
+    return {
+      upload_url: uploadUrl(baseUrl, row.storage_path, expires, sig),
+      storage_path: row.storage_path,
+      expires_in: expiresIn,
+    };
   }
 
   /** Operation 2: the signed PUT. */
@@ -100,7 +112,10 @@ export function createGateway(input: {
     }
     const row = uploads.get(req.storagePath);
     if (!row) {
-      throw new ServiceError('upload_forbidden', 'no upload address was issued for this storage path: request one with POST /api/v1/upload-url');
+      throw new ServiceError(
+        'upload_forbidden',
+        'no upload address was issued for this storage path: request one with POST /api/v1/upload-url',
+      );
     }
     signer.verify({ storagePath: row.storage_path, fileType: row.file_type, query: req.query, nowMs: deps.now() });
     if (req.method !== 'PUT') {
@@ -114,7 +129,10 @@ export function createGateway(input: {
       );
     }
     if (row.document_id || uploads.isFrozen(row.storage_path)) {
-      throw new ServiceError('conflict', `this storage path was already submitted${row.document_id ? ` as ${row.document_id}` : ''}; its object cannot change now`);
+      throw new ServiceError(
+        'conflict',
+        `this storage path was already submitted${row.document_id ? ` as ${row.document_id}` : ''}; its object cannot change now`,
+      );
     }
     return uploads.write(row, req.body, deps.now());
   }
@@ -133,20 +151,40 @@ export function createGateway(input: {
     // One deadline for the whole request, page counting included; when it passes, the engine's
     // worker is stopped (not left running for nobody) and the reservation, if any, refunded.
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error(`inline extraction exceeded ${limitMs} ms; the credits were refunded`)), limitMs);
+    const timer = setTimeout(
+      () => deadline.abort(new Error(`inline extraction exceeded ${limitMs} ms; the credits were refunded`)),
+      limitMs,
+    );
     const timedOut = () =>
-      new ServiceError('inline_timeout', `inline extraction did not finish within ${limitMs} ms; nothing was charged: submit this document through the upload-and-poll route`);
+      new ServiceError(
+        'inline_timeout',
+        `inline extraction did not finish within ${limitMs} ms; nothing was charged: submit this document through the upload-and-poll route`,
+      );
     try {
       const bytes = Buffer.from(req.file.data, 'base64');
       let doc: DocumentRow;
       try {
-        doc = await admit(parser, { bytes, fileName: req.file.name, declaredType: req.file.type, source: 'api', route: 'inline' }, deadline.signal);
+        doc = await admit(
+          parser,
+          { bytes, fileName: req.file.name, declaredType: req.file.type, source: 'api', route: 'inline' },
+          deadline.signal,
+        );
       } catch (err) {
         if (deadline.signal.aborted) throw timedOut();
         throw err;
       }
-      const answer = (results: ExtractInlineResponse['results']): ExtractInlineResponse => ({ success: true, parser_id: parser.parser_id, document_id: doc.document_id, results });
-      const outcome = await processor.run(doc, injectedError, record && ((results) => record(answer(results))), deadline.signal);
+      const answer = (results: ExtractInlineResponse['results']): ExtractInlineResponse => ({
+        success: true,
+        parser_id: parser.parser_id,
+        document_id: doc.document_id,
+        results,
+      });
+      const outcome = await processor.run(
+        doc,
+        injectedError,
+        record && ((results) => record(answer(results))),
+        deadline.signal,
+      );
       if (outcome.status === 'completed') return answer(outcome.results);
       if (deadline.signal.aborted) throw timedOut();
       const code = outcome.cause === 'unreadable' ? 'unreadable_document' : 'extraction_failed';
@@ -162,7 +200,8 @@ export function createGateway(input: {
     input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType; route: 'inline' },
     signal?: AbortSignal,
   ): Promise<DocumentRow> {
-    if (input.bytes.length === 0) throw new ServiceError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
+    if (input.bytes.length === 0)
+      throw new ServiceError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
     const mimeType = await detectMimeType(input.bytes, input.fileName, input.declaredType);
     const pages = await countPages(input.bytes, input.bytes.length, mimeType, signal);
     const documentId = deps.newId('doc');
@@ -198,16 +237,28 @@ export function createGateway(input: {
   ): Promise<ExtractAcceptedResponse> {
     const row = uploads.get(req.storage_path);
     if (!row || row.parser_id !== parser.parser_id) {
-      throw new ServiceError('not_found', 'no upload exists at this storage_path for this API key\'s parser: pass storage_path exactly as POST /api/v1/upload-url returned it');
+      throw new ServiceError(
+        'not_found',
+        "no upload exists at this storage_path for this API key's parser: pass storage_path exactly as POST /api/v1/upload-url returned it",
+      );
     }
     if (row.document_id) {
-      throw new ServiceError('conflict', `this storage_path was already submitted as document ${row.document_id}: poll GET ${API_PREFIX}/documents/${row.document_id}`);
+      throw new ServiceError(
+        'conflict',
+        `this storage_path was already submitted as document ${row.document_id}: poll GET ${API_PREFIX}/documents/${row.document_id}`,
+      );
     }
     if (row.uploaded_at === null || row.size === null || row.sha256 === null) {
-      throw new ServiceError('upload_missing', 'nothing was uploaded to this storage_path yet: PUT the bytes to upload_url first');
+      throw new ServiceError(
+        'upload_missing',
+        'nothing was uploaded to this storage_path yet: PUT the bytes to upload_url first',
+      );
     }
     if (req.file_size !== undefined && req.file_size !== row.size) {
-      throw new ServiceError('invalid_request', `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`);
+      throw new ServiceError(
+        'invalid_request',
+        `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`,
+      );
     }
     const maxBytes = config.processing.max_file_bytes;
     if (row.size > maxBytes) {
@@ -281,7 +332,10 @@ export function createGateway(input: {
   function getDocument(parser: ParserConfig, documentId: string): DocumentBody {
     const doc = documents.get(documentId);
     if (!doc || doc.parser_id !== parser.parser_id) {
-      throw new ServiceError('not_found', `no document ${JSON.stringify(documentId.slice(0, 80))} for this API key's parser`);
+      throw new ServiceError(
+        'not_found',
+        `no document ${JSON.stringify(documentId.slice(0, 80))} for this API key's parser`,
+      );
     }
     return documentBody(doc);
   }
@@ -289,7 +343,11 @@ export function createGateway(input: {
   /** After a restart: background documents resume; inline ones lost their client, so they fail and are refunded. */
   function resume(): void {
     for (const doc of documents.processing()) {
-      if (doc.route === 'inline') processor.abandon(doc.document_id, 'the server stopped during this inline extraction; the credits were refunded');
+      if (doc.route === 'inline')
+        processor.abandon(
+          doc.document_id,
+          'the server stopped during this inline extraction; the credits were refunded',
+        );
       else processor.enqueue(doc);
     }
   }

@@ -24,7 +24,9 @@ export function createIdempotency(db: DatabaseSync): Idempotency {
   // Requests that were running when the server stopped died with it; their keys are free.
   db.exec('DELETE FROM idempotency WHERE response IS NULL');
   const get = db.prepare('SELECT request_hash, response, created_at FROM idempotency WHERE parser_id = ? AND key = ?');
-  const put = db.prepare('INSERT OR REPLACE INTO idempotency (parser_id, key, request_hash, response, created_at) VALUES (?, ?, ?, NULL, ?)');
+  const put = db.prepare(
+    'INSERT OR REPLACE INTO idempotency (parser_id, key, request_hash, response, created_at) VALUES (?, ?, ?, NULL, ?)',
+  );
   const done = db.prepare('UPDATE idempotency SET response = ? WHERE parser_id = ? AND key = ?');
   const del = db.prepare('DELETE FROM idempotency WHERE parser_id = ? AND key = ?');
   const hash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
@@ -35,13 +37,21 @@ export function createIdempotency(db: DatabaseSync): Idempotency {
         throw new ServiceError('invalid_request', 'Idempotency-Key must be 1 to 255 characters');
       }
       const requestHash = hash(body);
-      const prior = get.get(parserId, key) as { request_hash: string; response: string | null; created_at: number } | undefined;
+      const prior = get.get(parserId, key) as
+        | { request_hash: string; response: string | null; created_at: number }
+        | undefined;
       if (prior && nowMs - prior.created_at < IDEMPOTENCY_TTL_MS) {
         if (prior.request_hash !== requestHash) {
-          throw new ServiceError('invalid_request', 'this Idempotency-Key was used with a different request body: use a new key for a new request');
+          throw new ServiceError(
+            'invalid_request',
+            'this Idempotency-Key was used with a different request body: use a new key for a new request',
+          );
         }
         if (prior.response === null) {
-          throw new ServiceError('conflict', 'a request with this Idempotency-Key is still running: wait for it, then retry');
+          throw new ServiceError(
+            'conflict',
+            'a request with this Idempotency-Key is still running: wait for it, then retry',
+          );
         }
         return JSON.parse(prior.response) as unknown;
       }

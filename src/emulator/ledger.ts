@@ -19,7 +19,14 @@ export type Ledger = {
   body(): LedgerBody;
 };
 
-type Row = { kind: LedgerEntry['kind']; document_id: string | null; file_name: string | null; sha256: string | null; pages: number; at: number };
+type Row = {
+  kind: LedgerEntry['kind'];
+  document_id: string | null;
+  file_name: string | null;
+  sha256: string | null;
+  pages: number;
+  at: number;
+};
 
 export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
   // The opening balance is fixed when the data directory is new; later config changes do not reset it.
@@ -27,7 +34,9 @@ export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
   const sumStmt = db.prepare(
     `SELECT COALESCE(SUM(CASE kind WHEN 'reserve' THEN -pages ELSE pages END), 0) AS delta FROM ledger`,
   );
-  const insert = db.prepare('INSERT INTO ledger (kind, document_id, file_name, sha256, pages, at) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO ledger (kind, document_id, file_name, sha256, pages, at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   const reservation = db.prepare(
     `SELECT r.pages AS pages, r.file_name AS file_name, r.sha256 AS sha256,
             EXISTS (SELECT 1 FROM ledger f WHERE f.document_id = r.document_id AND f.kind = 'refund') AS refunded
@@ -41,7 +50,8 @@ export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
     balance,
     reserve(doc, pages, atMs) {
       // The gateway refuses such counts first (422); this keeps the ledger exact whoever calls it.
-      if (!Number.isSafeInteger(pages) || pages < 0) throw new RangeError(`a reserve of ${pages} pages cannot be right`);
+      if (!Number.isSafeInteger(pages) || pages < 0)
+        throw new RangeError(`a reserve of ${pages} pages cannot be right`);
       const available = balance();
       if (pages > available) {
         throw new ServiceError(
@@ -52,7 +62,9 @@ export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
       insert.run('reserve', doc.document_id, doc.file_name, doc.sha256, pages, atMs);
     },
     refund(documentId, atMs) {
-      const r = reservation.get(documentId) as { pages: number; file_name: string; sha256: string; refunded: number } | undefined;
+      const r = reservation.get(documentId) as
+        | { pages: number; file_name: string; sha256: string; refunded: number }
+        | undefined;
       if (!r || r.refunded) return;
       insert.run('refund', documentId, r.file_name, r.sha256, r.pages, atMs);
     },

@@ -19,7 +19,12 @@ export function pageCountProblem(pages: number, size: number): string | null {
 /** The longest page counting may take on any route: an honest document is counted in well under a second. */
 export const PAGE_COUNT_TIMEOUT_MS = 30_000;
 
-export type PageCounter = (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => Promise<number>;
+export type PageCounter = (
+  source: EngineSource,
+  size: number,
+  mimeType: string,
+  signal?: AbortSignal,
+) => Promise<number>;
 
 export function createPageCounter(engine: Engine): PageCounter {
   /**
@@ -34,11 +39,16 @@ export function createPageCounter(engine: Engine): PageCounter {
     const countLimit = AbortSignal.timeout(limitMs);
     let pages: number;
     try {
-      pages = await engine.countPages(source, mimeType, { signal: signal ? AbortSignal.any([signal, countLimit]) : countLimit });
+      pages = await engine.countPages(source, mimeType, {
+        signal: signal ? AbortSignal.any([signal, countLimit]) : countLimit,
+      });
     } catch (err) {
       if (err instanceof EngineError) throw new ServiceError('unreadable_document', err.message);
       if (countLimit.aborted && !signal?.aborted) {
-        throw new ServiceError('unreadable_document', `counting the document's pages took longer than ${limitMs} ms, which no honest document needs (a decompression bomb?): check the file, re-save it and submit it again`);
+        throw new ServiceError(
+          'unreadable_document',
+          `counting the document's pages took longer than ${limitMs} ms, which no honest document needs (a decompression bomb?): check the file, re-save it and submit it again`,
+        );
       }
       throw err;
     }

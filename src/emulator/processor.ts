@@ -28,7 +28,12 @@ export type Processor = {
    * injection); `onCompleted` runs inside the transaction that completes it (an Idempotency-Key's answer).
    * An aborted `signal` stops the engine's worker and fails the document with the abort's reason.
    */
-  run(doc: DocumentRow, injectedError?: string, onCompleted?: (results: Results) => void, signal?: AbortSignal): Promise<Outcome>;
+  run(
+    doc: DocumentRow,
+    injectedError?: string,
+    onCompleted?: (results: Results) => void,
+    signal?: AbortSignal,
+  ): Promise<Outcome>;
   /** Queues a stored-path document for background extraction. */
   enqueue(doc: DocumentRow, injectedError?: string): void;
   /** Marks a document failed and refunds it (inline time-out, a crash of an inline request). */
@@ -68,8 +73,14 @@ export function createProcessor(input: {
     } catch (err) {
       // A bug of ours while completing (a result the contract refuses, say): the document fails
       // and is refunded, and the server goes on. Without its hooks, which may be what threw.
-      log(`internal error while finishing ${documentId}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      const failed: Outcome = { status: 'error', cause: 'internal', error: 'extraction failed inside the emulator while storing its result; the credits were refunded' };
+      log(
+        `internal error while finishing ${documentId}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
+      const failed: Outcome = {
+        status: 'error',
+        cause: 'internal',
+        error: 'extraction failed inside the emulator while storing its result; the credits were refunded',
+      };
       try {
         transaction(store.db, () => {
           if (documents.fail(documentId, failed.error, deps.now())) ledger.refund(documentId, deps.now());
@@ -100,7 +111,8 @@ export function createProcessor(input: {
 
   const extract = async (doc: DocumentRow, injectedError?: string, signal?: AbortSignal): Promise<Outcome> => {
     const parser = parsers.get(doc.parser_id);
-    if (!parser) return { status: 'error', cause: 'internal', error: `the parser ${doc.parser_id} is no longer configured` };
+    if (!parser)
+      return { status: 'error', cause: 'internal', error: `the parser ${doc.parser_id} is no longer configured` };
     const simulated = () => abortable(deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page), signal);
     try {
       if (injectedError !== undefined) {
@@ -108,7 +120,13 @@ export function createProcessor(input: {
         return { status: 'error', cause: 'internal', error: `${injectedError}; the credits were refunded` };
       }
       // The worker reads the stored file itself: the server's thread never holds the bytes.
-      const [out] = await Promise.all([engine.extract({ bytes: { path: join(store.blobDir, doc.blob) }, mimeType: doc.mime_type, fields: parser.fields }, { signal }), simulated()]);
+      const [out] = await Promise.all([
+        engine.extract(
+          { bytes: { path: join(store.blobDir, doc.blob) }, mimeType: doc.mime_type, fields: parser.fields },
+          { signal },
+        ),
+        simulated(),
+      ]);
       // The pages charged are the pages counted at submission; a reading that disagrees is not billed.
       if (out.pageCount !== doc.page_count) {
         return {
@@ -121,7 +139,11 @@ export function createProcessor(input: {
     } catch (err) {
       if (signal?.aborted) return { status: 'error', cause: 'internal', error: reasonOf(signal) };
       if (err instanceof EngineError) return { status: 'error', cause: 'unreadable', error: err.message };
-      return { status: 'error', cause: 'internal', error: `extraction failed inside the emulator (${err instanceof Error ? err.message : String(err)}); the credits were refunded` };
+      return {
+        status: 'error',
+        cause: 'internal',
+        error: `extraction failed inside the emulator (${err instanceof Error ? err.message : String(err)}); the credits were refunded`,
+      };
     }
   };
 
@@ -140,7 +162,15 @@ export function createProcessor(input: {
     }
     const limitMs = config.processing.timeout_ms;
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error(`extraction took longer than ${limitMs} ms (processing.timeout_ms) and was stopped; the credits were refunded`)), limitMs);
+    const timer = setTimeout(
+      () =>
+        timeout.abort(
+          new Error(
+            `extraction took longer than ${limitMs} ms (processing.timeout_ms) and was stopped; the credits were refunded`,
+          ),
+        ),
+      limitMs,
+    );
     try {
       return await processor.run(doc, injectedError, undefined, timeout.signal);
     } finally {
@@ -159,7 +189,11 @@ export function createProcessor(input: {
       running.add(task);
       // Nothing in the background may take the process down: a failure is logged, never thrown.
       void task
-        .catch((err: unknown) => log(`internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`))
+        .catch((err: unknown) =>
+          log(
+            `internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+          ),
+        )
         .finally(() => running.delete(task));
     },
     abandon(documentId, reason) {
@@ -202,4 +236,5 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
 }
 
 /** The text an abort leaves on the document (the caller names the limit in its reason). */
-export const reasonOf = (signal: AbortSignal): string => (signal.reason instanceof Error ? signal.reason.message : 'extraction was cancelled; the credits were refunded');
+export const reasonOf = (signal: AbortSignal): string =>
+  signal.reason instanceof Error ? signal.reason.message : 'extraction was cancelled; the credits were refunded';

@@ -68,7 +68,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const emit = options.events;
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
-  const engine = options.engine ?? (await import('../engine/index.ts')).createEngine({ maxFileBytes: config.processing.max_file_bytes });
+  const engine =
+    options.engine ??
+    (await import('../engine/index.ts')).createEngine({ maxFileBytes: config.processing.max_file_bytes });
   const documents = createDocuments(store.db);
   const ledger = createLedger(store.db, config.credits);
   const uploads = createUploads(store.db, store);
@@ -83,14 +85,37 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     faults,
     log: (event) => emit?.(event),
   });
-  const processor = createProcessor({ store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction: webhooks.enqueue, log });
+  const processor = createProcessor({
+    store,
+    documents,
+    ledger,
+    engine,
+    config,
+    parsers,
+    deps,
+    onFinishedInTransaction: webhooks.enqueue,
+    log,
+  });
   processor.onFinished(() => webhooks.flush());
   const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
-  const intake = createIntake({ store, documents, ledger, processor, faults, countPages: createPageCounter(engine), deps });
+  const intake = createIntake({
+    store,
+    documents,
+    ledger,
+    processor,
+    faults,
+    countPages: createPageCounter(engine),
+    deps,
+  });
   const keys = createKeyRing(config.parsers);
 
   const host = options.host ?? '127.0.0.1';
-  const app = Fastify({ logger: false, bodyLimit: config.inline.max_body_bytes, forceCloseConnections: true, frameworkErrors });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: config.inline.max_body_bytes,
+    forceCloseConnections: true,
+    frameworkErrors,
+  });
   installErrorHandling(app, log);
   installLoopbackGuard(app, host);
   installFaults(app, faults, deps, keys);
@@ -109,12 +134,16 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     });
   }
   const idempotency = createIdempotency(store.db);
-  await app.register(apiRoutes({ gateway, keys, idempotency, maxBodyBytes: config.inline.max_body_bytes, now: deps.now }));
+  await app.register(
+    apiRoutes({ gateway, keys, idempotency, maxBodyBytes: config.inline.max_body_bytes, now: deps.now }),
+  );
   await app.register(storageRoutes(gateway));
   await app.register(arrivalRoutes({ intake, parsers, inbound, partialDir: store.partialDir }));
   await app.register(appRoutes());
   await app.register(faultRoutes(faults));
-  await app.register(emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps, blobDir: store.blobDir }));
+  await app.register(
+    emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps, blobDir: store.blobDir }),
+  );
 
   await app.listen({ host, port: options.port ?? 8787 });
   const address = app.server.address();
@@ -123,7 +152,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
   let email: EmailArrivals | undefined;
   if (options.smtpPort !== undefined && options.smtpPort !== false) {
-    email = await startEmailArrivals({ intake, partialDir: store.partialDir, parsers, host, port: options.smtpPort, log });
+    email = await startEmailArrivals({
+      intake,
+      partialDir: store.partialDir,
+      parsers,
+      host,
+      port: options.smtpPort,
+      log,
+    });
   }
   gateway.resume();
   webhooks.start();
@@ -133,7 +169,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     url,
     config,
     apiKeys: config.parsers[0]!.api_keys,
-    inboundUrls: new Map(config.parsers.map((p) => [p.parser_id, `${url}${INBOUND_PREFIX}/${p.parser_id}/${inbound.tokenFor(p.parser_id)}`])),
+    inboundUrls: new Map(
+      config.parsers.map((p) => [
+        p.parser_id,
+        `${url}${INBOUND_PREFIX}/${p.parser_id}/${inbound.tokenFor(p.parser_id)}`,
+      ]),
+    ),
     smtpPort: email?.port ?? null,
     gateway,
     processor,

@@ -47,7 +47,12 @@ export async function stageStream(partialDir: string, body: Readable): Promise<S
 export async function stageBytes(partialDir: string, bytes: Uint8Array): Promise<StagedFile> {
   const path = join(partialDir, `staged-${randomBytes(9).toString('hex')}`);
   await writeFile(path, bytes, { flush: true });
-  return { path, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), head: bytes.subarray(0, HEAD_BYTES) };
+  return {
+    path,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    head: bytes.subarray(0, HEAD_BYTES),
+  };
 }
 
 export const unstage = (file: StagedFile) => rm(file.path, { force: true });

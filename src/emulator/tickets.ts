@@ -15,7 +15,12 @@ export type SignedQuery = { expires: number; sig: string };
 export type Signer = {
   sign(storagePath: string, fileType: string, expires: number): string;
   /** Throws upload_forbidden with a reason unless `sig` is the signature of exactly this use. */
-  verify(input: { storagePath: string; fileType: string; query: Partial<Record<string, unknown>>; nowMs: number }): void;
+  verify(input: {
+    storagePath: string;
+    fileType: string;
+    query: Partial<Record<string, unknown>>;
+    nowMs: number;
+  }): void;
 };
 
 export function createSigner(db: DatabaseSync): Signer {
@@ -28,14 +33,23 @@ export function createSigner(db: DatabaseSync): Signer {
       const expires = Number(query.expires);
       const sig = typeof query.sig === 'string' ? query.sig : '';
       if (!Number.isSafeInteger(expires) || !/^[0-9a-f]{64}$/.test(sig)) {
-        throw new ServiceError('upload_forbidden', 'the upload address is not signed: use upload_url exactly as returned by POST /api/v1/upload-url');
+        throw new ServiceError(
+          'upload_forbidden',
+          'the upload address is not signed: use upload_url exactly as returned by POST /api/v1/upload-url',
+        );
       }
       const expected = Buffer.from(sign(storagePath, fileType, expires), 'hex');
       if (!timingSafeEqual(expected, Buffer.from(sig, 'hex'))) {
-        throw new ServiceError('upload_forbidden', 'the upload address signature does not match: the address was altered; use upload_url exactly as returned');
+        throw new ServiceError(
+          'upload_forbidden',
+          'the upload address signature does not match: the address was altered; use upload_url exactly as returned',
+        );
       }
       if (nowMs > expires * 1000) {
-        throw new ServiceError('upload_forbidden', 'the upload address has expired: request a new one with POST /api/v1/upload-url');
+        throw new ServiceError(
+          'upload_forbidden',
+          'the upload address has expired: request a new one with POST /api/v1/upload-url',
+        );
       }
     },
   };

@@ -71,7 +71,18 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
       const id = `upl_${randomBytes(12).toString('hex')}`;
       const storage_path = `${parser_id}/${id}/${sanitiseFileName(file_name)}`;
       insert.run(storage_path, parser_id, file_name, file_type, id, expires_at);
-      return { storage_path, parser_id, file_name, file_type, blob: id, expires_at, size: null, sha256: null, uploaded_at: null, document_id: null };
+      return {
+        storage_path,
+        parser_id,
+        file_name,
+        file_type,
+        blob: id,
+        expires_at,
+        size: null,
+        sha256: null,
+        uploaded_at: null,
+        document_id: null,
+      };
     },
     get(storagePath) {
       return byPath.get(storagePath) as UploadRow | undefined;
@@ -102,14 +113,21 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
       const current = byPath.get(row.storage_path) as UploadRow | undefined;
       if (current?.document_id || frozen.has(row.storage_path)) {
         await rm(partial, { force: true });
-        throw new ServiceError('conflict', 'this storage path was already submitted for extraction; its object cannot change now');
+        throw new ServiceError(
+          'conflict',
+          'this storage path was already submitted for extraction; its object cannot change now',
+        );
       }
       renameSync(partial, join(dirs.blobDir, row.blob));
       written.run(size, sha256, atMs, row.storage_path);
       return { size, sha256 };
     },
     freeze(storagePath) {
-      if (frozen.has(storagePath)) throw new ServiceError('conflict', 'this storage path is being submitted by another request: poll the document that request returns');
+      if (frozen.has(storagePath))
+        throw new ServiceError(
+          'conflict',
+          'this storage path is being submitted by another request: poll the document that request returns',
+        );
       frozen.add(storagePath);
       return () => frozen.delete(storagePath);
     },

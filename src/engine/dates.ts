@@ -11,7 +11,20 @@ export type DateOrder = 'dmy' | 'mdy';
 const MONTHS: Record<string, number> = {};
 const NAMES: string[][] = [
   ['january', 'jan', 'januar', 'jänner', 'janvier', 'janv', 'enero', 'ene', 'gennaio', 'gen', 'januari', 'janeiro'],
-  ['february', 'feb', 'februar', 'février', 'fevrier', 'févr', 'fevr', 'febrero', 'febbraio', 'februari', 'fevereiro', 'fev'],
+  [
+    'february',
+    'feb',
+    'februar',
+    'février',
+    'fevrier',
+    'févr',
+    'fevr',
+    'febrero',
+    'febbraio',
+    'februari',
+    'fevereiro',
+    'fev',
+  ],
   ['march', 'mar', 'märz', 'maerz', 'mär', 'mars', 'marzo', 'maart', 'mrt', 'março', 'marco'],
   ['april', 'apr', 'avril', 'avr', 'abril', 'abr', 'aprile'],
   ['may', 'mai', 'mayo', 'maggio', 'mag', 'mei', 'maio'],

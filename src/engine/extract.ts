@@ -36,7 +36,10 @@ function isPdf(bytes: Uint8Array): boolean {
 
 function kindOf(bytes: Uint8Array, mimeType: string): DocumentKind {
   if (bytes.length === 0) {
-    throw new EngineError('empty', 'the document is empty (0 bytes); check that the upload sent the file and submit it again');
+    throw new EngineError(
+      'empty',
+      'the document is empty (0 bytes); check that the upload sent the file and submit it again',
+    );
   }
   const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (isPdf(bytes)) return { kind: 'pdf' };
@@ -44,11 +47,17 @@ function kindOf(bytes: Uint8Array, mimeType: string): DocumentKind {
   if (image) return { kind: 'image', image };
   const declared = DECLARED[mime];
   if (declared !== undefined) {
-    throw new EngineError('corrupt', `the file is declared ${mime} but its bytes are not one; check the file and its declared type, then submit it again`);
+    throw new EngineError(
+      'corrupt',
+      `the file is declared ${mime} but its bytes are not one; check the file and its declared type, then submit it again`,
+    );
   }
   if (mime.startsWith('text/') || TEXT_TYPES.has(mime)) return { kind: 'text' };
   if (UNDECLARED.has(mime) && looksLikeText(bytes)) return { kind: 'text' };
-  throw new EngineError('unsupported_type', `documents of type ${mime || 'unknown'} cannot be read; the engine reads ${READS}`);
+  throw new EngineError(
+    'unsupported_type',
+    `documents of type ${mime || 'unknown'} cannot be read; the engine reads ${READS}`,
+  );
 }
 
 function looksLikeText(bytes: Uint8Array): boolean {
@@ -76,7 +85,8 @@ function lastCompleteChar(head: Uint8Array): number {
 }
 
 export function decodeText(bytes: Uint8Array): string {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder('utf-8').decode(bytes.subarray(3));
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return new TextDecoder('utf-8').decode(bytes.subarray(3));
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
   try {

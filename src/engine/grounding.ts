@@ -23,29 +23,132 @@ import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
  */
 type Candidate = { text: string; strong: boolean; tier: number; at: Place | undefined; parsed?: LeafValue };
 
-
 /** Extended labels of amounts ("Total for this invoice") are the weakest tier. */
 const EXTENDED_TIER = 3;
 
 /** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
 const QUALIFIERS = new Set([
-  'net', 'netto', 'nett', 'excl', 'exkl', 'excluding', 'exclusive', 'ohne', 'hors', 'ht', 'sans', 'before', 'vor', 'pre',
-  'subtotal', 'tax', 'taxes', 'vat', 'tva', 'ust', 'mwst', 'iva', 'btw', 'gst', 'steuer', 'discount', 'discounts', 'rabatt',
-  'rabatte', 'remise', 'remises', 'skonto', 'paid', 'bezahlt', 'paye', 'payments', 'payment', 'anzahlung', 'anzahlungen',
-  'acompte', 'deposit', 'shipping', 'versand', 'fracht', 'freight', 'livraison', 'delivery', 'items', 'item', 'lines', 'line',
-  'positions', 'position', 'quantity', 'qty', 'menge', 'pieces', 'weight', 'gewicht', 'previous', 'prior', 'hours', 'stunden',
-  'units', 'unit', 'per', 'zuschlage', 'zuschlag', 'abschlage', 'abschlag', 'surcharge', 'surcharges', 'fees', 'fee', 'charges',
-  'credit', 'credits', 'gutschrift', 'savings', 'rounding', 'rundung', 'base', 'basis', 'der', 'des', 'of', 'du', 'de', 'la',
-  'dei', 'delle', 'van', 'saved', 'outstanding', 'overdue', 'last', 'month', 'year',
+  'net',
+  'netto',
+  'nett',
+  'excl',
+  'exkl',
+  'excluding',
+  'exclusive',
+  'ohne',
+  'hors',
+  'ht',
+  'sans',
+  'before',
+  'vor',
+  'pre',
+  'subtotal',
+  'tax',
+  'taxes',
+  'vat',
+  'tva',
+  'ust',
+  'mwst',
+  'iva',
+  'btw',
+  'gst',
+  'steuer',
+  'discount',
+  'discounts',
+  'rabatt',
+  'rabatte',
+  'remise',
+  'remises',
+  'skonto',
+  'paid',
+  'bezahlt',
+  'paye',
+  'payments',
+  'payment',
+  'anzahlung',
+  'anzahlungen',
+  'acompte',
+  'deposit',
+  'shipping',
+  'versand',
+  'fracht',
+  'freight',
+  'livraison',
+  'delivery',
+  'items',
+  'item',
+  'lines',
+  'line',
+  'positions',
+  'position',
+  'quantity',
+  'qty',
+  'menge',
+  'pieces',
+  'weight',
+  'gewicht',
+  'previous',
+  'prior',
+  'hours',
+  'stunden',
+  'units',
+  'unit',
+  'per',
+  'zuschlage',
+  'zuschlag',
+  'abschlage',
+  'abschlag',
+  'surcharge',
+  'surcharges',
+  'fees',
+  'fee',
+  'charges',
+  'credit',
+  'credits',
+  'gutschrift',
+  'savings',
+  'rounding',
+  'rundung',
+  'base',
+  'basis',
+  'der',
+  'des',
+  'of',
+  'du',
+  'de',
+  'la',
+  'dei',
+  'delle',
+  'van',
+  'saved',
+  'outstanding',
+  'overdue',
+  'last',
+  'month',
+  'year',
 ]);
-const INCLUSIVE = new Set(['incl', 'inkl', 'including', 'inklusive', 'inclusive', 'ttc', 'brutto', 'gross', 'with', 'mit']);
+const INCLUSIVE = new Set([
+  'incl',
+  'inkl',
+  'including',
+  'inklusive',
+  'inclusive',
+  'ttc',
+  'brutto',
+  'gross',
+  'with',
+  'mit',
+]);
 
 function extendedTotalFits(extra: string): boolean {
-  const words = extra.split(/[\s\-/.']+/).map(normaliseWord).filter((w) => w !== '');
-  if (words.some((w) => INCLUSIVE.has(w))) return !words.some((w) => ['net', 'netto', 'excl', 'exkl', 'ohne', 'ht', 'hors'].includes(w));
+  const words = extra
+    .split(/[\s\-/.']+/)
+    .map(normaliseWord)
+    .filter((w) => w !== '');
+  if (words.some((w) => INCLUSIVE.has(w)))
+    return !words.some((w) => ['net', 'netto', 'excl', 'exkl', 'ohne', 'ht', 'hors'].includes(w));
   return !words.some((w) => QUALIFIERS.has(w));
 }
-
 
 export function groundDefinition(fields: FieldDefinition, doc: Doc): { results: Results; grounding: Grounding } {
   const tables = new Map<FieldPath, TableRead>();
@@ -57,7 +160,13 @@ export function groundDefinition(fields: FieldDefinition, doc: Doc): { results: 
   return { results, grounding };
 }
 
-function collectTables(fields: FieldDefinition, prefix: string, doc: Doc, out: Map<FieldPath, TableRead>, lines: Set<string>): void {
+function collectTables(
+  fields: FieldDefinition,
+  prefix: string,
+  doc: Doc,
+  out: Map<FieldPath, TableRead>,
+  lines: Set<string>,
+): void {
   for (const f of fields) {
     const path = prefix + f.name;
     if (f.type === 'table') {
@@ -70,7 +179,14 @@ function collectTables(fields: FieldDefinition, prefix: string, doc: Doc, out: M
   }
 }
 
-function groundFields(fields: FieldDefinition, prefix: string, outPrefix: string, doc: Doc, tables: Map<FieldPath, TableRead>, grounding: Grounding): Results {
+function groundFields(
+  fields: FieldDefinition,
+  prefix: string,
+  outPrefix: string,
+  doc: Doc,
+  tables: Map<FieldPath, TableRead>,
+  grounding: Grounding,
+): Results {
   const out: Results = {};
   for (const f of fields) {
     const path = prefix + f.name;
@@ -82,7 +198,14 @@ function groundFields(fields: FieldDefinition, prefix: string, outPrefix: string
         for (const [column, place] of Object.entries(row)) grounding[`${outPath}[${i}].${column}`] = place;
       }
     } else if (f.type === 'object') {
-      out[f.name] = groundFields(f.fields, `${path}.`, `${outPath}.`, { ...doc, scope: blockOf(f, path, doc) }, tables, grounding);
+      out[f.name] = groundFields(
+        f.fields,
+        `${path}.`,
+        `${outPath}.`,
+        { ...doc, scope: blockOf(f, path, doc) },
+        tables,
+        grounding,
+      );
     } else {
       const found = groundLeaf(f, path, doc);
       out[f.name] = found.value;
@@ -109,8 +232,10 @@ function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafV
     found = { value, at: c.at };
   }
   if (values.size !== 1) return { value: null, at: undefined };
-  if (field.type === 'date' && vetoes.some((v) => parseDate(v, doc.hints.dateOrder) !== found.value)) return { value: null, at: undefined };
-  if (best < 2 && typeof found.value === 'number' && !dueAgrees(found.value, all, field, doc)) return { value: null, at: undefined };
+  if (field.type === 'date' && vetoes.some((v) => parseDate(v, doc.hints.dateOrder) !== found.value))
+    return { value: null, at: undefined };
+  if (best < 2 && typeof found.value === 'number' && !dueAgrees(found.value, all, field, doc))
+    return { value: null, at: undefined };
   return found;
 }
 
@@ -173,7 +298,14 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         if (date !== null) out.push({ text: date, strong: false, tier: 1, at: placeOf(sl.line, cell), parsed: date });
       }
       // "Facture FA-2017-0010": a title and one identifier, when no label names the number.
-      if (concept === 'invoice_number' && m.title && m.rest !== '' && !m.colon && /^\S*\d\S*$/.test(m.rest) && parseDate(m.rest) === null) {
+      if (
+        concept === 'invoice_number' &&
+        m.title &&
+        m.rest !== '' &&
+        !m.colon &&
+        /^\S*\d\S*$/.test(m.rest) &&
+        parseDate(m.rest) === null
+      ) {
         if (/[\p{L}\-/_.]/u.test(m.rest) || m.rest.length >= 5) push(m.rest, false, 2, sl.line, cell);
       }
       const tier = m.tiers.get(path);
@@ -187,7 +319,8 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         // "Total for this invoice │ $4.11": an extended label, weakest, and only for a total.
         if (!amount || (concept !== 'total' && concept !== 'amount_due') || !extendedTotalFits(m.extra)) continue;
         const value = m.rest !== '' ? m.rest : rightOf(sl, j, doc)?.text;
-        if (value !== undefined && parseValue(field.type, value, doc.hints) !== null && looksLikeAmount(value)) push(value, true, EXTENDED_TIER, sl.line, m.rest !== '' ? cell : rightOf(sl, j, doc));
+        if (value !== undefined && parseValue(field.type, value, doc.hints) !== null && looksLikeAmount(value))
+          push(value, true, EXTENDED_TIER, sl.line, m.rest !== '' ? cell : rightOf(sl, j, doc));
         continue;
       }
       if (m.box !== undefined) {
@@ -224,7 +357,8 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
       // "Invoice Number   INV-1" above "Reference   R-7": both are values; the field is null.
       if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
       else if (rightParses && rightText !== undefined) push(rightText, true, tier, sl.line, right);
-      else if (belowParses && below) push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
+      else if (belowParses && below)
+        push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
       else if (rightText !== undefined) push(rightText, true, tier, sl.line, right);
     }
   }
@@ -277,7 +411,8 @@ function totalOfRow(row: Array<Cell & { value: number }>): (Cell & { value: numb
   const others = row.slice(0, -1).map((c) => c.value);
   const sum = others.reduce((a, b) => a + b, 0);
   const product = others.reduce((a, b) => a * b, 1);
-  if (Math.abs(sum - last.value) < 0.005 || (others.length === 2 && Math.abs(product - last.value) < 0.005)) return last;
+  if (Math.abs(sum - last.value) < 0.005 || (others.length === 2 && Math.abs(product - last.value) < 0.005))
+    return last;
   return undefined;
 }
 
@@ -296,7 +431,6 @@ function keyLabel(text: string, doc: Doc): boolean {
   const m = doc.labels.match(text);
   return m !== null && m.kind === 'clean' && m.extra === undefined && [...m.owners].some((o) => !o.includes('[]'));
 }
-
 
 /**
  * The one cell directly below a label, in its column, on the next line without a blank
@@ -357,10 +491,23 @@ function blockOf(field: ObjectField, path: FieldPath, doc: Doc): Scope {
 
 function isHeading(text: string, path: FieldPath, doc: Doc): boolean {
   const m = doc.labels.match(text);
-  return m !== null && m.kind === 'clean' && m.rest === '' && m.box === undefined && m.extra === undefined && m.owners.has(path);
+  return (
+    m !== null &&
+    m.kind === 'clean' &&
+    m.rest === '' &&
+    m.box === undefined &&
+    m.extra === undefined &&
+    m.owners.has(path)
+  );
 }
 
 function isAnyHeading(text: string, doc: Doc): boolean {
   const m = doc.labels.match(text);
-  return m !== null && m.kind === 'clean' && m.rest === '' && m.extra === undefined && [...m.owners].some((o) => doc.objectPaths.has(o));
+  return (
+    m !== null &&
+    m.kind === 'clean' &&
+    m.rest === '' &&
+    m.extra === undefined &&
+    [...m.owners].some((o) => doc.objectPaths.has(o))
+  );
 }

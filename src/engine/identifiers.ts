@@ -7,7 +7,8 @@ import { parseDate } from './dates.ts';
  * the date of the document the identifier names.
  */
 
-const CLAUSE = /\s+(?:vom|von|du|dated|issued(?:\s+(?:at|on))?|from|del|van|datiert|emessa\s+il|le|d\.d\.|dd)(?=\s|$)(.*)$/iu;
+const CLAUSE =
+  /\s+(?:vom|von|du|dated|issued(?:\s+(?:at|on))?|from|del|van|datiert|emessa\s+il|le|d\.d\.|dd)(?=\s|$)(.*)$/iu;
 
 /** Field names whose last word says "identifier". */
 const ID_WORDS = new Set(['number', 'no', 'nr', 'num', 'id', 'ref', 'reference', 'code']);

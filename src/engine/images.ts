@@ -13,8 +13,11 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 export function imageKindOf(bytes: Uint8Array): ImageKind | null {
   if (PNG_SIGNATURE.every((b, i) => bytes[i] === b)) return 'png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
-  if ((bytes[0] === 0x49 && bytes[1] === 0x49 && bytes[2] === 0x2a && bytes[3] === 0x00) ||
-      (bytes[0] === 0x4d && bytes[1] === 0x4d && bytes[2] === 0x00 && bytes[3] === 0x2a)) return 'tiff';
+  if (
+    (bytes[0] === 0x49 && bytes[1] === 0x49 && bytes[2] === 0x2a && bytes[3] === 0x00) ||
+    (bytes[0] === 0x4d && bytes[1] === 0x4d && bytes[2] === 0x00 && bytes[3] === 0x2a)
+  )
+    return 'tiff';
   return null;
 }
 
@@ -26,7 +29,8 @@ export function countImagePages(kind: ImageKind, bytes: Uint8Array): number {
   switch (kind) {
     case 'png':
       // The first chunk after the signature must be IHDR, 13 bytes long.
-      if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') throw corrupt('the PNG has no image header');
+      if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR')
+        throw corrupt('the PNG has no image header');
       return 1;
     case 'jpeg':
       if (bytes.length < 4 || bytes[bytes.length - 2] !== 0xff || bytes[bytes.length - 1] !== 0xd9) {

@@ -5,7 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerReply, WorkerRequest } from './protocol.ts';
 import { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
-import { type Engine, type EngineCallOptions, EngineError, type EngineJob, type EngineOutput, type EngineSource } from './types.ts';
+import {
+  type Engine,
+  type EngineCallOptions,
+  EngineError,
+  type EngineJob,
+  type EngineOutput,
+  type EngineSource,
+} from './types.ts';
 
 /**
  * The extraction engine as the emulator uses it: a small pool of worker threads, so that
@@ -67,7 +74,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const i = slots.indexOf(slot);
       if (i >= 0) slots.splice(i, 1);
       if (job && outOfMemory) {
-        job.reject(new EngineError('too_large', `reading the document needs more memory than the engine allows (${heapMb} MB per worker): split or re-save the file and submit it again`));
+        job.reject(
+          new EngineError(
+            'too_large',
+            `reading the document needs more memory than the engine allows (${heapMb} MB per worker): split or re-save the file and submit it again`,
+          ),
+        );
       } else if (job) {
         job.reject(internalError(`the engine worker stopped while reading a document (${why})`, undefined));
       }
@@ -110,7 +122,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     dispatch();
   }
 
-  async function run(request: WorkerRequest, source: EngineSource, options: EngineCallOptions = {}): Promise<WorkerReply & { ok: true }> {
+  async function run(
+    request: WorkerRequest,
+    source: EngineSource,
+    options: EngineCallOptions = {},
+  ): Promise<WorkerReply & { ok: true }> {
     if (closed) throw new Error('the engine is closed');
     await refuseTooLarge(source, maxFileBytes);
     const signal = options.signal;

@@ -75,10 +75,16 @@ function indexWord(word: string): string {
 /** The words of a text; words inside parentheses are left out ("Handelsrechnung (380) Nr."). */
 function tokens(text: string): Token[] {
   const out: Token[] = [];
-  const parens = text.includes('(') ? [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const) : [];
+  const parens = text.includes('(')
+    ? [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const)
+    : [];
   for (const m of text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)) {
     if (parens.length > 0 && parens.some(([a, b]) => m.index > a && m.index < b)) continue;
-    out.push({ word: normaliseWord(m[0]) === '№' ? '#' : normaliseWord(m[0]), start: m.index, end: m.index + m[0].length });
+    out.push({
+      word: normaliseWord(m[0]) === '№' ? '#' : normaliseWord(m[0]),
+      start: m.index,
+      end: m.index + m[0].length,
+    });
   }
   return out;
 }
@@ -128,7 +134,8 @@ function vocabularyWords(): VocabularyWords[] {
       if (label.startsWith('*') && words[0] !== undefined) words[0] = `*${words[0]}`;
       return { words, concept, fallback };
     });
-    for (const title of TITLE_WORDS) vocabularyCache.push({ words: tokens(title).map((t) => t.word), concept: 'invoice_title', fallback: false });
+    for (const title of TITLE_WORDS)
+      vocabularyCache.push({ words: tokens(title).map((t) => t.word), concept: 'invoice_title', fallback: false });
   }
   return vocabularyCache;
 }
@@ -155,7 +162,11 @@ export class LabelIndex {
     // The vocabulary names its concept's top-level fields; labels of other concepts name nothing but still compete.
     for (const { words, concept, fallback } of vocabularyWords()) {
       const owners = concept === 'invoice_title' ? [] : (top.get(concept) ?? []);
-      this.addForm([...words], concept, owners.map((path) => [path, fallback ? 2 : 1]));
+      this.addForm(
+        [...words],
+        concept,
+        owners.map((path) => [path, fallback ? 2 : 1]),
+      );
     }
   }
 
@@ -169,7 +180,9 @@ export class LabelIndex {
   }
 
   private addForms(field: Field, path: FieldPath): void {
-    const own = [field.label, ...(field.aliases ?? [])].filter((l): l is string => l !== undefined).map((l) => tokens(l).map((t) => t.word));
+    const own = [field.label, ...(field.aliases ?? [])]
+      .filter((l): l is string => l !== undefined)
+      .map((l) => tokens(l).map((t) => t.word));
     for (const words of own) this.addForm(words, undefined, [[path, 0]]);
     const name = nameWords(field.name);
     this.addForm(name, undefined, [[path, 1]]);
@@ -179,7 +192,11 @@ export class LabelIndex {
     }
   }
 
-  private addForm(words: string[], concept: Concept | 'invoice_title' | undefined, owners: Array<[FieldPath, Tier]>): void {
+  private addForm(
+    words: string[],
+    concept: Concept | 'invoice_title' | undefined,
+    owners: Array<[FieldPath, Tier]>,
+  ): void {
     if (words.length === 0) return;
     const key = words.map(indexWord).join(' ');
     let form = this.byKey.get(key);
@@ -234,7 +251,8 @@ export class LabelIndex {
     if (!first || /[\p{L}\p{N}]/u.test(body.slice(0, first.start))) return null;
     if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
     const second = toks[1];
-    const joined = second && body.slice(first.end, second.start) === ' ' ? this.byFirst.get(first.word + second.word) : undefined;
+    const joined =
+      second && body.slice(first.end, second.start) === ' ' ? this.byFirst.get(first.word + second.word) : undefined;
     const candidates = [...(this.byFirst.get(indexWord(first.word)) ?? []), ...(joined ?? []), ...this.suffixed];
     const all = candidates.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
     // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
@@ -245,9 +263,16 @@ export class LabelIndex {
     const [top] = longest;
     // Two labels of the same words ("Total" of the total and of a column) name all their fields.
     const tiers = new Map<FieldPath, Tier>();
-    for (const m of longest) for (const [p, t] of m.tiers) if (!tiers.has(p) || t < (tiers.get(p) ?? 2)) tiers.set(p, t);
+    for (const m of longest)
+      for (const [p, t] of m.tiers) if (!tiers.has(p) || t < (tiers.get(p) ?? 2)) tiers.set(p, t);
     const best: LabelMatch | null = top
-      ? { ...top, owners: new Set(tiers.keys()), tiers, concepts: new Set(longest.flatMap((m) => [...m.concepts])), title: longest.some((m) => m.title) }
+      ? {
+          ...top,
+          owners: new Set(tiers.keys()),
+          tiers,
+          concepts: new Set(longest.flatMap((m) => [...m.concepts])),
+          title: longest.some((m) => m.title),
+        }
       : null;
     if (best && box !== undefined) {
       if (best.rest !== '' || best.colon) return null;
@@ -268,7 +293,12 @@ export class LabelIndex {
       if (wordsEqual(w, t.word)) {
         prev = t;
         k += 1;
-      } else if (next && w.length >= SPLIT_WORD_MIN && body.slice(t.end, next.start) === ' ' && t.word + next.word === w) {
+      } else if (
+        next &&
+        w.length >= SPLIT_WORD_MIN &&
+        body.slice(t.end, next.start) === ' ' &&
+        t.word + next.word === w
+      ) {
         // pdfjs cut the word with a space inside a glyph run ("Br uttosumme", "Zahlbetr ag").
         prev = next;
         k += 2;
@@ -293,13 +323,20 @@ export class LabelIndex {
     if (colon) return { ...base, kind: 'clean', rest: rest.replace(/^\s*:/, '').trim(), colon };
     if (rest.trim() === '') return { ...base, kind: 'clean', rest: '', colon };
     // "Total EUR", "Betrag €": a currency after the label says what the amount is in.
-    if (parseCurrency(rest.trim()) !== null || /^\s*[$€£¥]\s*$/.test(rest)) return { ...base, kind: 'clean', rest: '', colon };
+    if (parseCurrency(rest.trim()) !== null || /^\s*[$€£¥]\s*$/.test(rest))
+      return { ...base, kind: 'clean', rest: '', colon };
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
       const extended = kind === 'loose' ? EXTRA_WORDS.exec(rest) : null;
       if (extended?.[1] !== undefined) {
         const after = extended[2];
-        return { ...base, kind: 'clean', rest: after === undefined ? '' : after.slice(1).trim(), colon: after !== undefined, extra: extended[1].trim() };
+        return {
+          ...base,
+          kind: 'clean',
+          rest: after === undefined ? '' : after.slice(1).trim(),
+          colon: after !== undefined,
+          extra: extended[1].trim(),
+        };
       }
       return { ...base, kind, rest: rest.trim(), colon };
     }

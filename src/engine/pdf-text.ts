@@ -38,13 +38,22 @@ async function open(bytes: Uint8Array): Promise<Opened> {
 function pdfError(e: unknown): EngineError {
   if (e instanceof EngineError) return e;
   if (e instanceof PasswordException) {
-    return new EngineError('encrypted', 'the PDF is encrypted with a password; remove the password and submit it again');
+    return new EngineError(
+      'encrypted',
+      'the PDF is encrypted with a password; remove the password and submit it again',
+    );
   }
   const detail = e instanceof Error ? e.message : String(e);
   if (e instanceof InvalidPDFException) {
-    return new EngineError('corrupt', `the PDF cannot be read (${detail}); check that the file is complete and not damaged, then submit it again`);
+    return new EngineError(
+      'corrupt',
+      `the PDF cannot be read (${detail}); check that the file is complete and not damaged, then submit it again`,
+    );
   }
-  return new EngineError('corrupt', `the PDF cannot be read (${detail}); open it in a PDF viewer to check it, re-save it and submit it again`);
+  return new EngineError(
+    'corrupt',
+    `the PDF cannot be read (${detail}); open it in a PDF viewer to check it, re-save it and submit it again`,
+  );
 }
 
 export async function countPdfPages(bytes: Uint8Array): Promise<number> {

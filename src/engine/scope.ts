@@ -17,7 +17,9 @@ export type Doc = { scope: Scope; labels: LabelIndex; hints: FormatHints; object
 export const BLANK_GAP_EM = 2;
 
 export function wholeDocument(layout: Layout): Scope {
-  return layout.pages.flatMap((p) => p.lines.map((line) => ({ line, cells: line.cells.filter((c) => !isRule(c.text)) })));
+  return layout.pages.flatMap((p) =>
+    p.lines.map((line) => ({ line, cells: line.cells.filter((c) => !isRule(c.text)) })),
+  );
 }
 
 /** A drawn rule in a text document ("-----", "=====", "|"): no text, only a line. */

@@ -32,7 +32,15 @@ export function placeOf(line: Line, cell: Cell): Place {
 
 function union(a: Place, b: Place): Place {
   if (a.page !== b.page) return a;
-  return { page: a.page, box: [Math.min(a.box[0], b.box[0]), Math.min(a.box[1], b.box[1]), Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])] };
+  return {
+    page: a.page,
+    box: [
+      Math.min(a.box[0], b.box[0]),
+      Math.min(a.box[1], b.box[1]),
+      Math.max(a.box[2], b.box[2]),
+      Math.max(a.box[3], b.box[3]),
+    ],
+  };
 }
 
 /** Lines that end a table whatever the definition says. */
@@ -70,7 +78,8 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
   const rows = cells.map((row) => rowValues(field, row, doc));
   const places = cells.map((row, i) => {
     const out: Record<string, Place> = {};
-    for (const [name, cell] of row) if (rows[i]?.[name] !== null && rows[i]?.[name] !== undefined) out[name] = cell.place;
+    for (const [name, cell] of row)
+      if (rows[i]?.[name] !== null && rows[i]?.[name] !== undefined) out[name] = cell.place;
     return out;
   });
   return { rows, places, lines };
@@ -122,7 +131,8 @@ function readRows(header: Header, doc: Doc): Segment {
     if (sl.line.page !== headerLine.line.page) return { page, rows, lines, end: 'page' };
     if (sl.cells.length === 0) continue;
     const limit = rows.length === 0 ? 1.5 * BLANK_GAP_EM : BLANK_GAP_EM;
-    if (sl.line.y - previous.y > limit * Math.max(previous.height, sl.line.height)) return { page, rows, lines, end: 'gap' };
+    if (sl.line.y - previous.y > limit * Math.max(previous.height, sl.line.height))
+      return { page, rows, lines, end: 'gap' };
     if (endsTable(sl, doc)) return { page, rows, lines, end: 'stop' };
     const placed = place(sl, header);
     const current = rows.at(-1);
@@ -152,7 +162,10 @@ function endsTable(sl: ScopeLine, doc: Doc): boolean {
     // Another field's label, or a label of the vocabulary that names no column ("Tax: 0.2%").
     const other = [...m.owners].some((o) => !o.includes('[]'));
     const column = [...m.owners].some((o) => o.includes('[]'));
-    return (m.kind === 'clean' || m.extra !== undefined) && (other || (!column && m.concepts.size > 0 && (m.colon || m.rest !== '' || sl.cells.length <= 2)));
+    return (
+      (m.kind === 'clean' || m.extra !== undefined) &&
+      (other || (!column && m.concepts.size > 0 && (m.colon || m.rest !== '' || sl.cells.length <= 2)))
+    );
   });
 }
 
@@ -195,7 +208,10 @@ function place(sl: ScopeLine, header: Header): Map<string, RowCell> {
     const name = best.field.name;
     const had = out.get(name);
     const here = placeOf(sl.line, cell);
-    out.set(name, had ? { text: `${had.text} ${cell.text}`, place: union(had.place, here) } : { text: cell.text, place: here });
+    out.set(
+      name,
+      had ? { text: `${had.text} ${cell.text}`, place: union(had.place, here) } : { text: cell.text, place: here },
+    );
   }
   return out;
 }

@@ -16,8 +16,30 @@ export type FormatHints = { decimalMark?: DecimalMark | undefined; dateOrder?: D
 
 /** ISO 4217 codes the engine recognises as written codes. */
 const CURRENCY_CODES = new Set([
-  'AUD', 'BRL', 'CAD', 'CHF', 'CNY', 'CZK', 'DKK', 'EUR', 'GBP', 'HKD', 'HUF', 'INR', 'JPY', 'KRW',
-  'MXN', 'NOK', 'NZD', 'PLN', 'RON', 'SEK', 'SGD', 'TRY', 'USD', 'ZAR',
+  'AUD',
+  'BRL',
+  'CAD',
+  'CHF',
+  'CNY',
+  'CZK',
+  'DKK',
+  'EUR',
+  'GBP',
+  'HKD',
+  'HUF',
+  'INR',
+  'JPY',
+  'KRW',
+  'MXN',
+  'NOK',
+  'NZD',
+  'PLN',
+  'RON',
+  'SEK',
+  'SGD',
+  'TRY',
+  'USD',
+  'ZAR',
 ]);
 
 /**
@@ -25,9 +47,25 @@ const CURRENCY_CODES = new Set([
  * "kr" (SEK, NOK, DKK) and "Rs" (INR, PKR, LKR, NPR) name several, so alone they ground no currency.
  */
 const CURRENCY_SYMBOLS: Record<string, string> = {
-  '€': 'EUR', '£': 'GBP', '₹': 'INR', '₩': 'KRW', '₺': 'TRY', 'zł': 'PLN', 'Kč': 'CZK',
-  'US$': 'USD', 'U.S.$': 'USD', 'C$': 'CAD', 'CA$': 'CAD', 'A$': 'AUD', 'AU$': 'AUD', 'NZ$': 'NZD',
-  'HK$': 'HKD', 'S$': 'SGD', 'R$': 'BRL', 'CHF': 'CHF', 'Fr.': 'CHF',
+  '€': 'EUR',
+  '£': 'GBP',
+  '₹': 'INR',
+  '₩': 'KRW',
+  '₺': 'TRY',
+  zł: 'PLN',
+  Kč: 'CZK',
+  US$: 'USD',
+  'U.S.$': 'USD',
+  C$: 'CAD',
+  CA$: 'CAD',
+  A$: 'AUD',
+  AU$: 'AUD',
+  NZ$: 'NZD',
+  HK$: 'HKD',
+  S$: 'SGD',
+  R$: 'BRL',
+  CHF: 'CHF',
+  'Fr.': 'CHF',
 };
 /** Marks that say "money" around an amount without naming one currency. */
 const AMBIGUOUS_SYMBOLS = ['$', '¥', 'kr', 'Rs', 'Rs.'];

@@ -7,17 +7,24 @@ import { EngineError, type EngineSource } from './types.ts';
 /** One engine worker: reads one document at a time, off the server's event loop. */
 
 /** A stored file is read here, in the worker, so its bytes never pass through the server's thread. */
-const bytesOf = async (source: EngineSource): Promise<Uint8Array> => (source instanceof Uint8Array ? source : readFile(source.path));
+const bytesOf = async (source: EngineSource): Promise<Uint8Array> =>
+  source instanceof Uint8Array ? source : readFile(source.path);
 
 async function handle(request: WorkerRequest): Promise<WorkerReply> {
   try {
     if (request.op === 'count') {
-      return { id: request.id, ok: true, op: 'count', pages: await countPagesInProcess(await bytesOf(request.bytes), request.mimeType) };
+      return {
+        id: request.id,
+        ok: true,
+        op: 'count',
+        pages: await countPagesInProcess(await bytesOf(request.bytes), request.mimeType),
+      };
     }
     const output = await extractInProcess({ ...request.input, bytes: await bytesOf(request.input.bytes) });
     return { id: request.id, ok: true, op: 'extract', output };
   } catch (e) {
-    if (e instanceof EngineError) return { id: request.id, ok: false, error: { kind: 'engine', code: e.code, message: e.message } };
+    if (e instanceof EngineError)
+      return { id: request.id, ok: false, error: { kind: 'engine', code: e.code, message: e.message } };
     const message = e instanceof Error ? e.message : String(e);
     const stack = e instanceof Error ? e.stack : undefined;
     return { id: request.id, ok: false, error: { kind: 'internal', message, stack } };

@@ -59,11 +59,17 @@ export function* csvChunks(
 export function parseExplode(values: readonly string[] | string | undefined): string | undefined {
   const list = values === undefined ? [] : typeof values === 'string' ? [values] : values;
   if (list.length > 1) {
-    throw new ExtractError('usage', `--explode takes one table per run, got ${list.join(', ')}: keep one, and write another CSV for the other`);
+    throw new ExtractError(
+      'usage',
+      `--explode takes one table per run, got ${list.join(', ')}: keep one, and write another CSV for the other`,
+    );
   }
   const path = list[0];
   if (path !== undefined && (path === '' || path.split('.').some((s) => s === ''))) {
-    throw new ExtractError('usage', `--explode "${path}" is not a field path: name a Table field, such as lines or order.lines`);
+    throw new ExtractError(
+      'usage',
+      `--explode "${path}" is not a field path: name a Table field, such as lines or order.lines`,
+    );
   }
   return path;
 }

@@ -1,6 +1,13 @@
 /** The writers of a run's records (README: "Outputs"). */
 export { DocumentRecord, Route, type OutputFormat } from './record.ts';
-export { type FileFormat, type OutputTarget, checkExplode, isStreamed, prepareOutput, resolveOutput } from './target.ts';
+export {
+  type FileFormat,
+  type OutputTarget,
+  checkExplode,
+  isStreamed,
+  prepareOutput,
+  resolveOutput,
+} from './target.ts';
 export { type WriteOutputsOptions, type WriteOutputsResult, writeOutputs } from './write.ts';
 export { type StreamWriter, createStreamWriter } from './stream.ts';
 export { encodeCell, neutraliseFormula, parseExplode } from './csv.ts';

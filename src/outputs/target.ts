@@ -26,7 +26,13 @@ const FORMAT_BY_EXTENSION: Record<string, FileFormat> = {
   '.ndjson': 'jsonl',
   '.csv': 'csv',
 };
-const FORMAT_NAMES: Record<string, OutputFormat> = { json: 'json', jsonl: 'jsonl', ndjson: 'jsonl', csv: 'csv', dir: 'dir' };
+const FORMAT_NAMES: Record<string, OutputFormat> = {
+  json: 'json',
+  jsonl: 'jsonl',
+  ndjson: 'jsonl',
+  csv: 'csv',
+  dir: 'dir',
+};
 
 export type ResolveOutputOptions = {
   /** The -o value as the user typed it; absent or "-" is stdout. */
@@ -55,7 +61,10 @@ export function resolveOutput({ out, format, cwd }: ResolveOutputOptions): Outpu
     return { kind: 'dir', path };
   }
   if (existing?.isDirectory() === true || out.endsWith('/') || out.endsWith(sep)) {
-    throw new ExtractError('usage', `-o ${out} is a directory, but --format ${format} writes one file: name a file, or use --format dir`);
+    throw new ExtractError(
+      'usage',
+      `-o ${out} is a directory, but --format ${format} writes one file: name a file, or use --format dir`,
+    );
   }
   const byExtension = FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
   const chosen = forced ?? byExtension;
@@ -74,7 +83,10 @@ export function checkExplode(target: OutputTarget, explode: string | undefined):
   if (explode === undefined) return;
   const format = target.kind === 'dir' ? 'dir' : target.format;
   if (format !== 'csv') {
-    throw new ExtractError('usage', `--explode ${explode} writes one CSV row per table row, but the output is ${format}: write -o FILE.csv (or --format csv), or drop --explode`);
+    throw new ExtractError(
+      'usage',
+      `--explode ${explode} writes one CSV row per table row, but the output is ${format}: write -o FILE.csv (or --format csv), or drop --explode`,
+    );
   }
 }
 
@@ -95,9 +107,13 @@ export async function prepareOutput(target: OutputTarget): Promise<void> {
     await access(dir, constants.W_OK);
   } catch (err) {
     const reason = errnoCode(err) ?? 'not writable';
-    throw new ExtractError('usage', `cannot write the output in ${dir} (${reason}): choose another -o, or fix its permissions`, {
-      cause: err,
-    });
+    throw new ExtractError(
+      'usage',
+      `cannot write the output in ${dir} (${reason}): choose another -o, or fix its permissions`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 

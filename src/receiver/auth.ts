@@ -37,7 +37,9 @@ export function createAuthenticator(auth: ReceiverAuth): Authenticator {
         check(header) {
           const credentials = _credentialsOf(header, 'bearer');
           if (!credentials.ok) return credentials;
-          return timingSafeEqual(expected, sha256(credentials.value)) ? { ok: true } : { ok: false, reason: 'wrong token' };
+          return timingSafeEqual(expected, sha256(credentials.value))
+            ? { ok: true }
+            : { ok: false, reason: 'wrong token' };
         },
       };
     }
@@ -50,7 +52,8 @@ export function createAuthenticator(auth: ReceiverAuth): Authenticator {
         check(header) {
           const credentials = _credentialsOf(header, 'basic');
           if (!credentials.ok) return credentials;
-          if (!/^[A-Za-z0-9+/]+={0,2}$/.test(credentials.value)) return { ok: false, reason: 'malformed Basic credentials' };
+          if (!/^[A-Za-z0-9+/]+={0,2}$/.test(credentials.value))
+            return { ok: false, reason: 'malformed Basic credentials' };
           const decoded = Buffer.from(credentials.value, 'base64');
           if (!decoded.includes(0x3a)) return { ok: false, reason: 'malformed Basic credentials' };
           return timingSafeEqual(expected, sha256(decoded)) ? { ok: true } : { ok: false, reason: 'wrong credentials' };
@@ -60,12 +63,18 @@ export function createAuthenticator(auth: ReceiverAuth): Authenticator {
   }
 }
 
-function _credentialsOf(header: string | undefined, scheme: 'bearer' | 'basic'): { ok: true; value: string } | { ok: false; reason: AuthFailure } {
+function _credentialsOf(
+  header: string | undefined,
+  scheme: 'bearer' | 'basic',
+): { ok: true; value: string } | { ok: false; reason: AuthFailure } {
   if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing Authorization header' };
   // The scheme name is case-insensitive (RFC 9110, 11.1).
   const match = /^(\S+)\s+(\S+)\s*$/.exec(header.trim());
   if (!match || match[1]!.toLowerCase() !== scheme) {
-    return { ok: false, reason: scheme === 'bearer' ? 'wrong scheme (expected Bearer)' : 'wrong scheme (expected Basic)' };
+    return {
+      ok: false,
+      reason: scheme === 'bearer' ? 'wrong scheme (expected Bearer)' : 'wrong scheme (expected Basic)',
+    };
   }
   return { ok: true, value: match[2]! };
 }

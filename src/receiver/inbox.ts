@@ -53,13 +53,22 @@ export type Inbox = {
   /** Appends an acknowledged event; durable (fsynced) when it returns. */
   append(event: { receivedAt: Date; method: string; documentId: string; body: Uint8Array }): number;
   /** Keeps a body answered 400 aside; returns its id in the rejected table. */
-  reject(entry: { receivedAt: Date; method: string; contentType: string | undefined; reason: string; body: Uint8Array }): number;
+  reject(entry: {
+    receivedAt: Date;
+    method: string;
+    contentType: string | undefined;
+    reason: string;
+    body: Uint8Array;
+  }): number;
   unprocessed(limit: number): InboxRow[];
   /**
    * Settles inbox rows in one transaction: a document_id seen for the first time is claimed
    * (its record stored), any other is a duplicate. Returns each row's outcome.
    */
-  settle(rows: readonly { seq: number; claim?: { record: DocumentRecord; nullFields: string[] } }[], at: Date): Outcome[];
+  settle(
+    rows: readonly { seq: number; claim?: { record: DocumentRecord; nullFields: string[] } }[],
+    at: Date,
+  ): Outcome[];
   /** Documents processed but not yet written to the outputs, oldest first. */
   unwritten(): SeenRow[];
   markWritten(documentIds: readonly string[]): void;
@@ -93,16 +102,24 @@ export function openInbox(dataDir: string): Inbox {
   }
 
   const insertInbox = db.prepare('INSERT INTO inbox (received_at, method, document_id, body) VALUES (?, ?, ?, ?)');
-  const insertRejected = db.prepare('INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)');
-  const selectUnprocessed = db.prepare('SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq LIMIT ?');
+  const insertRejected = db.prepare(
+    'INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectUnprocessed = db.prepare(
+    'SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq LIMIT ?',
+  );
   const claim = db.prepare(
     'INSERT INTO seen (document_id, inbox_seq, file_name, record, null_fields, first_seen_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING',
   );
   const markProcessed = db.prepare('UPDATE inbox SET processed_at = ?, outcome = ? WHERE seq = ?');
-  const selectUnwritten = db.prepare('SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE written = 0 ORDER BY inbox_seq');
+  const selectUnwritten = db.prepare(
+    'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE written = 0 ORDER BY inbox_seq',
+  );
   const markWritten = db.prepare('UPDATE seen SET written = 1 WHERE document_id = ?');
   const selectAll = db.prepare('SELECT document_id, inbox_seq, record, null_fields FROM seen ORDER BY inbox_seq');
-  const selectReview = db.prepare("SELECT document_id, file_name, null_fields FROM seen WHERE null_fields <> '[]' ORDER BY inbox_seq");
+  const selectReview = db.prepare(
+    "SELECT document_id, file_name, null_fields FROM seen WHERE null_fields <> '[]' ORDER BY inbox_seq",
+  );
 
   /**
    * The worker's own bookkeeping commits with synchronous=NORMAL: in WAL mode that survives
@@ -130,10 +147,14 @@ export function openInbox(dataDir: string): Inbox {
       return Number(insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid);
     },
     reject({ receivedAt, method, contentType, reason, body }) {
-      return Number(insertRejected.run(receivedAt.toISOString(), method, contentType ?? null, reason, body).lastInsertRowid);
+      return Number(
+        insertRejected.run(receivedAt.toISOString(), method, contentType ?? null, reason, body).lastInsertRowid,
+      );
     },
     unprocessed(limit) {
-      return selectUnprocessed.all(limit).map((row) => ({ seq: Number(row.seq), method: String(row.method), body: _bytes(row.body) }));
+      return selectUnprocessed
+        .all(limit)
+        .map((row) => ({ seq: Number(row.seq), method: String(row.method), body: _bytes(row.body) }));
     },
     settle(rows, at) {
       const when = at.toISOString();
@@ -142,7 +163,14 @@ export function openInbox(dataDir: string): Inbox {
           let outcome: Outcome = 'invalid';
           if (c !== undefined) {
             const documentId = c.record.document_id ?? '';
-            const inserted = claim.run(documentId, seq, c.record.file, JSON.stringify(c.record), JSON.stringify(c.nullFields), when);
+            const inserted = claim.run(
+              documentId,
+              seq,
+              c.record.file,
+              JSON.stringify(c.record),
+              JSON.stringify(c.nullFields),
+              when,
+            );
             outcome = inserted.changes > 0 ? 'new' : 'duplicate';
           }
           markProcessed.run(when, outcome, seq);
@@ -178,7 +206,12 @@ type Row = Record<string, SQLOutputValue>;
 
 function _seenRow(row: Row): SeenRow {
   const record = DocumentRecord.parse(JSON.parse(String(row.record)));
-  return { document_id: String(row.document_id), inbox_seq: Number(row.inbox_seq), record, null_fields: _strings(row.null_fields) };
+  return {
+    document_id: String(row.document_id),
+    inbox_seq: Number(row.inbox_seq),
+    record,
+    null_fields: _strings(row.null_fields),
+  };
 }
 
 function _strings(value: SQLOutputValue | undefined): string[] {

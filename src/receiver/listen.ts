@@ -46,15 +46,23 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
  */
 export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void> {
   const port = _integer(flags.port, '--port', 0, 65535, 'use 0-65535 (0 picks a free port)');
-  const maxBodyBytes = _integer(flags.maxBody, '--max-body', 1, Number.MAX_SAFE_INTEGER, 'give a size in bytes, such as 5242880');
+  const maxBodyBytes = _integer(
+    flags.maxBody,
+    '--max-body',
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'give a size in bytes, such as 5242880',
+  );
   const auth = resolveAuth(flags, deps.env);
   const delay = deps.env[ENV.workerDelay];
   const say = (line: string): void => void deps.stderr.write(`${line}\n`);
   // With --json every stderr line is NDJSON, the start-up notes included.
   const note = (message: string): void => say(flags.json ? JSON.stringify({ type: 'note', message }) : message);
 
-  if (flags.token !== undefined) note(`note: --token is visible to other users of this machine (ps); prefer ${ENV.token}`);
-  if (flags.password !== undefined) note(`note: --password is visible to other users of this machine (ps); prefer ${ENV.password}`);
+  if (flags.token !== undefined)
+    note(`note: --token is visible to other users of this machine (ps); prefer ${ENV.token}`);
+  if (flags.password !== undefined)
+    note(`note: --password is visible to other users of this machine (ps); prefer ${ENV.password}`);
 
   const receiver = await startReceiver(
     {
@@ -75,7 +83,9 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
   // Listening for signals before printing anything: whoever reads "Listening on" may stop us at once.
   const stop = Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
   deps.stdout.write(`Listening on ${receiver.url}\n`);
-  note(`auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`);
+  note(
+    `auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`,
+  );
   if (!LOOPBACK.test(flags.host)) {
     note(
       `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can send events` +
@@ -92,23 +102,41 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
  * what was given (--token or EXTRACT_LISTEN_TOKEN: bearer; --user: basic; nothing: none);
  * a combination that cannot be meant (a token with --auth basic) is a usage error.
  */
-export function resolveAuth(flags: Pick<ListenFlags, 'auth' | 'token' | 'user' | 'password'>, env: NodeJS.ProcessEnv): ReceiverAuth {
+export function resolveAuth(
+  flags: Pick<ListenFlags, 'auth' | 'token' | 'user' | 'password'>,
+  env: NodeJS.ProcessEnv,
+): ReceiverAuth {
   const envToken = _nonEmpty(env[ENV.token]);
   const envPassword = _nonEmpty(env[ENV.password]);
-  const type = flags.auth ?? (flags.token !== undefined || (envToken !== undefined && flags.user === undefined) ? 'bearer' : flags.user !== undefined ? 'basic' : 'none');
+  const type =
+    flags.auth ??
+    (flags.token !== undefined || (envToken !== undefined && flags.user === undefined)
+      ? 'bearer'
+      : flags.user !== undefined
+        ? 'basic'
+        : 'none');
   switch (type) {
     case 'none':
       if (flags.token !== undefined || flags.user !== undefined || flags.password !== undefined) {
-        throw new ExtractError('usage', '--auth none takes no credentials: drop --token/--user/--password, or use --auth bearer or --auth basic');
+        throw new ExtractError(
+          'usage',
+          '--auth none takes no credentials: drop --token/--user/--password, or use --auth bearer or --auth basic',
+        );
       }
       return { type: 'none' };
     case 'bearer': {
       if (flags.user !== undefined || flags.password !== undefined) {
-        throw new ExtractError('usage', '--user and --password are for --auth basic: with --auth bearer, give only a token');
+        throw new ExtractError(
+          'usage',
+          '--user and --password are for --auth basic: with --auth bearer, give only a token',
+        );
       }
       const token = _nonEmpty(flags.token) ?? envToken;
       if (token === undefined) {
-        throw new ExtractError('usage', `--auth bearer needs a token: set ${ENV.token} (kept out of ps), or pass --token`);
+        throw new ExtractError(
+          'usage',
+          `--auth bearer needs a token: set ${ENV.token} (kept out of ps), or pass --token`,
+        );
       }
       return { type: 'bearer', token };
     }
@@ -119,10 +147,17 @@ export function resolveAuth(flags: Pick<ListenFlags, 'auth' | 'token' | 'user' |
       const username = _nonEmpty(flags.user);
       const password = _nonEmpty(flags.password) ?? envPassword;
       if (username === undefined || password === undefined) {
-        throw new ExtractError('usage', `--auth basic needs --user and a password: pass --user U, and set ${ENV.password} (kept out of ps) or pass --password`);
+        throw new ExtractError(
+          'usage',
+          `--auth basic needs --user and a password: pass --user U, and set ${ENV.password} (kept out of ps) or pass --password`,
+        );
       }
       // RFC 7617: the user-id cannot hold a colon, the first colon separates it from the password.
-      if (username.includes(':')) throw new ExtractError('usage', '--user cannot contain ":" (basic authentication splits on it): choose another user name');
+      if (username.includes(':'))
+        throw new ExtractError(
+          'usage',
+          '--user cannot contain ":" (basic authentication splits on it): choose another user name',
+        );
       return { type: 'basic', username, password };
     }
     default:
@@ -132,7 +167,8 @@ export function resolveAuth(flags: Pick<ListenFlags, 'auth' | 'token' | 'user' |
 
 function _integer(text: string, flag: string, min: number, max: number, hint: string): number {
   const n = Number(text);
-  if (text.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new ExtractError('usage', `${flag} ${JSON.stringify(text)} is not valid: ${hint}`);
+  if (text.trim() === '' || !Number.isInteger(n) || n < min || n > max)
+    throw new ExtractError('usage', `${flag} ${JSON.stringify(text)} is not valid: ${hint}`);
   return n;
 }
 

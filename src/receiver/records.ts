@@ -27,7 +27,8 @@ export function nullFields(results: Results): string[] {
   const visit = (value: ResultValue, path: string): void => {
     if (value === null) found.push(path);
     else if (Array.isArray(value)) value.forEach((row: ResultValue, i) => visit(row, `${path}[${i}]`));
-    else if (typeof value === 'object') for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
+    else if (typeof value === 'object')
+      for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
   };
   for (const [key, value] of Object.entries(results)) visit(value, key);
   return found;

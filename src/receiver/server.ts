@@ -34,7 +34,17 @@ const WHOLE_FILE_SPACING_MS = 250;
 const FILE_SPACING_MS = 25;
 
 /** The body of every answer that is not a 200: what went wrong, in words a sender's log can show. */
-type ErrorBody = { error: string; code: 'unauthorized' | 'forbidden' | 'invalid_payload' | 'payload_too_large' | 'method_not_allowed' | 'not_found' | 'internal' };
+type ErrorBody = {
+  error: string;
+  code:
+    | 'unauthorized'
+    | 'forbidden'
+    | 'invalid_payload'
+    | 'payload_too_large'
+    | 'method_not_allowed'
+    | 'not_found'
+    | 'internal';
+};
 /** The 200: the event is on disk; processing follows. */
 type AcceptedBody = { received: true; document_id: string; inbox_seq: number };
 
@@ -43,8 +53,16 @@ type AcceptedBody = { received: true; document_id: string; inbox_seq: number };
  * sent once the raw event is durably in the inbox and nothing more (spec, "Delivery rules"
  * 2: answer 200 at once, work afterwards); deduplication and outputs follow in the worker.
  */
-export async function startReceiver(options: ReceiverOptions, deps: Partial<ReceiverDeps> = {}): Promise<RunningReceiver> {
-  const { now, stdout, cwd }: ReceiverDeps = { now: () => new Date(), stdout: process.stdout, cwd: process.cwd(), ...deps };
+export async function startReceiver(
+  options: ReceiverOptions,
+  deps: Partial<ReceiverDeps> = {},
+): Promise<RunningReceiver> {
+  const { now, stdout, cwd }: ReceiverDeps = {
+    now: () => new Date(),
+    stdout: process.stdout,
+    cwd: process.cwd(),
+    ...deps,
+  };
   const host = options.host ?? RECEIVER_DEFAULTS.host;
   const path = _normalisePath(options.path ?? RECEIVER_DEFAULTS.path);
   const maxBodyBytes = options.maxBodyBytes ?? RECEIVER_DEFAULTS.maxBodyBytes;
@@ -86,7 +104,12 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
     };
     const problem =
       hostProblem(header(HEADER.host), host) ??
-      crossOriginProblem({ method: request.method, origin: header(HEADER.origin), secFetchSite: header(HEADER.secFetchSite), host: header(HEADER.host) });
+      crossOriginProblem({
+        method: request.method,
+        origin: header(HEADER.origin),
+        secFetchSite: header(HEADER.secFetchSite),
+        host: header(HEADER.host),
+      });
     if (problem === null) return;
     stats.rejected++;
     logger({ type: 'forbidden', status: 403, method: request.method, reason: problem });
@@ -105,10 +128,16 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
     }
     // Storing failed (disk full, inbox gone): a 5xx makes the sender retry later, which is right.
     logger({ type: 'error', message: `could not store an event: ${err.message}` });
-    return _send(reply, 500, { error: 'the receiver could not store the event; send it again later', code: 'internal' });
+    return _send(reply, 500, {
+      error: 'the receiver could not store the event; send it again later',
+      code: 'internal',
+    });
   });
   app.setNotFoundHandler((request, reply) =>
-    _send(reply, 404, { error: `no route ${request.method} ${request.url.split('?')[0]}: events are accepted on ${path}`, code: 'not_found' }),
+    _send(reply, 404, {
+      error: `no route ${request.method} ${request.url.split('?')[0]}: events are accepted on ${path}`,
+      code: 'not_found',
+    }),
   );
 
   app.route({
@@ -139,15 +168,33 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
       const verdict = _validate(body);
       if (!verdict.ok) {
         const contentType = request.headers[HEADER.contentType];
-        const rejectedId = inbox.reject({ receivedAt, method: request.method, contentType, reason: verdict.reason, body });
+        const rejectedId = inbox.reject({
+          receivedAt,
+          method: request.method,
+          contentType,
+          reason: verdict.reason,
+          body,
+        });
         stats.rejected++;
-        logger({ type: 'invalid', status: 400, method: request.method, reason: verdict.reason, rejected_id: rejectedId });
-        return _send(reply, 400, { error: `not a document.processed event: ${verdict.reason}`, code: 'invalid_payload' });
+        logger({
+          type: 'invalid',
+          status: 400,
+          method: request.method,
+          reason: verdict.reason,
+          rejected_id: rejectedId,
+        });
+        return _send(reply, 400, {
+          error: `not a document.processed event: ${verdict.reason}`,
+          code: 'invalid_payload',
+        });
       }
       if (verdict.test) {
         // An integration's test action: acknowledged and logged, never written as a real document.
         logger({ type: 'test', method: request.method, document_id: verdict.documentId });
-        return reply.code(200).type('application/json').send({ received: true, test: true, document_id: verdict.documentId });
+        return reply
+          .code(200)
+          .type('application/json')
+          .send({ received: true, test: true, document_id: verdict.documentId });
       }
       const seq = inbox.append({ receivedAt, method: request.method, documentId: verdict.documentId, body });
       stats.received++;
@@ -165,10 +212,16 @@ export async function startReceiver(options: ReceiverOptions, deps: Partial<Rece
     inbox.close();
     const code = errnoCode(err);
     if (code === 'EADDRINUSE') {
-      throw new ExtractError('usage', `port ${options.port} is in use: pick another with --port, or --port 0 for a free one`, { cause: err });
+      throw new ExtractError(
+        'usage',
+        `port ${options.port} is in use: pick another with --port, or --port 0 for a free one`,
+        { cause: err },
+      );
     }
     if (code === 'EADDRNOTAVAIL') {
-      throw new ExtractError('usage', `cannot bind ${host}: use an address of this machine, such as 127.0.0.1`, { cause: err });
+      throw new ExtractError('usage', `cannot bind ${host}: use an address of this machine, such as 127.0.0.1`, {
+        cause: err,
+      });
     }
     throw err;
   }
@@ -202,7 +255,8 @@ type Verdict = { ok: true; documentId: string; test: boolean } | { ok: false; re
 function _validate(body: Buffer): Verdict {
   if (body.length === 0) return { ok: false, reason: 'empty body' };
   const text = body.toString('utf8');
-  if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH)) return { ok: false, reason: `nested deeper than ${MAX_PAYLOAD_DEPTH} levels` };
+  if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH))
+    return { ok: false, reason: `nested deeper than ${MAX_PAYLOAD_DEPTH} levels` };
   let json: unknown;
   try {
     json = JSON.parse(text);

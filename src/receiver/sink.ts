@@ -68,17 +68,25 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
   const reviewPath = join(options.dataDir, REVIEW_FILE);
 
   const writeReview = async (inbox: Inbox): Promise<void> => {
-    await writeFileAtomic(reviewPath, inbox.reviewEntries().map((e) => `${JSON.stringify(e)}\n`));
+    await writeFileAtomic(
+      reviewPath,
+      inbox.reviewEntries().map((e) => `${JSON.stringify(e)}\n`),
+    );
   };
   const writeRecords = async (rows: readonly SeenRow[], inbox: Inbox): Promise<void> => {
     if (target.kind === 'stdout') {
       for (const row of rows) await stream?.write(row.record);
     } else if (target.kind === 'dir') {
-      for (const row of rows) await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
+      for (const row of rows)
+        await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
     } else if (target.format === 'jsonl') {
       await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
     } else if (rows.length > 0) {
-      await writeOutputs(target, inbox.allSeen().map((r) => r.record), { cwd: options.cwd, warn: options.warn });
+      await writeOutputs(
+        target,
+        inbox.allSeen().map((r) => r.record),
+        { cwd: options.cwd, warn: options.warn },
+      );
     }
   };
 
@@ -102,7 +110,11 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
 }
 
 /** Makes a file or directory output hold every document of the inbox. */
-async function _reconcile(target: Exclude<OutputTarget, { kind: 'stdout' }>, inbox: Inbox, options: SinkOptions): Promise<void> {
+async function _reconcile(
+  target: Exclude<OutputTarget, { kind: 'stdout' }>,
+  inbox: Inbox,
+  options: SinkOptions,
+): Promise<void> {
   const all = inbox.allSeen();
   if (target.kind === 'dir') {
     await mkdir(target.path, { recursive: true });
@@ -113,7 +125,11 @@ async function _reconcile(target: Exclude<OutputTarget, { kind: 'stdout' }>, inb
     return;
   }
   if (target.format !== 'jsonl') {
-    await writeOutputs(target, all.map((r) => r.record), { cwd: options.cwd, warn: options.warn });
+    await writeOutputs(
+      target,
+      all.map((r) => r.record),
+      { cwd: options.cwd, warn: options.warn },
+    );
     return;
   }
   const present = await _documentIdsInJsonl(target.path);
@@ -140,7 +156,12 @@ async function _documentIdsInJsonl(path: string): Promise<Set<string>> {
     if (line.trim() === '') continue;
     try {
       const parsed: unknown = JSON.parse(line);
-      if (parsed !== null && typeof parsed === 'object' && 'document_id' in parsed && typeof parsed.document_id === 'string') {
+      if (
+        parsed !== null &&
+        typeof parsed === 'object' &&
+        'document_id' in parsed &&
+        typeof parsed.document_id === 'string'
+      ) {
         ids.add(parsed.document_id);
       }
     } catch {

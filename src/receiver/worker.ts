@@ -68,7 +68,10 @@ export function createWorker(deps: {
     again = false;
     running = pass()
       .catch((err: unknown) => {
-        logger({ type: 'error', message: `could not write the outputs (${err instanceof Error ? err.message : String(err)}); retrying in ${RETRY_MS / 1000} s, the events are safe in the inbox` });
+        logger({
+          type: 'error',
+          message: `could not write the outputs (${err instanceof Error ? err.message : String(err)}); retrying in ${RETRY_MS / 1000} s, the events are safe in the inbox`,
+        });
         if (!stopped) schedule(RETRY_MS);
       })
       .finally(() => {
@@ -115,7 +118,13 @@ export function createWorker(deps: {
   };
 }
 
-function _process(rows: readonly InboxRow[], inbox: Inbox, logger: Logger, now: () => Date, counts: WorkerCounts): void {
+function _process(
+  rows: readonly InboxRow[],
+  inbox: Inbox,
+  logger: Logger,
+  now: () => Date,
+  counts: WorkerCounts,
+): void {
   const decoder = new TextDecoder();
   const quarantined = new Set<number>();
   const parsed = rows.map((row) => {
@@ -126,7 +135,8 @@ function _process(rows: readonly InboxRow[], inbox: Inbox, logger: Logger, now: 
     let claim: { record: ReturnType<typeof recordOf>; nullFields: string[] } | undefined;
     try {
       const text = decoder.decode(row.body);
-      if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH)) throw new RangeError(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);
+      if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH))
+        throw new RangeError(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);
       const result = WebhookPayload.safeParse(JSON.parse(text));
       if (result.success) {
         payload = result.data;
@@ -149,7 +159,10 @@ function _process(rows: readonly InboxRow[], inbox: Inbox, logger: Logger, now: 
     const outcome = outcomes[i];
     if (quarantined.has(row.seq)) continue;
     if (payload === undefined || outcome === undefined || outcome === 'invalid') {
-      logger({ type: 'error', message: `inbox event #${row.seq} is not a valid document.processed any more; it is marked invalid and left in the inbox` });
+      logger({
+        type: 'error',
+        message: `inbox event #${row.seq} is not a valid document.processed any more; it is marked invalid and left in the inbox`,
+      });
       continue;
     }
     if (outcome === 'new') counts.new++;
@@ -164,7 +177,12 @@ function _process(rows: readonly InboxRow[], inbox: Inbox, logger: Logger, now: 
     });
     const nulls = outcome === 'new' ? (claim?.nullFields ?? []) : [];
     if (nulls.length > 0) {
-      logger({ type: 'review', document_id: payload.document_id, file_name: payload.metadata.file_name, null_fields: nulls });
+      logger({
+        type: 'review',
+        document_id: payload.document_id,
+        file_name: payload.metadata.file_name,
+        null_fields: nulls,
+      });
     }
   }
 }

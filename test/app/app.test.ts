@@ -23,8 +23,14 @@ const rowOf = (page: Page, fileName: string) => page.locator('tr[data-id]', { ha
 
 /** Sends a document by the upload-and-poll route, as a user's pipeline would. */
 async function submitStored(server: { url: string }, bytes: Buffer, fileName: string) {
-  const ticket = await call(server, 'POST', '/api/v1/upload-url', { body: { file_name: fileName, file_type: 'application/pdf' } });
-  await call(server, 'PUT', ticket.body.upload_url, { raw: bytes, key: null, headers: { 'content-type': 'application/pdf' } });
+  const ticket = await call(server, 'POST', '/api/v1/upload-url', {
+    body: { file_name: fileName, file_type: 'application/pdf' },
+  });
+  await call(server, 'PUT', ticket.body.upload_url, {
+    raw: bytes,
+    key: null,
+    headers: { 'content-type': 'application/pdf' },
+  });
   const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: ticket.body.storage_path } });
   expect(accepted.status).toBe(200);
   return accepted.body.document_id as string;
@@ -55,9 +61,19 @@ describe('the application page', { timeout: 60_000 }, () => {
 
     const table = page.locator('table.result-table[data-field="line_items"]');
     await table.waitFor();
-    expect(await table.locator('thead th').allTextContents()).toEqual(['Description', 'Quantity', 'Unit Price', 'Amount']);
+    expect(await table.locator('thead th').allTextContents()).toEqual([
+      'Description',
+      'Quantity',
+      'Unit Price',
+      'Amount',
+    ]);
     expect(await table.locator('tbody tr').count()).toBe(3);
-    expect(await table.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['Software licence (annual)', '5', '1200', '6000']);
+    expect(await table.locator('tbody tr').first().locator('td').allTextContents()).toEqual([
+      'Software licence (annual)',
+      '5',
+      '1200',
+      '6000',
+    ]);
 
     // A null is "needs review", unlike a value; Object fields are groups.
     const po = page.locator('.field[data-field="purchase_order"] dd');
@@ -65,7 +81,9 @@ describe('the application page', { timeout: 60_000 }, () => {
     expect(await po.locator('[data-null]').count()).toBe(1);
     expect(await page.locator('.field[data-field="invoice_number"] dd').textContent()).toBe('RE-2024-0042');
     expect(await page.locator('.field[data-field="total"] dd').textContent()).toBe('9490.25');
-    expect(await page.locator('.group-object[data-field="vendor"] .field[data-field="name"] dd').textContent()).toBe('Nordlicht Software GmbH');
+    expect(await page.locator('.group-object[data-field="vendor"] .field[data-field="name"] dd').textContent()).toBe(
+      'Nordlicht Software GmbH',
+    );
     expect(await page.locator('.results-head').textContent()).toContain('2 fields need review');
     await screenshot(page, 'document');
 
@@ -79,12 +97,19 @@ describe('the application page', { timeout: 60_000 }, () => {
     const { server } = await serve();
     const { page, errors } = await browserPage();
     // A one-page text file the engine grounds only partly, and a corrupt PDF that fails.
-    const bad = await call(server, 'POST', '/api/v1/upload-url', { body: { file_name: 'broken.pdf', file_type: 'application/pdf' } });
-    await call(server, 'PUT', bad.body.upload_url, { raw: '%PDF-1.4 this is not a PDF', key: null, headers: { 'content-type': 'application/pdf' } });
+    const bad = await call(server, 'POST', '/api/v1/upload-url', {
+      body: { file_name: 'broken.pdf', file_type: 'application/pdf' },
+    });
+    await call(server, 'PUT', bad.body.upload_url, {
+      raw: '%PDF-1.4 this is not a PDF',
+      key: null,
+      headers: { 'content-type': 'application/pdf' },
+    });
     const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: bad.body.storage_path } });
     await page.goto(`${server.url}/#/documents/${accepted.body.document_id}`);
     await page.locator('.error-box').waitFor({ timeout: 20_000 });
-    const message = (await call(server, 'GET', `/_emulator/documents/${accepted.body.document_id}`)).body.error as string;
+    const message = (await call(server, 'GET', `/_emulator/documents/${accepted.body.document_id}`)).body
+      .error as string;
     expect(message.length).toBeGreaterThan(0);
     expect(await page.locator('.error-message').textContent()).toBe(message);
     expect(await page.locator('.doc-status').textContent()).toBe('error');
@@ -145,7 +170,13 @@ describe('the application page', { timeout: 60_000 }, () => {
     await rule.waitFor();
     expect(await rule.textContent()).toContain('the scanner jammed (injected)');
     const rules = (await call(server, 'GET', '/_emulator/faults')).body.rules;
-    expect(rules).toMatchObject([{ operation: 'extract-async', probability: 1, effect: { type: 'async_error', message: 'the scanner jammed (injected)' } }]);
+    expect(rules).toMatchObject([
+      {
+        operation: 'extract-async',
+        probability: 1,
+        effect: { type: 'async_error', message: 'the scanner jammed (injected)' },
+      },
+    ]);
     await screenshot(page, 'faults');
 
     // A document sent by the upload-and-poll route (operation extract-async) ends in error.
@@ -168,7 +199,11 @@ describe('the application page', { timeout: 60_000 }, () => {
 
     // With the rule gone, uploads complete again: the list shows both outcomes (docs/app-documents.png).
     await page.getByRole('link', { name: 'Documents' }).click();
-    await page.setInputFiles('#upload-input', [FIXTURE, 'fixtures/invoices/01-us-standard.pdf', 'fixtures/invoices/06-table-two-pages.pdf']);
+    await page.setInputFiles('#upload-input', [
+      FIXTURE,
+      'fixtures/invoices/01-us-standard.pdf',
+      'fixtures/invoices/06-table-two-pages.pdf',
+    ]);
     await page.locator('tr[data-status="completed"]').nth(2).waitFor({ timeout: 20_000 });
     await screenshot(page, 'documents-mixed');
     expect(errors).toEqual([]);
@@ -196,7 +231,9 @@ describe('the application page', { timeout: 60_000 }, () => {
   it('credits: the ledger per document, and a top-up', async () => {
     const { server } = await serve();
     const { page, errors } = await browserPage();
-    const body = { file: { data: (await invoicePdf(3, 2)).toString('base64'), name: 'two-pages.pdf', type: 'application/pdf' } };
+    const body = {
+      file: { data: (await invoicePdf(3, 2)).toString('base64'), name: 'two-pages.pdf', type: 'application/pdf' },
+    };
     expect((await call(server, 'POST', '/api/v1/extract', { body })).status).toBe(200);
     await page.goto(`${server.url}/#/credits`);
     await page.locator('#balance', { hasText: '99,998' }).waitFor();
@@ -219,7 +256,8 @@ describe('the application page', { timeout: 60_000 }, () => {
     await page.goto(`${server.url}/`);
     await page.setInputFiles('#upload-input', [FIXTURE, 'fixtures/invoices/01-us-standard.pdf']);
     await page.locator('tr[data-status="completed"]').nth(1).waitFor({ timeout: 20_000 });
-    const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflow = () =>
+      page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(await overflow()).toBeLessThanOrEqual(0);
     await screenshot(page, 'documents-narrow');
     await rowOf(page, '02-eu-formats.pdf').click();
@@ -237,7 +275,9 @@ describe('the application page', { timeout: 60_000 }, () => {
   it('keyboard: the views are reachable by Tab, focus is visible, Space opens a row', async () => {
     const { server } = await serve();
     const { page, errors } = await browserPage();
-    const body = { file: { data: (await invoicePdf(1)).toString('base64'), name: 'keyboard.pdf', type: 'application/pdf' } };
+    const body = {
+      file: { data: (await invoicePdf(1)).toString('base64'), name: 'keyboard.pdf', type: 'application/pdf' },
+    };
     await call(server, 'POST', '/api/v1/extract', { body });
     await page.goto(`${server.url}/`);
     await rowOf(page, 'keyboard.pdf').waitFor();
@@ -275,7 +315,9 @@ describe('the application page', { timeout: 60_000 }, () => {
 
     // Text from outside (here a fault's message, shown as a document's error) stays text.
     const message = '<img src=x onerror="window.pwned=1"><b>bold</b> & more';
-    await call(server, 'POST', '/_emulator/faults', { body: { operation: 'extract-async', effect: { type: 'async_error', message } } });
+    await call(server, 'POST', '/_emulator/faults', {
+      body: { operation: 'extract-async', effect: { type: 'async_error', message } },
+    });
     await submitStored(server, await invoicePdf(9), 'markup.pdf');
     await page.goto(`${server.url}/`);
     const row = rowOf(page, 'markup.pdf').and(page.locator('[data-status="error"]'));

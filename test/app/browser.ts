@@ -12,14 +12,25 @@ import { afterEach } from 'vitest';
 export const CHROMIUM = process.env.EXTRACT_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = 'test-output/screenshots';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const open = new Set<{ context: BrowserContext; dir: string }>();
 afterEach(async () => {
-  await Promise.all([...open].map(async (o) => {
-    await o.context.close().catch(() => {});
-    await rm(o.dir, { recursive: true, force: true });
-  }));
+  await Promise.all(
+    [...open].map(async (o) => {
+      await o.context.close().catch(() => {});
+      await rm(o.dir, { recursive: true, force: true });
+    }),
+  );
   open.clear();
 });
 
@@ -27,10 +38,14 @@ afterEach(async () => {
  * A page in a fresh headless chromium (its own profile directory), closed after the test.
  * Without chromium the test fails, never skips: a green run must mean the page was tested.
  */
-export async function browserPage(options: { width?: number; height?: number; executable?: string } = {}): Promise<{ page: Page; errors: string[] }> {
+export async function browserPage(
+  options: { width?: number; height?: number; executable?: string } = {},
+): Promise<{ page: Page; errors: string[] }> {
   const executable = options.executable ?? CHROMIUM;
   if (!existsSync(executable)) {
-    throw new Error(`chromium is not installed at ${executable}: install it (apt-get update && apt-get install -y chromium; .ci/run does this), or set EXTRACT_TEST_CHROMIUM to its path`);
+    throw new Error(
+      `chromium is not installed at ${executable}: install it (apt-get update && apt-get install -y chromium; .ci/run does this), or set EXTRACT_TEST_CHROMIUM to its path`,
+    );
   }
   const dir = await mkdtemp(join(tmpdir(), 'extract-app-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {

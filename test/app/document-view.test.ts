@@ -7,8 +7,14 @@ import { browserPage, screenshot } from './browser.ts';
 const FIXTURE = 'fixtures/invoices/02-eu-formats.pdf';
 
 async function submit(server: { url: string }, bytes: Buffer, fileName: string): Promise<string> {
-  const ticket = await call(server, 'POST', '/api/v1/upload-url', { body: { file_name: fileName, file_type: 'application/pdf' } });
-  await call(server, 'PUT', ticket.body.upload_url, { raw: bytes, key: null, headers: { 'content-type': 'application/pdf' } });
+  const ticket = await call(server, 'POST', '/api/v1/upload-url', {
+    body: { file_name: fileName, file_type: 'application/pdf' },
+  });
+  await call(server, 'PUT', ticket.body.upload_url, {
+    raw: bytes,
+    key: null,
+    headers: { 'content-type': 'application/pdf' },
+  });
   const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: ticket.body.storage_path } });
   expect(accepted.status).toBe(200);
   return accepted.body.document_id as string;
@@ -50,7 +56,9 @@ describe('the document view: pages with a box on each value', { timeout: 60_000 
     const totalBox = page.locator('.value-box[data-path="total"]');
     const box = await totalBox.boundingBox();
     const frame = await page.locator('.page[data-page="1"]').boundingBox();
-    expect(box && frame && box.x >= frame.x && box.y >= frame.y && box.x + box.width <= frame.x + frame.width + 1).toBe(true);
+    expect(box && frame && box.x >= frame.x && box.y >= frame.y && box.x + box.width <= frame.x + frame.width + 1).toBe(
+      true,
+    );
 
     // Hovering a field highlights its box; focusing one (keyboard) does too.
     expect(await totalBox.getAttribute('class')).not.toContain('highlight');
@@ -63,14 +71,16 @@ describe('the document view: pages with a box on each value', { timeout: 60_000 
     expect(await page.locator('.value-box[data-path="line_items[0].amount"]').count()).toBe(1);
 
     // The fields that need review are listed, and have no box.
-    const review = await page.locator('.review-list li').evaluateAll((els) => els.map((e) => e.getAttribute('data-review')));
+    const review = await page
+      .locator('.review-list li')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-review')));
     expect(review).toContain('purchase_order');
     expect(review.length).toBeGreaterThan(0);
     for (const path of review) expect(grounded).not.toContain(path);
     expect(errors).toEqual([]);
   });
 
-  it('serves only the browser build of pdfjs-dist, under the page\'s security headers', async () => {
+  it("serves only the browser build of pdfjs-dist, under the page's security headers", async () => {
     const server = await emulator();
     const lib = await fetch(`${server.url}/_app/pdfjs/build/pdf.min.mjs`);
     expect(lib.status).toBe(200);

@@ -8,14 +8,19 @@ const DOCUMENTS = 1200;
 const PAGE_SIZE = 50;
 
 describe('the documents list with many documents', () => {
-  it(`pages through ${DOCUMENTS} documents correctly and follows new ones without a reload`, { timeout: 120_000 }, async () => {
+  it(`pages through ${DOCUMENTS} documents correctly and follows new ones without a reload`, {
+    timeout: 120_000,
+  }, async () => {
     const server = await emulator({ credits: 100_000, processing: { ms_per_page: 0, concurrency: 4 } });
     const pdf = await makePdf([['Invoice Number: TINY-1', 'Total: 1.00']]);
     const limit = pLimit(16);
-    const send = (n: number) => limit(async () => {
-      const r = await call(server, 'POST', '/api/v1/extract', { body: inlineBody(pdf, `doc-${String(n).padStart(4, '0')}.pdf`) });
-      expect(r.status).toBe(200);
-    });
+    const send = (n: number) =>
+      limit(async () => {
+        const r = await call(server, 'POST', '/api/v1/extract', {
+          body: inlineBody(pdf, `doc-${String(n).padStart(4, '0')}.pdf`),
+        });
+        expect(r.status).toBe(200);
+      });
     await Promise.all(Array.from({ length: DOCUMENTS }, (_, n) => send(n)));
 
     const { page, errors } = await browserPage();
@@ -28,7 +33,10 @@ describe('the documents list with many documents', () => {
     // The page's order is the server's: compare each page with the API's own answer.
     const namesOnPage = () => page.locator('tr[data-id] .file-name').allTextContents();
     const apiPage = async (p: number) =>
-      ((await call(server, 'GET', `/_emulator/documents?offset=${(p - 1) * PAGE_SIZE}&limit=${PAGE_SIZE}`)).body.documents as Array<{ file_name: string }>).map((d) => d.file_name);
+      (
+        (await call(server, 'GET', `/_emulator/documents?offset=${(p - 1) * PAGE_SIZE}&limit=${PAGE_SIZE}`)).body
+          .documents as Array<{ file_name: string }>
+      ).map((d) => d.file_name);
     expect(await namesOnPage()).toEqual(await apiPage(1));
 
     await page.getByRole('link', { name: 'Next page' }).first().click();
@@ -70,6 +78,8 @@ describe('the documents list with many documents', () => {
 
 describe('the browser tests', () => {
   it('fail, not skip, when chromium is missing, and say how to install it', async () => {
-    await expect(browserPage({ executable: '/nonexistent/chromium' })).rejects.toThrow(/chromium is not installed at \/nonexistent\/chromium: install it \(apt-get update && apt-get install -y chromium/);
+    await expect(browserPage({ executable: '/nonexistent/chromium' })).rejects.toThrow(
+      /chromium is not installed at \/nonexistent\/chromium: install it \(apt-get update && apt-get install -y chromium/,
+    );
   });
 });

@@ -43,7 +43,19 @@ function fakeShared(others: Map<string, { freeAt: number }>, now: () => number) 
         const other = others.get(key);
         if (held.has(key) || (other && other.freeAt > now())) continue;
         held.add(key);
-        const known: KnownState | undefined = other ? { fact: 'completed', at: '', sha256: key.split(':')[1]!, target: 't', file: '', route: 'inline', document_id: 'doc_o', page_count: 1, results: {} } : undefined;
+        const known: KnownState | undefined = other
+          ? {
+              fact: 'completed',
+              at: '',
+              sha256: key.split(':')[1]!,
+              target: 't',
+              file: '',
+              route: 'inline',
+              document_id: 'doc_o',
+              page_count: 1,
+              results: {},
+            }
+          : undefined;
         out.push({ key, known, concurrent: other !== undefined, takenFrom: null });
       }
       return out;
@@ -96,7 +108,7 @@ describe('claims', () => {
     expect(most).toBeLessThanOrEqual(4); // 2 x -c: none of them submitted yet
   });
 
-  it("documents another live worker holds are waited for, and their outcome taken from the journal once free", async () => {
+  it('documents another live worker holds are waited for, and their outcome taken from the journal once free', async () => {
     const clock = fakeClock();
     const others = new Map([[job(1).key, { freeAt: 3_000 }]]);
     const { state } = fakeShared(others, clock.now);

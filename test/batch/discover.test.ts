@@ -11,7 +11,8 @@ beforeEach(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'discover-'));
   await mkdir(join(cwd, 'inv/2024'), { recursive: true });
   await mkdir(join(cwd, 'inv/drafts'), { recursive: true });
-  for (const f of ['inv/a.pdf', 'inv/b.pdf', 'inv/2024/c.pdf', 'inv/drafts/d.pdf', 'notes.txt']) await writeFile(join(cwd, f), f);
+  for (const f of ['inv/a.pdf', 'inv/b.pdf', 'inv/2024/c.pdf', 'inv/drafts/d.pdf', 'notes.txt'])
+    await writeFile(join(cwd, f), f);
 });
 afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });

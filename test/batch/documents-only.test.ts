@@ -17,7 +17,11 @@ async function mixedDir(): Promise<string> {
   return cwd;
 }
 
-const planned = (r: Awaited<ReturnType<typeof run>>) => r.summary.documents.filter((d) => d.outcome === 'planned').map((d) => d.file).sort();
+const planned = (r: Awaited<ReturnType<typeof run>>) =>
+  r.summary.documents
+    .filter((d) => d.outcome === 'planned')
+    .map((d) => d.file)
+    .sort();
 
 describe('only documents are sent', () => {
   it('a directory sends PDFs and images; the rest is listed as skipped, uncharged, and counted', async () => {
@@ -32,7 +36,11 @@ describe('only documents are sent', () => {
     const cwd = await mixedDir();
     const all = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true, allFiles: true }));
     expect(planned(all)).toEqual(['in/doc-00.pdf', 'in/notes.txt', 'in/scan.png', 'in/totals.csv']);
-    const named = await run(cwd, ['in/notes.txt', 'in/*.csv'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
+    const named = await run(
+      cwd,
+      ['in/notes.txt', 'in/*.csv'],
+      batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }),
+    );
     expect(planned(named)).toEqual(['in/notes.txt']);
     expect(named.summary.not_documents.map((x) => x.file)).toEqual(['in/totals.csv']);
   });
@@ -43,7 +51,11 @@ describe('only documents are sent', () => {
     // A closed port: had anything been sent, the run would end "service unreachable" instead.
     const r = await run(cwd, ['in/empty.pdf'], batchOptions('http://127.0.0.1:9', KEY));
     expect(r.summary.exitCode).toBe(1);
-    expect(r.summary.documents).toEqual([expect.objectContaining({ file: 'in/empty.pdf', outcome: 'unreadable', status: 'error' })]);
-    expect(r.summary.documents[0]!.error).toBe('in/empty.pdf is empty (0 bytes): there is nothing to extract, so it was not sent');
+    expect(r.summary.documents).toEqual([
+      expect.objectContaining({ file: 'in/empty.pdf', outcome: 'unreadable', status: 'error' }),
+    ]);
+    expect(r.summary.documents[0]!.error).toBe(
+      'in/empty.pdf is empty (0 bytes): there is nothing to extract, so it was not sent',
+    );
   });
 });

@@ -32,7 +32,8 @@ export async function invoiceDir(n: number, pages = 1): Promise<string> {
   dirs.push(dir);
   const { mkdirSync } = await import('node:fs');
   mkdirSync(join(dir, 'in'));
-  for (let i = 0; i < n; i++) writeFileSync(join(dir, 'in', `doc-${String(i).padStart(2, '0')}.pdf`), await invoicePdf(1000 + i, pages));
+  for (let i = 0; i < n; i++)
+    writeFileSync(join(dir, 'in', `doc-${String(i).padStart(2, '0')}.pdf`), await invoicePdf(1000 + i, pages));
   return dir;
 }
 
@@ -151,5 +152,9 @@ export async function ledgerTotals(url: string): Promise<{ net: number; reserves
 }
 
 export async function topUp(url: string, pages: number): Promise<void> {
-  await fetch(`${url}/_emulator/credits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pages }) });
+  await fetch(`${url}/_emulator/credits`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ pages }),
+  });
 }

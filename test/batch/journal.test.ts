@@ -22,13 +22,25 @@ describe('journal', () => {
     const text =
       line({ fact: 'sending', ...common, route: 'upload' }) +
       line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' }) +
-      line({ fact: 'completed', ...common, route: 'upload', document_id: 'doc_1', page_count: 2, results: { total: null } });
+      line({
+        fact: 'completed',
+        ...common,
+        route: 'upload',
+        document_id: 'doc_1',
+        page_count: 2,
+        results: { total: null },
+      });
     const { known } = replayJournal(text);
-    expect(known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'completed', page_count: 2, results: { total: null } });
+    expect(known.get(stateKey('abc', 't1'))).toMatchObject({
+      fact: 'completed',
+      page_count: 2,
+      results: { total: null },
+    });
   });
 
   it('ignores a torn last line', () => {
-    const text = line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' }) + '{"fact":"completed","at":"2026';
+    const text =
+      line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' }) + '{"fact":"completed","at":"2026';
     const replay = replayJournal(text);
     expect(replay.torn).toBe(true);
     expect(replay.skipped).toBe(1);
@@ -41,17 +53,32 @@ describe('journal', () => {
   });
 
   it('unsent forgets an uncertain send; a (legacy) reset forgets everything before it', () => {
-    const a = replayJournal(line({ fact: 'sending', ...common, route: 'inline' }) + line({ fact: 'unsent', ...common, route: 'inline' }));
+    const a = replayJournal(
+      line({ fact: 'sending', ...common, route: 'inline' }) + line({ fact: 'unsent', ...common, route: 'inline' }),
+    );
     expect(a.known.size).toBe(0);
-    const b = replayJournal(line({ fact: 'failed', ...common, route: null, document_id: null, reason: 'x', retryable: true }) + line({ fact: 'reset', at: common.at }));
+    const b = replayJournal(
+      line({ fact: 'failed', ...common, route: null, document_id: null, reason: 'x', retryable: true }) +
+        line({ fact: 'reset', at: common.at }),
+    );
     expect(b.known.size).toBe(0);
   });
 
   it('rerun decisions: skip completed, resume submitted, leave failed and uncertain unless --retry-failed', () => {
     expect(actionFor(undefined, false)).toBe('submit');
-    expect(actionFor({ fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} }, false)).toBe('done');
+    expect(
+      actionFor({ fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} }, false),
+    ).toBe('done');
     expect(actionFor({ fact: 'submitted', ...common, route: 'upload', document_id: 'd' }, true)).toBe('resume');
-    const uncertain = { fact: 'failed' as const, ...common, route: 'inline' as const, document_id: null, reason: 'x', retryable: true, charge: 'uncertain' as const };
+    const uncertain = {
+      fact: 'failed' as const,
+      ...common,
+      route: 'inline' as const,
+      document_id: null,
+      reason: 'x',
+      retryable: true,
+      charge: 'uncertain' as const,
+    };
     expect(actionFor(uncertain, false)).toBe('leave');
     expect(actionFor(uncertain, true)).toBe('submit');
     expect(actionFor({ fact: 'sending', ...common, route: 'inline' }, false)).toBe('leave');
@@ -60,44 +87,117 @@ describe('journal', () => {
   });
 
   it('rerun decisions: a failure that cost nothing and may pass is sent again without being asked', () => {
-    const none = { fact: 'failed' as const, ...common, route: 'upload' as const, document_id: null, reason: 'ECONNREFUSED', retryable: true, charge: 'none' as const };
+    const none = {
+      fact: 'failed' as const,
+      ...common,
+      route: 'upload' as const,
+      document_id: null,
+      reason: 'ECONNREFUSED',
+      retryable: true,
+      charge: 'none' as const,
+    };
     expect(actionFor(none, false)).toBe('submit');
     // One that will fail the same way (the service refused the document as it is) is not.
     expect(actionFor({ ...none, retryable: false }, false)).toBe('leave');
     // Older journals did not write `charge`: a kept request means uncertain, none means nothing was sent.
     const { charge: _, ...legacy } = none;
     expect(actionFor(legacy, false)).toBe('submit');
-    expect(actionFor({ ...legacy, request: { idempotency_key: 'k', file_name: 'a.pdf', file_type: 'application/pdf' } }, false)).toBe('leave');
+    expect(
+      actionFor(
+        { ...legacy, request: { idempotency_key: 'k', file_name: 'a.pdf', file_type: 'application/pdf' } },
+        false,
+      ),
+    ).toBe('leave');
     expect(actionFor({ ...legacy, document_id: 'd' }, false)).toBe('leave');
   });
 
   it('--fresh sends every document again', () => {
-    expect(actionFor({ fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} }, false, true)).toBe('submit');
+    expect(
+      actionFor(
+        { fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} },
+        false,
+        true,
+      ),
+    ).toBe('submit');
   });
 
   it('a fact that says nothing happened at the service never erases what was known', () => {
-    const completed = line({ fact: 'completed', ...common, route: 'inline', document_id: 'doc_1', page_count: 2, results: {} });
+    const completed = line({
+      fact: 'completed',
+      ...common,
+      route: 'inline',
+      document_id: 'doc_1',
+      page_count: 2,
+      results: {},
+    });
     // --fresh resent it; the service refused (401): sending, then unsent.
-    const refused = replayJournal(completed + line({ fact: 'sending', ...common, route: 'inline' }) + line({ fact: 'unsent', ...common, route: 'inline' }));
+    const refused = replayJournal(
+      completed +
+        line({ fact: 'sending', ...common, route: 'inline' }) +
+        line({ fact: 'unsent', ...common, route: 'inline' }),
+    );
     expect(refused.known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'completed', document_id: 'doc_1' });
     // --fresh could not connect: a failure that cost nothing.
-    const down = replayJournal(completed + line({ fact: 'failed', ...common, route: 'upload', document_id: null, reason: 'ECONNREFUSED', retryable: true, charge: 'none' }));
+    const down = replayJournal(
+      completed +
+        line({
+          fact: 'failed',
+          ...common,
+          route: 'upload',
+          document_id: null,
+          reason: 'ECONNREFUSED',
+          retryable: true,
+          charge: 'none',
+        }),
+    );
     expect(down.known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'completed' });
     // An uncertain send stays uncertain when its --retry-failed resend is refused.
-    const sending = line({ fact: 'sending', ...common, route: 'inline', request: { idempotency_key: 'k', file_name: 'a.pdf', file_type: 'application/pdf' } });
-    const resent = replayJournal(sending + line({ fact: 'sending', ...common, route: 'inline' }) + line({ fact: 'unsent', ...common, route: 'inline' }));
-    expect(resent.known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'sending', request: { idempotency_key: 'k' } });
+    const sending = line({
+      fact: 'sending',
+      ...common,
+      route: 'inline',
+      request: { idempotency_key: 'k', file_name: 'a.pdf', file_type: 'application/pdf' },
+    });
+    const resent = replayJournal(
+      sending +
+        line({ fact: 'sending', ...common, route: 'inline' }) +
+        line({ fact: 'unsent', ...common, route: 'inline' }),
+    );
+    expect(resent.known.get(stateKey('abc', 't1'))).toMatchObject({
+      fact: 'sending',
+      request: { idempotency_key: 'k' },
+    });
     // A no-cost failure of a new document is what is known of it.
-    const fresh = replayJournal(line({ fact: 'failed', ...common, route: 'upload', document_id: null, reason: 'x', retryable: true, charge: 'none' }));
+    const fresh = replayJournal(
+      line({
+        fact: 'failed',
+        ...common,
+        route: 'upload',
+        document_id: null,
+        reason: 'x',
+        retryable: true,
+        charge: 'none',
+      }),
+    );
     expect(fresh.known.get(stateKey('abc', 't1'))?.fact).toBe('failed');
   });
 
   it('appends after a torn line on a fresh line', async () => {
     const path = join(dir, 'state.jsonl');
-    await writeFile(path, line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' }) + '{"fact":"compl');
+    await writeFile(
+      path,
+      line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' }) + '{"fact":"compl',
+    );
     const before = await readJournal(path);
     const writer = await openJournal(path, before.torn);
-    await writer.append({ fact: 'completed', ...common, route: 'upload', document_id: 'doc_1', page_count: 3, results: {} });
+    await writer.append({
+      fact: 'completed',
+      ...common,
+      route: 'upload',
+      document_id: 'doc_1',
+      page_count: 3,
+      results: {},
+    });
     await writer.close();
     const after = await readJournal(path);
     expect(after.known.get(stateKey('abc', 't1'))).toMatchObject({ fact: 'completed', page_count: 3 });
@@ -114,17 +214,34 @@ describe('lock', () => {
 
   it('refuses a second run while the holder lives, naming it', async () => {
     const journal = join(dir, 'state.jsonl');
-    const lock = await acquireLock(journal, deps(100, () => true));
-    await expect(acquireLock(journal, deps(200, () => true))).rejects.toThrow(/in use by process 100/);
+    const lock = await acquireLock(
+      journal,
+      deps(100, () => true),
+    );
+    await expect(
+      acquireLock(
+        journal,
+        deps(200, () => true),
+      ),
+    ).rejects.toThrow(/in use by process 100/);
     await lock.release();
-    const again = await acquireLock(journal, deps(200, () => true));
+    const again = await acquireLock(
+      journal,
+      deps(200, () => true),
+    );
     await again.release();
   });
 
   it('takes over a stale lock of a dead process', async () => {
     const journal = join(dir, 'state.jsonl');
-    await acquireLock(journal, deps(100, () => true));
-    const lock = await acquireLock(journal, deps(200, (pid) => pid !== 100));
+    await acquireLock(
+      journal,
+      deps(100, () => true),
+    );
+    const lock = await acquireLock(
+      journal,
+      deps(200, (pid) => pid !== 100),
+    );
     expect(JSON.parse(await readFile(lockPathFor(journal), 'utf8'))).toMatchObject({ pid: 200, host: 'h1' });
     await lock.release();
   });
@@ -132,13 +249,21 @@ describe('lock', () => {
   it('takes over a torn lock file', async () => {
     const journal = join(dir, 'state.jsonl');
     await writeFile(lockPathFor(journal), '{"pid":');
-    const lock = await acquireLock(journal, deps(300, () => true));
+    const lock = await acquireLock(
+      journal,
+      deps(300, () => true),
+    );
     await lock.release();
   });
 
   it('refuses a lock held on another host', async () => {
     const journal = join(dir, 'state.jsonl');
     await writeFile(lockPathFor(journal), JSON.stringify({ pid: 1, host: 'other', started: 'x' }));
-    await expect(acquireLock(journal, deps(300, () => false))).rejects.toThrow(/on other/);
+    await expect(
+      acquireLock(
+        journal,
+        deps(300, () => false),
+      ),
+    ).rejects.toThrow(/on other/);
   });
 });

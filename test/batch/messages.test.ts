@@ -16,7 +16,13 @@ afterEach(async () => {
 });
 
 async function emulator(): Promise<RunningServer> {
-  const server = await startServer({ config: { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 } }, host: '127.0.0.1', port: 0, inMemory: true, log: () => {} });
+  const server = await startServer({
+    config: { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 } },
+    host: '127.0.0.1',
+    port: 0,
+    inMemory: true,
+    log: () => {},
+  });
   servers.add(server);
   return server;
 }
@@ -38,7 +44,11 @@ describe('messages', () => {
 
   it('--explode with an output that is not CSV is a usage error before anything is sent', async () => {
     const cwd = await invoiceDir(1);
-    const err = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { explode: 'line_items', out: 'out.json' })).catch((e: unknown) => e);
+    const err = await run(
+      cwd,
+      ['in/'],
+      batchOptions('http://127.0.0.1:9', KEY, { explode: 'line_items', out: 'out.json' }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExtractError);
     expect((err as ExtractError).code).toBe('usage');
     expect((err as ExtractError).message).toMatch(/--explode line_items .* output is json/);
@@ -62,10 +72,15 @@ describe('messages', () => {
 
   it('a mistyped subcommand says "did you mean", before anything else; get without an id points to its help', async () => {
     const cwd = tempDir();
-    for (const [typo, meant] of [['serv', 'serve'], ['lsiten', 'listen']] as const) {
+    for (const [typo, meant] of [
+      ['serv', 'serve'],
+      ['lsiten', 'listen'],
+    ] as const) {
       const r = await execa(process.execPath, [CLI, typo], { cwd, env: cleanEnv(), extendEnv: false, reject: false });
       expect(r.exitCode).toBe(2);
-      expect(r.stderr.split('\n')[0]).toBe(`extract: unknown command "${typo}": did you mean "extract ${meant}"? (to extract a file of that name, write ./${typo})`);
+      expect(r.stderr.split('\n')[0]).toBe(
+        `extract: unknown command "${typo}": did you mean "extract ${meant}"? (to extract a file of that name, write ./${typo})`,
+      );
     }
     const get = await execa(process.execPath, [CLI, 'get'], { cwd, env: cleanEnv(), extendEnv: false, reject: false });
     expect(get.exitCode).toBe(2);

@@ -26,10 +26,18 @@ async function drippingService(): Promise<{ url: string; gets: () => number }> {
     req.resume();
     req.on('end', () => {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      if (req.method === 'POST' && req.url === '/api/v1/upload-url') return json({ upload_url: `${base}/put/a.pdf`, storage_path: 'p/a.pdf', expires_in: 900 });
+      const json = (body: unknown) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method === 'POST' && req.url === '/api/v1/upload-url')
+        return json({ upload_url: `${base}/put/a.pdf`, storage_path: 'p/a.pdf', expires_in: 900 });
       if (req.method === 'PUT') return res.writeHead(200).end();
-      if (req.method === 'POST' && req.url === '/api/v1/extract') return json({ success: true, document_id: 'doc_drip', status: 'processing', poll_url: '/api/v1/documents/doc_drip' });
+      if (req.method === 'POST' && req.url === '/api/v1/extract')
+        return json({
+          success: true,
+          document_id: 'doc_drip',
+          status: 'processing',
+          poll_url: '/api/v1/documents/doc_drip',
+        });
       gets++;
       open.add(res);
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -49,9 +57,16 @@ describe('poll deadline', () => {
     const started = Date.now();
     // 3 s of the fake clock: one sleep of 2 s, then a GET with 1 s left (at least 5 s of real time),
     // then one read for the page count (5 s at most).
-    const r = await run(cwd, ['in'], batchOptions(service.url, KEY, { route: 'upload', poll: { ...DEFAULT_POLL, timeoutMs: 3_000 } }));
+    const r = await run(
+      cwd,
+      ['in'],
+      batchOptions(service.url, KEY, { route: 'upload', poll: { ...DEFAULT_POLL, timeoutMs: 3_000 } }),
+    );
     const took = Date.now() - started;
-    const records = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; document_id: string | null });
+    const records = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; document_id: string | null });
     expect(records).toMatchObject([{ status: 'pending', document_id: 'doc_drip' }]);
     expect(r.summary.exitCode).toBe(5);
     // The poll, then the one bounded read a stopped run makes to learn the pages charged.

@@ -55,11 +55,31 @@ describe.each(BACKENDS)('journal ($name)', (backend) => {
     const where = await backend.location();
     const a = await open(where);
     const facts: JournalFact[] = [
-      { fact: 'sending', ...common('d1'), route: 'upload', request: { idempotency_key: 'k1', file_name: 'd1.pdf', file_type: 'application/pdf', storage_path: 'p/1' } },
+      {
+        fact: 'sending',
+        ...common('d1'),
+        route: 'upload',
+        request: { idempotency_key: 'k1', file_name: 'd1.pdf', file_type: 'application/pdf', storage_path: 'p/1' },
+      },
       { fact: 'submitted', ...common('d1'), route: 'upload', document_id: 'doc_1' },
-      { fact: 'completed', ...common('d1'), route: 'upload', document_id: 'doc_1', page_count: 2, results: { total: null, name: 'x' } },
+      {
+        fact: 'completed',
+        ...common('d1'),
+        route: 'upload',
+        document_id: 'doc_1',
+        page_count: 2,
+        results: { total: null, name: 'x' },
+      },
       { fact: 'sending', ...common('d2'), route: 'inline' },
-      { fact: 'failed', ...common('d2'), route: 'inline', document_id: null, reason: 'no answer', retryable: true, request: { idempotency_key: 'k2', file_name: 'd2.pdf', file_type: 'application/pdf' } },
+      {
+        fact: 'failed',
+        ...common('d2'),
+        route: 'inline',
+        document_id: null,
+        reason: 'no answer',
+        retryable: true,
+        request: { idempotency_key: 'k2', file_name: 'd2.pdf', file_type: 'application/pdf' },
+      },
       { fact: 'sending', ...common('d3'), route: 'inline' },
       { fact: 'unsent', ...common('d3'), route: 'inline' },
       { fact: 'sending', ...common('d4'), route: 'inline' },
@@ -89,7 +109,12 @@ describe.each(BACKENDS)('journal ($name)', (backend) => {
     await a.release([key('d1')]);
     const [claim, ...rest] = await a.claim([key('d1'), key('d2')], 2);
     expect(rest.map((c) => c.key)).toEqual([key('d2')]);
-    expect(claim).toMatchObject({ key: key('d1'), known: { fact: 'submitted', document_id: 'doc_1' }, concurrent: false, takenFrom: null });
+    expect(claim).toMatchObject({
+      key: key('d1'),
+      known: { fact: 'submitted', document_id: 'doc_1' },
+      concurrent: false,
+      takenFrom: null,
+    });
     expect(rest[0]?.known).toBeUndefined();
   });
 
@@ -97,8 +122,21 @@ describe.each(BACKENDS)('journal ($name)', (backend) => {
     const where = await backend.location();
     const a = await open(where);
     await a.claim([key('d1')], 1);
-    for (let i = 0; i < 11; i++) await a.append({ fact: 'sending', ...common('d1'), route: 'inline', request: { idempotency_key: `k${i}`, file_name: 'd1.pdf', file_type: 'application/pdf' } });
-    await a.append({ fact: 'completed', ...common('d1'), route: 'inline', document_id: 'doc_1', page_count: 1, results: {} });
+    for (let i = 0; i < 11; i++)
+      await a.append({
+        fact: 'sending',
+        ...common('d1'),
+        route: 'inline',
+        request: { idempotency_key: `k${i}`, file_name: 'd1.pdf', file_type: 'application/pdf' },
+      });
+    await a.append({
+      fact: 'completed',
+      ...common('d1'),
+      route: 'inline',
+      document_id: 'doc_1',
+      page_count: 1,
+      results: {},
+    });
     await a.release([key('d1')]);
     expect((await a.claim([key('d1')], 1))[0]?.known?.fact).toBe('completed');
     const b = await open(where, 30_000, true);
@@ -125,7 +163,14 @@ describe('journal (postgres): many workers', () => {
     const b = await open(url);
     expect((await a.claim([key('d1'), key('d2')], 2)).map((c) => c.key).sort()).toEqual([key('d1'), key('d2')]);
     expect(await b.claim([key('d1'), key('d2'), key('d3')], 3)).toMatchObject([{ key: key('d3') }]);
-    await a.append({ fact: 'completed', ...common('d1'), route: 'inline', document_id: 'doc_1', page_count: 1, results: {} });
+    await a.append({
+      fact: 'completed',
+      ...common('d1'),
+      route: 'inline',
+      document_id: 'doc_1',
+      page_count: 1,
+      results: {},
+    });
     await a.release([key('d1')]);
     const [claim] = await b.claim([key('d1'), key('d2')], 2);
     // b's replay was before a's fact: a's outcome in this run is marked concurrent.
@@ -151,10 +196,19 @@ describe('journal (postgres): many workers', () => {
     await admin.end();
     const [claim] = await b.claim([key('d1')], 1);
     expect(claim).toMatchObject({ known: { fact: 'submitted', document_id: 'doc_1' }, takenFrom: a.worker });
-    await expect(a.append({ fact: 'sending', ...common('d1'), route: 'upload' })).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(a.append({ fact: 'sending', ...common('d1'), route: 'upload' })).rejects.toBeInstanceOf(
+      ClaimLostError,
+    );
     expect(a.lost(key('d1'))).toBe(true);
     // Facts other than sending are true whoever writes them: always recorded.
-    await a.append({ fact: 'completed', ...common('d1'), route: 'upload', document_id: 'doc_1', page_count: 1, results: {} });
+    await a.append({
+      fact: 'completed',
+      ...common('d1'),
+      route: 'upload',
+      document_id: 'doc_1',
+      page_count: 1,
+      results: {},
+    });
     expect((await b.history()).facts.map((f) => f.fact.fact)).toEqual(['submitted', 'completed']);
   });
 
@@ -174,12 +228,16 @@ describe('journal (postgres): many workers', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      expect((await admin.query('SELECT version FROM extract_schema ORDER BY version')).rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(
+        (await admin.query('SELECT version FROM extract_schema ORDER BY version')).rows.map((r) => r.version),
+      ).toEqual(MIGRATIONS.map((m) => m.version));
       await admin.query('INSERT INTO extract_schema (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
     } finally {
       await admin.end();
     }
-    await expect(open(url)).rejects.toThrow(new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this extract knows`));
+    await expect(open(url)).rejects.toThrow(
+      new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this extract knows`),
+    );
   });
 
   it('a dry run or extract status on a database no worker used yet reads an empty journal and creates nothing', async () => {
@@ -204,7 +262,9 @@ describe('journal (postgres): many workers', () => {
     );
     expect(err).toBeInstanceOf(Error);
     const message = (err as Error).message;
-    expect(message).toMatch(/could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1/);
+    expect(message).toMatch(
+      /could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1/,
+    );
     expect(message).not.toContain('WRONG_pw_55aa');
   });
 });

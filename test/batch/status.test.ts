@@ -9,11 +9,26 @@ describe('status', () => {
   it('counts documents by their latest fact, pages charged, per worker, and the oldest still processing', () => {
     const facts: Array<{ fact: JournalFact; worker: string | null }> = [
       { worker: 'a', fact: { fact: 'submitted', ...c('d1'), route: 'upload', document_id: 'doc_1' } },
-      { worker: 'b', fact: { fact: 'completed', ...c('d1'), route: 'upload', document_id: 'doc_1', page_count: 3, results: {} } }, // taken over by b
-      { worker: 'a', fact: { fact: 'completed', ...c('d2'), route: 'inline', document_id: 'doc_2', page_count: null, results: {} } },
-      { worker: 'b', fact: { fact: 'failed', ...c('d3'), route: 'inline', document_id: null, reason: 'x', retryable: false } },
-      { worker: 'a', fact: { fact: 'submitted', ...c('d4', '2026-01-01T00:00:05.000Z'), route: 'upload', document_id: 'doc_4' } },
-      { worker: 'b', fact: { fact: 'submitted', ...c('d5', '2026-01-01T00:00:02.000Z'), route: 'upload', document_id: 'doc_5' } },
+      {
+        worker: 'b',
+        fact: { fact: 'completed', ...c('d1'), route: 'upload', document_id: 'doc_1', page_count: 3, results: {} },
+      }, // taken over by b
+      {
+        worker: 'a',
+        fact: { fact: 'completed', ...c('d2'), route: 'inline', document_id: 'doc_2', page_count: null, results: {} },
+      },
+      {
+        worker: 'b',
+        fact: { fact: 'failed', ...c('d3'), route: 'inline', document_id: null, reason: 'x', retryable: false },
+      },
+      {
+        worker: 'a',
+        fact: { fact: 'submitted', ...c('d4', '2026-01-01T00:00:05.000Z'), route: 'upload', document_id: 'doc_4' },
+      },
+      {
+        worker: 'b',
+        fact: { fact: 'submitted', ...c('d5', '2026-01-01T00:00:02.000Z'), route: 'upload', document_id: 'doc_5' },
+      },
       { worker: 'a', fact: { fact: 'sending', ...c('d6'), route: 'inline' } },
       { worker: 'a', fact: { fact: 'sending', ...c('d7'), route: 'inline' } },
       { worker: 'a', fact: { fact: 'unsent', ...c('d7'), route: 'inline' } },
@@ -23,7 +38,14 @@ describe('status', () => {
       workers: [{ id: 'a', host: 'h1', pid: 1, started: 's', seen: 's', finished: null, alive: false, holding: 0 }],
       skipped: 0,
     });
-    expect(view).toMatchObject({ documents: 6, completed: 2, failed: 1, processing: 2, uncertain: 1, pages_charged: 3 });
+    expect(view).toMatchObject({
+      documents: 6,
+      completed: 2,
+      failed: 1,
+      processing: 2,
+      uncertain: 1,
+      pages_charged: 3,
+    });
     expect(view.oldest_pending).toEqual({ file: 'd5.pdf', document_id: 'doc_5', since: '2026-01-01T00:00:02.000Z' });
     expect(view.workers.map((w) => [w.id, w.completed, w.failed, w.pages])).toEqual([
       ['a', 1, 0, 0], // a null page count is not a zero charge of a known page: it adds nothing
@@ -36,7 +58,9 @@ describe('status', () => {
   });
 
   it('redact: a URL password, in any scheme, and a password= parameter', () => {
-    expect(redact('postgres://user:p%40ss@db:5432/x and postgresql://u:abc@h/y?sslmode=require&password=zz')).toBe('postgres://user:***@db:5432/x and postgresql://u:***@h/y?sslmode=require&password=***');
+    expect(redact('postgres://user:p%40ss@db:5432/x and postgresql://u:abc@h/y?sslmode=require&password=zz')).toBe(
+      'postgres://user:***@db:5432/x and postgresql://u:***@h/y?sslmode=require&password=***',
+    );
     expect(redact('postgres://user@db/x')).toBe('postgres://user@db/x');
   });
 });

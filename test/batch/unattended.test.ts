@@ -21,7 +21,11 @@ afterEach(async () => {
   servers.clear();
 });
 
-async function emulator(overrides: Partial<EmulatorConfigInput> = {}, port = 0, sleep?: (ms: number) => Promise<void>): Promise<RunningServer> {
+async function emulator(
+  overrides: Partial<EmulatorConfigInput> = {},
+  port = 0,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<RunningServer> {
   const server = await startServer({
     config: { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 4 }, ...overrides },
     host: '127.0.0.1',
@@ -35,7 +39,11 @@ async function emulator(overrides: Partial<EmulatorConfigInput> = {}, port = 0, 
 }
 
 async function addFault(url: string, rule: unknown): Promise<void> {
-  const res = await fetch(`${url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+  const res = await fetch(`${url}/_emulator/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -72,12 +80,18 @@ describe('unattended runs heal themselves', () => {
     const server = await emulator();
     const cwd = await invoiceDir(3);
     // Every inline extract fails with the emulator's own 500 (JSON body, nothing charged).
-    await addFault(server.url, { operation: 'extract-inline', probability: 1, effect: { type: 'status', status: 500 } });
+    await addFault(server.url, {
+      operation: 'extract-inline',
+      probability: 1,
+      effect: { type: 'status', status: 500 },
+    });
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY));
     expect(first.summary.failed).toBe(3);
     expect(first.summary.exitCode).toBe(1);
     // Retried within the run, on the backoff schedule (6 attempts per document).
-    const rules = (await (await fetch(`${server.url}/_emulator/faults`)).json()) as { rules: Array<{ applied: number }> };
+    const rules = (await (await fetch(`${server.url}/_emulator/faults`)).json()) as {
+      rules: Array<{ applied: number }>;
+    };
     expect(rules.rules[0]!.applied).toBe(3 * 6);
     const failed = journalFacts(cwd).filter((f) => f.fact === 'failed');
     expect(failed.every((f) => f.charge === 'none' && f.request === undefined)).toBe(true);
@@ -92,7 +106,11 @@ describe('unattended runs heal themselves', () => {
   it("a proxy's 502 on POST extract stays visible: a plain rerun does not resend it; --retry-failed does, under the same key", async () => {
     const server = await emulator();
     const cwd = await invoiceDir(2);
-    await addFault(server.url, { operation: 'extract-inline', probability: 1, effect: { type: 'status', status: 502 } });
+    await addFault(server.url, {
+      operation: 'extract-inline',
+      probability: 1,
+      effect: { type: 'status', status: 502 },
+    });
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY));
     expect(first.summary.failed).toBe(2);
     await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' });
@@ -136,7 +154,9 @@ describe('the circuit breaker', () => {
   it('opens mid-batch when the service goes away; submitted documents stay pending with their document_id', async () => {
     let gateOpen: () => void = () => {};
     const gate = new Promise<void>((r) => (gateOpen = r));
-    const server = await emulator({ processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) => (ms > 0 ? gate : Promise.resolve()));
+    const server = await emulator({ processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) =>
+      ms > 0 ? gate : Promise.resolve(),
+    );
     const cwd = await invoiceDir(6);
     let closing: Promise<void> | undefined;
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload', concurrency: 2 }), {
@@ -156,7 +176,8 @@ describe('the circuit breaker', () => {
     // An extract request cut by the shutdown is the one failure: visible, and marked uncertain in the journal.
     const facts = journalFacts(cwd);
     for (const d of r.summary.documents) {
-      if (d.outcome === 'failed') expect(facts.find((f) => f.fact === 'failed' && f.sha256 === d.sha256)?.charge).toBe('uncertain');
+      if (d.outcome === 'failed')
+        expect(facts.find((f) => f.fact === 'failed' && f.sha256 === d.sha256)?.charge).toBe('uncertain');
       else expect(['pending', 'not_submitted', 'completed']).toContain(d.outcome);
     }
     for (const d of r.summary.documents.filter((x) => x.outcome === 'pending')) expect(d.document_id).not.toBeNull();
@@ -211,7 +232,9 @@ describe('pages charged add up to the ledger', () => {
   it('the poll deadline: pending records carry document_id and page_count (exit 5); pages charged counts them', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
-    const server = await emulator({ processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) => (ms > 0 ? gate : Promise.resolve()));
+    const server = await emulator({ processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) =>
+      ms > 0 ? gate : Promise.resolve(),
+    );
     try {
       const cwd = await invoiceDir(2, 2);
       const options = batchOptions(server.url, KEY, { route: 'upload', out: 'out.json' });
@@ -246,7 +269,12 @@ describe('duplicates and rate limits', () => {
   it('429s on POST extract are retried in the run: every document completes, each charged once', async () => {
     const server = await emulator();
     const cwd = await invoiceDir(6);
-    await addFault(server.url, { operation: 'extract-inline', probability: 1, times: 3, effect: { type: 'status', status: 429, retry_after: 1 } });
+    await addFault(server.url, {
+      operation: 'extract-inline',
+      probability: 1,
+      times: 3,
+      effect: { type: 'status', status: 429, retry_after: 1 },
+    });
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { concurrency: 4 }));
     expect(r.summary.exitCode, r.stderr).toBe(0);
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1, 1, 1, 1]);
@@ -263,7 +291,11 @@ describe('--fresh', () => {
     expect(first.summary.completed).toBe(3);
     const before = replayJournal(readFileSync(join(cwd, '.extract-state.jsonl'), 'utf8')).known;
 
-    const rejected = await run(cwd, ['in/'], batchOptions(server.url, 'ext_wrong_key_for_this_parser', { fresh: true }));
+    const rejected = await run(
+      cwd,
+      ['in/'],
+      batchOptions(server.url, 'ext_wrong_key_for_this_parser', { fresh: true }),
+    );
     expect(rejected.summary.exitCode).toBe(4);
     const afterRejected = replayJournal(readFileSync(join(cwd, '.extract-state.jsonl'), 'utf8')).known;
     // Another key is another target: nothing the journal knew of the first key's documents changed.

@@ -20,12 +20,36 @@ test('bench: --tiny produces a number for every row', { timeout: 200_000 }, asyn
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   dirs.push(dir);
   const json = join(dir, 'rows.json');
-  const result = await execa(process.execPath, ['bench/run.ts', '--tiny', '--json', json], { reject: false, timeout: 190_000 });
+  const result = await execa(process.execPath, ['bench/run.ts', '--tiny', '--json', json], {
+    reject: false,
+    timeout: 190_000,
+  });
   const report = JSON.parse(readFileSync(json, 'utf8')) as { rows: BenchRow[]; failures: string[] };
   expect(report.failures, result.stderr.slice(-3000)).toEqual([]);
   expect(result.exitCode).toBe(0);
   const ids = report.rows.map((r) => r.id);
-  for (const id of ['1a c1', '1a c8', '2', '1b c1', '1b c8', '3 rss', '3 wall', '3 put', '4 rerun', '4 append', '5 version', '5 help', '6', '7 p99', '7 engine', '8', '9 fact', '9 w1', '9 w2', '9 w3']) {
+  for (const id of [
+    '1a c1',
+    '1a c8',
+    '2',
+    '1b c1',
+    '1b c8',
+    '3 rss',
+    '3 wall',
+    '3 put',
+    '4 rerun',
+    '4 append',
+    '5 version',
+    '5 help',
+    '6',
+    '7 p99',
+    '7 engine',
+    '8',
+    '9 fact',
+    '9 w1',
+    '9 w2',
+    '9 w3',
+  ]) {
     expect(ids).toContain(id);
   }
   for (const r of report.rows) {

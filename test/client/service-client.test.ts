@@ -36,13 +36,22 @@ afterEach(async () => {
   await agent.close();
 });
 
-const doc = { document_id: 'doc_1', status: 'completed', file_name: 'a.pdf', page_count: 2, results: { total: 1 }, error: null };
+const doc = {
+  document_id: 'doc_1',
+  status: 'completed',
+  file_name: 'a.pdf',
+  page_count: 2,
+  results: { total: 1 },
+  error: null,
+};
 
 describe('service client', () => {
   it('GET: retries 5xx and network errors with backoff, then succeeds', async () => {
     const pool = agent.get(BASE);
     pool.intercept({ path: '/api/v1/documents/doc_1', method: 'GET' }).reply(502, 'bad gateway');
-    pool.intercept({ path: '/api/v1/documents/doc_1', method: 'GET' }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    pool
+      .intercept({ path: '/api/v1/documents/doc_1', method: 'GET' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     pool.intercept({ path: '/api/v1/documents/doc_1', method: 'GET' }).reply(200, { ...doc, extra: 'ignored' });
     const deps = fakeDeps(agent);
     const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps);
@@ -53,8 +62,12 @@ describe('service client', () => {
 
   it('429: honours Retry-After and tells the limiter', async () => {
     const pool = agent.get(BASE);
-    pool.intercept({ path: '/api/v1/upload-url', method: 'POST' }).reply(429, { error: 'slow down' }, { headers: { 'retry-after': '7' } });
-    pool.intercept({ path: '/api/v1/upload-url', method: 'POST' }).reply(200, { upload_url: '/s/x?sig=ab', storage_path: 'p/a.pdf', expires_in: 900 });
+    pool
+      .intercept({ path: '/api/v1/upload-url', method: 'POST' })
+      .reply(429, { error: 'slow down' }, { headers: { 'retry-after': '7' } });
+    pool
+      .intercept({ path: '/api/v1/upload-url', method: 'POST' })
+      .reply(200, { upload_url: '/s/x?sig=ab', storage_path: 'p/a.pdf', expires_in: 900 });
     const deps = fakeDeps(agent);
     let limited = 0;
     const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY, hooks: { rateLimited: () => limited++ } }, deps);
@@ -66,7 +79,9 @@ describe('service client', () => {
 
   it('POST extract is not sent again once it may have reached the service', async () => {
     const pool = agent.get(BASE);
-    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'UND_ERR_SOCKET' }));
+    pool
+      .intercept({ path: '/api/v1/extract', method: 'POST' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'UND_ERR_SOCKET' }));
     const deps = fakeDeps(agent);
     const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps);
     const err = await client.extractStored({ storage_path: 'p/a.pdf', file_name: 'a.pdf' }).catch((e: unknown) => e);
@@ -79,15 +94,21 @@ describe('service client', () => {
   it('POST extract: a 502 is not retried either (the extraction may be running)', async () => {
     agent.get(BASE).intercept({ path: '/api/v1/extract', method: 'POST' }).reply(502, '<html>proxy</html>');
     const deps = fakeDeps(agent);
-    const err = await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps).extractStored({ storage_path: 'p' }).catch((e: unknown) => e);
+    const err = await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps)
+      .extractStored({ storage_path: 'p' })
+      .catch((e: unknown) => e);
     expect((err as ServiceError).kind).toBe('server');
     expect(deps.slept).toEqual([]);
   });
 
   it("POST extract: the service's own 500 (a JSON error body, refunded per the spec) is sent again", async () => {
     const pool = agent.get(BASE);
-    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(500, { success: false, error: 'extraction failed', code: 'extraction_failed' });
-    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(200, { success: true, document_id: 'doc_9', status: 'processing', poll_url: '/api/v1/documents/doc_9' });
+    pool
+      .intercept({ path: '/api/v1/extract', method: 'POST' })
+      .reply(500, { success: false, error: 'extraction failed', code: 'extraction_failed' });
+    pool
+      .intercept({ path: '/api/v1/extract', method: 'POST' })
+      .reply(200, { success: true, document_id: 'doc_9', status: 'processing', poll_url: '/api/v1/documents/doc_9' });
     const deps = fakeDeps(agent);
     const accepted = await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps).extractStored({ storage_path: 'p' });
     expect(accepted.document_id).toBe('doc_9');
@@ -96,9 +117,13 @@ describe('service client', () => {
 
   it("POST extract: a 500 that is not the service's JSON (a proxy's page), a 502 or a dropped answer may have been charged", async () => {
     const pool = agent.get(BASE);
-    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(500, '<html><body>Internal Server Error</body></html>');
+    pool
+      .intercept({ path: '/api/v1/extract', method: 'POST' })
+      .reply(500, '<html><body>Internal Server Error</body></html>');
     pool.intercept({ path: '/api/v1/extract', method: 'POST' }).reply(504, { error: 'gateway timeout' });
-    pool.intercept({ path: '/api/v1/extract', method: 'POST' }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    pool
+      .intercept({ path: '/api/v1/extract', method: 'POST' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     const deps = fakeDeps(agent);
     const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps);
     for (let i = 0; i < 3; i++) {
@@ -112,7 +137,9 @@ describe('service client', () => {
     const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     agent.get(BASE).intercept({ path: '/api/v1/extract', method: 'POST' }).replyWithError(refused()).times(6);
     const deps = fakeDeps(agent);
-    const err = (await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps).extractStored({ storage_path: 'p' }).catch((e: unknown) => e)) as ServiceError;
+    const err = (await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps)
+      .extractStored({ storage_path: 'p' })
+      .catch((e: unknown) => e)) as ServiceError;
     expect(err.kind).toBe('network');
     expect(err.charge).toBe('none');
     expect(deps.slept).toHaveLength(5);
@@ -124,7 +151,9 @@ describe('service client', () => {
     const deps = fakeDeps(agent);
     const circuit = new Circuit(deps.now);
     const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY, circuit }, deps);
-    const err = (await client.uploadUrl({ file_name: 'a.pdf', file_type: 'application/pdf' }).catch((e: unknown) => e)) as ServiceError;
+    const err = (await client
+      .uploadUrl({ file_name: 'a.pdf', file_type: 'application/pdf' })
+      .catch((e: unknown) => e)) as ServiceError;
     expect(err.kind).toBe('unreachable');
     expect(err.message).toContain(BASE);
     expect(circuit.isOpen).toBe(true);
@@ -145,12 +174,16 @@ describe('service client', () => {
     expect(auth.kind).toBe('auth');
     expect(auth.message).not.toContain(KEY);
     expect(((await client.extractInline(inline).catch((e: unknown) => e)) as ServiceError).kind).toBe('out_of_credits');
-    expect(((await client.extractInline(inline).catch((e: unknown) => e)) as ServiceError).kind).toBe('inline_unavailable');
+    expect(((await client.extractInline(inline).catch((e: unknown) => e)) as ServiceError).kind).toBe(
+      'inline_unavailable',
+    );
   });
 
   it('reads unknown error bodies: error, message, or a short excerpt', async () => {
     const pool = agent.get(BASE);
-    pool.intercept({ path: '/api/v1/documents/x', method: 'GET' }).reply(404, { error: { message: 'no such document' } });
+    pool
+      .intercept({ path: '/api/v1/documents/x', method: 'GET' })
+      .reply(404, { error: { message: 'no such document' } });
     pool.intercept({ path: '/api/v1/documents/y', method: 'GET' }).reply(400, 'x'.repeat(1000));
     const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, fakeDeps(agent));
     const a = (await client.getDocument('x').catch((e: unknown) => e)) as ServiceError;
@@ -161,7 +194,10 @@ describe('service client', () => {
   });
 
   it('accepts any 2xx and a document without optional fields', async () => {
-    agent.get(BASE).intercept({ path: '/api/v1/documents/doc_2', method: 'GET' }).reply(203, { document_id: 'doc_2', status: 'processing' });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/documents/doc_2', method: 'GET' })
+      .reply(203, { document_id: 'doc_2', status: 'processing' });
     const got = await new ServiceClient({ baseUrl: BASE, apiKey: KEY }, fakeDeps(agent)).getDocument('doc_2');
     expect(got).toMatchObject({ status: 'processing', page_count: null, results: null, error: null });
   });
@@ -189,7 +225,10 @@ describe('service client', () => {
       storage.intercept({ path: (p) => p.startsWith('/up/a.pdf'), method: 'PUT' }).reply(200, (o) => record(o));
       const deps = fakeDeps(agent);
       const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps);
-      await client.putBytes({ upload_url: 'http://storage.test/up/a.pdf?sig=abc', storage_path: 'a', expires_in: 60 }, { path, size: 14, type: 'application/pdf' });
+      await client.putBytes(
+        { upload_url: 'http://storage.test/up/a.pdf?sig=abc', storage_path: 'a', expires_in: 60 },
+        { path, size: 14, type: 'application/pdf' },
+      );
       expect(seen).toHaveLength(2);
       for (const s of seen) {
         expect(s.auth).toBeNull();
@@ -201,9 +240,17 @@ describe('service client', () => {
     it('a refused upload address is an expired ticket', async () => {
       const path = join(dir, 'a.pdf');
       await writeFile(path, 'x');
-      agent.get('http://storage.test').intercept({ path: (p) => p.startsWith('/up'), method: 'PUT' }).reply(403, { error: 'the upload address has expired' });
+      agent
+        .get('http://storage.test')
+        .intercept({ path: (p) => p.startsWith('/up'), method: 'PUT' })
+        .reply(403, { error: 'the upload address has expired' });
       const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, fakeDeps(agent));
-      const err = (await client.putBytes({ upload_url: 'http://storage.test/up?sig=1', storage_path: 'a', expires_in: 1 }, { path, size: 1, type: 'text/plain' }).catch((e: unknown) => e)) as ServiceError;
+      const err = (await client
+        .putBytes(
+          { upload_url: 'http://storage.test/up?sig=1', storage_path: 'a', expires_in: 1 },
+          { path, size: 1, type: 'text/plain' },
+        )
+        .catch((e: unknown) => e)) as ServiceError;
       expect(err.kind).toBe('ticket_expired');
     });
   });

@@ -1,6 +1,13 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { configGet, configList, configPath, configSet, configUnset, registerConfig } from '../../src/cli/config-command.ts';
+import {
+  configGet,
+  configList,
+  configPath,
+  configSet,
+  configUnset,
+  registerConfig,
+} from '../../src/cli/config-command.ts';
 import { KEY, captureDeps, useConfigDirs } from './helpers.ts';
 
 const configDir = useConfigDirs();
@@ -16,13 +23,17 @@ describe('extract config', () => {
 
   it('config: a key not starting with ext_ is refused with a clear message, and not stored', async () => {
     const deps = captureDeps(await configDir());
-    await expect(configSet({ key: 'api_key', value: 'sk_live_abc' }, deps)).rejects.toThrow(/does not start with "ext_"/);
+    await expect(configSet({ key: 'api_key', value: 'sk_live_abc' }, deps)).rejects.toThrow(
+      /does not start with "ext_"/,
+    );
     expect(deps.store.get('api_key')).toBeUndefined();
   });
 
   it('config: an unknown key or a bad base URL is refused', async () => {
     const deps = captureDeps(await configDir());
-    await expect(configSet({ key: 'apikey', value: KEY }, deps)).rejects.toThrow(/unknown config key "apikey": the keys are api_key, base_url and state_url/);
+    await expect(configSet({ key: 'apikey', value: KEY }, deps)).rejects.toThrow(
+      /unknown config key "apikey": the keys are api_key, base_url and state_url/,
+    );
     await expect(configSet({ key: 'base_url', value: 'extract.example' }, deps)).rejects.toThrow(/not a URL/);
   });
 
@@ -83,8 +94,12 @@ describe('extract config through commander', () => {
     vi.stubEnv('EXTRACT_API_KEY', '');
     let out = '';
     let err = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+    vi.spyOn(process.stdout, 'write').mockImplementation(
+      (chunk: string | Uint8Array) => ((out += String(chunk)), true),
+    );
+    vi.spyOn(process.stderr, 'write').mockImplementation(
+      (chunk: string | Uint8Array) => ((err += String(chunk)), true),
+    );
     const program = new Command('extract').exitOverride();
     registerConfig(program);
     await program.parseAsync(['node', 'extract', 'config', ...args]);

@@ -37,9 +37,20 @@ describe('settings', () => {
   });
 
   it('config: each setting is resolved on its own, and an empty variable counts as unset', () => {
-    const s = resolveSettings({ flags: { baseUrl: 'http://127.0.0.1:4010' }, env: { EXTRACT_API_KEY: '' }, store: STORED });
-    expect(s).toMatchObject({ apiKey: 'ext_stored_000000000000', baseUrl: 'http://127.0.0.1:4010', sources: { apiKey: 'config', baseUrl: 'flag' } });
-    expect(resolveSettings({ flags: {}, env: {}, store: store({}) })).toMatchObject({ apiKey: undefined, baseUrl: undefined });
+    const s = resolveSettings({
+      flags: { baseUrl: 'http://127.0.0.1:4010' },
+      env: { EXTRACT_API_KEY: '' },
+      store: STORED,
+    });
+    expect(s).toMatchObject({
+      apiKey: 'ext_stored_000000000000',
+      baseUrl: 'http://127.0.0.1:4010',
+      sources: { apiKey: 'config', baseUrl: 'flag' },
+    });
+    expect(resolveSettings({ flags: {}, env: {}, store: store({}) })).toMatchObject({
+      apiKey: undefined,
+      baseUrl: undefined,
+    });
   });
 
   it('config: a key not starting with ext_ is refused, naming where it came from, without echoing it', () => {
@@ -72,7 +83,9 @@ describe('settings', () => {
 
   it('config: requireSettings says the three ways to give a missing setting', () => {
     const none = resolveSettings({ flags: {}, env: {}, store: store({}) });
-    expect(() => requireSettings(none)).toThrow(/--api-key, set EXTRACT_API_KEY, or run "extract config set api_key -"/);
+    expect(() => requireSettings(none)).toThrow(
+      /--api-key, set EXTRACT_API_KEY, or run "extract config set api_key -"/,
+    );
     const keyOnly = resolveSettings({ flags: { apiKey: KEY }, env: {}, store: store({}) });
     expect(() => requireSettings(keyOnly)).toThrow(/--base-url, set EXTRACT_BASE_URL/);
     expect(requireSettings(resolveSettings({ flags: {}, env: ENV, store: store({}) }))).toEqual({
@@ -100,7 +113,9 @@ describe('settings: the shared journal', () => {
   it('EXTRACT_STATE_URL wins over the store; a URL that is not postgres:// is refused without its password', async () => {
     const { resolveStateUrl } = await import('../../src/config/settings.ts');
     const stored = store({ state_url: 'postgres://u:stored_pw@db/stored' });
-    expect(resolveStateUrl({ EXTRACT_STATE_URL: 'postgresql://u:env_pw@db/env' }, stored)).toBe('postgresql://u:env_pw@db/env');
+    expect(resolveStateUrl({ EXTRACT_STATE_URL: 'postgresql://u:env_pw@db/env' }, stored)).toBe(
+      'postgresql://u:env_pw@db/env',
+    );
     expect(resolveStateUrl({}, stored)).toBe('postgres://u:stored_pw@db/stored');
     expect(resolveStateUrl({ EXTRACT_STATE_URL: '' }, store({}))).toBeUndefined();
     const err = (() => {
@@ -112,7 +127,9 @@ describe('settings: the shared journal', () => {
       return undefined;
     })();
     expect(err).toBeInstanceOf(ExtractError);
-    expect((err as ExtractError).message).toMatch(/the state URL from EXTRACT_STATE_URL \(mysql:\/\/u:\*\*\*@db\/x\) is not a postgres:\/\/ URL/);
+    expect((err as ExtractError).message).toMatch(
+      /the state URL from EXTRACT_STATE_URL \(mysql:\/\/u:\*\*\*@db\/x\) is not a postgres:\/\/ URL/,
+    );
     expect((err as ExtractError).message).not.toContain('secret_pw');
   });
 });

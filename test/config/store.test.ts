@@ -47,7 +47,9 @@ describe('config store', () => {
   it('config: a broken or hand-mangled file is a usage error that names it', async () => {
     const dir = await configDir();
     await writeFile(join(dir, 'config.json'), '{ not json');
-    expect(() => openConfigStore({ dir }).get('api_key')).toThrow(/config\.json` is not valid JSON\): fix the file, or delete it/);
+    expect(() => openConfigStore({ dir }).get('api_key')).toThrow(
+      /config\.json` is not valid JSON\): fix the file, or delete it/,
+    );
     await writeFile(join(dir, 'config.json'), JSON.stringify({ api_key: 42 }));
     expect(() => openConfigStore({ dir }).get('api_key')).toThrow(/not text/);
   });

@@ -12,7 +12,9 @@ export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'invoi
 export const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 
 export function fixtureNames(): string[] {
-  return readdirSync(FIXTURES).filter((f) => f.endsWith('.pdf')).sort();
+  return readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.pdf'))
+    .sort();
 }
 
 export function expectedResults(pdf: string): unknown {
@@ -30,7 +32,10 @@ export function workDir(): string {
 export async function serve(overrides: Partial<EmulatorConfigInput> = {}): Promise<{ url: string }> {
   const dir = tempDir('extract-serve-');
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 4 }, ...overrides }));
+  writeFileSync(
+    config,
+    JSON.stringify({ ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 4 }, ...overrides }),
+  );
   return spawnServe(['--in-memory', '--config', config]);
 }
 
@@ -44,7 +49,9 @@ afterEach(() => {
 export function extract(cwd: string, url: string, args: string[], options: { env?: Record<string, string> } = {}) {
   const child = execa(process.execPath, [CLI, ...args], {
     cwd,
-    env: options.env ?? cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') }),
+    env:
+      options.env ??
+      cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') }),
     extendEnv: false,
     reject: false,
   });

@@ -44,7 +44,15 @@ describe('resuming', () => {
     expect(journalLines(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(names.length);
 
     // The lock of the killed run is stale: the rerun takes it over.
-    const second = await extract(cwd, server.url, ['in/*.pdf', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
+    const second = await extract(cwd, server.url, [
+      'in/*.pdf',
+      '--route',
+      'upload',
+      '-c',
+      '8',
+      '--poll-interval',
+      '100ms',
+    ]);
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/resuming \d+ documents? submitted by an earlier run/);
     const records = readJsonLines(String(second.stdout));

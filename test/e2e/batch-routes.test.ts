@@ -2,7 +2,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { expectedResults, extract, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+import {
+  expectedResults,
+  extract,
+  fixtureNames,
+  readJsonLines,
+  reservesBySha,
+  serve,
+  workDir,
+} from './batch-helpers.ts';
 
 describe('extract <inputs...> end to end', () => {
   it('a mixed batch through both routes; every output format read back; reruns skip and pay nothing', async () => {
@@ -11,7 +19,15 @@ describe('extract <inputs...> end to end', () => {
     const names = fixtureNames();
 
     // 5KB splits the fixtures: the small ones inline, the larger ones upload-and-poll.
-    const run = await extract(cwd, server.url, ['in/*.pdf', '--inline-max', '5KB', '--poll-interval', '100ms', '--report', 'report.json']);
+    const run = await extract(cwd, server.url, [
+      'in/*.pdf',
+      '--inline-max',
+      '5KB',
+      '--poll-interval',
+      '100ms',
+      '--report',
+      'report.json',
+    ]);
     expect(run.stderr).not.toMatch(/\x1b\[/);
     expect(run.exitCode, run.stderr).toBe(0);
     const records = readJsonLines(String(run.stdout));
@@ -21,7 +37,11 @@ describe('extract <inputs...> end to end', () => {
       expect(r.status).toBe('completed');
       expect(r.results).toEqual(expectedResults(basename(String(r.file))));
     }
-    const report = JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as { completed: number; documents: unknown[]; pages_charged: number };
+    const report = JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as {
+      completed: number;
+      documents: unknown[];
+      pages_charged: number;
+    };
     expect(report.completed).toBe(names.length);
     expect(report.documents).toHaveLength(names.length);
 
@@ -57,11 +77,15 @@ describe('extract <inputs...> end to end', () => {
     const none = await extract(cwd, server.url, ['nothing/*.pdf']);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('"nothing/*.pdf"');
-    const malformed = await extract(cwd, server.url, ['in/'], { env: { EXTRACT_API_KEY: 'sk_live_123', EXTRACT_BASE_URL: server.url, PATH: process.env.PATH ?? '' } });
+    const malformed = await extract(cwd, server.url, ['in/'], {
+      env: { EXTRACT_API_KEY: 'sk_live_123', EXTRACT_BASE_URL: server.url, PATH: process.env.PATH ?? '' },
+    });
     expect(malformed.exitCode).toBe(2);
     expect(malformed.stderr).not.toContain('sk_live_123');
     const wrong = 'ext_not_a_key_of_this_parser';
-    const rejected = await extract(cwd, server.url, ['in/01-us-standard.pdf', '--no-state'], { env: { EXTRACT_API_KEY: wrong, EXTRACT_BASE_URL: server.url, PATH: process.env.PATH ?? '' } });
+    const rejected = await extract(cwd, server.url, ['in/01-us-standard.pdf', '--no-state'], {
+      env: { EXTRACT_API_KEY: wrong, EXTRACT_BASE_URL: server.url, PATH: process.env.PATH ?? '' },
+    });
     expect(rejected.exitCode, rejected.stderr).toBe(4);
     expect(`${rejected.stdout}${rejected.stderr}`).not.toContain(wrong);
   });

@@ -7,7 +7,10 @@ import { extract, readJsonLines, reservesBySha, serve, workDir } from './batch-h
  * address (expires_in 1 s) has expired by the time the bytes arrive. It rewrites the
  * upload_url of tickets to point at itself.
  */
-function slowStorageProxy(target: string, holdMs: number): Promise<{ url: string; server: Server; puts: () => number }> {
+function slowStorageProxy(
+  target: string,
+  holdMs: number,
+): Promise<{ url: string; server: Server; puts: () => number }> {
   let puts = 0;
   const server = createServer((req, res) => {
     const isPut = req.method === 'PUT';
@@ -32,7 +35,9 @@ function slowStorageProxy(target: string, holdMs: number): Promise<{ url: string
     const a = server.address();
     return typeof a === 'object' && a ? a.port : 0;
   };
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${port()}`, server, puts: () => puts })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${port()}`, server, puts: () => puts })),
+  );
 }
 
 const proxies: Server[] = [];
@@ -46,7 +51,13 @@ describe('upload tickets', () => {
     const proxy = await slowStorageProxy(emulator.url, 2100);
     proxies.push(proxy.server);
     const cwd = workDir();
-    const run = await extract(cwd, proxy.url, ['in/01-us-standard.pdf', '--route', 'upload', '--poll-interval', '100ms']);
+    const run = await extract(cwd, proxy.url, [
+      'in/01-us-standard.pdf',
+      '--route',
+      'upload',
+      '--poll-interval',
+      '100ms',
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/upload address expired/);
     // At least one replacement; on a loaded machine a 1 s address can expire again.

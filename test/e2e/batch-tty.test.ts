@@ -12,7 +12,13 @@ async function underTerminal(setup: string) {
   const dir = tempDir();
   const log = join(dir, 'terminal.log');
   const command = `${setup}'${process.execPath}' '${CLI}' --local 'fixtures/invoices/0*.pdf' -o '${join(dir, 'out.csv')}'`;
-  const run = await execa('script', ['-qec', command, log], { env: cleanEnv({ TERM: 'xterm-256color' }), extendEnv: false, reject: false, timeout: 60_000, cwd: join(import.meta.dirname, '..', '..') });
+  const run = await execa('script', ['-qec', command, log], {
+    env: cleanEnv({ TERM: 'xterm-256color' }),
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+    cwd: join(import.meta.dirname, '..', '..'),
+  });
   return { run, screen: readFileSync(log, 'utf8') };
 }
 

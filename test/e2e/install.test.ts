@@ -11,8 +11,18 @@ describe('install', () => {
   it("npm pack ships the binary, the built code and the application's files", async () => {
     const root = new URL('../..', import.meta.url).pathname;
     const packed = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
-    const files = new Set((JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path));
-    for (const f of ['bin/extract.js', 'dist/cli/main.js', 'dist/batch/run.js', 'dist/emulator/server.js', 'package.json', 'README.md']) expect(files.has(f), f).toBe(true);
+    const files = new Set(
+      (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path),
+    );
+    for (const f of [
+      'bin/extract.js',
+      'dist/cli/main.js',
+      'dist/batch/run.js',
+      'dist/emulator/server.js',
+      'package.json',
+      'README.md',
+    ])
+      expect(files.has(f), f).toBe(true);
     expect([...files].some((f) => f.startsWith('test/') || f.startsWith('src/'))).toBe(false);
   });
 

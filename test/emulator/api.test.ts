@@ -1,6 +1,14 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DocumentBody, ErrorBody, ExtractAcceptedResponse, ExtractInlineResponse, LedgerBody, UploadTicket, mirrorsDefinition } from '../../src/contract/index.ts';
+import {
+  DocumentBody,
+  ErrorBody,
+  ExtractAcceptedResponse,
+  ExtractInlineResponse,
+  LedgerBody,
+  UploadTicket,
+  mirrorsDefinition,
+} from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { call, emulator, inlineBody, KEY, waitForDocument } from '../helpers/emulator.ts';
@@ -10,7 +18,12 @@ const OTHER_KEY = 'ext_other_parser_key_0002';
 const twoParsers = {
   parsers: [
     DEFAULT_CONFIG.parsers[0]!,
-    { parser_id: 'prs_other', parser_name: 'Other', api_keys: [OTHER_KEY], fields: [{ name: 'total', type: 'decimal' as const }] },
+    {
+      parser_id: 'prs_other',
+      parser_name: 'Other',
+      api_keys: [OTHER_KEY],
+      fields: [{ name: 'total', type: 'decimal' as const }],
+    },
   ],
 };
 
@@ -27,7 +40,11 @@ async function upload(server: { url: string }, bytes: Buffer, name = 'scan.pdf',
   const t = await call(server, 'POST', '/api/v1/upload-url', { body: { file_name: name, file_type: type }, key });
   expect(t.status).toBe(200);
   const ticket = UploadTicket.parse(t.body);
-  const put = await call(server, 'PUT', ticket.upload_url, { raw: bytes, key: null, headers: { 'content-type': type } });
+  const put = await call(server, 'PUT', ticket.upload_url, {
+    raw: bytes,
+    key: null,
+    headers: { 'content-type': type },
+  });
   return { ticket, put };
 }
 
@@ -37,7 +54,13 @@ describe('emulator: authentication', () => {
     expectError(await call(s, 'GET', '/api/v1/documents/doc_x', { key: null }), 401, 'unauthorized');
     expectError(await call(s, 'GET', '/api/v1/documents/doc_x', { headers: { authorization: `Token ${KEY}` } }), 401);
     expectError(await call(s, 'GET', '/api/v1/documents/doc_x', { key: 'ext_not_a_known_key_at_all' }), 401);
-    const body = expectError(await call(s, 'POST', '/api/v1/upload-url', { key: 'ext_secret_guess_123456', body: { file_name: 'a.pdf', file_type: 'application/pdf' } }), 401);
+    const body = expectError(
+      await call(s, 'POST', '/api/v1/upload-url', {
+        key: 'ext_secret_guess_123456',
+        body: { file_name: 'a.pdf', file_type: 'application/pdf' },
+      }),
+      401,
+    );
     expect(JSON.stringify(body)).not.toContain('ext_secret_guess_123456');
   });
 
@@ -49,14 +72,19 @@ describe('emulator: authentication', () => {
     expect((await call(s, 'GET', `/api/v1/documents/${id}`)).status).toBe(200);
     expectError(await call(s, 'GET', `/api/v1/documents/${id}`, { key: OTHER_KEY }), 404, 'not_found');
     const { ticket } = await upload(s, await invoicePdf(2));
-    expectError(await call(s, 'POST', '/api/v1/extract', { key: OTHER_KEY, body: { storage_path: ticket.storage_path } }), 404);
+    expectError(
+      await call(s, 'POST', '/api/v1/extract', { key: OTHER_KEY, body: { storage_path: ticket.storage_path } }),
+      404,
+    );
   });
 });
 
 describe('emulator: signed uploads', () => {
   it('issues a ticket whose storage path ends in the sanitised file name', async () => {
     const s = await emulator({ upload: { expires_in: 120 } });
-    const r = await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: '../../etc/pass wd?.pdf', file_type: 'application/pdf' } });
+    const r = await call(s, 'POST', '/api/v1/upload-url', {
+      body: { file_name: '../../etc/pass wd?.pdf', file_type: 'application/pdf' },
+    });
     const ticket = UploadTicket.parse(r.body);
     expect(ticket.expires_in).toBe(120);
     expect(ticket.storage_path.split('/')).toHaveLength(3);
@@ -66,7 +94,11 @@ describe('emulator: signed uploads', () => {
 
   it('requires file_name and file_type', async () => {
     const s = await emulator();
-    const body = expectError(await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf' } }), 400, 'invalid_request');
+    const body = expectError(
+      await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf' } }),
+      400,
+      'invalid_request',
+    );
     expect(body.error).toContain('file_type');
   });
 
@@ -76,32 +108,79 @@ describe('emulator: signed uploads', () => {
     const { ticket, put } = await upload(s, bytes);
     expect(put.status).toBe(200);
     expect(put.body.size).toBe(bytes.length);
-    const again = await call(s, 'PUT', ticket.upload_url, { raw: bytes, key: null, headers: { 'content-type': 'application/pdf' } });
+    const again = await call(s, 'PUT', ticket.upload_url, {
+      raw: bytes,
+      key: null,
+      headers: { 'content-type': 'application/pdf' },
+    });
     expect(again.status).toBe(200);
-    const ex = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path, file_name: 'scan.pdf', file_type: 'application/pdf', file_size: bytes.length } });
+    const ex = await call(s, 'POST', '/api/v1/extract', {
+      body: {
+        storage_path: ticket.storage_path,
+        file_name: 'scan.pdf',
+        file_type: 'application/pdf',
+        file_size: bytes.length,
+      },
+    });
     expect(ex.status).toBe(200);
-    expectError(await call(s, 'PUT', ticket.upload_url, { raw: bytes, key: null, headers: { 'content-type': 'application/pdf' } }), 409, 'conflict');
+    expectError(
+      await call(s, 'PUT', ticket.upload_url, {
+        raw: bytes,
+        key: null,
+        headers: { 'content-type': 'application/pdf' },
+      }),
+      409,
+      'conflict',
+    );
   });
 
   it('refuses a Content-Type other than the declared file_type, another method, and a tampered signature with 403', async () => {
     const s = await emulator();
-    const t = UploadTicket.parse((await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } })).body);
-    const wrongType = expectError(await call(s, 'PUT', t.upload_url, { raw: 'x', key: null, headers: { 'content-type': 'application/octet-stream' } }), 403, 'upload_forbidden');
+    const t = UploadTicket.parse(
+      (await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } }))
+        .body,
+    );
+    const wrongType = expectError(
+      await call(s, 'PUT', t.upload_url, {
+        raw: 'x',
+        key: null,
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+      403,
+      'upload_forbidden',
+    );
     expect(wrongType.error).toContain('application/pdf');
     expectError(await call(s, 'PUT', t.upload_url, { raw: 'x', key: null }), 403);
-    expect((await call(s, 'POST', t.upload_url, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } })).status).toBe(403);
+    expect(
+      (await call(s, 'POST', t.upload_url, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } }))
+        .status,
+    ).toBe(403);
     const tampered = t.upload_url.replace(/sig=([0-9a-f])/, (_m, c: string) => `sig=${c === '0' ? '1' : '0'}`);
-    expect(expectError(await call(s, 'PUT', tampered, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } }), 403).error).toContain('signature');
+    expect(
+      expectError(
+        await call(s, 'PUT', tampered, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } }),
+        403,
+      ).error,
+    ).toContain('signature');
     const longer = t.upload_url.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 3600}`);
-    expectError(await call(s, 'PUT', longer, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } }), 403);
+    expectError(
+      await call(s, 'PUT', longer, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } }),
+      403,
+    );
   });
 
   it('refuses an expired upload address with 403 that says to request a new one', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const s = await emulator({ upload: { expires_in: 60 } }, { deps: { now: () => now } });
-    const t = UploadTicket.parse((await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } })).body);
+    const t = UploadTicket.parse(
+      (await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } }))
+        .body,
+    );
     now += 61_000;
-    const body = expectError(await call(s, 'PUT', t.upload_url, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } }), 403);
+    const body = expectError(
+      await call(s, 'PUT', t.upload_url, { raw: 'x', key: null, headers: { 'content-type': 'application/pdf' } }),
+      403,
+    );
     expect(body.error).toMatch(/expired/);
   });
 });
@@ -124,7 +203,14 @@ describe('emulator: extract', () => {
     const s = await emulator({ processing: { ms_per_page: 200, concurrency: 1 } });
     const bytes = await invoicePdf(8);
     const { ticket } = await upload(s, bytes);
-    const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path, file_name: 'scan.pdf', file_type: 'application/pdf', file_size: bytes.length } });
+    const r = await call(s, 'POST', '/api/v1/extract', {
+      body: {
+        storage_path: ticket.storage_path,
+        file_name: 'scan.pdf',
+        file_type: 'application/pdf',
+        file_size: bytes.length,
+      },
+    });
     expect(r.status).toBe(200);
     const accepted = ExtractAcceptedResponse.parse(r.body);
     expect(accepted.status).toBe('processing');
@@ -138,29 +224,65 @@ describe('emulator: extract', () => {
 
   it('refuses both shapes, neither shape, bad base64, and a wrong file_size with 400', async () => {
     const s = await emulator();
-    const both = expectError(await call(s, 'POST', '/api/v1/extract', { body: { ...inlineBody(Buffer.from('x')), storage_path: 'a/b/c.pdf' } }), 400);
+    const both = expectError(
+      await call(s, 'POST', '/api/v1/extract', {
+        body: { ...inlineBody(Buffer.from('x')), storage_path: 'a/b/c.pdf' },
+      }),
+      400,
+    );
     expect(both.error).toContain('not both');
     expectError(await call(s, 'POST', '/api/v1/extract', { body: {} }), 400, 'invalid_request');
-    expectError(await call(s, 'POST', '/api/v1/extract', { body: { file: { data: '%%%not base64', name: 'a.pdf' } } }), 400);
+    expectError(
+      await call(s, 'POST', '/api/v1/extract', { body: { file: { data: '%%%not base64', name: 'a.pdf' } } }),
+      400,
+    );
     expectError(await call(s, 'POST', '/api/v1/extract', { body: { file: { name: 'a.pdf' } } }), 400);
     const bytes = await invoicePdf(9);
     const { ticket } = await upload(s, bytes);
-    expectError(await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path, file_size: bytes.length + 1 } }), 400);
+    expectError(
+      await call(s, 'POST', '/api/v1/extract', {
+        body: { storage_path: ticket.storage_path, file_size: bytes.length + 1 },
+      }),
+      400,
+    );
   });
 
   it('refuses a storage_path never issued, or not yet uploaded, with a 4xx that says what to do', async () => {
     const s = await emulator();
-    expectError(await call(s, 'POST', '/api/v1/extract', { body: { storage_path: 'prs_invoices/upl_nope/a.pdf' } }), 404);
-    const t = UploadTicket.parse((await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } })).body);
-    const body = expectError(await call(s, 'POST', '/api/v1/extract', { body: { storage_path: t.storage_path } }), 409, 'upload_missing');
+    expectError(
+      await call(s, 'POST', '/api/v1/extract', { body: { storage_path: 'prs_invoices/upl_nope/a.pdf' } }),
+      404,
+    );
+    const t = UploadTicket.parse(
+      (await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } }))
+        .body,
+    );
+    const body = expectError(
+      await call(s, 'POST', '/api/v1/extract', { body: { storage_path: t.storage_path } }),
+      409,
+      'upload_missing',
+    );
     expect(body.error).toContain('PUT');
   });
 
   it('answers 413 for a body over inline.max_body_bytes, 415 for a non-JSON body, 400 for broken JSON', async () => {
     const s = await emulator({ inline: { timeout_ms: 30_000, max_body_bytes: 50_000 } });
-    expectError(await call(s, 'POST', '/api/v1/extract', { body: inlineBody(Buffer.alloc(60_000, 1)) }), 413, 'payload_too_large');
-    expectError(await call(s, 'POST', '/api/v1/extract', { raw: 'file=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
-    expectError(await call(s, 'POST', '/api/v1/extract', { raw: '{"file": ', headers: { 'content-type': 'application/json' } }), 400);
+    expectError(
+      await call(s, 'POST', '/api/v1/extract', { body: inlineBody(Buffer.alloc(60_000, 1)) }),
+      413,
+      'payload_too_large',
+    );
+    expectError(
+      await call(s, 'POST', '/api/v1/extract', {
+        raw: 'file=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
+    expectError(
+      await call(s, 'POST', '/api/v1/extract', { raw: '{"file": ', headers: { 'content-type': 'application/json' } }),
+      400,
+    );
   });
 
   it('answers 503 when inline extraction outlasts inline.timeout_ms, refunds, and stops the engine', async () => {
@@ -215,11 +337,18 @@ describe('emulator: credits', () => {
     const ledger = LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body);
     expect(ledger.balance).toBe(2);
     expect(ledger.entries).toHaveLength(1);
-    expect(ledger.entries[0]).toMatchObject({ kind: 'reserve', pages: 3, document_id: r1.body.document_id, file_name: 'invoice.pdf' });
+    expect(ledger.entries[0]).toMatchObject({
+      kind: 'reserve',
+      pages: 3,
+      document_id: r1.body.document_id,
+      file_name: 'invoice.pdf',
+    });
     expect(ledger.entries[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
     // After a top-up the refused upload can be submitted: it was never marked submitted.
     expect((await call(s, 'POST', '/_emulator/credits', { body: { pages: 10 } })).body).toEqual({ balance: 12 });
-    expect((await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).status).toBe(200);
+    expect((await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).status).toBe(
+      200,
+    );
   });
 
   it('never lets concurrent submissions take the balance below zero', async () => {

@@ -8,11 +8,33 @@ describe('serve: log lines', () => {
   });
 
   it('events: request lines go in, delivery lines go out, with status or the failure', () => {
-    expect(formatEvent({ type: 'request', at: '', method: 'GET', path: '/api/v1/documents/doc_1', status: 200, ms: 3, document_id: 'doc_1' })).toBe(
-      '<-- GET /api/v1/documents/doc_1 200 doc_1 3ms',
+    expect(
+      formatEvent({
+        type: 'request',
+        at: '',
+        method: 'GET',
+        path: '/api/v1/documents/doc_1',
+        status: 200,
+        ms: 3,
+        document_id: 'doc_1',
+      }),
+    ).toBe('<-- GET /api/v1/documents/doc_1 200 doc_1 3ms');
+    const delivery = {
+      type: 'delivery' as const,
+      at: '',
+      delivery_id: 'dlv_1',
+      document_id: 'doc_1',
+      integration_id: 'hook',
+      method: 'PUT',
+      url: 'http://127.0.0.1:1/h',
+      attempt: 2,
+      ms: 5,
+    };
+    expect(formatEvent({ ...delivery, status: 503, error: null })).toBe(
+      '--> document.processed doc_1 to hook (PUT http://127.0.0.1:1/h) attempt 2: 503 5ms',
     );
-    const delivery = { type: 'delivery' as const, at: '', delivery_id: 'dlv_1', document_id: 'doc_1', integration_id: 'hook', method: 'PUT', url: 'http://127.0.0.1:1/h', attempt: 2, ms: 5 };
-    expect(formatEvent({ ...delivery, status: 503, error: null })).toBe('--> document.processed doc_1 to hook (PUT http://127.0.0.1:1/h) attempt 2: 503 5ms');
-    expect(formatEvent({ ...delivery, status: null, error: 'ECONNREFUSED' })).toContain('attempt 2: failed (ECONNREFUSED)');
+    expect(formatEvent({ ...delivery, status: null, error: 'ECONNREFUSED' })).toContain(
+      'attempt 2: failed (ECONNREFUSED)',
+    );
   });
 });

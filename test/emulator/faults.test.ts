@@ -11,12 +11,18 @@ import { invoicePdf } from '../helpers/pdf.ts';
 describe('faults: rules and draws', () => {
   it('faults: the same seed draws the same faults', () => {
     const draws = (seed: number) => {
-      const f = createFaults({ rules: [{ operation: 'documents', probability: 0.3, effect: { type: 'status', status: 503 } }], seed, deps: realDeps });
+      const f = createFaults({
+        rules: [{ operation: 'documents', probability: 0.3, effect: { type: 'status', status: 503 } }],
+        seed,
+        deps: realDeps,
+      });
       return Array.from({ length: 200 }, () => (f.draw('documents') ? 1 : 0)).join('');
     };
     expect(draws(7)).toBe(draws(7));
     expect(draws(7)).not.toBe(draws(8));
-    const hits = draws(7).split('').filter((c) => c === '1').length;
+    const hits = draws(7)
+      .split('')
+      .filter((c) => c === '1').length;
     expect(hits).toBeGreaterThan(30);
     expect(hits).toBeLessThan(90);
     expect(seededRandom(1)()).toBe(seededRandom(1)());
@@ -24,13 +30,23 @@ describe('faults: rules and draws', () => {
 
   it('faults: a rule with times retires after that many', () => {
     const f = createFaults({ rules: [{ operation: 'upload', effect: { type: 'reset' }, times: 2 }], deps: realDeps });
-    expect([f.draw('upload'), f.draw('upload'), f.draw('upload')].map((e) => e?.type ?? null)).toEqual(['reset', 'reset', null]);
+    expect([f.draw('upload'), f.draw('upload'), f.draw('upload')].map((e) => e?.type ?? null)).toEqual([
+      'reset',
+      'reset',
+      null,
+    ]);
     expect(f.draw('documents')).toBeNull();
   });
 
   it('faults: parses the compact flag form and refuses nonsense with the grammar', () => {
-    expect(parseFaultFlag('extract-inline:0.1:503')).toMatchObject({ operation: 'extract-inline', probability: 0.1, effect: { type: 'status', status: 503 } });
-    expect(parseFaultFlag('documents:1:latency=200-800')).toMatchObject({ effect: { type: 'latency', min_ms: 200, max_ms: 800 } });
+    expect(parseFaultFlag('extract-inline:0.1:503')).toMatchObject({
+      operation: 'extract-inline',
+      probability: 0.1,
+      effect: { type: 'status', status: 503 },
+    });
+    expect(parseFaultFlag('documents:1:latency=200-800')).toMatchObject({
+      effect: { type: 'latency', min_ms: 200, max_ms: 800 },
+    });
     expect(parseFaultFlag('extract-async:0.5:error').effect.type).toBe('async_error');
     expect(parseFaultFlag('webhook:0.3:duplicate').effect.type).toBe('duplicate');
     expect(() => parseFaultFlag('extract:2:boom')).toThrow(/OPERATION:PROBABILITY:EFFECT/);
@@ -40,7 +56,9 @@ describe('faults: rules and draws', () => {
 describe('faults: over HTTP', () => {
   it('injects a status (429 with Retry-After), then the rule is cleared at run time', async () => {
     const s = await emulator();
-    const rule = await call(s, 'POST', '/_emulator/faults', { body: { operation: 'documents', effect: { type: 'status', status: 429, retry_after: 3 } } });
+    const rule = await call(s, 'POST', '/_emulator/faults', {
+      body: { operation: 'documents', effect: { type: 'status', status: 429, retry_after: 3 } },
+    });
     expect(rule.status).toBe(200);
     expect(rule.body.id).toMatch(/^flt_/);
     const r = await call(s, 'GET', '/api/v1/documents/doc_x');
@@ -53,7 +71,14 @@ describe('faults: over HTTP', () => {
   });
 
   it('a reset before handling charges nothing; a reset after handling charged, and the Idempotency-Key replays it for free', async () => {
-    const s = await emulator({ faults: { rules: [{ operation: 'extract-inline', effect: { type: 'reset', when: 'before' }, times: 1 }, { operation: 'extract-inline', effect: { type: 'reset', when: 'after' }, times: 1 }] } });
+    const s = await emulator({
+      faults: {
+        rules: [
+          { operation: 'extract-inline', effect: { type: 'reset', when: 'before' }, times: 1 },
+          { operation: 'extract-inline', effect: { type: 'reset', when: 'after' }, times: 1 },
+        ],
+      },
+    });
     const body = inlineBody(await invoicePdf(1));
     const send = () => call(s, 'POST', '/api/v1/extract', { body, headers: { 'idempotency-key': 'k-1' } });
     await expect(send()).rejects.toThrow();
@@ -72,18 +97,27 @@ describe('faults: over HTTP', () => {
   it('Idempotency-Key: a different body under the same key is refused; an error frees the key', async () => {
     const s = await emulator({ credits: 0 });
     const a = inlineBody(await invoicePdf(2));
-    expect((await call(s, 'POST', '/api/v1/extract', { body: a, headers: { 'idempotency-key': 'k' } })).status).toBe(402);
+    expect((await call(s, 'POST', '/api/v1/extract', { body: a, headers: { 'idempotency-key': 'k' } })).status).toBe(
+      402,
+    );
     await call(s, 'POST', '/_emulator/credits', { body: { pages: 5 } });
-    expect((await call(s, 'POST', '/api/v1/extract', { body: a, headers: { 'idempotency-key': 'k' } })).status).toBe(200);
+    expect((await call(s, 'POST', '/api/v1/extract', { body: a, headers: { 'idempotency-key': 'k' } })).status).toBe(
+      200,
+    );
     const b = inlineBody(await invoicePdf(3));
-    expect((await call(s, 'POST', '/api/v1/extract', { body: b, headers: { 'idempotency-key': 'k' } })).status).toBe(400);
+    expect((await call(s, 'POST', '/api/v1/extract', { body: b, headers: { 'idempotency-key': 'k' } })).status).toBe(
+      400,
+    );
   });
 
   it('truncates an answer: the client sees a broken body, not a valid one', async () => {
     const s = await emulator({ faults: { rules: [{ operation: 'upload-url', effect: { type: 'truncate' } }] } });
     const res = await request(`${s.url}/api/v1/upload-url`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${DEFAULT_CONFIG.parsers[0]!.api_keys[0]}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${DEFAULT_CONFIG.parsers[0]!.api_keys[0]}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ file_name: 'a.pdf', file_type: 'application/pdf' }),
     });
     expect(res.statusCode).toBe(200);
@@ -91,12 +125,22 @@ describe('faults: over HTTP', () => {
   });
 
   it('adds latency, and an async error ends the document in error with a refund', async () => {
-    const s = await emulator({ faults: { rules: [{ operation: 'documents', effect: { type: 'latency', ms: 300 } }, { operation: 'extract-async', effect: { type: 'async_error' } }] } });
+    const s = await emulator({
+      faults: {
+        rules: [
+          { operation: 'documents', effect: { type: 'latency', ms: 300 } },
+          { operation: 'extract-async', effect: { type: 'async_error' } },
+        ],
+      },
+    });
     const started = Date.now();
     await call(s, 'GET', '/api/v1/documents/doc_x');
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     const bytes = await invoicePdf(4);
-    const t = UploadTicket.parse((await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } })).body);
+    const t = UploadTicket.parse(
+      (await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } }))
+        .body,
+    );
     await call(s, 'PUT', t.upload_url, { raw: bytes, key: null, headers: { 'content-type': 'application/pdf' } });
     const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: t.storage_path } });
     const doc = DocumentBody.parse((await waitForDocument(s, r.body.document_id)).body);
@@ -112,9 +156,19 @@ describe('faults: over HTTP', () => {
     const body = inlineBody(await invoicePdf(5));
     expect((await call(s, 'POST', '/api/v1/extract', { body, headers: { prefer: 'code=402' } })).status).toBe(402);
     expect((await call(s, 'POST', '/api/v1/extract', { body, headers: { prefer: 'code=503' } })).status).toBe(503);
-    const t = UploadTicket.parse((await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } })).body);
-    await call(s, 'PUT', t.upload_url, { raw: await invoicePdf(6), key: null, headers: { 'content-type': 'application/pdf' } });
-    const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: t.storage_path }, headers: { prefer: 'outcome=error' } });
+    const t = UploadTicket.parse(
+      (await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } }))
+        .body,
+    );
+    await call(s, 'PUT', t.upload_url, {
+      raw: await invoicePdf(6),
+      key: null,
+      headers: { 'content-type': 'application/pdf' },
+    });
+    const r = await call(s, 'POST', '/api/v1/extract', {
+      body: { storage_path: t.storage_path },
+      headers: { prefer: 'outcome=error' },
+    });
     expect(DocumentBody.parse((await waitForDocument(s, r.body.document_id)).body).status).toBe('error');
     expect(LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body).balance).toBe(1000);
   });
@@ -124,7 +178,12 @@ describe('faults: over HTTP', () => {
     const s = await emulator({
       parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url: hook.url }] }],
       webhook_delivery: { timeout_ms: 2000, time_scale: 0.0002 },
-      faults: { rules: [{ operation: 'webhook', effect: { type: 'drop' }, times: 1 }, { operation: 'webhook', effect: { type: 'duplicate' }, times: 1 }] },
+      faults: {
+        rules: [
+          { operation: 'webhook', effect: { type: 'drop' }, times: 1 },
+          { operation: 'webhook', effect: { type: 'duplicate' }, times: 1 },
+        ],
+      },
     });
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(7)) });
     await hook.waitFor(2);
@@ -134,7 +193,11 @@ describe('faults: over HTTP', () => {
   });
 
   it('extract-async faults apply to every background route: an application upload fails with the injected error', async () => {
-    const s = await emulator({ faults: { rules: [{ operation: 'extract-async', effect: { type: 'async_error', message: 'injected: scanner jam' } }] } });
+    const s = await emulator({
+      faults: {
+        rules: [{ operation: 'extract-async', effect: { type: 'async_error', message: 'injected: scanner jam' } }],
+      },
+    });
     const form = new FormData();
     form.append('file', new Blob([await invoicePdf(8)], { type: 'application/pdf' }), 'app.pdf');
     const res = await fetch(`${s.url}/_emulator/parsers/prs_invoices/documents`, { method: 'POST', body: form });
@@ -150,16 +213,38 @@ describe('faults: Prefer, as the service would answer it', () => {
   it('Prefer is honoured only after authentication: without a key it is 401, whatever the header asks', async () => {
     const s = await emulator();
     for (const prefer of ['code=402', 'code=503', 'code=500']) {
-      const r = await call(s, 'POST', '/api/v1/extract', { key: null, headers: { prefer }, body: inlineBody(await invoicePdf(1)) });
+      const r = await call(s, 'POST', '/api/v1/extract', {
+        key: null,
+        headers: { prefer },
+        body: inlineBody(await invoicePdf(1)),
+      });
       expect(r.status).toBe(401);
     }
-    expect((await call(s, 'POST', '/api/v1/extract', { key: 'ext_not_a_key_at_all', headers: { prefer: 'code=402' }, body: inlineBody(await invoicePdf(1)) })).status).toBe(401);
-    expect((await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'code=402' }, body: inlineBody(await invoicePdf(1)) })).status).toBe(402);
+    expect(
+      (
+        await call(s, 'POST', '/api/v1/extract', {
+          key: 'ext_not_a_key_at_all',
+          headers: { prefer: 'code=402' },
+          body: inlineBody(await invoicePdf(1)),
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await call(s, 'POST', '/api/v1/extract', {
+          headers: { prefer: 'code=402' },
+          body: inlineBody(await invoicePdf(1)),
+        })
+      ).status,
+    ).toBe(402);
   });
 
   it('Prefer: code=500 rehearses the spec\'s "500: refunded": reserved, failed, refunded in the request', async () => {
     const s = await emulator();
-    const r = await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'code=500' }, body: inlineBody(await invoicePdf(2)) });
+    const r = await call(s, 'POST', '/api/v1/extract', {
+      headers: { prefer: 'code=500' },
+      body: inlineBody(await invoicePdf(2)),
+    });
     expect(r.status).toBe(500);
     expect(r.body.code).toBe('extraction_failed');
     expect(r.body.error).toContain('refunded');

@@ -8,23 +8,44 @@ import { invoicePdf } from '../helpers/pdf.ts';
 describe('emulator: restart', () => {
   it('after kill -9 mid-processing, every document is still there, those processing finish, and the ledger adds up', async () => {
     const dir = tempDir();
-    const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 150, concurrency: 1 } });
+    const config = writeJson(dir, 'config.json', {
+      ...DEFAULT_CONFIG,
+      processing: { ms_per_page: 150, concurrency: 1 },
+    });
     const dataDir = `${dir}/data`;
     const first = await spawnServe(['--config', config, '--data-dir', dataDir]);
 
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const bytes = await invoicePdf(i, 2);
-      const t = UploadTicket.parse((await call(first, 'POST', '/api/v1/upload-url', { body: { file_name: `inv-${i}.pdf`, file_type: 'application/pdf' } })).body);
-      expect((await call(first, 'PUT', t.upload_url, { raw: bytes, key: null, headers: { 'content-type': 'application/pdf' } })).status).toBe(200);
+      const t = UploadTicket.parse(
+        (
+          await call(first, 'POST', '/api/v1/upload-url', {
+            body: { file_name: `inv-${i}.pdf`, file_type: 'application/pdf' },
+          })
+        ).body,
+      );
+      expect(
+        (
+          await call(first, 'PUT', t.upload_url, {
+            raw: bytes,
+            key: null,
+            headers: { 'content-type': 'application/pdf' },
+          })
+        ).status,
+      ).toBe(200);
       const r = await call(first, 'POST', '/api/v1/extract', { body: { storage_path: t.storage_path } });
       expect(r.status).toBe(200);
       ids.push(r.body.document_id);
     }
     // An inline request in flight when the server dies: its client never learns the id.
-    const inflight = call(first, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(99, 2)) }).catch(() => null);
+    const inflight = call(first, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(99, 2)) }).catch(
+      () => null,
+    );
     await waitForDocument(first, ids[0]!);
-    const before = await Promise.all(ids.map(async (id) => DocumentBody.parse((await call(first, 'GET', `/api/v1/documents/${id}`)).body).status));
+    const before = await Promise.all(
+      ids.map(async (id) => DocumentBody.parse((await call(first, 'GET', `/api/v1/documents/${id}`)).body).status),
+    );
     expect(before).toContain('processing');
     first.child.kill('SIGKILL');
     await first.child;

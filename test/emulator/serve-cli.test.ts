@@ -6,14 +6,26 @@ import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { CLI, cleanEnv, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call } from '../helpers/emulator.ts';
 
-const run = (args: string[]) => execa(process.execPath, [CLI, ...args], { env: cleanEnv(), extendEnv: false, reject: false });
+const run = (args: string[]) =>
+  execa(process.execPath, [CLI, ...args], { env: cleanEnv(), extendEnv: false, reject: false });
 
 describe('extract serve: configuration', () => {
   it('config: names the bad path of an invalid configuration', () => {
     const bad = { ...DEFAULT_CONFIG, parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, api_keys: ['sk_live_wrong_prefix'] }] };
     expect(() => parseConfig(bad)).toThrow(/parsers\.0\.api_keys\.0: an API key starts with "ext_"/);
     expect(() => parseConfig({ ...DEFAULT_CONFIG, credits: -1 })).toThrow(/credits/);
-    const dupe = { ...DEFAULT_CONFIG, parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, fields: [{ name: 'a', type: 'string' }, { name: 'a', type: 'date' }] }] };
+    const dupe = {
+      ...DEFAULT_CONFIG,
+      parsers: [
+        {
+          ...DEFAULT_CONFIG.parsers[0]!,
+          fields: [
+            { name: 'a', type: 'string' },
+            { name: 'a', type: 'date' },
+          ],
+        },
+      ],
+    };
     expect(() => parseConfig(dupe)).toThrow(/parsers\.0\.fields\.1\.name: field name "a" is used twice/);
   });
 
@@ -30,7 +42,13 @@ describe('extract serve: configuration', () => {
 
   it('exits 2 with the path and a next step for an invalid config file, and for a bad port', async () => {
     const dir = tempDir();
-    const r = await run(['serve', '--port', '0', '--config', writeJson(dir, 'bad.json', { credits: 'lots', parsers: [] })]);
+    const r = await run([
+      'serve',
+      '--port',
+      '0',
+      '--config',
+      writeJson(dir, 'bad.json', { credits: 'lots', parsers: [] }),
+    ]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('credits');
     expect(r.stderr).toContain('--print-config');
@@ -65,9 +83,16 @@ describe('extract serve: the whole loop out of the box', () => {
     const r = await call(server, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(77)) });
     expect(r.status).toBe(200);
     const out = receiverLine![2]!;
-    await expect.poll(() => existsSync(out) && readFileSync(out, 'utf8').includes(r.body.document_id), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => existsSync(out) && readFileSync(out, 'utf8').includes(r.body.document_id), { timeout: 10_000 })
+      .toBe(true);
     const record = JSON.parse(readFileSync(out, 'utf8').trim().split('\n')[0]!);
-    expect(record).toMatchObject({ document_id: r.body.document_id, status: 'completed', page_count: 1, route: 'webhook' });
+    expect(record).toMatchObject({
+      document_id: r.body.document_id,
+      status: 'completed',
+      page_count: 1,
+      route: 'webhook',
+    });
     expect(record.results.invoice_number).toBe('INV-00077');
     expect(record.results.due_date).toBeNull();
   });

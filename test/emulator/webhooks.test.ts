@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
-import { DeliveriesBody, Delivery, DocumentBody, UploadTicket, WebhookPayload, mirrorsDefinition } from '../../src/contract/index.ts';
+import {
+  DeliveriesBody,
+  Delivery,
+  DocumentBody,
+  UploadTicket,
+  WebhookPayload,
+  mirrorsDefinition,
+} from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../src/emulator/webhooks/dispatcher.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
@@ -8,7 +15,12 @@ import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator
 import { hookServer } from '../helpers/hook-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
-type Hook = { url: string; method?: 'POST' | 'PUT'; auth?: { type: 'none' } | { type: 'bearer'; token: string } | { type: 'basic'; username: string; password: string }; id?: string };
+type Hook = {
+  url: string;
+  method?: 'POST' | 'PUT';
+  auth?: { type: 'none' } | { type: 'bearer'; token: string } | { type: 'basic'; username: string; password: string };
+  id?: string;
+};
 const withHooks = (hooks: Hook[], timeScale = 0.0002) => ({
   parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: hooks }],
   webhook_delivery: { timeout_ms: 2000, time_scale: timeScale },
@@ -18,7 +30,11 @@ describe('emulator: outbound webhooks', () => {
   it.each([
     ['POST', { type: 'none' as const }, undefined],
     ['PUT', { type: 'bearer' as const, token: 'tok_receiver_secret' }, 'Bearer tok_receiver_secret'],
-    ['POST', { type: 'basic' as const, username: 'hooks', password: 'p@ss:word' }, `Basic ${Buffer.from('hooks:p@ss:word').toString('base64')}`],
+    [
+      'POST',
+      { type: 'basic' as const, username: 'hooks', password: 'p@ss:word' },
+      `Basic ${Buffer.from('hooks:p@ss:word').toString('base64')}`,
+    ],
   ])('delivers document.processed by %s with auth %o, payload exactly per the spec', async (method, auth, header) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url, method: method as 'POST' | 'PUT', auth }]));
@@ -38,7 +54,12 @@ describe('emulator: outbound webhooks', () => {
     expect(payload.data).toEqual(r.body.results);
     expect(payload.data.due_date).toBeNull();
     expect(mirrorsDefinition(INVOICE_FIELDS, payload.data)).toEqual({ ok: true });
-    expect(payload.metadata).toEqual({ file_name: 'march.pdf', mime_type: 'application/pdf', source_type: 'api', page_count: 2 });
+    expect(payload.metadata).toEqual({
+      file_name: 'march.pdf',
+      mime_type: 'application/pdf',
+      source_type: 'api',
+      page_count: 2,
+    });
   });
 
   it('retries a failing receiver with the same event and document_id until a 2xx', async () => {
@@ -49,7 +70,9 @@ describe('emulator: outbound webhooks', () => {
     const bodies = hook.hits.map((h) => h.body);
     expect(new Set(bodies).size).toBe(1);
     expect(JSON.parse(bodies[0]!).document_id).toBe(r.body.document_id);
-    const list = DeliveriesBody.parse((await call(s, 'GET', `/_emulator/deliveries?document_id=${r.body.document_id}`)).body);
+    const list = DeliveriesBody.parse(
+      (await call(s, 'GET', `/_emulator/deliveries?document_id=${r.body.document_id}`)).body,
+    );
     expect(list.deliveries).toHaveLength(1);
     const d = list.deliveries[0]!;
     expect(d.state).toBe('delivered');
@@ -65,23 +88,49 @@ describe('emulator: outbound webhooks', () => {
     const since = new Date().toISOString();
     await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(2)) });
     await hook.waitFor(8);
-    await expect.poll(async () => DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?outcome=failed')).body).deliveries.length).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?outcome=failed')).body).deliveries.length,
+      )
+      .toBe(1);
     const recovered = await call(s, 'POST', '/_emulator/deliveries/recover', { body: { since } });
     expect(recovered.body).toEqual({ requeued: 1 });
     await hook.waitFor(9);
-    await expect.poll(async () => DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?outcome=delivered')).body).deliveries.length).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?outcome=delivered')).body).deliveries
+            .length,
+      )
+      .toBe(1);
   });
 
   it('a failing integration neither fails the extraction nor stops another integration', async () => {
     const good = await hookServer();
     const dead = await hookServer();
     await dead.close();
-    const s = await emulator(withHooks([{ url: dead.url, id: 'dead' }, { url: good.url, id: 'good' }], 1));
+    const s = await emulator(
+      withHooks(
+        [
+          { url: dead.url, id: 'dead' },
+          { url: good.url, id: 'good' },
+        ],
+        1,
+      ),
+    );
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(3)) });
     expect(r.status).toBe(200);
     await good.waitFor(1);
-    await expect.poll(async () => DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?integration=dead')).body).deliveries[0]?.attempts.length).toBe(1);
-    const dead1 = DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?integration=dead')).body).deliveries[0]!;
+    await expect
+      .poll(
+        async () =>
+          DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?integration=dead')).body).deliveries[0]
+            ?.attempts.length,
+      )
+      .toBe(1);
+    const dead1 = DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries?integration=dead')).body)
+      .deliveries[0]!;
     expect(dead1.state).toBe('pending');
     expect(dead1.attempts[0]!.status).toBeNull();
     expect(dead1.attempts[0]!.error).toMatch(/ECONNREFUSED/);
@@ -110,13 +159,28 @@ describe('emulator: outbound webhooks', () => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
     // Two documents that really end in error (reserved, failed, refunded): one inline, one by storage path.
-    const inline = await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'code=500' }, body: inlineBody(await invoicePdf(4)) });
+    const inline = await call(s, 'POST', '/api/v1/extract', {
+      headers: { prefer: 'code=500' },
+      body: inlineBody(await invoicePdf(4)),
+    });
     expect(inline.status).toBe(500);
-    const t = UploadTicket.parse((await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'e.pdf', file_type: 'application/pdf' } })).body);
-    await call(s, 'PUT', t.upload_url, { raw: await invoicePdf(7), key: null, headers: { 'content-type': 'application/pdf' } });
-    const stored = await call(s, 'POST', '/api/v1/extract', { headers: { prefer: 'outcome=error' }, body: { storage_path: t.storage_path } });
+    const t = UploadTicket.parse(
+      (await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'e.pdf', file_type: 'application/pdf' } }))
+        .body,
+    );
+    await call(s, 'PUT', t.upload_url, {
+      raw: await invoicePdf(7),
+      key: null,
+      headers: { 'content-type': 'application/pdf' },
+    });
+    const stored = await call(s, 'POST', '/api/v1/extract', {
+      headers: { prefer: 'outcome=error' },
+      body: { storage_path: t.storage_path },
+    });
     expect(DocumentBody.parse((await waitForDocument(s, stored.body.document_id)).body).status).toBe('error');
-    const docs = (await call(s, 'GET', '/_emulator/documents', { key: null })).body.documents as Array<{ status: string }>;
+    const docs = (await call(s, 'GET', '/_emulator/documents', { key: null })).body.documents as Array<{
+      status: string;
+    }>;
     expect(docs.map((d) => d.status)).toEqual(['error', 'error']);
     // Then one that completes: its event is the only one.
     const ok = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
@@ -131,18 +195,31 @@ describe('emulator: outbound webhooks', () => {
     const port = hook.port;
     await hook.close();
     const dir = tempDir();
-    const config = writeJson(dir, 'c.json', { ...DEFAULT_CONFIG, ...withHooks([{ url: `http://127.0.0.1:${port}/hook` }], 0.1) });
+    const config = writeJson(dir, 'c.json', {
+      ...DEFAULT_CONFIG,
+      ...withHooks([{ url: `http://127.0.0.1:${port}/hook` }], 0.1),
+    });
     const first = await spawnServe(['--config', config, '--data-dir', `${dir}/data`]);
     const r = await call(first, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(6)) });
     expect(r.status).toBe(200);
-    await expect.poll(async () => DeliveriesBody.parse((await call(first, 'GET', '/_emulator/deliveries')).body).deliveries[0]?.attempts.length).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          DeliveriesBody.parse((await call(first, 'GET', '/_emulator/deliveries')).body).deliveries[0]?.attempts.length,
+      )
+      .toBe(1);
     first.child.kill('SIGKILL');
     await first.child;
     const back = await hookServer({ port });
     const second = await spawnServe(['--config', config, '--data-dir', `${dir}/data`]);
     await back.waitFor(1, 10_000);
     expect(JSON.parse(back.hits[0]!.body).document_id).toBe(r.body.document_id);
-    await expect.poll(async () => DeliveriesBody.parse((await call(second, 'GET', '/_emulator/deliveries')).body).deliveries[0]?.state).toBe('delivered');
+    await expect
+      .poll(
+        async () =>
+          DeliveriesBody.parse((await call(second, 'GET', '/_emulator/deliveries')).body).deliveries[0]?.state,
+      )
+      .toBe('delivered');
   });
 });
 
@@ -179,13 +256,25 @@ describe('emulator: every way a document arrives', () => {
     form.append('file', new Blob([await invoicePdf(22)]), 'in2.pdf');
     expect((await fetch(inbound, { method: 'POST', body: form })).status).toBe(200);
     expect((await sourceOf(hook, 2)).metadata).toMatchObject({ source_type: 'webhook', file_name: 'in2.pdf' });
-    expect((await call(s, 'POST', inbound.replace(/[0-9a-f]{4}$/, '0000'), { key: null, body: inlineBody(await invoicePdf(23)) })).status).toBe(404);
+    expect(
+      (
+        await call(s, 'POST', inbound.replace(/[0-9a-f]{4}$/, '0000'), {
+          key: null,
+          body: inlineBody(await invoicePdf(23)),
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('email with a PDF attachment, over a real SMTP conversation, arrives as source_type email', async () => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]), { smtpPort: 0 });
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort!, secure: false, ignoreTLS: true });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: s.smtpPort!,
+      secure: false,
+      ignoreTLS: true,
+    });
     await transport.sendMail({
       from: 'ap@example.com',
       to: 'prs_invoices@localhost',
@@ -196,6 +285,8 @@ describe('emulator: every way a document arrives', () => {
     const p = await sourceOf(hook, 1);
     expect(p.metadata).toMatchObject({ source_type: 'email', file_name: 'mailed.pdf', page_count: 1 });
     expect(p.data.invoice_number).toBe('INV-00024');
-    await expect(transport.sendMail({ from: 'a@example.com', to: 'nobody@localhost', text: 'x' })).rejects.toThrow(/550/);
+    await expect(transport.sendMail({ from: 'a@example.com', to: 'nobody@localhost', text: 'x' })).rejects.toThrow(
+      /550/,
+    );
   });
 });

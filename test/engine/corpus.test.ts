@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CORPUS_DIR, CORPUS_SETUPS, TRUTH_KEYS, type TruthKey, corpusAvailable, formatCorpus, scoreCorpus } from '../../fixtures/lib/corpus.ts';
+import {
+  CORPUS_DIR,
+  CORPUS_SETUPS,
+  TRUTH_KEYS,
+  type TruthKey,
+  corpusAvailable,
+  formatCorpus,
+  scoreCorpus,
+} from '../../fixtures/lib/corpus.ts';
 
 /**
  * The engine on real invoices nobody here wrote (../shared/corpus/factur-x). Precision is
@@ -14,11 +22,15 @@ const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
 
 describe('engine on the real corpus', () => {
   it('engine: the real corpus is where the project expects it', () => {
-    expect(corpusAvailable(), `put the corpus at ${CORPUS_DIR} (../shared/corpus/factur-x beside the project)`).toBe(true);
+    expect(corpusAvailable(), `put the corpus at ${CORPUS_DIR} (../shared/corpus/factur-x beside the project)`).toBe(
+      true,
+    );
   });
 
   for (const setup of CORPUS_SETUPS) {
-    it(`engine: corpus with the "${setup.name}" definition: no wrong value, recall no lower than measured`, { timeout: 120_000 }, async () => {
+    it(`engine: corpus with the "${setup.name}" definition: no wrong value, recall no lower than measured`, {
+      timeout: 120_000,
+    }, async () => {
       const score = await scoreCorpus(setup);
       const report = formatCorpus(score, false);
       const ratchet = RATCHET[setup.name];

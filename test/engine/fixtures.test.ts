@@ -22,7 +22,10 @@ describe('engine fixtures', () => {
   it('engine: has at least 15 invoices and the other kinds of document', () => {
     expect(fixtures.filter((f) => f.file.startsWith('invoices/')).length).toBeGreaterThanOrEqual(15);
     for (const ext of ['.txt', '.png', '.tiff', 'image-only.pdf', 'encrypted.pdf', 'corrupt.pdf']) {
-      expect(fixtures.some((f) => f.file.endsWith(ext)), ext).toBe(true);
+      expect(
+        fixtures.some((f) => f.file.endsWith(ext)),
+        ext,
+      ).toBe(true);
     }
   });
 
@@ -30,7 +33,9 @@ describe('engine fixtures', () => {
     it(`engine: reads ${f.file} as expected, field by field`, async () => {
       const outcome = f.outcome;
       if ('error' in outcome) {
-        await expect(extractInProcess({ bytes: f.bytes, mimeType: f.mime, fields })).rejects.toMatchObject({ code: outcome.error });
+        await expect(extractInProcess({ bytes: f.bytes, mimeType: f.mime, fields })).rejects.toMatchObject({
+          code: outcome.error,
+        });
         return;
       }
       const out = await extractInProcess({ bytes: f.bytes, mimeType: f.mime, fields });
@@ -52,7 +57,9 @@ describe('engine fixtures', () => {
     for (const f of invoiceFixtures()) {
       const bytes = await renderPdf(f.pages, f.pdf);
       expect(Buffer.compare(bytes, readFileSync(join(FIXTURES_DIR, `invoices/${f.name}.pdf`))), f.name).toBe(0);
-      expect(JSON.parse(readFileSync(join(FIXTURES_DIR, `invoices/${f.name}.expected.json`), 'utf8'))).toEqual(f.expected);
+      expect(JSON.parse(readFileSync(join(FIXTURES_DIR, `invoices/${f.name}.expected.json`), 'utf8'))).toEqual(
+        f.expected,
+      );
     }
     expect(Buffer.compare(await imageOnlyPdf(), await imageOnlyPdf())).toBe(0);
     expect(Buffer.compare(await encryptedPdf(), readFileSync(join(FIXTURES_DIR, 'other/encrypted.pdf')))).toBe(0);
@@ -81,15 +88,25 @@ describe('engine errors', () => {
   });
 
   it('engine: a damaged PDF, or bytes that are not the declared type, are "corrupt"', async () => {
-    await expect(extract(new TextEncoder().encode('%PDF-1.7\nnot really'), 'application/pdf')).rejects.toMatchObject({ code: 'corrupt' });
-    await expect(extract(new TextEncoder().encode('hello'), 'application/pdf')).rejects.toMatchObject({ code: 'corrupt' });
-    await expect(extract(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), 'image/png')).rejects.toMatchObject({ code: 'corrupt' });
-    await expect(extract(new Uint8Array([0x49, 0x49, 0x2a, 0, 0xff, 0xff, 0, 0]), 'image/tiff')).rejects.toMatchObject({ code: 'corrupt' });
+    await expect(extract(new TextEncoder().encode('%PDF-1.7\nnot really'), 'application/pdf')).rejects.toMatchObject({
+      code: 'corrupt',
+    });
+    await expect(extract(new TextEncoder().encode('hello'), 'application/pdf')).rejects.toMatchObject({
+      code: 'corrupt',
+    });
+    await expect(
+      extract(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), 'image/png'),
+    ).rejects.toMatchObject({ code: 'corrupt' });
+    await expect(extract(new Uint8Array([0x49, 0x49, 0x2a, 0, 0xff, 0xff, 0, 0]), 'image/tiff')).rejects.toMatchObject({
+      code: 'corrupt',
+    });
   });
 
   it('engine: an unsupported type is "unsupported_type" and names what is read', async () => {
     const zip = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0]);
-    await expect(extract(zip, 'application/vnd.openxmlformats-officedocument.wordprocessingml.document')).rejects.toMatchObject({
+    await expect(
+      extract(zip, 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'),
+    ).rejects.toMatchObject({
       code: 'unsupported_type',
       message: expect.stringContaining('PDF, PNG, JPEG, TIFF'),
     });
@@ -100,6 +117,9 @@ describe('engine errors', () => {
     const out = await extract(new TextEncoder().encode('Total: 5.00'), 'application/octet-stream');
     expect(out.results.total).toBe(5);
     const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0xff, 0xd9]);
-    expect(await extract(jpeg, 'image/jpeg')).toMatchObject({ pageCount: 1, results: { total: null, line_items: null } });
+    expect(await extract(jpeg, 'image/jpeg')).toMatchObject({
+      pageCount: 1,
+      results: { total: null, line_items: null },
+    });
   });
 });

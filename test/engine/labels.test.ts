@@ -13,7 +13,14 @@ const plain: FieldDefinition = [
 describe('engine labels', () => {
   it('engine: matches the words of a field name with number synonyms', () => {
     const labels = new LabelIndex(plain);
-    for (const text of ['Invoice Number: 7', 'Invoice No. 7', 'Invoice #: 7', 'Invoice no: 7', 'INVOICE NR 7', 'Invoice # 7']) {
+    for (const text of [
+      'Invoice Number: 7',
+      'Invoice No. 7',
+      'Invoice #: 7',
+      'Invoice no: 7',
+      'INVOICE NR 7',
+      'Invoice # 7',
+    ]) {
       const m = labels.match(text);
       expect(m?.owners.has('invoice_number'), text).toBe(true);
       expect(m?.rest, text).toBe('7');
@@ -43,7 +50,10 @@ describe('engine labels', () => {
   });
 
   it('engine: ignores case and accents, and reads a box before a label', () => {
-    const labels = new LabelIndex([{ name: 'paid', type: 'boolean' }, { name: 'fecha', type: 'date', label: 'Fécha' }]);
+    const labels = new LabelIndex([
+      { name: 'paid', type: 'boolean' },
+      { name: 'fecha', type: 'date', label: 'Fécha' },
+    ]);
     expect(labels.match('FECHA: 2024-01-01')?.rest).toBe('2024-01-01');
     expect(labels.match('[x] Paid')?.box).toBe('[x]');
     expect(labels.match('☐ Paid')?.box).toBe('☐');

@@ -4,11 +4,21 @@ import { mirrorsDefinition } from '../../src/contract/index.ts';
 import { groundLayout } from '../../src/engine/extract.ts';
 import { type TextPiece, layoutPage, layoutText } from '../../src/engine/layout.ts';
 
-const piece = (text: string, x: number, y: number, width = text.length * 5): TextPiece => ({ text, x, y, width, height: 10 });
+const piece = (text: string, x: number, y: number, width = text.length * 5): TextPiece => ({
+  text,
+  x,
+  y,
+  width,
+  height: 10,
+});
 
 describe('engine layout', () => {
   it('engine: assembles lines by position, not by drawing order', () => {
-    const page = layoutPage(1, [piece('12.00', 300, 100), piece('Total:', 50, 100.5), piece('Invoice Number: 7', 50, 80)]);
+    const page = layoutPage(1, [
+      piece('12.00', 300, 100),
+      piece('Total:', 50, 100.5),
+      piece('Invoice Number: 7', 50, 80),
+    ]);
     expect(page.lines.map((l) => l.cells.map((c) => c.text))).toEqual([['Invoice Number: 7'], ['Total:', '12.00']]);
   });
 
@@ -19,7 +29,10 @@ describe('engine layout', () => {
 
   it('engine: lays out a text document with cells split by two spaces', () => {
     const layout = layoutText('Total:   12.00\n\nName: Acme  Co\tX');
-    expect(layout.pages[0]?.lines.map((l) => l.cells.map((c) => c.text))).toEqual([['Total:', '12.00'], ['Name: Acme', 'Co', 'X']]);
+    expect(layout.pages[0]?.lines.map((l) => l.cells.map((c) => c.text))).toEqual([
+      ['Total:', '12.00'],
+      ['Name: Acme', 'Co', 'X'],
+    ]);
   });
 });
 
@@ -43,7 +56,10 @@ const ground = (text: string) => groundLayout(layoutText(text), fields).results;
 describe('engine grounding', () => {
   it('engine: finds a value after its label and below it', () => {
     expect(ground('Invoice Number: A-1\nTotal:  5.00').invoice_number).toBe('A-1');
-    expect(ground('Invoice Number    Due Date\nA-2               2024-05-01')).toMatchObject({ invoice_number: 'A-2', due_date: '2024-05-01' });
+    expect(ground('Invoice Number    Due Date\nA-2               2024-05-01')).toMatchObject({
+      invoice_number: 'A-2',
+      due_date: '2024-05-01',
+    });
   });
 
   it('engine: gives null for an absent field, a value that does not parse, or two different values', () => {
@@ -69,7 +85,15 @@ describe('engine grounding', () => {
   });
 
   it('engine: reads a table in any column order with multi-line cells, stopping at Total', () => {
-    const r = ground(['Amount   Description        Qty', '  5.00   Pens                 5', '         blue ink', ' 12.50   Paper                1', 'Total: 17.50'].join('\n'));
+    const r = ground(
+      [
+        'Amount   Description        Qty',
+        '  5.00   Pens                 5',
+        '         blue ink',
+        ' 12.50   Paper                1',
+        'Total: 17.50',
+      ].join('\n'),
+    );
     expect(r.items).toEqual([
       { description: 'Pens blue ink', qty: 5, amount: 5 },
       { description: 'Paper', qty: 1, amount: 12.5 },
@@ -83,6 +107,8 @@ describe('engine grounding', () => {
     expect(ground('Description    Amount\nPens             2.00\nTape').items).toEqual([
       { description: 'Pens Tape', qty: null, amount: 2 },
     ]);
-    expect(ground('Description    Qty   Amount\nPens                 2.00\n').items).toEqual([{ description: 'Pens', qty: null, amount: 2 }]);
+    expect(ground('Description    Qty   Amount\nPens                 2.00\n').items).toEqual([
+      { description: 'Pens', qty: null, amount: 2 },
+    ]);
   });
 });

@@ -27,7 +27,11 @@ describe('engine on shapes of real invoices', () => {
     s.text(50, 40, 'INVOICE', { size: 20, bold: true });
     s.text(50, 80, 'Invoice #: 10042').text(330, 80, 'Date: August 3 , 2014');
     s.text(330, 200, 'Invoice Total: $101.00');
-    const cols: Col[] = [{ x: 50, header: 'Payment' }, { x: 200, header: 'Date' }, { x: 400, header: 'Amount', right: true }];
+    const cols: Col[] = [
+      { x: 50, header: 'Payment' },
+      { x: 200, header: 'Date' },
+      { x: 400, header: 'Amount', right: true },
+    ];
     drawTable(s, 260, cols, [['Visa ending 4242', '08/10/2014', '$101.00']]);
     s.text(330, 330, 'Balance Due: $0.00');
     const { results } = await read(s);
@@ -51,7 +55,11 @@ describe('engine on shapes of real invoices', () => {
     b.text(50, 120, 'Grand Total:').right(540, 120, 'Rs 1939');
     expect((await read(b)).results).toMatchObject({ total: 1939, currency: null });
     // The standard PDF fonts cannot draw ₹: a text document carries it.
-    const text = await extractInProcess({ bytes: new TextEncoder().encode('Grand Total:      ₹ 1,939.50\n'), mimeType: 'text/plain', fields: INVOICE_FIELDS });
+    const text = await extractInProcess({
+      bytes: new TextEncoder().encode('Grand Total:      ₹ 1,939.50\n'),
+      mimeType: 'text/plain',
+      fields: INVOICE_FIELDS,
+    });
     expect(text.results).toMatchObject({ total: 1939.5, currency: null });
   });
 
@@ -81,11 +89,15 @@ describe('engine on shapes of real invoices', () => {
     const s = new Sheet();
     // Helvetica 10 pt: "Br" is 10 pt wide; the next piece starts 1.5 pt after it (kerning, not a space).
     s.text(50, 120, 'Br').text(61.5, 120, 'uttosumme').right(540, 120, '529,87');
-    s.text(50, 150, 'Zahlbetr').text(50 + 37.79 + 1.5, 150, 'ag').right(540, 150, '529,87');
+    s.text(50, 150, 'Zahlbetr')
+      .text(50 + 37.79 + 1.5, 150, 'ag')
+      .right(540, 150, '529,87');
     expect((await read(s)).results.total).toBe(529.87);
     const t = new Sheet();
     // A real word space (2.78 pt) stays a space: "Net" and "total" are two words.
-    t.text(50, 120, 'Net').text(50 + 17.23 + 2.78, 120, 'total:').right(540, 120, '10.00');
+    t.text(50, 120, 'Net')
+      .text(50 + 17.23 + 2.78, 120, 'total:')
+      .right(540, 120, '10.00');
     expect((await read(t)).results).toMatchObject({ subtotal: 10, total: null });
   });
 
@@ -103,7 +115,12 @@ describe('engine on shapes of real invoices', () => {
 
   it('engine: a column header is no key (Total over a row of the items table)', async () => {
     const s = new Sheet();
-    const cols: Col[] = [{ x: 50, header: 'Qty' }, { x: 120, header: 'Item' }, { x: 330, header: 'MRP' }, { x: 540, header: 'Total', right: true }];
+    const cols: Col[] = [
+      { x: 50, header: 'Qty' },
+      { x: 120, header: 'Item' },
+      { x: 330, header: 'MRP' },
+      { x: 540, header: 'Total', right: true },
+    ];
     drawTable(s, 100, cols, [['1', 'Phone case', '199.00', '199.00']]);
     expect((await read(s, USER)).results.total).toBeNull();
   });
@@ -136,8 +153,17 @@ describe('engine on shapes of real invoices', () => {
 
   it('engine: a table ends at its totals and skips section titles ("--- Non Food ---", "Tax: 0.2%")', async () => {
     const s = new Sheet();
-    const cols: Col[] = [{ x: 50, header: 'Description' }, { x: 330, header: 'Qty', right: true }, { x: 440, header: 'Unit Price', right: true }, { x: 540, header: 'Amount', right: true }];
-    const y = drawTable(s, 100, cols, [['--- Non Food ---'], ['Chair', '2', '40.00', '80.00'], ['Lamp', '1', '25.00', '25.00']]);
+    const cols: Col[] = [
+      { x: 50, header: 'Description' },
+      { x: 330, header: 'Qty', right: true },
+      { x: 440, header: 'Unit Price', right: true },
+      { x: 540, header: 'Amount', right: true },
+    ];
+    const y = drawTable(s, 100, cols, [
+      ['--- Non Food ---'],
+      ['Chair', '2', '40.00', '80.00'],
+      ['Lamp', '1', '25.00', '25.00'],
+    ]);
     s.text(50, y, 'Tax: 0.2%');
     s.text(50, y + 14, 'Delivery notes: leave at the door');
     const { results } = await read(s);

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDate } from '../../src/engine/dates.ts';
-import { parseBoolean, parseCurrency, parseDecimal, parseEmail, parseInteger, parsePhone, parseString } from '../../src/engine/values.ts';
+import {
+  parseBoolean,
+  parseCurrency,
+  parseDecimal,
+  parseEmail,
+  parseInteger,
+  parsePhone,
+  parseString,
+} from '../../src/engine/values.ts';
 
 describe('engine values', () => {
   it('engine: reads a US decimal with thousands and a dollar sign', () => {

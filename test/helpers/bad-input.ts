@@ -1,7 +1,24 @@
 import fc from 'fast-check';
 
 /** Every spelling of "go up a directory" we know of, for ids, storage paths, file names and URLs. */
-export const TRAVERSALS = ['..', '../', '..\\', '%2e%2e', '%2e%2e%2f', '..%2f', '%252e%252e', '....//', '..;/', '%c0%ae%c0%ae', '/etc/passwd', 'C:\\Windows', '\u0000', '..\u2215', '.', ''];
+export const TRAVERSALS = [
+  '..',
+  '../',
+  '..\\',
+  '%2e%2e',
+  '%2e%2e%2f',
+  '..%2f',
+  '%252e%252e',
+  '....//',
+  '..;/',
+  '%c0%ae%c0%ae',
+  '/etc/passwd',
+  'C:\\Windows',
+  '\u0000',
+  '..\u2215',
+  '.',
+  '',
+];
 
 /**
  * Text a stranger might send where a name goes: random, graphemes, traversals, control

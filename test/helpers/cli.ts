@@ -41,7 +41,10 @@ export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<Se
   children.add(child);
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`extract serve did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`extract serve did not start within ${timeoutMs} ms:\n${out}`)),
+      timeoutMs,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /Listening on (\S+)/.exec(out);

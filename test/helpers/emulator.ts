@@ -55,7 +55,12 @@ export async function call(
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
-export async function waitForDocument(server: { url: string }, id: string, key = KEY, timeoutMs = 20_000): Promise<Reply> {
+export async function waitForDocument(
+  server: { url: string },
+  id: string,
+  key = KEY,
+  timeoutMs = 20_000,
+): Promise<Reply> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await call(server, 'GET', `/api/v1/documents/${id}`, { key });

@@ -40,6 +40,10 @@ export async function hookServer(options: { statuses?: number[]; port?: number }
         waiters.push({ n, resolve: () => (clearTimeout(t), resolve()) });
       });
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

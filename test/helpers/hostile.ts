@@ -7,7 +7,8 @@ export { pdfClaimingPages, xrefBombPdf } from './bombs.ts';
 /** A multipart form with the given files, as a browser's FormData would send it. */
 export function formOf(files: Array<{ name: string; bytes: Buffer; type?: string }>): FormData {
   const form = new FormData();
-  for (const f of files) form.append('file', new Blob([new Uint8Array(f.bytes)], { type: f.type ?? 'application/pdf' }), f.name);
+  for (const f of files)
+    form.append('file', new Blob([new Uint8Array(f.bytes)], { type: f.type ?? 'application/pdf' }), f.name);
   return form;
 }
 
@@ -25,11 +26,20 @@ export async function postForm(url: string, form: FormData, headers: Record<stri
 }
 
 /** upload-url then PUT: the storage path of `bytes`, ready to extract. */
-export async function stored(server: { url: string }, bytes: Buffer, name = 'file.pdf', type = 'application/pdf'): Promise<UploadTicket> {
+export async function stored(
+  server: { url: string },
+  bytes: Buffer,
+  name = 'file.pdf',
+  type = 'application/pdf',
+): Promise<UploadTicket> {
   const t = await call(server, 'POST', '/api/v1/upload-url', { body: { file_name: name, file_type: type } });
   if (t.status !== 200) throw new Error(`upload-url answered ${t.status}: ${JSON.stringify(t.body)}`);
   const ticket = UploadTicket.parse(t.body);
-  const put = await call(server, 'PUT', ticket.upload_url, { raw: bytes, key: null, headers: { 'content-type': type } });
+  const put = await call(server, 'PUT', ticket.upload_url, {
+    raw: bytes,
+    key: null,
+    headers: { 'content-type': type },
+  });
   if (put.status !== 200) throw new Error(`the PUT answered ${put.status}: ${JSON.stringify(put.body)}`);
   return ticket;
 }

@@ -18,7 +18,11 @@ export async function makePdf(pages: string[][]): Promise<Buffer> {
 
 /** A one-page invoice whose fields the default parser grounds. */
 export function invoicePdf(n: number, pageCount = 1): Promise<Buffer> {
-  const first = [`Invoice Number: INV-${String(n).padStart(5, '0')}`, 'Invoice Date: 2024-03-15', `Total: ${(100 + n).toFixed(2)}`];
+  const first = [
+    `Invoice Number: INV-${String(n).padStart(5, '0')}`,
+    'Invoice Date: 2024-03-15',
+    `Total: ${(100 + n).toFixed(2)}`,
+  ];
   const rest = Array.from({ length: pageCount - 1 }, (_, i) => [`Page ${i + 2} notes`]);
   return makePdf([first, ...rest]);
 }

@@ -32,7 +32,8 @@ function binDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
-  if (versions[0] === undefined) throw new Error('PostgreSQL is not installed: apt-get install -y postgresql (bash .ci/run does it)');
+  if (versions[0] === undefined)
+    throw new Error('PostgreSQL is not installed: apt-get install -y postgresql (bash .ci/run does it)');
   return join(root, versions[0], 'bin');
 }
 
@@ -70,7 +71,8 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   run('initdb', ['-D', data, '-U', PG_USER, `--pwfile=${pwfile}`, '-A', 'scram-sha-256', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? 'on' : 'off'} -c max_connections=100`;
-  const start = (): void => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', settings, 'start']);
+  const start = (): void =>
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', settings, 'start']);
   start();
   const url = (db = 'postgres'): string => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${db}`;
   let n = 0;

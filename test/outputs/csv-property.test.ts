@@ -12,7 +12,13 @@ const awkwardString = fc.oneof(
   fc.string({ unit: fc.constantFrom('"', ',', '\n', '\r', ' ', "'", 'a', '=', '-', '@', '+', '\t', 'é') }),
   fc.tuple(fc.constantFrom(...FORMULA_LEADS), fc.string()).map(([lead, rest]) => lead + rest),
 );
-const leaf: fc.Arbitrary<LeafValue> = fc.oneof(awkwardString, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null));
+const leaf: fc.Arbitrary<LeafValue> = fc.oneof(
+  awkwardString,
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+);
 
 function expected(value: LeafValue): string | null {
   if (value === null) return null;
@@ -23,31 +29,37 @@ function expected(value: LeafValue): string | null {
 describe('csv properties', () => {
   it('csv: any string reads back as written (neutralised if formula-leading), and null never becomes 0', () => {
     fc.assert(
-      fc.property(fc.array(fc.dictionary(fc.constantFrom('a', 'b', 'c'), leaf), { minLength: 1, maxLength: 5 }), (results) => {
-        const records = results.map((r, i) => record({ document_id: `doc_${i}`, results: r }));
-        const rows = readCsvObjects([...csvChunks(records)].join(''));
-        expect(rows).toHaveLength(records.length);
-        for (const [i, r] of results.entries()) {
-          for (const key of ['a', 'b', 'c']) {
-            const value = r[key];
-            const cell = rows[i]?.[key];
-            // A key no document has is no column at all; a null one is an empty cell.
-            if (value === undefined) expect(cell ?? null).toBeNull();
-            else if (value === null) expect(cell).toBeNull();
-            else expect(cell).toBe(expected(value));
+      fc.property(
+        fc.array(fc.dictionary(fc.constantFrom('a', 'b', 'c'), leaf), { minLength: 1, maxLength: 5 }),
+        (results) => {
+          const records = results.map((r, i) => record({ document_id: `doc_${i}`, results: r }));
+          const rows = readCsvObjects([...csvChunks(records)].join(''));
+          expect(rows).toHaveLength(records.length);
+          for (const [i, r] of results.entries()) {
+            for (const key of ['a', 'b', 'c']) {
+              const value = r[key];
+              const cell = rows[i]?.[key];
+              // A key no document has is no column at all; a null one is an empty cell.
+              if (value === undefined) expect(cell ?? null).toBeNull();
+              else if (value === null) expect(cell).toBeNull();
+              else expect(cell).toBe(expected(value));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('csv: a string that is not formula-leading round-trips exactly', () => {
     fc.assert(
-      fc.property(awkwardString.filter((s) => !FORMULA_LEADS.includes(s[0] ?? '')), (text) => {
-        const [row] = readCsvObjects([...csvChunks([record({ results: { v: text } })])].join(''));
-        expect(row?.v).toBe(text);
-      }),
+      fc.property(
+        awkwardString.filter((s) => !FORMULA_LEADS.includes(s[0] ?? '')),
+        (text) => {
+          const [row] = readCsvObjects([...csvChunks([record({ results: { v: text } })])].join(''));
+          expect(row?.v).toBe(text);
+        },
+      ),
       { numRuns: 300 },
     );
   });

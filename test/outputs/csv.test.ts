@@ -11,8 +11,19 @@ describe('csv', () => {
   it('csv: one row per document, document columns first, then leaves with objects flattened parent.child', () => {
     const [header, ...rows] = readCsv(csv(SAMPLE));
     expect(header).toEqual([
-      'file', 'document_id', 'status', 'page_count', 'error',
-      'invoice_number', 'total', 'paid', 'due_date', 'customer.name', 'customer.address.city', 'customer.address.zip', 'lines',
+      'file',
+      'document_id',
+      'status',
+      'page_count',
+      'error',
+      'invoice_number',
+      'total',
+      'paid',
+      'due_date',
+      'customer.name',
+      'customer.address.city',
+      'customer.address.zip',
+      'lines',
     ]);
     expect(rows).toHaveLength(3);
   });
@@ -36,7 +47,14 @@ describe('csv', () => {
 
   it('csv: a failed document keeps its row, with its error and empty result cells', () => {
     const rows = readCsvObjects(csv(SAMPLE));
-    expect(rows[2]).toMatchObject({ file: 'invoices/c.pdf', document_id: null, status: 'error', page_count: null, error: 'the file is not a PDF', invoice_number: null });
+    expect(rows[2]).toMatchObject({
+      file: 'invoices/c.pdf',
+      document_id: null,
+      status: 'error',
+      page_count: null,
+      error: 'the file is not a PDF',
+      invoice_number: null,
+    });
   });
 
   it('csv: numbers stay numbers, a negative number is not neutralised, booleans are true/false', () => {
@@ -44,13 +62,21 @@ describe('csv', () => {
     expect(row).toMatchObject({ amount: '-12.5', big: '1e+21', yes: 'true', no: 'false' });
   });
 
-  it.each(['=1+2', '+33 1 23', '-12.5', '@SUM(A1)', '\tx', '\rx', '\uFF1D1'])('csv: neutralises the formula-leading string %j', (text) => {
-    const [row] = readCsvObjects(csv([record({ results: { note: text } })]));
-    expect(row?.note).toBe(`'${text}`);
-  });
+  it.each(['=1+2', '+33 1 23', '-12.5', '@SUM(A1)', '\tx', '\rx', '\uFF1D1'])(
+    'csv: neutralises the formula-leading string %j',
+    (text) => {
+      const [row] = readCsvObjects(csv([record({ results: { note: text } })]));
+      expect(row?.note).toBe(`'${text}`);
+    },
+  );
 
   it('csv: neutralises the file name, the error text and a formula-like header', () => {
-    const [header, row] = readCsv(csv([record({ file: '=cmd.pdf', status: 'error', results: null, error: '-bad' }), record({ results: { '=x': 'y' } })]));
+    const [header, row] = readCsv(
+      csv([
+        record({ file: '=cmd.pdf', status: 'error', results: null, error: '-bad' }),
+        record({ results: { '=x': 'y' } }),
+      ]),
+    );
     expect(row?.[0]).toBe("'=cmd.pdf");
     expect(row?.[4]).toBe("'-bad");
     expect(header?.at(-1)).toBe("'=x");
@@ -77,9 +103,21 @@ describe('csv', () => {
     const [header, ...rows] = readCsv(csv(SAMPLE, 'lines', warnings));
     expect(warnings).toEqual([]);
     expect(header).toEqual([
-      'file', 'document_id', 'status', 'page_count', 'error',
-      'invoice_number', 'total', 'paid', 'due_date', 'customer.name', 'customer.address.city', 'customer.address.zip',
-      'lines.description', 'lines.qty', 'lines.amount',
+      'file',
+      'document_id',
+      'status',
+      'page_count',
+      'error',
+      'invoice_number',
+      'total',
+      'paid',
+      'due_date',
+      'customer.name',
+      'customer.address.city',
+      'customer.address.zip',
+      'lines.description',
+      'lines.qty',
+      'lines.amount',
     ]);
     const objects = readCsvObjects(csv(SAMPLE, 'lines'));
     expect(objects.map((r) => [r.document_id, r['lines.description'], r['lines.qty'], r['lines.amount']])).toEqual([
@@ -100,7 +138,10 @@ describe('csv', () => {
   it('csv: --explode takes a dotted path to a table inside an object', () => {
     const records = [record({ results: { order: { id: 'o1', lines: [{ sku: 'A' }, { sku: 'B' }] } } })];
     const rows = readCsvObjects(csv(records, 'order.lines'));
-    expect(rows.map((r) => [r['order.id'], r['order.lines.sku']])).toEqual([['o1', 'A'], ['o1', 'B']]);
+    expect(rows.map((r) => [r['order.id'], r['order.lines.sku']])).toEqual([
+      ['o1', 'A'],
+      ['o1', 'B'],
+    ]);
   });
 
   it('csv: table columns are the union over rows and documents, in first-seen order', () => {

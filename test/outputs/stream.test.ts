@@ -28,7 +28,9 @@ describe('createStreamWriter', () => {
     const writer = createStreamWriter(out);
     for (let i = 0; i < 20; i++) await writer.write({ ...SAMPLE[2]!, file: `f${i}.pdf` });
     await new Promise<void>((resolve) => out.end(resolve));
-    expect(received.map((l) => DocumentRecord.parse(JSON.parse(l)).file)).toEqual(Array.from({ length: 20 }, (_, i) => `f${i}.pdf`));
+    expect(received.map((l) => DocumentRecord.parse(JSON.parse(l)).file)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `f${i}.pdf`),
+    );
   });
 
   it('stream: a reader that goes away (EPIPE) stops the output without failing the run', async () => {

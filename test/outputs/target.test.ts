@@ -34,7 +34,11 @@ describe('resolveOutput', () => {
     expect(resolveOutput({ out: 'r.json', cwd })).toEqual({ kind: 'file', format: 'json', path: join(cwd, 'r.json') });
     expect(resolveOutput({ out: 'r.JSONL', cwd })).toMatchObject({ format: 'jsonl' });
     expect(resolveOutput({ out: 'r.ndjson', cwd })).toMatchObject({ format: 'jsonl' });
-    expect(resolveOutput({ out: 'out/r.csv', cwd })).toEqual({ kind: 'file', format: 'csv', path: join(cwd, 'out/r.csv') });
+    expect(resolveOutput({ out: 'out/r.csv', cwd })).toEqual({
+      kind: 'file',
+      format: 'csv',
+      path: join(cwd, 'out/r.csv'),
+    });
   });
 
   it('output: a path ending in / or an existing directory is a directory output', async () => {
@@ -53,8 +57,12 @@ describe('resolveOutput', () => {
 
   it('output: an unknown extension or format is a usage error that says what to do', async () => {
     const cwd = await tempDir();
-    expect(usageMessage(() => resolveOutput({ out: 'r.txt', cwd }))).toMatch(/\.json, \.jsonl, \.ndjson or \.csv.*--format/);
-    expect(usageMessage(() => resolveOutput({ out: 'r.csv', format: 'xml', cwd }))).toMatch(/unknown --format "xml": use json, jsonl, csv or dir/);
+    expect(usageMessage(() => resolveOutput({ out: 'r.txt', cwd }))).toMatch(
+      /\.json, \.jsonl, \.ndjson or \.csv.*--format/,
+    );
+    expect(usageMessage(() => resolveOutput({ out: 'r.csv', format: 'xml', cwd }))).toMatch(
+      /unknown --format "xml": use json, jsonl, csv or dir/,
+    );
     expect(usageMessage(() => resolveOutput({ format: 'dir', cwd }))).toMatch(/-o DIR\//);
   });
 
@@ -71,6 +79,8 @@ describe('resolveOutput', () => {
     await prepareOutput(resolveOutput({ out: 'a/b/r.csv', cwd }));
     await prepareOutput(resolveOutput({ out: 'tree/', cwd }));
     await writeFile(join(cwd, 'blocker'), 'x');
-    await expect(prepareOutput(resolveOutput({ out: 'blocker/sub/r.csv', cwd }))).rejects.toThrow(/cannot write the output in .*choose another -o/);
+    await expect(prepareOutput(resolveOutput({ out: 'blocker/sub/r.csv', cwd }))).rejects.toThrow(
+      /cannot write the output in .*choose another -o/,
+    );
   });
 });

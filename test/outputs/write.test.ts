@@ -13,7 +13,10 @@ const tempDir = useTempDirs();
 
 async function listAll(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 describe('writeOutputs', () => {
@@ -45,19 +48,41 @@ describe('writeOutputs', () => {
     const cwd = await tempDir();
     const [first] = SAMPLE;
     if (first === undefined) throw new Error('no sample');
-    const shuffled = { results: first.results, route: first.route, error: first.error, status: first.status, page_count: first.page_count, document_id: first.document_id, file: first.file };
+    const shuffled = {
+      results: first.results,
+      route: first.route,
+      error: first.error,
+      status: first.status,
+      page_count: first.page_count,
+      document_id: first.document_id,
+      file: first.file,
+    };
     await writeOutputs(resolveOutput({ out: 'r.jsonl', cwd }), [shuffled], { cwd });
     const line: unknown = JSON.parse(await readFile(join(cwd, 'r.jsonl'), 'utf8'));
-    expect(Object.keys(z.record(z.string(), z.unknown()).parse(line))).toEqual(['file', 'document_id', 'status', 'page_count', 'route', 'error', 'results']);
+    expect(Object.keys(z.record(z.string(), z.unknown()).parse(line))).toEqual([
+      'file',
+      'document_id',
+      'status',
+      'page_count',
+      'route',
+      'error',
+      'results',
+    ]);
   });
 
   it('output: a .csv file reads back to the records, explode included', async () => {
     const cwd = await tempDir();
     const warnings: string[] = [];
-    await writeOutputs(resolveOutput({ out: 'r.csv', cwd }), SAMPLE, { cwd, explode: 'lines', warn: (w) => warnings.push(w) });
+    await writeOutputs(resolveOutput({ out: 'r.csv', cwd }), SAMPLE, {
+      cwd,
+      explode: 'lines',
+      warn: (w) => warnings.push(w),
+    });
     const rows = readCsvObjects(await readFile(join(cwd, 'r.csv'), 'utf8'));
     expect(warnings).toEqual([]);
-    expect(rows.map((r) => [r.file, r.document_id, r.page_count, r['customer.address.city'], r['lines.amount']])).toEqual([
+    expect(
+      rows.map((r) => [r.file, r.document_id, r.page_count, r['customer.address.city'], r['lines.amount']]),
+    ).toEqual([
       ['invoices/2024/a.pdf', 'doc_a', '2', 'Lyon', '10'],
       ['invoices/2024/a.pdf', 'doc_a', '2', 'Lyon', '-12.5'],
       ['invoices/2025/b.pdf', 'doc_b', '1', null, null],
@@ -70,7 +95,11 @@ describe('writeOutputs', () => {
     const target = resolveOutput({ out: 'results/', cwd });
     const { written } = await writeOutputs(target, SAMPLE, { cwd });
     expect(await listAll(join(cwd, 'results'))).toEqual(['2024/a.json', '2025/b.json', 'c.json']);
-    expect(written).toEqual([join(cwd, 'results/2024/a.json'), join(cwd, 'results/2025/b.json'), join(cwd, 'results/c.json')]);
+    expect(written).toEqual([
+      join(cwd, 'results/2024/a.json'),
+      join(cwd, 'results/2025/b.json'),
+      join(cwd, 'results/c.json'),
+    ]);
     for (const [i, path] of written.entries()) {
       expect(DocumentRecord.parse(JSON.parse(await readFile(path, 'utf8')))).toEqual(SAMPLE[i]);
     }

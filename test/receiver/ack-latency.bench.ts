@@ -15,7 +15,13 @@ const out = process.argv[2];
 const dir = mkdtempSync(join(tmpdir(), 'extract-listen-bench-'));
 const stdout = new PassThrough().resume();
 const receiver = await startReceiver(
-  { auth: { type: 'bearer', token: 't' }, port: 0, dataDir: join(dir, 'inbox'), out: out === undefined ? undefined : join(dir, out), log: () => {} },
+  {
+    auth: { type: 'bearer', token: 't' },
+    port: 0,
+    dataDir: join(dir, 'inbox'),
+    out: out === undefined ? undefined : join(dir, out),
+    log: () => {},
+  },
   { stdout },
 );
 const body = (i: number): string =>
@@ -33,7 +39,11 @@ const latencies: number[] = [];
 const start = performance.now();
 for (let i = 0; i < EVENTS; i++) {
   const sent = performance.now();
-  const res = await fetch(receiver.url, { method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: body(i) });
+  const res = await fetch(receiver.url, {
+    method: 'POST',
+    headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+    body: body(i),
+  });
   await res.arrayBuffer();
   latencies.push(performance.now() - sent);
 }

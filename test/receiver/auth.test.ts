@@ -9,7 +9,11 @@ const USER = 'hooks';
 const PASSWORD = 'pw-VERY-secret-42';
 
 /** Each auth type, the right header, and wrong or missing headers with the reason the log must give. */
-const CASES: { auth: ReceiverAuth; right: string; wrong: { header: string | undefined; reason: string; presented?: string }[] }[] = [
+const CASES: {
+  auth: ReceiverAuth;
+  right: string;
+  wrong: { header: string | undefined; reason: string; presented?: string }[];
+}[] = [
   {
     auth: { type: 'bearer', token: TOKEN },
     right: `Bearer ${TOKEN}`,
@@ -41,7 +45,9 @@ describe('listen: authentication', () => {
         const res = await send(r.url, payload(), w.header === undefined ? {} : { authorization: w.header });
         expect(res.status, w.reason).toBe(401);
         expect(res.body).toMatchObject({ code: 'unauthorized', error: `unauthorized: ${w.reason}` });
-        expect(res.headers.get('www-authenticate')).toMatch(new RegExp(`^${auth.type === 'bearer' ? 'Bearer' : 'Basic'} realm=`));
+        expect(res.headers.get('www-authenticate')).toMatch(
+          new RegExp(`^${auth.type === 'bearer' ? 'Bearer' : 'Basic'} realm=`),
+        );
         expect(r.lines.at(-1)).toBe(`<-- 401 POST /webhook: ${w.reason}`);
       }
       const ok = await send(r.url, payload(), { authorization: right });
@@ -89,9 +95,16 @@ describe('listen: auth flags', () => {
     expect(resolveAuth({ token: 't' }, none)).toEqual({ type: 'bearer', token: 't' });
     expect(resolveAuth({}, { EXTRACT_LISTEN_TOKEN: 'e' })).toEqual({ type: 'bearer', token: 'e' });
     expect(resolveAuth({ auth: 'bearer' }, { EXTRACT_LISTEN_TOKEN: 'e' })).toEqual({ type: 'bearer', token: 'e' });
-    expect(resolveAuth({ auth: 'bearer', token: 'flag' }, { EXTRACT_LISTEN_TOKEN: 'e' })).toEqual({ type: 'bearer', token: 'flag' });
+    expect(resolveAuth({ auth: 'bearer', token: 'flag' }, { EXTRACT_LISTEN_TOKEN: 'e' })).toEqual({
+      type: 'bearer',
+      token: 'flag',
+    });
     expect(resolveAuth({ user: 'u', password: 'p' }, none)).toEqual({ type: 'basic', username: 'u', password: 'p' });
-    expect(resolveAuth({ user: 'u' }, { EXTRACT_LISTEN_PASSWORD: 'ep' })).toEqual({ type: 'basic', username: 'u', password: 'ep' });
+    expect(resolveAuth({ user: 'u' }, { EXTRACT_LISTEN_PASSWORD: 'ep' })).toEqual({
+      type: 'basic',
+      username: 'u',
+      password: 'ep',
+    });
     expect(resolveAuth({ auth: 'none' }, { EXTRACT_LISTEN_TOKEN: 'e' })).toEqual({ type: 'none' });
   });
 

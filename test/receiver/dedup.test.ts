@@ -16,7 +16,8 @@ describe('listen: deduplication', () => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const r = await receiver({ out });
-    for (const id of ['doc_a', 'doc_b', 'doc_a', 'doc_a']) expect((await send(r.url, payload({ document_id: id }))).status).toBe(200);
+    for (const id of ['doc_a', 'doc_b', 'doc_a', 'doc_a'])
+      expect((await send(r.url, payload({ document_id: id }))).status).toBe(200);
     await r.drained();
     expect(r.lines).toEqual([
       '<-- doc_a parser=Invoices pages=2 new',
@@ -44,7 +45,10 @@ describe('listen: deduplication', () => {
     await send(second.url, payload({ document_id: 'doc_a', data: { total: 2 } }), { method: 'PUT' });
     await send(second.url, payload({ document_id: 'doc_b' }));
     await second.drained();
-    expect(second.lines).toEqual(['<-- doc_a parser=Invoices pages=2 duplicate', '<-- doc_b parser=Invoices pages=2 new']);
+    expect(second.lines).toEqual([
+      '<-- doc_a parser=Invoices pages=2 duplicate',
+      '<-- doc_b parser=Invoices pages=2 new',
+    ]);
     const records = await jsonl(out);
     expect(records.map((x) => x.document_id)).toEqual(['doc_a', 'doc_b']);
     expect(records[0]).toMatchObject({ results: { total: 1 } });
@@ -56,7 +60,12 @@ describe('listen: deduplication', () => {
     // What a run killed right after its 200s leaves behind: inbox rows, never processed.
     const inbox = openInbox(dataDir);
     for (const id of ['doc_x', 'doc_y', 'doc_x']) {
-      inbox.append({ receivedAt: new Date(), method: 'POST', documentId: id, body: Buffer.from(JSON.stringify(payload({ document_id: id }))) });
+      inbox.append({
+        receivedAt: new Date(),
+        method: 'POST',
+        documentId: id,
+        body: Buffer.from(JSON.stringify(payload({ document_id: id }))),
+      });
     }
     inbox.close();
 

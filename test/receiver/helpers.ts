@@ -64,4 +64,5 @@ export async function send(
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
-export const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+export const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

@@ -45,7 +45,8 @@ describe('listen: HTTP', () => {
     const notJson = await send(r.url, null, { raw: '{"event": "document.proc' });
     const wrongShape = await send(r.url, { ...payload(), event: 'document.deleted', metadata: { file_name: 'x.pdf' } });
     const empty = await send(r.url, null, { raw: '' });
-    for (const res of [notJson, wrongShape, empty]) expect(res).toMatchObject({ status: 400, body: { code: 'invalid_payload' } });
+    for (const res of [notJson, wrongShape, empty])
+      expect(res).toMatchObject({ status: 400, body: { code: 'invalid_payload' } });
     expect((wrongShape.body as { error: string }).error).toMatch(/event: .*metadata\.mime_type/);
     expect(r.lines[0]).toMatch(/^<-- 400 POST: not JSON .* \(kept as rejected #1\)$/);
     expect(r.stats()).toMatchObject({ rejected: 3, received: 0 });
@@ -101,6 +102,8 @@ describe('listen: HTTP', () => {
     // close() processes what was held before the inbox closes.
     await r.close();
     expect(r.lines[0]).toBe('<-- doc_1 parser=Invoices pages=2 new');
-    expect(rowsOf(r.dataDir, 'SELECT document_id, outcome FROM inbox')).toEqual([{ document_id: 'doc_1', outcome: 'new' }]);
+    expect(rowsOf(r.dataDir, 'SELECT document_id, outcome FROM inbox')).toEqual([
+      { document_id: 'doc_1', outcome: 'new' },
+    ]);
   });
 });

@@ -20,12 +20,17 @@ describe('listen: end to end (built CLI)', () => {
     first.child.kill('SIGKILL');
     await first.child;
     expect(first.stderr()).not.toContain('doc_kill parser');
-    expect(existsSync(join(base, 'records.jsonl')) ? await readFile(join(base, 'records.jsonl'), 'utf8') : '').not.toContain('doc_kill');
+    expect(
+      existsSync(join(base, 'records.jsonl')) ? await readFile(join(base, 'records.jsonl'), 'utf8') : '',
+    ).not.toContain('doc_kill');
 
     const second = spawnCli(args, { env: { EXTRACT_LISTEN_TOKEN: TOKEN } });
     const [, url2] = await second.waitFor(/^Listening on (\S+)$/m);
     await second.waitFor(/<-- doc_kill parser=Invoices pages=2 new/);
-    const again = await send(url2!, payload({ document_id: 'doc_kill' }), { method: 'PUT', authorization: `Bearer ${TOKEN}` });
+    const again = await send(url2!, payload({ document_id: 'doc_kill' }), {
+      method: 'PUT',
+      authorization: `Bearer ${TOKEN}`,
+    });
     expect(again.status).toBe(200);
     await second.waitFor(/<-- doc_kill parser=Invoices pages=2 duplicate/);
     const wrong = await send(url2!, payload(), { authorization: 'Bearer wrong-guess' });

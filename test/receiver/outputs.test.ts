@@ -23,7 +23,10 @@ const withNulls = payload({
     ],
   },
 });
-const complete = payload({ document_id: 'doc_full', data: { invoice_number: 'INV-8', total: 12.5, customer: { name: 'B', email: 'b@x.io' } } });
+const complete = payload({
+  document_id: 'doc_full',
+  data: { invoice_number: 'INV-8', total: 12.5, customer: { name: 'B', email: 'b@x.io' } },
+});
 
 const lines = async (path: string): Promise<Record<string, unknown>[]> =>
   (await readFile(path, 'utf8'))
@@ -52,7 +55,11 @@ describe('listen: outputs', () => {
       '<-- doc_nulls parser=Invoices pages=3 duplicate',
     ]);
     expect(await lines(join(r.dataDir, REVIEW_FILE))).toEqual([
-      { document_id: 'doc_nulls', file_name: 'scan.pdf', null_fields: ['total', 'customer.email', 'lines[0].amount', 'lines[1].description'] },
+      {
+        document_id: 'doc_nulls',
+        file_name: 'scan.pdf',
+        null_fields: ['total', 'customer.email', 'lines[0].amount', 'lines[1].description'],
+      },
     ]);
     const [first, second] = await lines(out);
     expect(first).toEqual({
@@ -78,7 +85,15 @@ describe('listen: outputs', () => {
     const rows = readCsvObjects(await readFile(out, 'utf8'));
     expect(rows.map((row) => row.document_id)).toEqual(['doc_nulls', 'doc_full']);
     const [nulls, full] = rows;
-    expect(nulls).toMatchObject({ file: 'scan.pdf', status: 'completed', page_count: '3', total: null, 'customer.email': null, discount: '0', paid: 'false' });
+    expect(nulls).toMatchObject({
+      file: 'scan.pdf',
+      status: 'completed',
+      page_count: '3',
+      total: null,
+      'customer.email': null,
+      discount: '0',
+      paid: 'false',
+    });
     expect(full).toMatchObject({ total: '12.5', 'customer.email': 'b@x.io' });
     // The table travels as its JSON text, nulls inside kept as null.
     expect(JSON.parse(nulls?.lines ?? 'null')).toEqual(withNulls.data.lines);
@@ -91,11 +106,17 @@ describe('listen: outputs', () => {
     await send(json.url, complete);
     await json.drained();
     const array: unknown = JSON.parse(await readFile(join(base, 'records.json'), 'utf8'));
-    expect(array).toEqual([expect.objectContaining({ document_id: 'doc_nulls', results: withNulls.data }), expect.objectContaining({ document_id: 'doc_full' })]);
+    expect(array).toEqual([
+      expect.objectContaining({ document_id: 'doc_nulls', results: withNulls.data }),
+      expect.objectContaining({ document_id: 'doc_full' }),
+    ]);
 
     const dir = await receiver({ out: join(base, 'docs') + '/' });
     await send(dir.url, withNulls);
-    await send(dir.url, payload({ document_id: '../escape', metadata: { ...withNulls.metadata, file_name: 'scan.pdf' } }));
+    await send(
+      dir.url,
+      payload({ document_id: '../escape', metadata: { ...withNulls.metadata, file_name: 'scan.pdf' } }),
+    );
     await dir.drained();
     expect((await readdir(join(base, 'docs'))).sort()).toEqual(['_._escape.json', 'doc_nulls.json']);
     const doc: unknown = JSON.parse(await readFile(join(base, 'docs', 'doc_nulls.json'), 'utf8'));
@@ -106,8 +127,17 @@ describe('listen: outputs', () => {
     const r = await receiver();
     await send(r.url, withNulls);
     await r.drained();
-    expect(r.stdout().trim().split('\n').map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ document_id: 'doc_nulls', results: withNulls.data })]);
-    await expect(receiver({ format: 'csv' })).rejects.toMatchObject({ code: 'usage', message: expect.stringMatching(/pass -o FILE\.csv/) });
+    expect(
+      r
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([expect.objectContaining({ document_id: 'doc_nulls', results: withNulls.data })]);
+    await expect(receiver({ format: 'csv' })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/pass -o FILE\.csv/),
+    });
     await expect(receiver({ out: join(tempDir(), 'records.txt') })).rejects.toMatchObject({ code: 'usage' });
   });
 
@@ -140,7 +170,13 @@ describe('listen: output failures', () => {
     await mkdir(out);
     expect((await send(r.url, complete)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(r.lines.some((l) => /^error: could not write the outputs \(.*EISDIR.*\); retrying in 1 s, the events are safe in the inbox$/.test(l))).toBe(true);
+    expect(
+      r.lines.some((l) =>
+        /^error: could not write the outputs \(.*EISDIR.*\); retrying in 1 s, the events are safe in the inbox$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
     await rm(out, { recursive: true });
     await r.drained();
     expect((await lines(out)).map((l) => l.document_id)).toEqual(['doc_full']);

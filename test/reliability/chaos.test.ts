@@ -17,8 +17,16 @@ import { chargesBySha, count, makeCorpus, readReport, writeServeConfig } from '.
 const DOCS = 300;
 const SEED = 20261122;
 
-const status = (code: 429 | 500 | 502 | 503): FaultRuleInput['effect'] => ({ type: 'status', status: code, retry_after: 1 });
-const rule = (operation: FaultRuleInput['operation'], probability: number, effect: FaultRuleInput['effect']): FaultRuleInput => ({ operation, probability, effect });
+const status = (code: 429 | 500 | 502 | 503): FaultRuleInput['effect'] => ({
+  type: 'status',
+  status: code,
+  retry_after: 1,
+});
+const rule = (
+  operation: FaultRuleInput['operation'],
+  probability: number,
+  effect: FaultRuleInput['effect'],
+): FaultRuleInput => ({ operation, probability, effect });
 const latency = { type: 'latency', min_ms: 20, max_ms: 250 } as const;
 
 /**
@@ -69,7 +77,21 @@ describe('chaos', () => {
     const corpus = await makeCorpus(root, DOCS, 'chaos');
     const config = writeServeConfig(root, { faults: { rules: RULES } });
     const server = await spawnServe(['--in-memory', '--config', config, '--seed', String(SEED), '-q']);
-    const flags = ['in/', '--inline-max', String(corpus.inlineMax), '-c', '8', '--poll-interval', '50ms', '--poll-max-interval', '300ms', '--poll-timeout', '60s', '--no-progress', '-q'];
+    const flags = [
+      'in/',
+      '--inline-max',
+      String(corpus.inlineMax),
+      '-c',
+      '8',
+      '--poll-interval',
+      '50ms',
+      '--poll-max-interval',
+      '300ms',
+      '--poll-timeout',
+      '60s',
+      '--no-progress',
+      '-q',
+    ];
 
     // Run 1: under faults.
     const first = await extract(root, server.url, [...flags, '-o', 'out-1.jsonl', '--report', 'report-1.json']);
@@ -95,15 +117,27 @@ describe('chaos', () => {
     const known = new Set(report1.documents.map((d) => d.sha256));
     for (const sha of after1.net.keys()) expect(known.has(sha)).toBe(true);
     const uncertain1 = count(failed1, (d) => UNCERTAIN.test(d.error ?? ''));
-    const routes = (r: string) => count(readJsonLines(readFileSync(join(root, 'out-1.jsonl'), 'utf8')), (x) => x.route === r);
+    const routes = (r: string) =>
+      count(readJsonLines(readFileSync(join(root, 'out-1.jsonl'), 'utf8')), (x) => x.route === r);
 
-    const rules = (await (await fetch(`${server.url}/_emulator/faults`)).json()) as { rules: Array<{ operation: string; effect: { type: string; status?: number; when?: string }; applied: number }> };
+    const rules = (await (await fetch(`${server.url}/_emulator/faults`)).json()) as {
+      rules: Array<{ operation: string; effect: { type: string; status?: number; when?: string }; applied: number }>;
+    };
     const applied = rules.rules.reduce((n, r) => n + r.applied, 0);
-    const afterReset = rules.rules.filter((r) => r.effect.type === 'reset' && r.effect.when === 'after').reduce((n, r) => n + r.applied, 0);
+    const afterReset = rules.rules
+      .filter((r) => r.effect.type === 'reset' && r.effect.when === 'after')
+      .reduce((n, r) => n + r.applied, 0);
 
     // Run 2: faults off, --retry-failed. Uncertain requests are resent under their Idempotency-Key.
     expect((await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' })).status).toBe(200);
-    const second = await extract(root, server.url, [...flags, '--retry-failed', '-o', 'out-2.jsonl', '--report', 'report-2.json']);
+    const second = await extract(root, server.url, [
+      ...flags,
+      '--retry-failed',
+      '-o',
+      'out-2.jsonl',
+      '--report',
+      'report-2.json',
+    ]);
     expect(second.exitCode, second.stderr).toBe(0);
     const report2 = readReport(join(root, 'report-2.json'));
     expect(report2.documents).toHaveLength(DOCS);
@@ -116,8 +150,10 @@ describe('chaos', () => {
     for (const d of report2.documents) expect(after2.net.get(d.sha256 ?? ''), d.file).toBe(1);
     // Completed documents were not charged again; charged-but-failed ones were answered from
     // the Idempotency-Key (no new reserve); only the uncharged failures were reserved anew.
-    for (const d of completed1) expect(after2.reserves.get(d.sha256 ?? ''), d.file).toBe(after1.reserves.get(d.sha256 ?? ''));
-    for (const d of chargedButFailed) expect(after2.reserves.get(d.sha256 ?? ''), d.file).toBe(after1.reserves.get(d.sha256 ?? ''));
+    for (const d of completed1)
+      expect(after2.reserves.get(d.sha256 ?? ''), d.file).toBe(after1.reserves.get(d.sha256 ?? ''));
+    for (const d of chargedButFailed)
+      expect(after2.reserves.get(d.sha256 ?? ''), d.file).toBe(after1.reserves.get(d.sha256 ?? ''));
 
     console.log(
       `chaos: ${DOCS} documents (${corpus.small} small, ${corpus.large} large; routes ${routes('inline')} inline, ${routes('upload')} upload, ${routes('inline->upload')} inline->upload), ` +

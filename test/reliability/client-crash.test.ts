@@ -28,8 +28,25 @@ describe('client crashes', () => {
     const root = tempDir('extract-kill-');
     const corpus = await makeCorpus(root, DOCS, 'kill');
     // Some engine time, so that kills land while inline requests and polls are in flight.
-    const server = await spawnServe(['--in-memory', '--config', writeServeConfig(root, { processing: { ms_per_page: 400, concurrency: 2 } }), '-q']);
-    const flags = ['in/', '--inline-max', String(corpus.inlineMax), '-c', '4', '--poll-interval', '50ms', '--poll-max-interval', '200ms', '--no-progress', '-q'];
+    const server = await spawnServe([
+      '--in-memory',
+      '--config',
+      writeServeConfig(root, { processing: { ms_per_page: 400, concurrency: 2 } }),
+      '-q',
+    ]);
+    const flags = [
+      'in/',
+      '--inline-max',
+      String(corpus.inlineMax),
+      '-c',
+      '4',
+      '--poll-interval',
+      '50ms',
+      '--poll-max-interval',
+      '200ms',
+      '--no-progress',
+      '-q',
+    ];
     const random = seededRandom(6);
     const journal = join(root, '.extract-state.jsonl');
     writeFileSync(journal, '', { mode: 0o600 });

@@ -25,7 +25,10 @@ describe('emulator crashes', () => {
     const root = tempDir('extract-emucrash-');
     const corpus = await makeCorpus(root, DOCS, 'emu');
     const hook = await hookServer();
-    const parser = { ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url: hook.url, method: 'POST' as const, auth: { type: 'none' as const } }] };
+    const parser = {
+      ...DEFAULT_CONFIG.parsers[0]!,
+      webhooks: [{ url: hook.url, method: 'POST' as const, auth: { type: 'none' as const } }],
+    };
     const config = writeServeConfig(root, { processing: { ms_per_page: 150, concurrency: 2 }, parsers: [parser] });
     const dataDir = join(root, 'emu-data');
     const serveArgs = ['--data-dir', dataDir, '--config', config, '--no-listen', '--webhook-time-scale', '0.001', '-q'];
@@ -40,7 +43,19 @@ describe('emulator crashes', () => {
       expect(server.url).toBe(url);
     };
 
-    const flags = ['in/', '--inline-max', String(corpus.inlineMax), '-c', '4', '--poll-interval', '100ms', '--poll-max-interval', '500ms', '--no-progress', '-q'];
+    const flags = [
+      'in/',
+      '--inline-max',
+      String(corpus.inlineMax),
+      '-c',
+      '4',
+      '--poll-interval',
+      '100ms',
+      '--poll-max-interval',
+      '500ms',
+      '--no-progress',
+      '-q',
+    ];
     const random = seededRandom(11);
     const run = extract(root, url, [...flags, '--report', 'report-1.json']);
     let exited = false;
@@ -63,14 +78,19 @@ describe('emulator crashes', () => {
       exits.push(next.exitCode);
       report = readReport(join(root, `report-${rerun}.json`));
     }
-    expect(exits.at(-1), JSON.stringify(report.documents.filter((d) => d.outcome !== 'completed' && d.outcome !== 'skipped'))).toBe(0);
+    expect(
+      exits.at(-1),
+      JSON.stringify(report.documents.filter((d) => d.outcome !== 'completed' && d.outcome !== 'skipped')),
+    ).toBe(0);
     expect(report.documents).toHaveLength(DOCS);
 
     // Nothing lost: every document the client recorded is there, completed, after the restarts.
     const ids = report.documents.map((d) => d.document_id ?? '');
     expect(new Set(ids).size).toBe(DOCS);
     for (const id of ids) {
-      const doc = (await (await fetch(`${url}/api/v1/documents/${id}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { status: string };
+      const doc = (await (
+        await fetch(`${url}/api/v1/documents/${id}`, { headers: { authorization: `Bearer ${KEY}` } })
+      ).json()) as { status: string };
       expect(doc.status, id).toBe('completed');
     }
     // Nothing doubled: one net page per content; per document one reserve and at most one refund.
@@ -94,7 +114,8 @@ describe('emulator crashes', () => {
     const interrupted = [...perDoc.values()].filter((c) => c.refund === 1).length;
 
     // Webhooks: every completed document arrives at least once (the outbox survives the kills).
-    const arrived = (): Set<string> => new Set(hook.hits.map((h) => (JSON.parse(h.body) as { document_id: string }).document_id));
+    const arrived = (): Set<string> =>
+      new Set(hook.hits.map((h) => (JSON.parse(h.body) as { document_id: string }).document_id));
     const deadline = Date.now() + 20_000;
     while (ids.some((id) => !arrived().has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const missing = ids.filter((id) => !arrived().has(id));

@@ -22,8 +22,16 @@ export async function makeCorpus(root: string, n: number, prefix = 'doc'): Promi
   const names: string[] = [];
   for (let i = 0; i < n; i++) {
     const big = i % 2 === 1;
-    const lines = [`Invoice Number: INV-${String(i).padStart(5, '0')}`, 'Invoice Date: 2024-03-15', `Total: ${(100 + i).toFixed(2)}`];
-    if (big) for (let k = 0; k < 30; k++) lines.push(`Note ${k} of ${prefix} ${i}: goods delivered as agreed, terms 30 days net, ref ${(i * 7919 + k) % 100_000}`);
+    const lines = [
+      `Invoice Number: INV-${String(i).padStart(5, '0')}`,
+      'Invoice Date: 2024-03-15',
+      `Total: ${(100 + i).toFixed(2)}`,
+    ];
+    if (big)
+      for (let k = 0; k < 30; k++)
+        lines.push(
+          `Note ${k} of ${prefix} ${i}: goods delivered as agreed, terms 30 days net, ref ${(i * 7919 + k) % 100_000}`,
+        );
     const bytes = await makePdf([lines]);
     (big ? largeSizes : smallSizes).push(bytes.length);
     const name = `${prefix}-${String(i).padStart(4, '0')}.pdf`;
@@ -31,14 +39,23 @@ export async function makeCorpus(root: string, n: number, prefix = 'doc'): Promi
     names.push(name);
   }
   const inlineMax = Math.max(...smallSizes);
-  if (largeSizes.length > 0 && Math.min(...largeSizes) <= inlineMax) throw new Error('corpus: large files are not larger than the small ones');
+  if (largeSizes.length > 0 && Math.min(...largeSizes) <= inlineMax)
+    throw new Error('corpus: large files are not larger than the small ones');
   return { dir, names, small: smallSizes.length, large: largeSizes.length, inlineMax };
 }
 
 /** The emulator configuration of these tests: no simulated engine time, plenty of credits. */
 export function writeServeConfig(dir: string, overrides: Partial<EmulatorConfigInput> = {}): string {
   const path = join(dir, 'serve-config.json');
-  writeFileSync(path, JSON.stringify({ ...DEFAULT_CONFIG, credits: 1_000_000, processing: { ms_per_page: 0, concurrency: 4 }, ...overrides }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      ...DEFAULT_CONFIG,
+      credits: 1_000_000,
+      processing: { ms_per_page: 0, concurrency: 4 },
+      ...overrides,
+    }),
+  );
   return path;
 }
 
@@ -55,8 +72,23 @@ export async function chargesBySha(url: string): Promise<{ net: Map<string, numb
   return { net, reserves };
 }
 
-export type ReportDoc = { file: string; outcome: string; status: string; error: string | null; sha256: string | null; document_id: string | null; page_count: number | null };
-export type Report = { exitCode: number; completed: number; failed: number; skipped: number; pending: number; documents: ReportDoc[] };
+export type ReportDoc = {
+  file: string;
+  outcome: string;
+  status: string;
+  error: string | null;
+  sha256: string | null;
+  document_id: string | null;
+  page_count: number | null;
+};
+export type Report = {
+  exitCode: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  pending: number;
+  documents: ReportDoc[];
+};
 
 export function readReport(path: string): Report {
   return JSON.parse(readFileSync(path, 'utf8')) as Report;

@@ -9,14 +9,35 @@ import { invoicePdf } from '../helpers/pdf.ts';
  * accepted whole or refused whole, so the sender's retry after "out of credits" never pays twice.
  */
 
-const documentsOf = async (s: { url: string }) => (await call(s, 'GET', '/_emulator/documents?limit=100', { key: null })).body.documents as Array<{ file_name: string; source_type: string }>;
+const documentsOf = async (s: { url: string }) =>
+  (await call(s, 'GET', '/_emulator/documents?limit=100', { key: null })).body.documents as Array<{
+    file_name: string;
+    source_type: string;
+  }>;
 
 describe('hostile: all or nothing per message', () => {
   it('an SMTP message with 3 attachments and credits for 2 gets 452 and charges nothing; its retry charges each once', async () => {
     const s = await emulator({ credits: 2 }, { smtpPort: 0 });
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort!, secure: false, ignoreTLS: true });
-    const attachments = await Promise.all([1, 2, 3].map(async (n) => ({ filename: `inv-${n}.pdf`, content: await invoicePdf(n), contentType: 'application/pdf' })));
-    const message = { from: 'ap@example.com', to: 'prs_invoices@localhost', subject: 'Invoices', text: 'attached', attachments };
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: s.smtpPort!,
+      secure: false,
+      ignoreTLS: true,
+    });
+    const attachments = await Promise.all(
+      [1, 2, 3].map(async (n) => ({
+        filename: `inv-${n}.pdf`,
+        content: await invoicePdf(n),
+        contentType: 'application/pdf',
+      })),
+    );
+    const message = {
+      from: 'ap@example.com',
+      to: 'prs_invoices@localhost',
+      subject: 'Invoices',
+      text: 'attached',
+      attachments,
+    };
     await expect(transport.sendMail(message)).rejects.toThrow(/452/);
     expect(await exactLedger(s, 2)).toMatchObject({ balance: 2, entries: [] });
     expect(await documentsOf(s)).toHaveLength(0);
@@ -31,7 +52,12 @@ describe('hostile: all or nothing per message', () => {
 
   it('one parser named twice in RCPT TO gets each attachment once', async () => {
     const s = await emulator({}, { smtpPort: 0 });
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort!, secure: false, ignoreTLS: true });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: s.smtpPort!,
+      secure: false,
+      ignoreTLS: true,
+    });
     await transport.sendMail({
       from: 'ap@example.com',
       to: ['prs_invoices@localhost', 'prs_invoices@example.com', 'prs_invoices@localhost'],
@@ -53,7 +79,10 @@ describe('hostile: all or nothing per message', () => {
     expect(r.status).toBe(402);
     expect(r.body.error).toContain('nothing was accepted');
     expect(await exactLedger(s, 2)).toMatchObject({ balance: 2, entries: [] });
-    const broken = await postForm(inbound, formOf([files[0]!, { name: 'broken.pdf', bytes: Buffer.from('%PDF-1.7 broken') }]));
+    const broken = await postForm(
+      inbound,
+      formOf([files[0]!, { name: 'broken.pdf', bytes: Buffer.from('%PDF-1.7 broken') }]),
+    );
     expect(broken.status).toBe(422);
     expect(broken.body.error).toMatch(/^broken\.pdf: .*nothing from this request was accepted$/);
     expect(await exactLedger(s, 2)).toMatchObject({ balance: 2, entries: [] });
@@ -68,11 +97,15 @@ describe('hostile: all or nothing per message', () => {
   it('file_name is kept exactly as submitted; only the storage path is sanitised', async () => {
     const s = await emulator();
     const name = '../../Rechnung März 2024 <final>?.pdf';
-    const inline = await call(s, 'POST', '/api/v1/extract', { body: { file: { data: (await invoicePdf(8)).toString('base64'), name, type: 'application/pdf' } } });
+    const inline = await call(s, 'POST', '/api/v1/extract', {
+      body: { file: { data: (await invoicePdf(8)).toString('base64'), name, type: 'application/pdf' } },
+    });
     expect(inline.status).toBe(200);
     const doc = await call(s, 'GET', `/api/v1/documents/${inline.body.document_id}`);
     expect(doc.body.file_name).toBe(name);
-    const ticket = await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: name, file_type: 'application/pdf' } });
+    const ticket = await call(s, 'POST', '/api/v1/upload-url', {
+      body: { file_name: name, file_type: 'application/pdf' },
+    });
     expect(ticket.body.storage_path).not.toContain('..');
     expect(ticket.body.storage_path).not.toContain('<');
   });

@@ -29,7 +29,11 @@ function peakRssMb(pid: number): number {
 describe('hostile: bounded requests', () => {
   it('decompression bombs are stopped at the inline deadline, page counting included, and the engine workers are freed', async () => {
     const dir = tempDir();
-    const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, inline: { timeout_ms: 2000, max_body_bytes: 10_000_000 }, processing: { ms_per_page: 0, concurrency: 2 } });
+    const config = writeJson(dir, 'config.json', {
+      ...DEFAULT_CONFIG,
+      inline: { timeout_ms: 2000, max_body_bytes: 10_000_000 },
+      processing: { ms_per_page: 0, concurrency: 2 },
+    });
     const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);
     const bomb = await xrefBombPdf(20_000_000);
     expect(bomb.length).toBeLessThan(400_000);
@@ -64,7 +68,11 @@ describe('hostile: bounded requests', () => {
     console.log(`bombs: 3 stopped in ${elapsed} ms; serve peak RSS ${Math.round(peak)} MB`);
     expect(peak).toBeLessThan(1600);
     const charged = 2 + (meanwhile.status === 200 ? 1 : 0);
-    expect(await exactLedger(serve, OPENING)).toMatchObject({ balance: OPENING - charged, sum: OPENING - charged, negative: 0 });
+    expect(await exactLedger(serve, OPENING)).toMatchObject({
+      balance: OPENING - charged,
+      sum: OPENING - charged,
+      negative: 0,
+    });
   });
 
   it('a stored file larger than the engine reads is a 422 that says so, nothing charged', async () => {
@@ -76,8 +84,18 @@ describe('hostile: bounded requests', () => {
     expect(r.body.error).toContain('reads files up to 100000 bytes');
     expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
     // The same address is not consumed: a smaller file can still be uploaded and extracted there.
-    expect((await call(s, 'PUT', ticket.upload_url, { raw: await invoicePdf(3), key: null, headers: { 'content-type': 'application/pdf' } })).status).toBe(200);
-    expect((await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).status).toBe(200);
+    expect(
+      (
+        await call(s, 'PUT', ticket.upload_url, {
+          raw: await invoicePdf(3),
+          key: null,
+          headers: { 'content-type': 'application/pdf' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).status).toBe(
+      200,
+    );
   });
 
   it('a full disk during a PUT is a 507 with a JSON body; the server goes on', async () => {
@@ -85,18 +103,39 @@ describe('hostile: bounded requests', () => {
     try {
       execFileSync('unshare', ['-rm', 'true']);
     } catch {
-      throw new Error('this test needs unshare(1) with user and mount namespaces (util-linux), to give serve a small disk');
+      throw new Error(
+        'this test needs unshare(1) with user and mount namespaces (util-linux), to give serve a small disk',
+      );
     }
     const dir = tempDir();
     const dataDir = join(dir, 'data');
     const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 1 } });
     writeFileSync(join(dir, 'run.sh'), 'mkdir -p "$1" && mount -t tmpfs -o size=2m tmpfs "$1" && shift && exec "$@"\n');
-    const child = execa('unshare', ['-rm', 'sh', join(dir, 'run.sh'), dataDir, process.execPath, CLI, 'serve', '--port', '0', '--no-listen', '--config', config, '--data-dir', dataDir], {
-      env: cleanEnv(),
-      extendEnv: false,
-      reject: false,
-      buffer: false,
-    });
+    const child = execa(
+      'unshare',
+      [
+        '-rm',
+        'sh',
+        join(dir, 'run.sh'),
+        dataDir,
+        process.execPath,
+        CLI,
+        'serve',
+        '--port',
+        '0',
+        '--no-listen',
+        '--config',
+        config,
+        '--data-dir',
+        dataDir,
+      ],
+      {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        buffer: false,
+      },
+    );
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -109,8 +148,14 @@ describe('hostile: bounded requests', () => {
         void child.then(() => reject(new Error(`serve exited before listening:\n${out}`)));
       });
       const s = { url };
-      const t = await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'big.pdf', file_type: 'application/pdf' } });
-      const put = await call(s, 'PUT', t.body.upload_url, { raw: Buffer.concat([await invoicePdf(4), Buffer.alloc(4_000_000, 0x20)]), key: null, headers: { 'content-type': 'application/pdf' } });
+      const t = await call(s, 'POST', '/api/v1/upload-url', {
+        body: { file_name: 'big.pdf', file_type: 'application/pdf' },
+      });
+      const put = await call(s, 'PUT', t.body.upload_url, {
+        raw: Buffer.concat([await invoicePdf(4), Buffer.alloc(4_000_000, 0x20)]),
+        key: null,
+        headers: { 'content-type': 'application/pdf' },
+      });
       expect(put.status).toBe(507);
       expect(put.body).toMatchObject({ success: false, code: 'insufficient_storage' });
       expect(put.body.error).toContain('disk under the data directory is full');

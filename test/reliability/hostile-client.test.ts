@@ -51,7 +51,15 @@ describe('hostile: the client against a hostile server', () => {
       };
       pump();
     });
-    const client = new ServiceClient({ baseUrl: url, apiKey: KEY, retry: { attempts: 1, baseMs: 1, capMs: 1, maxRetryAfterMs: 1 }, limits: { answerBytes: 1024 * 1024 } }, noWait);
+    const client = new ServiceClient(
+      {
+        baseUrl: url,
+        apiKey: KEY,
+        retry: { attempts: 1, baseMs: 1, capMs: 1, maxRetryAfterMs: 1 },
+        limits: { answerBytes: 1024 * 1024 },
+      },
+      noWait,
+    );
     const err = await client.getDocument('doc_1').catch((e: unknown) => e);
     expect(err).toMatchObject({ kind: 'network' });
     expect(String((err as Error).message)).toContain('EXTRACT_ANSWER_TOO_LARGE');
@@ -65,7 +73,15 @@ describe('hostile: the client against a hostile server', () => {
       const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 100);
       res.on('close', () => clearInterval(drip));
     });
-    const client = new ServiceClient({ baseUrl: url, apiKey: KEY, retry: { attempts: 2, baseMs: 1, capMs: 1, maxRetryAfterMs: 1 }, limits: { requestMs: 500 } }, noWait);
+    const client = new ServiceClient(
+      {
+        baseUrl: url,
+        apiKey: KEY,
+        retry: { attempts: 2, baseMs: 1, capMs: 1, maxRetryAfterMs: 1 },
+        limits: { requestMs: 500 },
+      },
+      noWait,
+    );
     const started = Date.now();
     const err = await client.getDocument('doc_1').catch((e: unknown) => e);
     const took = Date.now() - started;
@@ -82,12 +98,16 @@ describe('hostile: the client against a hostile server', () => {
       requests++;
       res.writeHead(500).end();
     });
-    const r = await execa(process.execPath, [CLI, '--api-key', `${KEY}\r\nX-Evil: 1`, '--base-url', url, join(dir, 'a.pdf')], {
-      env: cleanEnv(),
-      extendEnv: false,
-      reject: false,
-      cwd: dir,
-    });
+    const r = await execa(
+      process.execPath,
+      [CLI, '--api-key', `${KEY}\r\nX-Evil: 1`, '--base-url', url, join(dir, 'a.pdf')],
+      {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        cwd: dir,
+      },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('contains a line break');
     expect(r.stderr).not.toContain(KEY);

@@ -22,7 +22,10 @@ const idsIn = (path: string): string[] =>
 
 /** `data` with one field nested `depth` arrays deep, as raw JSON text (about 2 bytes per level). */
 const deepBody = (documentId: string, depth: number) =>
-  JSON.stringify(payload({ document_id: documentId, data: { invoice_number: 'INV-1' } })).replace('"INV-1"', `${'['.repeat(depth)}1${']'.repeat(depth)}`);
+  JSON.stringify(payload({ document_id: documentId, data: { invoice_number: 'INV-1' } })).replace(
+    '"INV-1"',
+    `${'['.repeat(depth)}1${']'.repeat(depth)}`,
+  );
 
 describe('hostile: extract listen', () => {
   it('a payload nested 2,000 deep is a 400, and the next event is written', async () => {
@@ -43,13 +46,22 @@ describe('hostile: extract listen', () => {
     const dataDir = join(dir, 'inbox');
     // What an older version acknowledged: the deep event first in the inbox.
     const old = openInbox(dataDir);
-    old.append({ receivedAt: new Date(), method: 'POST', documentId: 'doc_deep', body: Buffer.from(deepBody('doc_deep', 2000)) });
+    old.append({
+      receivedAt: new Date(),
+      method: 'POST',
+      documentId: 'doc_deep',
+      body: Buffer.from(deepBody('doc_deep', 2000)),
+    });
     old.close();
     const r = await receiver({ out, dataDir });
     expect((await send(r.url, payload({ document_id: 'doc_next' }))).status).toBe(200);
     await r.drained();
     expect(idsIn(out)).toEqual(['doc_next']);
-    expect(r.lines.some((l) => /inbox event #1 cannot be written \(nested deeper than 32 levels\); it is quarantined/.test(l))).toBe(true);
+    expect(
+      r.lines.some((l) =>
+        /inbox event #1 cannot be written \(nested deeper than 32 levels\); it is quarantined/.test(l),
+      ),
+    ).toBe(true);
     await r.close();
     // Restarted: nothing is retried forever; a new event is written at once.
     const again = await receiver({ out, dataDir });
@@ -62,9 +74,16 @@ describe('hostile: extract listen', () => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const r = await receiver({ out });
-    const stamps = ['2024-03-15T10:20:30.000+00:00', '2024-03-15T10:20:30Z', '2024-03-15T12:20:30+02:00', '2024-03-15T10:20:30.123456Z'];
-    for (const [i, timestamp] of stamps.entries()) expect((await send(r.url, payload({ document_id: `doc_t${i}`, timestamp }))).status).toBe(200);
-    for (const timestamp of ['2024-03-15', '2024-13-45T99:00:00Z', 'yesterday']) expect((await send(r.url, payload({ document_id: 'doc_bad', timestamp }))).status).toBe(400);
+    const stamps = [
+      '2024-03-15T10:20:30.000+00:00',
+      '2024-03-15T10:20:30Z',
+      '2024-03-15T12:20:30+02:00',
+      '2024-03-15T10:20:30.123456Z',
+    ];
+    for (const [i, timestamp] of stamps.entries())
+      expect((await send(r.url, payload({ document_id: `doc_t${i}`, timestamp }))).status).toBe(200);
+    for (const timestamp of ['2024-03-15', '2024-13-45T99:00:00Z', 'yesterday'])
+      expect((await send(r.url, payload({ document_id: 'doc_bad', timestamp }))).status).toBe(400);
     await r.drained();
     expect(idsIn(out)).toEqual(['doc_t0', 'doc_t1', 'doc_t2', 'doc_t3']);
   });

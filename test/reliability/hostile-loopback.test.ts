@@ -19,7 +19,10 @@ import { payload, receiver } from '../receiver/helpers.ts';
 const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
 
 /** undici's request, which (unlike fetch) sends the Host header it is given. */
-async function raw(url: string, init: { method?: 'GET' | 'POST' | 'PUT'; headers?: Record<string, string>; body?: string }) {
+async function raw(
+  url: string,
+  init: { method?: 'GET' | 'POST' | 'PUT'; headers?: Record<string, string>; body?: string },
+) {
   const res = await request(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, body: init.body });
   const text = await res.body.text();
   let body: unknown = text;
@@ -36,7 +39,9 @@ describe('hostile: the loopback surface of serve', () => {
     const s = await emulator();
     const port = new URL(s.url).port;
     for (const path of ['/_emulator/parsers', '/_emulator/ledger', '/', '/api/v1/documents/doc_x']) {
-      const r = await raw(`${s.url}${path}`, { headers: { host: `evil.example:${port}`, authorization: `Bearer ${KEY}` } });
+      const r = await raw(`${s.url}${path}`, {
+        headers: { host: `evil.example:${port}`, authorization: `Bearer ${KEY}` },
+      });
       expect(r.status).toBe(403);
       expect(r.body.code).toBe('forbidden');
       expect(r.body.error).toContain('DNS-rebinding');
@@ -49,27 +54,62 @@ describe('hostile: the loopback surface of serve', () => {
   it('a cross-origin upload through the app route is refused and charges nothing; the same origin is served', async () => {
     const s = await emulator();
     const form = () => formOf([{ name: 'a.pdf', bytes: Buffer.alloc(0) }]);
-    const refused: Array<Record<string, string>> = [{ origin: 'http://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }];
+    const refused: Array<Record<string, string>> = [
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ];
     for (const headers of refused) {
       const r = await postForm(`${s.url}/_emulator/parsers/prs_invoices/documents`, form(), headers);
       expect(r.status).toBe(403);
       expect(r.body.code).toBe('forbidden');
     }
     const pdf = await invoicePdf(1);
-    const same = await postForm(`${s.url}/_emulator/parsers/prs_invoices/documents`, formOf([{ name: 'a.pdf', bytes: pdf }]), { origin: s.url, 'sec-fetch-site': 'same-origin' });
+    const same = await postForm(
+      `${s.url}/_emulator/parsers/prs_invoices/documents`,
+      formOf([{ name: 'a.pdf', bytes: pdf }]),
+      { origin: s.url, 'sec-fetch-site': 'same-origin' },
+    );
     expect(same.status).toBe(200);
     expect((await exactLedger(s, OPENING)).balance).toBe(OPENING - 1);
   });
 
   it('cross-origin writes to /_emulator/ are refused, and JSON routes take JSON only (no text/plain)', async () => {
-    const s = await emulator({ parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url: 'http://127.0.0.1:9/hook', id: 'main' }] }] });
+    const s = await emulator({
+      parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url: 'http://127.0.0.1:9/hook', id: 'main' }] }],
+    });
     const evil = { origin: 'http://evil.example', 'content-type': 'text/plain' };
-    expect((await raw(`${s.url}/_emulator/integrations/main/test`, { method: 'POST', headers: evil, body: '{}' })).status).toBe(403);
-    expect((await raw(`${s.url}/_emulator/credits`, { method: 'POST', headers: evil, body: '{"pages":5}' })).status).toBe(403);
-    expect((await raw(`${s.url}/_emulator/faults`, { method: 'POST', headers: evil, body: '{"operation":"documents","effect":{"type":"status","status":500}}' })).status).toBe(403);
-    const plain = await raw(`${s.url}/_emulator/credits`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"pages":5}' });
+    expect(
+      (await raw(`${s.url}/_emulator/integrations/main/test`, { method: 'POST', headers: evil, body: '{}' })).status,
+    ).toBe(403);
+    expect(
+      (await raw(`${s.url}/_emulator/credits`, { method: 'POST', headers: evil, body: '{"pages":5}' })).status,
+    ).toBe(403);
+    expect(
+      (
+        await raw(`${s.url}/_emulator/faults`, {
+          method: 'POST',
+          headers: evil,
+          body: '{"operation":"documents","effect":{"type":"status","status":500}}',
+        })
+      ).status,
+    ).toBe(403);
+    const plain = await raw(`${s.url}/_emulator/credits`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"pages":5}',
+    });
     expect(plain.status).toBe(415);
-    expect((await raw(`${s.url}/_emulator/integrations/main/test`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(415);
+    expect(
+      (
+        await raw(`${s.url}/_emulator/integrations/main/test`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: 'x',
+        })
+      ).status,
+    ).toBe(415);
     expect((await exactLedger(s, OPENING)).entries).toHaveLength(0);
     expect((await call(s, 'GET', '/_emulator/faults', { key: null })).body.rules).toHaveLength(0);
   });
@@ -81,11 +121,18 @@ describe('hostile: the loopback surface of serve', () => {
     expect(JSON.stringify(list.body)).not.toContain(KEY);
     const reveal = await call(s, 'POST', '/_emulator/parsers/prs_invoices/keys/0/reveal', { key: null });
     expect(reveal.body).toEqual({ key: KEY });
-    expect((await raw(`${s.url}/_emulator/parsers/prs_invoices/keys/0/reveal`, { method: 'POST', headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect(
+      (
+        await raw(`${s.url}/_emulator/parsers/prs_invoices/keys/0/reveal`, {
+          method: 'POST',
+          headers: { origin: 'http://evil.example' },
+        })
+      ).status,
+    ).toBe(403);
     expect((await call(s, 'POST', '/_emulator/parsers/prs_invoices/keys/7/reveal', { key: null })).status).toBe(404);
   });
 
-  it('the app route streams files to disk: 144 MB of uploads raise serve\'s peak memory by far less', async () => {
+  it("the app route streams files to disk: 144 MB of uploads raise serve's peak memory by far less", async () => {
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 1 } });
     const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);
@@ -121,7 +168,11 @@ describe('hostile: the loopback surface of listen', () => {
     const port = new URL(r.url).port;
     const body = JSON.stringify(payload({ document_id: 'doc_hostile' }));
     const json = { 'content-type': 'application/json' };
-    for (const headers of [{ ...json, host: `evil.example:${port}` }, { ...json, origin: 'http://evil.example' }, { ...json, 'sec-fetch-site': 'cross-site' }]) {
+    for (const headers of [
+      { ...json, host: `evil.example:${port}` },
+      { ...json, origin: 'http://evil.example' },
+      { ...json, 'sec-fetch-site': 'cross-site' },
+    ]) {
       const a = await raw(r.url, { method: 'POST', headers, body });
       expect(a.status).toBe(403);
       expect(a.body.code).toBe('forbidden');

@@ -27,7 +27,10 @@ describe('hostile: page counts', () => {
       const inline = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(pdf) });
       expect(inline.status).toBe(422);
       expect(inline.body.error).toMatch(/declares -?\d+ pages/);
-      const app = await postForm(`${s.url}/_emulator/parsers/prs_invoices/documents`, formOf([{ name: 'bomb.pdf', bytes: pdf }]));
+      const app = await postForm(
+        `${s.url}/_emulator/parsers/prs_invoices/documents`,
+        formOf([{ name: 'bomb.pdf', bytes: pdf }]),
+      );
       expect(app.status).toBe(422);
       const inbound = await call(s, 'POST', s.inboundUrls.get('prs_invoices')!, { key: null, body: inlineBody(pdf) });
       expect(inbound.status).toBe(422);
@@ -49,7 +52,11 @@ describe('hostile: page counts', () => {
 
   it('a page count above the byte size is refused (422), whatever the engine says', async () => {
     const real = createEngine({ workers: 1 });
-    const engine: Engine = { countPages: async () => 1_000_000_000, extract: (i) => real.extract(i), close: () => real.close() };
+    const engine: Engine = {
+      countPages: async () => 1_000_000_000,
+      extract: (i) => real.extract(i),
+      close: () => real.close(),
+    };
     const s = await emulator({}, { engine });
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(9)) });
     expect(r.status).toBe(422);
@@ -64,7 +71,10 @@ describe('hostile: page counts', () => {
     const dataDir = `${dir}/data`;
     const first = await spawnServe(['--config', config, '--data-dir', dataDir, '--no-listen']);
     const bomb = await pdfClaimingPages(-1_000_000);
-    const r = await postForm(`${first.url}/_emulator/parsers/prs_invoices/documents`, formOf([{ name: 'bomb.pdf', bytes: bomb }]));
+    const r = await postForm(
+      `${first.url}/_emulator/parsers/prs_invoices/documents`,
+      formOf([{ name: 'bomb.pdf', bytes: bomb }]),
+    );
     expect(r.status).toBe(422);
     // Still answering, and still extracting.
     const ok = await call(first, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(2)) });
@@ -90,7 +100,12 @@ describe('hostile: background failures', () => {
     const logs: string[] = [];
     // Results that throw when stored (JSON.stringify reads the getter): a stand-in for any bug of ours there.
     const unstorable: Results = JSON.parse('{}');
-    Object.defineProperty(unstorable, 'invoice_number', { enumerable: true, get: () => { throw new Error('this value cannot be stored'); } });
+    Object.defineProperty(unstorable, 'invoice_number', {
+      enumerable: true,
+      get: () => {
+        throw new Error('this value cannot be stored');
+      },
+    });
     const engine = engineWith(async () => ({ pageCount: 1, results: unstorable, grounding: {} }));
     const s = await emulator({}, { engine, log: (line) => logs.push(line) });
     const ticket = await stored(s, await invoicePdf(3));
@@ -123,11 +138,15 @@ describe('hostile: background failures', () => {
   it(`a document that keeps stopping the server is failed after ${MAX_ATTEMPTS} starts, not re-queued forever`, async () => {
     const dir = tempDir();
     // Each page takes a minute of simulated time, so the document is always processing when serve is killed.
-    const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 60_000, concurrency: 1 } });
+    const config = writeJson(dir, 'config.json', {
+      ...DEFAULT_CONFIG,
+      processing: { ms_per_page: 60_000, concurrency: 1 },
+    });
     const dataDir = `${dir}/data`;
     let serve = await spawnServe(['--config', config, '--data-dir', dataDir, '--no-listen']);
     const ticket = await stored(serve, await invoicePdf(6));
-    const id = (await call(serve, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).body.document_id as string;
+    const id = (await call(serve, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).body
+      .document_id as string;
     for (let start = 1; start <= MAX_ATTEMPTS; start++) {
       expect(DocumentBody.parse((await call(serve, 'GET', `/api/v1/documents/${id}`)).body).status).toBe('processing');
       serve.child.kill('SIGKILL');

@@ -33,7 +33,11 @@ describe('hostile: stored objects', () => {
     const ticket = await stored(s, await invoicePdf(1, 1));
     const extract = call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
     await started;
-    const put = await call(s, 'PUT', ticket.upload_url, { raw: await invoicePdf(2, 5), key: null, headers: { 'content-type': 'application/pdf' } });
+    const put = await call(s, 'PUT', ticket.upload_url, {
+      raw: await invoicePdf(2, 5),
+      key: null,
+      headers: { 'content-type': 'application/pdf' },
+    });
     release();
     expect(put.status).toBe(409);
     expect(put.body.code).toBe('conflict');
@@ -48,13 +52,23 @@ describe('hostile: stored objects', () => {
 
   it('a PUT that carries an Authorization header is a 400, as signed-URL storage answers', async () => {
     const s = await emulator();
-    const t = await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } });
-    const put = await call(s, 'PUT', t.body.upload_url, { raw: await invoicePdf(3), key: KEY, headers: { 'content-type': 'application/pdf' } });
+    const t = await call(s, 'POST', '/api/v1/upload-url', {
+      body: { file_name: 'a.pdf', file_type: 'application/pdf' },
+    });
+    const put = await call(s, 'PUT', t.body.upload_url, {
+      raw: await invoicePdf(3),
+      key: KEY,
+      headers: { 'content-type': 'application/pdf' },
+    });
     expect(put.status).toBe(400);
     expect(put.body.error).toContain('takes no Authorization header');
     expect(JSON.stringify(put.body)).not.toContain(KEY);
     // Without it, the same address works.
-    const ok = await call(s, 'PUT', t.body.upload_url, { raw: await invoicePdf(3), key: null, headers: { 'content-type': 'application/pdf' } });
+    const ok = await call(s, 'PUT', t.body.upload_url, {
+      raw: await invoicePdf(3),
+      key: null,
+      headers: { 'content-type': 'application/pdf' },
+    });
     expect(ok.status).toBe(200);
   });
 });

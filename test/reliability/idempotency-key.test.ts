@@ -24,7 +24,12 @@ describe('Idempotency-Key', () => {
   });
 
   it('journal: a send in flight at a crash keeps its request; --retry-failed resends it, a plain rerun leaves it and says why', () => {
-    const request = { idempotency_key: 'extract-k', file_name: 'a.pdf', file_type: 'application/pdf', storage_path: 'prs_invoices/u1/a.pdf' };
+    const request = {
+      idempotency_key: 'extract-k',
+      file_name: 'a.pdf',
+      file_type: 'application/pdf',
+      storage_path: 'prs_invoices/u1/a.pdf',
+    };
     const { known } = replayJournal(line({ fact: 'sending', ...common, route: 'upload', request }));
     const prior = known.get(stateKey(SHA, common.target));
     expect(uncertainRequest(prior)).toEqual(request);
@@ -37,11 +42,25 @@ describe('Idempotency-Key', () => {
 
   it('journal: a failure after an unanswered request keeps the request; an answered failure does not; older journals still read', () => {
     const request = { idempotency_key: 'extract-k', file_name: 'a.pdf', file_type: 'application/pdf' };
-    const uncertain = replayJournal(line({ fact: 'failed', ...common, route: 'inline', document_id: null, reason: 'reset', retryable: true, request }));
+    const uncertain = replayJournal(
+      line({
+        fact: 'failed',
+        ...common,
+        route: 'inline',
+        document_id: null,
+        reason: 'reset',
+        retryable: true,
+        request,
+      }),
+    );
     expect(uncertainRequest(uncertain.known.get(stateKey(SHA, common.target)))).toEqual(request);
-    const answered = replayJournal(line({ fact: 'failed', ...common, route: 'inline', document_id: null, reason: '500', retryable: true }));
+    const answered = replayJournal(
+      line({ fact: 'failed', ...common, route: 'inline', document_id: null, reason: '500', retryable: true }),
+    );
     expect(uncertainRequest(answered.known.get(stateKey(SHA, common.target)))).toBeUndefined();
-    const old = replayJournal('{"fact":"sending","at":"2026-01-01T00:00:00.000Z","sha256":"x","target":"t","file":"f","route":"inline"}\n');
+    const old = replayJournal(
+      '{"fact":"sending","at":"2026-01-01T00:00:00.000Z","sha256":"x","target":"t","file":"f","route":"inline"}\n',
+    );
     expect(old.skipped).toBe(0);
     expect(uncertainRequest(old.known.get(stateKey('x', 't')))).toBeUndefined();
   });

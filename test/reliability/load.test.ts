@@ -29,20 +29,31 @@ function rssMb(pid: number): number {
   return Math.round(Number(m[1]) / 1024);
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 describe('load', () => {
   it(`${POLLERS} concurrent pollers and ${UPLOADERS} concurrent uploads: no errors, memory flat, p99 of reads reported`, async () => {
     const root = tempDir('extract-load-');
     const corpus = await makeCorpus(root, 20, 'load');
     const pdfs = corpus.names.map((n) => readFileSync(join(corpus.dir, n)));
-    const server = await spawnServe(['--in-memory', '--config', writeServeConfig(root, { processing: { ms_per_page: 0, concurrency: 2 } }), '--no-listen', '-q']);
+    const server = await spawnServe([
+      '--in-memory',
+      '--config',
+      writeServeConfig(root, { processing: { ms_per_page: 0, concurrency: 2 } }),
+      '--no-listen',
+      '-q',
+    ]);
     const pid = server.child.pid!;
     const dispatcher = new Agent({ connections: POLLERS + UPLOADERS + 10, pipelining: 1 });
     const auth = { authorization: `Bearer ${KEY}` };
     const errors: string[] = [];
 
-    const json = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const json = async (
+      method: 'GET' | 'POST',
+      path: string,
+      body?: unknown,
+    ): Promise<{ status: number; body: Record<string, unknown> }> => {
       const res = await request(`${server.url}${path}`, {
         method,
         dispatcher,
@@ -55,7 +66,9 @@ describe('load', () => {
     // Documents to read: one inline extraction per corpus file.
     const ids: string[] = [];
     for (const [i, pdf] of pdfs.entries()) {
-      const r = await json('POST', '/api/v1/extract', { file: { data: pdf.toString('base64'), name: corpus.names[i], type: 'application/pdf' } });
+      const r = await json('POST', '/api/v1/extract', {
+        file: { data: pdf.toString('base64'), name: corpus.names[i], type: 'application/pdf' },
+      });
       expect(r.status).toBe(200);
       ids.push(String(r.body.document_id));
     }
@@ -75,21 +88,39 @@ describe('load', () => {
     const uploader = async (u: number): Promise<void> => {
       for (let i = 0; i < UPLOADS_PER_UPLOADER; i++) {
         const pdf = pdfs[(u + i) % pdfs.length]!;
-        const ticket = await json('POST', '/api/v1/upload-url', { file_name: `load-${u}-${i}.pdf`, file_type: 'application/pdf' });
+        const ticket = await json('POST', '/api/v1/upload-url', {
+          file_name: `load-${u}-${i}.pdf`,
+          file_type: 'application/pdf',
+        });
         if (ticket.status !== 200) {
           errors.push(`upload-url: ${ticket.status}`);
           continue;
         }
-        const put = await request(String(ticket.body.upload_url), { method: 'PUT', dispatcher, headers: { 'content-type': 'application/pdf' }, body: pdf });
+        const put = await request(String(ticket.body.upload_url), {
+          method: 'PUT',
+          dispatcher,
+          headers: { 'content-type': 'application/pdf' },
+          body: pdf,
+        });
         await put.body.text();
         if (put.statusCode !== 200) errors.push(`PUT: ${put.statusCode}`);
-        const submitted = await json('POST', '/api/v1/extract', { storage_path: ticket.body.storage_path, file_name: `load-${u}-${i}.pdf`, file_type: 'application/pdf', file_size: pdf.length });
-        if (submitted.status !== 200 || submitted.body.status !== 'processing') errors.push(`extract: ${submitted.status}`);
+        const submitted = await json('POST', '/api/v1/extract', {
+          storage_path: ticket.body.storage_path,
+          file_name: `load-${u}-${i}.pdf`,
+          file_type: 'application/pdf',
+          file_size: pdf.length,
+        });
+        if (submitted.status !== 200 || submitted.body.status !== 'processing')
+          errors.push(`extract: ${submitted.status}`);
         uploads++;
       }
     };
     /** One burst: every poller and every uploader at once, each a bounded loop. */
-    const burst = () => Promise.all([...Array.from({ length: POLLERS }, (_, p) => poller(p)), ...Array.from({ length: UPLOADERS }, (_, u) => uploader(u))]);
+    const burst = () =>
+      Promise.all([
+        ...Array.from({ length: POLLERS }, (_, p) => poller(p)),
+        ...Array.from({ length: UPLOADERS }, (_, u) => uploader(u)),
+      ]);
 
     // A first burst warms up JIT, connection pools and the engine's workers; the baseline follows it.
     await burst();

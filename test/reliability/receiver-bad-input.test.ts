@@ -20,12 +20,31 @@ const MAX_BODY = 64 * 1024;
 const oddText = oddTextOf('doc_1');
 
 /** Anything in place of a field: the wrong type, null, a huge string. */
-const wrongValue = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.object({ maxDepth: 1 }), oddText);
+const wrongValue = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.object({ maxDepth: 1 }),
+  oddText,
+);
 
 /** A valid event with one field replaced, removed, or given a traversal-bearing id or file name. */
 const mutatedEvent = fc
   .record({
-    field: fc.constantFrom('event', 'parser_id', 'parser_name', 'document_id', 'timestamp', 'data', 'metadata', 'metadata.file_name', 'metadata.page_count', 'metadata.mime_type'),
+    field: fc.constantFrom(
+      'event',
+      'parser_id',
+      'parser_name',
+      'document_id',
+      'timestamp',
+      'data',
+      'metadata',
+      'metadata.file_name',
+      'metadata.page_count',
+      'metadata.mime_type',
+    ),
     mode: fc.constantFrom('replace', 'remove', 'keep'),
     value: wrongValue,
     id: oddText,
@@ -33,7 +52,8 @@ const mutatedEvent = fc
   .map(({ field, mode, value, id }) => {
     const event: Record<string, unknown> = { ...payload({ document_id: id }) };
     const [top, inner] = field.split('.') as [string, string | undefined];
-    const holder: Record<string, unknown> = inner === undefined ? event : { ...(event[top] as Record<string, unknown>) };
+    const holder: Record<string, unknown> =
+      inner === undefined ? event : { ...(event[top] as Record<string, unknown>) };
     if (inner !== undefined) event[top] = holder;
     const key = inner ?? top;
     if (mode === 'replace') holder[key] = value;
@@ -50,7 +70,14 @@ const body = fc.oneof(
   { arbitrary: fc.constant(''), weight: 1 },
   { arbitrary: fc.constant(JSON.stringify(payload({ data: { note: 'x'.repeat(MAX_BODY) } }))), weight: 1 }, // over the limit
   // Nested deep inside a real event (issue 12): refused before anything recurses into it.
-  { arbitrary: fc.integer({ min: 20, max: 5000 }).map((d) => JSON.stringify(payload({ data: { invoice_number: 'N' } })).replace('"N"', `${'['.repeat(d)}1${']'.repeat(d)}`)), weight: 1 },
+  {
+    arbitrary: fc
+      .integer({ min: 20, max: 5000 })
+      .map((d) =>
+        JSON.stringify(payload({ data: { invoice_number: 'N' } })).replace('"N"', `${'['.repeat(d)}1${']'.repeat(d)}`),
+      ),
+    weight: 1,
+  },
 );
 
 /** Where a request says it is going and which page sent it: this machine's, or a hostile page's (issue 12). */
@@ -65,7 +92,10 @@ const site = fc.record(
   { requiredKeys: [] },
 );
 const hostile = (h: { host?: string; origin?: string; 'sec-fetch-site'?: string }) =>
-  (h.host !== undefined && HOSTILE_HOSTS.includes(h.host)) || h.origin !== undefined || h['sec-fetch-site'] === 'cross-site' || h['sec-fetch-site'] === 'same-site';
+  (h.host !== undefined && HOSTILE_HOSTS.includes(h.host)) ||
+  h.origin !== undefined ||
+  h['sec-fetch-site'] === 'cross-site' ||
+  h['sec-fetch-site'] === 'same-site';
 
 const path = fc.oneof(
   { arbitrary: fc.constant('/webhook'), weight: 12 },
@@ -86,7 +116,15 @@ const authorization = fc.oneof(
   fc.constant(undefined),
 );
 
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream', undefined);
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/octet-stream',
+  undefined,
+);
 
 describe('receiver: bad input, property-based', () => {
   it('answers every malformed request with a JSON 4xx (or 200 for a valid event), never a 5xx, never a crash, never a file outside its directories', async () => {
@@ -94,7 +132,13 @@ describe('receiver: bad input, property-based', () => {
     const outDir = join(r.dataDir, 'records');
     await r.close();
     // Again, now writing one file per document_id: ids full of traversal must stay inside.
-    const s = await receiver({ auth: { type: 'bearer', token: TOKEN }, maxBodyBytes: MAX_BODY, out: `${outDir}/`, dataDir: r.dataDir, log: () => {} });
+    const s = await receiver({
+      auth: { type: 'bearer', token: TOKEN },
+      maxBodyBytes: MAX_BODY,
+      out: `${outDir}/`,
+      dataDir: r.dataDir,
+      log: () => {},
+    });
 
     let tried = 0;
     let accepted = 0;
@@ -102,7 +146,21 @@ describe('receiver: bad input, property-based', () => {
     const base = new URL(s.url).origin;
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('POST', 'PUT', 'POST', 'PUT', 'POST', 'PUT', 'POST', 'PUT', 'GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS'),
+        fc.constantFrom(
+          'POST',
+          'PUT',
+          'POST',
+          'PUT',
+          'POST',
+          'PUT',
+          'POST',
+          'PUT',
+          'GET',
+          'HEAD',
+          'DELETE',
+          'PATCH',
+          'OPTIONS',
+        ),
         path,
         authorization,
         contentType,
@@ -113,7 +171,8 @@ describe('receiver: bad input, property-based', () => {
           tried++;
           const headers: string[] = [];
           for (const [k, v] of Object.entries(from ?? {})) headers.push(k, v);
-          if (auth !== undefined && auth !== '') headers.push('authorization', auth, ...(doubled ? ['authorization', auth] : []));
+          if (auth !== undefined && auth !== '')
+            headers.push('authorization', auth, ...(doubled ? ['authorization', auth] : []));
           if (type !== undefined) headers.push('content-type', type);
           const hasBody = method !== 'GET' && method !== 'HEAD';
           const res = await request(`${base}${target}`, { method, headers, body: hasBody ? sent : undefined });
@@ -123,7 +182,9 @@ describe('receiver: bad input, property-based', () => {
           expect(res.statusCode, what).toBeLessThan(500);
           // A write from a hostile page or to a rebound name never lands.
           // (on the receiver's own path it is 403 whatever else is wrong; elsewhere, some 4xx)
-          const refused = (from?.host !== undefined && HOSTILE_HOSTS.includes(from.host)) || (from !== undefined && hostile(from) && method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
+          const refused =
+            (from?.host !== undefined && HOSTILE_HOSTS.includes(from.host)) ||
+            (from !== undefined && hostile(from) && method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
           if (refused && target === '/webhook') expect(res.statusCode, what).toBe(403);
           else if (refused) expect(res.statusCode, what).toBeGreaterThanOrEqual(400);
           if (res.statusCode === 200) {
@@ -146,21 +207,28 @@ describe('receiver: bad input, property-based', () => {
     );
 
     // Still alive, and still accepting a valid event.
-    const ok = await request(s.url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(payload({ document_id: 'doc_after' })) });
+    const ok = await request(s.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(payload({ document_id: 'doc_after' })),
+    });
     expect(ok.statusCode).toBe(200);
     await ok.body.text();
     await s.drained();
     await s.close();
 
     // Nothing outside: the data directory holds the receiver's own files, the output folder only flat JSON files.
-    for (const name of readdirSync(r.dataDir)) expect(name, name).toMatch(/^(records|review\.jsonl|inbox\.db(-wal|-shm)?|[\w.-]+\.(db|sqlite)(-wal|-shm)?)$/);
+    for (const name of readdirSync(r.dataDir))
+      expect(name, name).toMatch(/^(records|review\.jsonl|inbox\.db(-wal|-shm)?|[\w.-]+\.(db|sqlite)(-wal|-shm)?)$/);
     const records = readdirSync(outDir);
     for (const name of records) {
       expect(name).toMatch(/^[A-Za-z0-9._-]+\.json$/);
       expect(statSync(join(outDir, name)).isFile()).toBe(true);
     }
     expect(records).toContain('doc_after.json');
-    console.log(`receiver bad input: tried ${tried} generated requests (${accepted} valid events accepted, ${records.length} record files, all inside); statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.log(
+      `receiver bad input: tried ${tried} generated requests (${accepted} valid events accepted, ${records.length} record files, all inside); statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
     expect(tried).toBeGreaterThanOrEqual(5000);
   }, 180_000);
 });

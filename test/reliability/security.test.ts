@@ -26,7 +26,16 @@ const BASIC_PASSWORD = 'BASIC_password_reliability_9a8b7c';
 const WRONG_PASSWORD = 'WRONG_password_reliability_1234';
 const API_KEY_DEFAULT = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 const WRONG_PG_PASSWORD = 'WRONG_pg_password_reliability_4242';
-const SECRETS = [API_KEY, WRONG_KEY, BEARER, WRONG_BEARER, BASIC_PASSWORD, WRONG_PASSWORD, Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'), Buffer.from(`${BASIC_USER}:${WRONG_PASSWORD}`).toString('base64')];
+const SECRETS = [
+  API_KEY,
+  WRONG_KEY,
+  BEARER,
+  WRONG_BEARER,
+  BASIC_PASSWORD,
+  WRONG_PASSWORD,
+  Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'),
+  Buffer.from(`${BASIC_USER}:${WRONG_PASSWORD}`).toString('base64'),
+];
 
 /** Every file under `dir`, recursively, with its bytes. */
 function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
@@ -49,8 +58,13 @@ describe('security', () => {
     const listenB = join(root, 'listen-basic');
 
     // Two receivers: bearer and basic, credentials from the environment.
-    const bearer = spawnCli(['listen', '--port', '0', '--data-dir', listenA, '-o', join(listenA, 'events.jsonl')], { env: { EXTRACT_LISTEN_TOKEN: BEARER } });
-    const basic = spawnCli(['listen', '--port', '0', '--user', BASIC_USER, '--data-dir', listenB, '-o', `${join(listenB, 'records')}/`], { env: { EXTRACT_LISTEN_PASSWORD: BASIC_PASSWORD } });
+    const bearer = spawnCli(['listen', '--port', '0', '--data-dir', listenA, '-o', join(listenA, 'events.jsonl')], {
+      env: { EXTRACT_LISTEN_TOKEN: BEARER },
+    });
+    const basic = spawnCli(
+      ['listen', '--port', '0', '--user', BASIC_USER, '--data-dir', listenB, '-o', `${join(listenB, 'records')}/`],
+      { env: { EXTRACT_LISTEN_PASSWORD: BASIC_PASSWORD } },
+    );
     const urlA = (await bearer.waitFor(/Listening on (\S+)/))[1]!;
     const urlB = (await basic.waitFor(/Listening on (\S+)/))[1]!;
 
@@ -60,23 +74,56 @@ describe('security', () => {
       api_keys: [API_KEY],
       webhooks: [
         { url: urlA, method: 'POST' as const, auth: { type: 'bearer' as const, token: BEARER } },
-        { url: urlB, method: 'PUT' as const, auth: { type: 'basic' as const, username: BASIC_USER, password: BASIC_PASSWORD } },
+        {
+          url: urlB,
+          method: 'PUT' as const,
+          auth: { type: 'basic' as const, username: BASIC_USER, password: BASIC_PASSWORD },
+        },
       ],
     };
     const configDir = tempDir('extract-secrets-config-'); // holds the keys on purpose; not scanned
-    const config = writeServeConfig(configDir, { parsers: [parser], faults: { seed: 3, rules: [{ operation: 'extract-async', probability: 0.4, effect: { type: 'async_error' } }] } });
+    const config = writeServeConfig(configDir, {
+      parsers: [parser],
+      faults: { seed: 3, rules: [{ operation: 'extract-async', probability: 0.4, effect: { type: 'async_error' } }] },
+    });
     const server = await spawnServe(['--in-memory', '--config', config, '--no-listen']);
     const startup = server.stdout().length; // serve prints its configured keys at start, by design
 
-    const env = (key: string) => cleanEnv({ EXTRACT_API_KEY: key, EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') });
-    const common = ['in/', '--inline-max', String(corpus.inlineMax), '--poll-interval', '50ms', '--poll-max-interval', '200ms', '--no-progress'];
+    const env = (key: string) =>
+      cleanEnv({ EXTRACT_API_KEY: key, EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') });
+    const common = [
+      'in/',
+      '--inline-max',
+      String(corpus.inlineMax),
+      '--poll-interval',
+      '50ms',
+      '--poll-max-interval',
+      '200ms',
+      '--no-progress',
+    ];
     const runs = [
-      await extract(work, server.url, [...common, '-v', '-o', 'out.csv', '--report', 'report-1.json'], { env: env(API_KEY) }),
-      await extract(work, server.url, [...common, '-v', '--retry-failed', '-o', 'out.json', '--report', 'report-2.json'], { env: env(API_KEY) }),
-      await extract(work, server.url, [...common, '--fresh', '-o', 'out-dir/', '--report', 'report-3.json'], { env: env(API_KEY) }),
+      await extract(work, server.url, [...common, '-v', '-o', 'out.csv', '--report', 'report-1.json'], {
+        env: env(API_KEY),
+      }),
+      await extract(
+        work,
+        server.url,
+        [...common, '-v', '--retry-failed', '-o', 'out.json', '--report', 'report-2.json'],
+        { env: env(API_KEY) },
+      ),
+      await extract(work, server.url, [...common, '--fresh', '-o', 'out-dir/', '--report', 'report-3.json'], {
+        env: env(API_KEY),
+      }),
       await extract(work, server.url, [...common, '-v', '--fresh', '--report', 'report-4.json'], { env: env(API_KEY) }), // JSON Lines on stdout
-      await extract(work, server.url, [...common, '-v', '--fresh', '--report', 'report-401.json'], { env: env(WRONG_KEY) }),
-      await extract(work, server.url, [...common, '-v', '--fresh', '--api-key', API_KEY, '--route', 'upload', '-o', 'out-flag.jsonl'], { env: cleanEnv({ EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') }) }),
+      await extract(work, server.url, [...common, '-v', '--fresh', '--report', 'report-401.json'], {
+        env: env(WRONG_KEY),
+      }),
+      await extract(
+        work,
+        server.url,
+        [...common, '-v', '--fresh', '--api-key', API_KEY, '--route', 'upload', '-o', 'out-flag.jsonl'],
+        { env: cleanEnv({ EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') }) },
+      ),
     ];
     const exits = runs.map((r) => r.exitCode);
     expect(exits[0]).toBe(1); // some documents failed (the broken file, injected async errors)
@@ -84,8 +131,19 @@ describe('security', () => {
     expect(runs[4]!.stderr).toMatch(/rejected the API key/);
 
     // Wrong credentials at both receivers: 401, logged, and the wrong secret not echoed.
-    const wrongA = await fetch(urlA, { method: 'POST', headers: { authorization: `Bearer ${WRONG_BEARER}`, 'content-type': 'application/json' }, body: '{}' });
-    const wrongB = await fetch(urlB, { method: 'PUT', headers: { authorization: `Basic ${Buffer.from(`${BASIC_USER}:${WRONG_PASSWORD}`).toString('base64')}`, 'content-type': 'application/json' }, body: '{}' });
+    const wrongA = await fetch(urlA, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${WRONG_BEARER}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const wrongB = await fetch(urlB, {
+      method: 'PUT',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${BASIC_USER}:${WRONG_PASSWORD}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
     expect([wrongA.status, wrongB.status]).toEqual([401, 401]);
     const answers = (await wrongA.text()) + (await wrongB.text());
 
@@ -129,7 +187,9 @@ describe('security', () => {
     expect(server.stdout().slice(startup)).toMatch(/<-- POST \/api\/v1\/extract/);
     expect(bearer.stderr()).toMatch(/401/);
     expect(filesUnder(work).some((f) => f.path.endsWith('.extract-state.jsonl'))).toBe(true);
-    console.log(`security: scanned ${texts.length} outputs, logs and files (${bytes} bytes) from 6 client runs (exits ${exits.join(', ')}), serve and 2 receivers, for ${SECRETS.length} secrets: none found`);
+    console.log(
+      `security: scanned ${texts.length} outputs, logs and files (${bytes} bytes) from 6 client runs (exits ${exits.join(', ')}), serve and 2 receivers, for ${SECRETS.length} secrets: none found`,
+    );
   }, 120_000);
 
   it("the state database's password never appears: config, runs (-v), reports, outputs, status, errors", async () => {
@@ -138,36 +198,70 @@ describe('security', () => {
       const root = tempDir('extract-secrets-state-');
       const work = join(root, 'work');
       const corpus = await makeCorpus(work, 6, 'pgsec');
-      const server = await spawnServe(['--in-memory', '--config', writeServeConfig(tempDir('extract-secrets-config-')), '--no-listen', '-q']);
+      const server = await spawnServe([
+        '--in-memory',
+        '--config',
+        writeServeConfig(tempDir('extract-secrets-config-')),
+        '--no-listen',
+        '-q',
+      ]);
       const stateUrl = await pgServer.database();
       const configDir = join(root, 'config'); // holds the URL on purpose (mode 0600, like the API key); not scanned
-      const env = (extra: Record<string, string> = {}) => cleanEnv({ EXTRACT_API_KEY: API_KEY_DEFAULT, EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: configDir, ...extra });
+      const env = (extra: Record<string, string> = {}) =>
+        cleanEnv({
+          EXTRACT_API_KEY: API_KEY_DEFAULT,
+          EXTRACT_BASE_URL: server.url,
+          EXTRACT_CONFIG_DIR: configDir,
+          ...extra,
+        });
       const common = ['in/', '--inline-max', String(corpus.inlineMax), '--poll-interval', '50ms', '--no-progress'];
       const wrongUrl = stateUrl.replace(PG_PASSWORD, WRONG_PG_PASSWORD);
       const runs = [
         await extract(work, server.url, ['config', 'set', 'state_url', stateUrl], { env: env() }),
         await extract(work, server.url, ['config', 'get', 'state_url'], { env: env() }),
         await extract(work, server.url, ['config', 'list'], { env: env() }),
-        await extract(work, server.url, [...common, '-v', '-o', 'out.jsonl', '--report', 'report-1.json'], { env: env() }), // from the config store
-        await extract(work, server.url, [...common, '-v', '-o', 'out.csv', '--report', 'report-2.json'], { env: env({ EXTRACT_STATE_URL: stateUrl }) }),
-        await extract(work, server.url, [...common, '-v', '--state', stateUrl, '--report', 'report-3.json'], { env: env() }),
+        await extract(work, server.url, [...common, '-v', '-o', 'out.jsonl', '--report', 'report-1.json'], {
+          env: env(),
+        }), // from the config store
+        await extract(work, server.url, [...common, '-v', '-o', 'out.csv', '--report', 'report-2.json'], {
+          env: env({ EXTRACT_STATE_URL: stateUrl }),
+        }),
+        await extract(work, server.url, [...common, '-v', '--state', stateUrl, '--report', 'report-3.json'], {
+          env: env(),
+        }),
         await extract(work, server.url, ['status', '--state', stateUrl], { env: env() }),
         await extract(work, server.url, ['status', '--json'], { env: env({ EXTRACT_STATE_URL: stateUrl }) }),
-        await extract(work, server.url, [...common, '-v', '--state', wrongUrl, '--report', 'report-wrong.json'], { env: env() }),
+        await extract(work, server.url, [...common, '-v', '--state', wrongUrl, '--report', 'report-wrong.json'], {
+          env: env(),
+        }),
         await extract(work, server.url, ['status', '--state', wrongUrl], { env: env() }),
-        await extract(work, server.url, [...common, '--state', `postgres://u:${WRONG_PG_PASSWORD}@[not-a-host/db`], { env: env() }),
-        await extract(work, server.url, ['config', 'set', 'state_url', `mysql://u:${WRONG_PG_PASSWORD}@h/db`], { env: env() }),
+        await extract(work, server.url, [...common, '--state', `postgres://u:${WRONG_PG_PASSWORD}@[not-a-host/db`], {
+          env: env(),
+        }),
+        await extract(work, server.url, ['config', 'set', 'state_url', `mysql://u:${WRONG_PG_PASSWORD}@h/db`], {
+          env: env(),
+        }),
       ];
       expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 6, 6, 2, 2]);
       expect(runs[1]!.stdout).toMatch(/^postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1:\d+\//);
       expect(runs[3]!.stderr).toMatch(/sharing the batch through postgres:\/\/extract_test:\*\*\*@/);
-      expect(runs[8]!.stderr).toMatch(/could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@.*password authentication failed/);
-      const texts = [...runs.flatMap((r, i) => [{ where: `run ${i} stdout`, text: String(r.stdout) }, { where: `run ${i} stderr`, text: String(r.stderr) }]), ...filesUnder(work).map((f) => ({ where: f.path, text: f.bytes.toString('latin1') }))];
+      expect(runs[8]!.stderr).toMatch(
+        /could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@.*password authentication failed/,
+      );
+      const texts = [
+        ...runs.flatMap((r, i) => [
+          { where: `run ${i} stdout`, text: String(r.stdout) },
+          { where: `run ${i} stderr`, text: String(r.stderr) },
+        ]),
+        ...filesUnder(work).map((f) => ({ where: f.path, text: f.bytes.toString('latin1') })),
+      ];
       for (const { where, text } of texts) {
         expect(text.includes(PG_PASSWORD), `the database password in ${where}`).toBe(false);
         expect(text.includes(WRONG_PG_PASSWORD), `the wrong database password in ${where}`).toBe(false);
       }
-      console.log(`security (state URL): scanned ${texts.length} outputs and files from ${runs.length} runs: no password`);
+      console.log(
+        `security (state URL): scanned ${texts.length} outputs and files from ${runs.length} runs: no password`,
+      );
     } finally {
       pgServer.stop();
     }
@@ -178,7 +272,8 @@ describe('security', () => {
     expect(dflt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const open = await spawnServe(['--in-memory', '--no-listen', '-q', '--host', '0.0.0.0']);
     const deadline = Date.now() + 5000;
-    while (!/warning: bound to 0\.0\.0\.0, not loopback/.test(open.stdout()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!/warning: bound to 0\.0\.0\.0, not loopback/.test(open.stdout()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(open.stdout()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback/);
     expect(dflt.stdout()).not.toMatch(/warning: bound/);
     dflt.child.kill('SIGTERM');
@@ -186,7 +281,15 @@ describe('security', () => {
 
     const listen = spawnCli(['listen', '--port', '0', '--data-dir', tempDir('extract-listen-')]);
     expect((await listen.waitFor(/Listening on (\S+)/))[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
-    const openListen = spawnCli(['listen', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir('extract-listen-')]);
+    const openListen = spawnCli([
+      'listen',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--data-dir',
+      tempDir('extract-listen-'),
+    ]);
     await openListen.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
     expect(openListen.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback.*--auth none lets them all in/);
     expect(listen.stderr()).not.toMatch(/warning: bound/);

@@ -36,15 +36,23 @@ async function setup(n: number, msPerPage: number): Promise<Setup> {
 function workerArgs(s: Setup, i: number, extra: string[] = []): string[] {
   return [
     s.corpus.dir,
-    '--state', s.state,
-    '--inline-max', String(s.corpus.inlineMax),
-    '-c', '2',
-    '--poll-interval', '100ms',
-    '--poll-max-interval', '300ms',
-    '--lease', '2s',
+    '--state',
+    s.state,
+    '--inline-max',
+    String(s.corpus.inlineMax),
+    '-c',
+    '2',
+    '--poll-interval',
+    '100ms',
+    '--poll-max-interval',
+    '300ms',
+    '--lease',
+    '2s',
     '--no-progress',
-    '-o', join(s.root, `out-${i}.jsonl`),
-    '--report', join(s.root, `report-${i}.json`),
+    '-o',
+    join(s.root, `out-${i}.jsonl`),
+    '--report',
+    join(s.root, `report-${i}.json`),
     ...extra,
   ];
 }
@@ -59,7 +67,10 @@ function workerCwd(s: Setup, i: number): string {
 function expectWholeBatch(s: Setup, i: number): void {
   const report = readReport(join(s.root, `report-${i}.json`));
   expect(report.documents.map((d) => d.file.split('/').pop()).sort()).toEqual(s.corpus.names);
-  expect(report.documents.every((d) => d.status === 'completed'), `worker ${i}: ${JSON.stringify(report.documents.filter((d) => d.status !== 'completed'))}`).toBe(true);
+  expect(
+    report.documents.every((d) => d.status === 'completed'),
+    `worker ${i}: ${JSON.stringify(report.documents.filter((d) => d.status !== 'completed'))}`,
+  ).toBe(true);
   const records = readJsonLines(readFileSync(join(s.root, `out-${i}.jsonl`), 'utf8'));
   expect(records).toHaveLength(s.corpus.names.length);
 }
@@ -75,12 +86,24 @@ describe('many workers, one batch (PostgreSQL)', () => {
   it('three workers share a batch: each document completed by one of them and charged once; every report covers the batch', async () => {
     const s = await setup(36, 120);
     const env = cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url });
-    const runs = await Promise.all([0, 1, 2].map((i) => extract(workerCwd(s, i), s.url, workerArgs(s, i), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) } })));
-    expect(runs.map((r) => r.exitCode), runs.map((r) => r.stderr).join('\n---\n')).toEqual([0, 0, 0]);
+    const runs = await Promise.all(
+      [0, 1, 2].map((i) =>
+        extract(workerCwd(s, i), s.url, workerArgs(s, i), {
+          env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) },
+        }),
+      ),
+    );
+    expect(
+      runs.map((r) => r.exitCode),
+      runs.map((r) => r.stderr).join('\n---\n'),
+    ).toEqual([0, 0, 0]);
     const reports = [0, 1, 2].map((i) => readReport(join(s.root, `report-${i}.json`)));
     const mine = reports.map((r) => r.documents.filter((d) => d.outcome === 'completed').length);
     expect(mine.reduce((a, b) => a + b, 0)).toBe(36); // each document completed by exactly one worker
-    expect(mine.every((n) => n > 0), `completed per worker: ${mine.join(', ')}`).toBe(true); // the work divides
+    expect(
+      mine.every((n) => n > 0),
+      `completed per worker: ${mine.join(', ')}`,
+    ).toBe(true); // the work divides
     for (const i of [0, 1, 2]) expectWholeBatch(s, i);
     await expectChargedOnce(s);
     console.log(`shared batch: 36 documents completed per worker ${mine.join(' / ')}; 36 charges`);
@@ -88,15 +111,29 @@ describe('many workers, one batch (PostgreSQL)', () => {
     // extract status shows the batch: every document completed, by three workers; no password.
     const status = await extract(s.root, s.url, ['status', '--state', s.state, '--json'], { env });
     expect(status.exitCode, status.stderr).toBe(0);
-    const view = JSON.parse(status.stdout) as { documents: number; completed: number; pages_charged: number; workers: Array<{ completed: number }> };
+    const view = JSON.parse(status.stdout) as {
+      documents: number;
+      completed: number;
+      pages_charged: number;
+      workers: Array<{ completed: number }>;
+    };
     expect(view).toMatchObject({ documents: 36, completed: 36, pages_charged: 36 });
     expect(view.workers.map((w) => w.completed).sort()).toEqual([...mine].sort());
     const text = await extract(s.root, s.url, ['status', '--state', s.state], { env });
     expect(text.stdout).toMatch(/36 documents: 36 completed/);
-    for (const out of [status.stdout, status.stderr, text.stdout, text.stderr, ...runs.flatMap((r) => [r.stdout, r.stderr])]) expect(out).not.toContain(PG_PASSWORD);
+    for (const out of [
+      status.stdout,
+      status.stderr,
+      text.stdout,
+      text.stderr,
+      ...runs.flatMap((r) => [r.stdout, r.stderr]),
+    ])
+      expect(out).not.toContain(PG_PASSWORD);
 
     // A rerun of the batch from another machine sends nothing; --fresh on a shared journal is refused.
-    const rerun = await extract(workerCwd(s, 3), s.url, workerArgs(s, 3), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-3') } });
+    const rerun = await extract(workerCwd(s, 3), s.url, workerArgs(s, 3), {
+      env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-3') },
+    });
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     expect(readReport(join(s.root, 'report-3.json'))).toMatchObject({ skipped: 36, completed: 0 });
     await expectChargedOnce(s);
@@ -110,9 +147,25 @@ describe('many workers, one batch (PostgreSQL)', () => {
     const db = new URL(s.state).pathname.slice(1);
     const url = await pgServer.bouncer(db);
     const env = cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url, EXTRACT_STATE_URL: url });
-    const runs = await Promise.all([0, 1, 2].map((i) => extract(workerCwd(s, i), s.url, workerArgs(s, i).filter((a, k, all) => a !== '--state' && all[k - 1] !== '--state'), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) } })));
-    expect(runs.map((r) => r.exitCode), runs.map((r) => r.stderr).join('\n---\n')).toEqual([0, 0, 0]);
-    expect(runs[0]!.stderr).toMatch(new RegExp(`sharing the batch through postgres://extract_test:\\*\\*\\*@127\\.0\\.0\\.1:(?!${pgServer.port})\\d+/`));
+    const runs = await Promise.all(
+      [0, 1, 2].map((i) =>
+        extract(
+          workerCwd(s, i),
+          s.url,
+          workerArgs(s, i).filter((a, k, all) => a !== '--state' && all[k - 1] !== '--state'),
+          { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) } },
+        ),
+      ),
+    );
+    expect(
+      runs.map((r) => r.exitCode),
+      runs.map((r) => r.stderr).join('\n---\n'),
+    ).toEqual([0, 0, 0]);
+    expect(runs[0]!.stderr).toMatch(
+      new RegExp(
+        `sharing the batch through postgres://extract_test:\\*\\*\\*@127\\.0\\.0\\.1:(?!${pgServer.port})\\d+/`,
+      ),
+    );
     for (const i of [0, 1, 2]) expectWholeBatch(s, i);
     await expectChargedOnce(s);
   }, 180_000);
@@ -121,9 +174,16 @@ describe('many workers, one batch (PostgreSQL)', () => {
     const s = await setup(30, 300);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
     // The victim uploads (its documents sit submitted while they process) and is killed once it holds some.
-    const victim = spawnCli([...workerArgs(s, 0, ['--route', 'upload', '-v'])], { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }, cwd: workerCwd(s, 0) });
+    const victim = spawnCli([...workerArgs(s, 0, ['--route', 'upload', '-v'])], {
+      env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') },
+      cwd: workerCwd(s, 0),
+    });
     await victim.waitFor(/submitted as doc_[\s\S]*submitted as doc_/, 60_000);
-    const others = [1, 2].map((i) => extract(workerCwd(s, i), s.url, workerArgs(s, i), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) }) }));
+    const others = [1, 2].map((i) =>
+      extract(workerCwd(s, i), s.url, workerArgs(s, i), {
+        env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) }),
+      }),
+    );
     victim.child.kill('SIGKILL');
     await victim.child;
     const runs = await Promise.all(others);
@@ -133,11 +193,18 @@ describe('many workers, one batch (PostgreSQL)', () => {
 
     // A send the victim had in flight at the kill is visible (not resent silently); a rerun with --retry-failed converges.
     if (runs.some((r) => r.exitCode !== 0)) {
-      expect(runs.map((r) => r.exitCode).every((c) => c === 0 || c === 1), stderr).toBe(true);
-      const failures = [1, 2].flatMap((i) => readReport(join(s.root, `report-${i}.json`)).documents.filter((d) => d.status !== 'completed'));
+      expect(
+        runs.map((r) => r.exitCode).every((c) => c === 0 || c === 1),
+        stderr,
+      ).toBe(true);
+      const failures = [1, 2].flatMap((i) =>
+        readReport(join(s.root, `report-${i}.json`)).documents.filter((d) => d.status !== 'completed'),
+      );
       expect(failures.length).toBeGreaterThan(0);
       for (const d of failures) expect(d.error).toMatch(/may have been charged/);
-      const rerun = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }) });
+      const rerun = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--retry-failed']), {
+        env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }),
+      });
       expect(rerun.exitCode, rerun.stderr).toBe(0);
       expectWholeBatch(s, 1);
     } else {
@@ -146,16 +213,24 @@ describe('many workers, one batch (PostgreSQL)', () => {
     await expectChargedOnce(s);
     // extract status: the dead worker is gone (never finished, no longer seen); the others finished.
     const status = await extract(s.root, s.url, ['status', '--state', s.state, '--json'], { env: cleanEnv(env) });
-    const workers = (JSON.parse(status.stdout) as { workers: Array<{ finished: string | null; alive: boolean }> }).workers;
+    const workers = (JSON.parse(status.stdout) as { workers: Array<{ finished: string | null; alive: boolean }> })
+      .workers;
     expect(workers.filter((w) => w.finished === null && !w.alive)).toHaveLength(1);
     expect(workers.filter((w) => w.finished !== null)).toHaveLength(workers.length - 1);
-    console.log(`SIGKILLed worker: ${taken} documents taken over by the others; exits ${runs.map((r) => r.exitCode).join(', ')}; 30 documents charged once each`);
+    console.log(
+      `SIGKILLed worker: ${taken} documents taken over by the others; exits ${runs.map((r) => r.exitCode).join(', ')}; 30 documents charged once each`,
+    );
   }, 180_000);
 
   it('the database restarted mid-batch: the workers wait for it and go on; every document charged once', async () => {
     const s = await setup(30, 150);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
-    const workers = [0, 1, 2].map((i) => spawnCli(workerArgs(s, i), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) }, cwd: workerCwd(s, i) }));
+    const workers = [0, 1, 2].map((i) =>
+      spawnCli(workerArgs(s, i), {
+        env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) },
+        cwd: workerCwd(s, i),
+      }),
+    );
     await workers[0]!.waitFor(/\[\d+\/\d+\] .*completed/, 60_000);
     pgServer.crash();
     await new Promise((r) => setTimeout(r, 1_500));
@@ -167,7 +242,9 @@ describe('many workers, one batch (PostgreSQL)', () => {
     if (exits.some((c) => c !== 0)) {
       // A worker that gave up says so clearly; a rerun converges without paying twice.
       expect(stderr).toMatch(/unreachable for \d+ s|rerun/);
-      const rerun = await extract(workerCwd(s, 0), s.url, workerArgs(s, 0, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }) });
+      const rerun = await extract(workerCwd(s, 0), s.url, workerArgs(s, 0, ['--retry-failed']), {
+        env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }),
+      });
       expect(rerun.exitCode, rerun.stderr).toBe(0);
       expectWholeBatch(s, 0);
     } else {
@@ -180,17 +257,26 @@ describe('many workers, one batch (PostgreSQL)', () => {
   it('the database gone past --state-wait: the workers stop with exit 6 and a clear message; a rerun once it is back converges, each document charged once', async () => {
     const s = await setup(24, 150);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
-    const workers = [0, 1].map((i) => spawnCli(workerArgs(s, i, ['--state-wait', '2s']), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) }, cwd: workerCwd(s, i) }));
+    const workers = [0, 1].map((i) =>
+      spawnCli(workerArgs(s, i, ['--state-wait', '2s']), {
+        env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, `cfg-${i}`) },
+        cwd: workerCwd(s, i),
+      }),
+    );
     await workers[0]!.waitFor(/\[\d+\/\d+\] .*completed/, 60_000);
     pgServer.crash();
     const exits = await Promise.all(workers.map((w) => w.child.then((r) => r.exitCode)));
     pgServer.start();
     const stderr = workers.map((w) => w.stderr()).join('\n---\n');
     expect(exits, stderr).toEqual([6, 6]);
-    expect(stderr).toMatch(/the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1:\d+\/\w+ has been unreachable for \d+ s .*: stopped; nothing recorded is lost, rerun the same command when it is back/);
+    expect(stderr).toMatch(
+      /the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1:\d+\/\w+ has been unreachable for \d+ s .*: stopped; nothing recorded is lost, rerun the same command when it is back/,
+    );
     expect(stderr).not.toMatch(/unexpected error|at .*\.js:\d+/); // a message, not a stack
     expect(stderr).not.toContain(PG_PASSWORD);
-    const rerun = await extract(workerCwd(s, 0), s.url, workerArgs(s, 0, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }) });
+    const rerun = await extract(workerCwd(s, 0), s.url, workerArgs(s, 0, ['--retry-failed']), {
+      env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }),
+    });
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     expectWholeBatch(s, 0);
     await expectChargedOnce(s);
@@ -199,10 +285,15 @@ describe('many workers, one batch (PostgreSQL)', () => {
   it('a worker paused past its lease (SIGSTOP) loses its documents to another and, woken, sends none of them again', async () => {
     const s = await setup(20, 200);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
-    const sleeper = spawnCli(workerArgs(s, 0, ['--lease', '1s', '-c', '4']), { env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') }, cwd: workerCwd(s, 0) });
+    const sleeper = spawnCli(workerArgs(s, 0, ['--lease', '1s', '-c', '4']), {
+      env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') },
+      cwd: workerCwd(s, 0),
+    });
     await sleeper.waitFor(/\[\d+\/\d+\] .*completed/, 60_000);
     sleeper.child.kill('SIGSTOP');
-    const other = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--lease', '1s']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }) });
+    const other = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--lease', '1s']), {
+      env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }),
+    });
     sleeper.child.kill('SIGCONT');
     const sleeperExit = (await sleeper.child).exitCode;
     expect(other.stderr).toMatch(/taken over from worker/);
@@ -211,13 +302,20 @@ describe('many workers, one batch (PostgreSQL)', () => {
     expect([0, 1]).toContain(sleeperExit);
     const { reserves } = await chargesBySha(s.url);
     expect(reserves.size).toBe(20);
-    expect([...reserves.values()].every((r) => r === 1), JSON.stringify([...reserves.values()])).toBe(true);
+    expect(
+      [...reserves.values()].every((r) => r === 1),
+      JSON.stringify([...reserves.values()]),
+    ).toBe(true);
     if (other.exitCode !== 0 || sleeperExit !== 0) {
-      const rerun = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--retry-failed']), { env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }) });
+      const rerun = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['--retry-failed']), {
+        env: cleanEnv({ ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-1') }),
+      });
       expect(rerun.exitCode, rerun.stderr).toBe(0);
     }
     await expectChargedOnce(s);
     const refused = (sleeper.stderr().match(/another worker took it over/g) ?? []).length;
-    console.log(`paused worker: exits ${sleeperExit} (woken) and ${other.exitCode} (the other); ${refused} claimed documents refused to the woken worker; 20 documents, 1 reserve each`);
+    console.log(
+      `paused worker: exits ${sleeperExit} (woken) and ${other.exitCode} (the other); ${refused} claimed documents refused to the woken worker; 20 documents, 1 reserve each`,
+    );
   }, 180_000);
 });

@@ -13,7 +13,15 @@ export function mount(root) {
 
   const balance = h('strong', { class: 'balance-value', id: 'balance' }, '…');
   const totals = h('p', { class: 'muted' });
-  const pages = h('input', { type: 'number', id: 'topup-pages', min: '1', step: '1', value: '100', required: true, inputmode: 'numeric' });
+  const pages = h('input', {
+    type: 'number',
+    id: 'topup-pages',
+    min: '1',
+    step: '1',
+    value: '100',
+    required: true,
+    inputmode: 'numeric',
+  });
   const form = h(
     'form',
     { class: 'inline-form', onsubmit: topUp },
@@ -22,20 +30,45 @@ export function mount(root) {
     h('button', { type: 'submit', class: 'button primary' }, 'Top up'),
   );
   const tbody = h('tbody');
-  const more = h('button', { type: 'button', class: 'button', hidden: true, onclick: () => ((shown += PAGE_SIZE), renderRows()) }, 'Show older entries');
+  const more = h(
+    'button',
+    { type: 'button', class: 'button', hidden: true, onclick: () => ((shown += PAGE_SIZE), renderRows()) },
+    'Show older entries',
+  );
   const problem = h('p', { class: 'problem', role: 'alert', hidden: true });
 
   root.append(
     h('div', { class: 'view-head' }, h('h1', { tabindex: '-1' }, 'Credits')),
-    h('div', { class: 'card balance' }, h('div', {}, h('span', { class: 'muted' }, 'Balance'), h('div', {}, balance, ' pages'), totals), form),
+    h(
+      'div',
+      { class: 'card balance' },
+      h('div', {}, h('span', { class: 'muted' }, 'Balance'), h('div', {}, balance, ' pages'), totals),
+      form,
+    ),
     problem,
     h('h2', {}, 'Ledger'),
-    h('p', { class: 'muted' }, 'One credit per page: reserved when a document is accepted, refunded if its extraction fails.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'One credit per page: reserved when a document is accepted, refunded if its extraction fails.',
+    ),
     scroller(
       h(
         'table',
         { class: 'data ledger' },
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Kind'), h('th', { scope: 'col', class: 'num' }, 'Pages'), h('th', { scope: 'col' }, 'Document'), h('th', { scope: 'col', class: 'col-sha' }, 'SHA-256'))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'When'),
+            h('th', { scope: 'col' }, 'Kind'),
+            h('th', { scope: 'col', class: 'num' }, 'Pages'),
+            h('th', { scope: 'col' }, 'Document'),
+            h('th', { scope: 'col', class: 'col-sha' }, 'SHA-256'),
+          ),
+        ),
         tbody,
       ),
       'Ledger',
@@ -53,8 +86,18 @@ export function mount(root) {
           { dataset: { kind: e.kind } },
           h('td', {}, when(e.at)),
           h('td', {}, h('span', { class: `kind kind-${e.kind}` }, KINDS[e.kind] ?? e.kind)),
-          h('td', { class: `num ${e.kind === 'reserve' ? 'debit' : 'credit'}` }, `${e.kind === 'reserve' ? '−' : '+'}${count(e.pages)}`),
-          h('td', { class: 'file' }, e.document_id ? h('a', { href: `#/documents/${encodeURIComponent(e.document_id)}` }, e.file_name ?? e.document_id) : h('span', { class: 'muted' }, '—')),
+          h(
+            'td',
+            { class: `num ${e.kind === 'reserve' ? 'debit' : 'credit'}` },
+            `${e.kind === 'reserve' ? '−' : '+'}${count(e.pages)}`,
+          ),
+          h(
+            'td',
+            { class: 'file' },
+            e.document_id
+              ? h('a', { href: `#/documents/${encodeURIComponent(e.document_id)}` }, e.file_name ?? e.document_id)
+              : h('span', { class: 'muted' }, '—'),
+          ),
           h('td', { class: 'col-sha' }, e.sha256 ? h('code', { title: e.sha256 }, e.sha256.slice(0, 12)) : ''),
         ),
       ),

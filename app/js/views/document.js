@@ -15,7 +15,12 @@ export function mount(root, route) {
   const head = h('div', { class: 'doc-status' });
   const facts = h('dl', { class: 'facts' });
   const body = h('div', { class: 'doc-body' });
-  root.append(h('p', { class: 'crumbs' }, h('a', { href: listHref() }, '← Documents')), h('div', { class: 'view-head' }, heading, head), facts, body);
+  root.append(
+    h('p', { class: 'crumbs' }, h('a', { href: listHref() }, '← Documents')),
+    h('div', { class: 'view-head' }, heading, head),
+    facts,
+    body,
+  );
 
   let lastKey = '';
   let done = false;
@@ -56,13 +61,37 @@ export function mount(root, route) {
       fact('Type', doc.mime_type),
       fact('Received', when(doc.created_at)),
       fact('Finished', when(doc.finished_at)),
-      fact('Webhooks', h('a', { href: `#/webhooks?document_id=${encodeURIComponent(doc.document_id)}` }, 'Deliveries of this document')),
+      fact(
+        'Webhooks',
+        h(
+          'a',
+          { href: `#/webhooks?document_id=${encodeURIComponent(doc.document_id)}` },
+          'Deliveries of this document',
+        ),
+      ),
     );
 
     if (doc.status === 'processing') {
-      replace(body, h('p', { class: 'processing-note' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Extracting… this page updates by itself.'));
+      replace(
+        body,
+        h(
+          'p',
+          { class: 'processing-note' },
+          h('span', { class: 'spinner', 'aria-hidden': 'true' }),
+          'Extracting… this page updates by itself.',
+        ),
+      );
     } else if (doc.status === 'error') {
-      replace(body, h('div', { class: 'error-box', role: 'alert' }, h('h2', {}, 'Extraction failed'), h('p', { class: 'error-message' }, doc.error ?? 'No reason was recorded.'), h('p', { class: 'muted' }, 'The pages reserved for this document were refunded.')));
+      replace(
+        body,
+        h(
+          'div',
+          { class: 'error-box', role: 'alert' },
+          h('h2', {}, 'Extraction failed'),
+          h('p', { class: 'error-message' }, doc.error ?? 'No reason was recorded.'),
+          h('p', { class: 'muted' }, 'The pages reserved for this document were refunded.'),
+        ),
+      );
     } else {
       const fields = parser?.fields ?? [];
       const nulls = countNulls(fields, doc.results);
@@ -71,19 +100,45 @@ export function mount(root, route) {
       const results = h(
         'section',
         { class: 'results', 'aria-label': 'Results' },
-        h('div', { class: 'results-head' }, h('h2', {}, 'Results'), nulls ? h('span', { class: 'needs-review' }, `${nulls} ${nulls === 1 ? 'field needs' : 'fields need'} review`) : h('span', { class: 'badge badge-completed' }, 'every field found')),
+        h(
+          'div',
+          { class: 'results-head' },
+          h('h2', {}, 'Results'),
+          nulls
+            ? h('span', { class: 'needs-review' }, `${nulls} ${nulls === 1 ? 'field needs' : 'fields need'} review`)
+            : h('span', { class: 'badge badge-completed' }, 'every field found'),
+        ),
         review.length
-          ? h('div', { class: 'review-list' }, h('h3', {}, 'Needs review'), h('ul', {}, review.map((r) => h('li', { dataset: { review: r.path } }, r.label, ' ', h('code', { class: 'field-name' }, r.path)))))
+          ? h(
+              'div',
+              { class: 'review-list' },
+              h('h3', {}, 'Needs review'),
+              h(
+                'ul',
+                {},
+                review.map((r) =>
+                  h('li', { dataset: { review: r.path } }, r.label, ' ', h('code', { class: 'field-name' }, r.path)),
+                ),
+              ),
+            )
           : null,
         list,
-        h('details', { class: 'raw' }, h('summary', {}, 'Raw JSON'), h('pre', {}, JSON.stringify(doc.results, null, 2))),
+        h(
+          'details',
+          { class: 'raw' },
+          h('summary', {}, 'Raw JSON'),
+          h('pre', {}, JSON.stringify(doc.results, null, 2)),
+        ),
       );
       const pages = h('section', { class: 'pages', 'aria-label': 'Pages, with a box on each value found' });
       replace(body, h('div', { class: 'doc-split' }, pages, results));
       // A value whose place is known can be focused (Tab) to show its box.
-      for (const el of results.querySelectorAll('[data-path]')) if (doc.grounding?.[el.dataset.path]) el.setAttribute('tabindex', '0');
+      for (const el of results.querySelectorAll('[data-path]'))
+        if (doc.grounding?.[el.dataset.path]) el.setAttribute('tabindex', '0');
       linkHighlights(results, pages);
-      renderPages(pages, doc).catch((err) => pages.append(h('p', { class: 'problem' }, `The pages cannot be shown: ${err.message}`)));
+      renderPages(pages, doc).catch((err) =>
+        pages.append(h('p', { class: 'problem' }, `The pages cannot be shown: ${err.message}`)),
+      );
     }
   }
 

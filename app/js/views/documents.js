@@ -47,7 +47,19 @@ export function mount(root, route) {
     'table',
     { class: 'data docs' },
     h('caption', { class: 'visually-hidden' }, 'Documents, newest first. Enter opens a document.'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'File'), h('th', { scope: 'col', class: 'col-source' }, 'Source'), h('th', { scope: 'col', class: 'num' }, 'Pages'), h('th', { scope: 'col', class: 'col-time' }, 'Received'))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Status'),
+        h('th', { scope: 'col' }, 'File'),
+        h('th', { scope: 'col', class: 'col-source' }, 'Source'),
+        h('th', { scope: 'col', class: 'num' }, 'Pages'),
+        h('th', { scope: 'col', class: 'col-time' }, 'Received'),
+      ),
+    ),
     tbody,
   );
   const empty = h('p', { class: 'empty-state', hidden: true });
@@ -101,7 +113,12 @@ export function mount(root, route) {
               h('span', { class: 'file-name', title: d.file_name }, d.file_name),
               d.error ? h('span', { class: 'row-error', title: d.error }, d.error) : null,
               // Source and time under the name, for a narrow window that hides their columns.
-              h('span', { class: 'file-meta muted', 'aria-hidden': 'true' }, `${SOURCES[d.source_type] ?? d.source_type} · `, when(d.created_at)),
+              h(
+                'span',
+                { class: 'file-meta muted', 'aria-hidden': 'true' },
+                `${SOURCES[d.source_type] ?? d.source_type} · `,
+                when(d.created_at),
+              ),
             ),
             h('td', { class: 'col-source' }, SOURCES[d.source_type] ?? d.source_type),
             h('td', { class: 'num' }, d.page_count ?? '—'),
@@ -117,7 +134,10 @@ export function mount(root, route) {
 
   async function refresh() {
     lastList = href(page, status);
-    const body = await getOrShow(`/documents${query({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, status })}`, problem);
+    const body = await getOrShow(
+      `/documents${query({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, status })}`,
+      problem,
+    );
     if (body === undefined) return;
     const pages = Math.max(1, Math.ceil(body.total / PAGE_SIZE));
     if (page > pages) {
@@ -125,7 +145,10 @@ export function mount(root, route) {
       location.hash = href(pages, status);
       return;
     }
-    const key = JSON.stringify([body.total, body.documents.map((d) => [d.document_id, d.status, d.page_count, d.error])]);
+    const key = JSON.stringify([
+      body.total,
+      body.documents.map((d) => [d.document_id, d.status, d.page_count, d.error]),
+    ]);
     tickTimes(tbody);
     if (key === lastKey) return;
     lastKey = key;
@@ -135,7 +158,9 @@ export function mount(root, route) {
     renderPager(pagerTop);
     renderPager(pagerBottom);
     empty.hidden = body.documents.length > 0;
-    empty.textContent = status ? `No ${status} documents.` : 'No documents yet. Drop a PDF above, or send one to the API.';
+    empty.textContent = status
+      ? `No ${status} documents.`
+      : 'No documents yet. Drop a PDF above, or send one to the API.';
   }
 
   return {
@@ -154,23 +179,48 @@ export function mount(root, route) {
 
 /** The application's upload: drop or choose files; they arrive as documents with source_type "upload". */
 function uploadPanel(onUploaded) {
-  const input = h('input', { type: 'file', id: 'upload-input', multiple: true, class: 'visually-hidden', tabindex: '-1', accept: '.pdf,.png,.jpg,.jpeg,.tif,.tiff,.txt,application/pdf,image/*,text/plain' });
+  const input = h('input', {
+    type: 'file',
+    id: 'upload-input',
+    multiple: true,
+    class: 'visually-hidden',
+    tabindex: '-1',
+    accept: '.pdf,.png,.jpg,.jpeg,.tif,.tiff,.txt,application/pdf,image/*,text/plain',
+  });
   const parserSelect = h('select', { id: 'upload-parser' });
-  const parserField = h('span', { class: 'upload-parser', hidden: true }, h('label', { for: 'upload-parser' }, 'Parser '), parserSelect);
+  const parserField = h(
+    'span',
+    { class: 'upload-parser', hidden: true },
+    h('label', { for: 'upload-parser' }, 'Parser '),
+    parserSelect,
+  );
   const status = h('p', { class: 'upload-status', role: 'status', 'aria-live': 'polite' });
   const zone = h(
     'div',
     { class: 'dropzone', id: 'dropzone' },
     h('span', { class: 'dropzone-icon', 'aria-hidden': 'true' }, '⇪'),
     h('span', { class: 'dropzone-text' }, 'Drop files here, or '),
-    h('label', { for: 'upload-input', class: 'button', tabindex: '0', role: 'button', onkeydown: (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), input.click()) }, 'Choose files'),
+    h(
+      'label',
+      {
+        for: 'upload-input',
+        class: 'button',
+        tabindex: '0',
+        role: 'button',
+        onkeydown: (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), input.click()),
+      },
+      'Choose files',
+    ),
     input,
     parserField,
   );
 
   getParsers()
     .then((parsers) => {
-      replace(parserSelect, parsers.map((p) => h('option', { value: p.parser_id }, `${p.parser_name} (${p.parser_id})`)));
+      replace(
+        parserSelect,
+        parsers.map((p) => h('option', { value: p.parser_id }, `${p.parser_name} (${p.parser_id})`)),
+      );
       parserField.hidden = parsers.length < 2;
     })
     .catch((err) => (status.textContent = err.message));

@@ -55,14 +55,30 @@ export function mount(root) {
 
   root.append(
     h('div', { class: 'view-head' }, h('h1', { tabindex: '-1' }, 'Faults')),
-    h('p', { class: 'lead' }, 'Make the emulated service misbehave on purpose, to rehearse your pipeline: error statuses, latency, dropped connections, failed documents, lost or duplicated webhooks.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'Make the emulated service misbehave on purpose, to rehearse your pipeline: error statuses, latency, dropped connections, failed documents, lost or duplicated webhooks.',
+    ),
     problem,
     h('div', { class: 'section-head' }, h('h2', {}, 'Active rules'), clearButton),
     scroller(
       h(
         'table',
         { class: 'data faults' },
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Operation'), h('th', { scope: 'col' }, 'Effect'), h('th', { scope: 'col', class: 'num' }, 'Chance'), h('th', { scope: 'col', class: 'num' }, 'Applied'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Operation'),
+            h('th', { scope: 'col' }, 'Effect'),
+            h('th', { scope: 'col', class: 'num' }, 'Chance'),
+            h('th', { scope: 'col', class: 'num' }, 'Applied'),
+            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+          ),
+        ),
         tbody,
       ),
       'Active fault rules',
@@ -82,11 +98,25 @@ export function mount(root) {
           h('td', {}, describeEffect(r.effect)),
           h('td', { class: 'num' }, `${Math.round(r.probability * 1000) / 10} %`),
           h('td', { class: 'num' }, r.times ? `${r.applied ?? 0} of ${r.times}` : String(r.applied ?? 0)),
-          h('td', {}, h('button', { type: 'button', class: 'button small', 'aria-label': `Delete rule ${r.id}`, onclick: () => remove(r.id) }, 'Delete')),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'button small',
+                'aria-label': `Delete rule ${r.id}`,
+                onclick: () => remove(r.id),
+              },
+              'Delete',
+            ),
+          ),
         ),
       ),
     );
-    if (!rules.length) tbody.append(h('tr', {}, h('td', { colspan: '5', class: 'muted' }, 'No rules: the emulator behaves.')));
+    if (!rules.length)
+      tbody.append(h('tr', {}, h('td', { colspan: '5', class: 'muted' }, 'No rules: the emulator behaves.')));
     clearButton.disabled = rules.length === 0;
   }
 
@@ -99,7 +129,8 @@ export function mount(root) {
       problem.hidden = false;
       if (err instanceof ApiError && err.status === 404) {
         available = false;
-        problem.textContent = 'This version of extract serve has no fault injection (GET /_emulator/faults is missing).';
+        problem.textContent =
+          'This version of extract serve has no fault injection (GET /_emulator/faults is missing).';
         form.hidden = true;
       } else problem.textContent = err.message;
       return;
@@ -132,23 +163,79 @@ export function mount(root) {
   }
 
   function addForm() {
-    const operation = h('select', { id: 'fault-operation', name: 'operation' }, Object.entries(OPERATIONS).map(([v, label]) => h('option', { value: v }, `${v} (${label})`)));
+    const operation = h(
+      'select',
+      { id: 'fault-operation', name: 'operation' },
+      Object.entries(OPERATIONS).map(([v, label]) => h('option', { value: v }, `${v} (${label})`)),
+    );
     const effect = h('select', { id: 'fault-effect', name: 'effect' });
-    const probability = h('input', { id: 'fault-probability', type: 'number', min: '0', max: '100', step: 'any', value: '100', inputmode: 'decimal' });
-    const times = h('input', { id: 'fault-times', type: 'number', min: '1', step: '1', placeholder: 'no limit', inputmode: 'numeric' });
+    const probability = h('input', {
+      id: 'fault-probability',
+      type: 'number',
+      min: '0',
+      max: '100',
+      step: 'any',
+      value: '100',
+      inputmode: 'decimal',
+    });
+    const times = h('input', {
+      id: 'fault-times',
+      type: 'number',
+      min: '1',
+      step: '1',
+      placeholder: 'no limit',
+      inputmode: 'numeric',
+    });
     const params = {
-      status: h('select', { id: 'fault-status' }, [429, 500, 502, 503].map((s) => h('option', { value: String(s) }, String(s)))),
+      status: h(
+        'select',
+        { id: 'fault-status' },
+        [429, 500, 502, 503].map((s) => h('option', { value: String(s) }, String(s))),
+      ),
       ms: h('input', { id: 'fault-ms', type: 'number', min: '0', step: '1', value: '1000', inputmode: 'numeric' }),
-      stall_ms: h('input', { id: 'fault-stall-ms', type: 'number', min: '1', step: '1', value: '30000', inputmode: 'numeric' }),
-      when: h('select', { id: 'fault-when' }, h('option', { value: 'before' }, 'before handling (nothing happened)'), h('option', { value: 'after' }, 'after handling (the answer is lost)')),
-      message: h('input', { id: 'fault-message', type: 'text', placeholder: 'injected fault: extraction failed', maxlength: '500' }),
+      stall_ms: h('input', {
+        id: 'fault-stall-ms',
+        type: 'number',
+        min: '1',
+        step: '1',
+        value: '30000',
+        inputmode: 'numeric',
+      }),
+      when: h(
+        'select',
+        { id: 'fault-when' },
+        h('option', { value: 'before' }, 'before handling (nothing happened)'),
+        h('option', { value: 'after' }, 'after handling (the answer is lost)'),
+      ),
+      message: h('input', {
+        id: 'fault-message',
+        type: 'text',
+        placeholder: 'injected fault: extraction failed',
+        maxlength: '500',
+      }),
     };
-    const paramLabels = { status: 'Status', ms: 'Milliseconds', stall_ms: 'Close after (ms)', when: 'When', message: 'Error message' };
-    const paramRows = Object.fromEntries(Object.entries(params).map(([k, input]) => [k, h('div', { class: 'form-row', hidden: true }, h('label', { for: input.id }, paramLabels[k]), input)]));
+    const paramLabels = {
+      status: 'Status',
+      ms: 'Milliseconds',
+      stall_ms: 'Close after (ms)',
+      when: 'When',
+      message: 'Error message',
+    };
+    const paramRows = Object.fromEntries(
+      Object.entries(params).map(([k, input]) => [
+        k,
+        h('div', { class: 'form-row', hidden: true }, h('label', { for: input.id }, paramLabels[k]), input),
+      ]),
+    );
 
     const syncEffects = () => {
       const keep = effect.value;
-      replace(effect, Object.entries(EFFECTS).filter(([, e]) => !e.only || e.only.includes(operation.value)).map(([type, e]) => h('option', { value: type }, e.label)));
+      replace(
+        effect,
+        Object.entries(EFFECTS)
+          .filter(([, e]) => !e.only || e.only.includes(operation.value))
+          .map(([type, e]) => h('option', { value: type }, e.label)),
+      );
       if ([...effect.options].some((o) => o.value === keep)) effect.value = keep;
       syncParams();
     };

@@ -21,14 +21,19 @@ function attemptsList(attempts) {
     attempts.map((a) =>
       h(
         'li',
-        { class: a.status !== null && a.status >= 200 && a.status < 300 ? 'ok' : 'bad', dataset: { attempt: String(a.attempt) } },
+        {
+          class: a.status !== null && a.status >= 200 && a.status < 300 ? 'ok' : 'bad',
+          dataset: { attempt: String(a.attempt) },
+        },
         h('span', { class: 'attempt-n' }, `#${a.attempt}`),
         ' ',
         h('strong', { class: 'attempt-status' }, a.status === null ? 'no answer' : String(a.status)),
         ' ',
         h('span', { class: 'muted' }, `${a.latency_ms} ms · ${clock(a.at)}`),
         a.error ? h('div', { class: 'attempt-error' }, a.error) : null,
-        a.response_excerpt ? h('div', { class: 'excerpt', title: 'The first bytes of the answer' }, a.response_excerpt) : null,
+        a.response_excerpt
+          ? h('div', { class: 'excerpt', title: 'The first bytes of the answer' }, a.response_excerpt)
+          : null,
       ),
     ),
   );
@@ -41,7 +46,11 @@ export function mount(root, route) {
   let lastKey = '';
 
   const cards = h('div', { class: 'cards' }, h('p', { class: 'muted' }, 'Loading…'));
-  const integrationSelect = h('select', { id: 'filter-integration', onchange: () => setFilter({ integration: integrationSelect.value }) }, h('option', { value: '' }, 'All integrations'));
+  const integrationSelect = h(
+    'select',
+    { id: 'filter-integration', onchange: () => setFilter({ integration: integrationSelect.value }) },
+    h('option', { value: '' }, 'All integrations'),
+  );
   const outcomeSelect = h(
     'select',
     { id: 'filter-outcome', onchange: () => setFilter({ outcome: outcomeSelect.value }) },
@@ -55,7 +64,11 @@ export function mount(root, route) {
 
   root.append(
     h('div', { class: 'view-head' }, h('h1', { tabindex: '-1' }, 'Webhooks')),
-    h('p', { class: 'lead' }, 'Each completed document is pushed as a document.processed event to every webhook integration of its parser; failed attempts are retried on a schedule.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'Each completed document is pushed as a document.processed event to every webhook integration of its parser; failed attempts are retried on a schedule.',
+    ),
     cards,
     h('h2', {}, 'Delivery log'),
     h(
@@ -73,7 +86,19 @@ export function mount(root, route) {
         'table',
         { class: 'data deliveries' },
         h('caption', { class: 'visually-hidden' }, `Latest ${LIMIT} deliveries, newest first`),
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Event'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Attempts'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Created'),
+            h('th', { scope: 'col' }, 'Event'),
+            h('th', { scope: 'col' }, 'State'),
+            h('th', { scope: 'col' }, 'Attempts'),
+            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+          ),
+        ),
         tbody,
       ),
       'Delivery log',
@@ -86,7 +111,27 @@ export function mount(root, route) {
   }
 
   function renderChip() {
-    replace(docChip, documentId ? h('span', { class: 'chip' }, 'Document ', h('code', {}, documentId), h('button', { type: 'button', class: 'chip-x', 'aria-label': 'Show every document', onclick: () => setFilter({ document_id: '' }) }, '×')) : null);
+    replace(
+      docChip,
+      documentId
+        ? h(
+            'span',
+            { class: 'chip' },
+            'Document ',
+            h('code', {}, documentId),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'chip-x',
+                'aria-label': 'Show every document',
+                onclick: () => setFilter({ document_id: '' }),
+              },
+              '×',
+            ),
+          )
+        : null,
+    );
   }
   renderChip();
 
@@ -95,7 +140,15 @@ export function mount(root, route) {
       integrationSelect.append(...integrations.map((i) => h('option', { value: i.id }, i.id)));
       integrationSelect.value = integration;
       if (!integrations.length) {
-        cards.replaceChildren(h('p', { class: 'empty-state' }, 'No webhook integrations. Add one to a parser in the configuration: ', h('code', {}, '"webhooks": [{ "url": "https://…", "method": "POST" }]'), '.'));
+        cards.replaceChildren(
+          h(
+            'p',
+            { class: 'empty-state' },
+            'No webhook integrations. Add one to a parser in the configuration: ',
+            h('code', {}, '"webhooks": [{ "url": "https://…", "method": "POST" }]'),
+            '.',
+          ),
+        );
         return;
       }
       cards.replaceChildren(
@@ -104,7 +157,17 @@ export function mount(root, route) {
             'article',
             { class: 'card integration', dataset: { integration: i.id } },
             h('h2', {}, i.id, ' ', h('span', { class: 'muted' }, `· ${i.parser_id}`)),
-            h('dl', { class: 'facts' }, h('div', {}, h('dt', {}, 'URL'), h('dd', {}, h('span', { class: 'method' }, i.method), ' ', h('code', { class: 'url' }, i.url))), h('div', {}, h('dt', {}, 'Auth'), h('dd', {}, authText(i.auth)))),
+            h(
+              'dl',
+              { class: 'facts' },
+              h(
+                'div',
+                {},
+                h('dt', {}, 'URL'),
+                h('dd', {}, h('span', { class: 'method' }, i.method), ' ', h('code', { class: 'url' }, i.url)),
+              ),
+              h('div', {}, h('dt', {}, 'Auth'), h('dd', {}, authText(i.auth))),
+            ),
             h('button', { type: 'button', class: 'button primary', onclick: () => sendTest(i.id) }, 'Send test event'),
           ),
         ),
@@ -144,24 +207,62 @@ export function mount(root, route) {
           h(
             'td',
             { class: 'event' },
-            d.test ? h('span', { class: 'tag' }, 'test') : h('a', { href: `#/documents/${encodeURIComponent(d.document_id)}` }, h('code', {}, d.document_id)),
+            d.test
+              ? h('span', { class: 'tag' }, 'test')
+              : h('a', { href: `#/documents/${encodeURIComponent(d.document_id)}` }, h('code', {}, d.document_id)),
             h('div', { class: 'muted small' }, `to ${d.integration_id}`),
           ),
-          h('td', {}, badge(d.state), d.state === 'pending' && d.next_attempt_at ? h('div', { class: 'muted small' }, 'next ', when(d.next_attempt_at)) : null),
+          h(
+            'td',
+            {},
+            badge(d.state),
+            d.state === 'pending' && d.next_attempt_at
+              ? h('div', { class: 'muted small' }, 'next ', when(d.next_attempt_at))
+              : null,
+          ),
           h('td', {}, attemptsList(d.attempts)),
-          h('td', {}, h('button', { type: 'button', class: 'button small', 'aria-label': `Resend ${d.delivery_id}`, onclick: () => resend(d) }, 'Resend')),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'button small',
+                'aria-label': `Resend ${d.delivery_id}`,
+                onclick: () => resend(d),
+              },
+              'Resend',
+            ),
+          ),
         ),
       ),
     );
-    if (!deliveries.length) tbody.append(h('tr', {}, h('td', { colspan: '5', class: 'muted' }, 'No deliveries yet. Send a test event, or complete a document on a parser with an integration.')));
+    if (!deliveries.length)
+      tbody.append(
+        h(
+          'tr',
+          {},
+          h(
+            'td',
+            { colspan: '5', class: 'muted' },
+            'No deliveries yet. Send a test event, or complete a document on a parser with an integration.',
+          ),
+        ),
+      );
     if (focused) tbody.querySelector(`tr[data-delivery="${CSS.escape(focused)}"] button`)?.focus();
   }
 
   async function refresh() {
-    const body = await getOrShow(`/deliveries${query({ integration, outcome, document_id: documentId, limit: LIMIT })}`, problem);
+    const body = await getOrShow(
+      `/deliveries${query({ integration, outcome, document_id: documentId, limit: LIMIT })}`,
+      problem,
+    );
     if (body === undefined) return;
     tickTimes(tbody);
-    const key = JSON.stringify(body.deliveries.map((d) => [d.delivery_id, d.state, d.attempts.length, d.next_attempt_at]));
+    const key = JSON.stringify(
+      body.deliveries.map((d) => [d.delivery_id, d.state, d.attempts.length, d.next_attempt_at]),
+    );
     if (key === lastKey) return;
     lastKey = key;
     renderRows(body.deliveries);

@@ -89,7 +89,10 @@ export function parseStateSpec(value: string, cwd: string): StateSpec {
     try {
       new URL(value);
     } catch {
-      throw new ExtractError('usage', `the state URL ${redactUrl(value)} is not a URL: write it as postgres://user:password@host:5432/database`);
+      throw new ExtractError(
+        'usage',
+        `the state URL ${redactUrl(value)} is not a URL: write it as postgres://user:password@host:5432/database`,
+      );
     }
     return { kind: 'postgres', url: value };
   }
@@ -98,7 +101,6 @@ export function parseStateSpec(value: string, cwd: string): StateSpec {
   }
   return { kind: 'file', path: resolve(cwd, value) };
 }
-
 
 export type OpenStateOptions = {
   /** --dry-run: read only; no lock, no worker, no writes. */
@@ -122,7 +124,8 @@ export function memoryState(where = 'no journal (--no-state)'): StateJournal {
     worker: 'local',
     replay: async () => ({ known: new Map(), skipped: 0, torn: false }),
     append: async (fact) => replay.apply(fact),
-    claim: async (keys, max) => keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),
+    claim: async (keys, max) =>
+      keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),
     release: async () => {},
     lost: () => false,
     holders: async () => new Map(),

@@ -4,7 +4,16 @@ import pg from 'pg';
 import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
 import { factKey, JournalFact, replayer, type Replay } from '../journal.ts';
-import { ClaimLostError, memoryState, redactUrl, type Claim, type History, type OpenStateOptions, type StateJournal, type WorkerInfo } from './index.ts';
+import {
+  ClaimLostError,
+  memoryState,
+  redactUrl,
+  type Claim,
+  type History,
+  type OpenStateOptions,
+  type StateJournal,
+  type WorkerInfo,
+} from './index.ts';
 import { migrate } from './schema.ts';
 
 /**
@@ -25,14 +34,23 @@ export const DEFAULT_OUTAGE_MS = 60_000;
 
 export async function openPostgresState(url: string, options: OpenStateOptions): Promise<StateJournal> {
   const where = redactUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 10_000, application_name: 'extract' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 4,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 10_000,
+    application_name: 'extract',
+  });
   // An idle connection dropped (the server restarted): the next query connects again.
   pool.on('error', () => {});
   const db = new Db(pool, where, options);
   try {
     if (options.readOnly) {
       // A dry run or `extract status` on a database no worker has used yet: an empty journal, nothing created.
-      const { rows } = await db.query<{ made: boolean }>('read the journal', `SELECT to_regclass('extract_facts') IS NOT NULL AS made`);
+      const { rows } = await db.query<{ made: boolean }>(
+        'read the journal',
+        `SELECT to_regclass('extract_facts') IS NOT NULL AS made`,
+      );
       if (rows[0]?.made !== true) {
         await pool.end().catch(() => undefined);
         return memoryState(where);
@@ -40,11 +58,16 @@ export async function openPostgresState(url: string, options: OpenStateOptions):
     }
     await db.transaction('create the journal tables', async (client) => {
       const applied = await migrate(client, where);
-      if (applied.length > 0) options.log('info', `${where}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
+      if (applied.length > 0)
+        options.log('info', `${where}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
     });
     if (options.readOnly) return new PostgresState(db, where, 'dry-run', options, 0);
     const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
-    await db.query('register this worker', 'INSERT INTO extract_workers (id, host, pid, lease_ms) VALUES ($1, $2, $3, $4)', [worker, hostname(), process.pid, Math.round(options.leaseMs)]);
+    await db.query(
+      'register this worker',
+      'INSERT INTO extract_workers (id, host, pid, lease_ms) VALUES ($1, $2, $3, $4)',
+      [worker, hostname(), process.pid, Math.round(options.leaseMs)],
+    );
     return new PostgresState(db, where, worker, options, options.leaseMs);
   } catch (err) {
     await pool.end().catch(() => undefined);
@@ -80,7 +103,10 @@ class PostgresState implements StateJournal {
   }
 
   async replay(): Promise<Replay> {
-    const { rows } = await this.#db.query<{ id: string; body: unknown }>('read the journal', 'SELECT id, body FROM extract_facts ORDER BY id');
+    const { rows } = await this.#db.query<{ id: string; body: unknown }>(
+      'read the journal',
+      'SELECT id, body FROM extract_facts ORDER BY id',
+    );
     const replay = replayer();
     let skipped = 0;
     for (const row of rows) {
@@ -110,7 +136,11 @@ class PostgresState implements StateJournal {
       }
       return;
     }
-    await this.#db.query('record a fact', 'INSERT INTO extract_facts (key, fact, body, worker) VALUES ($1, $2, $3, $4)', [key, fact.fact, JSON.stringify(fact), this.worker]);
+    await this.#db.query(
+      'record a fact',
+      'INSERT INTO extract_facts (key, fact, body, worker) VALUES ($1, $2, $3, $4)',
+      [key, fact.fact, JSON.stringify(fact), this.worker],
+    );
   }
 
   async claim(keys: readonly string[], max: number): Promise<Claim[]> {
@@ -118,7 +148,10 @@ class PostgresState implements StateJournal {
     // One order for every worker, so that two inserting overlapping keys cannot deadlock.
     const sorted = [...new Set(keys)].sort();
     return this.#db.transaction('claim documents', async (client) => {
-      await client.query(`INSERT INTO extract_claims (key, worker, expires) SELECT k, NULL, '-infinity' FROM unnest($1::text[]) AS k ON CONFLICT (key) DO NOTHING`, [sorted]);
+      await client.query(
+        `INSERT INTO extract_claims (key, worker, expires) SELECT k, NULL, '-infinity' FROM unnest($1::text[]) AS k ON CONFLICT (key) DO NOTHING`,
+        [sorted],
+      );
       const won = await client.query<{ key: string; taken_from: string | null }>(
         `WITH free AS (
            SELECT key, worker AS before FROM extract_claims
@@ -161,7 +194,11 @@ class PostgresState implements StateJournal {
 
   async release(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.#db.query('release documents', `UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE key = ANY($1::text[]) AND worker = $2`, [[...keys], this.worker]);
+    await this.#db.query(
+      'release documents',
+      `UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE key = ANY($1::text[]) AND worker = $2`,
+      [[...keys], this.worker],
+    );
   }
 
   lost(key: string): boolean {
@@ -178,8 +215,20 @@ class PostgresState implements StateJournal {
   }
 
   async history(): Promise<History> {
-    const facts = await this.#db.query<{ body: unknown; worker: string | null }>('read the journal', 'SELECT body, worker FROM extract_facts ORDER BY id');
-    const workers = await this.#db.query<{ id: string; host: string; pid: number; started: string; seen: string; finished: string | null; alive: boolean; holding: number }>(
+    const facts = await this.#db.query<{ body: unknown; worker: string | null }>(
+      'read the journal',
+      'SELECT body, worker FROM extract_facts ORDER BY id',
+    );
+    const workers = await this.#db.query<{
+      id: string;
+      host: string;
+      pid: number;
+      started: string;
+      seen: string;
+      finished: string | null;
+      alive: boolean;
+      holding: number;
+    }>(
       'read the workers',
       `SELECT w.id, w.host, w.pid, to_json(w.started_at)#>>'{}' AS started, to_json(w.seen_at)#>>'{}' AS seen, to_json(w.finished_at)#>>'{}' AS finished,
               (w.finished_at IS NULL AND w.seen_at > now() - w.lease_ms * interval '1 millisecond') AS alive,
@@ -200,8 +249,11 @@ class PostgresState implements StateJournal {
     try {
       if (this.#leaseMs > 0) {
         // Give back whatever is still held, so that other workers need not wait for the lease.
-        await this.#db.once(`WITH w AS (UPDATE extract_workers SET finished_at = now(), seen_at = now() WHERE id = $1)
-           UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE worker = $1`, [this.worker]);
+        await this.#db.once(
+          `WITH w AS (UPDATE extract_workers SET finished_at = now(), seen_at = now() WHERE id = $1)
+           UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE worker = $1`,
+          [this.worker],
+        );
       }
     } catch {
       // The database is gone: the leases run out on their own.
@@ -221,7 +273,8 @@ class PostgresState implements StateJournal {
       );
       this.#warnedRenew = false;
     } catch (err) {
-      if (!this.#warnedRenew) this.options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
+      if (!this.#warnedRenew)
+        this.options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
       this.#warnedRenew = true;
     } finally {
       this.#renewing = false;
@@ -289,19 +342,29 @@ class Db {
       try {
         const result = await attempt();
         if (this.#down !== undefined) {
-          this.#options.log('info', `${this.#where}: reachable again after ${Math.round((Date.now() - this.#down) / 1000)} s`);
+          this.#options.log(
+            'info',
+            `${this.#where}: reachable again after ${Math.round((Date.now() - this.#down) / 1000)} s`,
+          );
           this.#down = undefined;
         }
         return result;
       } catch (err) {
         if (err instanceof ExtractError || err instanceof ClaimLostError) throw err;
         if (!transient(err)) {
-          throw new ExtractError('state', `could not ${what} in the state database ${this.#where}: ${describe(err)}; check the URL, the user's rights and the server, then rerun the same command`, { cause: err });
+          throw new ExtractError(
+            'state',
+            `could not ${what} in the state database ${this.#where}: ${describe(err)}; check the URL, the user's rights and the server, then rerun the same command`,
+            { cause: err },
+          );
         }
         const now = Date.now();
         if (this.#down === undefined) {
           this.#down = now;
-          this.#options.log('warn', `${this.#where}: the state database is unreachable (${describe(err)}); waiting up to ${Math.round(outageMs / 1000)} s for it`);
+          this.#options.log(
+            'warn',
+            `${this.#where}: the state database is unreachable (${describe(err)}); waiting up to ${Math.round(outageMs / 1000)} s for it`,
+          );
         }
         if (now - this.#down >= outageMs) {
           throw new ExtractError(
@@ -324,7 +387,15 @@ class Db {
 function transient(err: unknown): boolean {
   if (err instanceof pg.DatabaseError) {
     const code = err.code ?? '';
-    return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '40001' || code === '40P01';
+    return (
+      code.startsWith('08') ||
+      code === '57P01' ||
+      code === '57P02' ||
+      code === '57P03' ||
+      code === '53300' ||
+      code === '40001' ||
+      code === '40P01'
+    );
   }
   // A bug of ours is not an outage.
   if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false;

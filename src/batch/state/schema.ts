@@ -52,7 +52,9 @@ const MIGRATION_LOCK = 7_215_553_401;
 /** Runs inside a transaction the caller opened. Returns the versions applied. */
 export async function migrate(client: PoolClient, where: string): Promise<number[]> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-  await client.query('CREATE TABLE IF NOT EXISTS extract_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS extract_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
   const { rows } = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM extract_schema');
   const current = rows[0]?.v ?? 0;
   if (current > SCHEMA_VERSION) {

@@ -35,7 +35,9 @@ export async function startEmailArrivals(input: {
     onRcptTo(address, _session, callback) {
       const parserId = address.address.split('@')[0] ?? '';
       if (!parsers.has(parserId)) {
-        callback(Object.assign(new Error(`no parser ${parserId}: send to <parser_id>@localhost`), { responseCode: 550 }));
+        callback(
+          Object.assign(new Error(`no parser ${parserId}: send to <parser_id>@localhost`), { responseCode: 550 }),
+        );
         return;
       }
       callback();
@@ -49,7 +51,8 @@ export async function startEmailArrivals(input: {
         // One parser named twice in RCPT TO is one recipient: it gets each attachment once.
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.split('@')[0]!))];
         const attachments = mail.attachments.filter((a) => a.contentDisposition !== 'inline' || a.filename);
-        if (attachments.length === 0) log(`email from ${session.envelope.mailFrom || '(unknown)'}: no attachment, nothing to extract`);
+        if (attachments.length === 0)
+          log(`email from ${session.envelope.mailFrom || '(unknown)'}: no attachment, nothing to extract`);
         const staged: StagedFile[] = [];
         try {
           const arrivals: Arrival[] = [];
@@ -57,7 +60,13 @@ export async function startEmailArrivals(input: {
             const file = await stageBytes(partialDir, a.content);
             staged.push(file);
             for (const parserId of recipients) {
-              arrivals.push({ parser: parsers.get(parserId)!, file, fileName: a.filename ?? 'attachment', declaredType: a.contentType, source: 'email' });
+              arrivals.push({
+                parser: parsers.get(parserId)!,
+                file,
+                fileName: a.filename ?? 'attachment',
+                declaredType: a.contentType,
+                source: 'email',
+              });
             }
           }
           if (arrivals.length === 0) return;
@@ -75,7 +84,8 @@ export async function startEmailArrivals(input: {
         }
       })().then(
         () => callback(),
-        (err: Error & { responseCode?: number }) => callback(Object.assign(new Error(err.message), { responseCode: err.responseCode ?? 451 })),
+        (err: Error & { responseCode?: number }) =>
+          callback(Object.assign(new Error(err.message), { responseCode: err.responseCode ?? 451 })),
       );
     },
   });

@@ -13,7 +13,8 @@ export type InboundTokens = { tokenFor(parserId: string): string; verify(parserI
 
 export function createInboundTokens(db: DatabaseSync): InboundTokens {
   const secret = Buffer.from(setMetaOnce(db, 'inbound_secret', randomBytes(32).toString('hex')), 'hex');
-  const tokenFor = (parserId: string) => createHmac('sha256', secret).update(`inbound\n${parserId}`).digest('hex').slice(0, 32);
+  const tokenFor = (parserId: string) =>
+    createHmac('sha256', secret).update(`inbound\n${parserId}`).digest('hex').slice(0, 32);
   return {
     tokenFor,
     verify(parserId, token) {

@@ -19,7 +19,13 @@ import { transaction, type Store } from '../store.ts';
  * out of credits charges nothing and the sender's retry cannot pay twice. Extraction runs in the
  * background, as for the storage-path shape.
  */
-export type Arrival = { parser: ParserConfig; file: StagedFile; fileName: string; declaredType: string | undefined; source: SourceType };
+export type Arrival = {
+  parser: ParserConfig;
+  file: StagedFile;
+  fileName: string;
+  declaredType: string | undefined;
+  source: SourceType;
+};
 export type Skipped = { fileName: string; reason: string };
 export type Intake = ReturnType<typeof createIntake>;
 
@@ -39,7 +45,10 @@ export function createIntake(input: {
    * unless `skipUnreadable` (email: a signature logo is no reason to bounce the invoice), in which
    * case it is left out and reported. The staged files are the caller's to remove.
    */
-  async function submit(arrivals: Arrival[], options: { skipUnreadable?: boolean } = {}): Promise<{ accepted: ExtractAcceptedResponse[]; skipped: Skipped[] }> {
+  async function submit(
+    arrivals: Arrival[],
+    options: { skipUnreadable?: boolean } = {},
+  ): Promise<{ accepted: ExtractAcceptedResponse[]; skipped: Skipped[] }> {
     const counted: Array<Arrival & { mimeType: string; pages: number }> = [];
     const skipped: Skipped[] = [];
     // The same staged file sent to two parsers is counted once.
@@ -48,7 +57,11 @@ export function createIntake(input: {
       let count = pagesOf.get(a.file);
       if (!count) {
         count = (async () => {
-          if (a.file.size === 0) throw new ServiceError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
+          if (a.file.size === 0)
+            throw new ServiceError(
+              'unreadable_document',
+              'the file is empty (0 bytes): check the file and submit it again',
+            );
           const mimeType = await detectMimeType(a.file.head, a.fileName, a.declaredType);
           return { mimeType, pages: await countPages({ path: a.file.path }, a.file.size, mimeType) };
         })();
@@ -96,7 +109,10 @@ export function createIntake(input: {
       await Promise.all(admitted.map((a) => rm(join(store.blobDir, a.blob), { force: true })));
       if (err instanceof ServiceError && err.code === 'insufficient_credits') {
         const total = admitted.reduce((n, a) => n + a.pages, 0);
-        throw new ServiceError('insufficient_credits', `out of credits: these ${admitted.length} document(s) have ${total} page(s) and the balance is ${ledger.balance()}; nothing was accepted: top up and send them again`);
+        throw new ServiceError(
+          'insufficient_credits',
+          `out of credits: these ${admitted.length} document(s) have ${total} page(s) and the balance is ${ledger.balance()}; nothing was accepted: top up and send them again`,
+        );
       }
       throw err;
     }
@@ -104,7 +120,12 @@ export function createIntake(input: {
       // Background extraction whatever the route, so extract-async fault rules apply here too.
       const effect = faults.draw('extract-async');
       processor.enqueue(documents.get(a.documentId)!, effect?.type === 'async_error' ? effect.message : undefined);
-      return { success: true as const, document_id: a.documentId, status: 'processing' as const, poll_url: `${API_PREFIX}/documents/${a.documentId}` };
+      return {
+        success: true as const,
+        document_id: a.documentId,
+        status: 'processing' as const,
+        poll_url: `${API_PREFIX}/documents/${a.documentId}`,
+      };
     });
     return { accepted, skipped };
   }

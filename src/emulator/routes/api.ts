@@ -10,7 +10,13 @@ import { HEADER, noteDocument, parseBody } from './http.ts';
 const FINISHED_CACHE_SIZE = 2000;
 
 /** The emulated API under /api/v1 (spec, "Endpoints" 1, 3 and 4): decode, call the gateway, encode. */
-export function apiRoutes(input: { gateway: Gateway; keys: KeyRing; idempotency: Idempotency; maxBodyBytes: number; now: () => number }) {
+export function apiRoutes(input: {
+  gateway: Gateway;
+  keys: KeyRing;
+  idempotency: Idempotency;
+  maxBodyBytes: number;
+  now: () => number;
+}) {
   const { gateway, keys, idempotency, maxBodyBytes, now } = input;
   return async (app: FastifyInstance) => {
     const parserOf = (request: FastifyRequest) => keys.parserFor(request.headers[HEADER.authorization]);
@@ -25,7 +31,8 @@ export function apiRoutes(input: { gateway: Gateway; keys: KeyRing; idempotency:
       const parser = parserOf(request);
       const body = parseBody(ExtractRequest, request.body);
       const key = request.headers[HEADER.idempotencyKey];
-      const record = typeof key === 'string' ? (answer: unknown) => idempotency.finish(parser.parser_id, key, answer) : undefined;
+      const record =
+        typeof key === 'string' ? (answer: unknown) => idempotency.finish(parser.parser_id, key, answer) : undefined;
       // The key's answer is recorded in the transaction that creates (storage path) or completes
       // (inline) the document: a kill between the two would free the key of a charged document.
       const run = () =>

@@ -18,7 +18,8 @@ const PDFJS_FILES = /^\/(?:build\/pdf(?:\.worker)?\.min\.mjs|standard_fonts\/[\w
  * written as text, and this policy makes an injected script or style inert anyway.
  */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 } as const;

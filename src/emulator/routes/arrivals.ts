@@ -16,14 +16,25 @@ const MAX_FILES = 20;
  * (multipart, source_type "upload") and the per-parser inbound webhook (multipart or JSON
  * with base64, source_type "webhook"). Both answer at once; extraction runs in the background.
  */
-export function arrivalRoutes(input: { intake: Intake; parsers: ReadonlyMap<string, ParserConfig>; inbound: InboundTokens; partialDir: string }) {
+export function arrivalRoutes(input: {
+  intake: Intake;
+  parsers: ReadonlyMap<string, ParserConfig>;
+  inbound: InboundTokens;
+  partialDir: string;
+}) {
   const { intake, parsers, inbound, partialDir } = input;
   return async (app: FastifyInstance) => {
-    await app.register(multipart, { limits: { fileSize: MAX_ARRIVAL_FILE_BYTES, files: MAX_FILES, fields: 20, parts: 40 } });
+    await app.register(multipart, {
+      limits: { fileSize: MAX_ARRIVAL_FILE_BYTES, files: MAX_FILES, fields: 20, parts: 40 },
+    });
 
     const parserOr404 = (parserId: string) => {
       const parser = parsers.get(parserId);
-      if (!parser) throw new ServiceError('not_found', `no parser ${JSON.stringify(parserId.slice(0, 80))}: GET ${EMULATOR_PREFIX}/parsers lists them`);
+      if (!parser)
+        throw new ServiceError(
+          'not_found',
+          `no parser ${JSON.stringify(parserId.slice(0, 80))}: GET ${EMULATOR_PREFIX}/parsers lists them`,
+        );
       return parser;
     };
 
@@ -39,15 +50,27 @@ export function arrivalRoutes(input: { intake: Intake; parsers: ReadonlyMap<stri
             const file = await stageStream(partialDir, part.file);
             staged.push({ file, fileName: part.filename || 'upload', declaredType: part.mimetype });
             if (part.file.truncated) {
-              throw new ServiceError('payload_too_large', `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`);
+              throw new ServiceError(
+                'payload_too_large',
+                `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`,
+              );
             }
           }
         } catch (err) {
           // busboy reports a broken form as a plain Error: that is the sender's mistake, not ours.
-          if (err instanceof ServiceError || (err as { statusCode?: number }).statusCode !== undefined || isDiskFull(err)) throw err;
-          throw new ServiceError('invalid_request', `the multipart form is malformed (${(err as Error).message}): send each document as a file field`);
+          if (
+            err instanceof ServiceError ||
+            (err as { statusCode?: number }).statusCode !== undefined ||
+            isDiskFull(err)
+          )
+            throw err;
+          throw new ServiceError(
+            'invalid_request',
+            `the multipart form is malformed (${(err as Error).message}): send each document as a file field`,
+          );
         }
-        if (staged.length === 0) throw new ServiceError('invalid_request', 'no file in the form: send the document as a multipart file field');
+        if (staged.length === 0)
+          throw new ServiceError('invalid_request', 'no file in the form: send the document as a multipart file field');
         const { accepted } = await intake.submit(staged.map((s) => ({ ...s, parser, source })));
         return accepted;
       } finally {
@@ -58,29 +81,38 @@ export function arrivalRoutes(input: { intake: Intake; parsers: ReadonlyMap<stri
     // The application's upload: what the web page's drop zone posts.
     app.post<{ Params: { parser_id: string } }>(`${EMULATOR_PREFIX}/parsers/:parser_id/documents`, async (request) => {
       const parser = parserOr404(request.params.parser_id);
-      if (!request.isMultipart()) throw new ServiceError('unsupported_media_type', 'upload files as multipart/form-data');
+      if (!request.isMultipart())
+        throw new ServiceError('unsupported_media_type', 'upload files as multipart/form-data');
       return { success: true, documents: await submitForm(request, parser, 'upload') };
     });
 
     // The inbound webhook: the address itself is the credential.
-    app.post<{ Params: { parser_id: string; token: string } }>(`${INBOUND_PREFIX}/:parser_id/:token`, async (request) => {
-      const parser = parsers.get(request.params.parser_id);
-      if (!parser || !inbound.verify(parser.parser_id, request.params.token)) {
-        throw new ServiceError('not_found', 'no inbound address here: copy the inbound URL that extract serve printed on start');
-      }
-      if (request.isMultipart()) {
-        const docs = await submitForm(request, parser, 'webhook');
-        return docs.length === 1 ? docs[0] : { success: true, documents: docs };
-      }
-      const { file } = parseBody(ExtractInlineRequest, request.body);
-      const staged = await stageBytes(partialDir, Buffer.from(file.data, 'base64'));
-      try {
-        const { accepted } = await intake.submit([{ parser, file: staged, fileName: file.name, declaredType: file.type, source: 'webhook' }]);
-        return accepted[0];
-      } finally {
-        await unstage(staged);
-      }
-    });
+    app.post<{ Params: { parser_id: string; token: string } }>(
+      `${INBOUND_PREFIX}/:parser_id/:token`,
+      async (request) => {
+        const parser = parsers.get(request.params.parser_id);
+        if (!parser || !inbound.verify(parser.parser_id, request.params.token)) {
+          throw new ServiceError(
+            'not_found',
+            'no inbound address here: copy the inbound URL that extract serve printed on start',
+          );
+        }
+        if (request.isMultipart()) {
+          const docs = await submitForm(request, parser, 'webhook');
+          return docs.length === 1 ? docs[0] : { success: true, documents: docs };
+        }
+        const { file } = parseBody(ExtractInlineRequest, request.body);
+        const staged = await stageBytes(partialDir, Buffer.from(file.data, 'base64'));
+        try {
+          const { accepted } = await intake.submit([
+            { parser, file: staged, fileName: file.name, declaredType: file.type, source: 'webhook' },
+          ]);
+          return accepted[0];
+        } finally {
+          await unstage(staged);
+        }
+      },
+    );
   };
 }
 

@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { API_PREFIX, EMULATOR_PREFIX, FaultRuleInput, type FaultEffect, type FaultOperation } from '../../contract/index.ts';
+import {
+  API_PREFIX,
+  EMULATOR_PREFIX,
+  FaultRuleInput,
+  type FaultEffect,
+  type FaultOperation,
+} from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import { ServiceError } from '../errors.ts';
 import { latencyOf, type Faults } from '../faults.ts';
@@ -74,23 +80,38 @@ export function installFaults(app: FastifyInstance, faults: Faults, deps: Emulat
     if (operation === null) return;
     // Prefer is honoured only for a request that authenticates, as the service would first check
     // the key: without one, the route answers 401 whatever the header asks.
-    const prefer = operation === 'upload' || authenticates(keys, request.headers[HEADER.authorization]) ? preferences(request) : NO_PREFERENCES;
+    const prefer =
+      operation === 'upload' || authenticates(keys, request.headers[HEADER.authorization])
+        ? preferences(request)
+        : NO_PREFERENCES;
     if (prefer.get('code') === '402') {
-      return sendError(reply, 'insufficient_credits', 'out of credits (forced by the Prefer header); nothing was charged');
+      return sendError(
+        reply,
+        'insufficient_credits',
+        'out of credits (forced by the Prefer header); nothing was charged',
+      );
     }
     if (prefer.get('code') === '503' && operation === 'extract-inline') {
-      return sendError(reply, 'inline_timeout', 'inline extraction timed out (forced by the Prefer header); nothing was charged: use the upload-and-poll route');
+      return sendError(
+        reply,
+        'inline_timeout',
+        'inline extraction timed out (forced by the Prefer header); nothing was charged: use the upload-and-poll route',
+      );
     }
-    if (prefer.get('outcome') === 'error' && operation === 'extract-async') asyncErrors.set(request, 'forced error (Prefer: outcome=error)');
+    if (prefer.get('outcome') === 'error' && operation === 'extract-async')
+      asyncErrors.set(request, 'forced error (Prefer: outcome=error)');
     // The spec's "500: refunded": reserved, then failed, then refunded, all in the request.
-    if (prefer.get('code') === '500' && operation === 'extract-inline') asyncErrors.set(request, 'extraction failed (forced by Prefer: code=500)');
+    if (prefer.get('code') === '500' && operation === 'extract-inline')
+      asyncErrors.set(request, 'extraction failed (forced by Prefer: code=500)');
 
     const effect = faults.draw(operation);
     if (effect === null) return;
     switch (effect.type) {
       case 'status':
         if (effect.status === 429) reply.header('retry-after', String(effect.retry_after));
-        return reply.code(effect.status).send({ success: false, error: `injected fault: ${effect.status} on ${operation}`, code: 'injected_fault' });
+        return reply
+          .code(effect.status)
+          .send({ success: false, error: `injected fault: ${effect.status} on ${operation}`, code: 'injected_fault' });
       case 'latency':
         await deps.sleep(latencyOf(effect));
         return;
@@ -124,7 +145,10 @@ export function installFaults(app: FastifyInstance, faults: Faults, deps: Emulat
     const text = typeof payload === 'string' ? payload : JSON.stringify(payload ?? '');
     reply.hijack();
     const raw = reply.raw;
-    raw.writeHead(reply.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+    raw.writeHead(reply.statusCode, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+    });
     raw.write(text.slice(0, Math.floor(text.length / 2)), () => setTimeout(() => request.raw.socket.destroy(), 20));
     return payload;
   });
@@ -140,7 +164,8 @@ export function faultRoutes(faults: Faults) {
       return { rules: [] };
     });
     app.delete<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/faults/:id`, async (request) => {
-      if (!faults.remove(request.params.id)) throw new ServiceError('not_found', `no fault rule ${JSON.stringify(request.params.id.slice(0, 40))}`);
+      if (!faults.remove(request.params.id))
+        throw new ServiceError('not_found', `no fault rule ${JSON.stringify(request.params.id.slice(0, 40))}`);
       return { rules: faults.list() };
     });
   };

@@ -63,18 +63,33 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
     if (err instanceof ServiceError) return sendError(reply, err.code, err.message);
     if (isDiskFull(err)) {
       log(`disk full: ${err.message}`);
-      return sendError(reply, 'insufficient_storage', 'the disk under the data directory is full; nothing was stored and nothing charged: free some space (or move --data-dir) and send the request again');
+      return sendError(
+        reply,
+        'insufficient_storage',
+        'the disk under the data directory is full; nothing was stored and nothing charged: free some space (or move --data-dir) and send the request again',
+      );
     }
     const fastifyCode = 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
     if (fastifyCode) return sendError(reply, fastifyCode, requestErrorText(fastifyCode, err.message));
-    if (err instanceof SyntaxError || ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode < 500)) {
+    if (
+      err instanceof SyntaxError ||
+      ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode < 500)
+    ) {
       return sendError(reply, 'invalid_request', `invalid request: ${err.message}`);
     }
     log(`internal error: ${err.stack ?? err.message}`);
-    return sendError(reply, 'extraction_failed', 'the emulator failed while handling this request; it is a bug in extract serve, please report it');
+    return sendError(
+      reply,
+      'extraction_failed',
+      'the emulator failed while handling this request; it is a bug in extract serve, please report it',
+    );
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`),
+    sendError(
+      reply,
+      'not_found',
+      `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`,
+    ),
   );
 }
 
@@ -96,7 +111,12 @@ export function installLoopbackGuard(app: FastifyInstance, boundHost: string): v
     if (hostIssue !== null) return sendError(reply, 'forbidden', hostIssue);
     const path = request.url;
     if (path.startsWith(`${API_PREFIX}/`) || path.startsWith(STORAGE_PREFIX)) return;
-    const originIssue = crossOriginProblem({ method: request.method, origin: header(HEADER.origin), secFetchSite: header(HEADER.secFetchSite), host });
+    const originIssue = crossOriginProblem({
+      method: request.method,
+      origin: header(HEADER.origin),
+      secFetchSite: header(HEADER.secFetchSite),
+      host,
+    });
     if (originIssue !== null) return sendError(reply, 'forbidden', originIssue);
   });
 }

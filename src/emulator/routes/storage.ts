@@ -23,7 +23,9 @@ export function storageRoutes(gateway: Gateway) {
         authorized: request.headers[HEADER.authorization] !== undefined,
         body: request.raw,
       });
-      return reply.code(200).send({ success: true, storage_path: storagePath, size: stored.size, sha256: stored.sha256 });
+      return reply
+        .code(200)
+        .send({ success: true, storage_path: storagePath, size: stored.size, sha256: stored.sha256 });
     });
   };
 }

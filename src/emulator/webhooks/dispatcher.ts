@@ -43,7 +43,12 @@ export function createDispatcher(input: {
     const attempt = d.attempts + 1;
     const result = integration
       ? await attemptWithFaults(integration, d.payload)
-      : { status: null, error: `integration ${d.integration_id} is no longer configured`, latency_ms: 0, response_excerpt: null };
+      : {
+          status: null,
+          error: `integration ${d.integration_id} is no longer configured`,
+          latency_ms: 0,
+          response_excerpt: null,
+        };
     if (closed) return; // the server is stopping: the attempt is not recorded, so it is sent again after the restart
     const delay = RETRY_SCHEDULE_MS[attempt - 1];
     const retryAt = delay === undefined ? null : deps.now() + delay * timeScale;
@@ -66,7 +71,8 @@ export function createDispatcher(input: {
   /** Webhook faults: a dropped attempt counts as failed; a duplicate is sent twice; a delay lets later events overtake. */
   const attemptWithFaults = async (integration: ResolvedIntegration, payload: string): Promise<AttemptResult> => {
     const effect = faults.draw('webhook');
-    if (effect?.type === 'drop') return { status: null, error: 'injected fault: attempt dropped', latency_ms: 0, response_excerpt: null };
+    if (effect?.type === 'drop')
+      return { status: null, error: 'injected fault: attempt dropped', latency_ms: 0, response_excerpt: null };
     if (effect?.type === 'delay') await deps.sleep(effect.ms);
     const result = await attemptDelivery(integration, payload, timeoutMs, deps);
     if (effect?.type === 'duplicate') await attemptDelivery(integration, payload, timeoutMs, deps);
@@ -124,7 +130,12 @@ function authorization(integration: WebhookIntegration): string | undefined {
   }
 }
 
-async function attemptDelivery(integration: WebhookIntegration, payload: string, timeoutMs: number, deps: EmulatorDeps): Promise<AttemptResult> {
+async function attemptDelivery(
+  integration: WebhookIntegration,
+  payload: string,
+  timeoutMs: number,
+  deps: EmulatorDeps,
+): Promise<AttemptResult> {
   const started = deps.now();
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -146,7 +157,12 @@ async function attemptDelivery(integration: WebhookIntegration, payload: string,
   } catch (err) {
     const code = (err as { code?: string }).code;
     const message = err instanceof Error ? err.message : String(err);
-    return { status: null, error: code ? `${code}: ${message}` : message, latency_ms: deps.now() - started, response_excerpt: null };
+    return {
+      status: null,
+      error: code ? `${code}: ${message}` : message,
+      latency_ms: deps.now() - started,
+      response_excerpt: null,
+    };
   }
 }
 

@@ -27,7 +27,13 @@ export function resolveIntegrations(parsers: readonly ParserConfig[]): Map<strin
   return out;
 }
 
-export function createWebhooks(input: { db: DatabaseSync; config: EmulatorConfig; deps: EmulatorDeps; faults: Faults; log: DeliveryLog }) {
+export function createWebhooks(input: {
+  db: DatabaseSync;
+  config: EmulatorConfig;
+  deps: EmulatorDeps;
+  faults: Faults;
+  log: DeliveryLog;
+}) {
   const { db, config, deps, faults, log } = input;
   const outbox = createOutbox(db);
   const integrations = resolveIntegrations(config.parsers);
@@ -54,7 +60,10 @@ export function createWebhooks(input: { db: DatabaseSync; config: EmulatorConfig
       const eventId = deps.newId('evt');
       for (const integration of integrations.values()) {
         if (integration.parser_id !== parser.parser_id) continue;
-        outbox.add({ delivery_id: deps.newId('dlv'), event_id: eventId, integration_id: integration.id, payload }, deps.now());
+        outbox.add(
+          { delivery_id: deps.newId('dlv'), event_id: eventId, integration_id: integration.id, payload },
+          deps.now(),
+        );
       }
     },
     /** Wakes the dispatcher after a commit that stored deliveries. */
@@ -64,15 +73,32 @@ export function createWebhooks(input: { db: DatabaseSync; config: EmulatorConfig
     /** The integration's test action: a sample payload of its parser's shape, marked as a test. */
     test(integrationId: string) {
       const integration = integrations.get(integrationId);
-      if (!integration) throw new ServiceError('not_found', `no webhook integration ${JSON.stringify(integrationId)}: GET /_emulator/integrations lists them`);
+      if (!integration)
+        throw new ServiceError(
+          'not_found',
+          `no webhook integration ${JSON.stringify(integrationId)}: GET /_emulator/integrations lists them`,
+        );
       const parser = parsers.get(integration.parser_id)!;
       const deliveryId = deps.newId('dlv');
-      outbox.add({ delivery_id: deliveryId, event_id: deps.newId('evt'), integration_id: integration.id, payload: testPayload(parser, deps.newId('doc_test'), deps.now()), test: true }, deps.now());
+      outbox.add(
+        {
+          delivery_id: deliveryId,
+          event_id: deps.newId('evt'),
+          integration_id: integration.id,
+          payload: testPayload(parser, deps.newId('doc_test'), deps.now()),
+          test: true,
+        },
+        deps.now(),
+      );
       dispatcher.wake();
       return outbox.get(deliveryId)!;
     },
     resend(deliveryId: string) {
-      if (!outbox.resend(deliveryId, deps.now())) throw new ServiceError('not_found', `no delivery ${JSON.stringify(deliveryId)}: GET /_emulator/deliveries lists them`);
+      if (!outbox.resend(deliveryId, deps.now()))
+        throw new ServiceError(
+          'not_found',
+          `no delivery ${JSON.stringify(deliveryId)}: GET /_emulator/deliveries lists them`,
+        );
       dispatcher.wake();
       return outbox.get(deliveryId)!;
     },

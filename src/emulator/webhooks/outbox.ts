@@ -18,11 +18,34 @@ type Row = {
   next_at: number | null;
   created_at: number;
 };
-type AttemptRow = { delivery_id: string; attempt: number; at: number; status: number | null; error: string | null; latency_ms: number; response_excerpt: string | null };
+type AttemptRow = {
+  delivery_id: string;
+  attempt: number;
+  at: number;
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+};
 
-export type DueDelivery = { delivery_id: string; integration_id: string; document_id: string; payload: string; attempts: number };
-export type AttemptResult = { status: number | null; error: string | null; latency_ms: number; response_excerpt: string | null };
-export type DeliveryFilter = { integration?: string | undefined; document_id?: string | undefined; outcome?: Delivery['state'] | undefined };
+export type DueDelivery = {
+  delivery_id: string;
+  integration_id: string;
+  document_id: string;
+  payload: string;
+  attempts: number;
+};
+export type AttemptResult = {
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+};
+export type DeliveryFilter = {
+  integration?: string | undefined;
+  document_id?: string | undefined;
+  outcome?: Delivery['state'] | undefined;
+};
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
@@ -34,7 +57,9 @@ export function createOutbox(db: DatabaseSync) {
   const due = db.prepare(
     `SELECT delivery_id, integration_id, document_id, payload, attempts FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, created_at LIMIT 200`,
   );
-  const nextDue = db.prepare(`SELECT delivery_id, next_at AS at FROM deliveries WHERE state = 'pending' ORDER BY next_at LIMIT ?`);
+  const nextDue = db.prepare(
+    `SELECT delivery_id, next_at AS at FROM deliveries WHERE state = 'pending' ORDER BY next_at LIMIT ?`,
+  );
   const addAttempt = db.prepare(
     `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, latency_ms, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -66,8 +91,21 @@ export function createOutbox(db: DatabaseSync) {
 
   return {
     /** Stores one delivery; a second one for the same document and integration is ignored. */
-    add(d: { delivery_id: string; event_id: string; integration_id: string; payload: WebhookPayload; test?: boolean }, nowMs: number) {
-      insert.run(d.delivery_id, d.event_id, d.payload.document_id, d.payload.parser_id, d.integration_id, JSON.stringify(d.payload), d.test ? 1 : 0, nowMs, nowMs);
+    add(
+      d: { delivery_id: string; event_id: string; integration_id: string; payload: WebhookPayload; test?: boolean },
+      nowMs: number,
+    ) {
+      insert.run(
+        d.delivery_id,
+        d.event_id,
+        d.payload.document_id,
+        d.payload.parser_id,
+        d.integration_id,
+        JSON.stringify(d.payload),
+        d.test ? 1 : 0,
+        nowMs,
+        nowMs,
+      );
     },
     due(nowMs: number): DueDelivery[] {
       return due.all(nowMs) as DueDelivery[];
@@ -91,9 +129,9 @@ export function createOutbox(db: DatabaseSync) {
     list(filter: DeliveryFilter, limit = 500): Delivery[] {
       const where: string[] = [];
       const args: string[] = [];
-      if (filter.integration) (where.push('integration_id = ?'), args.push(filter.integration));
-      if (filter.document_id) (where.push('document_id = ?'), args.push(filter.document_id));
-      if (filter.outcome) (where.push('state = ?'), args.push(filter.outcome));
+      if (filter.integration) where.push('integration_id = ?'), args.push(filter.integration);
+      if (filter.document_id) where.push('document_id = ?'), args.push(filter.document_id);
+      if (filter.outcome) where.push('state = ?'), args.push(filter.outcome);
       const sql = `SELECT * FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, delivery_id LIMIT ${Math.max(1, Math.min(limit, 5000))}`;
       return (db.prepare(sql).all(...args) as Row[]).map(view);
     },

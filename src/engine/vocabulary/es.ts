@@ -1,13 +1,34 @@
 import type { Vocabulary } from './types.ts';
 
 export const ES: Vocabulary = {
-  invoice_number: { labels: ['Número de factura', 'N° de factura', 'Nº de factura', 'Factura N°', 'Factura Nº', 'Factura No', 'Núm factura', 'Nº factura'] },
-  invoice_date: { labels: ['Fecha de factura', 'Fecha factura', 'Fecha de emisión', 'Fecha de expedición'], fallback: ['Fecha'] },
+  invoice_number: {
+    labels: [
+      'Número de factura',
+      'N° de factura',
+      'Nº de factura',
+      'Factura N°',
+      'Factura Nº',
+      'Factura No',
+      'Núm factura',
+      'Nº factura',
+    ],
+  },
+  invoice_date: {
+    labels: ['Fecha de factura', 'Fecha factura', 'Fecha de emisión', 'Fecha de expedición'],
+    fallback: ['Fecha'],
+  },
   due_date: { labels: ['Fecha de vencimiento', 'Vencimiento', 'Fecha límite de pago'] },
   delivery_date: { labels: ['Fecha de entrega', 'Fecha de servicio'] },
   order_date: { labels: ['Fecha de pedido'] },
   total: {
-    labels: ['Total factura', 'Importe total', 'Total a pagar', 'Total con IVA', 'Total IVA incluido', 'Importe total factura'],
+    labels: [
+      'Total factura',
+      'Importe total',
+      'Total a pagar',
+      'Total con IVA',
+      'Total IVA incluido',
+      'Importe total factura',
+    ],
     fallback: ['Importe a pagar', 'Saldo pendiente', 'Pendiente de pago'],
   },
   amount_due: { labels: ['Importe a pagar', 'Saldo pendiente', 'Pendiente de pago', 'Total a pagar'] },

@@ -18,19 +18,74 @@ export const VOCABULARIES: Readonly<Record<string, Vocabulary>> = { en: EN, de: 
  * total's labels in every language; a field named `total` of type string reads none.
  */
 const CONCEPT_NAMES: Record<Concept, { names: readonly string[]; types: readonly LeafType[] }> = {
-  invoice_number: { names: ['invoice_number', 'invoice_no', 'invoice_nr', 'invoice_num', 'invoice_id', 'invoice', 'number', 'document_number', 'bill_number', 'credit_note_number'], types: ['string', 'integer'] },
-  invoice_date: { names: ['invoice_date', 'date', 'issue_date', 'document_date', 'bill_date', 'date_of_issue', 'issued', 'issued_on', 'invoice_issue_date'], types: ['date'] },
+  invoice_number: {
+    names: [
+      'invoice_number',
+      'invoice_no',
+      'invoice_nr',
+      'invoice_num',
+      'invoice_id',
+      'invoice',
+      'number',
+      'document_number',
+      'bill_number',
+      'credit_note_number',
+    ],
+    types: ['string', 'integer'],
+  },
+  invoice_date: {
+    names: [
+      'invoice_date',
+      'date',
+      'issue_date',
+      'document_date',
+      'bill_date',
+      'date_of_issue',
+      'issued',
+      'issued_on',
+      'invoice_issue_date',
+    ],
+    types: ['date'],
+  },
   due_date: { names: ['due_date', 'payment_due', 'payment_due_date', 'due'], types: ['date'] },
   delivery_date: { names: ['delivery_date', 'service_date', 'date_of_supply'], types: ['date'] },
   order_date: { names: ['order_date', 'po_date'], types: ['date'] },
-  total: { names: ['total', 'amount', 'grand_total', 'total_amount', 'invoice_total', 'gross_total', 'total_gross', 'gross_amount', 'invoice_amount'], types: ['decimal', 'integer'] },
-  amount_due: { names: ['amount_due', 'balance_due', 'balance', 'total_due', 'amount_payable'], types: ['decimal', 'integer'] },
-  subtotal: { names: ['subtotal', 'sub_total', 'net_amount', 'net_total', 'total_net', 'net'], types: ['decimal', 'integer'] },
-  tax: { names: ['tax', 'vat', 'tax_amount', 'vat_amount', 'total_tax', 'total_vat', 'sales_tax', 'gst'], types: ['decimal', 'integer'] },
+  total: {
+    names: [
+      'total',
+      'amount',
+      'grand_total',
+      'total_amount',
+      'invoice_total',
+      'gross_total',
+      'total_gross',
+      'gross_amount',
+      'invoice_amount',
+    ],
+    types: ['decimal', 'integer'],
+  },
+  amount_due: {
+    names: ['amount_due', 'balance_due', 'balance', 'total_due', 'amount_payable'],
+    types: ['decimal', 'integer'],
+  },
+  subtotal: {
+    names: ['subtotal', 'sub_total', 'net_amount', 'net_total', 'total_net', 'net'],
+    types: ['decimal', 'integer'],
+  },
+  tax: {
+    names: ['tax', 'vat', 'tax_amount', 'vat_amount', 'total_tax', 'total_vat', 'sales_tax', 'gst'],
+    types: ['decimal', 'integer'],
+  },
   paid_amount: { names: ['paid_amount', 'amount_paid', 'deposit', 'prepayment'], types: ['decimal', 'integer'] },
   currency: { names: ['currency', 'currency_code'], types: ['currency'] },
-  purchase_order: { names: ['purchase_order', 'po_number', 'po', 'order_number', 'purchase_order_number'], types: ['string', 'integer'] },
-  customer_number: { names: ['customer_number', 'customer_no', 'customer_id', 'account_number'], types: ['string', 'integer'] },
+  purchase_order: {
+    names: ['purchase_order', 'po_number', 'po', 'order_number', 'purchase_order_number'],
+    types: ['string', 'integer'],
+  },
+  customer_number: {
+    names: ['customer_number', 'customer_no', 'customer_id', 'account_number'],
+    types: ['string', 'integer'],
+  },
   vat_id: { names: ['vat_id', 'vat_number', 'vat_no', 'tax_id', 'vat_reg_no'], types: ['string'] },
   iban: { names: ['iban'], types: ['string'] },
 };
@@ -45,13 +100,19 @@ export function conceptOf(field: Pick<Field, 'name' | 'type'>, nameWords: readon
 }
 
 /** Concepts whose value is an identifier: one token-like run, trailing clauses cut. */
-export const IDENTIFIER_CONCEPTS: ReadonlySet<Concept> = new Set(['invoice_number', 'purchase_order', 'customer_number']);
+export const IDENTIFIER_CONCEPTS: ReadonlySet<Concept> = new Set([
+  'invoice_number',
+  'purchase_order',
+  'customer_number',
+]);
 
 /** Every label of every language, with its concept and whether it is a fallback label. */
 export function vocabularyLabels(): Array<{ label: string; concept: Concept; fallback: boolean }> {
   const out: Array<{ label: string; concept: Concept; fallback: boolean }> = [];
   for (const vocabulary of Object.values(VOCABULARIES)) {
-    for (const [concept, entry] of Object.entries(vocabulary) as Array<[Concept, { labels: readonly string[]; fallback?: readonly string[] }]>) {
+    for (const [concept, entry] of Object.entries(vocabulary) as Array<
+      [Concept, { labels: readonly string[]; fallback?: readonly string[] }]
+    >) {
       for (const label of entry.labels) out.push({ label, concept, fallback: false });
       for (const label of entry.fallback ?? []) out.push({ label, concept, fallback: true });
     }
@@ -63,4 +124,18 @@ export function vocabularyLabels(): Array<{ label: string; concept: Concept; fal
  * Words that print the document's title before its number: "Facture FA-2017-0010",
  * "Invoice INV-42". Such a cell grounds an invoice number only when nothing labels one.
  */
-export const TITLE_WORDS: readonly string[] = ['invoice', 'rechnung', 'facture', 'factuur', 'factura', 'fattura', 'gutschrift', 'avoir', 'creditnota', 'credit note', 'nota di credito', 'tax invoice', 'receipt'];
+export const TITLE_WORDS: readonly string[] = [
+  'invoice',
+  'rechnung',
+  'facture',
+  'factuur',
+  'factura',
+  'fattura',
+  'gutschrift',
+  'avoir',
+  'creditnota',
+  'credit note',
+  'nota di credito',
+  'tax invoice',
+  'receipt',
+];

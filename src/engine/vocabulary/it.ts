@@ -1,13 +1,25 @@
 import type { Vocabulary } from './types.ts';
 
 export const IT: Vocabulary = {
-  invoice_number: { labels: ['Numero fattura', 'Fattura N°', 'Fattura Nr', 'Fattura n', 'N° fattura', 'Nr fattura', 'Numero documento'] },
-  invoice_date: { labels: ['Data fattura', 'Data della fattura', 'Data emissione', 'Data documento', 'Data di emissione'], fallback: ['Data'] },
+  invoice_number: {
+    labels: ['Numero fattura', 'Fattura N°', 'Fattura Nr', 'Fattura n', 'N° fattura', 'Nr fattura', 'Numero documento'],
+  },
+  invoice_date: {
+    labels: ['Data fattura', 'Data della fattura', 'Data emissione', 'Data documento', 'Data di emissione'],
+    fallback: ['Data'],
+  },
   due_date: { labels: ['Data scadenza', 'Scadenza', 'Data di scadenza'] },
   delivery_date: { labels: ['Data consegna', 'Data di consegna'] },
   order_date: { labels: ['Data ordine'] },
   total: {
-    labels: ['Totale', 'Totale fattura', 'Totale documento', 'Importo totale', 'Totale IVA inclusa', 'Totale complessivo'],
+    labels: [
+      'Totale',
+      'Totale fattura',
+      'Totale documento',
+      'Importo totale',
+      'Totale IVA inclusa',
+      'Totale complessivo',
+    ],
     fallback: ['Totale da pagare', 'Netto a pagare', 'Importo da pagare', 'Saldo'],
   },
   amount_due: { labels: ['Totale da pagare', 'Netto a pagare', 'Importo da pagare', 'Saldo'] },
