@@ -14,7 +14,9 @@ export class ApiError extends Error {
 /** Listeners told whether the emulator answered (true) or could not be reached (false). */
 const reachability = new Set();
 export const onReachability = (fn) => reachability.add(fn);
-const report = (ok) => reachability.forEach((fn) => fn(ok));
+const report = (ok) => {
+  for (const fn of reachability) fn(ok);
+};
 
 /** Calls `method path` with an optional JSON or FormData body and returns the parsed JSON. */
 export async function api(method, path, body) {

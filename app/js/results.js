@@ -28,7 +28,8 @@ export function nullPaths(fields, values, prefix = '', labels = '') {
     if (v === null || v === undefined) out.push({ path, label });
     else if (f.type === 'object') out.push(...nullPaths(f.fields, v, `${path}.`, `${label} › `));
     else if (f.type === 'table' && Array.isArray(v)) {
-      v.forEach((row, i) => out.push(...nullPaths(f.columns, row, `${path}[${i}].`, `${label} row ${i + 1} › `)));
+      for (const [i, row] of v.entries())
+        out.push(...nullPaths(f.columns, row, `${path}[${i}].`, `${label} row ${i + 1} › `));
     }
   }
   return out;

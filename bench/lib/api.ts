@@ -26,7 +26,7 @@ export async function extractInline(base: string, key: string, file: string): Pr
   const answer = await postJson(`${base}/api/v1/extract`, key, {
     file: { data: readFileSync(file).toString('base64'), name: basename(file), type: 'application/pdf' },
   });
-  const id = answer['document_id'];
+  const id = answer.document_id;
   if (typeof id !== 'string') throw new Error('no document_id');
   return id;
 }
@@ -34,8 +34,8 @@ export async function extractInline(base: string, key: string, file: string): Pr
 /** upload-url, the PUT, extract by storage path; returns the document id (processing). */
 export async function submitStored(base: string, key: string, name: string, bytes: Buffer): Promise<string> {
   const ticket = await postJson(`${base}/api/v1/upload-url`, key, { file_name: name, file_type: 'application/pdf' });
-  const uploadUrl = ticket['upload_url'];
-  const storagePath = ticket['storage_path'];
+  const uploadUrl = ticket.upload_url;
+  const storagePath = ticket.storage_path;
   if (typeof uploadUrl !== 'string' || typeof storagePath !== 'string') throw new Error('bad upload ticket');
   const put = await request(new URL(uploadUrl, `${base}/`).toString(), {
     method: 'PUT',
@@ -50,7 +50,7 @@ export async function submitStored(base: string, key: string, name: string, byte
     file_type: 'application/pdf',
     file_size: bytes.length,
   });
-  const id = accepted['document_id'];
+  const id = accepted.document_id;
   if (typeof id !== 'string') throw new Error('no document_id');
   return id;
 }

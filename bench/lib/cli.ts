@@ -17,8 +17,8 @@ export type ExtractRun = {
 export function cleanEnv(home: string): NodeJS.ProcessEnv {
   mkdirSync(home, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1' };
-  delete env['EXTRACT_API_KEY'];
-  delete env['EXTRACT_BASE_URL'];
+  delete env.EXTRACT_API_KEY;
+  delete env.EXTRACT_BASE_URL;
   return env;
 }
 

@@ -313,7 +313,7 @@ export class Pipeline {
       await c.deps.sleep(Math.min(delay, left), c.signal);
       if (c.signal.aborted) continue;
       const pollLimit = AbortSignal.timeout(Math.max(deadline - c.deps.now(), LAST_POLL_MIN_MS));
-      let doc;
+      let doc: Awaited<ReturnType<typeof c.client.getDocument>>;
       try {
         doc = await c.client.getDocument(documentId, AbortSignal.any([c.signal, pollLimit]));
       } catch (err) {
@@ -586,7 +586,7 @@ function notSubmitted(job: Job, route: Route, why: string): Outcome {
 
 /** A page_count beside the spec's fields (not promised; the emulator does not send one on submission). */
 function pageCountOf(answer: Record<string, unknown>): number | null {
-  const n = answer['page_count'];
+  const n = answer.page_count;
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 

@@ -26,7 +26,7 @@ import { countPages } from './pages.ts';
 import { Pipeline, type Outcome, type StopReason } from './pipeline.ts';
 import { planJobs, priorRecord, type IgnoredInput, type Job } from './plan.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal } from './state/index.ts';
-import { chooseStyle, createReporter, useColor, type Reporter, type Tally } from './progress.ts';
+import { chooseStyle, createReporter, useColor, type Tally } from './progress.ts';
 import { summaryLines, tallySummary, type BatchSummary, type EntryOutcome, type ReportEntry } from './summary.ts';
 
 /**

@@ -74,23 +74,22 @@ export function statusOf(where: string, history: History): StatusView {
   }
   const workerOf = (id: string) => {
     let w = workers.get(id);
-    if (!w)
-      workers.set(
+    if (!w) {
+      w = {
         id,
-        (w = {
-          id,
-          host: null,
-          pid: null,
-          started: null,
-          last_seen: null,
-          finished: null,
-          alive: false,
-          holding: 0,
-          completed: 0,
-          failed: 0,
-          pages: 0,
-        }),
-      );
+        host: null,
+        pid: null,
+        started: null,
+        last_seen: null,
+        finished: null,
+        alive: false,
+        holding: 0,
+        completed: 0,
+        failed: 0,
+        pages: 0,
+      };
+      workers.set(id, w);
+    }
     return w;
   };
   for (const [key, state] of known) {

@@ -16,7 +16,7 @@ import {
   type UploadTicket,
   type UploadUrlRequest,
 } from '../contract/index.ts';
-import { EngineError, type Engine, type EngineSource } from '../engine/types.ts';
+import type { Engine } from '../engine/types.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime.ts';
 import type { EmulatorDeps } from './clock.ts';
 import { documentBody, type DocumentRow, type Documents } from './documents.ts';

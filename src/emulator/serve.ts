@@ -57,7 +57,7 @@ export async function serve(flags: ServeFlags, deps: ServeDeps): Promise<void> {
   };
   const persistent = flags.dataDir !== undefined && !flags.inMemory;
   const say = (line: string) => deps.stdout.write(`${line}\n`);
-  let server;
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
   let receiver: Awaited<ReturnType<typeof startBuiltInReceiver>> | undefined;
   try {
     if (flags.listen) {

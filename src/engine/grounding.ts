@@ -1,4 +1,4 @@
-import type { FieldDefinition, LeafField, LeafValue, ObjectField, Results } from '../contract/index.ts';
+import type { FieldDefinition, LeafField, LeafValue, Results } from '../contract/index.ts';
 import { parseDate } from './dates.ts';
 import { isIdentifierName, readIdentifier } from './identifiers.ts';
 import { type Cell, type Line, overlap } from './layout.ts';
@@ -202,7 +202,7 @@ function groundFields(
         f.fields,
         `${path}.`,
         `${outPath}.`,
-        { ...doc, scope: blockOf(f, path, doc) },
+        { ...doc, scope: blockOf(path, doc) },
         tables,
         grounding,
       );
@@ -464,7 +464,7 @@ function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
  * edge to the next cell on the heading's line (so two blocks side by side stay apart).
  * Several headings give one scope of all their blocks.
  */
-function blockOf(field: ObjectField, path: FieldPath, doc: Doc): Scope {
+function blockOf(path: FieldPath, doc: Doc): Scope {
   const block: Scope = [];
   for (const [i, sl] of doc.scope.entries()) {
     for (const [j, cell] of sl.cells.entries()) {

@@ -80,7 +80,7 @@ export function layoutText(text: string): Layout {
 
 function expandTabs(line: string): string {
   let out = '';
-  for (const ch of line) out += ch === '\t' ? ' '.repeat(8 - (out.length % 8)) + ' ' : ch;
+  for (const ch of line) out += ch === '\t' ? `${' '.repeat(8 - (out.length % 8))} ` : ch;
   return out;
 }
 

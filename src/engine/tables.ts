@@ -3,7 +3,7 @@ import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
 import type { Place } from './types.ts';
 import type { FieldPath } from './labels.ts';
-import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM, follows, lineKey } from './scope.ts';
+import { type Doc, type ScopeLine, BLANK_GAP_EM, follows, lineKey } from './scope.ts';
 import { parseValue } from './values.ts';
 
 /**

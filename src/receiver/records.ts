@@ -26,7 +26,7 @@ export function nullFields(results: Results): string[] {
   const found: string[] = [];
   const visit = (value: ResultValue, path: string): void => {
     if (value === null) found.push(path);
-    else if (Array.isArray(value)) value.forEach((row: ResultValue, i) => visit(row, `${path}[${i}]`));
+    else if (Array.isArray(value)) for (const [i, row] of value.entries()) visit(row, `${path}[${i}]`);
     else if (typeof value === 'object')
       for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
   };

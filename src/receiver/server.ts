@@ -264,7 +264,7 @@ function _validate(body: Buffer): Verdict {
     return { ok: false, reason: `not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
   const parsed = WebhookPayload.safeParse(json);
-  if (parsed.success) return { ok: true, documentId: parsed.data.document_id, test: parsed.data['test'] === true };
+  if (parsed.success) return { ok: true, documentId: parsed.data.document_id, test: parsed.data.test === true };
   const issues = parsed.error.issues;
   const detail = issues
     .slice(0, 3)

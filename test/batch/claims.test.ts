@@ -73,7 +73,12 @@ function fakeShared(others: Map<string, { freeAt: number }>, now: () => number) 
 
 function fakeClock() {
   let t = 0;
-  return { now: () => t, sleep: async (ms: number) => void (t += ms) };
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 describe('claims', () => {

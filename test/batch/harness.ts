@@ -99,8 +99,18 @@ export async function run(cwd: string, inputs: string[], options: BatchOptions, 
     log: () => {},
     cwd,
     env: {},
-    stdout: new Writable({ write: (c, _e, cb) => ((out += String(c)), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((err += String(c)), cb()) }),
+    stdout: new Writable({
+      write: (c, _e, cb) => {
+        out += String(c);
+        cb();
+      },
+    }),
+    stderr: new Writable({
+      write: (c, _e, cb) => {
+        err += String(c);
+        cb();
+      },
+    }),
     isTTY: false,
     onSignal: (h) => {
       handler = h;

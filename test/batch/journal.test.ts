@@ -39,8 +39,7 @@ describe('journal', () => {
   });
 
   it('ignores a torn last line', () => {
-    const text =
-      line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' }) + '{"fact":"completed","at":"2026';
+    const text = `${line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' })}{"fact":"completed","at":"2026`;
     const replay = replayJournal(text);
     expect(replay.torn).toBe(true);
     expect(replay.skipped).toBe(1);
@@ -186,7 +185,7 @@ describe('journal', () => {
     const path = join(dir, 'state.jsonl');
     await writeFile(
       path,
-      line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' }) + '{"fact":"compl',
+      `${line({ fact: 'submitted', ...common, route: 'upload', document_id: 'doc_1' })}{"fact":"compl`,
     );
     const before = await readJournal(path);
     const writer = await openJournal(path, before.torn);

@@ -94,12 +94,14 @@ describe('extract config through commander', () => {
     vi.stubEnv('EXTRACT_API_KEY', '');
     let out = '';
     let err = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation(
-      (chunk: string | Uint8Array) => ((out += String(chunk)), true),
-    );
-    vi.spyOn(process.stderr, 'write').mockImplementation(
-      (chunk: string | Uint8Array) => ((err += String(chunk)), true),
-    );
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out += String(chunk);
+      return true;
+    });
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      err += String(chunk);
+      return true;
+    });
     const program = new Command('extract').exitOverride();
     registerConfig(program);
     await program.parseAsync(['node', 'extract', 'config', ...args]);

@@ -27,10 +27,10 @@ describe('emulator: grounding of values', () => {
     }
 
     const detail = AppDocumentDetail.parse((await call(s, 'GET', `/_emulator/documents/${id}`, { key: null })).body);
-    expect(detail.grounding?.['total']).toMatchObject({ page: 1 });
-    expect(detail.grounding?.['invoice_number']?.box[0]).toBeGreaterThanOrEqual(49);
+    expect(detail.grounding?.total).toMatchObject({ page: 1 });
+    expect(detail.grounding?.invoice_number?.box[0]).toBeGreaterThanOrEqual(49);
     // Only values that were found are placed.
-    expect(detail.grounding?.['due_date']).toBeUndefined();
+    expect(detail.grounding?.due_date).toBeUndefined();
     for (const place of Object.values(detail.grounding ?? {})) {
       const [x0, top, x1, bottom] = place.box;
       expect(x1).toBeGreaterThan(x0);

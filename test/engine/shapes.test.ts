@@ -178,14 +178,14 @@ describe('engine on shapes of real invoices', () => {
     s.text(50, 50, 'Invoice Number: INV-9').text(330, 120, 'Total:').right(540, 120, '12.50');
     const out = await read(s);
     expect(out.results.total).toBe(12.5);
-    const place = out.grounding['total'];
+    const place = out.grounding.total;
     expect(place?.page).toBe(1);
     const [x0 = 0, top = 0, x1 = 0, bottom = 0] = place?.box ?? [];
     expect(x1).toBeCloseTo(540, 0);
     expect(x0).toBeGreaterThan(480);
     expect(top).toBeLessThan(125);
     expect(bottom).toBeGreaterThan(125);
-    expect(out.grounding['invoice_number']?.box[0]).toBeGreaterThanOrEqual(50);
-    expect(out.grounding['due_date']).toBeUndefined();
+    expect(out.grounding.invoice_number?.box[0]).toBeGreaterThanOrEqual(50);
+    expect(out.grounding.due_date).toBeUndefined();
   });
 });

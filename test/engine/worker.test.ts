@@ -26,7 +26,7 @@ describe('engine workers', () => {
     const out = await engine().extract({ bytes: f.bytes, mimeType: f.mime, fields });
     expect(out).toMatchObject({ pageCount: f.outcome.pages, results: f.outcome.results });
     expect(out.grounding).toEqual((await extractInProcess({ bytes: f.bytes, mimeType: f.mime, fields })).grounding);
-    expect(out.grounding['total']?.page).toBe(1);
+    expect(out.grounding.total?.page).toBe(1);
   });
 
   it('engine: carries EngineError codes across the worker boundary', async () => {

@@ -45,13 +45,9 @@ export async function xrefBombPdf(entries: number): Promise<Buffer> {
     for (let left = remaining; left > 0; left -= 65_536) yield left >= 65_536 ? block : block.subarray(0, left * 7);
   }
   const out: Buffer[] = [];
-  await pipeline(
-    Readable.from(inflated()),
-    createDeflate({ level: 9 }),
-    async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const c of chunks) out.push(c);
-    },
-  );
+  await pipeline(Readable.from(inflated()), createDeflate({ level: 9 }), async (chunks: AsyncIterable<Buffer>) => {
+    for await (const c of chunks) out.push(c);
+  });
   const data = Buffer.concat(out);
   const dict = `4 0 obj\n<< /Type /XRef /Size ${entries} /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length ${data.length} >>\nstream\n`;
   return Buffer.concat([

@@ -28,7 +28,11 @@ export async function emulator(
   return server;
 }
 
-export type Reply = { status: number; body: any; headers: Headers };
+export type Reply = {
+  status: number; // biome-ignore lint/suspicious/noExplicitAny: tests read any field of any reply
+  body: any;
+  headers: Headers;
+};
 
 /** A small HTTP helper over fetch: JSON in, JSON (or text) out. */
 export async function call(

@@ -37,7 +37,13 @@ export async function hookServer(options: { statuses?: number[]; port?: number }
       if (hits.length >= n) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`expected ${n} webhook requests, got ${hits.length}`)), timeoutMs);
-        waiters.push({ n, resolve: () => (clearTimeout(t), resolve()) });
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(t);
+            resolve();
+          },
+        });
       });
     },
     close: () =>

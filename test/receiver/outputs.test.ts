@@ -111,7 +111,7 @@ describe('listen: outputs', () => {
       expect.objectContaining({ document_id: 'doc_full' }),
     ]);
 
-    const dir = await receiver({ out: join(base, 'docs') + '/' });
+    const dir = await receiver({ out: `${join(base, 'docs')}/` });
     await send(dir.url, withNulls);
     await send(
       dir.url,

@@ -32,7 +32,15 @@ export function mount(root) {
   const tbody = h('tbody');
   const more = h(
     'button',
-    { type: 'button', class: 'button', hidden: true, onclick: () => ((shown += PAGE_SIZE), renderRows()) },
+    {
+      type: 'button',
+      class: 'button',
+      hidden: true,
+      onclick: () => {
+        shown += PAGE_SIZE;
+        renderRows();
+      },
+    },
     'Show older entries',
   );
   const problem = h('p', { class: 'problem', role: 'alert', hidden: true });

@@ -207,7 +207,11 @@ function uploadPanel(onUploaded) {
         class: 'button',
         tabindex: '0',
         role: 'button',
-        onkeydown: (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), input.click()),
+        onkeydown: (e) => {
+          if (e.key !== 'Enter' && e.key !== ' ') return;
+          e.preventDefault();
+          input.click();
+        },
       },
       'Choose files',
     ),
@@ -228,7 +232,10 @@ function uploadPanel(onUploaded) {
   async function send(files) {
     if (!files.length) return;
     const parserId = parserSelect.value;
-    if (!parserId) return void (status.textContent = 'No parser to upload to: the configuration has none.');
+    if (!parserId) {
+      status.textContent = 'No parser to upload to: the configuration has none.';
+      return;
+    }
     const form = new FormData();
     for (const f of files) form.append('file', f, f.name);
     status.textContent = `Uploading ${files.length === 1 ? files[0].name : `${files.length} files`}…`;

@@ -129,9 +129,18 @@ export function createOutbox(db: DatabaseSync) {
     list(filter: DeliveryFilter, limit = 500): Delivery[] {
       const where: string[] = [];
       const args: string[] = [];
-      if (filter.integration) where.push('integration_id = ?'), args.push(filter.integration);
-      if (filter.document_id) where.push('document_id = ?'), args.push(filter.document_id);
-      if (filter.outcome) where.push('state = ?'), args.push(filter.outcome);
+      if (filter.integration) {
+        where.push('integration_id = ?');
+        args.push(filter.integration);
+      }
+      if (filter.document_id) {
+        where.push('document_id = ?');
+        args.push(filter.document_id);
+      }
+      if (filter.outcome) {
+        where.push('state = ?');
+        args.push(filter.outcome);
+      }
       const sql = `SELECT * FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, delivery_id LIMIT ${Math.max(1, Math.min(limit, 5000))}`;
       return (db.prepare(sql).all(...args) as Row[]).map(view);
     },
