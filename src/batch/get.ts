@@ -12,7 +12,7 @@ import {
   resolveOutput,
   writeOutputs,
 } from '../outputs/index.ts';
-import type { DocumentRecord } from '../outputs/record.ts';
+import { type DocumentRecord, completedRecord, errorRecord, pendingRecord } from '../outputs/record.ts';
 import { keyHint, type KeySource } from './session.ts';
 
 export type GetOptions = {
@@ -49,28 +49,12 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
         throw new ExtractError('auth', `${err.message}: ${keyHint(options.keySource)}`, { cause: err });
       if (!(err instanceof ServiceError)) throw err;
       failed++;
-      records.push({
-        file: id,
-        document_id: id,
-        status: 'error',
-        page_count: null,
-        results: null,
-        error: err.message,
-        route: 'fetch',
-      });
+      records.push(errorRecord({ file: id, document_id: id, route: 'fetch' }, err.message));
       continue;
     }
     if (doc.status === 'processing') pending++;
     if (doc.status === 'error') failed++;
-    records.push({
-      file: doc.file_name || id,
-      document_id: doc.document_id,
-      status: doc.status === 'processing' ? 'pending' : doc.status,
-      page_count: doc.page_count,
-      results: doc.results,
-      error: doc.status === 'processing' ? `still processing: run "extract get --wait ${doc.document_id}"` : doc.error,
-      route: 'fetch',
-    });
+    records.push(fetchedRecord(doc, id));
   }
   await writeOutputs(target, records, {
     cwd: deps.cwd,
@@ -101,4 +85,17 @@ async function fetchDocument(
     doc = await client.getDocument(id);
   }
   return doc;
+}
+
+/** A stored document as a record; one still processing is pending, with how to collect it. */
+function fetchedRecord(doc: FetchedDocument, id: string): DocumentRecord {
+  const origin = { file: doc.file_name || id, document_id: doc.document_id, route: 'fetch' } as const;
+  switch (doc.status) {
+    case 'processing':
+      return pendingRecord(origin, `still processing: run "extract get --wait ${doc.document_id}"`, doc.page_count);
+    case 'completed':
+      return completedRecord(origin, doc.page_count, doc.results);
+    case 'error':
+      return errorRecord(origin, doc.error ?? 'the service gave no reason', doc.page_count, doc.results);
+  }
 }

@@ -4,7 +4,14 @@ import type { ServiceClient } from '../client/service-client.ts';
 import { pollDelay, type PollPolicy } from '../client/backoff.ts';
 import type { ClientDeps, Log } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
-import type { DocumentRecord, Route } from '../outputs/record.ts';
+import {
+  type DocumentRecord,
+  type Route,
+  completedRecord,
+  errorRecord,
+  notSubmittedRecord,
+  pendingRecord,
+} from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import type { FailureCharge, JournalWriter, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
@@ -351,15 +358,7 @@ export class Pipeline {
         c.settle(job, {
           kind: 'failed',
           retryable: true,
-          record: {
-            file: job.input.file,
-            document_id: documentId,
-            status: 'error',
-            page_count: pageCount,
-            results: null,
-            error: reason,
-            route,
-          },
+          record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, pageCount),
         });
         return;
       }
@@ -401,15 +400,11 @@ export class Pipeline {
     }
     c.settle(job, {
       kind: 'pending',
-      record: {
-        file: job.input.file,
-        document_id: documentId,
-        status: 'pending',
-        page_count: this.#counted.get(job.key) ?? pageCount,
-        results: null,
-        error: why,
-        route,
-      },
+      record: pendingRecord(
+        { file: job.input.file, document_id: documentId, route },
+        why,
+        this.#counted.get(job.key) ?? pageCount,
+      ),
     });
   }
 
@@ -434,15 +429,7 @@ export class Pipeline {
     });
     c.settle(job, {
       kind: 'completed',
-      record: {
-        file: job.input.file,
-        document_id: documentId,
-        status: 'completed',
-        page_count: pageCount,
-        results: res,
-        error: null,
-        route,
-      },
+      record: completedRecord({ file: job.input.file, document_id: documentId, route }, pageCount, res),
     });
   }
 
@@ -504,15 +491,7 @@ export class Pipeline {
     c.settle(job, {
       kind: 'failed',
       retryable,
-      record: {
-        file: job.input.file,
-        document_id: documentId,
-        status: 'error',
-        page_count: null,
-        results: null,
-        error: reason,
-        route,
-      },
+      record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason),
     });
   }
 
@@ -572,15 +551,7 @@ function routeOf(job: Job): Route {
 function notSubmitted(job: Job, route: Route, why: string): Outcome {
   return {
     kind: 'not_submitted',
-    record: {
-      file: job.input.file,
-      document_id: null,
-      status: 'not_submitted',
-      page_count: null,
-      results: null,
-      error: `not submitted: ${why}`,
-      route,
-    },
+    record: notSubmittedRecord({ file: job.input.file, route }, `not submitted: ${why}`),
   };
 }
 

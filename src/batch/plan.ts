@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { DocumentRecord } from '../outputs/record.ts';
+import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
 import type { InputFile, UnreadableInput } from './discover.ts';
 import { fileFacts } from './facts.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
@@ -172,38 +172,14 @@ export function uncertainRequest(prior: KnownState | undefined): SentRequest | u
 export function priorRecord(job: Job): DocumentRecord | undefined {
   const p = job.prior;
   if (!p) return undefined;
-  const base = { file: job.input.file };
+  const file = job.input.file;
   switch (p.fact) {
     case 'completed':
-      return {
-        ...base,
-        document_id: p.document_id,
-        status: 'completed',
-        page_count: p.page_count,
-        results: p.results,
-        error: null,
-        route: p.route,
-      };
+      return completedRecord({ file, document_id: p.document_id, route: p.route }, p.page_count, p.results);
     case 'failed':
-      return {
-        ...base,
-        document_id: p.document_id,
-        status: 'error',
-        page_count: null,
-        results: null,
-        error: p.reason,
-        route: p.route,
-      };
+      return errorRecord({ file, document_id: p.document_id, route: p.route }, p.reason);
     case 'sending':
-      return {
-        ...base,
-        document_id: null,
-        status: 'error',
-        page_count: null,
-        results: null,
-        error: UNCERTAIN_SEND,
-        route: p.route,
-      };
+      return errorRecord({ file, document_id: null, route: p.route }, UNCERTAIN_SEND);
     case 'submitted':
       return undefined;
   }

@@ -14,7 +14,7 @@ import {
   writeFileAtomic,
   type StreamWriter,
 } from '../outputs/index.ts';
-import type { DocumentRecord } from '../outputs/record.ts';
+import { errorRecord, notSubmittedRecord, pendingRecord, recordFields } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import { discoverInputs } from './discover.ts';
 import { keyHint } from './session.ts';
@@ -127,18 +127,12 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined;
     const emit = (key: string, entry: ReportEntry): void => {
       entries.set(key, entry);
-      if (stream) void stream.write(recordOf(entry));
+      if (stream) void stream.write(recordFields(entry));
     };
     for (const u of unreadable) {
       log('error', u.reason);
       emit(`unreadable:${u.file}`, {
-        file: u.file,
-        document_id: null,
-        status: 'error',
-        page_count: null,
-        results: null,
-        error: u.reason,
-        route: null,
+        ...errorRecord({ file: u.file, document_id: null, route: null }, u.reason),
         outcome: 'unreadable',
         sha256: null,
       });
@@ -314,14 +308,9 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     for (const { job, holder } of held) {
       const why = `${holder ? `worker ${holder}` : 'another worker'} still held it ${stoppedBy ? 'when this run stopped' : `after waiting ${Math.round(options.poll.timeoutMs / 1000)} s`}: rerun the same command (or see extract status) to collect its outcome`;
       for (const copy of copies.get(job.key) ?? [job]) {
+        const documentId = job.prior?.fact === 'submitted' ? job.prior.document_id : null;
         emit(copy.input.realPath, {
-          file: copy.input.file,
-          document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null,
-          status: 'error',
-          page_count: null,
-          results: null,
-          error: why,
-          route: job.prior?.route ?? null,
+          ...errorRecord({ file: copy.input.file, document_id: documentId, route: job.prior?.route ?? null }, why),
           outcome: 'pending',
           sha256: job.sha256,
         });
@@ -340,7 +329,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       ignored,
     });
     // Outputs and the report cover every input, in input order, whatever the stop.
-    await writeOutputs(target, documents.map(recordOf), {
+    await writeOutputs(target, documents.map(recordFields), {
       cwd: deps.cwd,
       explode: options.explode,
       stdout: deps.stdout,
@@ -349,7 +338,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     // --explode naming no table of the results (a typo, an Object field) was warned about above: a
     // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
     if (options.explode !== undefined && summary.exitCode === EXIT_CODES.ok) {
-      const completed = documents.filter((d) => d.status === 'completed').map(recordOf);
+      const completed = documents.filter((d) => d.status === 'completed').map(recordFields);
       if (completed.length > 0 && !listTablePaths(completed).includes(options.explode))
         summary.exitCode = EXIT_CODES.usage;
     }
@@ -373,18 +362,6 @@ function requireKey(apiKey: string | undefined): void {
   checkApiKey(apiKey, 'the options');
 }
 
-function recordOf(entry: ReportEntry): DocumentRecord {
-  return {
-    file: entry.file,
-    document_id: entry.document_id,
-    status: entry.status,
-    page_count: entry.page_count,
-    results: entry.results,
-    error: entry.error,
-    route: entry.route,
-  };
-}
-
 async function finishDryRun(
   jobs: Job[],
   entries: Map<string, ReportEntry>,
@@ -398,13 +375,7 @@ async function finishDryRun(
   for (const job of jobs) {
     if (job.action === 'submit') {
       entries.set(job.input.realPath, {
-        file: job.input.file,
-        document_id: null,
-        status: 'not_submitted',
-        page_count: null,
-        results: null,
-        error: null,
-        route: job.decision.route,
+        ...notSubmittedRecord({ file: job.input.file, route: job.decision.route }, null),
         outcome: 'planned',
         sha256: job.sha256,
         pages_estimate: job.pages,
@@ -413,14 +384,13 @@ async function finishDryRun(
         `${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} pages  ${job.input.file}  (${job.decision.why})`,
       );
     } else if (job.action === 'resume') {
+      const submitted = job.prior?.fact === 'submitted' ? job.prior : undefined;
       entries.set(job.input.realPath, {
-        file: job.input.file,
-        document_id: job.prior?.fact === 'submitted' ? job.prior.document_id : null,
-        status: 'pending',
-        page_count: job.prior?.fact === 'submitted' ? (job.prior.page_count ?? null) : null,
-        results: null,
-        error: 'submitted earlier: this run would collect it',
-        route: job.prior?.fact === 'submitted' ? job.prior.route : null,
+        ...pendingRecord(
+          { file: job.input.file, document_id: submitted?.document_id ?? null, route: submitted?.route ?? null },
+          'submitted earlier: this run would collect it',
+          submitted?.page_count ?? null,
+        ),
         outcome: 'pending',
         sha256: job.sha256,
       });

@@ -1,5 +1,15 @@
 /** The writers of a run's records (README: "Outputs"). */
-export { DocumentRecord, Route, type OutputFormat } from './record.ts';
+export {
+  DocumentRecord,
+  Route,
+  type OutputFormat,
+  type RecordOrigin,
+  completedRecord,
+  errorRecord,
+  notSubmittedRecord,
+  pendingRecord,
+  recordFields,
+} from './record.ts';
 export {
   type FileFormat,
   type OutputTarget,

@@ -29,3 +29,52 @@ export const DocumentRecord = z.object({
 export type DocumentRecord = z.infer<typeof DocumentRecord>;
 
 export type OutputFormat = 'json' | 'jsonl' | 'csv' | 'dir';
+
+/**
+ * Who a record is about: the file, the service's id once known, and the route it took (or
+ * would take). The constructors below add what the status implies, so no caller writes the
+ * nulls of a status by hand (a completed record has no error, a not-sent one no pages).
+ */
+export type RecordOrigin = Pick<DocumentRecord, 'file' | 'document_id' | 'route'>;
+
+/** Finished: the results exactly as the service gave them (null only if it sent none). */
+export function completedRecord(
+  origin: RecordOrigin,
+  pageCount: number | null,
+  results: DocumentRecord['results'],
+): DocumentRecord {
+  return { ...origin, status: 'completed', page_count: pageCount, results, error: null };
+}
+
+/** Failed (the service said so, or it could not be sent); `error` says why. */
+export function errorRecord(
+  origin: RecordOrigin,
+  error: string,
+  pageCount: number | null = null,
+  results: DocumentRecord['results'] = null,
+): DocumentRecord {
+  return { ...origin, status: 'error', page_count: pageCount, results, error };
+}
+
+/** Submitted and charged, not finished yet; `why` tells how it will be collected. */
+export function pendingRecord(origin: RecordOrigin, why: string, pageCount: number | null = null): DocumentRecord {
+  return { ...origin, status: 'pending', page_count: pageCount, results: null, error: why };
+}
+
+/** Never sent (the run stopped first, or a dry run only planned it). */
+export function notSubmittedRecord(origin: Omit<RecordOrigin, 'document_id'>, why: string | null): DocumentRecord {
+  return { ...origin, document_id: null, status: 'not_submitted', page_count: null, results: null, error: why };
+}
+
+/** The record's own fields of anything that extends one (a run's report entries carry more). */
+export function recordFields(r: DocumentRecord): DocumentRecord {
+  return {
+    file: r.file,
+    document_id: r.document_id,
+    status: r.status,
+    page_count: r.page_count,
+    results: r.results,
+    error: r.error,
+    route: r.route,
+  };
+}

@@ -1,5 +1,5 @@
 import type { ResultValue, Results, WebhookPayload } from '../contract/index.ts';
-import type { DocumentRecord } from '../outputs/index.ts';
+import { type DocumentRecord, completedRecord } from '../outputs/index.ts';
 
 /**
  * What a received event becomes: the same DocumentRecord the batch client writes, so one
@@ -7,15 +7,8 @@ import type { DocumentRecord } from '../outputs/index.ts';
  * "Delivery rules" 6: missing information for a person, never zero).
  */
 export function recordOf(payload: WebhookPayload): DocumentRecord {
-  return {
-    file: payload.metadata.file_name,
-    document_id: payload.document_id,
-    status: 'completed',
-    page_count: payload.metadata.page_count,
-    results: payload.data,
-    error: null,
-    route: 'webhook',
-  };
+  const origin = { file: payload.metadata.file_name, document_id: payload.document_id, route: 'webhook' } as const;
+  return completedRecord(origin, payload.metadata.page_count, payload.data);
 }
 
 /**

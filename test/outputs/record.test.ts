@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DocumentRecord,
+  completedRecord,
+  errorRecord,
+  notSubmittedRecord,
+  pendingRecord,
+  recordFields,
+} from '../../src/outputs/record.ts';
+
+const origin = { file: 'a.pdf', document_id: 'doc_1', route: 'inline' } as const;
+
+describe('record constructors', () => {
+  it('give each status the nulls it implies, and records the schema accepts', () => {
+    const records = [
+      completedRecord(origin, 3, { total: null, name: 'x' }),
+      errorRecord(origin, 'unreadable'),
+      pendingRecord(origin, 'still processing', 2),
+      notSubmittedRecord({ file: 'a.pdf', route: 'upload' }, 'not submitted: stopped'),
+    ];
+    for (const r of records) expect(DocumentRecord.parse(r)).toEqual(r);
+    expect(records.map((r) => [r.status, r.document_id, r.page_count, r.error])).toEqual([
+      ['completed', 'doc_1', 3, null],
+      ['error', 'doc_1', null, 'unreadable'],
+      ['pending', 'doc_1', 2, 'still processing'],
+      ['not_submitted', null, null, 'not submitted: stopped'],
+    ]);
+    // A null in the results stays null (never zero, never dropped).
+    expect(records[0]!.results).toEqual({ total: null, name: 'x' });
+    expect(records.slice(1).map((r) => r.results)).toEqual([null, null, null]);
+  });
+
+  it('recordFields keeps only the record, whatever the entry carries beside it', () => {
+    const entry = { ...errorRecord(origin, 'no'), outcome: 'failed', sha256: 'ab' };
+    expect(Object.keys(recordFields(entry)).sort()).toEqual(
+      ['document_id', 'error', 'file', 'page_count', 'results', 'route', 'status'].sort(),
+    );
+  });
+});
