@@ -40,6 +40,21 @@ export type BatchOptions = {
   verbosity: Verbosity;
 };
 
+/** The journal's default place: the working directory, so a cron job's reruns find it. */
+export const DEFAULT_STATE = '.extract-state.jsonl';
+
+/** -c: files being sent at once. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/** Documents being polled at once. */
+export const DEFAULT_MAX_PENDING = 64;
+
+/** How long a shared journal's claim lasts without renewal; the holder renews it every third of that. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** How long a run waits for an unreachable state database before it stops (exit 6). */
+export const DEFAULT_STATE_WAIT_MS = 60_000;
+
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
 /** The outside world of a run: the client's deps plus streams, environment and signals. */

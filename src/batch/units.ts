@@ -78,3 +78,27 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
+
+/**
+ * A duration as a flag's default is written ("2s", "15m"): the largest unit that divides it
+ * exactly, so parseDuration reads it back unchanged and --help shows what people would type.
+ */
+export function durationFlag(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  // 60 s stays "60s": minutes only from two on, as people say them.
+  if (ms % 60_000 === 0 && ms >= 120_000) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** A size as a flag's default is written ("5MB"), read back unchanged by parseSize. */
+export function sizeFlag(bytes: number): string {
+  for (const [unit, factor] of [
+    ['GB', 1000 ** 3],
+    ['MB', 1000 ** 2],
+    ['KB', 1000],
+  ] as const) {
+    if (bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return String(bytes);
+}

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import type { GetCliFlags } from '../batch/get-cli.ts';
+import { durationFlag } from '../batch/units.ts';
+import { DEFAULT_POLL } from '../client/backoff.ts';
+import type { GetCliFlags } from './get-action.ts';
 
 /** `extract get <document_id...> [--wait]`: stored documents as records. The action only forwards. */
 export function registerGet(program: Command): void {
@@ -11,9 +13,17 @@ export function registerGet(program: Command): void {
     .option('-o, --out <path>', 'where records go: - (stdout), FILE.json, FILE.jsonl, FILE.csv, DIR/')
     .option('--format <format>', 'json, jsonl, csv or dir; overrides the extension of -o')
     .option('--explode <field>', 'CSV: one row per row of this Table field', (v: string, p: string[]) => [...p, v], [])
-    .option('--poll-interval <duration>', 'first delay between polls with --wait', '2s')
-    .option('--poll-max-interval <duration>', 'longest delay between polls', '30s')
-    .option('--poll-timeout <duration>', 'give up waiting after this long (exit 5)', '15m')
+    .option(
+      '--poll-interval <duration>',
+      'first delay between polls with --wait',
+      durationFlag(DEFAULT_POLL.intervalMs),
+    )
+    .option('--poll-max-interval <duration>', 'longest delay between polls', durationFlag(DEFAULT_POLL.maxIntervalMs))
+    .option(
+      '--poll-timeout <duration>',
+      'give up waiting after this long (exit 5)',
+      durationFlag(DEFAULT_POLL.timeoutMs),
+    )
     .option('--api-key <key>', 'API key (ext_...); prefer EXTRACT_API_KEY')
     .option('--base-url <url>', 'base URL of the service')
     .showHelpAfterError('(run "extract get --help" for usage)')
@@ -22,7 +32,7 @@ export function registerGet(program: Command): void {
       '\nExit codes: 0 all completed, 1 some failed or unknown, 2 usage, 4 key rejected, 5 still processing.\n',
     )
     .action(async (ids: string[], flags: GetCliFlags) => {
-      const { getFromCli } = await import('../batch/get-cli.ts');
+      const { getFromCli } = await import('./get-action.ts');
       process.exitCode = await getFromCli(ids, flags, process.env);
     });
 }

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
-import type { ListenFlags } from '../receiver/listen.ts';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
+import type { ListenFlags } from './listen-action.ts';
+
+/** The inbox of `extract listen`: beside the work, so a restart in the same place keeps deduplicating. */
+export const DEFAULT_INBOX_DIR = './.extract-inbox';
 
 /** `extract listen`: the webhook receiver (README: extract listen). The action only forwards. */
 export function registerListen(program: Command): void {
@@ -20,7 +23,7 @@ export function registerListen(program: Command): void {
     .option('--token <token>', 'bearer token; prefer EXTRACT_LISTEN_TOKEN, flags are visible in ps')
     .option('--user <user>', 'basic authentication user name')
     .option('--password <password>', 'basic authentication password; prefer EXTRACT_LISTEN_PASSWORD')
-    .option('--data-dir <dir>', 'inbox (deduplication across restarts) and review.jsonl', './.extract-inbox')
+    .option('--data-dir <dir>', 'inbox (deduplication across restarts) and review.jsonl', DEFAULT_INBOX_DIR)
     .option('-o, --out <path>', 'where records go: - (stdout, JSON Lines), FILE.jsonl, FILE.json, FILE.csv, DIR/')
     .option('--format <format>', 'json, jsonl, csv or dir; overrides the extension of -o')
     .option('--max-body <bytes>', 'bodies larger than this are answered 413', String(RECEIVER_DEFAULTS.maxBodyBytes))
@@ -31,7 +34,7 @@ export function registerListen(program: Command): void {
         'The first stdout line is "Listening on <url>"; without -o, records follow it as JSON Lines.\n',
     )
     .action(async (flags: ListenFlags) => {
-      const { listen } = await import('../receiver/listen.ts');
+      const { listen } = await import('./listen-action.ts');
       await listen(flags, {
         stdout: process.stdout,
         stderr: process.stderr,

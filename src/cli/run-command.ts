@@ -1,7 +1,17 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { RunFlags } from '../batch/flags.ts';
-import type { StopSignal } from '../batch/options.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_PENDING,
+  DEFAULT_STATE,
+  DEFAULT_STATE_WAIT_MS,
+  type StopSignal,
+} from '../batch/options.ts';
+import { DEFAULT_INLINE_MAX } from '../batch/route.ts';
+import { durationFlag, sizeFlag } from '../batch/units.ts';
+import { DEFAULT_POLL } from '../client/backoff.ts';
+import type { RunFlags } from './flags.ts';
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -45,26 +55,42 @@ export function registerRun(program: Command): void {
         .choices(['auto', 'inline', 'upload'])
         .default('auto'),
     )
-    .option('--inline-max <size>', 'largest file sent inline (base64 adds a third): 500000, 512KB, 8MB', '5MB')
-    .option('-c, --concurrency <n>', 'files being sent at once (lowered automatically on 429)', '4')
-    .option('--max-pending <n>', 'documents being polled at once', '64')
-    .option('--poll-interval <duration>', 'first delay between polls, x1.5 after each', '2s')
-    .option('--poll-max-interval <duration>', 'longest delay between polls', '30s')
-    .option('--poll-timeout <duration>', 'give up polling a document after this long (exit 5; a rerun resumes)', '15m')
+    .option(
+      '--inline-max <size>',
+      'largest file sent inline (base64 adds a third): 500000, 512KB, 8MB',
+      sizeFlag(DEFAULT_INLINE_MAX),
+    )
+    .option(
+      '-c, --concurrency <n>',
+      'files being sent at once (lowered automatically on 429)',
+      String(DEFAULT_CONCURRENCY),
+    )
+    .option('--max-pending <n>', 'documents being polled at once', String(DEFAULT_MAX_PENDING))
+    .option(
+      '--poll-interval <duration>',
+      'first delay between polls, x1.5 after each',
+      durationFlag(DEFAULT_POLL.intervalMs),
+    )
+    .option('--poll-max-interval <duration>', 'longest delay between polls', durationFlag(DEFAULT_POLL.maxIntervalMs))
+    .option(
+      '--poll-timeout <duration>',
+      'give up polling a document after this long (exit 5; a rerun resumes)',
+      durationFlag(DEFAULT_POLL.timeoutMs),
+    )
     .option(
       '--state <file|url>',
       'the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL)',
-      '.extract-state.jsonl',
+      DEFAULT_STATE,
     )
     .option(
       '--lease <duration>',
       'with a postgres:// journal: how long a worker holds a document without renewing (renewed every third)',
-      '30s',
+      durationFlag(DEFAULT_LEASE_MS),
     )
     .option(
       '--state-wait <duration>',
       'with a postgres:// journal: how long to wait for the database when it is unreachable (then exit 6)',
-      '60s',
+      durationFlag(DEFAULT_STATE_WAIT_MS),
     )
     .option('--no-state', 'keep no journal (a rerun sends everything again)')
     .option('--fresh', 'send every file again, whatever earlier runs recorded (the journal forgets nothing)')
@@ -97,7 +123,7 @@ export function registerRun(program: Command): void {
           `unknown command "${inputs[0]}": did you mean "extract ${typo}"? (to extract a file of that name, write ./${inputs[0]})`,
         );
       }
-      const { runBatchFromCli } = await import('../batch/cli.ts');
+      const { runBatchFromCli } = await import('./run-action.ts');
       const explicitState = command.getOptionValueSource('state') === 'cli';
       process.exitCode = await runBatchFromCli(inputs, flags, {
         explicitState,

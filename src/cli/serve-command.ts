@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
 import { ExtractError } from '../errors.ts';
 
 export type ServeFlags = {
@@ -25,8 +26,12 @@ export function registerServe(program: Command): void {
     .description(
       'run a local emulation of the extraction service: API, signed uploads, credits, background extraction, webhooks, email and inbound arrivals, fault injection, and its web application at /',
     )
-    .option('--host <host>', 'address to bind; anything but loopback is reachable from the network', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
+    .option(
+      '--host <host>',
+      'address to bind; anything but loopback is reachable from the network',
+      SERVE_DEFAULTS.host,
+    )
+    .option('--port <port>', 'port to listen on (0 picks a free one)', String(SERVE_DEFAULTS.port))
     .option('--config <file>', 'configuration file (JSON); see --print-config')
     .addOption(
       new Option('--data-dir <dir>', 'keep documents, ledger and uploads here across restarts').conflicts('inMemory'),
@@ -43,12 +48,16 @@ export function registerServe(program: Command): void {
     .option('--seed <n>', 'seed the fault draws so a faulty run is repeatable')
     .option('--json', 'print requests and deliveries as NDJSON instead of lines')
     .option('-q, --quiet', 'print only the start-up lines and errors')
-    .option('--listen-port <port>', 'port of the built-in webhook receiver (0 picks a free one)', '8788')
+    .option(
+      '--listen-port <port>',
+      'port of the built-in webhook receiver (0 picks a free one)',
+      String(SERVE_DEFAULTS.listenPort),
+    )
     .option('--no-listen', 'run no built-in webhook receiver')
     .option('--print-config', 'print the built-in configuration and exit')
     .action(async (flags: ServeFlags) => {
-      const { serve } = await import('../emulator/serve.ts');
-      await serve(flags, { stdout: process.stdout, stderr: process.stderr, signals: process });
+      const { serveFromCli } = await import('./serve-action.ts');
+      await serveFromCli(flags, { stdout: process.stdout, stderr: process.stderr, signals: process });
     });
 }
 

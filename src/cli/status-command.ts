@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { DEFAULT_STATE_WAIT_MS } from '../batch/options.ts';
+import { durationFlag } from '../batch/units.ts';
 
 /**
  * `extract status [--state FILE|URL] [--json]`: what a batch's journal says, from any
@@ -15,7 +17,11 @@ export function registerStatus(program: Command): void {
       'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then .extract-state.jsonl)',
     )
     .option('--json', 'print the view as JSON')
-    .option('--state-wait <duration>', 'how long to wait for an unreachable database (then exit 6)', '60s')
+    .option(
+      '--state-wait <duration>',
+      'how long to wait for an unreachable database (then exit 6)',
+      durationFlag(DEFAULT_STATE_WAIT_MS),
+    )
     .addHelpText(
       'after',
       `
@@ -27,7 +33,7 @@ Exit codes: 0 shown, 2 usage, 6 the database could not be used.
 `,
     )
     .action(async (flags: { state?: string; json?: boolean; stateWait?: string }) => {
-      const { statusFromCli } = await import('../batch/status-cli.ts');
+      const { statusFromCli } = await import('./status-action.ts');
       process.exitCode = await statusFromCli(flags, process.env);
     });
 }

@@ -6,6 +6,7 @@ import { createInboundTokens, INBOUND_PREFIX } from './arrivals/inbound.ts';
 import { createKeyRing } from './auth.ts';
 import { realDeps, type EmulatorDeps } from './clock.ts';
 import { resolveConfig } from './config.ts';
+import { SERVE_DEFAULTS } from './defaults.ts';
 import { createDocuments } from './documents.ts';
 import type { ServerEvent } from './events.ts';
 import { createIntake } from './arrivals/intake.ts';
@@ -145,7 +146,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps, blobDir: store.blobDir }),
   );
 
-  await app.listen({ host, port: options.port ?? 8787 });
+  await app.listen({ host, port: options.port ?? SERVE_DEFAULTS.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -6,8 +6,13 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { afterEach } from 'vitest';
-import type { BatchDeps, BatchOptions, StopSignal } from '../../src/batch/options.ts';
-import { DEFAULT_LEASE_MS, DEFAULT_STATE_WAIT_MS } from '../../src/batch/flags.ts';
+import {
+  type BatchDeps,
+  type BatchOptions,
+  DEFAULT_LEASE_MS,
+  DEFAULT_STATE_WAIT_MS,
+  type StopSignal,
+} from '../../src/batch/options.ts';
 import { runBatch } from '../../src/batch/run.ts';
 import type { BatchSummary } from '../../src/batch/summary.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';

@@ -1,13 +1,7 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  configGet,
-  configList,
-  configPath,
-  configSet,
-  configUnset,
-  registerConfig,
-} from '../../src/cli/config-command.ts';
+import { configGet, configList, configPath, configSet, configUnset } from '../../src/config/commands.ts';
+import { registerConfig } from '../../src/cli/config-command.ts';
 import { KEY, captureDeps, useConfigDirs } from './helpers.ts';
 
 const configDir = useConfigDirs();

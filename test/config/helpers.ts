@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { ConfigDeps } from '../../src/cli/config-command.ts';
+import type { ConfigDeps } from '../../src/config/commands.ts';
 import type { Env } from '../../src/config/settings.ts';
 import { openConfigStore } from '../../src/config/store.ts';
 

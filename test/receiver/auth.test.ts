@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../src/receiver/auth.ts';
-import { resolveAuth } from '../../src/receiver/listen.ts';
+import { resolveAuth } from '../../src/cli/listen-action.ts';
 import type { ReceiverAuth } from '../../src/receiver/index.ts';
 import { basic, payload, receiver, send } from './helpers.ts';
 

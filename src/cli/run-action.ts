@@ -1,9 +1,9 @@
-import type { Env } from '../config/settings.ts';
+import type { BatchDeps, StopSignal } from '../batch/options.ts';
+import { runBatch } from '../batch/run.ts';
 import { defaultClientDeps } from '../client/deps.ts';
+import type { Env } from '../config/settings.ts';
 import { batchOptionsFromFlags, type RunFlags } from './flags.ts';
-import type { BatchDeps, StopSignal } from './options.ts';
-import { runBatch } from './run.ts';
-import { withTarget } from './session.ts';
+import { withTarget } from './target.ts';
 
 export type CliHooks = {
   /** Whether --state was typed (with --local the journal is off unless it was). */

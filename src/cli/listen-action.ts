@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { ExtractError } from '../errors.ts';
-import type { ReceiverAuth } from './options.ts';
-import { startReceiver } from './server.ts';
+import type { ReceiverAuth } from '../receiver/options.ts';
+import { startReceiver } from '../receiver/server.ts';
+import { LOOPBACK_HOST } from './loopback-host.ts';
 
 /** The flags of `extract listen`, as commander hands them over. */
 export type ListenFlags = {
@@ -36,8 +37,6 @@ export const ENV = {
   /** Tests only: hold processing this long after an acknowledgement (see ReceiverOptions.workerDelayMs). */
   workerDelay: 'EXTRACT_LISTEN_WORKER_DELAY_MS',
 } as const;
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
 
 /**
  * `extract listen`: runs the receiver until SIGINT or SIGTERM. The first stdout line is
@@ -86,7 +85,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
   note(
     `auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`,
   );
-  if (!LOOPBACK.test(flags.host)) {
+  if (!LOOPBACK_HOST.test(flags.host)) {
     note(
       `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can send events` +
         (auth.type === 'none' ? ', and --auth none lets them all in: use --auth bearer' : ''),

@@ -1,10 +1,10 @@
+import { runGet } from '../batch/get.ts';
 import { defaultClientDeps } from '../client/deps.ts';
 import type { Env } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
 import { parseExplode } from '../outputs/index.ts';
 import { pollPolicyFromFlags } from './flags.ts';
-import { runGet } from './get.ts';
-import { withTarget } from './session.ts';
+import { withTarget } from './target.ts';
 
 /** The flags of `extract get`, as commander hands them over. */
 export type GetCliFlags = {

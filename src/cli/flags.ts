@@ -1,14 +1,18 @@
+import {
+  type BatchOptions,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_PENDING,
+  DEFAULT_STATE,
+  DEFAULT_STATE_WAIT_MS,
+} from '../batch/options.ts';
+import type { Verbosity } from '../batch/progress.ts';
+import { DEFAULT_INLINE_MAX, type RouteFlag } from '../batch/route.ts';
+import type { KeySource } from '../batch/session.ts';
+import { parseCount, parseDuration, parseSize } from '../batch/units.ts';
 import { DEFAULT_POLL, type PollPolicy } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';
 import { parseExplode } from '../outputs/index.ts';
-import type { BatchOptions } from './options.ts';
-import type { KeySource } from './session.ts';
-import type { Verbosity } from './progress.ts';
-import { DEFAULT_INLINE_MAX, type RouteFlag } from './route.ts';
-import { parseCount, parseDuration, parseSize } from './units.ts';
-
-/** The journal's default place: the working directory, so a cron job's reruns find it. */
-export const DEFAULT_STATE = '.extract-state.jsonl';
 
 /** The flags of `extract [options] <inputs...>` as commander hands them over (strings, unparsed). */
 export type RunFlags = {
@@ -58,8 +62,9 @@ export function batchOptionsFromFlags(
     keySource: target.keySource,
     route: parseRoute(flags.route ?? 'auto'),
     inlineMax: flags.inlineMax === undefined ? DEFAULT_INLINE_MAX : parseSize(flags.inlineMax, '--inline-max'),
-    concurrency: flags.concurrency === undefined ? 4 : parseCount(flags.concurrency, '-c/--concurrency'),
-    maxPending: flags.maxPending === undefined ? 64 : parseCount(flags.maxPending, '--max-pending'),
+    concurrency:
+      flags.concurrency === undefined ? DEFAULT_CONCURRENCY : parseCount(flags.concurrency, '-c/--concurrency'),
+    maxPending: flags.maxPending === undefined ? DEFAULT_MAX_PENDING : parseCount(flags.maxPending, '--max-pending'),
     poll: pollPolicyFromFlags(flags),
     state: flags.state === false ? null : (flags.state ?? DEFAULT_STATE),
     leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : parseLease(flags.lease),
@@ -96,12 +101,6 @@ export function pollPolicyFromFlags(flags: Pick<RunFlags, (typeof POLL_FLAGS)[nu
     throw new ExtractError('usage', '--poll-max-interval must be at least --poll-interval');
   return poll;
 }
-
-/** How long a shared journal's claim lasts without renewal; the holder renews it every third of that. */
-export const DEFAULT_LEASE_MS = 30_000;
-
-/** How long a run waits for an unreachable state database before it stops (exit 6). */
-export const DEFAULT_STATE_WAIT_MS = 60_000;
 
 function parseLease(text: string): number {
   const ms = parseDuration(text, '--lease');

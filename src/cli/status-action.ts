@@ -1,7 +1,7 @@
+import { DEFAULT_LEASE_MS, DEFAULT_STATE, DEFAULT_STATE_WAIT_MS } from '../batch/options.ts';
+import { runStatus } from '../batch/status.ts';
+import { parseDuration } from '../batch/units.ts';
 import type { Env } from '../config/settings.ts';
-import { DEFAULT_LEASE_MS, DEFAULT_STATE, DEFAULT_STATE_WAIT_MS } from './flags.ts';
-import { parseDuration } from './units.ts';
-import { runStatus } from './status.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
 export async function statusFromCli(

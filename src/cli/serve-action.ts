@@ -1,0 +1,91 @@
+import { once } from 'node:events';
+import { DEFAULT_CONFIG } from '../emulator/default-config.ts';
+import { loadConfig } from '../emulator/config.ts';
+import { formatEvent } from '../emulator/events.ts';
+import { parseFaultFlag } from '../emulator/faults.ts';
+import { serve } from '../emulator/serve.ts';
+import { ExtractError } from '../errors.ts';
+import { LOOPBACK_HOST } from './loopback-host.ts';
+import { parsePort, parseTimeScale, type ServeFlags } from './serve-command.ts';
+
+type Out = { write(text: string): unknown };
+export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };
+
+/**
+ * `extract serve`: runs the emulator until SIGINT or SIGTERM. The first stdout line is always
+ * "Listening on <base URL>" so scripts can read the address when --port is 0; then one
+ * line (or NDJSON object) per API request and per webhook delivery attempt.
+ */
+export async function serveFromCli(flags: ServeFlags, deps: ServeDeps): Promise<void> {
+  if (flags.printConfig) {
+    deps.stdout.write(`${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);
+    return;
+  }
+  const port = parsePort(flags.port);
+  const smtpPort = flags.smtpPort === undefined ? false : parsePort(flags.smtpPort, '--smtp-port');
+  const listenPort = flags.listen ? parsePort(flags.listenPort, '--listen-port') : false;
+  const loaded = await loadConfig(flags.config);
+  const config = {
+    ...loaded,
+    webhook_delivery: {
+      ...loaded.webhook_delivery,
+      ...(flags.webhookTimeScale !== undefined && { time_scale: parseTimeScale(flags.webhookTimeScale) }),
+    },
+    faults: {
+      seed: flags.seed === undefined ? loaded.faults.seed : parseSeed(flags.seed),
+      rules: [...loaded.faults.rules, ...flags.fault.map(parseFault)],
+    },
+  };
+  const dataDir = flags.dataDir !== undefined && !flags.inMemory ? flags.dataDir : undefined;
+  const say = (line: string) => deps.stdout.write(`${line}\n`);
+  const { server, receiver, close } = await serve({
+    config,
+    host: flags.host,
+    port,
+    smtpPort,
+    dataDir,
+    listenPort,
+    log: (line) => deps.stderr.write(`${line}\n`),
+    events: flags.quiet ? undefined : (e) => deps.stdout.write(`${flags.json ? JSON.stringify(e) : formatEvent(e)}\n`),
+  });
+  say(`Listening on ${server.url}`);
+  say(`App: ${server.url}/ (documents, upload, parsers, credits, webhooks, faults)`);
+  say(`Data: ${dataDir ?? 'in memory (gone when the server stops; keep it with --data-dir)'}`);
+  for (const parser of server.config.parsers) {
+    say(`Parser "${parser.parser_name}" (${parser.parser_id}) API key: ${parser.api_keys.join(', ')}`);
+    say(`  inbound webhook: ${server.inboundUrls.get(parser.parser_id)}`);
+    if (server.smtpPort !== null)
+      say(`  email: ${parser.parser_id}@localhost via SMTP ${flags.host}:${server.smtpPort}`);
+  }
+  for (const i of server.webhooks.integrations.values())
+    say(`Webhook ${i.id}: ${i.method} ${i.url} (auth ${i.auth.type})`);
+  if (receiver)
+    say(
+      `Receiver: ${receiver.url} writes each delivered event to ${receiver.out} (extract listen, built in; --no-listen turns it off)`,
+    );
+  for (const r of server.faults.list())
+    say(`Fault ${r.id}: ${r.operation} p=${r.probability} ${JSON.stringify(r.effect)}`);
+  say(`Try: EXTRACT_BASE_URL=${server.url} EXTRACT_API_KEY=${server.apiKeys[0]} extract fixtures/invoices/*.pdf`);
+  if (!LOOPBACK_HOST.test(flags.host)) {
+    deps.stderr.write(
+      `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can use the emulator\n`,
+    );
+  }
+  await Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
+  deps.stderr.write('stopping...\n');
+  await close();
+}
+
+function parseFault(spec: string) {
+  try {
+    return parseFaultFlag(spec);
+  } catch (err) {
+    throw new ExtractError('usage', (err as Error).message);
+  }
+}
+
+function parseSeed(text: string): number {
+  const seed = Number(text);
+  if (!Number.isSafeInteger(seed)) throw new ExtractError('usage', `--seed ${JSON.stringify(text)} is not an integer`);
+  return seed;
+}

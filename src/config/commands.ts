@@ -1,0 +1,82 @@
+import {
+  type ConfigKey,
+  ENV_API_KEY,
+  ENV_BASE_URL,
+  ENV_CONFIG_DIR,
+  ENV_STATE_URL,
+  type Env,
+  maskKey,
+  parseConfigKey,
+  validateConfigValue,
+} from './settings.ts';
+import type { ConfigStore } from './store.ts';
+import { redactUrl } from '../redact.ts';
+
+/**
+ * `extract config set|get|unset|list|path`: the user's config store. Values a script
+ * reads go to stdout; confirmations and notes go to stderr. The API key is never printed
+ * whole, only as ext_…last4.
+ */
+export type ConfigDeps = {
+  store: ConfigStore;
+  env: Env;
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  /** The value of `set KEY -`, so the key stays out of the shell's history. */
+  readStdin: () => Promise<string>;
+};
+
+const ENV_OF: Record<ConfigKey, string> = { api_key: ENV_API_KEY, base_url: ENV_BASE_URL, state_url: ENV_STATE_URL };
+
+export async function configSet(args: { key: string; value: string }, deps: ConfigDeps): Promise<void> {
+  const key = parseConfigKey(args.key);
+  const fromStdin = args.value === '-';
+  const raw = fromStdin ? ((await deps.readStdin()).split(/\r?\n/)[0] ?? '') : args.value;
+  const value = validateConfigValue(key, raw, fromStdin ? 'standard input' : `"extract config set ${key}"`);
+  deps.store.set(key, value);
+  deps.stderr(`${key} set to ${_shown(key, value)} in ${deps.store.path}`);
+  _noteOverride(key, deps);
+}
+
+/** Prints the value (the key masked). Returns false when the key is not set, for exit code 1. */
+export function configGet(args: { key: string }, deps: ConfigDeps): boolean {
+  const key = parseConfigKey(args.key);
+  const value = deps.store.get(key);
+  if (value === undefined) {
+    deps.stderr(`${key} is not set in ${deps.store.path}`);
+    return false;
+  }
+  deps.stdout(_shown(key, value));
+  _noteOverride(key, deps);
+  return true;
+}
+
+export function configUnset(args: { key: string }, deps: ConfigDeps): void {
+  const key = parseConfigKey(args.key);
+  const had = deps.store.get(key) !== undefined;
+  deps.store.delete(key);
+  deps.stderr(had ? `${key} removed from ${deps.store.path}` : `${key} was not set in ${deps.store.path}`);
+}
+
+export function configList(deps: ConfigDeps): void {
+  const entries = deps.store.entries();
+  if (entries.length === 0) deps.stderr(`nothing is set in ${deps.store.path}`);
+  for (const [key, value] of entries) {
+    deps.stdout(`${key}=${_shown(key, value)}`);
+    _noteOverride(key, deps);
+  }
+}
+
+export function configPath(deps: ConfigDeps): void {
+  deps.stdout(deps.store.path);
+}
+
+function _shown(key: ConfigKey, value: string): string {
+  if (key === 'state_url') return redactUrl(value);
+  return key === 'api_key' ? maskKey(value) : value;
+}
+
+function _noteOverride(key: ConfigKey, deps: ConfigDeps): void {
+  const env = ENV_OF[key];
+  if (deps.env[env]) deps.stderr(`note: ${env} is set and takes precedence over the stored ${key}`);
+}
