@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Results } from '../contract/index.ts';
 import { hasErrno } from '../errno.ts';
 import { Route } from '../outputs/record.ts';
+import { groupCommit } from './state/group-commit.ts';
 
 /**
  * The state journal: an append-only JSON Lines file of facts about documents, each written
@@ -202,7 +203,10 @@ export async function readJournal(path: string): Promise<Replay> {
   return replayJournal(text);
 }
 
-/** The writing side. Appends are serialised: a line is written whole, then fsync'd. */
+/**
+ * The writing side. Lines are written whole and in order; an append resolves once its line is
+ * fdatasync'd. Appends made while a sync is under way share the next write and sync (group commit).
+ */
 export interface JournalWriter {
   append(fact: JournalFact): Promise<void>;
   close(): Promise<void>;
@@ -210,20 +214,11 @@ export interface JournalWriter {
 
 export async function openJournal(path: string, torn: boolean): Promise<JournalWriter> {
   const handle: FileHandle = await open(path, 'a', 0o600);
-  let chain: Promise<void> = torn ? handle.write('\n').then(() => undefined) : Promise.resolve();
+  // A torn last line (a crash mid-write) is ended first, so the next fact starts on a line of its own.
+  const log = groupCommit(handle, torn ? '\n' : '');
   return {
-    append(fact) {
-      const line = `${JSON.stringify(fact)}\n`;
-      chain = chain.then(async () => {
-        await handle.write(line);
-        await handle.datasync();
-      });
-      return chain;
-    },
-    async close() {
-      await chain.catch(() => undefined);
-      await handle.close();
-    },
+    append: (fact) => log.append(`${JSON.stringify(fact)}\n`),
+    close: () => log.close(),
   };
 }
 
