@@ -15,7 +15,7 @@ import {
 } from '../contract/index.ts';
 import { redact } from '../redact.ts';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff.ts';
-import type { ClientDeps } from './deps.ts';
+import type { ClientDeps, LogLevel } from './deps.ts';
 import { errnoCode } from '../errno.ts';
 import type { Circuit } from './circuit.ts';
 import { describeErrorBody, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
@@ -71,6 +71,9 @@ type Call = {
 };
 
 type Answer = { status: number; text: string; headers: IncomingHttpHeaders };
+
+/** What one attempt came to: the answer, or a retry (why, at which log level, and the Retry-After to honour). */
+type Attempt = { answer: Answer } | { why: string; level: LogLevel; atLeastMs?: number };
 
 export class ServiceClient {
   readonly baseUrl: string;
@@ -196,8 +199,13 @@ export class ServiceClient {
       : { ...this.#jsonHeaders(), 'idempotency-key': idempotencyKey };
   }
 
+  /**
+   * One request with its retries. Each attempt either answers, fails for good (throws), or
+   * asks for a retry; the retry step (log why, wait the backoff or the Retry-After, try
+   * again) is written once, here.
+   */
   async #call(call: Call): Promise<Answer> {
-    const { now, sleep, random, log } = this.#deps;
+    const { sleep, random, log } = this.#deps;
     const label = `${call.method} ${describeUrl(call.url)}`;
     const circuit = this.#circuit;
     // A backoff delay ends early when the caller aborts or the circuit opens.
@@ -207,108 +215,105 @@ export class ServiceClient {
         : circuit.signal
       : call.signal;
     for (let attempt = 1; ; attempt++) {
-      const last = attempt >= this.#retry.attempts;
-      if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
-      if (circuit?.isOpen) throw this.#unreachable();
-      const started = now();
-      let status: number;
-      let text: string;
-      let headers: IncomingHttpHeaders;
-      try {
-        // A GET or an upload-url is small: one that drips for longer than this is cut and retried.
-        const attemptLimit =
-          call.method === 'PUT'
-            ? undefined
-            : AbortSignal.timeout(call.step === 'extract' ? this.#limits.extractMs : this.#limits.requestMs);
-        const signal =
-          call.signal && attemptLimit
-            ? AbortSignal.any([call.signal, attemptLimit])
-            : (call.signal ?? attemptLimit ?? null);
-        const res = await request(call.url, {
-          method: call.method,
-          headers: call.headers,
-          body: call.body?.() ?? null,
-          signal,
-          ...(this.#deps.dispatcher ? { dispatcher: this.#deps.dispatcher } : {}),
-        });
-        status = res.statusCode;
-        headers = res.headers;
-        text = await readCapped(res.body, this.#limits.answerBytes);
-      } catch (err) {
-        if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
-        const code = errnoCode(err) ?? (err instanceof Error ? err.name : 'error');
-        log('debug', `${label} -> ${code} (${now() - started} ms)`);
-        const neverSent = neverReachedService(err);
-        const opened = circuit?.unanswered(code) === true;
-        if (!call.idempotent && !neverSent) {
-          throw new ServiceError(
-            'network',
-            `the connection failed (${code}) after the extract request for ${call.subject} may have reached the service; ` +
-              'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
-              '(which resends the same request under the same Idempotency-Key)',
-            { retryable: true, charge: 'uncertain', cause: err },
-          );
-        }
-        if (opened) throw this.#unreachable();
-        if (last) {
-          throw new ServiceError(
-            'network',
-            `${label}: ${code} after ${attempt} attempts: check the network and the base URL, then rerun`,
-            {
-              cause: err,
-            },
-          );
-        }
-        const delay = backoffDelay(attempt, random, this.#retry);
-        // No connection is a line for -v only: a blip heals unseen, an outage opens the circuit, which says so once.
-        log(
-          neverSent ? 'debug' : 'warn',
-          `${label}: ${code}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`,
-        );
-        await sleep(delay, waitSignal);
-        continue;
-      }
-      log('debug', `${label} -> ${status} (${now() - started} ms)`);
-      if (GATEWAY_STATUSES.has(status)) {
-        if (circuit?.unanswered(`HTTP ${status}`) === true && call.idempotent) throw this.#unreachable();
-      } else circuit?.answered();
-
-      if (status >= 200 && status < 300) {
-        this.#hooks.succeeded?.();
-        return { status, text, headers };
-      }
-      if (status === 429) {
-        // A 429 is a refusal before any work, so even POST extract is safe to send again.
-        this.#hooks.rateLimited?.();
-        const wait = parseRetryAfter(headers['retry-after'], now());
-        const tooLong = wait !== undefined && wait > this.#retry.maxRetryAfterMs;
-        if (!last && !tooLong) {
-          const delay = Math.max(wait ?? 0, backoffDelay(attempt, random, this.#retry));
-          log('warn', `${label}: 429 rate limited; retrying in ${delay} ms`);
-          await sleep(delay, waitSignal);
-          continue;
-        }
-        throw new ServiceError(
-          'rate_limited',
-          `${label}: the service is still rate limiting (429) after ${attempt} attempts: rerun later with a lower -c`,
-          {
-            status,
-          },
-        );
-      }
-      // For the idempotent steps any 5xx is transient. POST extract is sent again only after the
-      // service's own 500 (a JSON error body: the spec says the extraction failed and was refunded)
-      // or its own 503 on the storage-path shape; never after a gateway's answer.
-      const refusedByService =
-        (status === 500 || (status === 503 && call.inline !== true)) && serviceErrorMessage(text) !== undefined;
-      if (status >= 500 && (call.idempotent || refusedByService) && !last) {
-        const delay = backoffDelay(attempt, random, this.#retry);
-        log('warn', `${label}: ${status}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`);
-        await sleep(delay, waitSignal);
-        continue;
-      }
-      throw classify(call, status, describeErrorBody(text), refusedByService);
+      const outcome = await this.#attempt(call, label, attempt);
+      if ('answer' in outcome) return outcome.answer;
+      const delay = Math.max(outcome.atLeastMs ?? 0, backoffDelay(attempt, random, this.#retry));
+      log(
+        outcome.level,
+        `${label}: ${outcome.why}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.#retry.attempts})`,
+      );
+      await sleep(delay, waitSignal);
     }
+  }
+
+  /** One attempt of `call`: its answer, a retry with the reason, or a thrown ServiceError. */
+  async #attempt(call: Call, label: string, attempt: number): Promise<Attempt> {
+    const { now, log } = this.#deps;
+    const circuit = this.#circuit;
+    const last = attempt >= this.#retry.attempts;
+    if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
+    if (circuit?.isOpen) throw this.#unreachable();
+    const started = now();
+    let answer: Answer;
+    try {
+      answer = await this.#send(call);
+    } catch (err) {
+      if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
+      const code = errnoCode(err) ?? (err instanceof Error ? err.name : 'error');
+      log('debug', `${label} -> ${code} (${now() - started} ms)`);
+      const neverSent = neverReachedService(err);
+      const opened = circuit?.unanswered(code) === true;
+      if (!call.idempotent && !neverSent) {
+        throw new ServiceError(
+          'network',
+          `the connection failed (${code}) after the extract request for ${call.subject} may have reached the service; ` +
+            'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
+            '(which resends the same request under the same Idempotency-Key)',
+          { retryable: true, charge: 'uncertain', cause: err },
+        );
+      }
+      if (opened) throw this.#unreachable();
+      if (last) {
+        throw new ServiceError(
+          'network',
+          `${label}: ${code} after ${attempt} attempts: check the network and the base URL, then rerun`,
+          { cause: err },
+        );
+      }
+      // No connection is a line for -v only: a blip heals unseen, an outage opens the circuit, which says so once.
+      return { why: code, level: neverSent ? 'debug' : 'warn' };
+    }
+    const { status, text, headers } = answer;
+    log('debug', `${label} -> ${status} (${now() - started} ms)`);
+    if (GATEWAY_STATUSES.has(status)) {
+      if (circuit?.unanswered(`HTTP ${status}`) === true && call.idempotent) throw this.#unreachable();
+    } else circuit?.answered();
+
+    if (status >= 200 && status < 300) {
+      this.#hooks.succeeded?.();
+      return { answer };
+    }
+    if (status === 429) {
+      // A 429 is a refusal before any work, so even POST extract is safe to send again.
+      this.#hooks.rateLimited?.();
+      const wait = parseRetryAfter(headers['retry-after'], now());
+      const tooLong = wait !== undefined && wait > this.#retry.maxRetryAfterMs;
+      if (!last && !tooLong)
+        return { why: '429 rate limited', level: 'warn', ...(wait !== undefined && { atLeastMs: wait }) };
+      throw new ServiceError(
+        'rate_limited',
+        `${label}: the service is still rate limiting (429) after ${attempt} attempts: rerun later with a lower -c`,
+        { status },
+      );
+    }
+    // For the idempotent steps any 5xx is transient. POST extract is sent again only after the
+    // service's own 500 (a JSON error body: the spec says the extraction failed and was refunded)
+    // or its own 503 on the storage-path shape; never after a gateway's answer.
+    const refusedByService =
+      (status === 500 || (status === 503 && call.inline !== true)) && serviceErrorMessage(text) !== undefined;
+    if (status >= 500 && (call.idempotent || refusedByService) && !last) return { why: String(status), level: 'warn' };
+    throw classify(call, status, describeErrorBody(text), refusedByService);
+  }
+
+  /** The request itself, under its per-attempt time limit; the answer read up to the cap. */
+  async #send(call: Call): Promise<Answer> {
+    // A GET or an upload-url is small: one that drips for longer than this is cut and retried.
+    const attemptLimit =
+      call.method === 'PUT'
+        ? undefined
+        : AbortSignal.timeout(call.step === 'extract' ? this.#limits.extractMs : this.#limits.requestMs);
+    const signal =
+      call.signal && attemptLimit
+        ? AbortSignal.any([call.signal, attemptLimit])
+        : (call.signal ?? attemptLimit ?? null);
+    const res = await request(call.url, {
+      method: call.method,
+      headers: call.headers,
+      body: call.body?.() ?? null,
+      signal,
+      ...(this.#deps.dispatcher ? { dispatcher: this.#deps.dispatcher } : {}),
+    });
+    return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, this.#limits.answerBytes) };
   }
 
   #unreachable(): ServiceError {
