@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { pollDelay, type PollPolicy } from '../client/backoff.ts';
+import type { PollPolicy } from '../client/backoff.ts';
 import type { ClientDeps } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import { ServiceClient, type FetchedDocument } from '../client/service-client.ts';
@@ -13,6 +13,7 @@ import {
   writeOutputs,
 } from '../outputs/index.ts';
 import { type DocumentRecord, completedRecord, errorRecord, pendingRecord } from '../outputs/record.ts';
+import { pollDocument } from './poll.ts';
 import { keyHint, type KeySource } from './session.ts';
 
 export type GetOptions = {
@@ -77,14 +78,17 @@ async function fetchDocument(
   options: GetOptions,
   deps: GetDeps,
 ): Promise<FetchedDocument> {
-  let doc = await client.getDocument(id);
-  if (!options.wait) return doc;
-  const deadline = deps.now() + options.poll.timeoutMs;
-  for (let poll = 0; doc.status === 'processing' && deps.now() < deadline; poll++) {
-    await deps.sleep(Math.min(pollDelay(poll, options.poll), Math.max(0, deadline - deps.now())));
-    doc = await client.getDocument(id);
-  }
-  return doc;
+  // One GET at once; with --wait, the pipeline's poll loop until the document ends or the poll timeout.
+  const end = await pollDocument(client, id, {
+    policy: options.poll,
+    firstDelay: 0,
+    nextStep: 0,
+    ...(!options.wait && { maxPolls: 1 }),
+    deps,
+  });
+  const doc = end.end === 'finished' ? end.doc : end.last;
+  // Only a deadline reached before the first answer leaves none (a poll timeout of 0): ask once.
+  return doc ?? client.getDocument(id);
 }
 
 /** A stored document as a record; one still processing is pending, with how to collect it. */

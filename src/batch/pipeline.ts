@@ -15,6 +15,7 @@ import {
 import { redact } from '../redact.ts';
 import type { FailureCharge, JournalWriter, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
+import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
 import type { Job } from './plan.ts';
 import { ClaimLostError } from './state/index.ts';
 
@@ -59,12 +60,6 @@ export type PipelineContext = {
 
 /** How often an expired upload address is replaced before the file is reported as failed. */
 const TICKET_ATTEMPTS = 3;
-/**
- * The poll deadline also bounds a GET in flight (a slow-drip answer), in real time as the HTTP
- * client's clock is real; never less than this, so a poll just before the deadline can still answer.
- * The one read a stopped run makes to learn a pending document's pages has the same bound.
- */
-const LAST_POLL_MIN_MS = 5_000;
 
 /**
  * The Idempotency-Key of an extract request: derived from the content (sha256), the target
@@ -286,7 +281,7 @@ export class Pipeline {
   }
 
   /**
-   * Polls on the guidance's schedule: `firstDelay`, then pollDelay(nextStep), pollDelay(nextStep + 1)...
+   * Polls on the guidance's schedule (pollDocument): `firstDelay`, then pollDelay(nextStep), pollDelay(nextStep + 1)...
    * A fresh submission waits 2 s, 3 s, 4.5 s...; a resumed one polls at once, then 2 s, 3 s...
    */
   async #pollUntilDone(
@@ -298,72 +293,56 @@ export class Pipeline {
     knownPages: number | null,
   ): Promise<void> {
     const c = this.#c;
-    const deadline = c.deps.now() + c.poll.timeoutMs;
-    let delay = firstDelay;
     let pageCount = knownPages;
-    for (let step = nextStep; ; step++) {
-      const left = deadline - c.deps.now();
-      if (left <= 0 || c.signal.aborted) {
-        const why =
-          left <= 0
-            ? `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s`
+    const end = await pollDocument(
+      c.client,
+      documentId,
+      { policy: c.poll, firstDelay, nextStep, signal: c.signal, deps: c.deps },
+      (doc) => {
+        pageCount = doc.page_count ?? pageCount;
+      },
+    );
+    if (end.end !== 'finished') {
+      const timeout = `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s`;
+      const why =
+        end.end === 'unanswered'
+          ? `${timeout} (the last poll got no answer in time)`
+          : end.end === 'timeout'
+            ? timeout
             : 'still processing when the run stopped';
-        await this.#pending(
-          job,
-          route,
-          documentId,
-          pageCount,
-          `${why}: rerun the same command to collect it (it will not be charged again)`,
-        );
-        return;
-      }
-      await c.deps.sleep(Math.min(delay, left), c.signal);
-      if (c.signal.aborted) continue;
-      const pollLimit = AbortSignal.timeout(Math.max(deadline - c.deps.now(), LAST_POLL_MIN_MS));
-      let doc: Awaited<ReturnType<typeof c.client.getDocument>>;
-      try {
-        doc = await c.client.getDocument(documentId, AbortSignal.any([c.signal, pollLimit]));
-      } catch (err) {
-        if (!pollLimit.aborted || c.signal.aborted) throw err;
-        const why = `still processing after ${Math.round(c.poll.timeoutMs / 1000)} s (the last poll got no answer in time)`;
-        await this.#pending(
-          job,
-          route,
-          documentId,
-          pageCount,
-          `${why}: rerun the same command to collect it (it will not be charged again)`,
-        );
-        return;
-      }
-      pageCount = doc.page_count ?? pageCount;
-      if (doc.status === 'completed') {
-        await this.#completed(job, route, documentId, pageCount, doc.results ?? {});
-        return;
-      }
-      if (doc.status === 'error') {
-        const reason = redact(doc.error ?? 'the service reported an error without an explanation');
-        // Reserved, then refunded by the service (spec: "credits refunded").
-        this.#learnPages(job, pageCount);
-        this.#charges.refunded += this.#counted.get(job.key) ?? 0;
-        // The service judged this document: a plain rerun does not send it again (--retry-failed does).
-        await c.journal.append({
-          fact: 'failed',
-          ...this.#common(job),
-          route,
-          document_id: documentId,
-          reason,
-          retryable: true,
-          charge: 'refunded',
-        });
-        c.settle(job, {
-          kind: 'failed',
-          retryable: true,
-          record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, pageCount),
-        });
-        return;
-      }
-      delay = pollDelay(step, c.poll);
+      await this.#pending(
+        job,
+        route,
+        documentId,
+        pageCount,
+        `${why}: rerun the same command to collect it (it will not be charged again)`,
+      );
+      return;
     }
+    const doc = end.doc;
+    if (doc.status === 'completed') {
+      await this.#completed(job, route, documentId, pageCount, doc.results ?? {});
+      return;
+    }
+    const reason = redact(doc.error ?? 'the service reported an error without an explanation');
+    // Reserved, then refunded by the service (spec: "credits refunded").
+    this.#learnPages(job, pageCount);
+    this.#charges.refunded += this.#counted.get(job.key) ?? 0;
+    // The service judged this document: a plain rerun does not send it again (--retry-failed does).
+    await c.journal.append({
+      fact: 'failed',
+      ...this.#common(job),
+      route,
+      document_id: documentId,
+      reason,
+      retryable: true,
+      charge: 'refunded',
+    });
+    c.settle(job, {
+      kind: 'failed',
+      retryable: true,
+      record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, pageCount),
+    });
   }
 
   /** Counts a document's pages the first time any run learns them. */
