@@ -180,8 +180,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
       // Full: wait for a send to end or a document to settle.
       await nextWake();
     }
+    // Each job's end wakes this loop. Not Promise.race(running): every race adds a reaction to
+    // every job still running, which is quadratic (20,000 documents: 200 million, out of heap).
     while (running.size > 0) {
-      await Promise.race(running);
+      await nextWake();
       rethrow();
     }
     if (waiting.length === 0) return [];
