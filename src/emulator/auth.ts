@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ParserConfig } from '../contract/index.ts';
-import { ServiceError } from './errors.ts';
+import { GatewayError } from './errors.ts';
 
 /**
  * API keys (spec, "Authentication" 1): `Authorization: Bearer ext_...`, each key scoped to
@@ -22,11 +22,11 @@ export function createKeyRing(parsers: readonly ParserConfig[]): KeyRing {
   return {
     parserFor(authorization) {
       if (authorization === undefined || authorization.trim() === '') {
-        throw new ServiceError('unauthorized', 'missing Authorization header: send "Authorization: Bearer <API key>"');
+        throw new GatewayError('unauthorized', 'missing Authorization header: send "Authorization: Bearer <API key>"');
       }
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (!match) {
-        throw new ServiceError(
+        throw new GatewayError(
           'unauthorized',
           'malformed Authorization header: it must be "Bearer " followed by the API key',
         );
@@ -34,7 +34,7 @@ export function createKeyRing(parsers: readonly ParserConfig[]): KeyRing {
       const presented = sha256(match[1]!);
       const found = byDigest.get(presented.toString('hex'));
       if (!found || !timingSafeEqual(found.digest, presented)) {
-        throw new ServiceError(
+        throw new GatewayError(
           'unauthorized',
           'unknown API key: check the key (it starts with "ext_") for this parser',
         );

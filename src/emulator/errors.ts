@@ -2,7 +2,7 @@
  * The emulator's errors: a code each, mapped to one HTTP status by the router.
  * The rule-holding modules throw these and know nothing of HTTP.
  */
-export type ServiceErrorCode =
+export type GatewayErrorCode =
   /** The Authorization header is missing, malformed or names no key. */
   | 'unauthorized'
   /** The body does not have the shape the operation needs. */
@@ -34,7 +34,7 @@ export type ServiceErrorCode =
   /** A Host header that names no loopback host (DNS rebinding), or a write from another origin's page. */
   | 'forbidden';
 
-export const STATUS_OF: Record<ServiceErrorCode, number> = {
+export const STATUS_OF: Record<GatewayErrorCode, number> = {
   unauthorized: 401,
   invalid_request: 400,
   not_found: 404,
@@ -52,11 +52,11 @@ export const STATUS_OF: Record<ServiceErrorCode, number> = {
   forbidden: 403,
 };
 
-export class ServiceError extends Error {
-  readonly code: ServiceErrorCode;
-  constructor(code: ServiceErrorCode, message: string) {
+export class GatewayError extends Error {
+  readonly code: GatewayErrorCode;
+  constructor(code: GatewayErrorCode, message: string) {
     super(message);
-    this.name = 'ServiceError';
+    this.name = 'GatewayError';
     this.code = code;
   }
 }

@@ -20,7 +20,7 @@ import type { Engine } from '../engine/types.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime.ts';
 import type { EmulatorDeps } from './clock.ts';
 import { documentBody, type DocumentRow, type Documents } from './documents.ts';
-import { ServiceError } from './errors.ts';
+import { GatewayError } from './errors.ts';
 import type { Ledger } from './ledger.ts';
 import { createPageCounter } from './pages.ts';
 import type { Processor } from './processor.ts';
@@ -42,7 +42,7 @@ async function readHead(path: string, length: number): Promise<Uint8Array> {
 
 /**
  * The service's rules, one function per operation of the spec. Routes decode HTTP and
- * call these; these throw ServiceError with the exact texts users see.
+ * call these; these throw GatewayError with the exact texts users see.
  */
 export type Gateway = ReturnType<typeof createGateway>;
 
@@ -105,31 +105,31 @@ export function createGateway(input: {
     body: Readable;
   }): Promise<{ size: number; sha256: string }> {
     if (req.authorized) {
-      throw new ServiceError(
+      throw new GatewayError(
         'invalid_request',
         'the upload address is signed and takes no Authorization header (signed-URL storage refuses two credentials): send the PUT without it, and never send your API key to storage',
       );
     }
     const row = uploads.get(req.storagePath);
     if (!row) {
-      throw new ServiceError(
+      throw new GatewayError(
         'upload_forbidden',
         'no upload address was issued for this storage path: request one with POST /api/v1/upload-url',
       );
     }
     signer.verify({ storagePath: row.storage_path, fileType: row.file_type, query: req.query, nowMs: deps.now() });
     if (req.method !== 'PUT') {
-      throw new ServiceError('upload_forbidden', `the upload address is signed for PUT only, not ${req.method}`);
+      throw new GatewayError('upload_forbidden', `the upload address is signed for PUT only, not ${req.method}`);
     }
     const sent = mediaTypeEssence(req.contentType);
     if (sent !== row.file_type) {
-      throw new ServiceError(
+      throw new GatewayError(
         'upload_forbidden',
         `Content-Type "${sent || '(none)'}" does not match the file_type "${row.file_type}" declared for this upload address: send Content-Type: ${row.file_type}`,
       );
     }
     if (row.document_id || uploads.isFrozen(row.storage_path)) {
-      throw new ServiceError(
+      throw new GatewayError(
         'conflict',
         `this storage path was already submitted${row.document_id ? ` as ${row.document_id}` : ''}; its object cannot change now`,
       );
@@ -156,7 +156,7 @@ export function createGateway(input: {
       limitMs,
     );
     const timedOut = () =>
-      new ServiceError(
+      new GatewayError(
         'inline_timeout',
         `inline extraction did not finish within ${limitMs} ms; nothing was charged: submit this document through the upload-and-poll route`,
       );
@@ -188,7 +188,7 @@ export function createGateway(input: {
       if (outcome.status === 'completed') return answer(outcome.results);
       if (deadline.signal.aborted) throw timedOut();
       const code = outcome.cause === 'unreadable' ? 'unreadable_document' : 'extraction_failed';
-      throw new ServiceError(code, `${outcome.error} (document ${doc.document_id}; refunded)`);
+      throw new GatewayError(code, `${outcome.error} (document ${doc.document_id}; refunded)`);
     } finally {
       clearTimeout(timer);
     }
@@ -201,7 +201,7 @@ export function createGateway(input: {
     signal?: AbortSignal,
   ): Promise<DocumentRow> {
     if (input.bytes.length === 0)
-      throw new ServiceError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
+      throw new GatewayError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
     const mimeType = await detectMimeType(input.bytes, input.fileName, input.declaredType);
     const pages = await countPages(input.bytes, input.bytes.length, mimeType, signal);
     const documentId = deps.newId('doc');
@@ -237,32 +237,32 @@ export function createGateway(input: {
   ): Promise<ExtractAcceptedResponse> {
     const row = uploads.get(req.storage_path);
     if (!row || row.parser_id !== parser.parser_id) {
-      throw new ServiceError(
+      throw new GatewayError(
         'not_found',
         "no upload exists at this storage_path for this API key's parser: pass storage_path exactly as POST /api/v1/upload-url returned it",
       );
     }
     if (row.document_id) {
-      throw new ServiceError(
+      throw new GatewayError(
         'conflict',
         `this storage_path was already submitted as document ${row.document_id}: poll GET ${API_PREFIX}/documents/${row.document_id}`,
       );
     }
     if (row.uploaded_at === null || row.size === null || row.sha256 === null) {
-      throw new ServiceError(
+      throw new GatewayError(
         'upload_missing',
         'nothing was uploaded to this storage_path yet: PUT the bytes to upload_url first',
       );
     }
     if (req.file_size !== undefined && req.file_size !== row.size) {
-      throw new ServiceError(
+      throw new GatewayError(
         'invalid_request',
         `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`,
       );
     }
     const maxBytes = config.processing.max_file_bytes;
     if (row.size > maxBytes) {
-      throw new ServiceError(
+      throw new GatewayError(
         'unreadable_document',
         `the uploaded file is ${row.size} bytes; the emulator's engine reads files up to ${maxBytes} bytes (processing.max_file_bytes; the real service has no such ceiling): rehearse with a smaller file; nothing was charged`,
       );
@@ -304,7 +304,7 @@ export function createGateway(input: {
     try {
       pages = await countPages({ path: blobPath }, row.size, mimeType);
     } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
+      if (!(err instanceof GatewayError)) throw err;
       // Accepted as the spec says, then failed through the document; nothing was reserved.
       transaction(store.db, () => {
         documents.insert({ ...base, page_count: null, status: 'error', error: err.message });
@@ -332,7 +332,7 @@ export function createGateway(input: {
   function getDocument(parser: ParserConfig, documentId: string): DocumentBody {
     const doc = documents.get(documentId);
     if (!doc || doc.parser_id !== parser.parser_id) {
-      throw new ServiceError(
+      throw new GatewayError(
         'not_found',
         `no document ${JSON.stringify(documentId.slice(0, 80))} for this API key's parser`,
       );

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import { ServiceError } from './errors.ts';
+import { GatewayError } from './errors.ts';
 
 /**
  * Idempotency-Key on POST extract (the emulator's; the spec does not promise it): the
@@ -34,7 +34,7 @@ export function createIdempotency(db: DatabaseSync): Idempotency {
   return {
     begin(parserId, key, body, nowMs) {
       if (key.length === 0 || key.length > 255) {
-        throw new ServiceError('invalid_request', 'Idempotency-Key must be 1 to 255 characters');
+        throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 characters');
       }
       const requestHash = hash(body);
       const prior = get.get(parserId, key) as
@@ -42,13 +42,13 @@ export function createIdempotency(db: DatabaseSync): Idempotency {
         | undefined;
       if (prior && nowMs - prior.created_at < IDEMPOTENCY_TTL_MS) {
         if (prior.request_hash !== requestHash) {
-          throw new ServiceError(
+          throw new GatewayError(
             'invalid_request',
             'this Idempotency-Key was used with a different request body: use a new key for a new request',
           );
         }
         if (prior.response === null) {
-          throw new ServiceError(
+          throw new GatewayError(
             'conflict',
             'a request with this Idempotency-Key is still running: wait for it, then retry',
           );

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { MAX_BALANCE_PAGES, type LedgerBody, type LedgerEntry } from '../contract/index.ts';
-import { ServiceError } from './errors.ts';
+import { GatewayError } from './errors.ts';
 import { setMetaOnce } from './store.ts';
 
 /**
@@ -54,7 +54,7 @@ export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
         throw new RangeError(`a reserve of ${pages} pages cannot be right`);
       const available = balance();
       if (pages > available) {
-        throw new ServiceError(
+        throw new GatewayError(
           'insufficient_credits',
           `out of credits: the document has ${pages} page(s) and the balance is ${available}; top up and submit it again`,
         );
@@ -71,7 +71,7 @@ export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
     topUp(pages, atMs) {
       const now = balance();
       if (!Number.isSafeInteger(pages) || pages < 1 || now + pages > MAX_BALANCE_PAGES) {
-        throw new ServiceError(
+        throw new GatewayError(
           'invalid_request',
           `a top-up of ${pages} pages would take the balance from ${now} past the emulator's maximum of ${MAX_BALANCE_PAGES}: top up less`,
         );

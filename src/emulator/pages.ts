@@ -1,5 +1,5 @@
 import { EngineError, type Engine, type EngineSource } from '../engine/types.ts';
-import { ServiceError } from './errors.ts';
+import { GatewayError } from './errors.ts';
 
 /**
  * Why a page count cannot be a real document's, or null when it can: at least one page, a
@@ -43,9 +43,9 @@ export function createPageCounter(engine: Engine): PageCounter {
         signal: signal ? AbortSignal.any([signal, countLimit]) : countLimit,
       });
     } catch (err) {
-      if (err instanceof EngineError) throw new ServiceError('unreadable_document', err.message);
+      if (err instanceof EngineError) throw new GatewayError('unreadable_document', err.message);
       if (countLimit.aborted && !signal?.aborted) {
-        throw new ServiceError(
+        throw new GatewayError(
           'unreadable_document',
           `counting the document's pages took longer than ${limitMs} ms, which no honest document needs (a decompression bomb?): check the file, re-save it and submit it again`,
         );
@@ -53,7 +53,7 @@ export function createPageCounter(engine: Engine): PageCounter {
       throw err;
     }
     const insane = pageCountProblem(pages, size);
-    if (insane !== null) throw new ServiceError('unreadable_document', insane);
+    if (insane !== null) throw new GatewayError('unreadable_document', insane);
     return pages;
   };
 }

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { setMetaOnce } from './store.ts';
-import { ServiceError } from './errors.ts';
+import { GatewayError } from './errors.ts';
 
 /**
  * Signed upload addresses (spec, "Upload ticket"): single-purpose (PUT of one storage
@@ -33,20 +33,20 @@ export function createSigner(db: DatabaseSync): Signer {
       const expires = Number(query.expires);
       const sig = typeof query.sig === 'string' ? query.sig : '';
       if (!Number.isSafeInteger(expires) || !/^[0-9a-f]{64}$/.test(sig)) {
-        throw new ServiceError(
+        throw new GatewayError(
           'upload_forbidden',
           'the upload address is not signed: use upload_url exactly as returned by POST /api/v1/upload-url',
         );
       }
       const expected = Buffer.from(sign(storagePath, fileType, expires), 'hex');
       if (!timingSafeEqual(expected, Buffer.from(sig, 'hex'))) {
-        throw new ServiceError(
+        throw new GatewayError(
           'upload_forbidden',
           'the upload address signature does not match: the address was altered; use upload_url exactly as returned',
         );
       }
       if (nowMs > expires * 1000) {
-        throw new ServiceError(
+        throw new GatewayError(
           'upload_forbidden',
           'the upload address has expired: request a new one with POST /api/v1/upload-url',
         );

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ServiceError } from './errors.ts';
+import { GatewayError } from './errors.ts';
 
 /**
  * Stored objects behind upload tickets. The storage path is what the client sees
@@ -113,7 +113,7 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
       const current = byPath.get(row.storage_path) as UploadRow | undefined;
       if (current?.document_id || frozen.has(row.storage_path)) {
         await rm(partial, { force: true });
-        throw new ServiceError(
+        throw new GatewayError(
           'conflict',
           'this storage path was already submitted for extraction; its object cannot change now',
         );
@@ -124,7 +124,7 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
     },
     freeze(storagePath) {
       if (frozen.has(storagePath))
-        throw new ServiceError(
+        throw new GatewayError(
           'conflict',
           'this storage path is being submitted by another request: poll the document that request returns',
         );
@@ -136,7 +136,7 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
     },
     markSubmitted(storagePath, documentId) {
       if (submitted.run(documentId, storagePath).changes !== 1) {
-        throw new ServiceError('conflict', 'this storage path was already submitted for extraction');
+        throw new GatewayError('conflict', 'this storage path was already submitted for extraction');
       }
     },
   };

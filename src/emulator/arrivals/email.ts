@@ -1,7 +1,7 @@
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { ParserConfig } from '../../contract/index.ts';
-import { ServiceError } from '../errors.ts';
+import { GatewayError } from '../errors.ts';
 import { stageBytes, unstage, type StagedFile } from '../staging.ts';
 import type { Arrival, Intake } from './intake.ts';
 
@@ -75,7 +75,7 @@ export async function startEmailArrivals(input: {
           for (const s of skipped) log(`email attachment ${s.fileName} skipped: ${s.reason}`);
           for (const r of accepted) log(`email attachment -> ${r.document_id}`);
         } catch (err) {
-          if (err instanceof ServiceError && err.code === 'insufficient_credits') {
+          if (err instanceof GatewayError && err.code === 'insufficient_credits') {
             throw Object.assign(new Error(err.message), { responseCode: 452 });
           }
           throw err;

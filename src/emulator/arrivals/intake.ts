@@ -4,7 +4,7 @@ import { API_PREFIX, type ExtractAcceptedResponse, type ParserConfig, type Sourc
 import { detectMimeType } from '../../mime.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Documents } from '../documents.ts';
-import { ServiceError } from '../errors.ts';
+import { GatewayError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import type { Ledger } from '../ledger.ts';
 import type { PageCounter } from '../pages.ts';
@@ -58,7 +58,7 @@ export function createIntake(input: {
       if (!count) {
         count = (async () => {
           if (a.file.size === 0)
-            throw new ServiceError(
+            throw new GatewayError(
               'unreadable_document',
               'the file is empty (0 bytes): check the file and submit it again',
             );
@@ -70,9 +70,9 @@ export function createIntake(input: {
       try {
         counted.push({ ...a, ...(await count) });
       } catch (err) {
-        if (!(err instanceof ServiceError)) throw err;
+        if (!(err instanceof GatewayError)) throw err;
         if (!options.skipUnreadable || err.code !== 'unreadable_document') {
-          throw new ServiceError(err.code, `${a.fileName}: ${err.message}; nothing from this request was accepted`);
+          throw new GatewayError(err.code, `${a.fileName}: ${err.message}; nothing from this request was accepted`);
         }
         skipped.push({ fileName: a.fileName, reason: err.message });
       }
@@ -107,9 +107,9 @@ export function createIntake(input: {
       });
     } catch (err) {
       await Promise.all(admitted.map((a) => rm(join(store.blobDir, a.blob), { force: true })));
-      if (err instanceof ServiceError && err.code === 'insufficient_credits') {
+      if (err instanceof GatewayError && err.code === 'insufficient_credits') {
         const total = admitted.reduce((n, a) => n + a.pages, 0);
-        throw new ServiceError(
+        throw new GatewayError(
           'insufficient_credits',
           `out of credits: these ${admitted.length} document(s) have ${total} page(s) and the balance is ${ledger.balance()}; nothing was accepted: top up and send them again`,
         );

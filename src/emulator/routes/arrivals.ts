@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { EMULATOR_PREFIX, ExtractInlineRequest, type ParserConfig, type SourceType } from '../../contract/index.ts';
 import { INBOUND_PREFIX, type InboundTokens } from '../arrivals/inbound.ts';
-import { ServiceError } from '../errors.ts';
+import { GatewayError } from '../errors.ts';
 import type { Intake } from '../arrivals/intake.ts';
 import { stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
 import { parseBody } from './http.ts';
@@ -31,7 +31,7 @@ export function arrivalRoutes(input: {
     const parserOr404 = (parserId: string) => {
       const parser = parsers.get(parserId);
       if (!parser)
-        throw new ServiceError(
+        throw new GatewayError(
           'not_found',
           `no parser ${JSON.stringify(parserId.slice(0, 80))}: GET ${EMULATOR_PREFIX}/parsers lists them`,
         );
@@ -50,7 +50,7 @@ export function arrivalRoutes(input: {
             const file = await stageStream(partialDir, part.file);
             staged.push({ file, fileName: part.filename || 'upload', declaredType: part.mimetype });
             if (part.file.truncated) {
-              throw new ServiceError(
+              throw new GatewayError(
                 'payload_too_large',
                 `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`,
               );
@@ -59,18 +59,18 @@ export function arrivalRoutes(input: {
         } catch (err) {
           // busboy reports a broken form as a plain Error: that is the sender's mistake, not ours.
           if (
-            err instanceof ServiceError ||
+            err instanceof GatewayError ||
             (err as { statusCode?: number }).statusCode !== undefined ||
             isDiskFull(err)
           )
             throw err;
-          throw new ServiceError(
+          throw new GatewayError(
             'invalid_request',
             `the multipart form is malformed (${(err as Error).message}): send each document as a file field`,
           );
         }
         if (staged.length === 0)
-          throw new ServiceError('invalid_request', 'no file in the form: send the document as a multipart file field');
+          throw new GatewayError('invalid_request', 'no file in the form: send the document as a multipart file field');
         const { accepted } = await intake.submit(staged.map((s) => ({ ...s, parser, source })));
         return accepted;
       } finally {
@@ -82,7 +82,7 @@ export function arrivalRoutes(input: {
     app.post<{ Params: { parser_id: string } }>(`${EMULATOR_PREFIX}/parsers/:parser_id/documents`, async (request) => {
       const parser = parserOr404(request.params.parser_id);
       if (!request.isMultipart())
-        throw new ServiceError('unsupported_media_type', 'upload files as multipart/form-data');
+        throw new GatewayError('unsupported_media_type', 'upload files as multipart/form-data');
       return { success: true, documents: await submitForm(request, parser, 'upload') };
     });
 
@@ -92,7 +92,7 @@ export function arrivalRoutes(input: {
       async (request) => {
         const parser = parsers.get(request.params.parser_id);
         if (!parser || !inbound.verify(parser.parser_id, request.params.token)) {
-          throw new ServiceError(
+          throw new GatewayError(
             'not_found',
             'no inbound address here: copy the inbound URL that extract serve printed on start',
           );

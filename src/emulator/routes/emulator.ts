@@ -12,7 +12,7 @@ import {
   type ParserConfig,
 } from '../../contract/index.ts';
 import type { DocumentRow, Documents } from '../documents.ts';
-import { ServiceError } from '../errors.ts';
+import { GatewayError } from '../errors.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Ledger } from '../ledger.ts';
 import type { Webhooks } from '../webhooks/index.ts';
@@ -70,7 +70,7 @@ export function emulatorRoutes(input: {
       `${EMULATOR_PREFIX}/documents/:id`,
       async (request): Promise<AppDocumentDetail> => {
         const doc = documents.get(request.params.id);
-        if (!doc) throw new ServiceError('not_found', `no document ${JSON.stringify(request.params.id.slice(0, 80))}`);
+        if (!doc) throw new GatewayError('not_found', `no document ${JSON.stringify(request.params.id.slice(0, 80))}`);
         return {
           ...appDocument(doc),
           grounding: doc.status === 'completed' ? doc.grounding : null,
@@ -82,7 +82,7 @@ export function emulatorRoutes(input: {
     // inline; anything else is an attachment. The sandbox keeps any active content inert.
     app.get<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/documents/:id/file`, async (request, reply) => {
       const doc = documents.get(request.params.id);
-      if (!doc) throw new ServiceError('not_found', `no document ${JSON.stringify(request.params.id.slice(0, 80))}`);
+      if (!doc) throw new GatewayError('not_found', `no document ${JSON.stringify(request.params.id.slice(0, 80))}`);
       const inline = VIEWABLE.has(doc.mime_type.split(';')[0]?.trim().toLowerCase() ?? '');
       reply.headers({
         'content-type': inline ? doc.mime_type : 'application/octet-stream',
@@ -110,7 +110,7 @@ export function emulatorRoutes(input: {
         const parser = parsers.find((p) => p.parser_id === request.params.parser_id);
         const key = parser?.api_keys[Number(request.params.index)];
         if (!parser || !/^\d+$/.test(request.params.index) || key === undefined) {
-          throw new ServiceError(
+          throw new GatewayError(
             'not_found',
             `no key ${JSON.stringify(request.params.index.slice(0, 20))} of parser ${JSON.stringify(request.params.parser_id.slice(0, 80))}: GET ${EMULATOR_PREFIX}/parsers lists them`,
           );

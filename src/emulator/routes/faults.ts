@@ -7,7 +7,7 @@ import {
   type FaultOperation,
 } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
-import { ServiceError } from '../errors.ts';
+import { GatewayError } from '../errors.ts';
 import { latencyOf, type Faults } from '../faults.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
 import type { KeyRing } from '../auth.ts';
@@ -165,7 +165,7 @@ export function faultRoutes(faults: Faults) {
     });
     app.delete<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/faults/:id`, async (request) => {
       if (!faults.remove(request.params.id))
-        throw new ServiceError('not_found', `no fault rule ${JSON.stringify(request.params.id.slice(0, 40))}`);
+        throw new GatewayError('not_found', `no fault rule ${JSON.stringify(request.params.id.slice(0, 40))}`);
       return { rules: faults.list() };
     });
   };

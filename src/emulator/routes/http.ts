@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { API_PREFIX, type ErrorBody } from '../../contract/index.ts';
 import { crossOriginProblem, hostProblem } from '../../loopback.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
-import { ServiceError, STATUS_OF, type ServiceErrorCode } from '../errors.ts';
+import { GatewayError, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
 
 /** Header and parameter names the routes read, named once. */
 export const HEADER = {
@@ -25,7 +25,7 @@ export function noteDocument<T extends { document_id: string }>(request: Fastify
 
 export const documentOf = (request: FastifyRequest) => documents.get(request);
 
-export function sendError(reply: FastifyReply, code: ServiceErrorCode, message: string): FastifyReply {
+export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: string): FastifyReply {
   const body: ErrorBody = { success: false, error: message, code };
   return reply.code(STATUS_OF[code]).type('application/json').send(body);
 }
@@ -38,11 +38,11 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
     .slice(0, 5)
     .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
     .join('; ');
-  throw new ServiceError('invalid_request', `invalid request body: ${detail}`);
+  throw new GatewayError('invalid_request', `invalid request body: ${detail}`);
 }
 
 /** Fastify's own errors (body limits, bad JSON, media types) mapped onto the service's codes. */
-const FASTIFY_CODES: Record<string, ServiceErrorCode> = {
+const FASTIFY_CODES: Record<string, GatewayErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
   // @fastify/multipart: a file part over the route's fileSize limit, too many parts or files.
   FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
@@ -59,8 +59,8 @@ const FASTIFY_CODES: Record<string, ServiceErrorCode> = {
  * failure of the emulator itself is, and its body says so without internals.
  */
 export function installErrorHandling(app: FastifyInstance, log: (line: string) => void): void {
-  app.setErrorHandler((err: FastifyError | ServiceError | Error, _request, reply) => {
-    if (err instanceof ServiceError) return sendError(reply, err.code, err.message);
+  app.setErrorHandler((err: FastifyError | GatewayError | Error, _request, reply) => {
+    if (err instanceof GatewayError) return sendError(reply, err.code, err.message);
     if (isDiskFull(err)) {
       log(`disk full: ${err.message}`);
       return sendError(
@@ -132,7 +132,7 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   void sendError(reply, 'invalid_request', `invalid request: ${error.message}`);
 }
 
-function requestErrorText(code: ServiceErrorCode, raw: string): string {
+function requestErrorText(code: GatewayErrorCode, raw: string): string {
   switch (code) {
     case 'payload_too_large':
       return 'the request body is over the inline limit: send large files through the upload-and-poll route (POST /api/v1/upload-url)';

@@ -3,7 +3,7 @@ import type { EmulatorConfig, ParserConfig } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Faults } from '../faults.ts';
 import type { DocumentRow } from '../documents.ts';
-import { ServiceError } from '../errors.ts';
+import { GatewayError } from '../errors.ts';
 import { createDispatcher, type DeliveryLog, type ResolvedIntegration } from './dispatcher.ts';
 import { createOutbox } from './outbox.ts';
 import { processedPayload, testPayload } from './payload.ts';
@@ -74,7 +74,7 @@ export function createWebhooks(input: {
     test(integrationId: string) {
       const integration = integrations.get(integrationId);
       if (!integration)
-        throw new ServiceError(
+        throw new GatewayError(
           'not_found',
           `no webhook integration ${JSON.stringify(integrationId)}: GET /_emulator/integrations lists them`,
         );
@@ -95,7 +95,7 @@ export function createWebhooks(input: {
     },
     resend(deliveryId: string) {
       if (!outbox.resend(deliveryId, deps.now()))
-        throw new ServiceError(
+        throw new GatewayError(
           'not_found',
           `no delivery ${JSON.stringify(deliveryId)}: GET /_emulator/deliveries lists them`,
         );
