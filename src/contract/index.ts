@@ -5,3 +5,5 @@ export * from './emulator.ts';
 export * from './fields.ts';
 export * from './results.ts';
 export * from './webhook.ts';
+export * from './problems.ts';
+export * from './receiver.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Field, type FieldDefinition, type LeafType, isLeaf } from './fields.ts';
+import { describeZodError } from './problems.ts';
 
 /** A value of a result: what JSON can carry. The exact shape is checked against a Field definition. */
 export type LeafValue = string | number | boolean | null;
@@ -42,16 +43,13 @@ export function resultsSchemaFor(fields: FieldDefinition): z.ZodObject {
   return z.strictObject(Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f)])));
 }
 
-export type MirrorCheck = { ok: true } | { ok: false; problems: string[] };
+export type MirrorCheck = { ok: true } | { ok: false; problems: string };
 
 /** Checks that `results` mirrors `fields` exactly; the problems name the paths that do not. */
 export function mirrorsDefinition(fields: FieldDefinition, results: unknown): MirrorCheck {
   const parsed = resultsSchemaFor(fields).safeParse(results);
   if (parsed.success) return { ok: true };
-  return {
-    ok: false,
-    problems: parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`),
-  };
+  return { ok: false, problems: describeZodError(parsed.error) };
 }
 
 /** Results in which every field holds nothing: leaves null, objects of nulls, tables null. */

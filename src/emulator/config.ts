@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { EmulatorConfig, type EmulatorConfigInput } from '../contract/index.ts';
+import { describeZodError, EmulatorConfig, type EmulatorConfigInput } from '../contract/index.ts';
 import { ExtractError } from '../errors.ts';
 import { DEFAULT_CONFIG } from './default-config.ts';
 import { errnoCode } from '../errno.ts';
@@ -8,10 +8,9 @@ import { errnoCode } from '../errno.ts';
 export function parseConfig(input: unknown, source = 'configuration'): EmulatorConfig {
   const parsed = EmulatorConfig.safeParse(input);
   if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
   throw new ExtractError(
     'usage',
-    `${source} is not valid:\n${lines.join('\n')}\nfix it, or run "extract serve --print-config" for a valid example`,
+    `${source} is not valid:\n${describeZodError(parsed.error)}\nfix it, or run "extract serve --print-config" for a valid example`,
   );
 }
 

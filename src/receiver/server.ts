@@ -1,5 +1,15 @@
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
-import { jsonDepthOver, MAX_PAYLOAD_DEPTH, WebhookPayload } from '../contract/index.ts';
+import {
+  describeZodErrorInline,
+  jsonDepthOver,
+  MAX_PAYLOAD_DEPTH,
+  MISSING_IS_MISSING,
+  type ReceiverAccepted,
+  type ReceiverErrorBody,
+  type ReceiverErrorCode,
+  type ReceiverTestAccepted,
+  WebhookPayload,
+} from '../contract/index.ts';
 import { ExtractError } from '../errors.ts';
 import { crossOriginProblem, hostProblem } from '../loopback.ts';
 import { createAuthenticator } from './auth.ts';
@@ -32,21 +42,6 @@ const OTHER_METHODS = ['GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 const WHOLE_FILE_SPACING_MS = 250;
 /** Other file outputs are fsynced once per pass; spacing passes keeps those fsyncs from crowding the acknowledgements'. */
 const FILE_SPACING_MS = 25;
-
-/** The body of every answer that is not a 200: what went wrong, in words a sender's log can show. */
-type ErrorBody = {
-  error: string;
-  code:
-    | 'unauthorized'
-    | 'forbidden'
-    | 'invalid_payload'
-    | 'payload_too_large'
-    | 'method_not_allowed'
-    | 'not_found'
-    | 'internal';
-};
-/** The 200: the event is on disk; processing follows. */
-type AcceptedBody = { received: true; document_id: string; inbox_seq: number };
 
 /**
  * `extract listen`: a receiver of document.processed events (spec, "Events"). The reply is
@@ -113,41 +108,40 @@ export async function startReceiver(
     if (problem === null) return;
     stats.rejected++;
     logger({ type: 'forbidden', status: 403, method: request.method, reason: problem });
-    return _send(reply, 403, { error: problem, code: 'forbidden' });
+    return _send(reply, 'forbidden', problem);
   });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       stats.rejected++;
       logger({ type: 'too_large', status: 413, method: request.method, limit_bytes: maxBodyBytes });
-      return _send(reply, 413, { error: `the body is over ${maxBodyBytes} bytes`, code: 'payload_too_large' });
+      return _send(reply, 'payload_too_large', `the body is over ${maxBodyBytes} bytes`);
     }
     if (typeof err.statusCode === 'number' && err.statusCode < 500) {
       stats.rejected++;
-      return _send(reply, 400, { error: `invalid request: ${err.message}`, code: 'invalid_payload' });
+      return _send(reply, 'invalid_payload', `invalid request: ${err.message}`);
     }
     // Storing failed (disk full, inbox gone): a 5xx makes the sender retry later, which is right.
     logger({ type: 'error', message: `could not store an event: ${err.message}` });
-    return _send(reply, 500, {
-      error: 'the receiver could not store the event; send it again later',
-      code: 'internal',
-    });
+    return _send(reply, 'internal', 'the receiver could not store the event; send it again later');
   });
   app.setNotFoundHandler((request, reply) =>
-    _send(reply, 404, {
-      error: `no route ${request.method} ${request.url.split('?')[0]}: events are accepted on ${path}`,
-      code: 'not_found',
-    }),
+    _send(
+      reply,
+      'not_found',
+      `no route ${request.method} ${request.url.split('?')[0]}: events are accepted on ${path}`,
+    ),
   );
 
   app.route({
     method: [...OTHER_METHODS],
     url: path,
     handler: (_request, reply) =>
-      _send(reply.header(HEADER.allow, ACCEPTED_METHODS.join(', ')), 405, {
-        error: `send events with ${ACCEPTED_METHODS.join(' or ')}`,
-        code: 'method_not_allowed',
-      }),
+      _send(
+        reply.header(HEADER.allow, ACCEPTED_METHODS.join(', ')),
+        'method_not_allowed',
+        `send events with ${ACCEPTED_METHODS.join(' or ')}`,
+      ),
   });
 
   app.route({
@@ -160,7 +154,7 @@ export async function startReceiver(
       stats.unauthorized++;
       logger({ type: 'unauthorized', status: 401, method: request.method, path, reason: verdict.reason });
       if (authenticator.challenge !== undefined) reply.header(HEADER.wwwAuthenticate, authenticator.challenge);
-      return _send(reply, 401, { error: `unauthorized: ${verdict.reason}`, code: 'unauthorized' });
+      return _send(reply, 'unauthorized', `unauthorized: ${verdict.reason}`);
     },
     handler: async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -183,23 +177,18 @@ export async function startReceiver(
           reason: verdict.reason,
           rejected_id: rejectedId,
         });
-        return _send(reply, 400, {
-          error: `not a document.processed event: ${verdict.reason}`,
-          code: 'invalid_payload',
-        });
+        return _send(reply, 'invalid_payload', `not a document.processed event: ${verdict.reason}`);
       }
       if (verdict.test) {
         // An integration's test action: acknowledged and logged, never written as a real document.
         logger({ type: 'test', method: request.method, document_id: verdict.documentId });
-        return reply
-          .code(200)
-          .type('application/json')
-          .send({ received: true, test: true, document_id: verdict.documentId });
+        const test: ReceiverTestAccepted = { received: true, test: true, document_id: verdict.documentId };
+        return reply.code(200).type('application/json').send(test);
       }
       const seq = inbox.append({ receivedAt, method: request.method, documentId: verdict.documentId, body });
       stats.received++;
       worker.kick();
-      const accepted: AcceptedBody = { received: true, document_id: verdict.documentId, inbox_seq: seq };
+      const accepted: ReceiverAccepted = { received: true, document_id: verdict.documentId, inbox_seq: seq };
       return reply.code(200).type('application/json').send(accepted);
     },
   });
@@ -263,22 +252,25 @@ function _validate(body: Buffer): Verdict {
   } catch (err) {
     return { ok: false, reason: `not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
-  const parsed = WebhookPayload.safeParse(json);
+  const parsed = WebhookPayload.safeParse(json, MISSING_IS_MISSING);
   if (parsed.success) return { ok: true, documentId: parsed.data.document_id, test: parsed.data.test === true };
-  const issues = parsed.error.issues;
-  const detail = issues
-    .slice(0, 3)
-    .map((i) => {
-      // zod's "Invalid input: expected string, received undefined" says, in a log line, "missing".
-      const message = /received undefined$/.test(i.message) ? 'missing' : i.message.replace(/^Invalid input: /, '');
-      return i.path.length > 0 ? `${i.path.join('.')}: ${message}` : message;
-    })
-    .join('; ');
-  return { ok: false, reason: issues.length > 3 ? `${detail}; and ${issues.length - 3} more` : detail };
+  return { ok: false, reason: describeZodErrorInline(parsed.error, 3) };
 }
 
-function _send(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
-  return reply.code(status).type('application/json').send(body);
+/** One status a code: a sender's mistake is a 4xx, only a failure to store the event is a 5xx (the sender retries). */
+const STATUS_OF: Record<ReceiverErrorCode, number> = {
+  unauthorized: 401,
+  forbidden: 403,
+  invalid_payload: 400,
+  payload_too_large: 413,
+  method_not_allowed: 405,
+  not_found: 404,
+  internal: 500,
+};
+
+function _send(reply: FastifyReply, code: ReceiverErrorCode, error: string): FastifyReply {
+  const body: ReceiverErrorBody = { success: false, error, code };
+  return reply.code(STATUS_OF[code]).type('application/json').send(body);
 }
 
 function _normalisePath(path: string): string {

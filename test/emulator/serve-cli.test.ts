@@ -12,7 +12,7 @@ const run = (args: string[]) =>
 describe('extract serve: configuration', () => {
   it('config: names the bad path of an invalid configuration', () => {
     const bad = { ...DEFAULT_CONFIG, parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, api_keys: ['sk_live_wrong_prefix'] }] };
-    expect(() => parseConfig(bad)).toThrow(/parsers\.0\.api_keys\.0: an API key starts with "ext_"/);
+    expect(() => parseConfig(bad)).toThrow(/✖ an API key starts with "ext_"\n\s*→ at parsers\[0\]\.api_keys\[0\]/);
     expect(() => parseConfig({ ...DEFAULT_CONFIG, credits: -1 })).toThrow(/credits/);
     const dupe = {
       ...DEFAULT_CONFIG,
@@ -26,7 +26,7 @@ describe('extract serve: configuration', () => {
         },
       ],
     };
-    expect(() => parseConfig(dupe)).toThrow(/parsers\.0\.fields\.1\.name: field name "a" is used twice/);
+    expect(() => parseConfig(dupe)).toThrow(/✖ field name "a" is used twice\n\s*→ at parsers\[0\]\.fields\[1\]\.name/);
   });
 
   it('--print-config prints a configuration that validates and that serve accepts', async () => {

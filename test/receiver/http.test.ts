@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { ReceiverAccepted, ReceiverErrorBody, ReceiverTestAccepted } from '../../src/contract/index.ts';
 import { INBOX_FILE } from '../../src/receiver/index.ts';
 import { payload, receiver, send } from './helpers.ts';
 
@@ -26,6 +27,24 @@ describe('listen: HTTP', () => {
     expect(r.lines).toEqual(['<-- doc_post parser=Invoices pages=2 new', '<-- doc_put parser=Invoices pages=2 new']);
   });
 
+  it('listen: every answer has the shape of the contract, errors the same ErrorBody as the emulator', async () => {
+    const r = await receiver({ maxBodyBytes: 2048, auth: { type: 'bearer', token: 'sekrit' } });
+    const auth = { authorization: 'Bearer sekrit' };
+    expect(ReceiverAccepted.parse((await send(r.url, payload(), auth)).body)).toMatchObject({ inbox_seq: 1 });
+    expect(ReceiverTestAccepted.safeParse((await send(r.url, payload({ test: true }), auth)).body).success).toBe(true);
+    const errors = [
+      [401, await send(r.url, payload())],
+      [405, await send(r.url, payload(), { ...auth, method: 'GET' })],
+      [404, await send(new URL('/elsewhere', r.url).href, payload(), auth)],
+      [400, await send(r.url, null, { ...auth, raw: '{' })],
+      [413, await send(r.url, payload({ data: { notes: 'x'.repeat(4096) } }), auth)],
+    ] as const;
+    for (const [status, res] of errors) {
+      expect(res.status).toBe(status);
+      expect(ReceiverErrorBody.parse(res.body)).toMatchObject({ success: false });
+    }
+  });
+
   it('listen: other methods are 405 JSON with Allow, other paths 404 JSON', async () => {
     const r = await receiver({ path: 'hooks/extract/' });
     expect(r.url).toMatch(/\/hooks\/extract$/);
@@ -47,7 +66,9 @@ describe('listen: HTTP', () => {
     const empty = await send(r.url, null, { raw: '' });
     for (const res of [notJson, wrongShape, empty])
       expect(res).toMatchObject({ status: 400, body: { code: 'invalid_payload' } });
-    expect((wrongShape.body as { error: string }).error).toMatch(/event: .*metadata\.mime_type/);
+    expect((wrongShape.body as { error: string }).error).toMatch(
+      /^not a document\.processed event: Invalid input: expected "document\.processed" at event; missing at metadata\.mime_type;/,
+    );
     expect(r.lines[0]).toMatch(/^<-- 400 POST: not JSON .* \(kept as rejected #1\)$/);
     expect(r.stats()).toMatchObject({ rejected: 3, received: 0 });
     await r.close();

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { API_PREFIX, type ErrorBody } from '../../contract/index.ts';
+import { API_PREFIX, describeZodErrorInline, type ErrorBody } from '../../contract/index.ts';
 import { crossOriginProblem, hostProblem } from '../../loopback.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
 import { GatewayError, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
@@ -34,11 +34,7 @@ export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const detail = parsed.error.issues
-    .slice(0, 5)
-    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
-    .join('; ');
-  throw new GatewayError('invalid_request', `invalid request body: ${detail}`);
+  throw new GatewayError('invalid_request', `invalid request body: ${describeZodErrorInline(parsed.error, 5)}`);
 }
 
 /** Fastify's own errors (body limits, bad JSON, media types) mapped onto the service's codes. */
