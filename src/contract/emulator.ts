@@ -121,11 +121,14 @@ export const FaultOperation = z.enum([
 ]);
 export type FaultOperation = z.infer<typeof FaultOperation>;
 
+/** The statuses a `status` effect may answer with (429 carries Retry-After). */
+export const FAULT_STATUSES = [429, 500, 502, 503] as const;
+
 export const FaultEffect = z.discriminatedUnion('type', [
   /** Answer with this status and a JSON error instead of handling the request (429 carries Retry-After). */
   z.strictObject({
     type: z.literal('status'),
-    status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503)]),
+    status: z.literal(FAULT_STATUSES),
     retry_after: z.number().int().nonnegative().default(1),
   }),
   /** Wait before handling: `ms`, or a random time between min_ms and max_ms. */
@@ -152,7 +155,36 @@ export const FaultEffect = z.discriminatedUnion('type', [
 ]);
 export type FaultEffect = z.infer<typeof FaultEffect>;
 
-export const FaultRuleInput = z.strictObject({
+/**
+ * Fault injection in words: what each operation is, each effect's label, its parameters and the
+ * operations it applies to (null: any). The one copy: the emulator serves it to the app
+ * (GET /_emulator/faults/vocabulary) and checks rules against it.
+ */
+export const FAULT_VOCABULARY = {
+  operations: {
+    'upload-url': 'upload address',
+    upload: 'signed PUT of the bytes',
+    'extract-inline': 'inline extract',
+    'extract-async': 'storage-path extract',
+    documents: 'get a document',
+    webhook: 'outbound webhook',
+  } satisfies Record<FaultOperation, string>,
+  effects: {
+    status: { label: 'HTTP error status', params: ['status'], only: null },
+    latency: { label: 'Added latency', params: ['ms'], only: null },
+    reset: { label: 'Connection reset', params: ['when'], only: null },
+    truncate: { label: 'Truncated answer', params: [], only: null },
+    stall: { label: 'Stall (never answer)', params: ['stall_ms'], only: null },
+    async_error: { label: 'Document ends in error', params: ['message'], only: ['extract-async'] },
+    drop: { label: 'Drop the attempt', params: [], only: ['webhook'] },
+    duplicate: { label: 'Send twice', params: [], only: ['webhook'] },
+    delay: { label: 'Delay (reorder)', params: ['ms'], only: ['webhook'] },
+  } satisfies Record<FaultEffect['type'], { label: string; params: string[]; only: FaultOperation[] | null }>,
+  statuses: FAULT_STATUSES,
+};
+export type FaultVocabulary = typeof FAULT_VOCABULARY;
+
+const FaultRuleFields = z.strictObject({
   operation: FaultOperation,
   /** Chance that a matching request gets the effect, 0..1. */
   probability: z.number().min(0).max(1).default(1),
@@ -160,6 +192,16 @@ export const FaultRuleInput = z.strictObject({
   /** Apply at most this many times, then the rule retires. */
   times: z.number().int().positive().optional(),
 });
+/** A rule whose effect cannot happen on its operation (a webhook drop on GET documents) is refused, not kept idle. */
+export const FaultRuleInput = FaultRuleFields.superRefine((rule, ctx) => {
+  const only: readonly FaultOperation[] | null = FAULT_VOCABULARY.effects[rule.effect.type].only;
+  if (only !== null && !only.includes(rule.operation))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['effect', 'type'],
+      message: `the effect ${rule.effect.type} applies only to ${only.join(', ')}, not to ${rule.operation}`,
+    });
+});
 export type FaultRuleInput = z.input<typeof FaultRuleInput>;
-export const FaultRule = FaultRuleInput.extend({ id: z.string(), applied: z.number().int().nonnegative() });
+export const FaultRule = FaultRuleFields.extend({ id: z.string(), applied: z.number().int().nonnegative() });
 export type FaultRule = z.infer<typeof FaultRule>;

@@ -1,5 +1,9 @@
 import type { FaultEffect, FaultOperation, FaultRule, FaultRuleInput } from '../contract/index.ts';
-import { FaultRuleInput as FaultRuleSchema } from '../contract/index.ts';
+import {
+  FAULT_STATUSES,
+  FaultOperation as FaultOperations,
+  FaultRuleInput as FaultRuleSchema,
+} from '../contract/index.ts';
 import type { EmulatorDeps } from './clock.ts';
 
 /**
@@ -87,8 +91,8 @@ export function latencyOf(
 export function parseFaultFlag(text: string): FaultRuleInput {
   const [operation, probability, effectText = ''] = text.split(':');
   const effect = ((): FaultRuleInput['effect'] | undefined => {
-    if (/^(429|500|502|503)$/.test(effectText))
-      return { type: 'status', status: Number(effectText) as 429 | 500 | 502 | 503 };
+    const status = FAULT_STATUSES.find((s) => String(s) === effectText);
+    if (status !== undefined) return { type: 'status', status };
     const latency = /^latency=(\d+)(?:-(\d+))?$/.exec(effectText);
     if (latency)
       return latency[2]
@@ -107,7 +111,7 @@ export function parseFaultFlag(text: string): FaultRuleInput {
   const parsed = FaultRuleSchema.safeParse({ operation, probability: Number(probability), effect });
   if (!parsed.success || effect === undefined) {
     throw new Error(
-      `--fault ${JSON.stringify(text)} is not OPERATION:PROBABILITY:EFFECT (operations: upload-url, upload, extract-inline, extract-async, documents, webhook; effects: 429|500|502|503, latency=MS or latency=MIN-MAX, reset, reset-after, truncate, stall, error, drop, duplicate, delay=MS)`,
+      `--fault ${JSON.stringify(text)} is not OPERATION:PROBABILITY:EFFECT (operations: ${FaultOperations.options.join(', ')}; effects: ${FAULT_STATUSES.join('|')}, latency=MS or latency=MIN-MAX, reset, reset-after, truncate, stall, error (extract-async only), drop, duplicate, delay=MS (webhook only))`,
     );
   }
   return parsed.data;

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { DocumentBody, ExtractInlineResponse, LedgerBody, UploadTicket } from '../../src/contract/index.ts';
+import {
+  DocumentBody,
+  ExtractInlineResponse,
+  FAULT_VOCABULARY,
+  FaultOperation,
+  LedgerBody,
+  UploadTicket,
+} from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { createFaults, parseFaultFlag, seededRandom } from '../../src/emulator/faults.ts';
 import { realDeps } from '../../src/emulator/clock.ts';
@@ -50,10 +57,26 @@ describe('faults: rules and draws', () => {
     expect(parseFaultFlag('extract-async:0.5:error').effect.type).toBe('async_error');
     expect(parseFaultFlag('webhook:0.3:duplicate').effect.type).toBe('duplicate');
     expect(() => parseFaultFlag('extract:2:boom')).toThrow(/OPERATION:PROBABILITY:EFFECT/);
+    // An effect that cannot happen on the operation is refused, not kept idle.
+    expect(() => parseFaultFlag('documents:1:drop')).toThrow(/drop, duplicate, delay=MS \(webhook only\)/);
   });
 });
 
 describe('faults: over HTTP', () => {
+  it('serves the vocabulary of the contract (the app reads it) and refuses a rule its effect cannot apply to', async () => {
+    const s = await emulator();
+    const served = await call(s, 'GET', '/_emulator/faults/vocabulary');
+    expect(served.status).toBe(200);
+    expect(served.body).toEqual(JSON.parse(JSON.stringify(FAULT_VOCABULARY)));
+    expect(Object.keys(served.body.operations)).toEqual(FaultOperation.options);
+    const idle = await call(s, 'POST', '/_emulator/faults', {
+      body: { operation: 'documents', effect: { type: 'drop' } },
+    });
+    expect(idle.status).toBe(400);
+    expect(idle.body.error).toMatch(/the effect drop applies only to webhook, not to documents at effect\.type/);
+    expect((await call(s, 'GET', '/_emulator/faults')).body.rules).toEqual([]);
+  });
+
   it('injects a status (429 with Retry-After), then the rule is cleared at run time', async () => {
     const s = await emulator();
     const rule = await call(s, 'POST', '/_emulator/faults', {

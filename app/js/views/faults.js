@@ -3,27 +3,11 @@
 import { ApiError, del, get, post } from '../api.js';
 import { h, replace, scroller, toast } from '../dom.js';
 
-const OPERATIONS = {
-  'upload-url': 'upload address',
-  upload: 'signed PUT of the bytes',
-  'extract-inline': 'inline extract',
-  'extract-async': 'storage-path extract',
-  documents: 'get a document',
-  webhook: 'outbound webhook',
-};
-
-/** Effect types, their parameters, and the operations they apply to (null: any). */
-const EFFECTS = {
-  status: { label: 'HTTP error status', params: ['status'], only: null },
-  latency: { label: 'Added latency', params: ['ms'], only: null },
-  reset: { label: 'Connection reset', params: ['when'], only: null },
-  truncate: { label: 'Truncated answer', params: [], only: null },
-  stall: { label: 'Stall (never answer)', params: ['stall_ms'], only: null },
-  async_error: { label: 'Document ends in error', params: ['message'], only: ['extract-async'] },
-  drop: { label: 'Drop the attempt', params: [], only: ['webhook'] },
-  duplicate: { label: 'Send twice', params: [], only: ['webhook'] },
-  delay: { label: 'Delay (reorder)', params: ['ms'], only: ['webhook'] },
-};
+/**
+ * The fault vocabulary (operations, effects with their parameters and operations, statuses),
+ * from the emulator's contract (GET /_emulator/faults/vocabulary): the page keeps no copy.
+ */
+let vocabulary = { operations: {}, effects: {}, statuses: [] };
 
 export function describeEffect(e) {
   switch (e.type) {
@@ -40,7 +24,7 @@ export function describeEffect(e) {
     case 'delay':
       return `delayed ${e.ms} ms`;
     default:
-      return EFFECTS[e.type]?.label ?? e.type;
+      return vocabulary.effects[e.type]?.label ?? e.type;
   }
 }
 
@@ -51,7 +35,8 @@ export function mount(root) {
   const tbody = h('tbody');
   const clearButton = h('button', { type: 'button', class: 'button danger', onclick: clearAll }, 'Clear all rules');
   const problem = h('p', { class: 'problem', role: 'alert', hidden: true });
-  const form = addForm();
+  const { form, fill: fillForm } = addForm();
+  let vocabularyLoaded = false;
 
   root.append(
     h('div', { class: 'view-head' }, h('h1', { tabindex: '-1' }, 'Faults')),
@@ -94,7 +79,12 @@ export function mount(root) {
         h(
           'tr',
           { dataset: { rule: r.id } },
-          h('td', {}, h('code', {}, r.operation), h('div', { class: 'muted small' }, OPERATIONS[r.operation] ?? '')),
+          h(
+            'td',
+            {},
+            h('code', {}, r.operation),
+            h('div', { class: 'muted small' }, vocabulary.operations[r.operation] ?? ''),
+          ),
           h('td', {}, describeEffect(r.effect)),
           h('td', { class: 'num' }, `${Math.round(r.probability * 1000) / 10} %`),
           h('td', { class: 'num' }, r.times ? `${r.applied ?? 0} of ${r.times}` : String(r.applied ?? 0)),
@@ -124,6 +114,11 @@ export function mount(root) {
     if (!available) return;
     let body;
     try {
+      if (!vocabularyLoaded) {
+        vocabulary = await get('/faults/vocabulary');
+        fillForm();
+        vocabularyLoaded = true;
+      }
       body = await get('/faults');
     } catch (err) {
       problem.hidden = false;
@@ -163,11 +158,7 @@ export function mount(root) {
   }
 
   function addForm() {
-    const operation = h(
-      'select',
-      { id: 'fault-operation', name: 'operation' },
-      Object.entries(OPERATIONS).map(([v, label]) => h('option', { value: v }, `${v} (${label})`)),
-    );
+    const operation = h('select', { id: 'fault-operation', name: 'operation' });
     const effect = h('select', { id: 'fault-effect', name: 'effect' });
     const probability = h('input', {
       id: 'fault-probability',
@@ -187,11 +178,7 @@ export function mount(root) {
       inputmode: 'numeric',
     });
     const params = {
-      status: h(
-        'select',
-        { id: 'fault-status' },
-        [429, 500, 502, 503].map((s) => h('option', { value: String(s) }, String(s))),
-      ),
+      status: h('select', { id: 'fault-status' }),
       ms: h('input', { id: 'fault-ms', type: 'number', min: '0', step: '1', value: '1000', inputmode: 'numeric' }),
       stall_ms: h('input', {
         id: 'fault-stall-ms',
@@ -232,7 +219,7 @@ export function mount(root) {
       const keep = effect.value;
       replace(
         effect,
-        Object.entries(EFFECTS)
+        Object.entries(vocabulary.effects)
           .filter(([, e]) => !e.only || e.only.includes(operation.value))
           .map(([type, e]) => h('option', { value: type }, e.label)),
       );
@@ -240,12 +227,11 @@ export function mount(root) {
       syncParams();
     };
     const syncParams = () => {
-      const wanted = EFFECTS[effect.value]?.params ?? [];
+      const wanted = vocabulary.effects[effect.value]?.params ?? [];
       for (const [k, row] of Object.entries(paramRows)) row.hidden = !wanted.includes(k);
     };
     operation.addEventListener('change', syncEffects);
     effect.addEventListener('change', syncParams);
-    syncEffects();
 
     const submit = async (e) => {
       e.preventDefault();
@@ -267,7 +253,7 @@ export function mount(root) {
       }
     };
 
-    return h(
+    const form = h(
       'form',
       { class: 'card fault-form', onsubmit: submit },
       h('div', { class: 'form-row' }, h('label', { for: 'fault-operation' }, 'Operation'), operation),
@@ -277,6 +263,19 @@ export function mount(root) {
       h('div', { class: 'form-row' }, h('label', { for: 'fault-times' }, 'At most (times)'), times),
       h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'button primary' }, 'Add rule')),
     );
+    // Filled once the vocabulary has come (the first refresh).
+    const fill = () => {
+      replace(
+        operation,
+        Object.entries(vocabulary.operations).map(([v, label]) => h('option', { value: v }, `${v} (${label})`)),
+      );
+      replace(
+        params.status,
+        vocabulary.statuses.map((s) => h('option', { value: String(s) }, String(s))),
+      );
+      syncEffects();
+    };
+    return { form, fill };
   }
 
   return { refresh };

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   API_PREFIX,
   EMULATOR_PREFIX,
+  FAULT_VOCABULARY,
   FaultRuleInput,
   type FaultEffect,
   type FaultOperation,
@@ -158,6 +159,8 @@ export function installFaults(app: FastifyInstance, faults: Faults, deps: Emulat
 export function faultRoutes(faults: Faults) {
   return async (app: FastifyInstance) => {
     app.get(`${EMULATOR_PREFIX}/faults`, async () => ({ rules: faults.list() }));
+    // The app's form and labels come from here, so the page keeps no copy of the contract's vocabulary.
+    app.get(`${EMULATOR_PREFIX}/faults/vocabulary`, async () => FAULT_VOCABULARY);
     app.post(`${EMULATOR_PREFIX}/faults`, async (request) => faults.add(parseBody(FaultRuleInput, request.body)));
     app.delete(`${EMULATOR_PREFIX}/faults`, async () => {
       faults.clear();
