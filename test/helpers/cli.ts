@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, onTestFinished } from 'vitest';
 
 /** The built CLI (npm test builds dist/ first), run on the same Node as the tests. */
 export const CLI = join(import.meta.dirname, '..', '..', 'bin', 'extract.js');
@@ -12,8 +12,31 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NO_COLOR: '1', ...extra };
 }
 
+/** Folders made outside a test (in beforeAll or at a file's top level): removed once the file is done. */
+const fileDirs: string[] = [];
+afterAll(() => {
+  for (const dir of fileDirs.splice(0)) removeDir(dir);
+});
+
+function removeDir(dir: string): void {
+  // Retries: a child killed just before may still be closing a file in it.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+}
+
+/**
+ * A fresh folder under the system's temp directory, removed when the test that made it
+ * finishes (after the afterEach hooks, so after its children are killed), or, made outside a
+ * test, when the file's tests are done.
+ */
 export function tempDir(prefix = 'extract-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    onTestFinished(() => removeDir(dir));
+  } catch {
+    // Not inside a test: onTestFinished throws, and the folder lives as long as the file.
+    fileDirs.push(dir);
+  }
+  return dir;
 }
 
 export function writeJson(dir: string, name: string, value: unknown): string {
@@ -23,50 +46,33 @@ export function writeJson(dir: string, name: string, value: unknown): string {
 }
 
 const children = new Set<ResultPromise>();
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
+afterEach(async () => {
+  // Killed and awaited, so that none still writes into a folder about to be removed.
+  const running = [...children];
   children.clear();
+  for (const c of running) c.kill('SIGKILL');
+  await Promise.allSettled(running);
 });
 
-export type ServeProcess = { url: string; child: ResultPromise; stdout: () => string };
+export type ServeProcess = CliProcess & { url: string };
 
-/** Starts `extract serve --port 0 ...` as a child process and waits for its start-up lines (the last is "Try: ..."). */
+/**
+ * Starts `extract serve --port 0 ...` as a child process and waits for its start-up lines
+ * (the last is "Try: ..."). stdout and stderr stay apart, as for spawnCli.
+ */
 export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
-  const child = execa(process.execPath, [CLI, 'serve', '--port', '0', '--listen-port', '0', ...args], {
-    env: cleanEnv(),
-    extendEnv: false,
-    reject: false,
-    buffer: false,
-  });
-  children.add(child);
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`extract serve did not start within ${timeoutMs} ms:\n${out}`)),
-      timeoutMs,
-    );
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /Listening on (\S+)/.exec(out);
-      if (m && /^Try: /m.test(out)) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    void child.then((r) => {
-      clearTimeout(timer);
-      reject(new Error(`extract serve exited (${r.exitCode}) before listening:\n${out}`));
-    });
-  });
-  return { url, child, stdout: () => out };
+  const serve = spawnCli(['serve', '--port', '0', '--listen-port', '0', ...args]);
+  const url = (await serve.waitFor(/Listening on (\S+)/, timeoutMs))[1]!;
+  await serve.waitFor(/^Try: /m, timeoutMs);
+  return { ...serve, url };
 }
 
 export type CliProcess = {
   child: ResultPromise;
-  /** Everything printed so far on stdout and stderr. */
+  /** Everything printed so far on stdout, on stderr, and on both in the order it came. */
   stdout: () => string;
   stderr: () => string;
+  output: () => string;
   /** Resolves with the first match of `pattern` in stdout + stderr, waiting up to `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
 };
@@ -86,16 +92,19 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
   children.add(child);
   let out = '';
   let err = '';
+  let both = '';
   const listeners = new Set<() => void>();
   const changed = (): void => {
     for (const l of listeners) l();
   };
   child.stdout!.on('data', (chunk: Buffer) => {
     out += chunk.toString();
+    both += chunk.toString();
     changed();
   });
   child.stderr!.on('data', (chunk: Buffer) => {
     err += chunk.toString();
+    both += chunk.toString();
     changed();
   });
   let exited = false;
@@ -107,10 +116,11 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
     child,
     stdout: () => out,
     stderr: () => err,
+    output: () => both,
     waitFor(pattern, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
-          const m = pattern.exec(`${out}\n${err}`);
+          const m = pattern.exec(both);
           if (m) {
             done();
             resolve(m);

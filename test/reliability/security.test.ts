@@ -87,7 +87,7 @@ describe('security', () => {
       faults: { seed: 3, rules: [{ operation: 'extract-async', probability: 0.4, effect: { type: 'async_error' } }] },
     });
     const server = await spawnServe(['--in-memory', '--config', config, '--no-listen']);
-    const startup = server.stdout().length; // serve prints its configured keys at start, by design
+    const startup = server.output().length; // serve prints its configured keys at start, by design
 
     const env = (key: string) =>
       cleanEnv({ EXTRACT_API_KEY: key, EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') });
@@ -162,7 +162,7 @@ describe('security', () => {
         { where: `client run ${i + 1} stdout`, text: String(r.stdout) },
         { where: `client run ${i + 1} stderr`, text: String(r.stderr) },
       ]),
-      { where: 'serve request and delivery lines', text: server.stdout().slice(startup) },
+      { where: 'serve request and delivery lines', text: server.output().slice(startup) },
       { where: 'listen (bearer) stdout', text: bearer.stdout() },
       { where: 'listen (bearer) stderr', text: bearer.stderr() },
       { where: 'listen (basic) stdout', text: basic.stdout() },
@@ -181,10 +181,10 @@ describe('security', () => {
       expect(/[?&]sig=[0-9a-f]{16}/.test(buf.toString('latin1')), `an upload signature in ${where}`).toBe(false);
     }
     // The scanner would see a key: serve's start-up lines print the configured key, by design.
-    expect(server.stdout().slice(0, startup)).toContain(API_KEY);
+    expect(server.output().slice(0, startup)).toContain(API_KEY);
     // The scan saw the real traffic: verbose request lines, serve's request lines, deliveries.
     expect(String(runs[0]!.stderr)).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/extract -> 200/);
-    expect(server.stdout().slice(startup)).toMatch(/<-- POST \/api\/v1\/extract/);
+    expect(server.output().slice(startup)).toMatch(/<-- POST \/api\/v1\/extract/);
     expect(bearer.stderr()).toMatch(/401/);
     expect(filesUnder(work).some((f) => f.path.endsWith('.extract-state.jsonl'))).toBe(true);
     console.log(
@@ -271,11 +271,10 @@ describe('security', () => {
     const dflt = await spawnServe(['--in-memory', '--no-listen', '-q']);
     expect(dflt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const open = await spawnServe(['--in-memory', '--no-listen', '-q', '--host', '0.0.0.0']);
-    const deadline = Date.now() + 5000;
-    while (!/warning: bound to 0\.0\.0\.0, not loopback/.test(open.stdout()) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(open.stdout()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback/);
-    expect(dflt.stdout()).not.toMatch(/warning: bound/);
+    await open.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
+    expect(open.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback/);
+    expect(open.stdout()).not.toMatch(/warning: bound/);
+    expect(dflt.output()).not.toMatch(/warning: bound/);
     dflt.child.kill('SIGTERM');
     open.child.kill('SIGTERM');
 
@@ -292,7 +291,8 @@ describe('security', () => {
     ]);
     await openListen.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
     expect(openListen.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback.*--auth none lets them all in/);
-    expect(listen.stderr()).not.toMatch(/warning: bound/);
+    expect(openListen.stdout()).not.toMatch(/warning: bound/);
+    expect(listen.output()).not.toMatch(/warning: bound/);
     listen.child.kill('SIGTERM');
     openListen.child.kill('SIGTERM');
   }, 60_000);
