@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -128,20 +128,7 @@ export async function run(cwd: string, inputs: string[], options: BatchOptions, 
   return { summary, stdout: out, stderr: err, elapsedMs: t - start, sleeps };
 }
 
-/** The journal's facts, parsed (a torn line skipped). */
-export function journalFacts(cwd: string): Array<Record<string, unknown>> {
-  const path = join(cwd, '.extract-state.jsonl');
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-}
+export { journalFacts } from '../helpers/journal.ts';
 
 /** A port on 127.0.0.1 nothing listens on: connections are refused at once. */
 export async function closedPort(): Promise<string> {

@@ -1,6 +1,5 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { httpServer } from '../helpers/http-server.ts';
 import { batchOptions, invoiceDir, run } from './harness.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 
@@ -10,26 +9,17 @@ import { DEFAULT_POLL } from '../../src/client/backoff.ts';
  */
 
 const KEY = 'ext_poll_deadline_key_0001';
-const servers = new Set<Server>();
-const open = new Set<ServerResponse>();
-afterEach(async () => {
-  for (const res of open) res.destroy();
-  open.clear();
-  await Promise.all([...servers].map((s) => new Promise((r) => s.close(r))));
-  servers.clear();
-});
 
 /** Upload-url, PUT and POST extract answer as the spec says; every GET drips forever. */
 async function drippingService(): Promise<{ url: string; gets: () => number }> {
   let gets = 0;
-  const server = createServer((req, res) => {
+  const { url } = await httpServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const json = (body: unknown) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.method === 'POST' && req.url === '/api/v1/upload-url')
-        return json({ upload_url: `${base}/put/a.pdf`, storage_path: 'p/a.pdf', expires_in: 900 });
+        return json({ upload_url: `${url}/put/a.pdf`, storage_path: 'p/a.pdf', expires_in: 900 });
       if (req.method === 'PUT') return res.writeHead(200).end();
       if (req.method === 'POST' && req.url === '/api/v1/extract')
         return json({
@@ -39,15 +29,12 @@ async function drippingService(): Promise<{ url: string; gets: () => number }> {
           poll_url: '/api/v1/documents/doc_drip',
         });
       gets++;
-      open.add(res);
       res.writeHead(200, { 'content-type': 'application/json' });
       const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 200);
       res.on('close', () => clearInterval(drip));
     });
   });
-  servers.add(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, gets: () => gets };
+  return { url, gets: () => gets };
 }
 
 describe('poll deadline', () => {

@@ -1,22 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { journalFacts } from '../helpers/journal.ts';
 import { extract, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
-
-const journalLines = (cwd: string): Array<Record<string, unknown>> => {
-  const path = join(cwd, '.extract-state.jsonl');
-  if (!existsSync(path)) return [];
-  // The last line may be torn mid-write: keep the whole ones.
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-};
 
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -38,10 +22,10 @@ describe('resuming', () => {
     const names = fixtureNames();
     const first = extract(cwd, server.url, ['in/*.pdf', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
     // Kill once every document is submitted (paid for) and before the batch is over.
-    await until(() => journalLines(cwd).filter((l) => l.fact === 'submitted').length === names.length);
+    await until(() => journalFacts(cwd).filter((l) => l.fact === 'submitted').length === names.length);
     first.kill('SIGKILL');
     await first;
-    expect(journalLines(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(names.length);
+    expect(journalFacts(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(names.length);
 
     // The lock of the killed run is stale: the rerun takes it over.
     const second = await extract(cwd, server.url, [
@@ -69,7 +53,7 @@ describe('resuming', () => {
     const cwd = workDir();
     const names = fixtureNames();
     const first = extract(cwd, server.url, ['in/', '--route', 'upload', '-c', '2', '--poll-interval', '100ms']);
-    await until(() => journalLines(cwd).some((l) => l.fact === 'submitted'));
+    await until(() => journalFacts(cwd).some((l) => l.fact === 'submitted'));
     first.kill('SIGINT');
     const stopped = await first;
     expect(stopped.exitCode, stopped.stderr).toBe(130);

@@ -94,23 +94,7 @@ export function readReport(path: string): Report {
   return JSON.parse(readFileSync(path, 'utf8')) as Report;
 }
 
-/**
- * The journal's lines, parsed. A crash mid-write can leave one torn line; the next run starts
- * on a fresh line after it, so a torn line may sit in the middle. Returns them counted.
- */
-export function readJournalLines(path: string): { facts: Array<Record<string, unknown>>; torn: number } {
-  const facts: Array<Record<string, unknown>> = [];
-  let torn = 0;
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      facts.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      torn++;
-    }
-  }
-  return { facts, torn };
-}
+export { readJournalLines } from '../helpers/journal.ts';
 
 export function count<T>(items: readonly T[], pick: (item: T) => boolean): number {
   return items.reduce((n, item) => n + (pick(item) ? 1 : 0), 0);

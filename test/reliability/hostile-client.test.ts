@@ -1,11 +1,11 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultClientDeps, ServiceClient } from '../../src/client/index.ts';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
+import { httpServer } from '../helpers/http-server.ts';
 
 /**
  * Issue 12, the client against a hostile server: an answer of 300 MB is refused after the cap,
@@ -13,24 +13,13 @@ import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
  * a line break is a usage error before anything is sent.
  */
 
-const servers = new Set<Server>();
-const open = new Set<ServerResponse>();
-afterEach(async () => {
-  for (const res of open) res.destroy();
-  open.clear();
-  await Promise.all([...servers].map((s) => new Promise((r) => s.close(r))));
-  servers.clear();
-});
-
 async function hostile(handler: (res: ServerResponse) => void): Promise<string> {
-  const server = createServer((req, res) => {
-    req.resume();
-    open.add(res);
-    handler(res);
-  });
-  servers.add(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return (
+    await httpServer((req, res) => {
+      req.resume();
+      handler(res);
+    })
+  ).url;
 }
 
 const noWait = defaultClientDeps({ sleep: async () => {} });

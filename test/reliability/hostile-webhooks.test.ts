@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { httpServer } from '../helpers/http-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
@@ -12,19 +12,12 @@ import { invoicePdf } from '../helpers/pdf.ts';
  * emulator an excerpt, not the body; one that never answers costs it no CPU while it hangs.
  */
 
-const servers = new Set<Server>();
+/** Answers left hanging by the never-answering receiver (cut after each test with its server). */
 const hanging = new Set<ServerResponse>();
-afterEach(async () => {
-  for (const res of hanging) res.destroy();
-  hanging.clear();
-  await Promise.all([...servers].map((s) => new Promise((r) => s.close(r))));
-  servers.clear();
-});
+afterEach(() => hanging.clear());
 
-async function listen(server: Server): Promise<string> {
-  servers.add(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+async function listen(handler: RequestListener): Promise<string> {
+  return `${(await httpServer(handler)).url}/hook`;
 }
 
 /** CPU time a process used so far, in clock ticks (1/100 s): utime + stime of /proc/<pid>/stat. */
@@ -37,24 +30,22 @@ describe('hostile: webhook receivers', () => {
   it('a receiver that answers 200 with an endless body is delivered, and only an excerpt is read', async () => {
     let written = 0;
     const chunk = Buffer.alloc(64 * 1024, 0x61);
-    const url = await listen(
-      createServer((req, res) => {
-        req.resume();
-        req.on('end', () => {
-          res.writeHead(200, { 'content-type': 'text/plain' });
-          // Up to 300 MB, as fast as the reader takes it.
-          const pump = () => {
-            while (written < 300 * 1024 * 1024) {
-              written += chunk.length;
-              if (!res.write(chunk)) return void res.once('drain', pump);
-            }
-            res.end();
-          };
-          res.on('close', () => res.removeAllListeners('drain'));
-          pump();
-        });
-      }),
-    );
+    const url = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        // Up to 300 MB, as fast as the reader takes it.
+        const pump = () => {
+          while (written < 300 * 1024 * 1024) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      });
+    });
     const s = await emulator({ parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url, id: 'flood' }] }] });
     expect((await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) })).status).toBe(200);
     let delivery: { state: string; attempts: Array<{ status: number; response_excerpt: string }> } | undefined;
@@ -71,7 +62,12 @@ describe('hostile: webhook receivers', () => {
   });
 
   it('while a delivery hangs, the dispatcher sleeps (no busy loop)', async () => {
-    const url = await listen(createServer((_req, res) => void hanging.add(res)));
+    let arrived!: () => void;
+    const delivered = new Promise<void>((resolve) => (arrived = resolve));
+    const url = await listen((_req, res) => {
+      hanging.add(res);
+      arrived();
+    });
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', {
       ...DEFAULT_CONFIG,
@@ -82,7 +78,7 @@ describe('hostile: webhook receivers', () => {
     const serve = await spawnServe(['--config', config, '--no-listen', '-q']);
     expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(2)) })).status).toBe(200);
     // The delivery is in flight (the receiver holds it); measure two seconds of serve's CPU.
-    for (let i = 0; i < 100 && hanging.size === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await delivered;
     expect(hanging.size).toBe(1);
     await new Promise((r) => setTimeout(r, 300));
     const before = cpuTicks(serve.child.pid!);

@@ -1,0 +1,33 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+
+/**
+ * Bare HTTP servers a test stands up in place of a service, a proxy or a webhook receiver,
+ * on 127.0.0.1 port 0. After each test they are closed and their connections cut, answers
+ * left hanging or dripping included, so no test waits on another's sockets.
+ */
+const servers = new Set<Server>();
+afterEach(async () => {
+  const open = [...servers];
+  servers.clear();
+  await Promise.all(
+    open.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeAllConnections();
+        }),
+    ),
+  );
+});
+
+export type TestServer = { server: Server; port: number; url: string };
+
+export async function httpServer(handler: RequestListener): Promise<TestServer> {
+  const server = createServer(handler);
+  servers.add(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, port, url: `http://127.0.0.1:${port}` };
+}
