@@ -25,21 +25,46 @@ export function payload(overrides: Partial<WebhookPayload> = {}): WebhookPayload
   };
 }
 
-export type TestReceiver = RunningReceiver & { lines: string[]; stdout: () => string; dataDir: string };
+export type TestReceiver = RunningReceiver & {
+  lines: string[];
+  stdout: () => string;
+  dataDir: string;
+  /** Resolves with the first logged line that matches, waiting for it up to `timeoutMs`. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+};
 
 /** A receiver on 127.0.0.1 port 0 with its own data directory (unless given), closed after the test. */
 export async function receiver(options: Partial<ReceiverOptions> = {}): Promise<TestReceiver> {
   const lines: string[] = [];
+  const waiters = new Set<(line: string) => void>();
+  const log = (line: string): void => {
+    lines.push(line);
+    for (const w of waiters) w(line);
+  };
   const out = new PassThrough();
   let printed = '';
   out.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   const dataDir = options.dataDir ?? tempDir('extract-listen-');
-  const r = await startReceiver(
-    { auth: { type: 'none' }, port: 0, log: (line) => lines.push(line), ...options, dataDir },
-    { stdout: out },
-  );
+  const r = await startReceiver({ auth: { type: 'none' }, port: 0, log, ...options, dataDir }, { stdout: out });
   running.add(r);
-  return Object.assign(r, { lines, stdout: () => printed, dataDir });
+  const waitForLine = (pattern: RegExp, timeoutMs = 10_000): Promise<string> => {
+    const seen = lines.find((l) => pattern.test(l));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`the receiver did not log ${pattern} within ${timeoutMs} ms:\n${lines.join('\n')}`));
+      }, timeoutMs);
+      const check = (line: string): void => {
+        if (!pattern.test(line)) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve(line);
+      };
+      waiters.add(check);
+    });
+  };
+  return Object.assign(r, { lines, stdout: () => printed, dataDir, waitForLine });
 }
 
 export type Sent = { status: number; body: unknown; headers: Headers };

@@ -169,14 +169,9 @@ describe('listen: output failures', () => {
     // The output path turns into a directory: appending fails with EISDIR.
     await mkdir(out);
     expect((await send(r.url, complete)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(
-      r.lines.some((l) =>
-        /^error: could not write the outputs \(.*EISDIR.*\); retrying in 1 s, the events are safe in the inbox$/.test(
-          l,
-        ),
-      ),
-    ).toBe(true);
+    await r.waitForLine(
+      /^error: could not write the outputs \(.*EISDIR.*\); retrying in 1 s, the events are safe in the inbox$/,
+    );
     await rm(out, { recursive: true });
     await r.drained();
     expect((await lines(out)).map((l) => l.document_id)).toEqual(['doc_full']);
