@@ -245,14 +245,22 @@ describe('lock', () => {
     await lock.release();
   });
 
-  it('takes over a torn lock file', async () => {
+  it('takes over a torn lock file: the lock is then ours, holds off others, and goes on release', async () => {
     const journal = join(dir, 'state.jsonl');
     await writeFile(lockPathFor(journal), '{"pid":');
     const lock = await acquireLock(
       journal,
       deps(300, () => true),
     );
+    expect(JSON.parse(await readFile(lockPathFor(journal), 'utf8'))).toMatchObject({ pid: 300, host: 'h1' });
+    await expect(
+      acquireLock(
+        journal,
+        deps(400, () => true),
+      ),
+    ).rejects.toThrow(/in use by process 300/);
     await lock.release();
+    await expect(readFile(lockPathFor(journal), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('refuses a lock held on another host', async () => {

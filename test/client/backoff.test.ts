@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, DEFAULT_POLL, DEFAULT_RETRY, parseRetryAfter, pollDelay } from '../../src/client/backoff.ts';
 
@@ -8,8 +9,23 @@ describe('backoff', () => {
     expect(low).toEqual([250, 500, 1000, 2000, 4000, 8000, 15000, 15000]);
     expect(high).toEqual([500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
   });
-  it('never retries immediately', () => {
-    for (let n = 1; n < DEFAULT_RETRY.attempts; n++) expect(backoffDelay(n, () => 0)).toBeGreaterThan(0);
+  it('any policy: each delay lies between half and all of min(cap, base x 2^(n-1)), so never 0 and never past the cap', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 120_000 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (baseMs, capMs, retry, r) => {
+          const policy = { ...DEFAULT_RETRY, baseMs, capMs };
+          const ceiling = Math.min(capMs, baseMs * 2 ** (retry - 1));
+          const delay = backoffDelay(retry, () => r, policy);
+          expect(delay).toBeGreaterThanOrEqual(Math.floor(ceiling / 2));
+          expect(delay).toBeLessThanOrEqual(ceiling);
+          expect(delay).toBeGreaterThan(0);
+        },
+      ),
+    );
   });
   it('Retry-After: seconds or an HTTP date', () => {
     expect(parseRetryAfter('3', 0)).toBe(3000);

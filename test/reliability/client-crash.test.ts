@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/emulator/faults.ts';
 import { extract } from '../e2e/batch-helpers.ts';
 import { spawnServe, tempDir } from '../helpers/cli.ts';
+import type { Fact } from '../helpers/journal.ts';
 import { chargesBySha, count, makeCorpus, readJournalLines, readReport, writeServeConfig } from './helpers.ts';
 
 /**
@@ -16,11 +17,27 @@ import { chargesBySha, count, makeCorpus, readJournalLines, readReport, writeSer
 const DOCS = 60;
 const KILLS = 10;
 
-/** Documents whose last journal fact is an extract request in flight (no answer recorded). */
-function inFlight(facts: Array<Record<string, unknown>>): number {
-  const last = new Map<string, string>();
-  for (const f of facts) if (typeof f.sha256 === 'string') last.set(f.sha256, String(f.fact));
-  return count([...last.values()], (fact) => fact === 'sending');
+const keyOf = (f: Fact): string | undefined =>
+  typeof f.request === 'object' && f.request !== null && 'idempotency_key' in f.request
+    ? String(f.request.idempotency_key)
+    : undefined;
+
+/** The extract requests in flight (a document's last fact is `sending`, no answer recorded), by content and key. */
+function inFlight(facts: Fact[]): string[] {
+  const last = new Map<string, Fact>();
+  for (const f of facts) if (typeof f.sha256 === 'string') last.set(f.sha256, f);
+  return [...last.values()].filter((f) => f.fact === 'sending').map((f) => `${f.sha256} ${keyOf(f)}`);
+}
+
+/** How many times each content and key was sent (`sending` facts): above 1, resent under its key. */
+function sendsByKey(facts: Fact[]): Map<string, number> {
+  const sends = new Map<string, number>();
+  for (const f of facts)
+    if (f.fact === 'sending' && keyOf(f) !== undefined) {
+      const id = `${f.sha256} ${keyOf(f)}`;
+      sends.set(id, (sends.get(id) ?? 0) + 1);
+    }
+  return sends;
 }
 
 describe('client crashes', () => {
@@ -53,10 +70,9 @@ describe('client crashes', () => {
 
     const moments: number[] = [];
     let finishedEarly = 0;
-    let resent = 0;
+    const cutOff = new Set<string>();
     for (let kill = 0; kill < KILLS; kill++) {
-      const before = readJournalLines(journal);
-      resent += inFlight(before.facts);
+      for (const id of inFlight(readJournalLines(journal).facts)) cutOff.add(id);
       const run = extract(root, server.url, kill === 0 ? flags : [...flags, '--retry-failed']);
       // Node start-up and planning take a few hundred ms; kill somewhere after that.
       const at = Math.round(500 + random() * 1500);
@@ -66,7 +82,7 @@ describe('client crashes', () => {
       clearTimeout(timer);
       if (result.signal !== 'SIGKILL') finishedEarly++;
     }
-    resent += inFlight(readJournalLines(journal).facts);
+    for (const id of inFlight(readJournalLines(journal).facts)) cutOff.add(id);
 
     const final = await extract(root, server.url, [...flags, '--retry-failed', '--report', 'report.json']);
     expect(final.exitCode, final.stderr).toBe(0);
@@ -86,9 +102,19 @@ describe('client crashes', () => {
     expect(torn).toBeLessThanOrEqual(KILLS);
     expect(KILLS - finishedEarly, 'most kills must land while the batch runs').toBeGreaterThanOrEqual(KILLS / 2);
     expect(count(facts, (f) => f.fact === 'completed')).toBe(DOCS);
+    // The kills cut requests in flight, and every one cut was sent again under the same key
+    // (which is why the ledger above holds one reserve per document, not two).
+    const sends = sendsByKey(facts);
+    const resent = [...cutOff].filter((id) => (sends.get(id) ?? 0) >= 2).length;
+    expect(cutOff.size, 'some kills must cut an extract request in flight').toBeGreaterThan(0);
+    expect(
+      [...cutOff].filter((id) => id.endsWith(' undefined')),
+      'an uncertain request keeps its key',
+    ).toEqual([]);
+    expect(resent).toBe(cutOff.size);
     console.log(
       `client crashes: ${KILLS} SIGKILLs at ${moments.join(', ')} ms (${finishedEarly} runs finished before their kill); ` +
-        `${resent} extract requests in flight at a kill, resent under their Idempotency-Key; ` +
+        `${cutOff.size} extract requests in flight at a kill, ${resent} resent under their Idempotency-Key; ` +
         `final run: ${report.completed} completed, ${report.skipped} skipped; ${facts.length} journal lines, ${torn} torn; ledger: ${net.size} documents, 1 reserve each`,
     );
   }, 120_000);

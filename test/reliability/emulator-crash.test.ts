@@ -36,9 +36,10 @@ describe('emulator crashes', () => {
     let server: ServeProcess = await spawnServe(serveArgs);
     const url = server.url;
     const port = new URL(url).port;
+    const kills: Array<string | undefined> = [];
     const restart = async (): Promise<void> => {
       server.child.kill('SIGKILL');
-      await server.child;
+      kills.push((await server.child).signal);
       server = await spawnServe([...serveArgs, '--port', port]);
       expect(server.url).toBe(url);
     };
@@ -69,6 +70,10 @@ describe('emulator crashes', () => {
       await restart();
     }
     const first = await run;
+    // The kills happened while the batch ran (at least one before the first run was over),
+    // and each ended serve by SIGKILL, not by a clean stop.
+    expect(moments.length, 'the first run ended before any kill').toBeGreaterThanOrEqual(1);
+    expect(kills).toEqual(moments.map(() => 'SIGKILL'));
 
     // A run that ended with failures (an extract request cut by a kill) is rerun; the final state is what counts.
     const exits = [first.exitCode];
