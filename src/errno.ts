@@ -17,3 +17,28 @@ export function errnoCode(err: unknown): string | undefined {
 export function hasErrno(err: unknown, code: string): boolean {
   return errnoCode(err) === code;
 }
+
+/**
+ * node:sqlite's result code (`errcode` of an `ERR_SQLITE_ERROR`), its primary part: an extended
+ * code such as SQLITE_BUSY_RECOVERY (261) reads as SQLITE_BUSY (5).
+ */
+export function sqliteCode(err: unknown): number | undefined {
+  if (errnoCode(err) !== 'ERR_SQLITE_ERROR' || typeof err !== 'object' || err === null) return undefined;
+  const code: unknown = Reflect.get(err, 'errcode');
+  return typeof code === 'number' ? code & 0xff : undefined;
+}
+
+/** SQLite's result codes the project acts on (sqlite.org/rescode.html). */
+export const SQLITE = { BUSY: 5, LOCKED: 6, FULL: 13 } as const;
+
+/** Another connection holds the database (SQLITE_BUSY or SQLITE_LOCKED). */
+export function isSqliteBusy(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code === SQLITE.BUSY || code === SQLITE.LOCKED;
+}
+
+/** The disk is full: ENOSPC or EDQUOT from the file system, SQLITE_FULL from node:sqlite. */
+export function isDiskFull(err: unknown): boolean {
+  const code = errnoCode(err);
+  return code === 'ENOSPC' || code === 'EDQUOT' || sqliteCode(err) === SQLITE.FULL;
+}

@@ -24,7 +24,8 @@ import { GatewayError } from './errors.ts';
 import type { Ledger } from './ledger.ts';
 import { createPageCounter } from './pages.ts';
 import type { Processor } from './processor.ts';
-import { transaction, type Store } from './store.ts';
+import { transaction } from '../sqlite.ts';
+import type { Store } from './store.ts';
 import { uploadUrl, type Signer } from './tickets.ts';
 import type { UploadRow, Uploads } from './uploads.ts';
 

@@ -5,7 +5,8 @@ import { EngineError, type Engine, type Grounding } from '../engine/types.ts';
 import type { EmulatorDeps } from './clock.ts';
 import type { DocumentRow, Documents } from './documents.ts';
 import type { Ledger } from './ledger.ts';
-import { transaction, type Store } from './store.ts';
+import { transaction } from '../sqlite.ts';
+import type { Store } from './store.ts';
 
 /**
  * Extraction of documents that were accepted and reserved: the engine's real work plus

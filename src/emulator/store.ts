@@ -128,19 +128,6 @@ function migrate(db: DatabaseSync): void {
   if (!columns.includes('grounding')) db.exec('ALTER TABLE documents ADD COLUMN grounding TEXT');
 }
 
-/** Runs `fn` in one transaction: all of its writes land, or none. */
-export function transaction<T>(db: DatabaseSync, fn: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const out = fn();
-    db.exec('COMMIT');
-    return out;
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw err;
-  }
-}
-
 export function getMeta(db: DatabaseSync, key: string): string | undefined {
   const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
   return row?.value;

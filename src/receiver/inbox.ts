@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
+import { isSqliteBusy } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
+import { transaction } from '../sqlite.ts';
 import { DocumentRecord } from '../outputs/index.ts';
 import type { ReviewEntry } from './records.ts';
 
@@ -91,7 +93,7 @@ export function openInbox(dataDir: string): Inbox {
     db.exec(SCHEMA);
   } catch (err) {
     db.close();
-    const busy = err instanceof Error && /locked|busy/i.test(err.message);
+    const busy = isSqliteBusy(err);
     throw new ExtractError(
       'usage',
       busy
@@ -122,25 +124,12 @@ export function openInbox(dataDir: string): Inbox {
   );
 
   /**
-   * The worker's own bookkeeping commits with synchronous=NORMAL: in WAL mode that survives
-   * a killed process (only a power cut can lose it, and then the work is redone, which
-   * deduplication and the output reconciliation make harmless), and it spares the event
-   * loop an fsync that would delay the next acknowledgement. node:sqlite is synchronous, so
-   * no append can run while the setting is lowered.
+   * The worker's own bookkeeping commits relaxed (synchronous=NORMAL, src/sqlite.ts): a power
+   * cut can lose it, and then the work is redone, which deduplication and the output
+   * reconciliation make harmless; it spares the event loop an fsync that would delay the next
+   * acknowledgement. Appends, which are acknowledged, stay FULL.
    */
-  const transaction = <T>(fn: () => T): T => {
-    db.exec('PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE');
-    try {
-      const out = fn();
-      db.exec('COMMIT');
-      return out;
-    } catch (err) {
-      db.exec('ROLLBACK');
-      throw err;
-    } finally {
-      db.exec('PRAGMA synchronous = FULL');
-    }
-  };
+  const bookkeeping = <T>(fn: () => T): T => transaction(db, fn, { relaxed: true });
 
   return {
     append({ receivedAt, method, documentId, body }) {
@@ -158,7 +147,7 @@ export function openInbox(dataDir: string): Inbox {
     },
     settle(rows, at) {
       const when = at.toISOString();
-      return transaction(() =>
+      return bookkeeping(() =>
         rows.map(({ seq, claim: c }) => {
           let outcome: Outcome = 'invalid';
           if (c !== undefined) {
@@ -182,7 +171,7 @@ export function openInbox(dataDir: string): Inbox {
       return selectUnwritten.all().map(_seenRow);
     },
     markWritten(documentIds) {
-      transaction(() => {
+      bookkeeping(() => {
         for (const id of documentIds) markWritten.run(id);
       });
     },

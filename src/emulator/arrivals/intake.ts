@@ -10,7 +10,8 @@ import type { Ledger } from '../ledger.ts';
 import type { PageCounter } from '../pages.ts';
 import type { Processor } from '../processor.ts';
 import type { StagedFile } from '../staging.ts';
-import { transaction, type Store } from '../store.ts';
+import { transaction } from '../../sqlite.ts';
+import type { Store } from '../store.ts';
 
 /**
  * Documents that arrive with their bytes by another route than the API (the application's upload,

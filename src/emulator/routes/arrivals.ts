@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isDiskFull } from '../../errno.ts';
 import { EMULATOR_PREFIX, ExtractInlineRequest, type ParserConfig, type SourceType } from '../../contract/index.ts';
 import { INBOUND_PREFIX, type InboundTokens } from '../arrivals/inbound.ts';
 import { GatewayError } from '../errors.ts';
@@ -114,9 +115,4 @@ export function arrivalRoutes(input: {
       },
     );
   };
-}
-
-function isDiskFull(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
 }

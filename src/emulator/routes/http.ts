@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { API_PREFIX, describeZodErrorInline, type ErrorBody } from '../../contract/index.ts';
+import { errnoCode, isDiskFull } from '../../errno.ts';
 import { crossOriginProblem, hostProblem } from '../../loopback.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
 import { GatewayError, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
@@ -65,7 +66,8 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
         'the disk under the data directory is full; nothing was stored and nothing charged: free some space (or move --data-dir) and send the request again',
       );
     }
-    const fastifyCode = 'code' in err && typeof err.code === 'string' ? FASTIFY_CODES[err.code] : undefined;
+    const code = errnoCode(err);
+    const fastifyCode = code === undefined ? undefined : FASTIFY_CODES[code];
     if (fastifyCode) return sendError(reply, fastifyCode, requestErrorText(fastifyCode, err.message));
     if (
       err instanceof SyntaxError ||
@@ -115,12 +117,6 @@ export function installLoopbackGuard(app: FastifyInstance, boundHost: string): v
     });
     if (originIssue !== null) return sendError(reply, 'forbidden', originIssue);
   });
-}
-
-/** ENOSPC / EDQUOT from the file system, SQLITE_FULL (13) from node:sqlite. */
-function isDiskFull(err: Error): boolean {
-  const e = err as Error & { code?: unknown; errcode?: unknown };
-  return e.code === 'ENOSPC' || e.code === 'EDQUOT' || (e.code === 'ERR_SQLITE_ERROR' && e.errcode === 13);
 }
 
 /** Errors Fastify raises before routing (a URL that does not decode, a bad header): JSON 400s too. */
