@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /**
  * The rules that keep `extract serve` and `extract listen` for the pages of this machine only,
@@ -11,6 +11,21 @@ import { isIP } from 'node:net';
  * - Cross-origin writes: a page may POST a form or a `no-cors` fetch here without asking. Browsers
  *   mark such requests with `Origin` and `Sec-Fetch-Site`; a write from another origin is refused.
  */
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Whether a --host to bind is one only this machine can reach (127.0.0.0/8, ::1, localhost);
+ * anything else earns `serve` and `listen` a warning.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (name === 'localhost') return true;
+  const family = isIP(name);
+  return family !== 0 && LOOPBACK.check(name, family === 4 ? 'ipv4' : 'ipv6');
+}
 
 /** Why this Host header is refused, or null when it names this machine. */
 export function hostProblem(hostHeader: string | undefined, boundHost: string): string | null {

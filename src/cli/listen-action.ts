@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import { ExtractError } from '../errors.ts';
 import type { ReceiverAuth } from '../receiver/options.ts';
 import { startReceiver } from '../receiver/server.ts';
-import { LOOPBACK_HOST } from './loopback-host.ts';
+import { isLoopbackHost } from '../loopback.ts';
 
 /** The flags of `extract listen`, as commander hands them over. */
 export type ListenFlags = {
@@ -85,7 +85,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
   note(
     `auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`,
   );
-  if (!LOOPBACK_HOST.test(flags.host)) {
+  if (!isLoopbackHost(flags.host)) {
     note(
       `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can send events` +
         (auth.type === 'none' ? ', and --auth none lets them all in: use --auth bearer' : ''),

@@ -5,7 +5,7 @@ import { formatEvent } from '../emulator/events.ts';
 import { parseFaultFlag } from '../emulator/faults.ts';
 import { serve } from '../emulator/serve.ts';
 import { ExtractError } from '../errors.ts';
-import { LOOPBACK_HOST } from './loopback-host.ts';
+import { isLoopbackHost } from '../loopback.ts';
 import { parsePort, parseTimeScale, type ServeFlags } from './serve-command.ts';
 
 type Out = { write(text: string): unknown };
@@ -66,7 +66,7 @@ export async function serveFromCli(flags: ServeFlags, deps: ServeDeps): Promise<
   for (const r of server.faults.list())
     say(`Fault ${r.id}: ${r.operation} p=${r.probability} ${JSON.stringify(r.effect)}`);
   say(`Try: EXTRACT_BASE_URL=${server.url} EXTRACT_API_KEY=${server.apiKeys[0]} extract fixtures/invoices/*.pdf`);
-  if (!LOOPBACK_HOST.test(flags.host)) {
+  if (!isLoopbackHost(flags.host)) {
     deps.stderr.write(
       `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can use the emulator\n`,
     );
