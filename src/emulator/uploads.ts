@@ -1,11 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, renameSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { GatewayError } from './errors.ts';
+import { stageStream, unstage } from './staging.ts';
 
 /**
  * Stored objects behind upload tickets. The storage path is what the client sees
@@ -88,39 +87,21 @@ export function createUploads(db: DatabaseSync, dirs: { blobDir: string; partial
       return byPath.get(storagePath) as UploadRow | undefined;
     },
     async write(row, body, atMs) {
-      const partial = join(dirs.partialDir, `${row.blob}.${randomBytes(6).toString('hex')}`);
-      const hash = createHash('sha256');
-      let size = 0;
-      try {
-        await pipeline(
-          body,
-          async function* (chunks: AsyncIterable<Buffer>) {
-            for await (const chunk of chunks) {
-              hash.update(chunk);
-              size += chunk.length;
-              yield chunk;
-            }
-          },
-          createWriteStream(partial, { flush: true }),
-        );
-      } catch (err) {
-        await rm(partial, { force: true });
-        throw err;
-      }
-      const sha256 = hash.digest('hex');
+      // Streamed and hashed as every arriving file is (staging.ts); a broken PUT leaves nothing.
+      const staged = await stageStream(dirs.partialDir, body);
       // Checked again after the bytes arrived, since a submission may have landed meanwhile;
       // the check, the rename and the update run without yielding, so nothing slips between.
       const current = byPath.get(row.storage_path) as UploadRow | undefined;
       if (current?.document_id || frozen.has(row.storage_path)) {
-        await rm(partial, { force: true });
+        await unstage(staged);
         throw new GatewayError(
           'conflict',
           'this storage path was already submitted for extraction; its object cannot change now',
         );
       }
-      renameSync(partial, join(dirs.blobDir, row.blob));
-      written.run(size, sha256, atMs, row.storage_path);
-      return { size, sha256 };
+      renameSync(staged.path, join(dirs.blobDir, row.blob));
+      written.run(staged.size, staged.sha256, atMs, row.storage_path);
+      return { size: staged.size, sha256: staged.sha256 };
     },
     freeze(storagePath) {
       if (frozen.has(storagePath))
