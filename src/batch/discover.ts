@@ -1,8 +1,6 @@
-import { constants } from 'node:fs';
-import { access, realpath, stat } from 'node:fs/promises';
+import { accessSync, constants, readdirSync, realpathSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { isAbsolute, join, matchesGlob, relative, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import fg from 'fast-glob';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 
@@ -14,7 +12,11 @@ export type InputFile = {
   size: number;
   /** Named by itself (or listed on stdin), not found in a directory or by a pattern: always sent. */
   explicit: boolean;
+  /** What the stat cache compares (see state/stat-cache.ts); absent when the file was not stat'ed as such. */
+  stamp?: FileStamp | undefined;
 };
+/** The parts of a file's stat that change when its content may have (git's index keeps the same). */
+export type FileStamp = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; dev: bigint };
 /** An input that named a file we cannot read: reported, and counted as failed. */
 export type UnreadableInput = { file: string; reason: string };
 /** `unmatched`: inputs that matched nothing while others did (worth a warning, not a failure). */
@@ -46,23 +48,27 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   const excluded = (file: string): boolean =>
     exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
 
-  const add = async (file: string, explicit = false): Promise<void> => {
+  // Synchronous on purpose: a run over thousands of files is bound by these syscalls, and the
+  // thread pool's round trips cost more than the calls themselves.
+  const add = (file: string, explicit = false): void => {
     const path = resolve(options.cwd, file);
     let realPath: string;
-    let size: number;
+    let info: BigIntStats;
     try {
-      realPath = await realpath(path);
-      const info = await stat(realPath);
+      realPath = realpathSync(path);
+      info = statSync(realPath, { bigint: true });
       if (!info.isFile()) return;
-      size = info.size;
-      await access(realPath, constants.R_OK);
+      accessSync(realPath, constants.R_OK);
     } catch (err) {
       found.unreadable.push({ file, reason: `cannot read ${file}: ${describeFsError(err)}` });
       return;
     }
-    if (seen.has(realPath)) return;
-    seen.add(realPath);
-    found.files.push({ file, path, realPath, size, explicit });
+    push({ file, path, realPath, size: Number(info.size), explicit, stamp: stampOf(info) });
+  };
+  const push = (input: InputFile): void => {
+    if (seen.has(input.realPath)) return;
+    seen.add(input.realPath);
+    found.files.push(input);
   };
 
   // A named file that does not exist fails that input; if nothing at all matched, the run is a usage error.
@@ -71,22 +77,16 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
     const before = found.files.length + found.unreadable.length;
     const kind = await classify(input, options.cwd);
     if (kind === 'file') {
-      if (!excluded(input)) await add(input, true);
+      if (!excluded(input)) add(input, true);
       else continue;
     } else if (kind === 'directory') {
-      const matches = await fg('**/*', {
-        cwd: resolve(options.cwd, input),
-        onlyFiles: true,
-        dot: false,
-        ignore: exclusions,
-        suppressErrors: true,
-        followSymbolicLinks: true,
-      });
-      for (const m of matches.sort()) {
-        const file = join(input, m);
-        if (!excluded(file)) await add(file);
+      for (const entry of walkDirectory(resolve(options.cwd, input), exclusions)) {
+        const file = join(input, entry.rel);
+        if (!excluded(file)) push({ ...entry, file, explicit: false });
       }
     } else if (kind === 'pattern') {
+      // The glob engine loads only for a pattern: a list of files or folders does without it.
+      const { default: fg } = await import('fast-glob');
       const matches = await fg(input, {
         cwd: options.cwd,
         onlyFiles: true,
@@ -95,7 +95,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
         suppressErrors: true,
         followSymbolicLinks: true,
       });
-      for (const m of matches.sort()) await add(m);
+      for (const m of matches.sort()) add(m);
     } else {
       missing.push(input);
       continue;
@@ -117,13 +117,75 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
 
 async function classify(input: string, cwd: string): Promise<'file' | 'directory' | 'pattern' | 'missing'> {
   try {
-    const info = await stat(resolve(cwd, input));
+    const info = statSync(resolve(cwd, input));
     return info.isDirectory() ? 'directory' : 'file';
   } catch (err) {
     // A name that exists wins over its reading as a pattern ("report[1].pdf" is a file).
-    if (fg.isDynamicPattern(input)) return 'pattern';
+    if (/[*?[\]{}()!@+]/.test(input) && (await import('fast-glob')).default.isDynamicPattern(input)) return 'pattern';
     return errnoCode(err) === 'ENOENT' ? 'missing' : 'file';
   }
+}
+
+type Walked = { rel: string; path: string; realPath: string; size: number; stamp: FileStamp };
+
+/**
+ * The files under a folder, sorted by their path in it, from the directory entries: a regular
+ * file's entry says it is one, and its real path is its folder's real path and its name, so it
+ * costs one stat (for the stat cache) and no realpath. Symbolic links are followed (each
+ * folder once); hidden names are skipped, as are folders and files an exclusion matches.
+ * Folders that cannot be read are skipped, as fast-glob's suppressErrors did.
+ */
+function walkDirectory(root: string, exclusions: string[]): Walked[] {
+  const out: Walked[] = [];
+  const ignored = (rel: string): boolean => exclusions.some((pattern) => matchesGlob(rel, pattern));
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    return out;
+  }
+  const visited = new Set<string>([realRoot]);
+  const visit = (dir: string, realDir: string, rel: string): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (exclusions.length > 0 && ignored(relPath)) continue;
+      const path = join(dir, entry.name);
+      let realPath = join(realDir, entry.name);
+      let info: BigIntStats | undefined;
+      let isDirectory = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        try {
+          realPath = realpathSync(path);
+          info = statSync(realPath, { bigint: true });
+        } catch {
+          continue;
+        }
+        isDirectory = info.isDirectory();
+      } else if (!isDirectory && !entry.isFile()) continue;
+      if (isDirectory) {
+        if (visited.has(realPath)) continue;
+        visited.add(realPath);
+        visit(path, realPath, relPath);
+        continue;
+      }
+      info ??= statSync(path, { bigint: true, throwIfNoEntry: false });
+      if (!info?.isFile()) continue;
+      out.push({ rel: relPath, path, realPath, size: Number(info.size), stamp: stampOf(info) });
+    }
+  };
+  visit(root, realRoot, '');
+  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+}
+
+function stampOf(info: BigIntStats): FileStamp {
+  return { size: Number(info.size), mtimeNs: info.mtimeNs, ctimeNs: info.ctimeNs, ino: info.ino, dev: info.dev };
 }
 
 /** An exclusion matches the path as given, or its path relative to the working directory. */
@@ -143,7 +205,7 @@ async function readPathList(stdin: Readable | undefined): Promise<string[]> {
     .filter((l) => l !== '');
 }
 
-function describeFsError(err: unknown): string {
+export function describeFsError(err: unknown): string {
   const code = errnoCode(err);
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'ENOENT') return 'no such file';

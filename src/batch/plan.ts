@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
-import type { InputFile, UnreadableInput } from './discover.ts';
+import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
 import { fileFacts } from './facts.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
 import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
@@ -108,7 +108,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
       } catch (err) {
         unreadable.push({
           file: file.file,
-          reason: `cannot read ${file.file}: ${err instanceof Error ? err.message : String(err)}`,
+          reason: `cannot read ${file.file}: ${describeFsError(err)}`,
         });
       }
       input.onProgress?.(++done, input.files.length);
