@@ -147,6 +147,13 @@ export function parseJournal(text: string): { facts: JournalFact[]; skipped: num
   return { facts, skipped, torn: text.length > 0 && !text.endsWith('\n') };
 }
 
+/** All a replay remembers: what the journal index (state/journal-index.ts) keeps, to go on from. */
+export type ReplayState = {
+  known: Map<string, KnownState>;
+  /** Per document whose extract request is out: what was known before it (restored by `unsent`). */
+  before: Map<string, KnownState | undefined>;
+};
+
 /**
  * The replay, one fact at a time, shared by every journal backend (the JSONL file,
  * PostgreSQL) so that they agree on what a sequence of facts means. Whatever a rule needs to
@@ -158,12 +165,13 @@ export function parseJournal(text: string): { facts: JournalFact[]; skipped: num
  * nothing) leaves a completed, submitted or uncertain document as it was. A legacy reset
  * forgets all before it.
  */
-export function replayer(): { known: Map<string, KnownState>; apply(fact: JournalFact): void } {
-  const known = new Map<string, KnownState>();
+export function replayer(from?: ReplayState): ReplayState & { apply(fact: JournalFact): void } {
+  const known = from?.known ?? new Map<string, KnownState>();
   // What was known of a document before its extract request went out, restored by `unsent`.
-  const before = new Map<string, KnownState | undefined>();
+  const before = from?.before ?? new Map<string, KnownState | undefined>();
   return {
     known,
+    before,
     apply(fact) {
       if (fact.fact === 'reset') {
         known.clear();

@@ -3,6 +3,7 @@ import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/re
 import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
 import { fileFacts } from './facts.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
+import type { StatCache } from './state/stat-cache.ts';
 import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
 
 /**
@@ -57,6 +58,10 @@ export type PlanInput = {
   allFiles?: boolean;
   /** --fresh: send every file again, whatever the journal knows (the journal is not erased). */
   fresh?: boolean;
+  /** Content facts of files whose stat is unchanged since an earlier run read them. */
+  cache?: StatCache | undefined;
+  /** The wall clock, for the cache's racy-entry rule. */
+  now?: () => number;
   /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
   parallel?: number;
   onProgress?: (done: number, total: number) => void;
@@ -85,7 +90,12 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         continue;
       }
       try {
-        const facts = await fileFacts(file.path, file.size);
+        let facts = input.cache?.get(file);
+        if (facts === undefined) {
+          const readStarted = (input.now ?? Date.now)();
+          facts = await fileFacts(file.path, file.size);
+          input.cache?.set(file, facts, readStarted);
+        }
         if (!file.explicit && input.allFiles !== true && !isDocumentType(facts.mimeType)) {
           ignored[i] = { file: file.file, realPath: file.realPath, mimeType: facts.mimeType };
           input.onProgress?.(++done, input.files.length);

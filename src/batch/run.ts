@@ -26,6 +26,7 @@ import { countPages } from './pages.ts';
 import { Pipeline, type Outcome, type StopReason } from './pipeline.ts';
 import { planJobs, priorRecord, type IgnoredInput, type Job } from './plan.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal } from './state/index.ts';
+import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
 import { chooseStyle, createReporter, useColor, type Tally } from './progress.ts';
 import { summaryLines, tallySummary, type BatchSummary, type EntryOutcome, type ReportEntry } from './summary.ts';
 
@@ -90,6 +91,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
 
     // A dry run without a key matches nothing in the journal: it plans every file as new.
     const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
+    // The stat cache sits beside a JSONL journal; a dry run reads it but writes nothing.
+    const cache = spec?.kind === 'file' ? openStatCache(statCachePathFor(spec.path)) : undefined;
     const plan = await planJobs({
       files: discovery.files,
       known: replay.known,
@@ -99,8 +102,11 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       retryFailed: options.retryFailed,
       fresh: options.fresh,
       allFiles: options.allFiles,
+      cache,
+      now: deps.now,
       onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
     });
+    if (!options.dryRun) saveStatCache(cache, log);
     const unreadable = [...discovery.unreadable, ...plan.unreadable];
     const ignored = plan.ignored;
     if (ignored.length > 0) {
@@ -349,6 +355,15 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     unsubscribe?.();
     reporter.stop();
     await state?.close();
+  }
+}
+
+/** A cache: failing to write it costs the next run some reading, not this run its result. */
+function saveStatCache(cache: StatCache | undefined, log: (level: 'debug', message: string) => void): void {
+  try {
+    cache?.save();
+  } catch (err) {
+    log('debug', `the stat cache was not saved: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

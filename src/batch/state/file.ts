@@ -3,6 +3,8 @@ import { openJournal, parseJournal, replayer, type JournalWriter, type Replay } 
 import { acquireLock, type Lock } from '../lock.ts';
 import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
 import { hasErrno } from '../../errno.ts';
+import type { Log } from '../../client/deps.ts';
+import { loadIndexed, saveIndex } from './journal-index.ts';
 
 /**
  * The JSONL file backend: the lock file makes this process the journal's only worker, so
@@ -12,13 +14,27 @@ import { hasErrno } from '../../errno.ts';
 export async function openFileState(path: string, options: OpenStateOptions): Promise<StateJournal> {
   const lock: Lock | undefined = options.readOnly ? undefined : await acquireLock(path, options.lock);
   try {
-    const { facts, skipped, torn } = parseJournal(await readText(path));
+    // The index (a cache of the replay) when it matches the journal; else the whole journal, once.
+    const indexed = loadIndexed(path);
+    let live: ReturnType<typeof replayer>;
+    let skipped: number;
+    let torn: boolean;
+    if (indexed) {
+      live = replayer(indexed.state);
+      ({ skipped, torn } = indexed);
+    } else {
+      const parsed = parseJournal(await readText(path));
+      live = replayer();
+      for (const fact of parsed.facts) live.apply(fact);
+      ({ skipped, torn } = parsed);
+    }
     // One replay from the file's first fact on, continued by this run's own facts.
-    const live = replayer();
-    for (const fact of facts) live.apply(fact);
     const replay: Replay = { known: new Map(live.known), skipped, torn };
     const known = live.known;
     const writer: JournalWriter | undefined = options.readOnly ? undefined : await openJournal(path, torn);
+    // Saved at close when this run wrote facts or the index was missing or behind; never after a failed append.
+    let indexBehind = indexed === undefined || indexed.replayedAfter > 0;
+    let appendFailed = false;
     return {
       where: path,
       shared: false,
@@ -26,8 +42,14 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       replay: async () => replay,
       append: async (fact) => {
         if (!writer) throw new Error(`the journal ${path} was opened read-only`);
-        await writer.append(fact);
+        try {
+          await writer.append(fact);
+        } catch (err) {
+          appendFailed = true;
+          throw err;
+        }
         live.apply(fact);
+        indexBehind = true;
       },
       claim: async (keys, max) =>
         keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),
@@ -41,6 +63,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       close: async () => {
         try {
           await writer?.close();
+          if (writer && indexBehind && !appendFailed) saveIndexQuietly(path, live, skipped, options.log);
         } finally {
           await lock?.release();
         }
@@ -58,5 +81,17 @@ async function readText(path: string): Promise<string> {
   } catch (err) {
     if (hasErrno(err, 'ENOENT')) return '';
     throw err;
+  }
+}
+
+/** The index is a cache: failing to write it costs the next run a full replay, not this run its result. */
+function saveIndexQuietly(path: string, state: Parameters<typeof saveIndex>[1], skipped: number, log: Log): void {
+  try {
+    saveIndex(path, state, skipped);
+  } catch (err) {
+    log(
+      'debug',
+      `${path}: the journal index was not saved (${err instanceof Error ? err.message : String(err)}); the next run replays the journal`,
+    );
   }
 }

@@ -1,0 +1,107 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { replayJournal, type JournalFact } from '../../src/batch/journal.ts';
+import { openFileState } from '../../src/batch/state/file.ts';
+import { indexPathFor, loadIndexed } from '../../src/batch/state/journal-index.ts';
+
+let dir: string;
+let journal: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'journal-index-'));
+  journal = join(dir, 'state.jsonl');
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const at = '2026-01-01T00:00:00.000Z';
+/** Every kind of fact over `n` documents, in the order a run writes them, with some sends refused (unsent). */
+function facts(n: number, from = 0): JournalFact[] {
+  const out: JournalFact[] = [];
+  for (let i = from; i < from + n; i++) {
+    const common = { at, sha256: `sha${i}`, target: 't', file: `f${i}.pdf` };
+    out.push({ fact: 'sending', ...common, route: 'inline' });
+    if (i % 5 === 0) out.push({ fact: 'unsent', ...common, route: 'inline' });
+    else if (i % 5 === 1)
+      out.push({ fact: 'failed', ...common, route: 'inline', document_id: null, reason: 'x', retryable: false });
+    else if (i % 5 === 2) out.push({ fact: 'submitted', ...common, route: 'upload', document_id: `d${i}` });
+    else if (i % 5 === 3) {
+      /* left in flight: the replay remembers what it knew before */
+    } else
+      out.push({
+        fact: 'completed',
+        ...common,
+        route: 'inline',
+        document_id: `d${i}`,
+        page_count: 1,
+        results: { total: i, vendor: null },
+      });
+  }
+  return out;
+}
+const lines = (list: JournalFact[]): string => list.map((f) => `${JSON.stringify(f)}\n`).join('');
+const sorted = <T>(m: Map<string, T>): Array<[string, T]> => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
+
+async function runWith(list: JournalFact[]): Promise<void> {
+  const state = await openFileState(journal, { readOnly: false, leaseMs: 30_000, log: () => {} });
+  for (const f of list) await state.append(f);
+  await state.close();
+}
+
+describe('journal index', () => {
+  it('a run leaves an index from which the next one replays nothing, knowing what a full replay knows', async () => {
+    await runWith(facts(40));
+    const indexed = loadIndexed(journal);
+    expect(indexed?.replayedAfter).toBe(0);
+    expect(sorted(indexed!.state.known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
+  });
+
+  it('facts written after the index (a crash before it was saved) are replayed on top of it', async () => {
+    await runWith(facts(20));
+    // A later run killed before its close: its facts are in the journal, not in the index.
+    appendFileSync(journal, lines(facts(10, 15)));
+    const indexed = loadIndexed(journal);
+    expect(indexed?.replayedAfter).toBeGreaterThan(0);
+    expect(sorted(indexed!.state.known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
+    // "unsent" after the index restores what the index knew before that send.
+    const s = await openFileState(journal, { readOnly: true, leaseMs: 30_000, log: () => {} });
+    expect(sorted((await s.replay()).known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
+    await s.close();
+  });
+
+  it('a journal truncated, replaced, or edited before the offset: the index is ignored and the journal replayed', async () => {
+    await runWith(facts(20));
+    const text = readFileSync(journal, 'utf8');
+    writeFileSync(journal, text.slice(0, text.length - 100));
+    expect(loadIndexed(journal)).toBeUndefined();
+
+    // A run over the truncated journal replays it and saves a new index.
+    await runWith([]);
+    expect(loadIndexed(journal)?.replayedAfter).toBe(0);
+    const same = readFileSync(journal, 'utf8');
+    // Same length, one fact changed near the end: the tail digest tells.
+    const last = same.lastIndexOf('"at":"2026');
+    expect(last).toBeGreaterThan(0);
+    writeFileSync(journal, `${same.slice(0, last)}"at":"2027${same.slice(last + 10)}`);
+    expect(loadIndexed(journal)).toBeUndefined();
+
+    // Another file at the same path (a new inode).
+    const copy = readFileSync(journal);
+    rmSync(journal);
+    writeFileSync(journal, copy);
+    expect(loadIndexed(journal)).toBeUndefined();
+  });
+
+  it('a damaged index is ignored; the run replays the journal and writes a good one', async () => {
+    await runWith(facts(20));
+    const index = readFileSync(indexPathFor(journal), 'utf8');
+    writeFileSync(indexPathFor(journal), index.replace('"sha3"', '"sha9"'));
+    expect(loadIndexed(journal)).toBeUndefined();
+    const s = await openFileState(journal, { readOnly: false, leaseMs: 30_000, log: () => {} });
+    expect(sorted((await s.replay()).known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
+    await s.close();
+    expect(loadIndexed(journal)?.replayedAfter).toBe(0);
+  });
+});

@@ -1,0 +1,84 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { discoverInputs, type InputFile } from '../../src/batch/discover.ts';
+import { fileFacts } from '../../src/batch/facts.ts';
+import { openStatCache } from '../../src/batch/state/stat-cache.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'stat-cache-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cachePath = (): string => join(dir, 'state.jsonl.stat-cache');
+async function found(name: string): Promise<InputFile> {
+  const { files } = await discoverInputs(['in'], { cwd: dir, ignore: [] });
+  const file = files.find((f) => f.file === join('in', name));
+  if (!file) throw new Error(`${name} not found`);
+  return file;
+}
+/** A read that began well after the file's last change: not racy. */
+const later = (): number => Date.now() + 10_000;
+
+describe('stat cache', () => {
+  beforeEach(() => {
+    mkdirSync(join(dir, 'in'));
+    writeFileSync(join(dir, 'in', 'a.pdf'), '%PDF-1.4 first content');
+  });
+
+  it('a file with the stamp recorded is not read again: the facts come from the cache, across a reopen', async () => {
+    const file = await found('a.pdf');
+    const facts = await fileFacts(file.path, file.size);
+    const cache = openStatCache(cachePath());
+    cache.set(file, facts, later());
+    cache.save();
+    expect(openStatCache(cachePath()).get(await found('a.pdf'))).toEqual(facts);
+  });
+
+  it('same size, mtime put back (touch -d, tar): the ctime tells, and the file is read again', async () => {
+    // A whole second, so that putting it back is exact to the nanosecond.
+    utimesSync(join(dir, 'in', 'a.pdf'), 1_700_000_000, 1_700_000_000);
+    const file = await found('a.pdf');
+    const cache = openStatCache(cachePath());
+    cache.set(file, await fileFacts(file.path, file.size), later());
+    cache.save();
+    writeFileSync(file.path, '%PDF-1.4 other content');
+    utimesSync(file.path, 1_700_000_000, 1_700_000_000);
+    const changed = await found('a.pdf');
+    expect(changed.size).toBe(file.size);
+    expect(changed.stamp?.mtimeNs).toBe(file.stamp?.mtimeNs);
+    // The kernel set ctime at the write (and at utimes): nobody can set it back.
+    expect(openStatCache(cachePath()).get(changed)).toBeUndefined();
+  });
+
+  it('a file replaced by another (rename over it) has a new inode: read again', async () => {
+    const file = await found('a.pdf');
+    const cache = openStatCache(cachePath());
+    cache.set(file, await fileFacts(file.path, file.size), later());
+    cache.save();
+    const replaced = { ...file, stamp: file.stamp && { ...file.stamp, ino: file.stamp.ino + 1n } };
+    expect(openStatCache(cachePath()).get(replaced)).toBeUndefined();
+  });
+
+  it('racy: a file changed within 2 s of the read is not recorded, so the next run reads it', async () => {
+    const file = await found('a.pdf');
+    const cache = openStatCache(cachePath());
+    cache.set(file, await fileFacts(file.path, file.size), Date.now());
+    cache.save();
+    expect(openStatCache(cachePath()).get(file)).toBeUndefined();
+  });
+
+  it('a damaged cache is ignored, not trusted', async () => {
+    const file = await found('a.pdf');
+    const cache = openStatCache(cachePath());
+    cache.set(file, await fileFacts(file.path, file.size), later());
+    cache.save();
+    const text = readFileSync(cachePath(), 'utf8');
+    writeFileSync(cachePath(), text.replace(/"[0-9a-f]{64}"/, `"${'0'.repeat(64)}"`));
+    expect(openStatCache(cachePath()).get(file)).toBeUndefined();
+  });
+});
