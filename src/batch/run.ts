@@ -123,7 +123,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       for (const [i, job] of jobs.entries()) {
         if (job.action !== 'submit') continue;
         reporter.planning(`counting pages ${i + 1}/${jobs.length}`);
-        job.pages = await countPages(job.input.path, job.mimeType);
+        job.pages = (await countPages(job.input.path, job.mimeType)) ?? undefined;
       }
     }
 
