@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import {
   API_PREFIX,
   DocumentBody,
+  describeZodErrorInline,
   ExtractAcceptedResponse,
   ExtractInlineResponse,
   UploadTicket,
@@ -411,10 +412,9 @@ function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, s
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new ServiceError(
       'bad_response',
-      `${step} for ${subject}: HTTP ${answer.status} with an unexpected body (${problems})`,
+      `${step} for ${subject}: HTTP ${answer.status} with an unexpected body (${describeZodErrorInline(parsed.error, 5)})`,
       {
         status: answer.status,
         charge,

@@ -46,6 +46,20 @@ const doc = {
 };
 
 describe('service client', () => {
+  it('an answer of the wrong shape is bad_response, naming each problem and its path in one line', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/documents/doc_1', method: 'GET' })
+      .reply(200, { ...doc, status: 'done', page_count: 'two' });
+    const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, fakeDeps(agent));
+    const err = await client.getDocument('doc_1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err).toMatchObject({ kind: 'bad_response' });
+    expect((err as ServiceError).message).toMatch(
+      /^get for doc_1: HTTP 200 with an unexpected body \(Invalid option: expected one of .* at status; Invalid input: expected number, received string at page_count\)$/,
+    );
+  });
+
   it('GET: retries 5xx and network errors with backoff, then succeeds', async () => {
     const pool = agent.get(BASE);
     pool.intercept({ path: '/api/v1/documents/doc_1', method: 'GET' }).reply(502, 'bad gateway');
