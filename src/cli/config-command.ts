@@ -1,7 +1,6 @@
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { ConfigDeps } from '../config/commands.ts';
-import { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from '../config/settings.ts';
+import { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from '../config/env-names.ts';
 
 /** `extract config set|get|unset|list|path`: the actions only forward to src/config/commands.ts. */
 export function registerConfig(program: Command): void {
@@ -63,6 +62,7 @@ async function _defaultDeps(): Promise<ConfigDeps> {
     readStdin: async () => {
       // The first line only: a pasted key ends with Enter, with no need for Ctrl-D on a terminal.
       if (process.stdin.isTTY) process.stderr.write('paste the value and press Enter: ');
+      const { createInterface } = await import('node:readline');
       const lines = createInterface({ input: process.stdin, terminal: false });
       for await (const line of lines) {
         lines.close();

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { redact } from '../redact.ts';
 import { registerServe } from './serve-command.ts';
 import { registerConfig } from './config-command.ts';
@@ -31,8 +33,8 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** The package's version, read from package.json (two folders up from src/cli and from dist/cli alike). */
-export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+/** The package's version, read from package.json. */
+export const VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
 
 export async function runMain(argv: string[]): Promise<void> {
   const program = buildProgram();

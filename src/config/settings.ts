@@ -12,12 +12,8 @@ import { redactUrl } from '../redact.ts';
 export const CONFIG_KEYS = ['api_key', 'base_url', 'state_url'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
-export const ENV_API_KEY = 'EXTRACT_API_KEY';
-export const ENV_BASE_URL = 'EXTRACT_BASE_URL';
-/** The shared journal of many workers (README: "Many machines"); --state wins over it. */
-export const ENV_STATE_URL = 'EXTRACT_STATE_URL';
-/** Points the config store at another directory (tests, CI, several accounts). */
-export const ENV_CONFIG_DIR = 'EXTRACT_CONFIG_DIR';
+export { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from './env-names.ts';
+import { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from './env-names.ts';
 
 /** The part of the store resolveSettings reads. */
 export type SettingsStore = { get(key: ConfigKey): string | undefined };

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerReply, WorkerRequest } from './protocol.ts';
 import { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
+import { BUNDLED, PACKAGE_ROOT } from '../package-root.ts';
 import {
   type Engine,
   type EngineCallOptions,
@@ -41,10 +42,11 @@ type Job = {
 };
 type Slot = { worker: Worker; job: Job | null };
 
-/** dist/engine/worker.js after a build; the .ts source under vitest (Node strips its types). */
+/** The bundle's worker entry (dist/engine/worker.js) after a build; the .ts source under vitest (Node strips its types). */
 function workerUrl(): URL {
-  const js = new URL('./worker.js', import.meta.url);
-  return existsSync(fileURLToPath(js)) ? js : new URL('./worker.ts', import.meta.url);
+  return BUNDLED
+    ? pathToFileURL(join(PACKAGE_ROOT, 'dist', 'engine', 'worker.js'))
+    : new URL('./worker.ts', import.meta.url);
 }
 
 export function createEngine(options: EngineOptions = {}): Engine {

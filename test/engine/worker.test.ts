@@ -1,8 +1,11 @@
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/index.ts';
+import type { WorkerReply, WorkerRequest } from '../../src/engine/protocol.ts';
 import { EngineError, createEngine, extractInProcess } from '../../src/engine/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { ROWS_PER_PAGE, longInvoice } from '../../fixtures/lib/long.ts';
@@ -72,12 +75,22 @@ describe('engine workers', () => {
     console.log(`engine: 300 pages in ${ms.toFixed(0)} ms = ${((300 * 1000) / ms).toFixed(1)} pages/s (worker)`);
   }, 120_000);
 
-  const dist = join(FIXTURES_DIR, '..', 'dist', 'engine', 'index.js');
-  it.skipIf(!existsSync(dist))('engine: the built dist/ engine runs its compiled worker.js', async () => {
-    const mod: { createEngine: typeof createEngine } = await import(pathToFileURL(dist).href);
-    const e = mod.createEngine({ workers: 1 });
-    engines.push(e);
-    const out = await e.extract({ bytes: new TextEncoder().encode('Total: 5.00'), mimeType: 'text/plain', fields });
-    expect(out.results.total).toBe(5);
+  it("engine: the bundle's worker entry (dist/engine/worker.js) reads a PDF with pdfjs as installed", async () => {
+    // The worker `extract serve` spawns after `npm run build`; npm test builds before vitest runs.
+    const entry = join(FIXTURES_DIR, '..', 'dist', 'engine', 'worker.js');
+    expect(existsSync(entry), `${entry} is missing: run npm run build`).toBe(true);
+    const f = fixtures.find((x) => x.file.includes('01-us-standard'));
+    if (!f || 'error' in f.outcome) throw new Error('fixture missing');
+    const worker = new Worker(pathToFileURL(entry));
+    try {
+      const request: WorkerRequest = { id: 1, op: 'extract', input: { bytes: f.bytes, mimeType: f.mime, fields } };
+      worker.postMessage(request);
+      const [reply] = (await once(worker, 'message')) as [WorkerReply];
+      expect(reply).toMatchObject({ id: 1, ok: true, op: 'extract' });
+      if (!reply.ok || reply.op !== 'extract') throw new Error('no extraction');
+      expect(reply.output).toMatchObject({ pageCount: f.outcome.pages, results: f.outcome.results });
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { PACKAGE_ROOT } from '../../package-root.ts';
 
-/** Where the page's static files live: top-level app/, three levels up from src/ and from dist/ alike. */
-export const APP_ROOT = fileURLToPath(new URL('../../../app/', import.meta.url));
+/** Where the page's static files live: the package's top-level app/. */
+export const APP_ROOT = join(PACKAGE_ROOT, 'app');
 
 /** The prefix of the page's assets; the page itself is at `/`. */
 export const APP_PREFIX = '/_app/';
