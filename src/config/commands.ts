@@ -2,7 +2,6 @@ import {
   type ConfigKey,
   ENV_API_KEY,
   ENV_BASE_URL,
-  ENV_CONFIG_DIR,
   ENV_STATE_URL,
   type Env,
   maskKey,

@@ -13,7 +13,7 @@ export const CONFIG_KEYS = ['api_key', 'base_url', 'state_url'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from './env-names.ts';
-import { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from './env-names.ts';
+import { ENV_API_KEY, ENV_BASE_URL, ENV_STATE_URL } from './env-names.ts';
 
 /** The part of the store resolveSettings reads. */
 export type SettingsStore = { get(key: ConfigKey): string | undefined };
