@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { detectMimeType } from '../mime.ts';
@@ -43,4 +43,20 @@ export async function fileFacts(path: string, size: number): Promise<FileFacts> 
     await handle.close();
   }
   return { sha256: hash.digest('hex'), mimeType: await detectMimeType(head ?? new Uint8Array(0), basename(path)) };
+}
+
+/**
+ * The MIME type alone, from the head of the content (a large file sent by upload is hashed
+ * while it is sent, not before: see the pipeline's one read pass).
+ */
+export async function fileType(path: string): Promise<string> {
+  const head = Buffer.allocUnsafe(SNIFF_BYTES);
+  const fd = openSync(path, 'r');
+  let n: number;
+  try {
+    n = readSync(fd, head, 0, SNIFF_BYTES, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return detectMimeType(head.subarray(0, n), basename(path));
 }

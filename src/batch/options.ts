@@ -38,7 +38,15 @@ export type BatchOptions = {
   report: string | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
+  /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */
+  hashWhileSendingAbove?: number | undefined;
 };
+
+/**
+ * 64 MiB: below, a file is hashed before it is sent (reading it twice costs little, and a
+ * rerun knows it before any upload); above, it is read once, hashed as it is uploaded.
+ */
+export const HASH_WHILE_SENDING_ABOVE = 64 * 1024 * 1024;
 
 /** The journal's default place: the working directory, so a cron job's reruns find it. */
 export const DEFAULT_STATE = '.extract-state.jsonl';

@@ -13,10 +13,11 @@ import {
   pendingRecord,
 } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
-import type { FailureCharge, JournalWriter, SentRequest } from './journal.ts';
+import { fileFacts } from './facts.ts';
+import { stateKey, type FailureCharge, type JournalWriter, type KnownState, type SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import type { Job } from './plan.ts';
+import { actionFor, priorRecord, uncertainRequest, type Job } from './plan.ts';
 import { ClaimLostError } from './state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -56,7 +57,21 @@ export type PipelineContext = {
   stopped: () => StopReason | undefined;
   stop: (reason: StopReason, message: string) => void;
   settle: (job: Job, outcome: Outcome) => void;
+  /**
+   * What the journal knew at the start (the replay), for files hashed while they are sent:
+   * their content is looked up once its hash is known, before POST extract.
+   */
+  known?: ReadonlyMap<string, KnownState> | undefined;
+  retryFailed?: boolean | undefined;
+  fresh?: boolean | undefined;
 };
+
+/**
+ * What became of a file hashed while it was uploaded, once its content was looked up: sent
+ * (a document_id), or already known (completed, submitted, left by an earlier run, or being
+ * sent by this run under another name), in which case nothing was charged.
+ */
+type Sent = { job: Job; documentId: string; pageCount: number | null } | { job: Job; known: () => Promise<void> };
 
 /** How often an expired upload address is replaced before the file is reported as failed. */
 const TICKET_ATTEMPTS = 3;
@@ -90,9 +105,19 @@ export class Pipeline {
   /** Pages counted per document (job key), by this run or, per the journal, an earlier one. */
   readonly #counted = new Map<string, number>();
   readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0 };
+  /** Outcomes of content hashed while uploaded, by its real key, for a copy of it in the same run. */
+  readonly #inRun = new Map<string, Promise<Outcome>>();
+  readonly #resolveInRun = new Map<string, (outcome: Outcome) => void>();
 
   constructor(context: PipelineContext) {
-    this.#c = context;
+    // Every outcome also ends the wait of a copy of the same content (#identify).
+    this.#c = {
+      ...context,
+      settle: (job, outcome) => {
+        context.settle(job, outcome);
+        this.#resolveInRun.get(job.key)?.(outcome);
+      },
+    };
   }
 
   /** What this run caused the service to charge (README: Outputs, pages charged). */
@@ -101,8 +126,10 @@ export class Pipeline {
   }
 
   /** Sends a file by its route, then polls it when it went by upload. */
-  async submit(job: Job): Promise<void> {
+  async submit(planned: Job): Promise<void> {
     const c = this.#c;
+    // A file hashed while it is uploaded gets its real key (and sha256) after the PUT.
+    let job = planned;
     let route: Route = routeOf(job);
     let documentId: string | null = null;
     let releasePending: (() => void) | undefined;
@@ -128,15 +155,16 @@ export class Pipeline {
           if (this.#notSending(job, route)) return;
         }
       }
-      const accepted = await this.#sendUpload(
-        job,
-        route,
-        job.resend?.storage_path !== undefined ? job.resend : undefined,
-      );
-      documentId = accepted.documentId;
+      const sent = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
+      job = sent.job;
       releaseSend();
       releaseSend = undefined;
-      await this.#pollUntilDone(job, documentId, route, pollDelay(0, c.poll), 1, accepted.pageCount);
+      if ('known' in sent) {
+        await sent.known();
+        return;
+      }
+      documentId = sent.documentId;
+      await this.#pollUntilDone(job, documentId, route, pollDelay(0, c.poll), 1, sent.pageCount);
     } catch (err) {
       // Once a document_id is known the document is the service's (and paid for): a failure
       // from here on leaves it pending, never "not submitted".
@@ -149,19 +177,77 @@ export class Pipeline {
 
   /** A document an earlier run submitted: poll it, never send it again. */
   async resume(job: Job): Promise<void> {
+    if (job.prior?.fact !== 'submitted') return;
+    const release = await this.#c.pendingSlots.acquire();
+    try {
+      await this.#collect(job);
+    } finally {
+      release();
+    }
+  }
+
+  /** Polls the document an earlier run submitted (job.prior), holding a polling slot. */
+  async #collect(job: Job): Promise<void> {
     const prior = job.prior;
     if (prior?.fact !== 'submitted') return;
     // An earlier run that knew its pages counted them.
     if (prior.page_count !== undefined && prior.page_count !== null) this.#counted.set(job.key, prior.page_count);
-    const release = await this.#c.pendingSlots.acquire();
     try {
       // The first GET at once: the document has had the whole gap between runs to finish.
       await this.#pollUntilDone(job, prior.document_id, prior.route, 0, 0, null);
     } catch (err) {
       await this.#failed(job, prior.route, err, prior.document_id);
-    } finally {
-      release();
     }
+  }
+
+  /**
+   * A file hashed while it was uploaded: its content looked up in the journal (the replay, and
+   * what this run wrote) before anything is charged. New content is sent; content the journal
+   * knows is handled as a rerun handles it (a renamed copy of a completed document is recorded,
+   * never sent again); content this run is sending under another name takes that outcome.
+   */
+  #identify(
+    uploaded: Job,
+    sha256: string,
+  ): { job: Job; resend?: SentRequest | undefined; known?: () => Promise<void> } {
+    const c = this.#c;
+    const { unhashed: _, ...rest } = uploaded;
+    const job: Job = { ...rest, sha256, key: stateKey(sha256, c.target) };
+    const sibling = this.#inRun.get(job.key);
+    if (sibling !== undefined) {
+      return {
+        job,
+        known: async () => {
+          const outcome = await sibling;
+          c.settle(job, { ...outcome, record: { ...outcome.record, file: job.input.file } });
+        },
+      };
+    }
+    this.#openInRun(job.key);
+    const prior = c.known?.get(job.key);
+    const action = actionFor(prior, c.retryFailed === true, c.fresh === true);
+    const known: Job = { ...job, prior, action };
+    if (action === 'submit') {
+      const resend = c.fresh === true ? undefined : uncertainRequest(prior);
+      return { job: known, resend: resend?.storage_path !== undefined ? resend : undefined };
+    }
+    c.log('info', `${job.input.file}: its content is known to the journal (${action}); not sent again`);
+    return {
+      job: known,
+      known: async () => {
+        if (action === 'resume') return this.#collect(known);
+        const record = priorRecord(known);
+        if (record !== undefined) c.settle(known, { kind: action === 'done' ? 'completed' : 'failed', record });
+      },
+    };
+  }
+
+  /** Content this run is sending: a second file with it waits for its outcome (see #identify). */
+  #openInRun(key: string): void {
+    if (this.#inRun.has(key)) return;
+    let resolve: (o: Outcome) => void = () => {};
+    this.#inRun.set(key, new Promise<Outcome>((r) => (resolve = r)));
+    this.#resolveInRun.set(key, resolve);
   }
 
   /** True (and the outcome settled) when this file must not be sent now. */
@@ -218,12 +304,9 @@ export class Pipeline {
    * `resend`: an earlier, uncertain submission of an uploaded storage path, submitted again
    * unchanged first (no new upload); if the service no longer knows the path, upload again.
    */
-  async #sendUpload(
-    job: Job,
-    route: Route,
-    resend: SentRequest | undefined,
-  ): Promise<{ documentId: string; pageCount: number | null }> {
+  async #sendUpload(job: Job, route: Route, resend: SentRequest | undefined): Promise<Sent> {
     const c = this.#c;
+    if (job.unhashed !== true) this.#openInRun(job.key);
     for (let attempt = 1; ; attempt++) {
       let request: SentRequest;
       const issuedAt = c.deps.now();
@@ -231,8 +314,10 @@ export class Pipeline {
         request = resend;
       } else {
         const ticket = await c.client.uploadUrl({ file_name: job.name, file_type: job.mimeType }, c.signal);
+        let sha256: string | undefined;
         try {
-          await c.client.putBytes(ticket, { path: job.input.path, size: job.input.size, type: job.mimeType }, c.signal);
+          const source = { path: job.input.path, size: job.input.size, type: job.mimeType };
+          ({ sha256 } = await c.client.putBytes(ticket, source, c.signal));
         } catch (err) {
           if (err instanceof ServiceError && err.kind === 'ticket_expired' && attempt < TICKET_ATTEMPTS) {
             c.log(
@@ -243,7 +328,16 @@ export class Pipeline {
           }
           throw err;
         }
-        request = this.#request(job, ticket.storage_path);
+        let again: SentRequest | undefined;
+        if (job.unhashed === true) {
+          // Hashed on the way (one read pass); read again only if the storage answered before taking every byte.
+          const identified = this.#identify(job, sha256 ?? (await fileFacts(job.input.path, job.input.size)).sha256);
+          job = identified.job;
+          if (identified.known !== undefined) return { job, known: identified.known };
+          // --retry-failed of an uncertain upload: the same request again (same Idempotency-Key), this upload unused.
+          again = identified.resend;
+        }
+        request = again ?? this.#request(job, ticket.storage_path);
       }
       if (c.signal.aborted) {
         // Uploaded but not submitted: nothing is charged, a rerun starts over.
@@ -264,7 +358,7 @@ export class Pipeline {
         );
         await c.journal.append({ fact: 'submitted', ...this.#common(job), route, document_id: accepted.document_id });
         c.log('debug', `${job.input.file}: submitted as ${accepted.document_id}`);
-        return { documentId: accepted.document_id, pageCount: pageCountOf(accepted) };
+        return { job, documentId: accepted.document_id, pageCount: pageCountOf(accepted) };
       } catch (err) {
         // A storage path the service does not know (404) or no longer has (410) was refused
         // before any charge: upload again.

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
 import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
-import { fileFacts } from './facts.ts';
+import { fileFacts, fileType } from './facts.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
 import type { StatCache } from './state/stat-cache.ts';
 import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
@@ -32,6 +32,12 @@ export type Job = {
   pages?: number;
   /** An earlier extract request whose outcome is unknown, to send again unchanged (--retry-failed). */
   resend?: SentRequest | undefined;
+  /**
+   * A large file not hashed yet: its sha256 is computed while its bytes are PUT (one read
+   * pass), then looked up in the journal before POST extract. Until then `sha256` is '' and
+   * `key` is provisional (`unhashed:` and the real path).
+   */
+  unhashed?: true;
 };
 
 /**
@@ -62,6 +68,11 @@ export type PlanInput = {
   cache?: StatCache | undefined;
   /** The wall clock, for the cache's racy-entry rule. */
   now?: () => number;
+  /**
+   * Files planned for upload above this size, which no fact of the journal names, are hashed
+   * while they are sent rather than before (undefined: every file is hashed first).
+   */
+  hashWhileSendingAbove?: number | undefined;
   /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
   parallel?: number;
   onProgress?: (done: number, total: number) => void;
@@ -75,6 +86,9 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   const ignored: Array<IgnoredInput | undefined> = new Array<IgnoredInput | undefined>(input.files.length);
   let next = 0;
   let done = 0;
+  // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
+  const above = input.hashWhileSendingAbove;
+  const named = above === undefined ? new Set<string>() : new Set([...input.known.values()].map((f) => f.file));
   const worker = async (): Promise<void> => {
     while (next < input.files.length) {
       const i = next++;
@@ -90,7 +104,33 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         continue;
       }
       try {
-        let facts = input.cache?.get(file);
+        const cached = input.cache?.get(file);
+        const decision = chooseRoute(file.size, input.route, input.inlineMax);
+        if (
+          cached === undefined &&
+          above !== undefined &&
+          file.size > above &&
+          decision.route === 'upload' &&
+          !named.has(file.file)
+        ) {
+          const mimeType = await fileType(file.path);
+          if (file.explicit || input.allFiles === true || isDocumentType(mimeType)) {
+            jobs[i] = {
+              input: file,
+              name: basename(file.path),
+              sha256: '',
+              mimeType,
+              key: stateKey(`unhashed:${file.realPath}`, input.target),
+              decision,
+              action: 'submit',
+              prior: undefined,
+              unhashed: true,
+            };
+          } else ignored[i] = { file: file.file, realPath: file.realPath, mimeType };
+          input.onProgress?.(++done, input.files.length);
+          continue;
+        }
+        let facts = cached;
         if (facts === undefined) {
           const readStarted = (input.now ?? Date.now)();
           facts = await fileFacts(file.path, file.size);
@@ -110,7 +150,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           sha256: facts.sha256,
           mimeType: facts.mimeType,
           key,
-          decision: chooseRoute(file.size, input.route, input.inlineMax),
+          decision,
           action,
           prior,
           resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,

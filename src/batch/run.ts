@@ -21,7 +21,7 @@ import { keyHint } from './session.ts';
 import { workThrough } from './claims.ts';
 import type { Replay } from './journal.ts';
 import { Limiter } from './limiter.ts';
-import type { BatchDeps, BatchOptions } from './options.ts';
+import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { countPages } from './pages.ts';
 import { Pipeline, type Outcome, type StopReason } from './pipeline.ts';
 import { planJobs, priorRecord, type IgnoredInput, type Job } from './plan.ts';
@@ -104,6 +104,12 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       allFiles: options.allFiles,
       cache,
       now: deps.now,
+      // One read pass for large files (hashed as they are uploaded): not for a page count first, nor
+      // with a shared journal, whose workers claim a document by its content before sending it.
+      hashWhileSendingAbove:
+        options.dryRun || options.maxCredits !== undefined || journal.shared
+          ? undefined
+          : (options.hashWhileSendingAbove ?? HASH_WHILE_SENDING_ABOVE),
       onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
     });
     if (!options.dryRun) saveStatCache(cache, log);
@@ -251,7 +257,13 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       );
       const kind: EntryOutcome = outcome.kind;
       for (const copy of copies.get(job.key) ?? [job])
-        emit(copy.input.realPath, { ...outcome.record, file: copy.input.file, outcome: kind, sha256: job.sha256 });
+        emit(copy.input.realPath, {
+          ...outcome.record,
+          file: copy.input.file,
+          outcome: kind,
+          // '' for a large file stopped before it was hashed (on its upload).
+          sha256: job.sha256 || null,
+        });
     };
     const share = workThrough({
       state: journal,
@@ -302,6 +314,9 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       stopped: () => stoppedBy,
       stop,
       settle,
+      known: replay.known,
+      retryFailed: options.retryFailed,
+      fresh: options.fresh,
     });
 
     reporter.start(tally.total);

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
@@ -19,6 +18,7 @@ import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from '
 import type { ClientDeps, LogLevel } from './deps.ts';
 import { errnoCode } from '../errno.ts';
 import type { Circuit } from './circuit.ts';
+import { hashedFileBody } from './upload-body.ts';
 import { describeErrorBody, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
 
 /**
@@ -116,21 +116,33 @@ export class ServiceClient {
   }
 
   /**
-   * Operation 2: the raw bytes, streamed from disk in constant memory. No Authorization
-   * header: the signed address is the credential, and the key must not reach storage.
+   * Operation 2: the raw bytes, streamed from disk in constant memory (a small ring of reused
+   * buffers) and hashed on the way. No Authorization header: the signed address is the
+   * credential, and the key must not reach storage. Returns the sha256 of the bytes sent
+   * (undefined if the storage answered before it read them all).
    */
-  async putBytes(ticket: UploadTicket, source: UploadSource, signal?: AbortSignal): Promise<void> {
+  async putBytes(
+    ticket: UploadTicket,
+    source: UploadSource,
+    signal?: AbortSignal,
+  ): Promise<{ sha256: string | undefined }> {
+    let attempt: ReturnType<typeof hashedFileBody> | undefined;
     await this.#call({
       step: 'put',
       method: 'PUT',
       // Tolerate a relative upload_url; the spec only promises "an address".
       url: new URL(ticket.upload_url, `${this.baseUrl}/`).toString(),
       headers: { 'content-type': source.type, 'content-length': String(source.size) },
-      body: () => createReadStream(source.path, { highWaterMark: 1024 * 1024 }),
+      body: () => {
+        // Each attempt reads (and hashes) the file again: a spent body cannot be resent.
+        attempt = hashedFileBody(source.path, source.size);
+        return attempt.body;
+      },
       idempotent: true,
       subject: source.path,
       signal,
     });
+    return { sha256: attempt?.digest() };
   }
 
   /**
