@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { EmulatorConfig, EmulatorConfigInput } from '../contract/index.ts';
 import type { Engine } from '../engine/types.ts';
 import { startEmailArrivals, type EmailArrivals } from './arrivals/email.ts';
@@ -20,7 +20,7 @@ import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
 import { documentOf, frameworkErrors, installErrorHandling, installLoopbackGuard } from './routes/http.ts';
 import { storageRoutes } from './routes/storage.ts';
-import { openStore } from './store.ts';
+import { openStore, type Store } from './store.ts';
 import { createSigner } from './tickets.ts';
 import { createUploads } from './uploads.ts';
 import { createFaults, type Faults } from './faults.ts';
@@ -72,79 +72,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const engine =
     options.engine ??
     (await import('../engine/index.ts')).createEngine({ maxFileBytes: config.processing.max_file_bytes });
-  const documents = createDocuments(store.db);
-  const ledger = createLedger(store.db, config.credits);
-  const uploads = createUploads(store.db, store);
-  const signer = createSigner(store.db);
-  const inbound = createInboundTokens(store.db);
-  const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
-  const faults = createFaults({ rules: config.faults.rules, seed: config.faults.seed, deps });
-  const webhooks = createWebhooks({
-    db: store.db,
-    config,
-    deps,
-    faults,
-    log: (event) => emit?.(event),
-  });
-  const processor = createProcessor({
-    store,
-    documents,
-    ledger,
-    engine,
-    config,
-    parsers,
-    deps,
-    onFinishedInTransaction: webhooks.enqueue,
-    log,
-  });
-  processor.onFinished(() => webhooks.flush());
-  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
-  const intake = createIntake({
-    store,
-    documents,
-    ledger,
-    processor,
-    faults,
-    countPages: createPageCounter(engine),
-    deps,
-  });
-  const keys = createKeyRing(config.parsers);
-
+  const modules = wireModules({ config, deps, store, engine, log, emit });
+  const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;
   const host = options.host ?? '127.0.0.1';
-  const app = Fastify({
-    logger: false,
-    bodyLimit: config.inline.max_body_bytes,
-    forceCloseConnections: true,
-    frameworkErrors,
-  });
-  installErrorHandling(app, log);
-  installLoopbackGuard(app, host);
-  installFaults(app, faults, deps, keys);
-  // Only when someone listens: the hook costs every request a little.
-  if (emit) {
-    app.addHook('onResponse', async (request, reply) => {
-      emit({
-        type: 'request',
-        at: new Date(deps.now()).toISOString(),
-        method: request.method,
-        path: request.url.split('?')[0]!,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-        document_id: documentOf(request),
-      });
-    });
-  }
-  const idempotency = createIdempotency(store.db);
-  await app.register(
-    apiRoutes({ gateway, keys, idempotency, maxBodyBytes: config.inline.max_body_bytes, now: deps.now }),
-  );
-  await app.register(storageRoutes(gateway));
-  await app.register(arrivalRoutes({ intake, parsers, inbound, partialDir: store.partialDir }));
-  await app.register(appRoutes());
-  await app.register(faultRoutes(faults));
-  await app.register(
-    emulatorRoutes({ ledger, documents, webhooks, parsers: config.parsers, deps, blobDir: store.blobDir }),
-  );
+  const app = await buildApp(modules, { config, deps, store, host, log, emit });
 
   await app.listen({ host, port: options.port ?? SERVE_DEFAULTS.port });
   const address = app.server.address();
@@ -193,4 +124,103 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       return closing;
     },
   };
+}
+
+type Wiring = {
+  config: EmulatorConfig;
+  deps: EmulatorDeps;
+  store: Store;
+  engine: Engine;
+  log: (line: string) => void;
+  emit: ((event: ServerEvent) => void) | undefined;
+};
+
+/** The rule-holding modules over one store and engine, each handed only what it uses. */
+function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
+  const documents = createDocuments(store.db);
+  const ledger = createLedger(store.db, config.credits);
+  const uploads = createUploads(store.db, store);
+  const signer = createSigner(store.db);
+  const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
+  const faults = createFaults({ rules: config.faults.rules, seed: config.faults.seed, deps });
+  const webhooks = createWebhooks({ db: store.db, config, deps, faults, log: (event) => emit?.(event) });
+  const processor = createProcessor({
+    store,
+    documents,
+    ledger,
+    engine,
+    config,
+    parsers,
+    deps,
+    onFinishedInTransaction: webhooks.enqueue,
+    log,
+  });
+  processor.onFinished(() => webhooks.flush());
+  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
+  const countPages = createPageCounter(engine);
+  const intake = createIntake({ store, documents, ledger, processor, faults, countPages, deps });
+  return {
+    documents,
+    ledger,
+    parsers,
+    faults,
+    webhooks,
+    processor,
+    gateway,
+    intake,
+    inbound: createInboundTokens(store.db),
+    keys: createKeyRing(config.parsers),
+    idempotency: createIdempotency(store.db),
+  };
+}
+
+/** The HTTP surface: error handling, the loopback guard and faults first, then every route group. */
+async function buildApp(
+  m: ReturnType<typeof wireModules>,
+  { config, deps, store, host, log, emit }: Omit<Wiring, 'engine'> & { host: string },
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: config.inline.max_body_bytes,
+    forceCloseConnections: true,
+    frameworkErrors,
+  });
+  installErrorHandling(app, log);
+  installLoopbackGuard(app, host);
+  installFaults(app, m.faults, deps, m.keys);
+  // Only when someone listens: the hook costs every request a little.
+  if (emit) {
+    app.addHook('onResponse', async (request, reply) => {
+      emit({
+        type: 'request',
+        at: new Date(deps.now()).toISOString(),
+        method: request.method,
+        path: request.url.split('?')[0]!,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        document_id: documentOf(request),
+      });
+    });
+  }
+  const maxBodyBytes = config.inline.max_body_bytes;
+  await app.register(
+    apiRoutes({ gateway: m.gateway, keys: m.keys, idempotency: m.idempotency, maxBodyBytes, now: deps.now }),
+  );
+  await app.register(storageRoutes(m.gateway));
+  await app.register(
+    arrivalRoutes({ intake: m.intake, parsers: m.parsers, inbound: m.inbound, partialDir: store.partialDir }),
+  );
+  await app.register(appRoutes());
+  await app.register(faultRoutes(m.faults));
+  await app.register(
+    emulatorRoutes({
+      ledger: m.ledger,
+      documents: m.documents,
+      webhooks: m.webhooks,
+      parsers: config.parsers,
+      deps,
+      blobDir: store.blobDir,
+    }),
+  );
+  return app;
 }
