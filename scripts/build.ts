@@ -22,7 +22,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 
 const ROOT = join(import.meta.dirname, '..');
 /** dist/, or another folder for trying a change while tests run on dist/. */
@@ -141,6 +141,11 @@ const COMMON = {
   logLevel: 'warning',
 } as const;
 
+// esbuild came with the bundle: a node_modules installed before it says so plainly.
+const { build } = await import('esbuild').catch((err: unknown) => {
+  process.stderr.write(`build: esbuild is not installed (${String(err)}): run npm ci, then npm run build again\n`);
+  process.exit(2);
+});
 rmSync(OUT, { recursive: true, force: true });
 const results = await Promise.all([
   build({
