@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterEach } from 'vitest';
+import { afterEachTest } from '../helpers/cleanup.ts';
 
 // Code that runs in the page is passed as a string: the project's tsconfig has no DOM types,
 // and vitest would rewrite a function's dynamic import().
@@ -24,7 +24,7 @@ const ARGS = [
 ];
 
 const open = new Set<{ context: BrowserContext; dir: string }>();
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(
     [...open].map(async (o) => {
       await o.context.close().catch(() => {});

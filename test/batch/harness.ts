@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { afterEach } from 'vitest';
 import {
   type BatchDeps,
   type BatchOptions,
@@ -18,6 +17,7 @@ import type { BatchSummary } from '../../src/batch/summary.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { LedgerBody } from '../../src/contract/index.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { afterEachTest } from '../helpers/cleanup.ts';
 
 /**
  * In-process runs of `runBatch` (no child process): a fake clock whose sleeps return at once
@@ -27,7 +27,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
  */
 
 const dirs: string[] = [];
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 

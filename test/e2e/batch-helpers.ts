@@ -1,10 +1,10 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterEach } from 'vitest';
 import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { CLI, cleanEnv, spawnServe, tempDir } from '../helpers/cli.ts';
+import { afterEachTest } from '../helpers/cleanup.ts';
 
 /** Helpers of the batch client's end-to-end tests: a real `extract serve`, the built CLI, the ledger. */
 
@@ -40,7 +40,7 @@ export async function serve(overrides: Partial<EmulatorConfigInput> = {}): Promi
 }
 
 const running = new Set<ResultPromise>();
-afterEach(() => {
+afterEachTest(() => {
   for (const c of running) c.kill('SIGKILL');
   running.clear();
 });

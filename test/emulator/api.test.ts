@@ -11,6 +11,7 @@ import {
 } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import type { Engine } from '../../src/engine/types.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, KEY, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
 
@@ -372,10 +373,8 @@ describe('emulator: never a 5xx for a client mistake', () => {
   });
 
   it('keeps every stored byte inside the data directory', async () => {
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const dataDir = mkdtempSync(join(tmpdir(), 'extract-test-'));
+    const dataDir = tempDir();
     const s = await emulator({}, { dataDir });
     for (const name of ['../../../evil.pdf', '/etc/passwd', '..\\..\\win.pdf', '....//x.pdf', '\u0000.pdf']) {
       const { put } = await upload(s, await makePdf([['x']]), name);

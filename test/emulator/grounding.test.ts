@@ -1,8 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppDocumentDetail, ExtractInlineResponse } from '../../src/contract/index.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
@@ -12,7 +10,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
  */
 describe('emulator: grounding of values', () => {
   it('keeps page and box per value on /_emulator/documents/{id}, never in the API', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'extract-grounding-'));
+    const dataDir = tempDir('extract-grounding-');
     let s = await emulator({}, { dataDir });
     const pdf = await invoicePdf(3);
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(pdf) });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterAll, afterEach, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
+import { afterEachFile, afterEachTest } from './cleanup.ts';
 
 /** The built CLI (npm test builds dist/ first), run on the same Node as the tests. */
 export const CLI = join(import.meta.dirname, '..', '..', 'bin', 'extract.js');
@@ -14,7 +15,7 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 
 /** Folders made outside a test (in beforeAll or at a file's top level): removed once the file is done. */
 const fileDirs: string[] = [];
-afterAll(() => {
+afterEachFile(() => {
   for (const dir of fileDirs.splice(0)) removeDir(dir);
 });
 
@@ -46,7 +47,7 @@ export function writeJson(dir: string, name: string, value: unknown): string {
 }
 
 const children = new Set<ResultPromise>();
-afterEach(async () => {
+afterEachTest(async () => {
   // Killed and awaited, so that none still writes into a folder about to be removed.
   const running = [...children];
   children.clear();

@@ -1,10 +1,10 @@
-import { afterEach } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/emulator/server.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
+import { afterEachTest } from './cleanup.ts';
 
 const running = new Set<RunningServer>();
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all([...running].map((s) => s.close()));
   running.clear();
 });

@@ -1,12 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach } from 'vitest';
+import { afterEachTest } from './cleanup.ts';
 
 /** A bare HTTP server that records what webhooks bring, answering with the statuses it is told. */
 export type Hit = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 
 const servers = new Set<Server>();
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all([...servers].map((s) => new Promise((r) => s.close(r))));
   servers.clear();
 });

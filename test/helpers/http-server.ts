@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach } from 'vitest';
+import { afterEachTest } from './cleanup.ts';
 
 /**
  * Bare HTTP servers a test stands up in place of a service, a proxy or a webhook receiver,
@@ -8,7 +8,7 @@ import { afterEach } from 'vitest';
  * left hanging or dripping included, so no test waits on another's sockets.
  */
 const servers = new Set<Server>();
-afterEach(async () => {
+afterEachTest(async () => {
   const open = [...servers];
   servers.clear();
   await Promise.all(

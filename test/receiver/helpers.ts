@@ -1,12 +1,12 @@
 import { PassThrough } from 'node:stream';
-import { afterEach } from 'vitest';
 import type { WebhookPayload } from '../../src/contract/index.ts';
 import { startReceiver } from '../../src/receiver/index.ts';
 import type { ReceiverOptions, RunningReceiver } from '../../src/receiver/index.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { afterEachTest } from '../helpers/cleanup.ts';
 
 const running = new Set<RunningReceiver>();
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all([...running].map((r) => r.close()));
   running.clear();
 });
