@@ -185,7 +185,9 @@ describe('emulator: outbound webhooks', () => {
     // Then one that completes: its event is the only one.
     const ok = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
     await hook.waitFor(1);
-    await new Promise((r) => setTimeout(r, 200));
+    // The outbox holds every event the emulator meant to send, sent or not: only this one.
+    const outbox = DeliveriesBody.parse((await call(s, 'GET', '/_emulator/deliveries', { key: null })).body);
+    expect(outbox.deliveries.map((d) => d.document_id)).toEqual([ok.body.document_id]);
     expect(hook.hits).toHaveLength(1);
     expect(JSON.parse(hook.hits[0]!.body).document_id).toBe(ok.body.document_id);
   });

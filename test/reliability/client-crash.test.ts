@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { statSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/emulator/faults.ts';
@@ -73,12 +73,19 @@ describe('client crashes', () => {
     const cutOff = new Set<string>();
     for (let kill = 0; kill < KILLS; kill++) {
       for (const id of inFlight(readJournalLines(journal).facts)) cutOff.add(id);
+      const written = statSync(journal).size;
       const run = extract(root, server.url, kill === 0 ? flags : [...flags, '--retry-failed']);
-      // Node start-up and planning take a few hundred ms; kill somewhere after that.
-      const at = Math.round(500 + random() * 1500);
+      // Kill somewhere in the first 1.5 s after the run's first journal line (it is sending by
+      // then): timed from the start instead, a slow start-up on a loaded machine took the kills.
+      const at = Math.round(random() * 1500);
       moments.push(at);
-      const timer = setTimeout(() => run.kill('SIGKILL'), at);
+      let timer: NodeJS.Timeout | undefined;
+      const watcher = watch(journal, () => {
+        if (timer !== undefined || statSync(journal).size === written) return;
+        timer = setTimeout(() => run.kill('SIGKILL'), at);
+      });
       const result = await run;
+      watcher.close();
       clearTimeout(timer);
       if (result.signal !== 'SIGKILL') finishedEarly++;
     }
@@ -113,7 +120,7 @@ describe('client crashes', () => {
     ).toEqual([]);
     expect(resent).toBe(cutOff.size);
     console.log(
-      `client crashes: ${KILLS} SIGKILLs at ${moments.join(', ')} ms (${finishedEarly} runs finished before their kill); ` +
+      `client crashes: ${KILLS} SIGKILLs at ${moments.join(', ')} ms after each run's first journal line (${finishedEarly} runs finished before their kill); ` +
         `${cutOff.size} extract requests in flight at a kill, ${resent} resent under their Idempotency-Key; ` +
         `final run: ${report.completed} completed, ${report.skipped} skipped; ${facts.length} journal lines, ${torn} torn; ledger: ${net.size} documents, 1 reserve each`,
     );
