@@ -11,6 +11,8 @@ export type ExtractRun = {
   out: string;
   state: string | null;
   extra?: string[];
+  /** Write the CLI's /proc/<pid>/io (rchar, read_bytes...) to this file when it ends. */
+  ioFile?: string;
 };
 
 /** The environment of a benchmarked CLI: a config store of its own, no key or URL from the caller's. */
@@ -28,5 +30,13 @@ export function runExtract(r: ExtractRun, home: string): Promise<Measured> {
   if (r.concurrency !== undefined) args.push('-c', String(r.concurrency));
   args.push(...(r.state === null ? ['--no-state'] : ['--state', r.state]));
   args.push(...(r.extra ?? []));
-  return measure(NODE, args, { env: cleanEnv(home) });
+  if (r.ioFile === undefined) return measure(NODE, args, { env: cleanEnv(home) });
+  // A shell's /proc/<pid>/io counts the children it has waited for: the CLI's reads, with the shell's own few.
+  return measure(
+    'sh',
+    ['-c', 'io=$1; shift; "$@"; s=$?; cat /proc/$$/io > "$io"; exit $s', 'sh', r.ioFile, NODE, ...args],
+    {
+      env: cleanEnv(home),
+    },
+  );
 }

@@ -1,4 +1,4 @@
-import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { randomFillSync } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -15,7 +15,7 @@ import { STANDIN_KEY, startStandIn, type StandIn } from '../lib/standin.ts';
  * header: the client sniffs the header and sends application/pdf.
  */
 export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
-  const size = ctx.tiny ? 64 * 2 ** 20 : 2 * 2 ** 30;
+  const size = ctx.tiny ? 80 * 2 ** 20 : 2 * 2 ** 30;
   const file = join(ctx.tmp, 'large.pdf');
   ctx.log(`row 3: writing a ${size / 2 ** 20} MB file`);
   writeLarge(file, size);
@@ -23,8 +23,11 @@ export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
   try {
     const ours: Measured[] = [];
     const oursPut: number[] = [];
+    const oursRead: number[] = [];
+    const peer: Measured[] = [];
     const curl: Measured[] = [];
     const curlPut: number[] = [];
+    const ioFile = join(ctx.tmp, 'large-io.txt');
     for (let r = 0; r < ctx.reps; r++) {
       ctx.log(`row 3: rep ${r + 1}/${ctx.reps}`);
       standIn.reset();
@@ -37,6 +40,7 @@ export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
           out: join(ctx.tmp, 'large.jsonl'),
           state: join(ctx.tmp, `large-state-${r}.jsonl`),
           extra: ['--route', 'upload', '--poll-interval', '50ms'],
+          ioFile,
         },
         join(ctx.tmp, 'home'),
       );
@@ -46,6 +50,19 @@ export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
         throw new Error(`row 3: the stand-in received ${put?.bytes ?? 0} of ${size} bytes from extract`);
       ours.push(m);
       oursPut.push(put.seconds);
+      oursRead.push(Number(/^rchar: (\d+)$/m.exec(readFileSync(ioFile, 'utf8'))?.[1]));
+
+      // The same work as the CLI: the bytes hashed (the journal's key) and uploaded, at once on two cores.
+      standIn.reset();
+      const both = await measure('sh', [
+        '-c',
+        'sha256sum "$1" > /dev/null & curl -s -f -o /dev/null -T "$1" -H "Content-Type: application/pdf" "$2"; s=$?; wait; exit $s',
+        'sh',
+        file,
+        await uploadUrl(standIn),
+      ]);
+      check(both, 'sha256sum & curl -T');
+      peer.push(both);
 
       standIn.reset();
       const ticket = await uploadUrl(standIn);
@@ -67,29 +84,40 @@ export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
       curl.push(c);
       curlPut.push(cput.seconds);
     }
-    const label = `${ctx.tiny ? '64 MB' : '2 GB'} file, upload-and-poll, stand-in`;
+    const label = `${ctx.tiny ? '80 MB' : '2 GB'} file, upload-and-poll, stand-in`;
     return [
       row(ctx, {
         id: '3 rss',
         measurement: `Peak RSS of the CLI, ${label}`,
         figure: median(ours.map((m) => m.maxRssMb)),
         unit: 'MB',
-        peer: 'the limit (150 MB)',
-        peerFigure: 150,
+        peer: 'the limit (120 MB)',
+        peerFigure: 120,
         goal: '<= 1x',
         pass: (x) => x <= 1,
         note: `curl -T's own peak RSS: ${median(curl.map((m) => m.maxRssMb)).toFixed(0)} MB`,
       }),
       row(ctx, {
+        id: '3 read',
+        measurement: `Bytes the CLI read (rchar of /proc/<pid>/io), ${label}`,
+        figure: median(oursRead) / 2 ** 20,
+        unit: 'MB',
+        peer: 'the file',
+        peerFigure: size / 2 ** 20,
+        goal: '<= 1.05x',
+        pass: (x) => x <= 1.05,
+        note: 'everything the process read through read(): the file, its own code, the journal',
+      }),
+      row(ctx, {
         id: '3 wall',
-        measurement: `Wall time of the whole run (hash, upload, extract, poll, output), ${label}`,
+        measurement: `Wall time of the whole run (upload with the hash on the way, extract, poll, output), ${label}`,
         figure: median(ours.map((m) => m.wall)),
         unit: 's',
-        peer: 'curl -T of the same bytes to the same PUT endpoint',
-        peerFigure: median(curl.map((m) => m.wall)),
+        peer: '`sha256sum f & curl -T f; wait`: the same work (hash and upload) on two cores',
+        peerFigure: median(peer.map((m) => m.wall)),
         goal: '<= 1.2x',
         pass: (x) => x <= 1.2,
-        note: 'the CLI first reads the whole file once to hash it (the journal key), so it reads the bytes twice where curl reads them once; --poll-interval 50ms',
+        note: `curl -T alone: ${median(curl.map((m) => m.wall)).toFixed(2)} s; --poll-interval 50ms`,
       }),
       row(ctx, {
         id: '3 put',
