@@ -3,6 +3,7 @@ import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/re
 import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType } from './facts.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
+import type { StateJournal } from './state/index.ts';
 import type { StatCache } from './state/stat-cache.ts';
 import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
 
@@ -76,6 +77,19 @@ export type PlanInput = {
   /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
   parallel?: number;
   onProgress?: (done: number, total: number) => void;
+};
+
+/** What the plan step hands the send and finish steps. */
+export type BatchPlan = {
+  journal: StateJournal;
+  /** What the journal knew of each document at the start (a large file hashed on its upload is looked up in it). */
+  known: Map<string, KnownState>;
+  /** The journal's fingerprint of base URL and key ('no-key' for a dry run without one). */
+  targetId: string;
+  /** One per readable input that is a document (or named by itself), in input order. */
+  jobs: Job[];
+  unreadable: UnreadableInput[];
+  ignored: IgnoredInput[];
 };
 
 export type Plan = { jobs: Job[]; unreadable: UnreadableInput[]; ignored: IgnoredInput[] };

@@ -1,0 +1,213 @@
+import { Circuit } from '../client/circuit.ts';
+import type { Log } from '../client/deps.ts';
+import { ServiceClient } from '../client/service-client.ts';
+import { errorRecord } from '../outputs/record.ts';
+import { workThrough } from './claims.ts';
+import { Limiter } from './limiter.ts';
+import type { BatchDeps, BatchOptions } from './options.ts';
+import { Pipeline, type Charges, type Outcome, type StopReason } from './pipeline.ts';
+import { priorRecord, type BatchPlan, type Job } from './plan.ts';
+import type { Finish, Reporter, Tally } from './progress.ts';
+import type { Records } from './records.ts';
+import { keyHint } from './session.ts';
+import type { EntryOutcome } from './summary.ts';
+
+/**
+ * The send step of `runBatch`: what makes a run stop (Ctrl+C, SIGTERM, a 402, --max-credits,
+ * a rejected key, an outage), and the sending itself: the documents of the plan that need
+ * work go through the pipeline, each record emitted the moment its document ends.
+ */
+
+/** Why the run stopped submitting, once decided; the abort signal cuts requests in flight. */
+export type Stopper = {
+  readonly signal: AbortSignal;
+  stop(reason: StopReason, message: string): void;
+  reason(): StopReason | undefined;
+  message(): string | null;
+  /** Listens for SIGINT/SIGTERM until the returned function is called. */
+  listen(): (() => void) | undefined;
+};
+
+export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, reporter: Reporter): Stopper {
+  const abort = new AbortController();
+  let stoppedBy: StopReason | undefined;
+  let stopMessage: string | null = null;
+  const stop = (reason: StopReason, message: string): void => {
+    if (stoppedBy !== undefined) return;
+    stoppedBy = reason;
+    stopMessage = reason === 'auth' ? `${message}: ${keyHint(options.keySource)}` : message;
+    // An outage is said once, by the summary: the moment it was noticed only matters with -v.
+    log(
+      reason === 'unreachable' ? 'debug' : reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error',
+      stopMessage,
+    );
+    // 402 and --max-credits only stop submitting; documents already paid for are still collected.
+    if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable') abort.abort();
+  };
+  return {
+    signal: abort.signal,
+    stop,
+    reason: () => stoppedBy,
+    message: () => stopMessage,
+    listen() {
+      let firstSignalAt: number | undefined;
+      return deps.onSignal?.((signal) => {
+        // conf (the config store) loads when-exit, which re-raises a signal it caught a moment
+        // later: a repeat within 250 ms is that echo, not a person pressing Ctrl+C again.
+        const repeat = firstSignalAt !== undefined && deps.now() - firstSignalAt > 250;
+        firstSignalAt ??= deps.now();
+        if (repeat && signal === 'SIGINT') {
+          reporter.stop();
+          deps.stderr.write(
+            'extract: interrupted again: exiting now; the journal is valid, rerun the same command to resume\n',
+          );
+          deps.exitNow?.(130);
+          return;
+        }
+        stop(
+          'interrupted',
+          `${signal}: no further submissions; recording what is known (press Ctrl+C again to exit at once)`,
+        );
+      });
+    },
+  };
+}
+
+export type SendContext = {
+  options: BatchOptions;
+  deps: BatchDeps;
+  log: Log;
+  reporter: Reporter;
+  records: Records;
+  stopper: Stopper;
+};
+
+/** Sends what is new, collects what earlier runs submitted; returns what the service charged. */
+export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Charges> {
+  const { options, deps, log, reporter, records, stopper } = ctx;
+  const { journal } = plan;
+
+  // Two inputs with the same content are one document: sent once, recorded under each name.
+  const copies = new Map<string, Job[]>();
+  const leaders: Job[] = [];
+  for (const job of plan.jobs) {
+    const same = copies.get(job.key);
+    if (same) same.push(job);
+    else {
+      copies.set(job.key, [job]);
+      leaders.push(job);
+    }
+  }
+  const emitCopies = (job: Job, entry: (copy: Job) => Parameters<Records['emit']>[1]): void => {
+    for (const copy of copies.get(job.key) ?? [job]) records.emit(copy.input.realPath, entry(copy));
+  };
+  const toSend = leaders.filter((j) => j.action === 'submit');
+  const toResume = leaders.filter((j) => j.action === 'resume');
+  const toCheck = journal.shared ? leaders.filter((j) => j.action === 'leave') : [];
+  const tally: Tally = { total: toSend.length + toResume.length + toCheck.length, done: 0, failed: 0, pages: 0 };
+
+  const sendSlots = new Limiter(options.concurrency, { now: deps.now });
+  const client = new ServiceClient(
+    {
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey ?? '',
+      hooks: { rateLimited: () => sendSlots.rateLimited(), succeeded: () => sendSlots.succeeded() },
+      circuit: new Circuit(deps.now, deps.circuit),
+    },
+    { ...deps, log },
+  );
+  const settle = (job: Job, outcome: Outcome): void => {
+    // Taken over by another worker (this one held it past its lease): nothing was sent from here; it is waited for.
+    if (journal.lost(job.key)) return;
+    // A file the run never sent did not finish: the bar counts only what did; the stop line says why.
+    if (outcome.kind !== 'not_submitted') tally.done++;
+    if (outcome.kind === 'failed') tally.failed++;
+    if (outcome.kind === 'completed') tally.pages += outcome.record.page_count ?? 0;
+    const detail =
+      outcome.kind === 'completed'
+        ? `completed, ${outcome.record.page_count ?? '?'} page${outcome.record.page_count === 1 ? '' : 's'} (${outcome.record.route})`
+        : (outcome.record.error ?? outcome.kind);
+    reporter.finished(job.input.file, barKind(outcome), detail, tally);
+    const kind: EntryOutcome = outcome.kind;
+    // '' for a large file stopped before it was hashed (on its upload).
+    emitCopies(job, (copy) => ({
+      ...outcome.record,
+      file: copy.input.file,
+      outcome: kind,
+      sha256: job.sha256 || null,
+    }));
+  };
+  const share = workThrough({
+    state: journal,
+    jobs: [...toResume, ...toSend, ...toCheck],
+    retryFailed: options.retryFailed,
+    fresh: options.fresh,
+    concurrency: options.concurrency,
+    maxPending: options.maxPending,
+    poll: options.poll,
+    deps,
+    signal: stopper.signal,
+    stopped: () => stopper.reason() !== undefined,
+    log,
+    start: (job) => (job.action === 'resume' ? pipeline.resume(job) : pipeline.submit(job)),
+    decided: (job, concurrent) => {
+      tally.done++;
+      const prior = priorRecord(job);
+      if (!prior) return;
+      const outcome: EntryOutcome = concurrent
+        ? job.prior?.fact === 'completed'
+          ? 'other_worker'
+          : 'failed'
+        : job.action === 'done'
+          ? 'skipped'
+          : 'left';
+      if (outcome === 'failed') tally.failed++;
+      reporter.finished(
+        job.input.file,
+        outcome !== 'failed' ? 'ok' : 'failed',
+        outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome),
+        tally,
+      );
+      emitCopies(job, (copy) => ({ ...prior, file: copy.input.file, outcome, sha256: job.sha256 }));
+    },
+  });
+  const pipeline = new Pipeline({
+    client,
+    journal: share.journal,
+    target: plan.targetId,
+    poll: options.poll,
+    maxCredits: options.maxCredits,
+    deps,
+    sendSlots,
+    pendingSlots: new Limiter(options.maxPending),
+    signal: stopper.signal,
+    log,
+    stopped: () => stopper.reason(),
+    stop: stopper.stop,
+    settle,
+    known: plan.known,
+    retryFailed: options.retryFailed,
+    fresh: options.fresh,
+  });
+
+  reporter.start(tally.total);
+  if (toResume.length > 0)
+    log('info', `resuming ${toResume.length} document${toResume.length === 1 ? '' : 's'} submitted by an earlier run`);
+  const held = await share.run();
+  for (const { job, holder } of held) {
+    const why = `${holder ? `worker ${holder}` : 'another worker'} still held it ${stopper.reason() ? 'when this run stopped' : `after waiting ${Math.round(options.poll.timeoutMs / 1000)} s`}: rerun the same command (or see extract status) to collect its outcome`;
+    const documentId = job.prior?.fact === 'submitted' ? job.prior.document_id : null;
+    emitCopies(job, (copy) => ({
+      ...errorRecord({ file: copy.input.file, document_id: documentId, route: job.prior?.route ?? null }, why),
+      outcome: 'pending',
+      sha256: job.sha256,
+    }));
+  }
+  return pipeline.charges();
+}
+
+function barKind(outcome: Outcome): Finish {
+  if (outcome.kind === 'completed') return 'ok';
+  if (outcome.kind === 'not_submitted') return 'quiet';
+  return outcome.kind === 'pending' ? 'pending' : 'failed';
+}
