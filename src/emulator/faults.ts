@@ -111,7 +111,10 @@ export function parseFaultFlag(text: string): FaultRuleInput {
   const parsed = FaultRuleSchema.safeParse({ operation, probability: Number(probability), effect });
   if (!parsed.success || effect === undefined) {
     throw new Error(
-      `--fault ${JSON.stringify(text)} is not OPERATION:PROBABILITY:EFFECT (operations: ${FaultOperations.options.join(', ')}; effects: ${FAULT_STATUSES.join('|')}, latency=MS or latency=MIN-MAX, reset, reset-after, truncate, stall, error (extract-async only), drop, duplicate, delay=MS (webhook only))`,
+      `--fault ${JSON.stringify(text)} is not OPERATION:PROBABILITY:EFFECT ` +
+        `(operations: ${FaultOperations.options.join(', ')}; effects: ${FAULT_STATUSES.join('|')}, ` +
+        'latency=MS or latency=MIN-MAX, reset, reset-after, truncate, stall, error (extract-async only), ' +
+        'drop, duplicate, delay=MS (webhook only))',
     );
   }
   return parsed.data;

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerReply, WorkerRequest } from './protocol.ts';
 import { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
+import { hasErrno } from '../errno.ts';
 import { BUNDLED, PACKAGE_ROOT } from '../package-root.ts';
 import {
   type Engine,
@@ -87,7 +88,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
       if (!closed) dispatch();
     };
-    worker.on('error', (e: Error & { code?: string }) => lost(e.message, e.code === 'ERR_WORKER_OUT_OF_MEMORY'));
+    worker.on('error', (e: Error) => lost(e.message, hasErrno(e, 'ERR_WORKER_OUT_OF_MEMORY')));
     worker.on('exit', (code) => lost(`exit code ${code}`));
     slots.push(slot);
     return slot;
