@@ -12,7 +12,13 @@ import {
   resolveOutput,
   writeOutputs,
 } from '../outputs/index.ts';
-import { type DocumentRecord, completedRecord, errorRecord, pendingRecord } from '../outputs/record.ts';
+import {
+  type DocumentRecord,
+  completedRecord,
+  errorRecord,
+  pendingRecord,
+  UNEXPLAINED_ERROR,
+} from '../outputs/record.ts';
 import { pollDocument } from './poll.ts';
 import { keyHint, type KeySource } from './session.ts';
 
@@ -100,6 +106,6 @@ function fetchedRecord(doc: FetchedDocument, id: string): DocumentRecord {
     case 'completed':
       return completedRecord(origin, doc.page_count, doc.results);
     case 'error':
-      return errorRecord(origin, doc.error ?? 'the service gave no reason', doc.page_count, doc.results);
+      return errorRecord(origin, doc.error ?? UNEXPLAINED_ERROR, doc.page_count, doc.results);
   }
 }

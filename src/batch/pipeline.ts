@@ -11,6 +11,7 @@ import {
   errorRecord,
   notSubmittedRecord,
   pendingRecord,
+  UNEXPLAINED_ERROR,
 } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import { fileFacts } from './facts.ts';
@@ -420,7 +421,7 @@ export class Pipeline {
       await this.#completed(job, route, documentId, pageCount, doc.results ?? {});
       return;
     }
-    const reason = redact(doc.error ?? 'the service reported an error without an explanation');
+    const reason = redact(doc.error ?? UNEXPLAINED_ERROR);
     // Reserved, then refunded by the service (spec: "credits refunded").
     this.#learnPages(job, pageCount);
     this.#charges.refunded += this.#counted.get(job.key) ?? 0;

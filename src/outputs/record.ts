@@ -46,6 +46,9 @@ export function completedRecord(
   return { ...origin, status: 'completed', page_count: pageCount, results, error: null };
 }
 
+/** The error of a document the service says failed without saying why. */
+export const UNEXPLAINED_ERROR = 'the service reported an error without an explanation';
+
 /** Failed (the service said so, or it could not be sent); `error` says why. */
 export function errorRecord(
   origin: RecordOrigin,
