@@ -21,6 +21,14 @@ async function found(name: string): Promise<InputFile> {
   if (!file) throw new Error(`${name} not found`);
   return file;
 }
+/** Finds in/a.pdf, reads it, records it in a new cache as read at `readStartedMs`, saves the cache. */
+async function recorded(readStartedMs: number): Promise<InputFile> {
+  const file = await found('a.pdf');
+  const cache = openStatCache(cachePath());
+  cache.set(file, await fileFacts(file.path, file.size), readStartedMs);
+  cache.save();
+  return file;
+}
 /** A read that began well after the file's last change: not racy. */
 const later = (): number => Date.now() + 10_000;
 
@@ -42,10 +50,7 @@ describe('stat cache', () => {
   it('same size, mtime put back (touch -d, tar): the ctime tells, and the file is read again', async () => {
     // A whole second, so that putting it back is exact to the nanosecond.
     utimesSync(join(dir, 'in', 'a.pdf'), 1_700_000_000, 1_700_000_000);
-    const file = await found('a.pdf');
-    const cache = openStatCache(cachePath());
-    cache.set(file, await fileFacts(file.path, file.size), later());
-    cache.save();
+    const file = await recorded(later());
     writeFileSync(file.path, '%PDF-1.4 other content');
     utimesSync(file.path, 1_700_000_000, 1_700_000_000);
     const changed = await found('a.pdf');
@@ -56,27 +61,18 @@ describe('stat cache', () => {
   });
 
   it('a file replaced by another (rename over it) has a new inode: read again', async () => {
-    const file = await found('a.pdf');
-    const cache = openStatCache(cachePath());
-    cache.set(file, await fileFacts(file.path, file.size), later());
-    cache.save();
+    const file = await recorded(later());
     const replaced = { ...file, stamp: file.stamp && { ...file.stamp, ino: file.stamp.ino + 1n } };
     expect(openStatCache(cachePath()).get(replaced)).toBeUndefined();
   });
 
   it('racy: a file changed within 2 s of the read is not recorded, so the next run reads it', async () => {
-    const file = await found('a.pdf');
-    const cache = openStatCache(cachePath());
-    cache.set(file, await fileFacts(file.path, file.size), Date.now());
-    cache.save();
+    const file = await recorded(Date.now());
     expect(openStatCache(cachePath()).get(file)).toBeUndefined();
   });
 
   it('a damaged cache is ignored, not trusted', async () => {
-    const file = await found('a.pdf');
-    const cache = openStatCache(cachePath());
-    cache.set(file, await fileFacts(file.path, file.size), later());
-    cache.save();
+    const file = await recorded(later());
     const text = readFileSync(cachePath(), 'utf8');
     writeFileSync(cachePath(), text.replace(/"[0-9a-f]{64}"/, `"${'0'.repeat(64)}"`));
     expect(openStatCache(cachePath()).get(file)).toBeUndefined();
