@@ -554,16 +554,19 @@ export class Pipeline {
     // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
     const charge: FailureCharge = uncertain !== undefined || documentId !== null ? 'uncertain' : 'none';
     if (charge === 'uncertain' && !this.#counted.has(job.key)) this.#charges.unknown++;
-    await c.journal.append({
-      fact: 'failed',
-      ...this.#common(job),
-      route,
-      document_id: documentId,
-      reason,
-      retryable,
-      charge,
-      ...(uncertain ? { request: uncertain } : {}),
-    });
+    // A large file that failed before its upload ended has no hash to key a fact by; nothing was
+    // charged, and a rerun sends it again, as it would after a fact saying so.
+    if (job.unhashed !== true)
+      await c.journal.append({
+        fact: 'failed',
+        ...this.#common(job),
+        route,
+        document_id: documentId,
+        reason,
+        retryable,
+        charge,
+        ...(uncertain ? { request: uncertain } : {}),
+      });
     c.settle(job, {
       kind: 'failed',
       retryable,

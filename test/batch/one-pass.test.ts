@@ -105,4 +105,26 @@ describe('one read pass for large files', () => {
     expect(read).toBeGreaterThanOrEqual(size);
     expect(read / size).toBeLessThan(1.05);
   });
+
+  it('a large file whose upload fails leaves no fact without a hash; the rerun sends it', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(1);
+    // Storage fails every PUT (a 500 on each of the 6 attempts): the file fails before its hash is known.
+    const fault = await fetch(`${server.url}/_emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'upload', probability: 1, effect: { type: 'status', status: 500 } }),
+    });
+    expect(fault.status).toBe(200);
+    const refused = await run(cwd, ['in'], batchOptions(server.url, KEY, onePass));
+    expect(lines(refused.stdout)).toMatchObject([{ status: 'error', document_id: null }]);
+    expect(refused.summary.pages_charged).toBe(0);
+    expect(journalFacts(cwd)).toEqual([]);
+
+    await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' });
+    const again = await run(cwd, ['in'], batchOptions(server.url, KEY, onePass));
+    expect(again.summary.exitCode, again.stderr).toBe(0);
+    expect(journalFacts(cwd).map((f) => f.sha256)).toEqual(Array(3).fill(sha256(join(cwd, 'in/doc-00.pdf'))));
+    expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1]);
+  }, 90_000);
 });
