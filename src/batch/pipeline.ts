@@ -426,20 +426,7 @@ export class Pipeline {
     this.#learnPages(job, pageCount);
     this.#charges.refunded += this.#counted.get(job.key) ?? 0;
     // The service judged this document: a plain rerun does not send it again (--retry-failed does).
-    await c.journal.append({
-      fact: 'failed',
-      ...this.#common(job),
-      route,
-      document_id: documentId,
-      reason,
-      retryable: true,
-      charge: 'refunded',
-    });
-    c.settle(job, {
-      kind: 'failed',
-      retryable: true,
-      record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, pageCount),
-    });
+    await this.#settleFailure(job, route, documentId, reason, { retryable: true, charge: 'refunded', pageCount });
   }
 
   /** Counts a document's pages the first time any run learns them. */
@@ -554,23 +541,34 @@ export class Pipeline {
     // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
     const charge: FailureCharge = uncertain !== undefined || documentId !== null ? 'uncertain' : 'none';
     if (charge === 'uncertain' && !this.#counted.has(job.key)) this.#charges.unknown++;
+    await this.#settleFailure(job, route, documentId, reason, { retryable, charge, request: uncertain });
+  }
+
+  /** Journals a failure (what it cost; the request to resend when uncertain) and settles its record. */
+  async #settleFailure(
+    job: Job,
+    route: Route,
+    documentId: string | null,
+    reason: string,
+    how: { retryable: boolean; charge: FailureCharge; request?: SentRequest; pageCount?: number | null },
+  ): Promise<void> {
     // A large file that failed before its upload ended has no hash to key a fact by; nothing was
     // charged, and a rerun sends it again, as it would after a fact saying so.
     if (job.unhashed !== true)
-      await c.journal.append({
+      await this.#c.journal.append({
         fact: 'failed',
         ...this.#common(job),
         route,
         document_id: documentId,
         reason,
-        retryable,
-        charge,
-        ...(uncertain ? { request: uncertain } : {}),
+        retryable: how.retryable,
+        charge: how.charge,
+        ...(how.request ? { request: how.request } : {}),
       });
-    c.settle(job, {
+    this.#c.settle(job, {
       kind: 'failed',
-      retryable,
-      record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason),
+      retryable: how.retryable,
+      record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, how.pageCount),
     });
   }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { workThrough } from '../../src/batch/claims.ts';
-import { stateKey, type KnownState } from '../../src/batch/journal.ts';
-import type { Job } from '../../src/batch/plan.ts';
+import type { KnownState } from '../../src/batch/journal.ts';
+import { job } from './jobs.ts';
 import type { Claim, StateJournal } from '../../src/batch/state/index.ts';
 
 /**
@@ -10,20 +10,6 @@ import type { Claim, StateJournal } from '../../src/batch/state/index.ts';
  * and a fake clock: claims a little ahead of its sends, waits for documents others hold up to
  * the poll deadline, and takes a finished document's record from the journal.
  */
-
-function job(n: number): Job {
-  const sha256 = `sha${n}`;
-  return {
-    input: { path: `/in/${n}.pdf`, realPath: `/in/${n}.pdf`, file: `${n}.pdf`, size: 10, explicit: true },
-    name: `${n}.pdf`,
-    sha256,
-    mimeType: 'application/pdf',
-    key: stateKey(sha256, 't'),
-    decision: { route: 'inline', why: 'small' },
-    action: 'submit',
-    prior: undefined,
-  };
-}
 
 /** A shared journal where `others` holds some keys until `freeAt` (fake time), then they are completed. */
 function fakeShared(others: Map<string, { freeAt: number }>, now: () => number) {

@@ -1,8 +1,7 @@
 import { createHook } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { workThrough } from '../../src/batch/claims.ts';
-import { stateKey } from '../../src/batch/journal.ts';
-import type { Job } from '../../src/batch/plan.ts';
+import { job } from './jobs.ts';
 import { memoryState } from '../../src/batch/state/index.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 
@@ -11,20 +10,6 @@ import { DEFAULT_POLL } from '../../src/client/backoff.ts';
  * for them to end. The promises it makes to wait must grow with the documents, not with
  * their square: a run of 20,000 small files ran out of a 4 GB heap on Promise.race.
  */
-
-function job(n: number): Job {
-  const sha256 = `sha${n}`;
-  return {
-    input: { path: `/in/${n}.pdf`, realPath: `/in/${n}.pdf`, file: `${n}.pdf`, size: 10, explicit: true },
-    name: `${n}.pdf`,
-    sha256,
-    mimeType: 'application/pdf',
-    key: stateKey(sha256, 't'),
-    decision: { route: 'inline', why: 'small' },
-    action: 'submit',
-    prior: undefined,
-  };
-}
 
 /** Promises created while `fn` runs (each .then and each await makes one). */
 async function promisesMadeBy(fn: () => Promise<void>): Promise<number> {

@@ -203,7 +203,7 @@ describe('receiver: bad input, property-based', () => {
           }
         },
       ),
-      { numRuns: 5000, seed: 4242 },
+      { numRuns: 2000, seed: 4242 },
     );
 
     // Still alive, and still accepting a valid event.
@@ -229,6 +229,6 @@ describe('receiver: bad input, property-based', () => {
     console.log(
       `receiver bad input: tried ${tried} generated requests (${accepted} valid events accepted, ${records.length} record files, all inside); statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
     );
-    expect(tried).toBeGreaterThanOrEqual(5000);
+    expect(tried).toBeGreaterThanOrEqual(2000);
   }, 180_000);
 });
