@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,11 @@ export async function serve(options: EmulatorOptions): Promise<RunningEmulator> 
   };
 }
 
+/** The built-in receiver writes each event to its file (`out`), never to the process's stdout. */
+const NO_STDOUT = new Writable({
+  write: (_chunk, _encoding, done) => done(new Error('the built-in receiver writes to its file, not to stdout')),
+});
+
 /**
  * The webhook receiver `extract listen` would be, as one more integration of the first
  * parser: its token is new on every start and travels only inside this process.
@@ -96,14 +102,17 @@ async function _startBuiltInReceiver(input: {
   mkdirSync(dataDir, { recursive: true });
   const token = randomBytes(24).toString('hex');
   const out = join(dataDir, 'received.jsonl');
-  const receiver = await startReceiver({
-    host: input.host,
-    port: input.port,
-    auth: { type: 'bearer', token },
-    dataDir,
-    out,
-    log: input.log,
-  }).catch((err: unknown) => {
+  const receiver = await startReceiver(
+    {
+      host: input.host,
+      port: input.port,
+      auth: { type: 'bearer', token },
+      dataDir,
+      out,
+      log: input.log,
+    },
+    { stdout: NO_STDOUT },
+  ).catch((err: unknown) => {
     // The receiver speaks of its own --port; here the flag is --listen-port.
     if (err instanceof ExtractError && hasErrno(err.cause, 'EADDRINUSE')) {
       throw new ExtractError(

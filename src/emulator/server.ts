@@ -37,7 +37,7 @@ export type ServeOptions = {
   inMemory?: boolean;
   /** SMTP port for documents by email; false (the default) runs no SMTP listener, 0 picks a free port. */
   smtpPort?: number | false;
-  /** Errors of the emulator itself. */
+  /** Errors of the emulator itself (the CLI passes its stderr; without one the emulator is silent: nothing here writes to the process's streams). */
   log?: (line: string) => void;
   /** One entry per API request and per delivery attempt. */
   events?: (event: ServerEvent) => void;
@@ -66,7 +66,7 @@ export type RunningServer = {
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const config = resolveConfig(options.config);
   const deps: EmulatorDeps = { ...realDeps, ...options.deps };
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = options.log ?? (() => {});
   const emit = options.events;
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
   const engine =

@@ -39,7 +39,9 @@ export async function writeOutputs(
   switch (target.kind) {
     case 'stdout': {
       if (target.format === 'jsonl') return { written: [] };
-      const out = options.stdout ?? process.stdout;
+      const out = options.stdout;
+      // The caller owns the process's streams (cli/); a stdout target without one is a bug here.
+      if (out === undefined) throw new Error('writeOutputs: a stdout target needs options.stdout');
       for (const chunk of _chunks(target.format, records, options.explode, warn)) {
         if (!out.write(chunk)) await drained(out);
       }

@@ -27,14 +27,10 @@ const FILE_SPACING_MS = 25;
  */
 export async function startReceiver(
   options: ReceiverOptions,
-  deps: Partial<ReceiverDeps> = {},
+  deps: Partial<ReceiverDeps> & Pick<ReceiverDeps, 'stdout'>,
 ): Promise<RunningReceiver> {
-  const { now, stdout, cwd }: ReceiverDeps = {
-    now: () => new Date(),
-    stdout: process.stdout,
-    cwd: process.cwd(),
-    ...deps,
-  };
+  // stdout is the caller's (cli/ passes the process's): this module never reaches for it.
+  const { now, stdout, cwd }: ReceiverDeps = { now: () => new Date(), cwd: process.cwd(), ...deps };
   const host = options.host ?? RECEIVER_DEFAULTS.host;
   const path = _normalisePath(options.path ?? RECEIVER_DEFAULTS.path);
   const logger = createLogger(options.log, options.json ?? false);
