@@ -219,23 +219,14 @@ class PostgresState implements StateJournal {
       'read the journal',
       'SELECT body, worker FROM extract_facts ORDER BY id',
     );
-    const workers = await this.#db.query<{
-      id: string;
-      host: string;
-      pid: number;
-      started: string;
-      seen: string;
-      finished: string | null;
-      alive: boolean;
-      holding: number;
-    }>(
+    const workers = await this.#db.query<WorkerInfo>(
       'read the workers',
       `SELECT w.id, w.host, w.pid, to_json(w.started_at)#>>'{}' AS started, to_json(w.seen_at)#>>'{}' AS seen, to_json(w.finished_at)#>>'{}' AS finished,
               (w.finished_at IS NULL AND w.seen_at > now() - w.lease_ms * interval '1 millisecond') AS alive,
               (SELECT count(*)::int FROM extract_claims c WHERE c.worker = w.id AND c.expires > now()) AS holding
          FROM extract_workers w ORDER BY w.started_at`,
     );
-    const out: History = { facts: [], workers: workers.rows.map((w): WorkerInfo => ({ ...w })), skipped: 0 };
+    const out: History = { facts: [], workers: workers.rows, skipped: 0 };
     for (const row of facts.rows) {
       const parsed = JournalFact.safeParse(row.body);
       if (parsed.success) out.facts.push({ fact: parsed.data, worker: row.worker });
