@@ -8,7 +8,7 @@ import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
 import type { BatchPlan, Job } from './plan.ts';
 import { unreadableKey, type Records } from './records.ts';
-import type { Stopper } from './send.ts';
+import type { Stopper } from './stopper.ts';
 import { summaryLines, tallySummary, type BatchSummary } from './summary.ts';
 
 /**

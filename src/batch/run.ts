@@ -6,14 +6,15 @@ import type { Log } from '../client/deps.ts';
 import { discoverInputs } from './discover.ts';
 import { finishBatch, finishDryRun } from './finish.ts';
 import type { Replay } from './journal.ts';
+import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, type BatchPlan } from './plan.ts';
 import { chooseStyle, createReporter, useColor, type Reporter } from './progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
-import { createStopper, sendBatch } from './send.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal } from './state/index.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
+import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
 
 /**
@@ -59,7 +60,11 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     }
     const stopper = createStopper(options, deps, log, reporter);
     unsubscribe = stopper.listen();
-    const charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
+    let charges = NOTHING_CHARGED;
+    if (needsService(plan)) {
+      const { sendBatch } = await import('./send.ts');
+      charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
+    } else reporter.start(0);
     reporter.stop();
     return await finishBatch(plan, stopper, charges, target, finishing);
   } finally {
@@ -67,6 +72,19 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     reporter.stop();
     await journal?.close();
   }
+}
+
+const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0 };
+
+/**
+ * Whether the send step has anything to do: a document to submit or to collect, or (with a
+ * shared journal) one left at the replay whose claim decides. A rerun that finds every file
+ * done writes its records without loading the HTTP client.
+ */
+function needsService(plan: BatchPlan): boolean {
+  return plan.jobs.some(
+    (j) => j.action === 'submit' || j.action === 'resume' || (plan.journal.shared && j.action === 'leave'),
+  );
 }
 
 type PlanContext = {

@@ -25,6 +25,13 @@ describe('discovery', () => {
   it('recurses directories in a stable order', async () => {
     expect(await files(['inv'])).toEqual(['inv/2024/c.pdf', 'inv/a.pdf', 'inv/b.pdf', 'inv/drafts/d.pdf']);
   });
+  it("names a folder's files as path.join would, however the folder was spelled", async () => {
+    for (const spelling of ['inv', './inv', 'inv/', './inv/', 'inv/2024/..', join(cwd, 'inv'), `${join(cwd, 'inv')}/`])
+      expect(await files([spelling])).toEqual(
+        ['2024/c.pdf', 'a.pdf', 'b.pdf', 'drafts/d.pdf'].map((f) => join(spelling, f)),
+      );
+    for (const spelling of ['.', './']) expect(await files([spelling], ['**/inv/**'])).toEqual(['notes.txt']);
+  });
   it('globs, with ! exclusions and --ignore', async () => {
     expect(await files(['inv/**/*.pdf', '!**/drafts/**'])).toEqual(['inv/2024/c.pdf', 'inv/a.pdf', 'inv/b.pdf']);
     expect(await files(['inv'], ['**/2024/**', '**/drafts/**'])).toEqual(['inv/a.pdf', 'inv/b.pdf']);

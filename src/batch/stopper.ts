@@ -1,0 +1,65 @@
+import type { Log } from '../client/deps.ts';
+import type { BatchDeps, BatchOptions } from './options.ts';
+import type { StopReason } from './pipeline.ts';
+import type { Reporter } from './progress.ts';
+import { keyHint } from './session.ts';
+
+/**
+ * What makes a run stop submitting (Ctrl+C, SIGTERM, a 402, --max-credits, a rejected key, an
+ * outage), decided once; the send step asks it before each submission.
+ */
+
+/** Why the run stopped submitting, once decided; the abort signal cuts requests in flight. */
+export type Stopper = {
+  readonly signal: AbortSignal;
+  stop(reason: StopReason, message: string): void;
+  reason(): StopReason | undefined;
+  message(): string | null;
+  /** Listens for SIGINT/SIGTERM until the returned function is called. */
+  listen(): (() => void) | undefined;
+};
+
+export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, reporter: Reporter): Stopper {
+  const abort = new AbortController();
+  let stoppedBy: StopReason | undefined;
+  let stopMessage: string | null = null;
+  const stop = (reason: StopReason, message: string): void => {
+    if (stoppedBy !== undefined) return;
+    stoppedBy = reason;
+    stopMessage = reason === 'auth' ? `${message}: ${keyHint(options.keySource)}` : message;
+    // An outage is said once, by the summary: the moment it was noticed only matters with -v.
+    log(
+      reason === 'unreachable' ? 'debug' : reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error',
+      stopMessage,
+    );
+    // 402 and --max-credits only stop submitting; documents already paid for are still collected.
+    if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable') abort.abort();
+  };
+  return {
+    signal: abort.signal,
+    stop,
+    reason: () => stoppedBy,
+    message: () => stopMessage,
+    listen() {
+      let firstSignalAt: number | undefined;
+      return deps.onSignal?.((signal) => {
+        // conf (the config store) loads when-exit, which re-raises a signal it caught a moment
+        // later: a repeat within 250 ms is that echo, not a person pressing Ctrl+C again.
+        const repeat = firstSignalAt !== undefined && deps.now() - firstSignalAt > 250;
+        firstSignalAt ??= deps.now();
+        if (repeat && signal === 'SIGINT') {
+          reporter.stop();
+          deps.stderr.write(
+            'extract: interrupted again: exiting now; the journal is valid, rerun the same command to resume\n',
+          );
+          deps.exitNow?.(130);
+          return;
+        }
+        stop(
+          'interrupted',
+          `${signal}: no further submissions; recording what is known (press Ctrl+C again to exit at once)`,
+        );
+      });
+    },
+  };
+}
