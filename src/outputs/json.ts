@@ -1,4 +1,5 @@
 import type { DocumentRecord } from './record.ts';
+import { storedText } from './stored-results.ts';
 
 /**
  * The record with its keys in one documented order (scalars first, results last), so
@@ -10,9 +11,14 @@ export function orderedRecord(record: DocumentRecord): DocumentRecord {
   return { file, document_id, status, page_count, route, error, ...rest, results };
 }
 
-/** One JSON Lines line, newline included. */
+/** One JSON Lines line, newline included; stored results are copied as their text. */
 export function jsonLine(record: DocumentRecord): string {
-  return `${JSON.stringify(orderedRecord(record))}\n`;
+  const ordered = orderedRecord(record);
+  const stored = storedText(ordered.results);
+  if (stored === undefined) return `${JSON.stringify(ordered)}\n`;
+  // results is the last key: the rest serialised, then the stored text where its null was.
+  const head = JSON.stringify({ ...ordered, results: null });
+  return `${head.slice(0, -'null}'.length)}${stored}}\n`;
 }
 
 export function* jsonlChunks(records: readonly DocumentRecord[]): Generator<string> {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { replayJournal, type JournalFact } from '../../src/batch/journal.ts';
 import { openFileState } from '../../src/batch/state/file.ts';
 import { indexPathFor, loadIndexed } from '../../src/batch/state/journal-index.ts';
+import { storedText } from '../../src/outputs/stored-results.ts';
 
 let dir: string;
 let journal: string;
@@ -56,6 +57,10 @@ describe('journal index', () => {
     const indexed = loadIndexed(journal);
     expect(indexed?.replayedAfter).toBe(0);
     expect(sorted(indexed!.state.known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
+    // Completed results come back as their stored text, which the JSON Lines output copies.
+    const completed = [...indexed!.state.known.values()].filter((f) => f.fact === 'completed');
+    expect(completed.length).toBe(8);
+    for (const f of completed) expect(storedText(f.results)).toBe(JSON.stringify(f.results));
   });
 
   it('facts written after the index (a crash before it was saved) are replayed on top of it', async () => {

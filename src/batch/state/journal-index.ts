@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { parseJournal, replayer, type KnownState, type ReplayState } from '../journal.ts';
-import { readChecksummed, sha256Hex, writeChecksummed } from './checksummed.ts';
+import { storedResults, resultsJson } from '../../outputs/stored-results.ts';
+import { parseJournal, replayer, stateKey, type KnownState, type ReplayState } from '../journal.ts';
+import { readChecksummedText, sha256Hex, writeChecksummedText } from './checksummed.ts';
 
 /**
  * The journal index: the replay of the JSONL journal up to a byte offset (the latest fact of
@@ -13,19 +14,23 @@ import { readChecksummed, sha256Hex, writeChecksummed } from './checksummed.ts';
  * are the bytes the index saw; otherwise the run replays the whole journal and writes a new
  * index. Facts appended after the offset by a run that did not save the index (a crash) are
  * replayed on top of it.
+ *
+ * The file, after its checksum line: a header line (JSON: the offset, the journal's identity,
+ * and `before`), then one line per document, its latest fact as JSON. A completed fact's
+ * results follow a tab, as the JSON text they were stored as (JSON text holds no raw tab): a
+ * rerun keeps them as text (outputs/stored-results.ts), which the JSON Lines output copies.
  */
 
-const VERSION = 1;
+const VERSION = 2;
 /** Bytes before the offset compared with the index's digest of them. */
 const TAIL_BYTES = 4096;
 
-type IndexFile = {
+type IndexHeader = {
   v: number;
   ino: string;
   bytes: number;
   tail: string;
   skipped: number;
-  known: Array<[string, KnownState]>;
   before: Array<[string, KnownState | null]>;
 };
 
@@ -43,8 +48,11 @@ export type IndexedReplay = {
 
 /** The replay from the index and the facts after it; undefined when the index cannot be used. */
 export function loadIndexed(journal: string): IndexedReplay | undefined {
-  const index = readChecksummed(indexPathFor(journal));
-  if (!isIndexFile(index)) return undefined;
+  const body = readChecksummedText(indexPathFor(journal));
+  if (body === undefined) return undefined;
+  const lines = body.split('\n');
+  const index = parseHeader(lines[0]);
+  if (index === undefined) return undefined;
   let size: number;
   let ino: string;
   try {
@@ -60,8 +68,10 @@ export function loadIndexed(journal: string): IndexedReplay | undefined {
   if (bytes.length !== size - start) return undefined;
   if (sha256Hex(bytes.subarray(0, index.bytes - start)) !== index.tail) return undefined;
 
+  const known = readKnown(lines);
+  if (known === undefined) return undefined;
   const live = replayer({
-    known: new Map(index.known),
+    known,
     before: new Map(index.before.map(([key, fact]) => [key, fact ?? undefined])),
   });
   const after = parseJournal(bytes.subarray(index.bytes - start).toString('utf8'));
@@ -79,16 +89,44 @@ export function saveIndex(journal: string, state: ReplayState, skipped: number):
   const info = statSync(journal, { bigint: true });
   const bytes = Number(info.size);
   const start = Math.max(0, bytes - TAIL_BYTES);
-  const index: IndexFile = {
+  const header: IndexHeader = {
     v: VERSION,
     ino: String(info.ino),
     bytes,
     tail: sha256Hex(readRange(journal, start, bytes)),
     skipped,
-    known: [...state.known],
     before: [...state.before].map(([key, fact]) => [key, fact ?? null]),
   };
-  writeChecksummed(indexPathFor(journal), index);
+  const lines = [JSON.stringify(header)];
+  for (const fact of state.known.values()) {
+    if (fact.fact === 'completed' && fact.results !== null) {
+      const { results, ...rest } = fact;
+      lines.push(`${JSON.stringify(rest)}\t${resultsJson(results)}`);
+    } else lines.push(JSON.stringify(fact));
+  }
+  writeChecksummedText(indexPathFor(journal), lines.join('\n'));
+}
+
+/** The documents' lines (after the header), keyed as the replay keys them; undefined if one is not a fact. */
+function readKnown(lines: string[]): Map<string, KnownState> | undefined {
+  const known = new Map<string, KnownState>();
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const tab = line.indexOf('\t');
+    let fact: unknown;
+    try {
+      fact = JSON.parse(tab < 0 ? line : line.slice(0, tab));
+    } catch {
+      return undefined;
+    }
+    if (!isKnownState(fact)) return undefined;
+    if (tab >= 0) {
+      if (fact.fact !== 'completed') return undefined;
+      fact.results = storedResults(line.slice(tab + 1));
+    }
+    known.set(stateKey(fact.sha256, fact.target), fact);
+  }
+  return known;
 }
 
 function readRange(path: string, start: number, end: number): Buffer {
@@ -111,16 +149,27 @@ function readRange(path: string, start: number, end: number): Buffer {
  * The shape only, not each fact: the checksum says the file is the one this program wrote,
  * from facts it had validated; validating 20,000 of them again is what the index saves.
  */
-function isIndexFile(value: unknown): value is IndexFile {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Partial<Record<keyof IndexFile, unknown>>;
-  return (
+function parseHeader(line: string | undefined): IndexHeader | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line ?? '');
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Partial<Record<keyof IndexHeader, unknown>>;
+  const ok =
     v.v === VERSION &&
     typeof v.ino === 'string' &&
     typeof v.bytes === 'number' &&
     typeof v.tail === 'string' &&
     typeof v.skipped === 'number' &&
-    Array.isArray(v.known) &&
-    Array.isArray(v.before)
-  );
+    Array.isArray(v.before);
+  return ok ? (value as IndexHeader) : undefined;
+}
+
+function isKnownState(value: unknown): value is KnownState {
+  if (typeof value !== 'object' || value === null) return false;
+  const f = value as Record<string, unknown>;
+  return typeof f.fact === 'string' && typeof f.sha256 === 'string' && typeof f.target === 'string';
 }
