@@ -1,12 +1,5 @@
-/**
- * file-type and mime-types (with mime-db's table) load on the first file sniffed, not at
- * start-up: a rerun whose files are all known from the stat cache sniffs none.
- */
-let sniffers: Promise<[typeof import('file-type'), typeof import('mime-types')]> | undefined;
-function loadSniffers() {
-  sniffers ??= Promise.all([import('file-type'), import('mime-types')]);
-  return sniffers;
-}
+/** The sniffing libraries (src/sniffers.ts), loaded on the first file sniffed. */
+let sniffers: Promise<typeof import('./sniffers.ts')> | undefined;
 
 /**
  * A document's MIME type from its content first (magic bytes, via file-type), then its
@@ -14,7 +7,8 @@ function loadSniffers() {
  * no magic bytes, so for them the extension decides.
  */
 export async function detectMimeType(head: Uint8Array, fileName: string, declared?: string): Promise<string> {
-  const [{ fileTypeFromBuffer }, mime] = await loadSniffers();
+  sniffers ??= import('./sniffers.ts');
+  const { fileTypeFromBuffer, mime } = await sniffers;
   const sniffed = await fileTypeFromBuffer(head);
   if (sniffed) return sniffed.mime;
   const byName = mime.lookup(fileName);
