@@ -6,18 +6,17 @@ import { storedText } from './stored-results.ts';
  * outputs read the same whatever order the pipeline built the object in. Keys added to
  * DocumentRecord later are kept, after these.
  */
-export function orderedRecord(record: DocumentRecord): DocumentRecord {
-  const { file, document_id, status, page_count, route, error, results, ...rest } = record;
+export function orderedRecord(record: DocumentRecord, results = record.results): DocumentRecord {
+  const { file, document_id, status, page_count, route, error, results: _, ...rest } = record;
   return { file, document_id, status, page_count, route, error, ...rest, results };
 }
 
 /** One JSON Lines line, newline included; stored results are copied as their text. */
 export function jsonLine(record: DocumentRecord): string {
-  const ordered = orderedRecord(record);
-  const stored = storedText(ordered.results);
-  if (stored === undefined) return `${JSON.stringify(ordered)}\n`;
+  const stored = storedText(record.results);
+  if (stored === undefined) return `${JSON.stringify(orderedRecord(record))}\n`;
   // results is the last key: the rest serialised, then the stored text where its null was.
-  const head = JSON.stringify({ ...ordered, results: null });
+  const head = JSON.stringify(orderedRecord(record, null));
   return `${head.slice(0, -'null}'.length)}${stored}}\n`;
 }
 

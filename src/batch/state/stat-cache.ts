@@ -1,6 +1,6 @@
 import type { FileStamp, InputFile } from '../discover.ts';
 import type { FileFacts } from '../facts.ts';
-import { readChecksummed, writeChecksummed } from './checksummed.ts';
+import { readChecksummedText, writeChecksummedText } from './checksummed.ts';
 
 /**
  * The stat cache, like git's index: a file's real path with its size, mtime and ctime (in
@@ -20,12 +20,16 @@ import { readChecksummed, writeChecksummed } from './checksummed.ts';
  * again by the next run, so no stamp is trusted that a same-granule change could share.
  */
 
-const VERSION = 1;
+/**
+ * The file, after its checksum line: a version line, then four NUL-separated fields per file
+ * (real path, stamp, sha256, MIME type), every field ended by a NUL. No other separator is safe
+ * (a Linux file name may hold a newline or a tab, never a NUL), and reading it is one split:
+ * no JSON to parse, no object per file.
+ */
+const VERSION = 'extract-stat-cache 2';
 /** mtime/ctime at least this much older than the read are trusted (ns). */
 const RACY_NS = 2_000_000_000n;
-
-/** [size, mtimeNs, ctimeNs, ino, dev, sha256, mimeType], bigints as decimal strings. */
-type Entry = [number, string, string, string, string, string, string];
+const FIELDS = 4;
 
 export type StatCache = {
   /** The content's facts when the file's stamp is the one recorded. */
@@ -41,66 +45,69 @@ export function statCachePathFor(journal: string): string {
 }
 
 export function openStatCache(path: string): StatCache {
-  const entries = loadEntries(path);
+  // The loaded fields, and where each path's four start: no object per file for a rerun that only reads.
+  const fields = loadFields(path);
+  const at = new Map<string, number>();
+  for (let i = 0; i < fields.length; i += FIELDS) at.set(fields[i]!, i);
+  // Files (re)read by this run: [stamp, sha256, mimeType]; undefined: forgotten (racy).
+  const changes = new Map<string, [string, string, string] | undefined>();
   let dirty = false;
+  const entry = (realPath: string): [string, string, string] | undefined => {
+    if (changes.has(realPath)) return changes.get(realPath);
+    const i = at.get(realPath);
+    return i === undefined ? undefined : [fields[i + 1]!, fields[i + 2]!, fields[i + 3]!];
+  };
   return {
     get(file) {
       const stamp = file.stamp;
-      const entry = stamp && entries.get(file.realPath);
-      if (!stamp || !entry || !matches(entry, stamp)) return undefined;
-      return { sha256: entry[5], mimeType: entry[6] };
+      if (!stamp) return undefined;
+      const known = changes.get(file.realPath);
+      if (known !== undefined || changes.has(file.realPath)) {
+        return known && known[0] === stampText(stamp) ? { sha256: known[1], mimeType: known[2] } : undefined;
+      }
+      const i = at.get(file.realPath);
+      if (i === undefined || fields[i + 1] !== stampText(stamp)) return undefined;
+      return { sha256: fields[i + 2]!, mimeType: fields[i + 3]! };
     },
     set(file, facts, readStartedMs) {
       const stamp = file.stamp;
       if (!stamp) return;
       const readStartedNs = BigInt(Math.floor(readStartedMs)) * 1_000_000n;
       const changed = stamp.mtimeNs > stamp.ctimeNs ? stamp.mtimeNs : stamp.ctimeNs;
+      // Racy: forget any older entry, so that the next run reads the file.
       if (changed > readStartedNs - RACY_NS) {
-        // Racy: forget any older entry, so that the next run reads the file.
-        dirty = entries.delete(file.realPath) || dirty;
+        if (entry(file.realPath) !== undefined) {
+          changes.set(file.realPath, undefined);
+          dirty = true;
+        }
         return;
       }
-      entries.set(file.realPath, [
-        stamp.size,
-        String(stamp.mtimeNs),
-        String(stamp.ctimeNs),
-        String(stamp.ino),
-        String(stamp.dev),
-        facts.sha256,
-        facts.mimeType,
-      ]);
+      changes.set(file.realPath, [stampText(stamp), facts.sha256, facts.mimeType]);
       dirty = true;
     },
     save() {
       if (!dirty) return;
-      writeChecksummed(path, { v: VERSION, entries: [...entries] });
+      const out: string[] = [];
+      for (const path of new Set([...at.keys(), ...changes.keys()])) {
+        const e = entry(path);
+        if (e) out.push(`${path}\0${e[0]}\0${e[1]}\0${e[2]}\0`);
+      }
+      writeChecksummedText(path, `${VERSION}\n${out.join('')}`);
       dirty = false;
     },
   };
 }
 
-function matches(entry: Entry, stamp: FileStamp): boolean {
-  return (
-    entry[0] === stamp.size &&
-    entry[1] === String(stamp.mtimeNs) &&
-    entry[2] === String(stamp.ctimeNs) &&
-    entry[3] === String(stamp.ino) &&
-    entry[4] === String(stamp.dev)
-  );
+/** The stamp as one string: size, mtime and ctime (ns), inode, device. */
+function stampText(stamp: FileStamp): string {
+  return `${stamp.size}:${stamp.mtimeNs}:${stamp.ctimeNs}:${stamp.ino}:${stamp.dev}`;
 }
 
-function loadEntries(path: string): Map<string, Entry> {
-  const body = readChecksummed(path);
-  if (typeof body !== 'object' || body === null) return new Map();
-  const { v, entries } = body as { v?: unknown; entries?: unknown };
-  if (v !== VERSION || !Array.isArray(entries)) return new Map();
-  const map = new Map<string, Entry>();
-  for (const item of entries as unknown[]) if (isItem(item)) map.set(item[0], item[1]);
-  return map;
-}
-
-function isItem(item: unknown): item is [string, Entry] {
-  if (!Array.isArray(item) || typeof item[0] !== 'string' || !Array.isArray(item[1])) return false;
-  const e = item[1] as unknown[];
-  return e.length === 7 && typeof e[0] === 'number' && e.slice(1).every((x) => typeof x === 'string');
+function loadFields(path: string): string[] {
+  const body = readChecksummedText(path);
+  if (body === undefined) return [];
+  const newline = body.indexOf('\n');
+  if (newline < 0 || body.slice(0, newline) !== VERSION || !body.endsWith('\0')) return [];
+  const fields = body.slice(newline + 1, -1).split('\0');
+  return fields.length % FIELDS === 0 ? fields : [];
 }
