@@ -28,9 +28,10 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       for (const fact of parsed.facts) live.apply(fact);
       ({ skipped, torn } = parsed);
     }
-    // One replay from the file's first fact on, continued by this run's own facts.
-    const replay: Replay = { known: new Map(live.known), skipped, torn };
-    const known = live.known;
+    // The replay as it was at the start; this run's own facts continue it in a copy, made at the
+    // first append (a rerun with nothing to send copies nothing).
+    const replay: Replay = { known: live.known, skipped, torn };
+    let copied = false;
     const writer: JournalWriter | undefined = options.readOnly ? undefined : await openJournal(path, torn);
     // Saved at close when this run wrote facts or the index was missing or behind; never after a failed append.
     let indexBehind = indexed === undefined || indexed.replayedAfter > 0;
@@ -48,11 +49,17 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
           appendFailed = true;
           throw err;
         }
+        if (!copied) {
+          live = replayer({ known: new Map(live.known), before: live.before });
+          copied = true;
+        }
         live.apply(fact);
         indexBehind = true;
       },
       claim: async (keys, max) =>
-        keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),
+        keys
+          .slice(0, max)
+          .map((key): Claim => ({ key, known: live.known.get(key), concurrent: false, takenFrom: null })),
       release: async () => {},
       lost: () => false,
       holders: async () => new Map(),
