@@ -18,7 +18,13 @@ import { apiRoutes } from './routes/api.ts';
 import { appRoutes } from './routes/app.ts';
 import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
-import { documentOf, frameworkErrors, installErrorHandling, installLoopbackGuard } from './routes/http.ts';
+import {
+  documentOf,
+  frameworkErrors,
+  installDocumentNotes,
+  installErrorHandling,
+  installLoopbackGuard,
+} from './routes/http.ts';
 import { storageRoutes } from './routes/storage.ts';
 import { openStore, type Store } from './store.ts';
 import { createSigner } from './tickets.ts';
@@ -186,6 +192,7 @@ async function buildApp(
     frameworkErrors,
   });
   installErrorHandling(app, log);
+  installDocumentNotes(app);
   installLoopbackGuard(app, host);
   installFaults(app, m.faults, deps, m.keys);
   // Only when someone listens: the hook costs every request a little.

@@ -9,24 +9,11 @@ import {
   UploadTicket,
   mirrorsDefinition,
 } from '../../src/contract/index.ts';
-import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, KEY, waitForDocument } from '../helpers/emulator.ts';
+import { call, emulator, inlineBody, KEY, OTHER_KEY, TWO_PARSERS, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
-
-const OTHER_KEY = 'ext_other_parser_key_0002';
-const twoParsers = {
-  parsers: [
-    DEFAULT_CONFIG.parsers[0]!,
-    {
-      parser_id: 'prs_other',
-      parser_name: 'Other',
-      api_keys: [OTHER_KEY],
-      fields: [{ name: 'total', type: 'decimal' as const }],
-    },
-  ],
-};
 
 function expectError(r: { status: number; body: unknown }, status: number, code?: string) {
   expect(r.status).toBe(status);
@@ -66,7 +53,7 @@ describe('emulator: authentication', () => {
   });
 
   it("a key sees only its own parser's documents and storage paths", async () => {
-    const s = await emulator(twoParsers);
+    const s = await emulator(TWO_PARSERS);
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) });
     expect(r.status).toBe(200);
     const id = ExtractInlineResponse.parse(r.body).document_id;

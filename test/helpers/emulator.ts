@@ -11,6 +11,20 @@ afterEachTest(async () => {
 
 export const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 
+/** The key of a second parser, for tests of what one parser's key may see of another's. */
+export const OTHER_KEY = 'ext_other_parser_key_0002';
+export const TWO_PARSERS = {
+  parsers: [
+    DEFAULT_CONFIG.parsers[0]!,
+    {
+      parser_id: 'prs_other',
+      parser_name: 'Other',
+      api_keys: [OTHER_KEY],
+      fields: [{ name: 'total', type: 'decimal' as const }],
+    },
+  ],
+};
+
 /** A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test. */
 export async function emulator(
   overrides: Partial<EmulatorConfigInput> = {},

@@ -19,7 +19,8 @@ export function apiRoutes(input: {
 }) {
   const { gateway, keys, idempotency, maxBodyBytes, now } = input;
   return async (app: FastifyInstance) => {
-    const parserOf = (request: FastifyRequest) => keys.parserFor(request.headers[HEADER.authorization]);
+    const parserOf = (request: FastifyRequest) =>
+      keys.parserFor(request.headers[HEADER.authorization], request.raw.socket);
     const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
     app.post(`${API_PREFIX}/upload-url`, async (request) => {
@@ -50,22 +51,29 @@ export function apiRoutes(input: {
       }
     });
 
-    // A completed or failed document never changes again, so its encoded body is kept: polling
-    // clients then cost a lookup, not a database read, a JSON.parse and a JSON.stringify.
-    const finished = new Map<string, string>();
-    app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, async (request, reply) => {
+    // A completed or failed document never changes again (documents.ts moves only a processing
+    // one), so its encoded body is kept: polling clients then cost a lookup, not a database read,
+    // a JSON.parse and a JSON.stringify. A processing document is read afresh every time. The
+    // handler is synchronous (nothing here awaits): no promise per read.
+    const finished = new Map<string, { parserId: string; encoded: string }>();
+    app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, (request, reply) => {
       const parser = parserOf(request);
-      const cacheKey = `${parser.parser_id}/${request.params.document_id}`;
-      let encoded = finished.get(cacheKey);
+      const documentId = request.params.document_id;
+      const known = finished.get(documentId);
+      // Another parser's document is not in the cache's answer: the gateway says not found.
+      let encoded = known?.parserId === parser.parser_id ? known.encoded : undefined;
       if (encoded === undefined) {
-        const body = noteDocument(request, gateway.getDocument(parser, request.params.document_id));
-        if (body.status === 'processing') return body;
+        const body = gateway.getDocument(parser, documentId);
+        if (body.status === 'processing') {
+          void reply.send(noteDocument(request, body));
+          return;
+        }
         encoded = JSON.stringify(body);
         if (finished.size >= FINISHED_CACHE_SIZE) finished.delete(finished.keys().next().value!);
-        finished.set(cacheKey, encoded);
+        finished.set(documentId, { parserId: parser.parser_id, encoded });
       }
-      noteDocument(request, { document_id: request.params.document_id });
-      return reply.type('application/json; charset=utf-8').send(encoded);
+      request.extractDocumentId = documentId;
+      void reply.type('application/json; charset=utf-8').send(encoded);
     });
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import {
   API_PREFIX,
   EMULATOR_PREFIX,
@@ -33,16 +33,19 @@ const asyncErrors = new WeakMap<FastifyRequest, string>();
 /** The error a forced or injected async failure leaves on the document, if this request carries one. */
 export const injectedAsyncError = (request: FastifyRequest) => asyncErrors.get(request);
 
-function operationOf(request: FastifyRequest): FaultOperation | null {
-  const url = request.routeOptions.url ?? '';
+/** The fault operation a route serves, from its URL; 'extract' is told apart per request by its body. */
+function operationOfRoute(url: string): FaultOperation | 'extract' | null {
   if (url === `${API_PREFIX}/upload-url`) return 'upload-url';
   if (url.startsWith(STORAGE_PREFIX)) return 'upload';
   if (url === `${API_PREFIX}/documents/:document_id`) return 'documents';
-  if (url === `${API_PREFIX}/extract`) {
-    const body = request.body;
-    return typeof body === 'object' && body !== null && 'file' in body ? 'extract-inline' : 'extract-async';
-  }
+  if (url === `${API_PREFIX}/extract`) return 'extract';
   return null;
+}
+
+function operationOf(route: FaultOperation | 'extract', request: FastifyRequest): FaultOperation {
+  if (route !== 'extract') return route;
+  const body = request.body;
+  return typeof body === 'object' && body !== null && 'file' in body ? 'extract-inline' : 'extract-async';
 }
 
 const NO_PREFERENCES: ReadonlyMap<string, string> = new Map();
@@ -60,9 +63,9 @@ function preferences(request: FastifyRequest): ReadonlyMap<string, string> {
   );
 }
 
-function authenticates(keys: KeyRing, authorization: string | undefined): boolean {
+function authenticates(keys: KeyRing, request: FastifyRequest): boolean {
   try {
-    keys.parserFor(authorization);
+    keys.parserFor(request.headers[HEADER.authorization], request.raw.socket);
     return true;
   } catch {
     return false;
@@ -75,85 +78,117 @@ function drop(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return reply;
 }
 
+/**
+ * Adds the fault hooks to the routes of the emulated API only, as each is declared (so it must
+ * run before the routes are registered): the application and the /_emulator/ surface pay
+ * nothing, and a request of the API looks its operation up in no table. The hooks take
+ * callbacks rather than returning promises: they run on every read of a polled document.
+ */
 export function installFaults(app: FastifyInstance, faults: Faults, deps: EmulatorDeps, keys: KeyRing): void {
-  app.addHook('preHandler', async (request, reply) => {
-    const operation = operationOf(request);
+  app.addHook('onRoute', (route) => {
+    const operation = operationOfRoute(route.url ?? '');
     if (operation === null) return;
-    // Prefer is honoured only for a request that authenticates, as the service would first check
-    // the key: without one, the route answers 401 whatever the header asks.
-    const prefer =
-      operation === 'upload' || authenticates(keys, request.headers[HEADER.authorization])
-        ? preferences(request)
-        : NO_PREFERENCES;
+    route.preHandler = [...hookList(route.preHandler), preHandler(operation)];
+    route.onSend = [...hookList(route.onSend), afterEffect];
+  });
+
+  const preHandler =
+    (route: FaultOperation | 'extract'): preHandlerHookHandler =>
+    (request, reply, done) => {
+      const operation = operationOf(route, request);
+      const refused = applyPreferences(operation, request, reply);
+      if (refused) return;
+      const effect = faults.draw(operation);
+      if (effect === null) return done();
+      switch (effect.type) {
+        case 'status':
+          if (effect.status === 429) reply.header('retry-after', String(effect.retry_after));
+          void reply.code(effect.status).send({
+            success: false,
+            error: `injected fault: ${effect.status} on ${operation}`,
+            code: 'injected_fault',
+          });
+          return;
+        case 'latency':
+          deps.sleep(latencyOf(effect)).then(() => done(), done);
+          return;
+        case 'reset':
+          if (effect.when === 'before') {
+            drop(request, reply);
+            return;
+          }
+          afterEffects.set(request, effect);
+          return done();
+        case 'truncate':
+          afterEffects.set(request, effect);
+          return done();
+        case 'stall':
+          reply.hijack();
+          setTimeout(() => request.raw.socket.destroy(), effect.ms).unref();
+          return;
+        case 'async_error':
+          if (operation === 'extract-async') asyncErrors.set(request, effect.message);
+          return done();
+        default:
+          return done(); // webhook effects belong to the dispatcher
+      }
+    };
+
+  /**
+   * The Prefer header's forced outcomes; true when it answered the request. Honoured only for a
+   * request that authenticates, as the service would first check the key: without one, the
+   * route answers 401 whatever the header asks. Without the header, nothing is looked up.
+   */
+  function applyPreferences(operation: FaultOperation, request: FastifyRequest, reply: FastifyReply): boolean {
+    if (request.headers[PREFER] === undefined) return false;
+    if (operation !== 'upload' && !authenticates(keys, request)) return false;
+    const prefer = preferences(request);
     if (prefer.get('code') === '402') {
-      return sendError(
-        reply,
-        'insufficient_credits',
-        'out of credits (forced by the Prefer header); nothing was charged',
-      );
+      sendError(reply, 'insufficient_credits', 'out of credits (forced by the Prefer header); nothing was charged');
+      return true;
     }
     if (prefer.get('code') === '503' && operation === 'extract-inline') {
-      return sendError(
+      sendError(
         reply,
         'inline_timeout',
         'inline extraction timed out (forced by the Prefer header); nothing was charged: use the upload-and-poll route',
       );
+      return true;
     }
     if (prefer.get('outcome') === 'error' && operation === 'extract-async')
       asyncErrors.set(request, 'forced error (Prefer: outcome=error)');
     // The spec's "500: refunded": reserved, then failed, then refunded, all in the request.
     if (prefer.get('code') === '500' && operation === 'extract-inline')
       asyncErrors.set(request, 'extraction failed (forced by Prefer: code=500)');
-
-    const effect = faults.draw(operation);
-    if (effect === null) return;
-    switch (effect.type) {
-      case 'status':
-        if (effect.status === 429) reply.header('retry-after', String(effect.retry_after));
-        return reply
-          .code(effect.status)
-          .send({ success: false, error: `injected fault: ${effect.status} on ${operation}`, code: 'injected_fault' });
-      case 'latency':
-        await deps.sleep(latencyOf(effect));
-        return;
-      case 'reset':
-        if (effect.when === 'before') return drop(request, reply);
-        afterEffects.set(request, effect);
-        return;
-      case 'truncate':
-        afterEffects.set(request, effect);
-        return;
-      case 'stall':
-        reply.hijack();
-        setTimeout(() => request.raw.socket.destroy(), effect.ms).unref();
-        return reply;
-      case 'async_error':
-        if (operation === 'extract-async') asyncErrors.set(request, effect.message);
-        return;
-      default:
-        return; // webhook effects belong to the dispatcher
-    }
-  });
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    const effect = afterEffects.get(request);
-    if (!effect) return payload;
-    if (effect.type === 'reset') {
-      drop(request, reply);
-      return payload;
-    }
-    // truncate: a full Content-Length promise, half the bytes, then the connection closes.
-    const text = typeof payload === 'string' ? payload : JSON.stringify(payload ?? '');
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(reply.statusCode, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(text)),
-    });
-    raw.write(text.slice(0, Math.floor(text.length / 2)), () => setTimeout(() => request.raw.socket.destroy(), 20));
-    return payload;
-  });
+    return false;
+  }
 }
+
+/** A route's hooks of one kind as a list (a route may declare none, one, or several). */
+function hookList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
+/** reset after the answer, or truncate it: applied as the answer leaves. */
+const afterEffect: onSendHookHandler = (request, reply, payload, done) => {
+  const effect = afterEffects.get(request);
+  if (!effect) return done(null, payload);
+  if (effect.type === 'reset') {
+    drop(request, reply);
+    return done(null, payload);
+  }
+  // truncate: a full Content-Length promise, half the bytes, then the connection closes.
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload ?? '');
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(reply.statusCode, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+  });
+  raw.write(text.slice(0, Math.floor(text.length / 2)), () => setTimeout(() => request.raw.socket.destroy(), 20));
+  return done(null, payload);
+};
 
 /** The run-time surface: list, add, remove and clear fault rules. */
 export function faultRoutes(faults: Faults) {

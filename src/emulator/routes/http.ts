@@ -16,15 +16,28 @@ export const HEADER = {
   secFetchSite: 'sec-fetch-site',
 } as const;
 
-const documents = new WeakMap<FastifyRequest, string>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The document this request created or read, for its request log line (see noteDocument). */
+    extractDocumentId: string | undefined;
+  }
+}
+
+/**
+ * Gives every request the slot noteDocument fills: a property set up with the request object,
+ * not a WeakMap entry per request (which the garbage collector then has to sweep).
+ */
+export function installDocumentNotes(app: FastifyInstance): void {
+  app.decorateRequest('extractDocumentId', undefined);
+}
 
 /** Names the document a request created or read, for its request log line. */
 export function noteDocument<T extends { document_id: string }>(request: FastifyRequest, result: T): T {
-  documents.set(request, result.document_id);
+  request.extractDocumentId = result.document_id;
   return result;
 }
 
-export const documentOf = (request: FastifyRequest) => documents.get(request);
+export const documentOf = (request: FastifyRequest) => request.extractDocumentId;
 
 export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: string): FastifyReply {
   const body: ErrorBody = { success: false, error: message, code };
@@ -99,24 +112,48 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
  */
 export function installLoopbackGuard(app: FastifyInstance, boundHost: string): void {
   app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', async (request, reply) => {
-    const header = (name: string) => {
-      const v = request.headers[name];
-      return Array.isArray(v) ? v[0] : v;
-    };
-    const host = header(HEADER.host);
-    const hostIssue = hostProblem(host, boundHost);
-    if (hostIssue !== null) return sendError(reply, 'forbidden', hostIssue);
+  const hostProblemOf = rememberedHostProblems(boundHost);
+  // A callback hook, not an async one: it runs before every request, the polled reads included.
+  app.addHook('onRequest', (request, reply, done) => {
+    const host = firstHeader(request.headers[HEADER.host]);
+    const hostIssue = hostProblemOf(host);
+    if (hostIssue !== null) return void sendError(reply, 'forbidden', hostIssue);
     const path = request.url;
-    if (path.startsWith(`${API_PREFIX}/`) || path.startsWith(STORAGE_PREFIX)) return;
+    if (path.startsWith(API_PREFIX_SLASH) || path.startsWith(STORAGE_PREFIX)) return done();
     const originIssue = crossOriginProblem({
       method: request.method,
-      origin: header(HEADER.origin),
-      secFetchSite: header(HEADER.secFetchSite),
+      origin: firstHeader(request.headers[HEADER.origin]),
+      secFetchSite: firstHeader(request.headers[HEADER.secFetchSite]),
       host,
     });
-    if (originIssue !== null) return sendError(reply, 'forbidden', originIssue);
+    if (originIssue !== null) return void sendError(reply, 'forbidden', originIssue);
+    done();
   });
+}
+
+const API_PREFIX_SLASH = `${API_PREFIX}/`;
+/** How many distinct Host values the guard remembers its answer for (any more and it starts over). */
+const REMEMBERED_HOSTS = 64;
+
+const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/**
+ * hostProblem, remembered per Host value: a machine's clients send a handful of distinct values,
+ * and the answer depends on nothing else, so the rule's parsing runs once per value rather than
+ * once per request. Bounded, so a client sending endless distinct Hosts costs memory of 64.
+ */
+function rememberedHostProblems(boundHost: string): (host: string | undefined) => string | null {
+  const known = new Map<string, string | null>();
+  return (host) => {
+    if (host === undefined) return hostProblem(host, boundHost);
+    let problem = known.get(host);
+    if (problem === undefined) {
+      problem = hostProblem(host, boundHost);
+      if (known.size >= REMEMBERED_HOSTS) known.clear();
+      known.set(host, problem);
+    }
+    return problem;
+  };
 }
 
 /** Errors Fastify raises before routing (a URL that does not decode, a bad header): JSON 400s too. */
