@@ -162,7 +162,8 @@ function walkDirectory(root: string, exclusions: string[]): Walked[] {
       if (exclusions.length > 0 && ignored(relPath)) continue;
       // The folders are absolute and normalised, the name has no slash: join() would only cost.
       const path = childPath(dir, entry.name);
-      let realPath = childPath(realDir, entry.name);
+      // Outside a symbolic link the two are the same string: one of them, not two copies.
+      let realPath = realDir === dir ? path : childPath(realDir, entry.name);
       let info: BigIntStats | undefined;
       let isDirectory = entry.isDirectory();
       if (entry.isSymbolicLink()) {
