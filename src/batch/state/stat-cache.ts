@@ -60,14 +60,8 @@ export function openStatCache(path: string): StatCache {
   return {
     get(file) {
       const stamp = file.stamp;
-      if (!stamp) return undefined;
-      const known = changes.get(file.realPath);
-      if (known !== undefined || changes.has(file.realPath)) {
-        return known && known[0] === stampText(stamp) ? { sha256: known[1], mimeType: known[2] } : undefined;
-      }
-      const i = at.get(file.realPath);
-      if (i === undefined || fields[i + 1] !== stampText(stamp)) return undefined;
-      return { sha256: fields[i + 2]!, mimeType: fields[i + 3]! };
+      const e = stamp && entry(file.realPath);
+      return e && e[0] === stampText(stamp) ? { sha256: e[1], mimeType: e[2] } : undefined;
     },
     set(file, facts, readStartedMs) {
       const stamp = file.stamp;
@@ -88,9 +82,9 @@ export function openStatCache(path: string): StatCache {
     save() {
       if (!dirty) return;
       const out: string[] = [];
-      for (const path of new Set([...at.keys(), ...changes.keys()])) {
-        const e = entry(path);
-        if (e) out.push(`${path}\0${e[0]}\0${e[1]}\0${e[2]}\0`);
+      for (const realPath of new Set([...at.keys(), ...changes.keys()])) {
+        const e = entry(realPath);
+        if (e) out.push(`${realPath}\0${e[0]}\0${e[1]}\0${e[2]}\0`);
       }
       writeChecksummedText(path, `${VERSION}\n${out.join('')}`);
       dirty = false;
