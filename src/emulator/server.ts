@@ -197,7 +197,8 @@ async function buildApp(
   installFaults(app, m.faults, deps, m.keys);
   // Only when someone listens: the hook costs every request a little.
   if (emit) {
-    app.addHook('onResponse', async (request, reply) => {
+    // A callback hook (no promise per request), as the others on the read path.
+    app.addHook('onResponse', (request, reply, done) => {
       emit({
         type: 'request',
         at: new Date(deps.now()).toISOString(),
@@ -207,6 +208,7 @@ async function buildApp(
         ms: Math.round(reply.elapsedTime),
         document_id: documentOf(request),
       });
+      done();
     });
   }
   const maxBodyBytes = config.inline.max_body_bytes;
