@@ -15,8 +15,11 @@ export type InputFile = {
   /** What the stat cache compares (see state/stat-cache.ts); absent when the file was not stat'ed as such. */
   stamp?: FileStamp | undefined;
 };
-/** The parts of a file's stat that change when its content may have (git's index keeps the same). */
-export type FileStamp = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; dev: bigint };
+/**
+ * The parts of a file's stat that change when its content may have (git's index keeps the
+ * same), as one string the stat cache compares whole: `size:mtimeNs:ctimeNs:ino:dev`.
+ */
+export type FileStamp = string;
 /** An input that named a file we cannot read: reported, and counted as failed. */
 export type UnreadableInput = { file: string; reason: string };
 /** `unmatched`: inputs that matched nothing while others did (worth a warning, not a failure). */
@@ -196,7 +199,15 @@ function childPath(dir: string, name: string): string {
 }
 
 function stampOf(info: BigIntStats): FileStamp {
-  return { size: Number(info.size), mtimeNs: info.mtimeNs, ctimeNs: info.ctimeNs, ino: info.ino, dev: info.dev };
+  return `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}:${info.dev}`;
+}
+
+/** The later of a stamp's mtime and ctime, in nanoseconds. */
+export function stampChangedNs(stamp: FileStamp): bigint {
+  const [, mtime = '0', ctime = '0'] = stamp.split(':');
+  const m = BigInt(mtime);
+  const c = BigInt(ctime);
+  return m > c ? m : c;
 }
 
 /** An exclusion matches the path as given, or its path relative to the working directory. */

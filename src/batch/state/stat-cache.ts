@@ -1,4 +1,4 @@
-import type { FileStamp, InputFile } from '../discover.ts';
+import { stampChangedNs, type InputFile } from '../discover.ts';
 import type { FileFacts } from '../facts.ts';
 import { readChecksummedText, writeChecksummedText } from './checksummed.ts';
 
@@ -61,22 +61,21 @@ export function openStatCache(path: string): StatCache {
     get(file) {
       const stamp = file.stamp;
       const e = stamp && entry(file.realPath);
-      return e && e[0] === stampText(stamp) ? { sha256: e[1], mimeType: e[2] } : undefined;
+      return e && e[0] === stamp ? { sha256: e[1], mimeType: e[2] } : undefined;
     },
     set(file, facts, readStartedMs) {
       const stamp = file.stamp;
       if (!stamp) return;
       const readStartedNs = BigInt(Math.floor(readStartedMs)) * 1_000_000n;
-      const changed = stamp.mtimeNs > stamp.ctimeNs ? stamp.mtimeNs : stamp.ctimeNs;
       // Racy: forget any older entry, so that the next run reads the file.
-      if (changed > readStartedNs - RACY_NS) {
+      if (stampChangedNs(stamp) > readStartedNs - RACY_NS) {
         if (entry(file.realPath) !== undefined) {
           changes.set(file.realPath, undefined);
           dirty = true;
         }
         return;
       }
-      changes.set(file.realPath, [stampText(stamp), facts.sha256, facts.mimeType]);
+      changes.set(file.realPath, [stamp, facts.sha256, facts.mimeType]);
       dirty = true;
     },
     save() {
@@ -90,11 +89,6 @@ export function openStatCache(path: string): StatCache {
       dirty = false;
     },
   };
-}
-
-/** The stamp as one string: size, mtime and ctime (ns), inode, device. */
-function stampText(stamp: FileStamp): string {
-  return `${stamp.size}:${stamp.mtimeNs}:${stamp.ctimeNs}:${stamp.ino}:${stamp.dev}`;
 }
 
 function loadFields(path: string): string[] {
