@@ -46,11 +46,23 @@ describe('journal group commit', () => {
     const { sink, calls, release } = heldSink();
     const log = groupCommit(sink);
     const first = log.append('a\n');
+    // The flush starts at the end of this turn of the event loop.
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual(['write "a\\n"']);
     // While "a" is being written and synced, three more documents append.
     const rest = [log.append('b\n'), log.append('c\n'), log.append('d\n')];
     await release();
     await Promise.all([first, ...rest]);
     expect(calls).toEqual(['write "a\\n"', 'datasync', 'write "b\\nc\\nd\\n"', 'datasync']);
+  });
+
+  it('appends made in the same turn of the event loop share its one write and fdatasync', async () => {
+    const { sink, calls, release } = heldSink();
+    const log = groupCommit(sink);
+    const all = [log.append('a\n'), log.append('b\n'), log.append('c\n')];
+    await release();
+    await Promise.all(all);
+    expect(calls).toEqual(['write "a\\nb\\nc\\n"', 'datasync']);
   });
 
   it('an append resolves only after the fdatasync covering its line has returned', async () => {

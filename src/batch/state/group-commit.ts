@@ -4,7 +4,9 @@
  * resolves only once the fdatasync that covers its line has returned, so a caller that awaits
  * it (the pipeline, before POST extract) knows the line is durable; concurrent documents share
  * the cost instead of queueing one sync each (2 per document, chained: a latency wall at -c 8).
- * A lone append is written at once, as before: nothing waits for company.
+ * A flush starts at the end of the event loop's turn in which its first line was appended
+ * (setImmediate), so the documents whose answers arrived in the same turn share it too; a lone
+ * append waits for nothing else.
  */
 
 /** Where the lines go: a file handle opened for appending, or a counting stand-in in tests. */
@@ -56,7 +58,7 @@ export function groupCommit(sink: LogSink, prefix = ''): GroupLog {
       return new Promise<void>((resolve, reject) => {
         pending.push(line);
         waiters.push({ resolve, reject });
-        flushing ??= flush();
+        flushing ??= new Promise<void>((started) => setImmediate(started)).then(flush);
       });
     },
     async close() {
