@@ -1,5 +1,6 @@
-/** The sniffing libraries (src/sniffers.ts), loaded on the first file sniffed. */
-let sniffers: Promise<typeof import('./sniffers.ts')> | undefined;
+/** The sniffing libraries (src/sniffers.ts), loaded when first needed. */
+let byContent: Promise<typeof import('./sniffers.ts')> | undefined;
+let byName: Promise<typeof import('./sniffers-by-name.ts')> | undefined;
 
 /**
  * A document's MIME type from its content first (magic bytes, via file-type), then its
@@ -7,12 +8,12 @@ let sniffers: Promise<typeof import('./sniffers.ts')> | undefined;
  * no magic bytes, so for them the extension decides.
  */
 export async function detectMimeType(head: Uint8Array, fileName: string, declared?: string): Promise<string> {
-  sniffers ??= import('./sniffers.ts');
-  const { fileTypeFromBuffer, mime } = await sniffers;
-  const sniffed = await fileTypeFromBuffer(head);
+  byContent ??= import('./sniffers.ts');
+  const sniffed = await (await byContent).fileTypeFromBuffer(head);
   if (sniffed) return sniffed.mime;
-  const byName = mime.lookup(fileName);
-  if (byName) return byName;
+  byName ??= import('./sniffers-by-name.ts');
+  const named = (await byName).mime.lookup(fileName);
+  if (named) return named;
   if (declared && declared.trim() !== '') return declared.trim().toLowerCase();
   return 'application/octet-stream';
 }
