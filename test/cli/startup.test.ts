@@ -1,10 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv } from '../helpers/cli.ts';
+import { emulator, KEY } from '../helpers/emulator.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
  * What a start-up of the built CLI loads (README: Install, ARCHITECTURE: the bundle): a hook
@@ -71,6 +74,34 @@ describe('start-up of the built CLI', () => {
       const { files } = await loadedBy([command, '--help']);
       expect(files, command).toEqual(root.files);
     }
+  });
+
+  it('a rerun that finds every file done loads neither the HTTP client nor the MIME sniffers', async () => {
+    const server = await emulator();
+    const dir = mkdtempSync(join(tmpdir(), 'extract-rerun-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'in'));
+    for (const n of [1, 2]) writeFileSync(join(dir, 'in', `invoice-${n}.pdf`), await invoicePdf(n));
+    // The stat cache trusts only stamps over 2 s old (racy-git): younger files are read again.
+    const written = statSync(join(dir, 'in', 'invoice-2.pdf')).ctimeMs;
+    await sleep(Math.max(0, written + 2100 - Date.now()));
+    const args = [
+      join(dir, 'in'),
+      ...['--base-url', server.url, '--api-key', KEY, '-q'],
+      ...['--state', join(dir, 'state.jsonl'), '-o', join(dir, 'out.jsonl')],
+    ];
+    const first = await loadedBy(args);
+    // The first run sends and sniffs (the test would pass vacuously otherwise).
+    expect(first.modules.some((m) => m.startsWith('node_modules/undici/'))).toBe(true);
+    expect(first.modules.some((m) => m.startsWith('node_modules/file-type/'))).toBe(true);
+    const rerun = await loadedBy(args);
+    expect(rerun.modules.some((m) => m.startsWith('src/batch/'))).toBe(true);
+    expect(rerun.modules.filter((m) => /^node_modules\/(undici|file-type|mime-types|mime-db)\//.test(m))).toEqual([]);
+    expect(
+      readFileSync(join(dir, 'out.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    ).toHaveLength(2);
   });
 
   it('extract serve does not load the batch client', async () => {
