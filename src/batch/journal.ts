@@ -240,7 +240,11 @@ function appendSink(handle: FileHandle): LogSink {
   return {
     write: async (data) => {
       const bytes = Buffer.from(data, 'utf8');
-      for (let at = 0; at < bytes.length; ) at += writeSync(handle.fd, bytes, at, bytes.length - at);
+      for (let at = 0; at < bytes.length; ) {
+        const written = writeSync(handle.fd, bytes, at, bytes.length - at);
+        if (written === 0) throw Object.assign(new Error('the journal accepted no bytes'), { code: 'EIO' });
+        at += written;
+      }
     },
     datasync: () => handle.datasync(),
     close: () => handle.close(),

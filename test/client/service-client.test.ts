@@ -60,6 +60,25 @@ describe('service client', () => {
     );
   });
 
+  it('results that are not an object (an array, a string) are bad_response; null results stay null', async () => {
+    for (const results of [[{ total: 1 }], 'total: 1']) {
+      agent
+        .get(BASE)
+        .intercept({ path: '/api/v1/documents/doc_1', method: 'GET' })
+        .reply(200, { ...doc, results });
+      const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, fakeDeps(agent));
+      const err = await client.getDocument('doc_1').catch((e: unknown) => e);
+      expect(err).toMatchObject({ kind: 'bad_response' });
+      expect((err as ServiceError).message).toContain('expected an object of results at results');
+    }
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/documents/doc_1', method: 'GET' })
+      .reply(200, { ...doc, status: 'processing', page_count: null, results: null });
+    const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, fakeDeps(agent));
+    expect(await client.getDocument('doc_1')).toMatchObject({ results: null, page_count: null });
+  });
+
   it('GET: retries 5xx and network errors with backoff, then succeeds', async () => {
     const pool = agent.get(BASE);
     pool.intercept({ path: '/api/v1/documents/doc_1', method: 'GET' }).reply(502, 'bad gateway');

@@ -16,19 +16,8 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** The JSON body of a checksummed file, or undefined when it is missing, damaged or unreadable. */
-export function readChecksummed(path: string): unknown {
-  const body = readChecksummedText(path);
-  if (body === undefined) return undefined;
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The body of a checksummed file as text, or undefined when it is missing or damaged. */
-export function readChecksummedText(path: string): string | undefined {
+export function readChecksummed(path: string): string | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -41,13 +30,8 @@ export function readChecksummedText(path: string): string | undefined {
   return bytes.toString('latin1', 0, newline) === checksumOf(body) ? body.toString('utf8') : undefined;
 }
 
-/** Replaces the file with `value` as JSON in one rename (see writeChecksummedText). */
-export function writeChecksummed(path: string, value: unknown): void {
-  writeChecksummedText(path, JSON.stringify(value));
-}
-
 /** Replaces the file in one rename; not fsync'd: a cache lost to a power cut is rebuilt. */
-export function writeChecksummedText(path: string, text: string): void {
+export function writeChecksummed(path: string, text: string): void {
   const body = Buffer.from(text, 'utf8');
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { storedResults, resultsJson } from '../../outputs/stored-results.ts';
 import { parseJournal, replayer, stateKey, type KnownState, type ReplayState } from '../journal.ts';
-import { readChecksummedText, sha256Hex, writeChecksummedText } from './checksummed.ts';
+import { readChecksummed, sha256Hex, writeChecksummed } from './checksummed.ts';
 
 /**
  * The journal index: the replay of the JSONL journal up to a byte offset (the latest fact of
@@ -48,7 +48,7 @@ export type IndexedReplay = {
 
 /** The replay from the index and the facts after it; undefined when the index cannot be used. */
 export function loadIndexed(journal: string): IndexedReplay | undefined {
-  const body = readChecksummedText(indexPathFor(journal));
+  const body = readChecksummed(indexPathFor(journal));
   if (body === undefined) return undefined;
   const lines = body.split('\n');
   const index = parseHeader(lines[0]);
@@ -104,7 +104,7 @@ export function saveIndex(journal: string, state: ReplayState, skipped: number):
       lines.push(`${JSON.stringify(rest)}\t${resultsJson(results)}`);
     } else lines.push(JSON.stringify(fact));
   }
-  writeChecksummedText(indexPathFor(journal), lines.join('\n'));
+  writeChecksummed(indexPathFor(journal), lines.join('\n'));
 }
 
 /** The documents' lines (after the header), keyed as the replay keys them; undefined if one is not a fact. */

@@ -1,6 +1,6 @@
 import { stampChangedNs, type InputFile } from '../discover.ts';
 import type { FileFacts } from '../facts.ts';
-import { readChecksummedText, writeChecksummedText } from './checksummed.ts';
+import { readChecksummed, writeChecksummed } from './checksummed.ts';
 
 /**
  * The stat cache, like git's index: a file's real path with its size, mtime and ctime (in
@@ -85,14 +85,14 @@ export function openStatCache(path: string): StatCache {
         const e = entry(realPath);
         if (e) out.push(`${realPath}\0${e[0]}\0${e[1]}\0${e[2]}\0`);
       }
-      writeChecksummedText(path, `${VERSION}\n${out.join('')}`);
+      writeChecksummed(path, `${VERSION}\n${out.join('')}`);
       dirty = false;
     },
   };
 }
 
 function loadFields(path: string): string[] {
-  const body = readChecksummedText(path);
+  const body = readChecksummed(path);
   if (body === undefined) return [];
   const newline = body.indexOf('\n');
   if (newline < 0 || body.slice(0, newline) !== VERSION || !body.endsWith('\0')) return [];
