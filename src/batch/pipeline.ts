@@ -18,7 +18,7 @@ import { fileFacts } from './facts.ts';
 import { stateKey, type FailureCharge, type JournalWriter, type KnownState, type SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import { actionFor, priorRecord, uncertainRequest, type Job } from './plan.ts';
+import { actionFor, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
 import { ClaimLostError } from './state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -316,7 +316,7 @@ export class Pipeline {
       if (attempt === 1 && resend?.storage_path !== undefined) {
         request = resend;
       } else {
-        const ticket = await c.client.uploadUrl({ file_name: job.name, file_type: job.mimeType }, c.signal);
+        const ticket = await c.client.uploadUrl({ file_name: serviceName(job), file_type: job.mimeType }, c.signal);
         let sha256: string | undefined;
         try {
           const source = { path: job.input.path, size: job.input.size, type: job.mimeType };
@@ -601,7 +601,7 @@ export class Pipeline {
   /** A new extract request of this job: the name and type it is sent with, and its key. */
   #request(job: Job, storagePath: string | undefined): SentRequest {
     const sent = {
-      file_name: job.name,
+      file_name: serviceName(job),
       file_type: job.mimeType,
       ...(storagePath !== undefined ? { storage_path: storagePath } : {}),
     };

@@ -5,7 +5,7 @@ import { fileFacts, fileType } from './facts.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
 import type { StateJournal } from './state/index.ts';
 import type { StatCache } from './state/stat-cache.ts';
-import { chooseRoute, type RouteDecision, type RouteFlag } from './route.ts';
+import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
 /**
  * A planned document: one input file, what we know of it, and what this run does with it.
@@ -21,8 +21,6 @@ export type Action = 'submit' | 'resume' | 'done' | 'leave';
 
 export type Job = {
   input: InputFile;
-  /** The name the service sees (file_name). */
-  name: string;
   sha256: string;
   mimeType: string;
   key: string;
@@ -47,6 +45,11 @@ export type Job = {
  * by a pattern that are something else (notes, spreadsheets, archives) are skipped unless
  * --all-files; a file named by itself is always sent.
  */
+/** The name the service sees (file_name): the file's own name, without its folders. */
+export function serviceName(job: Job): string {
+  return basename(job.input.path);
+}
+
 export function isDocumentType(mimeType: string): boolean {
   return mimeType === 'application/pdf' || (mimeType.startsWith('image/') && mimeType !== 'image/svg+xml');
 }
@@ -100,9 +103,27 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   const ignored: Array<IgnoredInput | undefined> = new Array<IgnoredInput | undefined>(input.files.length);
   let next = 0;
   let done = 0;
+  const total = input.files.length;
+  // Ticks at most every 100 ms (and at the end): a rerun of 20,000 cached files is not 20,000 log lines to build.
+  const now = input.now ?? Date.now;
+  let ticked = Number.NEGATIVE_INFINITY;
+  const tick = (): void => {
+    done++;
+    if (input.onProgress === undefined) return;
+    const t = done === total ? Number.POSITIVE_INFINITY : now();
+    if (t - ticked < PROGRESS_EVERY_MS) return;
+    ticked = t;
+    input.onProgress(done, total);
+  };
+  const route = routeChooser(input.route, input.inlineMax);
   // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
+  // Built at the first large unhashed file: a rerun whose files the stat cache knows never needs it.
   const above = input.hashWhileSendingAbove;
-  const named = above === undefined ? new Set<string>() : new Set([...input.known.values()].map((f) => f.file));
+  let named: Set<string> | undefined;
+  const isNamed = (file: string): boolean => {
+    named ??= new Set(Array.from(input.known.values(), (f) => f.file));
+    return named.has(file);
+  };
   const worker = async (): Promise<void> => {
     while (next < input.files.length) {
       const i = next++;
@@ -114,24 +135,23 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           file: file.file,
           reason: `${file.file} is empty (0 bytes): there is nothing to extract, so it was not sent`,
         });
-        input.onProgress?.(++done, input.files.length);
+        tick();
         continue;
       }
       try {
         const cached = input.cache?.get(file);
-        const decision = chooseRoute(file.size, input.route, input.inlineMax);
+        const decision = route(file.size);
         if (
           cached === undefined &&
           above !== undefined &&
           file.size > above &&
           decision.route === 'upload' &&
-          !named.has(file.file)
+          !isNamed(file.file)
         ) {
           const mimeType = await fileType(file.path);
           if (file.explicit || input.allFiles === true || isDocumentType(mimeType)) {
             jobs[i] = {
               input: file,
-              name: basename(file.path),
               sha256: '',
               mimeType,
               key: stateKey(`unhashed:${file.realPath}`, input.target),
@@ -141,7 +161,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
               unhashed: true,
             };
           } else ignored[i] = { file: file.file, realPath: file.realPath, mimeType };
-          input.onProgress?.(++done, input.files.length);
+          tick();
           continue;
         }
         let facts = cached;
@@ -152,7 +172,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         }
         if (!file.explicit && input.allFiles !== true && !isDocumentType(facts.mimeType)) {
           ignored[i] = { file: file.file, realPath: file.realPath, mimeType: facts.mimeType };
-          input.onProgress?.(++done, input.files.length);
+          tick();
           continue;
         }
         const key = stateKey(facts.sha256, input.target);
@@ -160,7 +180,6 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         const action = actionFor(prior, input.retryFailed, input.fresh === true);
         jobs[i] = {
           input: file,
-          name: basename(file.path),
           sha256: facts.sha256,
           mimeType: facts.mimeType,
           key,
@@ -175,7 +194,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           reason: `cannot read ${file.file}: ${describeFsError(err)}`,
         });
       }
-      input.onProgress?.(++done, input.files.length);
+      tick();
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, input.files.length) }, worker));
@@ -185,6 +204,8 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
     ignored: ignored.filter((x): x is IgnoredInput => x !== undefined),
   };
 }
+
+const PROGRESS_EVERY_MS = 100;
 
 export function actionFor(prior: KnownState | undefined, retryFailed: boolean, fresh = false): Action {
   if (!prior || fresh) return 'submit';

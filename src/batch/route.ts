@@ -14,11 +14,19 @@ export const UPLOAD_ONLY_ABOVE = 300 * 1000 * 1000;
 export type RouteDecision = { route: RouteChoice; why: string };
 
 export function chooseRoute(size: number, flag: RouteFlag, inlineMax: number): RouteDecision {
-  if (size > UPLOAD_ONLY_ABOVE)
-    return { route: 'upload', why: 'over 300 MB, which the service accepts only by upload' };
-  if (flag === 'inline') return { route: 'inline', why: '--route inline' };
-  if (flag === 'upload') return { route: 'upload', why: '--route upload' };
-  return size <= inlineMax
-    ? { route: 'inline', why: `at most --inline-max (${inlineMax} bytes)` }
-    : { route: 'upload', why: `over --inline-max (${inlineMax} bytes)` };
+  return routeChooser(flag, inlineMax)(size);
+}
+
+/** chooseRoute for one flag and limit, its decisions made once: a plan of 20,000 files shares four objects. */
+export function routeChooser(flag: RouteFlag, inlineMax: number): (size: number) => RouteDecision {
+  const tooLarge: RouteDecision = { route: 'upload', why: 'over 300 MB, which the service accepts only by upload' };
+  const chosen: RouteDecision | undefined =
+    flag === 'inline'
+      ? { route: 'inline', why: '--route inline' }
+      : flag === 'upload'
+        ? { route: 'upload', why: '--route upload' }
+        : undefined;
+  const small: RouteDecision = { route: 'inline', why: `at most --inline-max (${inlineMax} bytes)` };
+  const large: RouteDecision = { route: 'upload', why: `over --inline-max (${inlineMax} bytes)` };
+  return (size) => (size > UPLOAD_ONLY_ABOVE ? tooLarge : (chosen ?? (size <= inlineMax ? small : large)));
 }

@@ -6,7 +6,6 @@ export function job(n: number): Job {
   const sha256 = `sha${n}`;
   return {
     input: { path: `/in/${n}.pdf`, realPath: `/in/${n}.pdf`, file: `${n}.pdf`, size: 10, explicit: true },
-    name: `${n}.pdf`,
     sha256,
     mimeType: 'application/pdf',
     key: stateKey(sha256, 't'),

@@ -1,10 +1,10 @@
-import { stampChangedNs, type InputFile } from '../discover.ts';
+import { stampChangedMs, type InputFile } from '../discover.ts';
 import type { FileFacts } from '../facts.ts';
 import { readChecksummed, writeChecksummed } from './checksummed.ts';
 
 /**
- * The stat cache, like git's index: a file's real path with its size, mtime and ctime (in
- * nanoseconds), inode and device, mapped to the sha256 and MIME type read from its content.
+ * The stat cache, like git's index: a file's real path with its size, mtime and ctime (Node's
+ * milliseconds, to a quarter of a microsecond), inode and device, mapped to the sha256 and MIME type read from its content.
  * A rerun whose files all match needs to read none of them; a file whose stat changed in any
  * of these is read and hashed again. Saved beside the JSONL journal as `<journal>.stat-cache`.
  *
@@ -26,9 +26,9 @@ import { readChecksummed, writeChecksummed } from './checksummed.ts';
  * (a Linux file name may hold a newline or a tab, never a NUL), and reading it is one split:
  * no JSON to parse, no object per file.
  */
-const VERSION = 'extract-stat-cache 2';
-/** mtime/ctime at least this much older than the read are trusted (ns). */
-const RACY_NS = 2_000_000_000n;
+const VERSION = 'extract-stat-cache 3';
+/** mtime/ctime at least this much older than the read are trusted (ms). */
+const RACY_MS = 2_000;
 const FIELDS = 4;
 
 export type StatCache = {
@@ -60,15 +60,22 @@ export function openStatCache(path: string): StatCache {
   return {
     get(file) {
       const stamp = file.stamp;
-      const e = stamp && entry(file.realPath);
-      return e && e[0] === stamp ? { sha256: e[1], mimeType: e[2] } : undefined;
+      if (!stamp) return undefined;
+      if (changes.size > 0 && changes.has(file.realPath)) {
+        const e = changes.get(file.realPath);
+        return e && e[0] === stamp ? { sha256: e[1], mimeType: e[2] } : undefined;
+      }
+      // The loaded fields as they are: a rerun that only reads makes no array per file.
+      const i = at.get(file.realPath);
+      return i !== undefined && fields[i + 1] === stamp
+        ? { sha256: fields[i + 2]!, mimeType: fields[i + 3]! }
+        : undefined;
     },
     set(file, facts, readStartedMs) {
       const stamp = file.stamp;
       if (!stamp) return;
-      const readStartedNs = BigInt(Math.floor(readStartedMs)) * 1_000_000n;
       // Racy: forget any older entry, so that the next run reads the file.
-      if (stampChangedNs(stamp) > readStartedNs - RACY_NS) {
+      if (stampChangedMs(stamp) > readStartedMs - RACY_MS) {
         if (entry(file.realPath) !== undefined) {
           changes.set(file.realPath, undefined);
           dirty = true;
