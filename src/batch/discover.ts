@@ -1,4 +1,4 @@
-import { accessSync, constants, readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
@@ -139,9 +139,9 @@ async function classify(input: string, cwd: string): Promise<'file' | 'directory
 type Walked = InputFile & { rel: string; stamp: FileStamp };
 
 /**
- * The files under a folder, sorted by their path in it, from the directory entries: a regular
- * file's entry says it is one, and its real path is its folder's real path and its name, so it
- * costs one stat (for the stat cache) and no realpath. Symbolic links are followed (each
+ * The files under a folder, sorted by their path in it: an entry that is not a symbolic link
+ * has its folder's real path and its name as real path, so it costs one lstat (which the stat
+ * cache needs anyway) and no realpath. Symbolic links are followed (each
  * folder once); hidden names are skipped, as are folders and files an exclusion matches.
  * Folders that cannot be read are skipped, as fast-glob's suppressErrors did.
  */
@@ -156,39 +156,39 @@ function walkDirectory(root: string, exclusions: string[]): Walked[] {
   }
   const visited = new Set<string>([realRoot]);
   const visit = (dir: string, realDir: string, rel: string): void => {
-    let entries: Dirent[];
+    // Names, not Dirents: each entry is stat'ed anyway (the stat cache needs its stamp), and
+    // 20,000 Dirent objects would only add to what the garbage collector has to move.
+    let names: string[];
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      names = readdirSync(dir);
     } catch {
       return;
     }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
-      const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    for (const name of names) {
+      if (name.startsWith('.')) continue;
+      const relPath = rel === '' ? name : `${rel}/${name}`;
       if (exclusions.length > 0 && ignored(relPath)) continue;
       // The folders are absolute and normalised, the name has no slash: join() would only cost.
-      const path = childPath(dir, entry.name);
+      const path = childPath(dir, name);
       // Outside a symbolic link the two are the same string: one of them, not two copies.
-      let realPath = realDir === dir ? path : childPath(realDir, entry.name);
-      let info: Stats | undefined;
-      let isDirectory = entry.isDirectory();
-      if (entry.isSymbolicLink()) {
+      let realPath = realDir === dir ? path : childPath(realDir, name);
+      let info = lstatSync(path, { throwIfNoEntry: false });
+      if (info?.isSymbolicLink()) {
         try {
           realPath = realpathSync(path);
           info = statSync(realPath);
         } catch {
           continue;
         }
-        isDirectory = info.isDirectory();
-      } else if (!isDirectory && !entry.isFile()) continue;
-      if (isDirectory) {
+      }
+      if (info === undefined) continue;
+      if (info.isDirectory()) {
         if (visited.has(realPath)) continue;
         visited.add(realPath);
         visit(path, realPath, relPath);
         continue;
       }
-      info ??= statSync(path, { throwIfNoEntry: false });
-      if (!info?.isFile()) continue;
+      if (!info.isFile()) continue;
       out.push({ rel: relPath, file: relPath, path, realPath, size: info.size, explicit: false, stamp: stampOf(info) });
     }
   };

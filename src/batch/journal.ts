@@ -182,7 +182,10 @@ export function replayer(from?: ReplayState): ReplayState & { apply(fact: Journa
       const key = stateKey(fact.sha256, fact.target);
       const current = known.get(key);
       if (fact.fact === 'sending') {
-        before.set(key, current);
+        // Nothing known before is the same as no entry (unsent then forgets the document): a
+        // journal of first sends keeps no entry per document, nor does its index.
+        if (current === undefined) before.delete(key);
+        else before.set(key, current);
         known.set(key, fact);
       } else if (fact.fact === 'unsent') {
         const prior = before.get(key);

@@ -63,6 +63,19 @@ describe('journal index', () => {
     for (const f of completed) expect(storedText(f.results)).toBe(JSON.stringify(f.results));
   });
 
+  it('first sends leave nothing to restore: the index keeps no entry per document for them', async () => {
+    await runWith(facts(40));
+    const header = JSON.parse(readFileSync(indexPathFor(journal), 'utf8').split('\n')[1]!) as { before: unknown[] };
+    expect(header.before).toEqual([]);
+    // A resend of a known document remembers what was known, so that a refusal (unsent) restores it.
+    const resend = facts(5).filter((f) => f.fact === 'sending' && f.sha256 === 'sha4');
+    await runWith(resend);
+    const again = JSON.parse(readFileSync(indexPathFor(journal), 'utf8').split('\n')[1]!) as {
+      before: Array<[string, { fact: string }]>;
+    };
+    expect(again.before.map(([key, fact]) => [key, fact.fact])).toEqual([['t:sha4', 'completed']]);
+  });
+
   it('facts written after the index (a crash before it was saved) are replayed on top of it', async () => {
     await runWith(facts(20));
     // A later run killed before its close: its facts are in the journal, not in the index.
