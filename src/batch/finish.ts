@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Log } from '../client/deps.ts';
 import { EXIT_CODES } from '../errors.ts';
 import { listTablePaths, writeFileAtomic, writeOutputs, type OutputTarget } from '../outputs/index.ts';
-import { notSubmittedRecord, pendingRecord, recordFields } from '../outputs/record.ts';
+import { notSubmittedRecord, pendingRecord } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
@@ -48,7 +48,8 @@ export async function finishBatch(
     ignored: plan.ignored,
   });
   // Outputs and the report cover every input, in input order, whatever the stop.
-  await writeOutputs(target, documents.map(recordFields), {
+  // The writers take each record's own fields as they write it (recordFields): no copy of the batch first.
+  await writeOutputs(target, documents, {
     cwd: deps.cwd,
     explode: options.explode,
     stdout: deps.stdout,
@@ -57,7 +58,7 @@ export async function finishBatch(
   // --explode naming no table of the results (a typo, an Object field) was warned about above: a
   // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
   if (options.explode !== undefined && summary.exitCode === EXIT_CODES.ok) {
-    const completed = documents.filter((d) => d.status === 'completed').map(recordFields);
+    const completed = documents.filter((d) => d.status === 'completed');
     if (completed.length > 0 && !listTablePaths(completed).includes(options.explode))
       summary.exitCode = EXIT_CODES.usage;
   }

@@ -1,5 +1,4 @@
 import type { StreamWriter } from '../outputs/index.ts';
-import { recordFields } from '../outputs/record.ts';
 import type { ReportEntry } from './summary.ts';
 
 /**
@@ -18,7 +17,7 @@ export function createRecords(stream: StreamWriter | undefined): Records {
   return {
     emit(key, entry) {
       entries.set(key, entry);
-      if (stream) void stream.write(recordFields(entry));
+      if (stream) void stream.write(entry);
     },
     inOrder: (keys) => keys.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined),
   };

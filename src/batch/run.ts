@@ -196,12 +196,15 @@ async function planBatch(
     const prior = priorRecord(job);
     // With a shared journal, a document left at the replay (a send in flight) may belong to a
     // live worker: the claim decides (in the send step). A completed one is final either way.
+    // The record is made for this entry: completed with what the entry adds, not copied.
     if (prior && (job.action === 'done' || (job.action === 'leave' && (!journal.shared || options.dryRun))))
-      records.emit(job.input.realPath, {
-        ...prior,
-        outcome: job.action === 'done' ? 'skipped' : 'left',
-        sha256: job.sha256,
-      });
+      records.emit(
+        job.input.realPath,
+        Object.assign(prior, {
+          outcome: job.action === 'done' ? ('skipped' as const) : ('left' as const),
+          sha256: job.sha256,
+        }),
+      );
   }
   return { journal, known: replay.known, targetId, jobs, unreadable, ignored };
 }

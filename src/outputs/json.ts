@@ -1,22 +1,15 @@
-import type { DocumentRecord } from './record.ts';
+import { recordFields, type DocumentRecord } from './record.ts';
 import { storedText } from './stored-results.ts';
 
 /**
- * The record with its keys in one documented order (scalars first, results last), so
- * outputs read the same whatever order the pipeline built the object in. Keys added to
- * DocumentRecord later are kept, after these.
+ * One JSON Lines line of a record's own fields (recordFields: report entries carry more),
+ * newline included; stored results are copied as their text.
  */
-export function orderedRecord(record: DocumentRecord, results = record.results): DocumentRecord {
-  const { file, document_id, status, page_count, route, error, results: _, ...rest } = record;
-  return { file, document_id, status, page_count, route, error, ...rest, results };
-}
-
-/** One JSON Lines line, newline included; stored results are copied as their text. */
 export function jsonLine(record: DocumentRecord): string {
   const stored = storedText(record.results);
-  if (stored === undefined) return `${JSON.stringify(orderedRecord(record))}\n`;
+  if (stored === undefined) return `${JSON.stringify(recordFields(record))}\n`;
   // results is the last key: the rest serialised, then the stored text where its null was.
-  const head = JSON.stringify(orderedRecord(record, null));
+  const head = JSON.stringify(recordFields(record, null));
   return `${head.slice(0, -'null}'.length)}${stored}}\n`;
 }
 
@@ -32,12 +25,12 @@ export function* jsonArrayChunks(records: readonly DocumentRecord[]): Generator<
   }
   yield '[\n';
   for (const [i, record] of records.entries()) {
-    const text = JSON.stringify(orderedRecord(record), null, 2).replace(/^/gm, '  ');
+    const text = JSON.stringify(recordFields(record), null, 2).replace(/^/gm, '  ');
     yield i < records.length - 1 ? `${text},\n` : `${text}\n`;
   }
   yield ']\n';
 }
 
 export function documentJson(record: DocumentRecord): string {
-  return `${JSON.stringify(orderedRecord(record), null, 2)}\n`;
+  return `${JSON.stringify(recordFields(record), null, 2)}\n`;
 }

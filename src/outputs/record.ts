@@ -69,15 +69,19 @@ export function notSubmittedRecord(origin: Omit<RecordOrigin, 'document_id'>, wh
   return { ...origin, document_id: null, status: 'not_submitted', page_count: null, results: null, error: why };
 }
 
-/** The record's own fields of anything that extends one (a run's report entries carry more). */
-export function recordFields(r: DocumentRecord): DocumentRecord {
+/**
+ * The record's own fields, of anything that extends one (a run's report entries carry more),
+ * in the one order every output writes them: scalars first, results last (`results` may be
+ * given in place of the record's own, as the JSON Lines writer does to splice stored text).
+ */
+export function recordFields(r: DocumentRecord, results: DocumentRecord['results'] = r.results): DocumentRecord {
   return {
     file: r.file,
     document_id: r.document_id,
     status: r.status,
     page_count: r.page_count,
-    results: r.results,
-    error: r.error,
     route: r.route,
+    error: r.error,
+    results,
   };
 }

@@ -23,7 +23,8 @@ export type WriteOutputsOptions = {
 export type WriteOutputsResult = { written: string[] };
 
 /**
- * Writes every record of the run at the end. Records are written in the order given: the
+ * Writes every record of the run at the end, each as its own fields (recordFields: a run's
+ * report entries carry more, which no output shows). Records are written in the order given: the
  * pipeline passes them in input order (the order discovery listed the files), including
  * documents completed in earlier runs, so that two runs over the same inputs write the
  * same output. Files are replaced atomically; a directory output writes one file per
