@@ -1,7 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { JournalFact, openJournal } from '../../src/batch/journal.ts';
+import { JournalFact } from '../../src/batch/journal-facts.ts';
+import { openJournal } from '../../src/batch/journal.ts';
 import { runExtract } from '../lib/cli.ts';
 import { writeCopies } from '../lib/pdfs.ts';
 import { check, measure, type Measured } from '../lib/proc.ts';

@@ -1,16 +1,14 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { z } from 'zod';
 import { hasErrno } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
+import type { LockHolder } from './lock-holder.ts';
 
 /**
  * A lock file next to the journal, so two runs never work from one state file at once
  * (both would submit the same new files). It names its holder; a holder that is dead on
  * this host is stale and its lock is taken over.
  */
-const LockHolder = z.object({ pid: z.number().int(), host: z.string(), started: z.string() });
-type LockHolder = z.infer<typeof LockHolder>;
 
 export type Lock = { path: string; release(): Promise<void> };
 
@@ -63,12 +61,16 @@ export async function acquireLock(journalPath: string, deps: LockDeps = defaultL
 }
 
 async function readHolder(path: string): Promise<LockHolder | undefined> {
+  let value: unknown;
   try {
-    const parsed = LockHolder.safeParse(JSON.parse(await readFile(path, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
+    value = JSON.parse(await readFile(path, 'utf8'));
   } catch {
     return undefined;
   }
+  // The schema (and zod) load only here, when a lock file is already there: rarely.
+  const { LockHolder } = await import('./lock-holder.ts');
+  const parsed = LockHolder.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }
 
 function processIsAlive(pid: number): boolean {

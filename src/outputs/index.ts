@@ -1,7 +1,8 @@
 /** The writers of a run's records (README: "Outputs"). */
+// The record's schema is imported from record-schema.ts by what validates records: a re-export
+// here would make every importer of this barrel load zod (esbuild's chunks follow it).
 export {
-  DocumentRecord,
-  Route,
+  type DocumentRecord,
   type OutputFormat,
   type RecordOrigin,
   completedRecord,

@@ -1,32 +1,10 @@
-import { z } from 'zod';
-import { Results } from '../contract/index.ts';
+import type { DocumentRecord } from './record-schema.ts';
 
 /**
- * One document's record, as every output writes it (batch client and webhook receiver).
- * `results` are exactly as the service returned them, nulls kept.
+ * A record's shape is the zod schema in record-schema.ts (the receiver validates stored records
+ * with it); this module takes only its types, so a batch run that validates nothing loads no zod.
  */
-export const Route = z.enum(['inline', 'upload', 'inline->upload', 'webhook', 'fetch']);
-export type Route = z.infer<typeof Route>;
-
-export const RecordStatus = z.enum(['completed', 'error', 'pending', 'not_submitted']);
-export type RecordStatus = z.infer<typeof RecordStatus>;
-
-export const DocumentRecord = z.object({
-  /** The path as the user gave it (or the file name the service reports, for receivers). */
-  file: z.string(),
-  document_id: z.string().nullable(),
-  /**
-   * completed: results are here. error: the document failed (the service said so, or it
-   * could not be sent). pending: submitted and charged, not finished yet; a rerun (or
-   * `extract get --wait`) collects it. not_submitted: never sent (the run stopped first).
-   */
-  status: RecordStatus,
-  page_count: z.number().int().nonnegative().nullable(),
-  results: Results.nullable(),
-  error: z.string().nullable(),
-  route: Route.nullable(),
-});
-export type DocumentRecord = z.infer<typeof DocumentRecord>;
+export type { DocumentRecord, RecordStatus, Route } from './record-schema.ts';
 
 export type OutputFormat = 'json' | 'jsonl' | 'csv' | 'dir';
 

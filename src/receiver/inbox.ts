@@ -4,7 +4,7 @@ import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
 import { isSqliteBusy } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { transaction } from '../sqlite.ts';
-import { DocumentRecord } from '../outputs/index.ts';
+import { DocumentRecord } from '../outputs/record-schema.ts';
 import type { ReviewEntry } from './records.ts';
 
 /**

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal, replayJournal, type JournalFact } from '../../src/batch/journal.ts';
+import { openJournal, type JournalFact } from '../../src/batch/journal.ts';
+import { replayJournal } from '../../src/batch/journal-facts.ts';
 import { groupCommit, type LogSink } from '../../src/batch/state/group-commit.ts';
 
 /**

@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { replayJournal, type JournalFact } from '../../src/batch/journal.ts';
+import { replayJournal } from '../../src/batch/journal-facts.ts';
+import type { JournalFact } from '../../src/batch/journal.ts';
 import { openFileState } from '../../src/batch/state/file.ts';
 import { indexPathFor, loadIndexed } from '../../src/batch/state/journal-index.ts';
 import { storedText } from '../../src/outputs/stored-results.ts';
@@ -54,7 +55,7 @@ async function runWith(list: JournalFact[]): Promise<void> {
 describe('journal index', () => {
   it('a run leaves an index from which the next one replays nothing, knowing what a full replay knows', async () => {
     await runWith(facts(40));
-    const indexed = loadIndexed(journal);
+    const indexed = await loadIndexed(journal);
     expect(indexed?.replayedAfter).toBe(0);
     expect(sorted(indexed!.state.known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
     // Completed results come back as their stored text, which the JSON Lines output copies.
@@ -80,7 +81,7 @@ describe('journal index', () => {
     await runWith(facts(20));
     // A later run killed before its close: its facts are in the journal, not in the index.
     appendFileSync(journal, lines(facts(10, 15)));
-    const indexed = loadIndexed(journal);
+    const indexed = await loadIndexed(journal);
     expect(indexed?.replayedAfter).toBeGreaterThan(0);
     expect(sorted(indexed!.state.known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
     // "unsent" after the index restores what the index knew before that send.
@@ -93,33 +94,33 @@ describe('journal index', () => {
     await runWith(facts(20));
     const text = readFileSync(journal, 'utf8');
     writeFileSync(journal, text.slice(0, text.length - 100));
-    expect(loadIndexed(journal)).toBeUndefined();
+    expect(await loadIndexed(journal)).toBeUndefined();
 
     // A run over the truncated journal replays it and saves a new index.
     await runWith([]);
-    expect(loadIndexed(journal)?.replayedAfter).toBe(0);
+    expect((await loadIndexed(journal))?.replayedAfter).toBe(0);
     const same = readFileSync(journal, 'utf8');
     // Same length, one fact changed near the end: the tail digest tells.
     const last = same.lastIndexOf('"at":"2026');
     expect(last).toBeGreaterThan(0);
     writeFileSync(journal, `${same.slice(0, last)}"at":"2027${same.slice(last + 10)}`);
-    expect(loadIndexed(journal)).toBeUndefined();
+    expect(await loadIndexed(journal)).toBeUndefined();
 
     // Another file at the same path (a new inode).
     const copy = readFileSync(journal);
     rmSync(journal);
     writeFileSync(journal, copy);
-    expect(loadIndexed(journal)).toBeUndefined();
+    expect(await loadIndexed(journal)).toBeUndefined();
   });
 
   it('a damaged index is ignored; the run replays the journal and writes a good one', async () => {
     await runWith(facts(20));
     const index = readFileSync(indexPathFor(journal), 'utf8');
     writeFileSync(indexPathFor(journal), index.replace('"sha3"', '"sha9"'));
-    expect(loadIndexed(journal)).toBeUndefined();
+    expect(await loadIndexed(journal)).toBeUndefined();
     const s = await openFileState(journal, { readOnly: false, leaseMs: 30_000, log: () => {} });
     expect(sorted((await s.replay()).known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
     await s.close();
-    expect(loadIndexed(journal)?.replayedAfter).toBe(0);
+    expect((await loadIndexed(journal))?.replayedAfter).toBe(0);
   });
 });

@@ -76,7 +76,7 @@ describe('start-up of the built CLI', () => {
     }
   });
 
-  it('a rerun that finds every file done loads neither the HTTP client nor the MIME sniffers', async () => {
+  it('a rerun that finds every file done loads neither the HTTP client, the MIME sniffers nor zod', async () => {
     const server = await emulator();
     const dir = mkdtempSync(join(tmpdir(), 'extract-rerun-'));
     dirs.push(dir);
@@ -91,12 +91,20 @@ describe('start-up of the built CLI', () => {
       ...['--state', join(dir, 'state.jsonl'), '-o', join(dir, 'out.jsonl')],
     ];
     const first = await loadedBy(args);
-    // The first run sends and sniffs (the test would pass vacuously otherwise).
-    expect(first.modules.some((m) => m.startsWith('node_modules/undici/'))).toBe(true);
-    expect(first.modules.some((m) => m.startsWith('node_modules/file-type/'))).toBe(true);
+    // The first run sends, sniffs and validates (the test would pass vacuously otherwise).
+    for (const name of ['undici', 'file-type', 'zod']) {
+      expect(
+        first.modules.some((m) => m.startsWith(`node_modules/${name}/`)),
+        name,
+      ).toBe(true);
+    }
     const rerun = await loadedBy(args);
     expect(rerun.modules.some((m) => m.startsWith('src/batch/'))).toBe(true);
-    expect(rerun.modules.filter((m) => /^node_modules\/(undici|file-type|mime-types|mime-db)\//.test(m))).toEqual([]);
+    // Its journal index is current and its lock free: no journal text or lock file to validate.
+    expect(rerun.modules.filter((m) => /^node_modules\/(undici|file-type|mime-types|mime-db|zod)\//.test(m))).toEqual(
+      [],
+    );
+    expect(rerun.modules.filter((m) => /^src\/contract\/(?!constants\.ts)/.test(m))).toEqual([]);
     expect(
       readFileSync(join(dir, 'out.jsonl'), 'utf8')
         .split('\n')

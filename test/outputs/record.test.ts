@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DocumentRecord } from '../../src/outputs/record-schema.ts';
 import {
-  DocumentRecord,
   completedRecord,
   errorRecord,
   notSubmittedRecord,

@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DocumentRecord } from '../../src/outputs/record.ts';
+import { DocumentRecord } from '../../src/outputs/record-schema.ts';
 import { createStreamWriter } from '../../src/outputs/stream.ts';
 import { SAMPLE } from './helpers.ts';
 

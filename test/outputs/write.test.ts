@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../src/outputs/atomic.ts';
-import { DocumentRecord } from '../../src/outputs/record.ts';
+import { DocumentRecord } from '../../src/outputs/record-schema.ts';
 import { resolveOutput } from '../../src/outputs/target.ts';
 import { writeOutputs } from '../../src/outputs/write.ts';
 import { SAMPLE, readCsvObjects, useTempDirs } from './helpers.ts';

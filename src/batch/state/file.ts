@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { openJournal, parseJournal, replayer, type JournalWriter, type Replay } from '../journal.ts';
+import { openJournal, replayer, type JournalWriter, type Replay } from '../journal.ts';
 import { acquireLock, type Lock } from '../lock.ts';
 import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
 import { hasErrno } from '../../errno.ts';
@@ -15,7 +15,8 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
   const lock: Lock | undefined = options.readOnly ? undefined : await acquireLock(path, options.lock);
   try {
     // The index (a cache of the replay) when it matches the journal; else the whole journal, once.
-    const indexed = loadIndexed(path);
+    // Only journal text is validated (journal-facts.ts, imported for it): a current index loads no zod.
+    const indexed = await loadIndexed(path);
     let live: ReturnType<typeof replayer>;
     let skipped: number;
     let torn: boolean;
@@ -23,7 +24,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       live = replayer(indexed.state);
       ({ skipped, torn } = indexed);
     } else {
-      const parsed = parseJournal(await readText(path));
+      const parsed = (await import('../journal-facts.ts')).parseJournal(await readText(path));
       live = replayer();
       for (const fact of parsed.facts) live.apply(fact);
       ({ skipped, torn } = parsed);
@@ -64,6 +65,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       lost: () => false,
       holders: async () => new Map(),
       history: async () => {
+        const { parseJournal } = await import('../journal-facts.ts');
         const { facts, skipped } = parseJournal(await readText(path));
         return { facts: facts.map((fact) => ({ fact, worker: null })), workers: [], skipped };
       },

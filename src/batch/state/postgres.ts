@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
-import { factKey, JournalFact, replayer, type Replay } from '../journal.ts';
+import { JournalFact } from '../journal-facts.ts';
+import { factKey, replayer, type Replay } from '../journal.ts';
 import {
   ClaimLostError,
   memoryState,

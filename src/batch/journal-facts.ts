@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { Results } from '../contract/index.ts';
+import { hasErrno } from '../errno.ts';
+import { Route } from '../outputs/record-schema.ts';
+import { replayer, type Replay } from './journal.ts';
+
+/**
+ * The journal's facts as a zod schema (journal.ts says what they mean), and the readers that
+ * validate journal text against it. Kept apart from journal.ts and imported with `await import()`
+ * only where text must be validated (a full replay, facts after the index's offset, `status`):
+ * a rerun whose journal index is current validates nothing, and so never loads zod
+ * (test/cli/startup.test.ts). The PostgreSQL backend imports it statically; it loads pg anyway.
+ */
+
+const Common = { at: z.string(), sha256: z.string(), target: z.string(), file: z.string() };
+
+/**
+ * The extract request as sent, so that a resend after an uncertain outcome (a crash, a
+ * dropped connection) is the same request under the same Idempotency-Key: a service that
+ * honours the key answers it with the first document and charges nothing more. The
+ * storage-path shape resends the same storage path rather than uploading again.
+ */
+export const SentRequest = z.object({
+  idempotency_key: z.string(),
+  file_name: z.string(),
+  file_type: z.string(),
+  storage_path: z.string().optional(),
+});
+export type SentRequest = z.infer<typeof SentRequest>;
+
+/**
+ * What a failure cost, as far as the client can know:
+ * - none: no document was created (nothing sent, or the service refused it before any work)
+ * - uncertain: the extract request may have created a document whose answer was lost
+ * - refunded: the service created the document, which ended in error; its reserve was refunded
+ */
+export const FailureCharge = z.enum(['none', 'uncertain', 'refunded']);
+export type FailureCharge = z.infer<typeof FailureCharge>;
+
+export const JournalFact = z.discriminatedUnion('fact', [
+  /**
+   * An extract request is about to be sent. Without a later fact, a crash (SIGKILL, power)
+   * happened while it was in flight: the document may have been charged, and there is no
+   * document_id to look it up, so a rerun reports it rather than paying twice; with
+   * --retry-failed it resends `request` unchanged. (`request` is absent in older journals.)
+   */
+  z.object({ fact: z.literal('sending'), ...Common, route: Route, request: SentRequest.optional() }),
+  /** The extract request was answered without creating a document (402, 503...): nothing was charged. */
+  z.object({ fact: z.literal('unsent'), ...Common, route: Route }),
+  /**
+   * The service returned a document_id: from now on the document is paid for. Written again
+   * with `page_count` when a run ends with the document still processing and knows its pages:
+   * that run counted them in its "pages charged", so the run that collects it does not.
+   */
+  z.object({
+    fact: z.literal('submitted'),
+    ...Common,
+    route: Route,
+    document_id: z.string(),
+    page_count: z.number().int().nonnegative().nullable().optional(),
+  }),
+  z.object({
+    fact: z.literal('completed'),
+    ...Common,
+    route: Route,
+    document_id: z.string(),
+    page_count: z.number().int().nonnegative().nullable(),
+    results: Results,
+  }),
+  z.object({
+    fact: z.literal('failed'),
+    ...Common,
+    route: Route.nullable(),
+    document_id: z.string().nullable(),
+    reason: z.string(),
+    /** Whether the same document may succeed on a later try. */
+    retryable: z.boolean(),
+    /** What the failure cost (absent in older journals: see chargeOf). */
+    charge: FailureCharge.optional(),
+    /** Set when the extract request may have reached the service unanswered: --retry-failed resends it unchanged. */
+    request: SentRequest.optional(),
+  }),
+  /** Written by older versions for --fresh: facts before this line are ignored. No longer written. */
+  z.object({ fact: z.literal('reset'), at: z.string() }),
+]);
+export type JournalFact = z.infer<typeof JournalFact>;
+
+/** Replays the journal text (see replayer for the rules). */
+export function replayJournal(text: string): Replay {
+  const replay = replayer();
+  const parsed = parseJournal(text);
+  for (const fact of parsed.facts) replay.apply(fact);
+  return { known: replay.known, skipped: parsed.skipped, torn: parsed.torn };
+}
+
+/** The facts of the journal text in order; lines that cannot be read are counted, not fatal. */
+export function parseJournal(text: string): { facts: JournalFact[]; skipped: number; torn: boolean } {
+  const facts: JournalFact[] = [];
+  let skipped = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let parsed: ReturnType<typeof JournalFact.safeParse>;
+    try {
+      parsed = JournalFact.safeParse(JSON.parse(line));
+    } catch {
+      skipped++;
+      continue;
+    }
+    if (!parsed.success) {
+      skipped++;
+      continue;
+    }
+    facts.push(parsed.data);
+  }
+  return { facts, skipped, torn: text.length > 0 && !text.endsWith('\n') };
+}
+
+export async function readJournal(path: string): Promise<Replay> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return { known: new Map(), skipped: 0, torn: false };
+    throw err;
+  }
+  return replayJournal(text);
+}

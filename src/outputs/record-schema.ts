@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { Results } from '../contract/index.ts';
+
+/*
+ * The record's zod schemas, apart from record.ts's constructors: only what validates a record
+ * (the receiver's inbox, the journal's facts) imports this module, so a batch run that reads
+ * its journal index and validates nothing loads no zod. record.ts re-exports the types.
+ */
+
+/**
+ * One document's record, as every output writes it (batch client and webhook receiver).
+ * `results` are exactly as the service returned them, nulls kept.
+ */
+export const Route = z.enum(['inline', 'upload', 'inline->upload', 'webhook', 'fetch']);
+export type Route = z.infer<typeof Route>;
+
+export const RecordStatus = z.enum(['completed', 'error', 'pending', 'not_submitted']);
+export type RecordStatus = z.infer<typeof RecordStatus>;
+
+export const DocumentRecord = z.object({
+  /** The path as the user gave it (or the file name the service reports, for receivers). */
+  file: z.string(),
+  document_id: z.string().nullable(),
+  /**
+   * completed: results are here. error: the document failed (the service said so, or it
+   * could not be sent). pending: submitted and charged, not finished yet; a rerun (or
+   * `extract get --wait`) collects it. not_submitted: never sent (the run stopped first).
+   */
+  status: RecordStatus,
+  page_count: z.number().int().nonnegative().nullable(),
+  results: Results.nullable(),
+  error: z.string().nullable(),
+  route: Route.nullable(),
+});
+export type DocumentRecord = z.infer<typeof DocumentRecord>;
