@@ -1,7 +1,5 @@
-import { stringify } from 'csv-stringify/sync';
 import { ExtractError } from '../errors.ts';
-import type { DocumentRecord } from './record.ts';
-import { type Cell, flattenRecords } from './flatten.ts';
+import type { Cell } from './flatten.ts';
 
 /**
  * CSV encoding of records (README: "Outputs"). Cells are encoded as:
@@ -27,28 +25,6 @@ export function encodeCell(value: Cell | undefined): string | null {
   if (typeof value === 'string') return neutraliseFormula(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return Number.isFinite(value) ? String(value) : null;
-}
-
-// Only the empty string is quoted on purpose; csv-stringify quotes what needs it (commas,
-// quotes, newlines) by itself, and leaves null cells bare.
-const STRINGIFY_OPTIONS = { quoted_match: /^$/ } as const;
-const ROWS_PER_CHUNK = 500;
-
-export type CsvOptions = { explode?: string | undefined };
-
-/** The CSV text in chunks, so a large batch is never one huge string. Warnings go to `warn`. */
-export function* csvChunks(
-  records: readonly DocumentRecord[],
-  options: CsvOptions = {},
-  warn: (message: string) => void = () => {},
-): Generator<string> {
-  const { columns, rows, warnings } = flattenRecords(records, options.explode);
-  for (const w of warnings) warn(w);
-  yield stringify([columns.map(neutraliseFormula)], STRINGIFY_OPTIONS);
-  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) {
-    const batch = rows.slice(i, i + ROWS_PER_CHUNK).map((row) => columns.map((c) => encodeCell(row.get(c))));
-    yield stringify(batch, STRINGIFY_OPTIONS);
-  }
 }
 
 /**

@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { writeFileAtomic } from './atomic.ts';
-import { csvChunks } from './csv.ts';
 import { documentJson, jsonArrayChunks, jsonlChunks } from './json.ts';
 import { mirroredPaths } from './mirror.ts';
 import { drained } from './stream.ts';
@@ -43,14 +42,14 @@ export async function writeOutputs(
       const out = options.stdout;
       // The caller owns the process's streams (cli/); a stdout target without one is a bug here.
       if (out === undefined) throw new Error('writeOutputs: a stdout target needs options.stdout');
-      for (const chunk of _chunks(target.format, records, options.explode, warn)) {
+      for (const chunk of await _chunks(target.format, records, options.explode, warn)) {
         if (!out.write(chunk)) await drained(out);
       }
       return { written: ['-'] };
     }
     case 'file': {
       await mkdir(dirname(target.path), { recursive: true });
-      await writeFileAtomic(target.path, _chunks(target.format, records, options.explode, warn));
+      await writeFileAtomic(target.path, await _chunks(target.format, records, options.explode, warn));
       return { written: [target.path] };
     }
     case 'dir': {
@@ -74,13 +73,14 @@ export async function writeOutputs(
   }
 }
 
-function _chunks(
+async function _chunks(
   format: FileFormat,
   records: readonly DocumentRecord[],
   explode: string | undefined,
   warn: (message: string) => void,
-): Iterable<string> {
-  if (format === 'csv') return csvChunks(records, { explode }, warn);
+): Promise<Iterable<string>> {
+  // csv-stringify loads only for a CSV output.
+  if (format === 'csv') return (await import('./csv-writer.ts')).csvChunks(records, { explode }, warn);
   if (format === 'json') return jsonArrayChunks(records);
   return jsonlChunks(records);
 }

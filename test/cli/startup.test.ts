@@ -76,7 +76,7 @@ describe('start-up of the built CLI', () => {
     }
   });
 
-  it('a rerun that finds every file done loads neither the HTTP client, the MIME sniffers nor zod', async () => {
+  it('a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod nor (for JSON Lines) the CSV writer', async () => {
     const server = await emulator();
     const dir = mkdtempSync(join(tmpdir(), 'extract-rerun-'));
     dirs.push(dir);
@@ -101,15 +101,20 @@ describe('start-up of the built CLI', () => {
     const rerun = await loadedBy(args);
     expect(rerun.modules.some((m) => m.startsWith('src/batch/'))).toBe(true);
     // Its journal index is current and its lock free: no journal text or lock file to validate.
-    expect(rerun.modules.filter((m) => /^node_modules\/(undici|file-type|mime-types|mime-db|zod)\//.test(m))).toEqual(
-      [],
-    );
+    const notNeeded = /^node_modules\/(undici|file-type|mime-types|mime-db|zod|csv-stringify)\//;
+    expect(rerun.modules.filter((m) => notNeeded.test(m))).toEqual([]);
     expect(rerun.modules.filter((m) => /^src\/contract\/(?!constants\.ts)/.test(m))).toEqual([]);
     expect(
       readFileSync(join(dir, 'out.jsonl'), 'utf8')
         .split('\n')
         .filter((l) => l !== ''),
     ).toHaveLength(2);
+    // The same rerun to a CSV file loads the CSV writer, and only it.
+    const csv = await loadedBy([...args.slice(0, -1), join(dir, 'out.csv')]);
+    expect(new Set(csv.modules.filter((m) => notNeeded.test(m)).map((m) => m.split('/')[1]))).toEqual(
+      new Set(['csv-stringify']),
+    );
+    expect(readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
   });
 
   it('extract serve does not load the batch client', async () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LeafValue } from '../../src/contract/index.ts';
-import { csvChunks, neutraliseFormula } from '../../src/outputs/csv.ts';
+import { neutraliseFormula } from '../../src/outputs/csv.ts';
+import { csvChunks } from '../../src/outputs/csv-writer.ts';
 import { readCsvObjects, record } from './helpers.ts';
 
 const FORMULA_LEADS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvChunks, encodeCell, neutraliseFormula, parseExplode } from '../../src/outputs/csv.ts';
+import { encodeCell, neutraliseFormula, parseExplode } from '../../src/outputs/csv.ts';
+import { csvChunks } from '../../src/outputs/csv-writer.ts';
 import type { DocumentRecord } from '../../src/outputs/record.ts';
 import { SAMPLE, readCsv, readCsvObjects, record } from './helpers.ts';
 
