@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import { Chalk, type ChalkInstance } from 'chalk';
 import type { LogLevel } from '../client/deps.ts';
 import { redact } from '../redact.ts';
 
@@ -54,8 +53,14 @@ const LEVEL_OF: Record<Exclude<Finish, 'ok'>, LogLevel> = { failed: 'error', pen
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 const THRESHOLD: Record<Verbosity, number> = { verbose: 0, normal: 1, quiet: 3 };
 
+/** The colours a reporter uses: chalk's, or none. */
+type Paint = Record<'red' | 'yellow' | 'dim', (text: string) => string>;
+const NO_PAINT: Paint = { red: (text) => text, yellow: (text) => text, dim: (text) => text };
+
 export async function createReporter(options: ReporterOptions): Promise<Reporter> {
-  const chalk = new Chalk({ level: options.color ? 1 : 0 });
+  // chalk only for colours: its colour detection imports node:process, whose every getter
+  // (stdin, report...) then runs, a tenth of a rerun's start-up on a pipe or in cron.
+  const chalk = options.color ? new (await import('chalk')).Chalk({ level: 1 }) : NO_PAINT;
   if (options.style === 'plain' || options.verbosity === 'quiet') return new PlainReporter(options, chalk);
   // Loaded only for a terminal: a cron job never pays for them.
   const [{ default: ora }, { default: cliProgress }] = await Promise.all([import('ora'), import('cli-progress')]);
@@ -69,9 +74,9 @@ function rate(tally: Tally, since: number, now: number): string {
 
 class PlainReporter implements Reporter {
   readonly #o: ReporterOptions;
-  readonly #chalk: ChalkInstance;
+  readonly #chalk: Paint;
   #started = 0;
-  constructor(options: ReporterOptions, chalk: ChalkInstance) {
+  constructor(options: ReporterOptions, chalk: Paint) {
     this.#o = options;
     this.#chalk = chalk;
   }
@@ -112,7 +117,7 @@ type Bar = ReturnType<Bars['create']>;
 
 class TerminalReporter implements Reporter {
   readonly #o: ReporterOptions;
-  readonly #chalk: ChalkInstance;
+  readonly #chalk: Paint;
   readonly #ora: OraFactory;
   readonly #cli: CliProgress;
   #spinner: Spinner | undefined;
@@ -120,7 +125,7 @@ class TerminalReporter implements Reporter {
   #bar: Bar | undefined;
   #started = 0;
 
-  constructor(options: ReporterOptions, chalk: ChalkInstance, ora: OraFactory, cli: CliProgress) {
+  constructor(options: ReporterOptions, chalk: Paint, ora: OraFactory, cli: CliProgress) {
     this.#o = options;
     this.#chalk = chalk;
     this.#ora = ora;

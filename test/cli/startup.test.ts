@@ -76,7 +76,7 @@ describe('start-up of the built CLI', () => {
     }
   });
 
-  it('a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod nor (for JSON Lines) the CSV writer', async () => {
+  it('a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod, chalk (no colours off a terminal) nor (for JSON Lines) the CSV writer', async () => {
     const server = await emulator();
     const dir = mkdtempSync(join(tmpdir(), 'extract-rerun-'));
     dirs.push(dir);
@@ -101,7 +101,7 @@ describe('start-up of the built CLI', () => {
     const rerun = await loadedBy(args);
     expect(rerun.modules.some((m) => m.startsWith('src/batch/'))).toBe(true);
     // Its journal index is current and its lock free: no journal text or lock file to validate.
-    const notNeeded = /^node_modules\/(undici|file-type|mime-types|mime-db|zod|csv-stringify)\//;
+    const notNeeded = /^node_modules\/(undici|file-type|mime-types|mime-db|zod|chalk|csv-stringify)\//;
     expect(rerun.modules.filter((m) => notNeeded.test(m))).toEqual([]);
     expect(rerun.modules.filter((m) => /^src\/contract\/(?!constants\.ts)/.test(m))).toEqual([]);
     expect(
