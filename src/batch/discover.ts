@@ -52,7 +52,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   const found: Discovery = { files: [], unreadable: [], unmatched: [] };
   const seen = new Set<string>();
   const excluded = (file: string): boolean =>
-    exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
+    exclusions.length > 0 && exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
 
   // Synchronous on purpose: a run over thousands of files is bound by these syscalls, and the
   // thread pool's round trips cost more than the calls themselves.
@@ -90,7 +90,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       const folder = normalize(input);
       const prefix = folder === '.' || folder === `.${sep}` ? '' : folder.endsWith(sep) ? folder : folder + sep;
       for (const entry of walkDirectory(resolve(options.cwd, input), exclusions)) {
-        entry.file = prefix + entry.rel;
+        if (prefix !== '') entry.file = prefix + entry.rel;
         if (!excluded(entry.file)) push(entry);
       }
     } else if (kind === 'pattern') {
@@ -172,7 +172,7 @@ function walkDirectory(root: string, exclusions: string[]): Walked[] {
       const path = childPath(dir, name);
       // Outside a symbolic link the two are the same string: one of them, not two copies.
       let realPath = realDir === dir ? path : childPath(realDir, name);
-      let info = lstatSync(path, { throwIfNoEntry: false });
+      let info = lstatSync(path, MAY_BE_GONE);
       if (info?.isSymbolicLink()) {
         try {
           realPath = realpathSync(path);
@@ -195,6 +195,9 @@ function walkDirectory(root: string, exclusions: string[]): Walked[] {
   visit(root, realRoot, '');
   return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
+
+/** A file removed between the listing and its lstat is not there: skipped, as if listed a moment later. */
+const MAY_BE_GONE = { throwIfNoEntry: false } as const;
 
 function childPath(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
