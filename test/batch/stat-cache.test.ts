@@ -96,3 +96,75 @@ describe('stat cache', () => {
     expect(openStatCache(cachePath()).get(file)).toBeUndefined();
   });
 });
+
+describe('stat cache lookups in any order', () => {
+  const input = (realPath: string, stamp: string): InputFile => ({
+    file: realPath,
+    path: realPath,
+    realPath,
+    size: 1,
+    explicit: false,
+    stamp,
+  });
+  const facts = (n: number) => ({ sha256: `sha-${n}`, mimeType: n % 2 ? 'application/pdf' : 'image/png' });
+
+  it('finds every entry whatever the order of lookups, and a changed stamp misses (a model of the cache)', async () => {
+    const fc = (await import('fast-check')).default;
+    const path = join(dir, 'prop.stat-cache');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(
+          fc.string({ minLength: 1, maxLength: 6 }).filter((s) => !s.includes('\0')),
+          {
+            minLength: 1,
+            maxLength: 30,
+          },
+        ),
+        fc.array(fc.nat(), { maxLength: 60 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        async (names, order, changed) => {
+          rmSync(path, { force: true });
+          const paths = names.map((n) => `/r/${n}`);
+          const first = openStatCache(path);
+          for (const [i, p] of paths.entries()) {
+            expect(first.get(input(p, `1:${i}:${i}:1:1`))).toBeUndefined();
+            first.set(input(p, `1:${i}:${i}:1:1`), facts(i), Date.now());
+          }
+          first.save();
+          const moved = new Set(changed.map((c) => c % paths.length));
+          const cache = openStatCache(path);
+          // The files in an order of the property's choosing, some more than once.
+          const lookups = [...order.map((o) => o % paths.length), ...paths.keys()];
+          for (const i of lookups) {
+            const stamp = moved.has(i) ? `2:${i}:${i}:1:1` : `1:${i}:${i}:1:1`;
+            expect(cache.get(input(paths[i]!, stamp))).toEqual(moved.has(i) ? undefined : facts(i));
+          }
+          expect(cache.get(input('/r/not there', '1:0:0:1:1'))).toBeUndefined();
+        },
+      ),
+      { numRuns: 150, seed: 3 },
+    );
+  });
+
+  it('a save keeps the files of this run in the order it looked them up, then the others the cache knew', () => {
+    const path = join(dir, 'order.stat-cache');
+    const first = openStatCache(path);
+    for (const [i, p] of ['/r/a', '/r/b', '/r/c'].entries())
+      first.set(input(p, `1:${i}:${i}:1:1`), facts(i), Date.now());
+    first.save();
+    const second = openStatCache(path);
+    expect(second.get(input('/r/c', '1:2:2:1:1'))).toEqual(facts(2));
+    expect(second.get(input('/r/a', '1:0:0:1:1'))).toEqual(facts(0));
+    // A new file: looked up (a miss), read, recorded, as the planner does.
+    expect(second.get(input('/r/d', '1:3:3:1:1'))).toBeUndefined();
+    second.set(input('/r/d', '1:3:3:1:1'), facts(3), Date.now());
+    second.save();
+    const saved = readFileSync(path, 'utf8');
+    const order = ['/r/c', '/r/a', '/r/d', '/r/b'].map((p) => saved.indexOf(`${p}\0`));
+    expect(order.every((at) => at > 0)).toBe(true);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
+    const third = openStatCache(path);
+    for (const [i, p] of ['/r/a', '/r/b', '/r/c', '/r/d'].entries())
+      expect(third.get(input(p, `1:${i}:${i}:1:1`))).toEqual(facts(i));
+  });
+});

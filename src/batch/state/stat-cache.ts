@@ -23,13 +23,18 @@ import { readChecksummed, writeChecksummed } from './checksummed.ts';
 /**
  * The file, after its checksum line: a version line, then four NUL-separated fields per file
  * (real path, stamp, sha256, MIME type), every field ended by a NUL. No other separator is safe
- * (a Linux file name may hold a newline or a tab, never a NUL), and reading it is one split:
- * no JSON to parse, no object per file.
+ * (a Linux file name may hold a newline or a tab, never a NUL).
+ *
+ * Entries are saved in the order the run looked the files up, which is discovery's order, so
+ * the next run finds each file's entry where the previous one ended: a cursor walks the text
+ * and compares the path and stamp in place, making no string or object for a file that
+ * matches but its sha256 and type. A lookup out of that order (other inputs, new files) goes
+ * through a map of the whole text, built at the first such lookup.
  */
 const VERSION = 'extract-stat-cache 3';
 /** mtime/ctime at least this much older than the read are trusted (ms). */
 const RACY_MS = 2_000;
-const FIELDS = 4;
+const NUL = 0;
 
 export type StatCache = {
   /** The content's facts when the file's stamp is the one recorded. */
@@ -44,32 +49,63 @@ export function statCachePathFor(journal: string): string {
   return `${journal}.stat-cache`;
 }
 
+/** An entry of the loaded text: where its stamp starts; the path is before it. */
+type Entry = [stamp: string, sha256: string, mimeType: string];
+
 export function openStatCache(path: string): StatCache {
-  // The loaded fields, and where each path's four start: no object per file for a rerun that only reads.
-  const fields = loadFields(path);
-  const at = new Map<string, number>();
-  for (let i = 0; i < fields.length; i += FIELDS) at.set(fields[i]!, i);
-  // Files (re)read by this run: [stamp, sha256, mimeType]; undefined: forgotten (racy).
-  const changes = new Map<string, [string, string, string] | undefined>();
+  const text = loadEntries(path);
+  // Where the next lookup is expected: the start of an entry.
+  let cursor = 0;
+  // Path -> start of its entry's stamp; built at the first lookup out of order.
+  let index: Map<string, number> | undefined;
+  const indexed = (): Map<string, number> => {
+    if (index !== undefined) return index;
+    index = new Map();
+    for (let at = 0; at < text.length; ) {
+      const end = text.indexOf('\0', at);
+      index.set(text.slice(at, end), end + 1);
+      at = skipFields(text, end + 1, 3);
+    }
+    return index;
+  };
+  /** The loaded entry of `realPath`: where its stamp starts, or -1. */
+  const find = (realPath: string): number => {
+    if (text.startsWith(realPath, cursor) && text.charCodeAt(cursor + realPath.length) === NUL) {
+      return cursor + realPath.length + 1;
+    }
+    return indexed().get(realPath) ?? -1;
+  };
+  // Files (re)read by this run; undefined: forgotten (racy).
+  const changes = new Map<string, Entry | undefined>();
+  // The order this run looked files up in, which the saved file keeps.
+  const looked: string[] = [];
   let dirty = false;
-  const entry = (realPath: string): [string, string, string] | undefined => {
+  const loaded = (at: number): Entry => {
+    const shaAt = text.indexOf('\0', at) + 1;
+    const typeAt = text.indexOf('\0', shaAt) + 1;
+    return [text.slice(at, shaAt - 1), text.slice(shaAt, typeAt - 1), text.slice(typeAt, text.indexOf('\0', typeAt))];
+  };
+  const entry = (realPath: string): Entry | undefined => {
     if (changes.has(realPath)) return changes.get(realPath);
-    const i = at.get(realPath);
-    return i === undefined ? undefined : [fields[i + 1]!, fields[i + 2]!, fields[i + 3]!];
+    const at = find(realPath);
+    return at < 0 ? undefined : loaded(at);
   };
   return {
     get(file) {
+      looked.push(file.realPath);
       const stamp = file.stamp;
       if (!stamp) return undefined;
       if (changes.size > 0 && changes.has(file.realPath)) {
         const e = changes.get(file.realPath);
         return e && e[0] === stamp ? { sha256: e[1], mimeType: e[2] } : undefined;
       }
-      // The loaded fields as they are: a rerun that only reads makes no array per file.
-      const i = at.get(file.realPath);
-      return i !== undefined && fields[i + 1] === stamp
-        ? { sha256: fields[i + 2]!, mimeType: fields[i + 3]! }
-        : undefined;
+      const at = find(file.realPath);
+      if (at < 0) return undefined;
+      cursor = skipFields(text, at, 3);
+      if (!(text.startsWith(stamp, at) && text.charCodeAt(at + stamp.length) === NUL)) return undefined;
+      const shaAt = at + stamp.length + 1;
+      const typeAt = text.indexOf('\0', shaAt) + 1;
+      return { sha256: text.slice(shaAt, typeAt - 1), mimeType: text.slice(typeAt, cursor - 1) };
     },
     set(file, facts, readStartedMs) {
       const stamp = file.stamp;
@@ -88,7 +124,8 @@ export function openStatCache(path: string): StatCache {
     save() {
       if (!dirty) return;
       const out: string[] = [];
-      for (const realPath of new Set([...at.keys(), ...changes.keys()])) {
+      // This run's files in its order, then the other files the cache knew, then (unlikely) new ones not looked up.
+      for (const realPath of new Set([...looked, ...indexed().keys(), ...changes.keys()])) {
         const e = entry(realPath);
         if (e) out.push(`${realPath}\0${e[0]}\0${e[1]}\0${e[2]}\0`);
       }
@@ -98,11 +135,23 @@ export function openStatCache(path: string): StatCache {
   };
 }
 
-function loadFields(path: string): string[] {
+/** The position after `count` NUL-ended fields from `at`. */
+function skipFields(text: string, at: number, count: number): number {
+  let pos = at;
+  for (let i = 0; i < count; i++) pos = text.indexOf('\0', pos) + 1;
+  return pos;
+}
+
+/** The entries' text (after the version line), or '' when the file is missing, damaged or of another version. */
+function loadEntries(path: string): string {
   const body = readChecksummed(path);
-  if (body === undefined) return [];
+  if (body === undefined) return '';
   const newline = body.indexOf('\n');
-  if (newline < 0 || body.slice(0, newline) !== VERSION || !body.endsWith('\0')) return [];
-  const fields = body.slice(newline + 1, -1).split('\0');
-  return fields.length % FIELDS === 0 ? fields : [];
+  if (newline < 0 || body.slice(0, newline) !== VERSION || !(body.length === newline + 1 || body.endsWith('\0')))
+    return '';
+  const text = body.slice(newline + 1);
+  // Four fields per entry: a text that is not whole is not used.
+  let fields = 0;
+  for (let at = text.indexOf('\0'); at >= 0; at = text.indexOf('\0', at + 1)) fields++;
+  return fields % 4 === 0 ? text : '';
 }
