@@ -68,7 +68,10 @@ export function tallySummary(
     ignored?: IgnoredInput[];
   },
 ): BatchSummary {
-  const count = (...outcomes: EntryOutcome[]): number => documents.filter((d) => outcomes.includes(d.outcome)).length;
+  // One pass over the documents, however many outcomes are counted.
+  const tally = new Map<EntryOutcome, number>();
+  for (const d of documents) tally.set(d.outcome, (tally.get(d.outcome) ?? 0) + 1);
+  const count = (...outcomes: EntryOutcome[]): number => outcomes.reduce((n, o) => n + (tally.get(o) ?? 0), 0);
   const summary: BatchSummary = {
     exitCode: 0,
     completed: count('completed'),
