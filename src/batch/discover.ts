@@ -199,8 +199,9 @@ function walkDirectory(root: string, exclusions: string[]): Walked[] {
 /** A file removed between the listing and its lstat is not there: skipped, as if listed a moment later. */
 const MAY_BE_GONE = { throwIfNoEntry: false } as const;
 
+/** One flat string (join, not a rope): the real path is a key of several maps and sets. */
 function childPath(dir: string, name: string): string {
-  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+  return dir.endsWith('/') ? [dir, name].join('') : [dir, name].join('/');
 }
 
 function stampOf(info: Stats): FileStamp {
