@@ -1,4 +1,5 @@
-import { open, readFile, rm } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { hasErrno } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
@@ -30,13 +31,10 @@ export async function acquireLock(journalPath: string, deps: LockDeps = defaultL
   const me: LockHolder = { pid: deps.pid, host: deps.host, started: new Date(deps.now()).toISOString() };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const handle = await open(path, 'wx', 0o600);
-      try {
-        await handle.write(`${JSON.stringify(me)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      // Created only if absent (O_EXCL), written and closed in one call. Not fsync'd: what the
+      // lock guards against is another live process, which sees the page cache; after a crash
+      // of the machine its holder is dead, and a lost or torn lock file is taken over anyway.
+      writeFileSync(path, `${JSON.stringify(me)}\n`, { flag: 'wx', mode: 0o600 });
       return { path, release: () => rm(path, { force: true }) };
     } catch (err) {
       if (!hasErrno(err, 'EEXIST')) throw err;

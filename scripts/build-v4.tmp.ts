@@ -1,0 +1,175 @@
+/**
+ * `npm run build`: the CLI as one bundle (esbuild), so a start-up loads a few files instead of
+ * some 430 ESM modules of ours and our dependencies. Two passes:
+ *
+ * - The start-up: dist/cli/main.js, what bin/extract.js imports, is one file holding commander,
+ *   every command's flags and the constants their defaults come from: `extract --help` reads it
+ *   and dist/cli/errors.js, nothing else. Its import()s of the commands' actions stay imports of
+ *   the second pass's entries. (One pass with code splitting made --help load 17 files: a chunk
+ *   per set of importers of each small shared module.)
+ * - The rest, split: each action (dist/cli/*-action.js, the config store and commands), the
+ *   engine's worker (dist/engine/worker.js, a file of its own for worker threads) and errors.js
+ *   are entries; code they share, and what they load lazily, are chunks in dist/chunks/.
+ *   errors.ts is one module for both passes, so `instanceof ExtractError` holds across them;
+ *   the other modules the start-up copies (constants, unit formatting, redaction) hold no state.
+ * - External, loaded from node_modules as installed: the packages only `extract serve` and
+ *   `extract listen` use (their start-up is not on a batch's path, and fastify's logger and
+ *   pdfjs resolve files of their own at run time: pdfjs its worker, standard fonts and CMaps,
+ *   which the app also serves), and pg (an optional native binding behind a require).
+ * - CommonJS dependencies (commander, undici, fast-glob...) call require(); an ESM bundle gets a
+ *   real one from createRequire.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, resolve } from 'node:path';
+import type { Plugin } from 'esbuild';
+
+const ROOT = join(import.meta.dirname, '..');
+/** dist/, or another folder for trying a change while tests run on dist/. */
+const OUT = process.argv[2] ?? join(ROOT, 'dist');
+
+const EXTERNAL = ['pdfjs-dist', 'fastify', '@fastify/*', 'smtp-server', 'mailparser', 'pg', 'pg-native'];
+
+/**
+ * commander imports node:child_process, and with it net, dgram and the stream machinery (some 40
+ * of Node's own modules, a third of `extract --help`'s time), only to spawn executable
+ * subcommands, which extract does not have. Its import gets a stand-in that says so if ever called.
+ */
+const noChildProcessInCommander: Plugin = {
+  name: 'no-child-process-in-commander',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: 'commander-child-process', namespace: 'stand-in' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'stand-in' }, () => ({
+      contents: "export default { spawn() { throw new Error('extract has no executable subcommands'); } };",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * An ESM import of a Node module runs every lazy getter of its exports (node:fs loads its
+ * streams, util its diff and colours, which open stderr...): a sixth of `--help`. In the start-up,
+ * each `import { a, b } from 'node:x'` takes those names from process.getBuiltinModule('node:x')
+ * instead, which runs no getter. A namespace import (`* as`) keeps Node's own import.
+ */
+const builtinsWithoutGetters: Plugin = {
+  name: 'builtins-without-getters',
+  setup(b) {
+    const builtins = new Set(builtinModules);
+    b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+      const bare = args.path.replace(/^node:/, '');
+      if (args.kind !== 'import-statement' || !builtins.has(bare)) return undefined;
+      const names = _importedNames(readFileSync(args.importer, 'utf8'), args.path);
+      return names === undefined ? undefined : { path: `node:${bare}:${names.join(',')}`, namespace: 'builtin' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+      const [, name, list] = /^(node:[a-z_/]+):(.*)$/.exec(args.path)!;
+      const names = list!.split(',').filter((n) => n !== '' && n !== 'default');
+      return {
+        contents: [
+          `const m = process.getBuiltinModule(${JSON.stringify(name)});`,
+          'export default m;',
+          ...names.map((n) => `export const ${n} = m.${n};`),
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/** The names `source` imports from `specifier` (types left out), or undefined for a namespace import. */
+function _importedNames(source: string, specifier: string): string[] | undefined {
+  const quoted = specifier.replace(/[/]/g, '\\/');
+  const statements = source.matchAll(new RegExp(`import\\s+(?!type\\s)([^;]*?)\\s+from\\s+['"]${quoted}['"]`, 'g'));
+  const names = new Set<string>();
+  for (const [, clause] of statements) {
+    if (clause!.includes('*')) return undefined;
+    for (const part of clause!.replace(/[{}]/g, ',').split(',')) {
+      const spec = part.trim();
+      if (spec === '' || spec.startsWith('type ')) continue;
+      // "a as b" imports a; a bare name before the braces is the default import.
+      names.add(
+        clause!.trim().startsWith(spec) && !clause!.trim().startsWith('{') ? 'default' : spec.split(/\s+as\s+/)[0]!,
+      );
+    }
+  }
+  return [...names];
+}
+
+/** The second pass's entries, each a file in dist/ the start-up may import() by that name. */
+const LAZY_ENTRIES: Record<string, string> = {
+  'cli/errors': 'src/errors.ts',
+  'cli/run-action': 'src/cli/run-action.ts',
+  'cli/get-action': 'src/cli/get-action.ts',
+  'cli/status-action': 'src/cli/status-action.ts',
+  'cli/serve-action': 'src/cli/serve-action.ts',
+  'cli/listen-action': 'src/cli/listen-action.ts',
+  'cli/config-commands': 'src/config/commands.ts',
+  'cli/config-store': 'src/config/store.ts',
+  'engine/worker': 'src/engine/worker.ts',
+  'emulator/server': 'src/emulator/server.ts',
+};
+
+/** In the start-up pass, an import of a second-pass entry (errors.ts included) stays an import of its file. */
+const lazyEntriesStayOutside = (self?: string): Plugin => ({
+  name: 'lazy-entries-stay-outside',
+  setup(b) {
+    const byPath = new Map(Object.entries(LAZY_ENTRIES).map(([name, src]) => [join(ROOT, src), name]));
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const name = byPath.get(resolve(args.resolveDir, args.path));
+      if (name === undefined || name === self) return undefined;
+      return { path: name.startsWith('cli/') ? `./${name.slice(4)}.js` : `../${name}.js`, external: true };
+    });
+  },
+});
+
+const COMMON = {
+  absWorkingDir: ROOT,
+  outdir: OUT,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22.12',
+  external: EXTERNAL,
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  // CommonJS dependencies call require(); this is a real one, taken without an ESM import of node:module.
+  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+  metafile: true,
+  logLevel: 'warning',
+} as const;
+
+// esbuild came with the bundle: a node_modules installed before it says so plainly.
+const { build } = await import('esbuild').catch((err: unknown) => {
+  process.stderr.write(`build: esbuild is not installed (${String(err)}): run npm ci, then npm run build again\n`);
+  process.exit(2);
+});
+rmSync(OUT, { recursive: true, force: true });
+const results = await Promise.all([
+  build({
+    ...COMMON,
+    entryPoints: { 'cli/main': 'src/cli/main.ts' },
+    plugins: [noChildProcessInCommander, lazyEntriesStayOutside(), builtinsWithoutGetters],
+  }),
+  build({
+    ...COMMON,
+    entryPoints: { 'cli/run-action': 'src/cli/run-action.ts' },
+    splitting: true,
+    chunkNames: 'cli/run-[name]-[hash]',
+    plugins: [noChildProcessInCommander, lazyEntriesStayOutside('cli/run-action')],
+  }),
+  build({
+    ...COMMON,
+    entryPoints: Object.fromEntries(Object.entries(LAZY_ENTRIES).filter(([name]) => name !== 'cli/run-action')),
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    plugins: [noChildProcessInCommander],
+  }),
+]);
+const outputs = results.flatMap((r) => Object.entries(r.metafile.outputs)).filter(([file]) => file.endsWith('.js'));
+const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0);
+process.stderr.write(`build: ${outputs.length} files in ${OUT}, ${(bytes / 1e6).toFixed(1)} MB of JavaScript\n`);
