@@ -77,6 +77,31 @@ describe('journal index', () => {
     expect(again.before.map(([key, fact]) => [key, fact.fact])).toEqual([['t:sha4', 'completed']]);
   });
 
+  it('completed facts round-trip whatever their text: tabs and newlines in a name, no page count, unicode', async () => {
+    const completed = (i: number, file: string, page_count: number | null): JournalFact => ({
+      fact: 'completed',
+      at,
+      sha256: `sha${i}`,
+      target: 't',
+      file,
+      route: i % 2 ? 'upload' : 'inline->upload',
+      document_id: `d ${i} é`,
+      page_count,
+      results: { total: i, note: 'tab\there', nested: { a: null, b: 'x' } },
+    });
+    const list = [
+      completed(1, 'plain.pdf', 3),
+      completed(2, 'tab\tname.pdf', 1),
+      completed(3, 'new\nline.pdf', null),
+      completed(4, 'ünïcödé 📄.pdf', 0),
+    ];
+    await runWith(list);
+    const indexed = await loadIndexed(journal);
+    expect(indexed?.replayedAfter).toBe(0);
+    expect(sorted(indexed!.state.known)).toEqual(sorted(replayJournal(readFileSync(journal, 'utf8')).known));
+    for (const f of indexed!.state.known.values()) expect(f.fact === 'completed' && storedText(f.results)).toBeTruthy();
+  });
+
   it('facts written after the index (a crash before it was saved) are replayed on top of it', async () => {
     await runWith(facts(20));
     // A later run killed before its close: its facts are in the journal, not in the index.
