@@ -39,17 +39,17 @@ export type Job = {
   unhashed?: true;
 };
 
+/** The name the service sees (file_name): the file's own name, without its folders. */
+export function serviceName(job: Job): string {
+  return basename(job.input.path);
+}
+
 /**
  * The kinds of file the service reads (spec: "for example a PDF"; images by the inline and
  * upload routes), told from the content: PDF and any image type. Files found in a directory or
  * by a pattern that are something else (notes, spreadsheets, archives) are skipped unless
  * --all-files; a file named by itself is always sent.
  */
-/** The name the service sees (file_name): the file's own name, without its folders. */
-export function serviceName(job: Job): string {
-  return basename(job.input.path);
-}
-
 export function isDocumentType(mimeType: string): boolean {
   return mimeType === 'application/pdf' || (mimeType.startsWith('image/') && mimeType !== 'image/svg+xml');
 }
