@@ -24,7 +24,10 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       live = replayer(indexed.state);
       ({ skipped, torn } = indexed);
     } else {
-      const parsed = (await import('../journal-facts.ts')).parseJournal(await readText(path));
+      // A new journal has nothing to validate: its first run builds no journal schema.
+      const text = await readText(path);
+      const parsed =
+        text === '' ? { facts: [], skipped: 0, torn: false } : (await import('../journal-facts.ts')).parseJournal(text);
       live = replayer();
       for (const fact of parsed.facts) live.apply(fact);
       ({ skipped, torn } = parsed);
