@@ -105,27 +105,26 @@ async function removeIfStill(path: string, judged: string): Promise<void> {
     return;
   }
   try {
-    let text: string | undefined;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      if (!hasErrno(err, 'ENOENT')) throw err;
-    }
-    if (text === judged) rmSync(path, { force: true });
+    if (lockText(path) === judged) rmSync(path, { force: true });
   } finally {
     rmSync(guard, { force: true });
   }
 }
 
-/** The lock's text and its holder (undefined when the text is not a holder: torn); 'gone' if there is none. */
-async function readHolder(path: string): Promise<{ text: string; holder: LockHolder | undefined } | 'gone'> {
-  let text: string;
+/** The lock file's text; undefined when there is none. */
+function lockText(path: string): string | undefined {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
-    if (hasErrno(err, 'ENOENT')) return 'gone';
+    if (hasErrno(err, 'ENOENT')) return undefined;
     throw err;
   }
+}
+
+/** The lock's text and its holder (undefined when the text is not a holder: torn); 'gone' if there is none. */
+async function readHolder(path: string): Promise<{ text: string; holder: LockHolder | undefined } | 'gone'> {
+  const text = lockText(path);
+  if (text === undefined) return 'gone';
   let value: unknown;
   try {
     value = JSON.parse(text);

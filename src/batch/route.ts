@@ -13,11 +13,10 @@ export const UPLOAD_ONLY_ABOVE = 300 * 1000 * 1000;
 
 export type RouteDecision = { route: RouteChoice; why: string };
 
-export function chooseRoute(size: number, flag: RouteFlag, inlineMax: number): RouteDecision {
-  return routeChooser(flag, inlineMax)(size);
-}
-
-/** chooseRoute for one flag and limit, its decisions made once: a plan of 20,000 files shares four objects. */
+/**
+ * How files of a size travel, for one --route flag and --inline-max: each decision is made once,
+ * so a plan of 20,000 files shares a few objects.
+ */
 export function routeChooser(flag: RouteFlag, inlineMax: number): (size: number) => RouteDecision {
   const tooLarge: RouteDecision = { route: 'upload', why: 'over 300 MB, which the service accepts only by upload' };
   const chosen: RouteDecision | undefined =

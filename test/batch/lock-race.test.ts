@@ -26,25 +26,35 @@ async function race(journal: string, racers: number): Promise<string[]> {
   return (await Promise.all(runs)).map((r) => (r.exitCode === 0 ? r.stdout.trim() : `crashed: ${r.stderr}`));
 }
 
+/** A journal path in a folder of its own, removed after the test. */
+function newJournal(): { dir: string; journal: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'lock-race-'));
+  dirs.push(dir);
+  return { dir, journal: join(dir, 'state.jsonl') };
+}
+
+/** One run won; every other was refused, naming the holder; and nothing is left beside the journal. */
+function expectOneWinner(outcomes: string[], dir: string): void {
+  expect(
+    outcomes.filter((o) => o === 'won'),
+    outcomes.join('\n'),
+  ).toHaveLength(1);
+  expect(outcomes.filter((o) => o.startsWith('lost: ') && /in use by process/.test(o))).toHaveLength(
+    outcomes.length - 1,
+  );
+  expect(readdirSync(dir)).toEqual([]);
+}
+
 describe('lock: runs racing for one journal', () => {
   it('a stale lock (its holder is dead) judged by many runs at once is taken by exactly one', {
     timeout: 30_000,
   }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lock-race-'));
-    dirs.push(dir);
-    const journal = join(dir, 'state.jsonl');
+    const { dir, journal } = newJournal();
     for (let round = 0; round < 2; round++) {
       // A holder that has exited: its pid is a finished child's.
       const dead = Number(execFileSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).trim());
       writeFileSync(lockPathFor(journal), `${JSON.stringify({ pid: dead, host: hostname(), started: 'x' })}\n`);
-      const outcomes = await race(journal, 6);
-      expect(
-        outcomes.filter((o) => o === 'won'),
-        outcomes.join('\n'),
-      ).toHaveLength(1);
-      expect(outcomes.filter((o) => o.startsWith('lost: ') && /in use by process/.test(o))).toHaveLength(5);
-      // Released, and nothing left beside the journal.
-      expect(readdirSync(dir)).toEqual([]);
+      expectOneWinner(await race(journal, 6), dir);
     }
   });
 
@@ -53,16 +63,7 @@ describe('lock: runs racing for one journal', () => {
   it('a lock being made is never read as a torn one: many runs asking at once, exactly one wins', {
     timeout: 30_000,
   }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lock-race-'));
-    dirs.push(dir);
-    const journal = join(dir, 'state.jsonl');
-    {
-      const outcomes = await race(journal, 6);
-      expect(
-        outcomes.filter((o) => o === 'won'),
-        outcomes.join('\n'),
-      ).toHaveLength(1);
-      expect(readdirSync(dir)).toEqual([]);
-    }
+    const { dir, journal } = newJournal();
+    expectOneWinner(await race(journal, 6), dir);
   });
 });

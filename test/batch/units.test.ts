@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration, parseSize } from '../../src/batch/units.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
-import { chooseRoute, DEFAULT_INLINE_MAX, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
+import { routeChooser, DEFAULT_INLINE_MAX, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
 
 describe('units', () => {
   it('sizes: bytes, KB/MB/GB in powers of 1000, KiB/MiB in powers of 1024', () => {
@@ -29,8 +29,8 @@ describe('units', () => {
 
 describe('routing', () => {
   it('auto: inline up to --inline-max, upload above', () => {
-    expect(chooseRoute(DEFAULT_INLINE_MAX, 'auto', DEFAULT_INLINE_MAX).route).toBe('inline');
-    expect(chooseRoute(DEFAULT_INLINE_MAX + 1, 'auto', DEFAULT_INLINE_MAX).route).toBe('upload');
+    expect(routeChooser('auto', DEFAULT_INLINE_MAX)(DEFAULT_INLINE_MAX).route).toBe('inline');
+    expect(routeChooser('auto', DEFAULT_INLINE_MAX)(DEFAULT_INLINE_MAX + 1).route).toBe('upload');
   });
   it('the default inline cap leaves room for base64: a file of --inline-max bytes is not too large for the default service', async () => {
     // The default emulator (10 MiB bodies, as the spec's limit) over HTTP, with the body the
@@ -43,10 +43,10 @@ describe('routing', () => {
     expect((await call(server, 'POST', '/api/v1/extract', { body: body(DEFAULT_INLINE_MAX * 1.6) })).status).toBe(413);
   });
   it('--route forces a route', () => {
-    expect(chooseRoute(10, 'upload', DEFAULT_INLINE_MAX).route).toBe('upload');
-    expect(chooseRoute(50_000_000, 'inline', DEFAULT_INLINE_MAX).route).toBe('inline');
+    expect(routeChooser('upload', DEFAULT_INLINE_MAX)(10).route).toBe('upload');
+    expect(routeChooser('inline', DEFAULT_INLINE_MAX)(50_000_000).route).toBe('inline');
   });
   it('over 300 MB always uploads, whatever --route says', () => {
-    expect(chooseRoute(UPLOAD_ONLY_ABOVE + 1, 'inline', Number.MAX_SAFE_INTEGER).route).toBe('upload');
+    expect(routeChooser('inline', Number.MAX_SAFE_INTEGER)(UPLOAD_ONLY_ABOVE + 1).route).toBe('upload');
   });
 });

@@ -20,6 +20,23 @@ async function listAll(dir: string): Promise<string[]> {
 }
 
 describe('writeOutputs', () => {
+  it("a run hands its report entries to the writers: every format writes only each record's own fields", async () => {
+    const cwd = await tempDir();
+    const entries = SAMPLE.map((r) => ({ ...r, outcome: 'skipped', sha256: 'report-only-f00d' }));
+    for (const out of ['r.jsonl', 'r.json', 'r.csv', 'dir/']) {
+      const written = await writeOutputs(resolveOutput({ out, cwd }), entries, { cwd });
+      const paths = out.endsWith('/') ? written.written : [join(cwd, out)];
+      expect(paths.length, out).toBeGreaterThan(0);
+      for (const path of paths) {
+        const text = await readFile(path, 'utf8');
+        expect(text, `${out}: ${path}`).not.toMatch(/outcome|report-only-f00d/);
+      }
+    }
+    // And what was written is the records themselves.
+    const lines = (await readFile(join(cwd, 'r.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines.map((l) => DocumentRecord.parse(JSON.parse(l)))).toEqual(SAMPLE);
+  });
+
   it('output: a .json file is one JSON array of every record, in the order given', async () => {
     const cwd = await tempDir();
     const target = resolveOutput({ out: 'out/results.json', cwd });

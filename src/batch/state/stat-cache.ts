@@ -49,7 +49,7 @@ export function statCachePathFor(journal: string): string {
   return `${journal}.stat-cache`;
 }
 
-/** An entry of the loaded text: where its stamp starts; the path is before it. */
+/** A file's recorded facts: the stamp they were read at, its sha256 and MIME type. */
 type Entry = [stamp: string, sha256: string, mimeType: string];
 
 export function openStatCache(path: string): StatCache {
