@@ -52,6 +52,11 @@ export const EmulatorConfig = z
           .default(10 * 1024 * 1024),
       })
       .default({ timeout_ms: 30_000, max_body_bytes: 10 * 1024 * 1024 }),
+    /**
+     * Whether POST extract honours Idempotency-Key (the spec never mentions one). false
+     * rehearses a service that ignores it: every extract request is a new document and a charge.
+     */
+    idempotency_key: z.boolean().default(true),
     upload: z.strictObject({ expires_in: z.number().int().positive().default(900) }).default({ expires_in: 900 }),
     processing: z
       .strictObject({

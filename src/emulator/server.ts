@@ -213,7 +213,14 @@ async function buildApp(
   }
   const maxBodyBytes = config.inline.max_body_bytes;
   await app.register(
-    apiRoutes({ gateway: m.gateway, keys: m.keys, idempotency: m.idempotency, maxBodyBytes, now: deps.now }),
+    apiRoutes({
+      gateway: m.gateway,
+      keys: m.keys,
+      idempotency: m.idempotency,
+      honourIdempotencyKey: config.idempotency_key,
+      maxBodyBytes,
+      now: deps.now,
+    }),
   );
   await app.register(storageRoutes(m.gateway));
   await app.register(

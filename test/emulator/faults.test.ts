@@ -117,6 +117,17 @@ describe('faults: over HTTP', () => {
     expect(ledger.balance).toBe(999);
   });
 
+  it('idempotency_key: false rehearses a service that ignores the header: each resend is a new document and a charge', async () => {
+    const s = await emulator({ idempotency_key: false });
+    const body = inlineBody(await invoicePdf(1));
+    const send = () => call(s, 'POST', '/api/v1/extract', { body, headers: { 'idempotency-key': 'k-1' } });
+    const first = ExtractInlineResponse.parse((await send()).body);
+    const second = ExtractInlineResponse.parse((await send()).body);
+    expect(second.document_id).not.toBe(first.document_id);
+    const ledger = LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body);
+    expect(ledger.entries.filter((e) => e.kind === 'reserve')).toHaveLength(2);
+  });
+
   it('Idempotency-Key: a different body under the same key is refused; an error frees the key', async () => {
     const s = await emulator({ credits: 0 });
     const a = inlineBody(await invoicePdf(2));

@@ -14,10 +14,13 @@ export function apiRoutes(input: {
   gateway: Gateway;
   keys: KeyRing;
   idempotency: Idempotency;
+  /** false: the header is ignored, as by a service that does not honour it (config `idempotency_key`). */
+  honourIdempotencyKey?: boolean;
   maxBodyBytes: number;
   now: () => number;
 }) {
-  const { gateway, keys, idempotency, maxBodyBytes, now } = input;
+  const { gateway, keys, maxBodyBytes, now } = input;
+  const idempotency = input.honourIdempotencyKey === false ? undefined : input.idempotency;
   return async (app: FastifyInstance) => {
     const parserOf = (request: FastifyRequest) =>
       keys.parserFor(request.headers[HEADER.authorization], request.raw.socket);
@@ -31,22 +34,22 @@ export function apiRoutes(input: {
     app.post(`${API_PREFIX}/extract`, { bodyLimit: maxBodyBytes }, async (request) => {
       const parser = parserOf(request);
       const body = parseBody(ExtractRequest, request.body);
-      const key = request.headers[HEADER.idempotencyKey];
-      const record =
-        typeof key === 'string' ? (answer: unknown) => idempotency.finish(parser.parser_id, key, answer) : undefined;
+      const header = request.headers[HEADER.idempotencyKey];
+      const held = idempotency !== undefined && typeof header === 'string' ? { idempotency, key: header } : undefined;
+      const record = held && ((answer: unknown) => held.idempotency.finish(parser.parser_id, held.key, answer));
       // The key's answer is recorded in the transaction that creates (storage path) or completes
       // (inline) the document: a kill between the two would free the key of a charged document.
       const run = () =>
         body.shape === 'inline'
           ? gateway.extractInline(parser, body.request, record, injectedAsyncError(request))
           : gateway.extractStored(parser, body.request, injectedAsyncError(request), record);
-      if (typeof key !== 'string') return noteDocument(request, await run());
-      const replay = idempotency.begin(parser.parser_id, key, request.body, now());
+      if (held === undefined) return noteDocument(request, await run());
+      const replay = held.idempotency.begin(parser.parser_id, held.key, request.body, now());
       if (replay !== null) return replay;
       try {
         return noteDocument(request, await run());
       } catch (err) {
-        idempotency.abort(parser.parser_id, key);
+        held.idempotency.abort(parser.parser_id, held.key);
         throw err;
       }
     });
