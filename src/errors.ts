@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'auth'
   /** The state journal's database cannot be used (unreachable past the wait, refused us): exit 6. */
   | 'state'
+  /** The service could not be reached to settle something a send depends on: exit 7. */
+  | 'unreachable'
   /** Stopped by SIGINT/SIGTERM: exit 130. */
   | 'interrupted'
   /** Anything we did not plan for: exit 1, with enough to file a bug. */
@@ -50,6 +52,8 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT_CODES.auth;
     case 'state':
       return EXIT_CODES.state;
+    case 'unreachable':
+      return EXIT_CODES.unreachable;
     case 'interrupted':
       return EXIT_CODES.interrupted;
     case 'internal':

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { Results } from '../contract/index.ts';
 import { hasErrno } from '../errno.ts';
 import { Route } from '../outputs/record-schema.ts';
-import { replayer, type Replay } from './journal.ts';
+import { ExtractError } from '../errors.ts';
+import { JOURNAL_VERSION, replayer, type Replay } from './journal.ts';
 
 /**
  * The journal's facts as a zod schema (journal.ts says what they mean), and the readers that
@@ -83,35 +84,69 @@ export const JournalFact = z.discriminatedUnion('fact', [
   }),
   /** Written by older versions for --fresh: facts before this line are ignored. No longer written. */
   z.object({ fact: z.literal('reset'), at: z.string() }),
+  /**
+   * What an API key is known to be, learned without paying (batch/identity.ts): `target` is the
+   * key's fingerprint (of base URL and key), `parser` the target its parser's documents are
+   * journaled under (the fingerprint of the first key seen for that parser, or its own), and
+   * `not` the targets this key was shown not to see (another parser's).
+   */
+  z.object({
+    fact: z.literal('parser'),
+    at: z.string(),
+    target: z.string(),
+    parser: z.string(),
+    not: z.array(z.string()).optional(),
+  }),
+  /** The journal's format version, the first line of a journal this version made (absent: 1). */
+  z.object({ fact: z.literal('journal'), at: z.string(), version: z.number().int().positive() }),
 ]);
 export type JournalFact = z.infer<typeof JournalFact>;
 
 /** Replays the journal text (see replayer for the rules). */
-export function replayJournal(text: string): Replay {
+export function replayJournal(text: string, where = 'the journal'): Replay {
   const replay = replayer();
-  const parsed = parseJournal(text);
+  const parsed = parseJournal(text, where);
   for (const fact of parsed.facts) replay.apply(fact);
-  return { known: replay.known, skipped: parsed.skipped, torn: parsed.torn };
+  return { known: replay.known, parsers: replay.parsers, skipped: parsed.skipped, torn: parsed.torn };
 }
 
-/** The facts of the journal text in order; lines that cannot be read are counted, not fatal. */
-export function parseJournal(text: string): { facts: JournalFact[]; skipped: number; torn: boolean } {
+/**
+ * A fact as stored (a journal line parsed as JSON, a database row). A fact this version cannot
+ * read was written by a newer one (a kind, a field or a value it does not know): the run stops
+ * rather than take the document for unknown and pay for it again.
+ */
+export function readFact(value: unknown, where: string): JournalFact {
+  const parsed = JournalFact.safeParse(value);
+  if (parsed.success && (parsed.data.fact !== 'journal' || parsed.data.version <= JOURNAL_VERSION)) return parsed.data;
+  throw new ExtractError(
+    'usage',
+    `${where} holds a fact this version of extract cannot read (written by a newer extract, or edited by hand): upgrade extract (npm install -g extract-cli@latest) and rerun; nothing was sent`,
+  );
+}
+
+/**
+ * The facts of the journal text in order. A line that is not JSON is a torn write (a crash
+ * mid-line): counted and skipped. A line that is JSON but no fact this version knows stops the
+ * run (readFact).
+ */
+export function parseJournal(
+  text: string,
+  where = 'the journal',
+): { facts: JournalFact[]; skipped: number; torn: boolean } {
   const facts: JournalFact[] = [];
   let skipped = 0;
+  let n = 0;
   for (const line of text.split('\n')) {
+    n++;
     if (line.trim() === '') continue;
-    let parsed: ReturnType<typeof JournalFact.safeParse>;
+    let value: unknown;
     try {
-      parsed = JournalFact.safeParse(JSON.parse(line));
+      value = JSON.parse(line);
     } catch {
       skipped++;
       continue;
     }
-    if (!parsed.success) {
-      skipped++;
-      continue;
-    }
-    facts.push(parsed.data);
+    facts.push(readFact(value, `${where} (line ${n})`));
   }
   return { facts, skipped, torn: text.length > 0 && !text.endsWith('\n') };
 }
@@ -121,8 +156,8 @@ export async function readJournal(path: string): Promise<Replay> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if (hasErrno(err, 'ENOENT')) return { known: new Map(), skipped: 0, torn: false };
+    if (hasErrno(err, 'ENOENT')) return { known: new Map(), parsers: new Map(), skipped: 0, torn: false };
     throw err;
   }
-  return replayJournal(text);
+  return replayJournal(text, path);
 }

@@ -15,7 +15,16 @@ import { groupCommit, type LogSink } from './state/group-commit.ts';
  */
 
 export type { FailureCharge, JournalFact, SentRequest } from './journal-facts.ts';
-export type DocumentFact = Exclude<JournalFact, { fact: 'reset' }>;
+/** A fact about one document (the others: reset, parser, journal). */
+export type DocumentFact = Exclude<JournalFact, { fact: 'reset' | 'parser' | 'journal' }>;
+/** What an API key is known to be: which parser's documents it sees (batch/identity.ts). */
+export type ParserFact = Extract<JournalFact, { fact: 'parser' }>;
+
+/**
+ * The format version a journal this version writes starts with (a `journal` fact); facts of a
+ * newer version stop the run (journal-facts.ts readFact). 1: journals without that line.
+ */
+export const JOURNAL_VERSION = 2;
 
 /** What an earlier run knew of one document. */
 export type KnownState = Exclude<DocumentFact, { fact: 'unsent' }>;
@@ -29,6 +38,8 @@ export function stateKey(sha256: string, target: string): string {
 export type Replay = {
   /** The latest fact per document (stateKey). */
   known: Map<string, KnownState>;
+  /** The latest parser fact per key fingerprint. */
+  parsers: Map<string, ParserFact>;
   /** Lines that could not be read (a torn last line after a crash is expected). */
   skipped: number;
   /** Whether the file ends mid-line; the next append starts on a fresh line. */
@@ -52,6 +63,7 @@ function costNothing(state: KnownState | undefined): boolean {
 /** All a replay remembers: what the journal index (state/journal-index.ts) keeps, to go on from. */
 export type ReplayState = {
   known: Map<string, KnownState>;
+  parsers: Map<string, ParserFact>;
   /** Per document whose extract request is out: what was known before it (restored by `unsent`). */
   before: Map<string, KnownState | undefined>;
 };
@@ -71,10 +83,17 @@ export function replayer(from?: ReplayState): ReplayState & { apply(fact: Journa
   const known = from?.known ?? new Map<string, KnownState>();
   // What was known of a document before its extract request went out, restored by `unsent`.
   const before = from?.before ?? new Map<string, KnownState | undefined>();
+  const parsers = from?.parsers ?? new Map<string, ParserFact>();
   return {
     known,
     before,
+    parsers,
     apply(fact) {
+      if (fact.fact === 'journal') return;
+      if (fact.fact === 'parser') {
+        parsers.set(fact.target, fact);
+        return;
+      }
       if (fact.fact === 'reset') {
         known.clear();
         before.clear();
@@ -100,9 +119,11 @@ export function replayer(from?: ReplayState): ReplayState & { apply(fact: Journa
   };
 }
 
-/** The document a fact is about (undefined for a batch-wide fact such as reset). */
+/** The document a fact is about (undefined for a fact about no document: reset, parser, journal). */
 export function factKey(fact: JournalFact): string | undefined {
-  return fact.fact === 'reset' ? undefined : stateKey(fact.sha256, fact.target);
+  return fact.fact === 'reset' || fact.fact === 'parser' || fact.fact === 'journal'
+    ? undefined
+    : stateKey(fact.sha256, fact.target);
 }
 
 /**
@@ -116,8 +137,10 @@ export interface JournalWriter {
 
 export async function openJournal(path: string, torn: boolean): Promise<JournalWriter> {
   const handle: FileHandle = await open(path, 'a', 0o600);
-  // A torn last line (a crash mid-write) is ended first, so the next fact starts on a line of its own.
-  const log = groupCommit(appendSink(handle), torn ? '\n' : '');
+  // A torn last line (a crash mid-write) is ended first, so the next fact starts on a line of its own;
+  // a new journal starts with its format version.
+  const first = (await handle.stat()).size === 0 ? `${JSON.stringify(versionFact())}\n` : torn ? '\n' : '';
+  const log = groupCommit(appendSink(handle), first);
   return {
     append: (fact) => log.append(`${JSON.stringify(fact)}\n`),
     close: () => log.close(),
@@ -142,6 +165,11 @@ function appendSink(handle: FileHandle): LogSink {
     datasync: () => handle.datasync(),
     close: () => handle.close(),
   };
+}
+
+/** The first fact of a journal this version makes. */
+export function versionFact(at = new Date()): JournalFact {
+  return { fact: 'journal', at: at.toISOString(), version: JOURNAL_VERSION };
 }
 
 /** For --no-state and --dry-run. */

@@ -19,8 +19,8 @@ export type BatchOptions = {
   /** Documents being polled at once; polling holds no send slot. */
   maxPending: number;
   poll: PollPolicy;
-  /** Journal path or postgres:// URL, or null for --no-state. */
-  state: string | null;
+  /** Journal path or postgres:// URL, null for --no-state, undefined for the user's journal of the service (state/user-journal.ts). */
+  state: string | null | undefined;
   /** A shared journal's claim lasts this long without renewal (--lease). */
   leaseMs: number;
   /** How long an unreachable state database is waited for (--state-wait). */
@@ -49,7 +49,8 @@ export type BatchOptions = {
 export const HASH_WHILE_SENDING_ABOVE = 64 * 1024 * 1024;
 
 /** The journal's default place: the working directory, so a cron job's reruns find it. */
-export const DEFAULT_STATE = '.extract-state.jsonl';
+/** What --help says of the journal when --state is not given (state/user-journal.ts). */
+export const DEFAULT_STATE_HELP = '$XDG_STATE_HOME/extract/journals/<service>.jsonl, else ~/.local/state/extract/…';
 
 /** -c: files being sent at once. */
 export const DEFAULT_CONCURRENCY = 4;

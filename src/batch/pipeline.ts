@@ -15,7 +15,8 @@ import {
 } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import { fileFacts } from './facts.ts';
-import { stateKey, type FailureCharge, type JournalWriter, type KnownState, type SentRequest } from './journal.ts';
+import { lookup, soleIdentity, type Identity } from './identity.ts';
+import type { FailureCharge, JournalWriter, KnownState, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
 import { actionFor, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
@@ -46,7 +47,10 @@ export type Outcome = { kind: OutcomeKind; record: DocumentRecord; retryable?: b
 export type PipelineContext = {
   client: ServiceClient;
   journal: JournalWriter;
+  /** The run's primary target (a job without one of its own goes under it). */
   target: string;
+  /** The parser's targets, under which a file hashed while it is sent is looked up (absent: `target` alone). */
+  identity?: Identity | undefined;
   poll: PollPolicy;
   maxCredits: number | undefined;
   deps: ClientDeps;
@@ -213,7 +217,8 @@ export class Pipeline {
   ): { job: Job; resend?: SentRequest | undefined; known?: () => Promise<void> } {
     const c = this.#c;
     const { unhashed: _, ...rest } = uploaded;
-    const job: Job = { ...rest, sha256, key: stateKey(sha256, c.target) };
+    const found = lookup(c.known ?? new Map(), sha256, c.identity ?? soleIdentity(c.target));
+    const job: Job = { ...rest, sha256, key: found.key, target: found.target };
     const sibling = this.#inRun.get(job.key);
     if (sibling !== undefined) {
       return {
@@ -225,7 +230,7 @@ export class Pipeline {
       };
     }
     this.#openInRun(job.key);
-    const prior = c.known?.get(job.key);
+    const prior = found.prior;
     const action = actionFor(prior, c.retryFailed === true, c.fresh === true);
     const known: Job = { ...job, prior, action };
     if (action === 'submit') {
@@ -605,14 +610,14 @@ export class Pipeline {
       file_type: job.mimeType,
       ...(storagePath !== undefined ? { storage_path: storagePath } : {}),
     };
-    return { ...sent, idempotency_key: idempotencyKey(job.sha256, this.#c.target, sent) };
+    return { ...sent, idempotency_key: idempotencyKey(job.sha256, job.target ?? this.#c.target, sent) };
   }
 
   #common(job: Job): { at: string; sha256: string; target: string; file: string } {
     return {
       at: new Date(this.#c.deps.now()).toISOString(),
       sha256: job.sha256,
-      target: this.#c.target,
+      target: job.target ?? this.#c.target,
       file: job.input.file,
     };
   }

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
 import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType } from './facts.ts';
+import { lookup, soleIdentity, type Identity } from './identity.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
 import type { StateJournal } from './state/index.ts';
 import type { StatCache } from './state/stat-cache.ts';
@@ -24,6 +25,11 @@ export type Job = {
   sha256: string;
   mimeType: string;
   key: string;
+  /**
+   * The journal target the document's facts go under: its parser's (identity.ts), or the one
+   * of the parser's targets that already knows it. Absent: the run's primary target.
+   */
+  target?: string;
   decision: RouteDecision;
   action: Action;
   prior: KnownState | undefined;
@@ -61,6 +67,8 @@ export type PlanInput = {
   files: InputFile[];
   known: Map<string, KnownState>;
   target: string;
+  /** The parser's targets (identity.ts); absent: `target` alone. */
+  identity?: Identity | undefined;
   route: RouteFlag;
   inlineMax: number;
   retryFailed: boolean;
@@ -89,6 +97,8 @@ export type BatchPlan = {
   known: Map<string, KnownState>;
   /** The journal's fingerprint of base URL and key ('no-key' for a dry run without one). */
   targetId: string;
+  /** The parser's targets in the journal, which the run's documents are looked up under. */
+  identity: Identity;
   /** One per readable input that is a document (or named by itself), in input order. */
   jobs: Job[];
   unreadable: UnreadableInput[];
@@ -116,6 +126,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
     input.onProgress(done, total);
   };
   const route = routeChooser(input.route, input.inlineMax);
+  const identity = input.identity ?? soleIdentity(input.target);
   // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
   // Built at the first large unhashed file: a rerun whose files the stat cache knows never needs it.
   const above = input.hashWhileSendingAbove;
@@ -154,7 +165,8 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
               input: file,
               sha256: '',
               mimeType,
-              key: stateKey(`unhashed:${file.realPath}`, input.target),
+              key: stateKey(`unhashed:${file.realPath}`, identity.primary),
+              target: identity.primary,
               decision,
               action: 'submit',
               prior: undefined,
@@ -175,14 +187,14 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           tick();
           continue;
         }
-        const key = stateKey(facts.sha256, input.target);
-        const prior = input.known.get(key);
+        const { key, target, prior } = lookup(input.known, facts.sha256, identity);
         const action = actionFor(prior, input.retryFailed, input.fresh === true);
         jobs[i] = {
           input: file,
           sha256: facts.sha256,
           mimeType: facts.mimeType,
           key,
+          target,
           decision,
           action,
           prior,

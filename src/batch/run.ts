@@ -2,17 +2,19 @@ import { checkApiKey, keyFingerprint } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
 import { checkExplode, createStreamWriter, isStreamed, prepareOutput, resolveOutput } from '../outputs/index.ts';
 import { errorRecord } from '../outputs/record.ts';
-import type { Log } from '../client/deps.ts';
+import type { ClientDeps, Log } from '../client/deps.ts';
 import { discoverInputs } from './discover.ts';
 import { finishBatch, finishDryRun } from './finish.ts';
-import type { Replay } from './journal.ts';
+import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from './identity.ts';
+import type { KnownState, Replay } from './journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { countPages } from './pages.ts';
-import { planJobs, priorRecord, type BatchPlan } from './plan.ts';
+import { planJobs, priorRecord, replan, type BatchPlan, type Job } from './plan.ts';
 import { chooseStyle, createReporter, useColor, type Reporter } from './progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
-import { memoryState, openState, parseStateSpec, type StateJournal } from './state/index.ts';
+import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from './state/index.ts';
+import { importLegacy, legacyJournal, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
 import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
@@ -111,28 +113,48 @@ async function planBatch(
   for (const p of discovery.unmatched) log('warn', `${p}: matched no file`);
   log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
 
-  const spec = options.state === null ? null : parseStateSpec(options.state, deps.cwd);
+  const spec = stateSpecOf(options, deps);
   if (spec?.kind === 'postgres' && options.fresh) {
     throw new ExtractError(
       'usage',
       "--fresh with a shared journal (postgres://) would make the workers redo and pay again for each other's documents: use a new database for a new batch",
     );
   }
-  const journal =
-    spec === null
-      ? memoryState()
-      : await openState(spec, {
-          readOnly: options.dryRun,
-          leaseMs: options.leaseMs,
-          outageMs: options.stateWaitMs,
-          log,
-          lock: deps.lock,
-        });
-  ctx.opened(journal);
-  let replay: Replay = { known: new Map(), skipped: 0, torn: false };
+  const open = async (): Promise<StateJournal> => {
+    const journal =
+      spec === null
+        ? memoryState()
+        : await openState(spec, {
+            readOnly: options.dryRun,
+            leaseMs: options.leaseMs,
+            outageMs: options.stateWaitMs,
+            log,
+            lock: deps.lock,
+          });
+    ctx.opened(journal);
+    return journal;
+  };
+  let journal = await open();
+  // An earlier version's journal in this folder: imported into the user's journal once (a dry run only reads it).
+  const legacy = options.state === undefined && spec?.kind === 'file' ? legacyJournal(deps.cwd) : undefined;
+  if (legacy !== undefined && !options.dryRun) {
+    const imported = await importLegacy(journal, legacy);
+    await journal.close();
+    journal = await open();
+    log(
+      'info',
+      `imported the ${imported.facts} facts of ${legacy} into ${journal.where}, the journal every folder now shares; the old file is kept as ${imported.keptAs}`,
+    );
+  }
+  let replay: Replay = { known: new Map(), parsers: new Map(), skipped: 0, torn: false };
   // --fresh reads the journal too: it sends every file again, but what the journal knows of a
   // document changes only when this run actually sends it (a run that sends nothing changes nothing).
   if (spec !== null) replay = await journal.replay();
+  if (legacy !== undefined && options.dryRun) {
+    const old = await (await import('./journal-facts.ts')).readJournal(legacy);
+    for (const [key, fact] of old.known) if (!replay.known.has(key)) replay.known.set(key, fact);
+    for (const [key, fact] of old.parsers) if (!replay.parsers.has(key)) replay.parsers.set(key, fact);
+  }
   if (replay.skipped > 0)
     log(
       replay.skipped === 1 && replay.torn ? 'debug' : 'warn',
@@ -143,12 +165,16 @@ async function planBatch(
 
   // A dry run without a key matches nothing in the journal: it plans every file as new.
   const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
+  let identity = identityOf(targetId, replay.parsers);
+  // Documents under targets this key may share a parser with: settled by a probe after the plan.
+  const foreign = options.fresh ? new Set<string>() : foreignTargets(replay.known, identity);
   // The stat cache sits beside a JSONL journal; a dry run reads it but writes nothing.
   const cache = spec?.kind === 'file' ? openStatCache(statCachePathFor(spec.path)) : undefined;
   const plan = await planJobs({
     files: discovery.files,
     known: replay.known,
-    target: targetId,
+    target: identity.primary,
+    identity,
     route: options.route,
     inlineMax: options.inlineMax,
     retryFailed: options.retryFailed,
@@ -158,13 +184,26 @@ async function planBatch(
     now: deps.now,
     // One read pass for large files (hashed as they are uploaded): not for a page count first, nor
     // with a shared journal, whose workers claim a document by its content before sending it.
+    // Nor when other keys' documents are in the journal: a content is matched against them before it is sent.
     hashWhileSendingAbove:
-      options.dryRun || options.maxCredits !== undefined || journal.shared
+      options.dryRun || options.maxCredits !== undefined || journal.shared || foreign.size > 0
         ? undefined
         : (options.hashWhileSendingAbove ?? HASH_WHILE_SENDING_ABOVE),
     onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
   });
   if (!options.dryRun) saveStatCache(cache, log);
+  if (!options.dryRun && options.apiKey && foreign.size > 0) {
+    identity = await settleIdentity(
+      plan.jobs,
+      { known: replay.known, parsers: replay.parsers, identity, foreign },
+      {
+        journal,
+        service: { baseUrl: options.baseUrl, apiKey: options.apiKey },
+        deps: { ...deps, log },
+        retryFailed: options.retryFailed,
+      },
+    );
+  }
   const unreadable = [...discovery.unreadable, ...plan.unreadable];
   const { ignored, jobs } = plan;
   if (ignored.length > 0) {
@@ -206,7 +245,57 @@ async function planBatch(
         }),
       );
   }
-  return { journal, known: replay.known, targetId, jobs, unreadable, ignored };
+  return { journal, known: replay.known, targetId, identity, jobs, unreadable, ignored };
+}
+
+/**
+ * A run about to send contents that another key's documents hold asks the service whether this
+ * key can read them (probe.ts: a read, never a charge). If it can, the two keys are one parser:
+ * the fact is journaled and those files are planned again under it (done, collected or left as
+ * that history says); if it cannot, the other key is ruled out and not asked about again.
+ */
+async function settleIdentity(
+  jobs: Job[],
+  seen: { known: Map<string, KnownState>; parsers: Replay['parsers']; identity: Identity; foreign: Set<string> },
+  ctx: { journal: StateJournal; service: { baseUrl: string; apiKey: string }; deps: ClientDeps; retryFailed: boolean },
+): Promise<Identity> {
+  const { known, parsers, identity, foreign } = seen;
+  const fresh = jobs.filter((j) => j.action === 'submit' && j.prior === undefined && j.unhashed === undefined);
+  const found = candidates(
+    known,
+    fresh.map((j) => j.sha256),
+    identity,
+    foreign,
+  );
+  if (found.length === 0) return identity;
+  const { probe } = await import('./probe.ts');
+  const shown = await probe(ctx.service, found, ctx.deps);
+  const facts = learned(identity, parsers, shown.seen, shown.unseen, new Date(ctx.deps.now()));
+  for (const fact of facts) await ctx.journal.append(fact);
+  const next = identityOf(identity.key, new Map([...parsers, ...facts.map((f) => [f.target, f] as const)]));
+  if (shown.seen.length > 0)
+    ctx.deps.log(
+      'info',
+      'this API key reads documents the journal holds under another key: they are the same parser, and what the journal knows of them stands (nothing is sent again)',
+    );
+  for (const job of fresh) {
+    const { key, target, prior } = lookup(known, job.sha256, next);
+    if (prior === undefined) continue;
+    Object.assign(job, replan({ ...job, key, target }, prior, ctx.retryFailed, false));
+  }
+  return next;
+}
+
+/**
+ * The journal a run keeps: none (--no-state), the one --state names, or by default the user's
+ * journal for this service (state/user-journal.ts), its folder made on first use.
+ */
+function stateSpecOf(options: BatchOptions, deps: BatchDeps): StateSpec | null {
+  if (options.state === null) return null;
+  if (options.state !== undefined) return parseStateSpec(options.state, deps.cwd);
+  const path = userJournalPath(deps.env, options.baseUrl);
+  if (!options.dryRun) makeJournalFolder(path);
+  return parseStateSpec(path, deps.cwd);
 }
 
 /** A cache: failing to write it costs the next run some reading, not this run its result. */

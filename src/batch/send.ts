@@ -120,6 +120,7 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     client,
     journal: share.journal,
     target: plan.targetId,
+    identity: plan.identity,
     poll: options.poll,
     maxCredits: options.maxCredits,
     deps,

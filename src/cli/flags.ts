@@ -3,7 +3,6 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_PENDING,
-  DEFAULT_STATE,
   DEFAULT_STATE_WAIT_MS,
 } from '../batch/options.ts';
 import type { Verbosity } from '../batch/progress.ts';
@@ -66,7 +65,7 @@ export function batchOptionsFromFlags(
       flags.concurrency === undefined ? DEFAULT_CONCURRENCY : parseCount(flags.concurrency, '-c/--concurrency'),
     maxPending: flags.maxPending === undefined ? DEFAULT_MAX_PENDING : parseCount(flags.maxPending, '--max-pending'),
     poll: pollPolicyFromFlags(flags),
-    state: flags.state === false ? null : (flags.state ?? DEFAULT_STATE),
+    state: flags.state === false ? null : flags.state,
     leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : parseLease(flags.lease),
     stateWaitMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait'),
     fresh: flags.fresh === true,

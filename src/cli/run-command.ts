@@ -4,7 +4,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_PENDING,
-  DEFAULT_STATE,
+  DEFAULT_STATE_HELP,
   DEFAULT_STATE_WAIT_MS,
   type StopSignal,
 } from '../batch/options.ts';
@@ -79,8 +79,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--state <file|url>',
-      'the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL)',
-      DEFAULT_STATE,
+      `the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL); default: the user's journal of the service, ${DEFAULT_STATE_HELP}`,
     )
     .option(
       '--lease <duration>',

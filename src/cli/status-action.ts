@@ -1,7 +1,7 @@
-import { DEFAULT_LEASE_MS, DEFAULT_STATE, DEFAULT_STATE_WAIT_MS } from '../batch/options.ts';
+import { DEFAULT_LEASE_MS, DEFAULT_STATE_WAIT_MS } from '../batch/options.ts';
 import { runStatus } from '../batch/status.ts';
 import { parseDuration } from '../batch/units.ts';
-import type { Env } from '../config/settings.ts';
+import type { Env, SettingsStore } from '../config/settings.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
 export async function statusFromCli(
@@ -12,7 +12,8 @@ export async function statusFromCli(
   if (state === undefined) {
     const { resolveStateUrl } = await import('../config/settings.ts');
     const { openConfigStore } = await import('../config/store.ts');
-    state = resolveStateUrl(env, openConfigStore({ env })) ?? DEFAULT_STATE;
+    const store = openConfigStore({ env });
+    state = resolveStateUrl(env, store) ?? (await userJournalOf(env, store));
   }
   await runStatus(
     {
@@ -29,4 +30,16 @@ export async function statusFromCli(
     },
   );
   return 0;
+}
+
+/**
+ * The journal a run keeps by default: the user's journal of the configured service, or, with no
+ * service configured, an earlier version's journal in this folder.
+ */
+async function userJournalOf(env: Env, store: SettingsStore): Promise<string> {
+  const { resolveSettings } = await import('../config/settings.ts');
+  const { LEGACY_STATE, legacyJournal, userJournalPath } = await import('../batch/state/user-journal.ts');
+  const { baseUrl } = resolveSettings({ flags: {}, env, store });
+  if (baseUrl === undefined || legacyJournal(process.cwd()) !== undefined) return LEGACY_STATE;
+  return userJournalPath(env, baseUrl);
 }

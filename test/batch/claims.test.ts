@@ -19,7 +19,7 @@ function fakeShared(others: Map<string, { freeAt: number }>, now: () => number) 
     where: 'fake',
     shared: true,
     worker: 'me',
-    replay: async () => ({ known: new Map(), skipped: 0, torn: false }),
+    replay: async () => ({ known: new Map(), parsers: new Map(), skipped: 0, torn: false }),
     append: async () => {},
     claim: async (keys, max) => {
       claimCalls.push(max);

@@ -4,7 +4,6 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_PENDING,
-  DEFAULT_STATE,
   DEFAULT_STATE_WAIT_MS,
 } from '../../src/batch/options.ts';
 import { DEFAULT_INLINE_MAX } from '../../src/batch/route.ts';
@@ -41,7 +40,7 @@ describe('cli: flag defaults come from the constants the code uses', () => {
     expect(parseDuration(String(defaultOf('--poll-interval')))).toBe(DEFAULT_POLL.intervalMs);
     expect(parseDuration(String(defaultOf('--poll-max-interval')))).toBe(DEFAULT_POLL.maxIntervalMs);
     expect(parseDuration(String(defaultOf('--poll-timeout')))).toBe(DEFAULT_POLL.timeoutMs);
-    expect(defaultOf('--state')).toBe(DEFAULT_STATE);
+    expect(defaultOf('--state')).toBeUndefined(); // the user's journal of the service (state/user-journal.ts)
     expect(parseDuration(String(defaultOf('--lease')))).toBe(DEFAULT_LEASE_MS);
     expect(parseDuration(String(defaultOf('--state-wait')))).toBe(DEFAULT_STATE_WAIT_MS);
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { CLI, cleanEnv, spawnServe, tempDir } from '../helpers/cli.ts';
+import { CLI, cleanEnv, spawnServe, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { afterEachTest } from '../helpers/cleanup.ts';
 
 /** Helpers of the batch client's end-to-end tests: a real `extract serve`, the built CLI, the ledger. */
@@ -51,7 +51,12 @@ export function extract(cwd: string, url: string, args: string[], options: { env
     cwd,
     env:
       options.env ??
-      cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') }),
+      cleanEnv({
+        EXTRACT_API_KEY: KEY,
+        EXTRACT_BASE_URL: url,
+        EXTRACT_CONFIG_DIR: join(cwd, '.config'),
+        XDG_STATE_HOME: stateHomeIn(cwd),
+      }),
     extendEnv: false,
     reject: false,
   });

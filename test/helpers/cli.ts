@@ -8,9 +8,24 @@ import { afterEachFile, afterEachTest } from './cleanup.ts';
 /** The built CLI (npm test builds dist/ first), run on the same Node as the tests. */
 export const CLI = join(import.meta.dirname, '..', '..', 'bin', 'extract.js');
 
-/** An environment with nothing of the developer's: no API key, no base URL, no colours. */
+/**
+ * An environment with nothing of the developer's: no API key, no base URL, no colours, and a
+ * state directory of the test's own (the default journal lives there, one per service: two
+ * tests whose emulators happen to get the same port must not share it).
+ */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NO_COLOR: '1', ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    NO_COLOR: '1',
+    ...(extra.XDG_STATE_HOME === undefined ? { XDG_STATE_HOME: tempDir('extract-state-') } : {}),
+    ...extra,
+  };
+}
+
+/** The state directory the CLI helpers give a run in `cwd`, so a test finds its default journal. */
+export function stateHomeIn(cwd: string): string {
+  return join(cwd, '.state');
 }
 
 /** Folders made outside a test (in beforeAll or at a file's top level): removed once the file is done. */
@@ -84,7 +99,10 @@ export type CliProcess = {
  */
 export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
   const child = execa(process.execPath, [CLI, ...args], {
-    env: cleanEnv(options.env),
+    env: cleanEnv({
+      ...(options.cwd !== undefined ? { XDG_STATE_HOME: stateHomeIn(options.cwd) } : {}),
+      ...options.env,
+    }),
     extendEnv: false,
     reject: false,
     buffer: false,

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A journal line as the tests read it: any fact, fields checked where a test needs them. */
@@ -24,7 +24,20 @@ export function readJournalLines(path: string): { facts: Fact[]; torn: number } 
   return { facts, torn };
 }
 
-/** The facts of the journal a run in `cwd` keeps by default (.extract-state.jsonl), torn lines skipped. */
+/**
+ * The journal a run in `cwd` keeps by default, where the CLI helpers put it (the user's journal
+ * of the service under `cwd/.state`, test/helpers/cli.ts stateHomeIn); with no such journal,
+ * an earlier version's `.extract-state.jsonl` in `cwd`.
+ */
+export function defaultJournalIn(cwd: string): string {
+  const folder = join(cwd, '.state', 'extract', 'journals');
+  const found = existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith('.jsonl')) : [];
+  if (found.length > 1)
+    throw new Error(`${folder} holds ${found.length} journals: the test used more than one service`);
+  return found[0] !== undefined ? join(folder, found[0]) : join(cwd, '.extract-state.jsonl');
+}
+
+/** The facts of the journal a run in `cwd` keeps by default, torn lines skipped. */
 export function journalFacts(cwd: string): Fact[] {
-  return readJournalLines(join(cwd, '.extract-state.jsonl')).facts;
+  return readJournalLines(defaultJournalIn(cwd)).facts.filter((f) => f.fact !== 'journal');
 }

@@ -67,6 +67,7 @@ describe('client crashes', () => {
     const random = seededRandom(6);
     const journal = join(root, '.extract-state.jsonl');
     writeFileSync(journal, '', { mode: 0o600 });
+    flags.push('--state', journal);
 
     const moments: number[] = [];
     let finishedEarly = 0;

@@ -80,6 +80,7 @@ describe('client killed between its "sending" fact and its POST', () => {
     const flags = ['in/', '--inline-max', String(corpus.inlineMax), '-c', '8', '--poll-interval', '50ms'];
     const journal = join(root, '.extract-state.jsonl');
     writeFileSync(journal, '', { mode: 0o600 });
+    flags.push('--state', journal);
 
     let killed = 0;
     const journaledNotSent = new Set<string>();

@@ -1,3 +1,4 @@
+import { defaultJournalIn } from '../helpers/journal.ts';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -186,7 +187,7 @@ describe('security', () => {
     expect(String(runs[0]!.stderr)).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/extract -> 200/);
     expect(server.output().slice(startup)).toMatch(/<-- POST \/api\/v1\/extract/);
     expect(bearer.stderr()).toMatch(/401/);
-    expect(filesUnder(work).some((f) => f.path.endsWith('.extract-state.jsonl'))).toBe(true);
+    expect(filesUnder(work).some((f) => f.path === defaultJournalIn(work))).toBe(true);
     console.log(
       `security: scanned ${texts.length} outputs, logs and files (${bytes} bytes) from 6 client runs (exits ${exits.join(', ')}), serve and 2 receivers, for ${SECRETS.length} secrets: none found`,
     );

@@ -27,14 +27,16 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       // A new journal has nothing to validate: its first run builds no journal schema.
       const text = await readText(path);
       const parsed =
-        text === '' ? { facts: [], skipped: 0, torn: false } : (await import('../journal-facts.ts')).parseJournal(text);
+        text === ''
+          ? { facts: [], skipped: 0, torn: false }
+          : (await import('../journal-facts.ts')).parseJournal(text, path);
       live = replayer();
       for (const fact of parsed.facts) live.apply(fact);
       ({ skipped, torn } = parsed);
     }
     // The replay as it was at the start; this run's own facts continue it in a copy, made at the
     // first append (a rerun with nothing to send copies nothing).
-    const replay: Replay = { known: live.known, skipped, torn };
+    const replay: Replay = { known: live.known, parsers: live.parsers, skipped, torn };
     let copied = false;
     const writer: JournalWriter | undefined = options.readOnly ? undefined : await openJournal(path, torn);
     // Saved at close when this run wrote facts or the index was missing or behind; never after a failed append.
@@ -54,7 +56,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
           throw err;
         }
         if (!copied) {
-          live = replayer({ known: new Map(live.known), before: live.before });
+          live = replayer({ known: new Map(live.known), before: live.before, parsers: new Map(live.parsers) });
           copied = true;
         }
         live.apply(fact);
@@ -69,7 +71,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       holders: async () => new Map(),
       history: async () => {
         const { parseJournal } = await import('../journal-facts.ts');
-        const { facts, skipped } = parseJournal(await readText(path));
+        const { facts, skipped } = parseJournal(await readText(path), path);
         return { facts: facts.map((fact) => ({ fact, worker: null })), workers: [], skipped };
       },
       close: async () => {

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
 import { redactUrl } from '../../redact.ts';
@@ -99,7 +100,24 @@ export function parseStateSpec(value: string, cwd: string): StateSpec {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
     throw new ExtractError('usage', `--state ${redactUrl(value)}: only a file path or a postgres:// URL is supported`);
   }
-  return { kind: 'file', path: resolve(cwd, value) };
+  return { kind: 'file', path: canonicalPath(resolve(cwd, value)) };
+}
+
+/**
+ * The journal's one name, whatever path names it (a symlink, `..`, a bind of the same folder):
+ * its lock, index and stat cache sit beside the real file, so two runs naming one journal by
+ * two paths meet at one lock. A journal not made yet is named by its folder's real path.
+ */
+function canonicalPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  }
 }
 
 export type OpenStateOptions = {
@@ -122,7 +140,7 @@ export function memoryState(where = 'no journal (--no-state)'): StateJournal {
     where,
     shared: false,
     worker: 'local',
-    replay: async () => ({ known: new Map(), skipped: 0, torn: false }),
+    replay: async () => ({ known: new Map(), parsers: new Map(), skipped: 0, torn: false }),
     append: async (fact) => replay.apply(fact),
     claim: async (keys, max) =>
       keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { storedResults, resultsJson } from '../../outputs/stored-results.ts';
-import { replayer, stateKey, type KnownState, type ReplayState } from '../journal.ts';
+import { replayer, stateKey, type KnownState, type ParserFact, type ReplayState } from '../journal.ts';
 import { readChecksummed, sha256Hex, writeChecksummed } from './checksummed.ts';
 
 /**
@@ -21,7 +21,7 @@ import { readChecksummed, sha256Hex, writeChecksummed } from './checksummed.ts';
  * rerun keeps them as text (outputs/stored-results.ts), which the JSON Lines output copies.
  */
 
-const VERSION = 2;
+const VERSION = 3;
 /** Bytes before the offset compared with the index's digest of them. */
 const TAIL_BYTES = 4096;
 
@@ -32,6 +32,7 @@ type IndexHeader = {
   tail: string;
   skipped: number;
   before: Array<[string, KnownState | null]>;
+  parsers: ParserFact[];
 };
 
 export function indexPathFor(journal: string): string {
@@ -73,10 +74,12 @@ export async function loadIndexed(journal: string): Promise<IndexedReplay | unde
   const live = replayer({
     known,
     before: new Map(index.before.map(([key, fact]) => [key, fact ?? undefined])),
+    parsers: new Map(index.parsers.map((fact) => [fact.target, fact])),
   });
   // Facts after the offset are validated (journal-facts.ts and zod load only when there are some).
   const tail = bytes.subarray(index.bytes - start).toString('utf8');
-  const after = tail === '' ? { facts: [], skipped: 0 } : (await import('../journal-facts.ts')).parseJournal(tail);
+  const after =
+    tail === '' ? { facts: [], skipped: 0 } : (await import('../journal-facts.ts')).parseJournal(tail, journal);
   for (const fact of after.facts) live.apply(fact);
   return {
     state: live,
@@ -98,6 +101,7 @@ export function saveIndex(journal: string, state: ReplayState, skipped: number):
     tail: sha256Hex(readRange(journal, start, bytes)),
     skipped,
     before: [...state.before].map(([key, fact]) => [key, fact ?? null]),
+    parsers: [...state.parsers.values()],
   };
   const lines = [JSON.stringify(header)];
   for (const fact of state.known.values()) {
@@ -166,7 +170,8 @@ function parseHeader(line: string | undefined): IndexHeader | undefined {
     typeof v.bytes === 'number' &&
     typeof v.tail === 'string' &&
     typeof v.skipped === 'number' &&
-    Array.isArray(v.before);
+    Array.isArray(v.before) &&
+    Array.isArray(v.parsers);
   return ok ? (value as IndexHeader) : undefined;
 }
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
-import { JournalFact } from '../journal-facts.ts';
+import { readFact, type JournalFact } from '../journal-facts.ts';
 import { factKey, replayer, type Replay } from '../journal.ts';
 import {
   ClaimLostError,
@@ -109,14 +109,12 @@ class PostgresState implements StateJournal {
       'SELECT id, body FROM extract_facts ORDER BY id',
     );
     const replay = replayer();
-    let skipped = 0;
+    const skipped = 0;
     for (const row of rows) {
       this.#watermark = Math.max(this.#watermark, Number(row.id));
-      const parsed = JournalFact.safeParse(row.body);
-      if (parsed.success) replay.apply(parsed.data);
-      else skipped++;
+      replay.apply(readFact(row.body, this.where));
     }
-    return { known: replay.known, skipped, torn: false };
+    return { known: replay.known, parsers: replay.parsers, skipped, torn: false };
   }
 
   async append(fact: JournalFact): Promise<void> {
@@ -176,9 +174,7 @@ class PostgresState implements StateJournal {
       const known = replay.known;
       const last = new Map<string, { id: number; worker: string | null }>();
       for (const row of facts.rows) {
-        const parsed = JournalFact.safeParse(row.body);
-        if (!parsed.success) continue;
-        replay.apply(parsed.data);
+        replay.apply(readFact(row.body, this.where));
         last.set(row.key, { id: Number(row.id), worker: row.worker });
       }
       return won.rows.map((r): Claim => {
@@ -229,9 +225,7 @@ class PostgresState implements StateJournal {
     );
     const out: History = { facts: [], workers: workers.rows, skipped: 0 };
     for (const row of facts.rows) {
-      const parsed = JournalFact.safeParse(row.body);
-      if (parsed.success) out.facts.push({ fact: parsed.data, worker: row.worker });
-      else out.skipped++;
+      out.facts.push({ fact: readFact(row.body, this.where), worker: row.worker });
     }
     return out;
   }

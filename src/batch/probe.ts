@@ -1,0 +1,48 @@
+import { basename } from 'node:path';
+import type { ClientDeps } from '../client/deps.ts';
+import { ServiceError } from '../client/errors.ts';
+import { ServiceClient } from '../client/service-client.ts';
+import { ExtractError } from '../errors.ts';
+import type { Candidate } from './identity.ts';
+
+/**
+ * Which of the candidates' documents this key can read: the spec scopes a key to one parser,
+ * so a key that reads a parser's document is that parser's (a rotated key, another machine's
+ * key). One GET per candidate target; reads cost nothing. A document answered under another
+ * name or page count is taken for another service's and not seen: paying again is the lesser
+ * harm than taking another parser's results. An answer that settles nothing (no connection,
+ * the service's own error) stops the run before anything is sent, since sending could pay twice.
+ */
+export async function probe(
+  service: { baseUrl: string; apiKey: string },
+  found: readonly Candidate[],
+  deps: ClientDeps,
+): Promise<{ seen: string[]; unseen: string[] }> {
+  const client = new ServiceClient(service, deps);
+  const seen: string[] = [];
+  const unseen: string[] = [];
+  for (const candidate of found) {
+    if (await sees(client, candidate)) seen.push(candidate.target);
+    else unseen.push(candidate.target);
+  }
+  return { seen, unseen };
+}
+
+async function sees(client: ServiceClient, { documentId, fact }: Candidate): Promise<boolean> {
+  try {
+    const doc = await client.getDocument(documentId);
+    if (doc.file_name !== '' && doc.file_name !== basename(fact.file)) return false;
+    const pages = fact.fact === 'completed' || fact.fact === 'submitted' ? fact.page_count : null;
+    if (typeof pages === 'number' && doc.page_count !== null && doc.page_count !== pages) return false;
+    return true;
+  } catch (err) {
+    if (err instanceof ServiceError && (err.kind === 'not_found' || err.status === 403 || err.status === 404))
+      return false;
+    if (err instanceof ServiceError && err.kind === 'auth')
+      throw new ExtractError('auth', `the service rejected the API key: ${err.message}`);
+    throw new ExtractError(
+      'unreachable',
+      `could not tell whether this API key belongs to the parser of documents the journal already holds (reading document ${documentId}: ${err instanceof Error ? err.message : String(err)}); nothing was sent, so nothing is paid twice: rerun when the service answers`,
+    );
+  }
+}
