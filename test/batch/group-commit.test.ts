@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal, type JournalFact } from '../../src/batch/journal.ts';
+import { JOURNAL_VERSION, openJournal, type JournalFact } from '../../src/batch/journal.ts';
 import { replayJournal } from '../../src/batch/journal-facts.ts';
 import { groupCommit, type LogSink } from '../../src/batch/state/group-commit.ts';
 
@@ -117,7 +117,9 @@ describe('journal group commit', () => {
       const replay = replayJournal(text);
       expect(replay.skipped).toBe(0);
       expect(replay.known.size).toBe(200);
-      expect(text.split('\n').slice(0, 3)).toEqual(facts.slice(0, 3).map((f) => JSON.stringify(f)));
+      // A new journal starts with its format version (journal.ts versionFact), then the facts in order.
+      expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ fact: 'journal', version: JOURNAL_VERSION });
+      expect(text.split('\n').slice(1, 4)).toEqual(facts.slice(0, 3).map((f) => JSON.stringify(f)));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
