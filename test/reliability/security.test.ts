@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { extract } from '../e2e/batch-helpers.ts';
-import { cleanEnv, spawnCli, spawnServe, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, spawnCli, spawnServe, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { PG_PASSWORD, startPostgres } from '../helpers/postgres.ts';
 import { makeCorpus, writeServeConfig } from './helpers.ts';
 
@@ -91,7 +91,12 @@ describe('security', () => {
     const startup = server.output().length; // serve prints its configured keys at start, by design
 
     const env = (key: string) =>
-      cleanEnv({ EXTRACT_API_KEY: key, EXTRACT_BASE_URL: server.url, EXTRACT_CONFIG_DIR: join(work, '.config') });
+      cleanEnv({
+        EXTRACT_API_KEY: key,
+        EXTRACT_BASE_URL: server.url,
+        EXTRACT_CONFIG_DIR: join(work, '.config'),
+        XDG_STATE_HOME: stateHomeIn(work),
+      });
     const common = [
       'in/',
       '--inline-max',

@@ -1,0 +1,159 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
+import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';
+import { extract, FIXTURES, fixtureNames, KEY, ledger, readJsonLines, serve } from './batch-helpers.ts';
+
+/**
+ * Never pay twice, wherever and however the client is run (#22), against a service that does
+ * not honour Idempotency-Key (`idempotency_key: false`): every POST extract there is a new
+ * document and a charge, so the ledger's reserves count what the client paid.
+ */
+
+const ROTATED_KEY = 'ext_rotated_key_of_invoices_0003';
+const OTHER_KEY = 'ext_other_parser_key_0002';
+const CONFIG = {
+  idempotency_key: false,
+  parsers: [
+    { ...DEFAULT_CONFIG.parsers[0]!, api_keys: [KEY, ROTATED_KEY] },
+    {
+      parser_id: 'prs_other',
+      parser_name: 'Other',
+      api_keys: [OTHER_KEY],
+      fields: [{ name: 'total', type: 'decimal' }],
+    },
+  ],
+};
+const DOCS = 4;
+
+/** A drop folder of DOCS invoices, outside any working directory a run uses. */
+function dropFolder(): string {
+  const drop = join(tempDir('extract-drop-'), 'drop');
+  mkdirSync(drop);
+  for (const name of fixtureNames().slice(0, DOCS)) copyFileSync(join(FIXTURES, name), join(drop, name));
+  return drop;
+}
+
+/** One user: one state directory, whichever folder a run starts in. */
+function userEnv(home: string, url: string, key = KEY): Record<string, string> {
+  return cleanEnv({ EXTRACT_API_KEY: key, EXTRACT_BASE_URL: url, XDG_STATE_HOME: stateHomeIn(home) });
+}
+
+async function reserves(url: string): Promise<number> {
+  return (await ledger(url)).entries.filter((e) => e.kind === 'reserve').length;
+}
+
+function completed(stdout: string): number {
+  return readJsonLines(stdout).filter((r) => r.status === 'completed').length;
+}
+
+describe('the journal follows the user and the parser, not the shell (#22)', () => {
+  it('a run from another working directory pays nothing for documents a run elsewhere completed', async () => {
+    const server = await serve(CONFIG);
+    const home = tempDir('extract-home-');
+    const drop = dropFolder();
+    const first = await extract(tempDir('extract-cwd-a-'), server.url, [drop, '-q'], {
+      env: userEnv(home, server.url),
+    });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(await reserves(server.url)).toBe(DOCS);
+
+    const elsewhere = await extract(tempDir('extract-cwd-b-'), server.url, [drop, '-q'], {
+      env: userEnv(home, server.url),
+    });
+    expect(elsewhere.exitCode, elsewhere.stderr).toBe(0);
+    expect(completed(elsewhere.stdout)).toBe(DOCS);
+    expect(await reserves(server.url)).toBe(DOCS);
+  });
+
+  it('a rotated key of the same parser pays nothing; a key of another parser pays once per document, then nothing', async () => {
+    const server = await serve(CONFIG);
+    const home = tempDir('extract-home-');
+    const drop = dropFolder();
+    const cwd = tempDir('extract-cwd-');
+    expect((await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url) })).exitCode).toBe(0);
+    expect(await reserves(server.url)).toBe(DOCS);
+
+    const rotated = await extract(cwd, server.url, [drop], { env: userEnv(home, server.url, ROTATED_KEY) });
+    expect(rotated.exitCode, rotated.stderr).toBe(0);
+    expect(rotated.stderr).toMatch(/same parser/);
+    expect(completed(rotated.stdout)).toBe(DOCS);
+    expect(await reserves(server.url)).toBe(DOCS);
+    // Learned once: the journal says so, and the next run with that key asks the service nothing.
+    const parserFacts = readJournalLines(defaultJournalIn(home)).facts.filter((f) => f.fact === 'parser');
+    expect(parserFacts).toHaveLength(1);
+
+    const other = await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url, OTHER_KEY) });
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(await reserves(server.url)).toBe(2 * DOCS);
+    const byParser = (await ledger(server.url)).entries.filter((e) => e.kind === 'reserve');
+    expect(byParser.length).toBe(2 * DOCS);
+
+    const otherAgain = await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url, OTHER_KEY) });
+    expect(otherAgain.exitCode).toBe(0);
+    expect(completed(otherAgain.stdout)).toBe(DOCS);
+    const rotatedAgain = await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url, ROTATED_KEY) });
+    expect(completed(rotatedAgain.stdout)).toBe(DOCS);
+    expect(await reserves(server.url)).toBe(2 * DOCS);
+  });
+
+  it("an earlier version's ./.extract-state.jsonl is imported once: nothing it knew is paid again, from any folder", async () => {
+    const server = await serve(CONFIG);
+    const home = tempDir('extract-home-');
+    const drop = dropFolder();
+    const old = tempDir('extract-old-cwd-');
+    // What the previous default wrote: the journal in the working directory.
+    const before = await extract(old, server.url, [drop, '-q', '--state', '.extract-state.jsonl'], {
+      env: userEnv(home, server.url),
+    });
+    expect(before.exitCode, before.stderr).toBe(0);
+    expect(await reserves(server.url)).toBe(DOCS);
+
+    const upgraded = await extract(old, server.url, [drop], { env: userEnv(home, server.url) });
+    expect(upgraded.exitCode, upgraded.stderr).toBe(0);
+    expect(upgraded.stderr).toMatch(/imported the \d+ facts/);
+    expect(existsSync(join(old, '.extract-state.jsonl'))).toBe(false);
+    expect(existsSync(join(old, '.extract-state.jsonl.imported'))).toBe(true);
+    const fromHome = await extract(home, server.url, [drop, '-q'], { env: userEnv(home, server.url) });
+    expect(completed(fromHome.stdout)).toBe(DOCS);
+    expect(await reserves(server.url)).toBe(DOCS);
+  });
+
+  it('one lock per journal: two runs naming it through a symlink at once pay for each document once', async () => {
+    const server = await serve({ ...CONFIG, processing: { ms_per_page: 200, concurrency: 4 } });
+    const cwd = tempDir('extract-cwd-');
+    const drop = dropFolder();
+    writeFileSync(join(cwd, 'j.jsonl'), '');
+    symlinkSync(join(cwd, 'j.jsonl'), join(cwd, 'link.jsonl'));
+    const env = userEnv(cwd, server.url);
+    const [a, b] = await Promise.all([
+      extract(cwd, server.url, [drop, '-q', '--state', 'j.jsonl'], { env }),
+      extract(cwd, server.url, [drop, '-q', '--state', 'link.jsonl'], { env }),
+    ]);
+    expect(await reserves(server.url)).toBe(DOCS);
+    // The loser is told who holds the journal, and sent nothing.
+    const codes = [a.exitCode, b.exitCode].sort();
+    expect(codes).toEqual([0, 2]);
+    expect(`${a.stderr}${b.stderr}`).toMatch(/in use by process/);
+  });
+
+  it('a fact written by a newer version stops the run (exit 2, "upgrade"): nothing is sent, nothing paid again', async () => {
+    const server = await serve(CONFIG);
+    const cwd = tempDir('extract-cwd-');
+    const drop = dropFolder();
+    const env = userEnv(cwd, server.url);
+    expect((await extract(cwd, server.url, [drop, '-q', '--state', 'j.jsonl'], { env })).exitCode).toBe(0);
+    const journal = join(cwd, 'j.jsonl');
+    // A completed fact whose route a future version writes differently.
+    const lines = readFileSync(journal, 'utf8').trimEnd().split('\n');
+    const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
+    writeFileSync(journal, `${[...lines, JSON.stringify({ ...last, route: 'inline+ocr' })].join('\n')}\n`);
+    const rerun = await extract(cwd, server.url, [drop, '--state', 'j.jsonl'], { env });
+    expect(rerun.exitCode).toBe(2);
+    expect(rerun.stderr).toMatch(/newer extract.*upgrade/);
+    expect(rerun.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await reserves(server.url)).toBe(DOCS);
+  });
+});
