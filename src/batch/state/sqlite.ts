@@ -330,6 +330,7 @@ class SqliteState implements StateJournal {
   }
 
   async close(): Promise<void> {
+    if (!this.#db.isOpen) return;
     if (this.#timer) clearInterval(this.#timer);
     try {
       if (this.#leaseMs > 0) {
@@ -505,7 +506,7 @@ class Guard {
         return out;
       } catch (err) {
         if (err instanceof ExtractError || err instanceof ClaimLostError) throw err;
-        if (!isSqliteBusy(err)) throw this.#refusal(what, err);
+        if (!isSqliteBusy(err)) throw journalRefusal(this.where, what, err);
         const now = Date.now();
         if (this.#busySince === undefined) {
           this.#busySince = now;
@@ -525,34 +526,34 @@ class Guard {
       }
     }
   }
+}
 
-  #refusal(what: string, err: unknown): ExtractError {
-    const where = this.where;
-    if (isDiskFull(err))
-      return new ExtractError(
-        'state',
-        `could not ${what} in the journal ${where}: the disk is full. Free some space, then rerun the same command: what the journal holds is kept, and documents already submitted are collected, not paid again`,
-        { cause: err },
-      );
-    const code = sqliteCode(err);
-    if (code === NOTADB)
-      return new ExtractError(
-        'usage',
-        `${where} is not an extract journal (not a SQLite database): name another file with --state, or a .jsonl file for the JSON Lines journal`,
-        { cause: err },
-      );
-    if (code === READONLY || isDirectory(where))
-      return new ExtractError(
-        'state',
-        `could not ${what} in the journal ${where}: ${describe(err)}; make the file and its folder writable, or name another journal with --state`,
-        { cause: err },
-      );
+/** SQLite's and the file system's errors, as what happened to the journal and what to do next. */
+export function journalRefusal(where: string, what: string, err: unknown): ExtractError {
+  if (isDiskFull(err))
     return new ExtractError(
       'state',
-      `could not ${what} in the journal ${where}: ${describe(err)}; check the file and its folder, then rerun the same command`,
+      `the journal ${where}: could not ${what}, the disk is full. Free some space, then rerun the same command: what the journal holds is kept, and documents already submitted are collected, not paid again`,
       { cause: err },
     );
-  }
+  const code = sqliteCode(err);
+  if (code === NOTADB)
+    return new ExtractError(
+      'usage',
+      `${where} is not an extract journal (not a SQLite database): name another file with --state, or a .jsonl file for the JSON Lines journal`,
+      { cause: err },
+    );
+  if (code === READONLY || isDirectory(where))
+    return new ExtractError(
+      'state',
+      `the journal ${where}: could not ${what} (${describe(err)}): make the file and its folder writable, or name another journal with --state`,
+      { cause: err },
+    );
+  return new ExtractError(
+    'state',
+    `the journal ${where}: could not ${what} (${describe(err)}): check the file and its folder, then rerun the same command`,
+    { cause: err },
+  );
 }
 
 function isDirectory(path: string): boolean {
