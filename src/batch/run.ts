@@ -143,8 +143,9 @@ async function planBatch(
 
   // A dry run without a key matches nothing in the journal: it plans every file as new.
   const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
-  // The stat cache sits beside a JSONL journal; a dry run reads it but writes nothing.
-  const cache = spec?.kind === 'file' ? openStatCache(statCachePathFor(spec.path)) : undefined;
+  // The stat cache sits beside a journal file (JSONL or SQLite); a dry run reads it but writes nothing.
+  // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
+  const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
   const plan = await planJobs({
     files: discovery.files,
     known: replay.known,

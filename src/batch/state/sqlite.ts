@@ -152,7 +152,7 @@ class SqliteState implements StateJournal {
       try {
         this.#watermark = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM extract_facts').get()?.id ?? 0);
         const known = new Map<string, KnownState>();
-        for (const row of db.prepare('SELECT key, state, results FROM extract_documents').iterate()) {
+        for (const row of db.prepare('SELECT key, state, results FROM extract_documents').all()) {
           const state = readState(row.state, row.results);
           if (state !== undefined) known.set(String(row.key), state);
         }
