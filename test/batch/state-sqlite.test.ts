@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { replayer, stateKey, type JournalFact } from '../../src/batch/journal.ts';
 import { openState, parseStateSpec, type StateJournal } from '../../src/batch/state/index.ts';
-import { journalRefusal } from '../../src/batch/state/sqlite.ts';
+import { journalRefusal } from '../../src/batch/state/sqlite-guard.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { tempDir } from '../helpers/cli.ts';
 
