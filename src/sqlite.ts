@@ -16,7 +16,9 @@ export function transaction<T>(db: DatabaseSync, fn: () => T, options: { relaxed
     db.exec('COMMIT');
     return out;
   } catch (err) {
-    db.exec('ROLLBACK');
+    // SQLite rolls back on its own after some errors (SQLITE_FULL): a second ROLLBACK would throw
+    // "no transaction is active" and hide the error that says what happened.
+    if (db.isTransaction) db.exec('ROLLBACK');
     throw err;
   } finally {
     if (options.relaxed) db.exec('PRAGMA synchronous = FULL');

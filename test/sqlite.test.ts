@@ -30,6 +30,20 @@ describe('sqlite: one transaction helper', () => {
     expect(db.isTransaction).toBe(false);
   });
 
+  it('a full disk is thrown as SQLITE_FULL, not hidden behind a failed ROLLBACK (SQLite rolled back itself)', () => {
+    const { db } = database();
+    const pages = Number(db.prepare('PRAGMA page_count').get()?.page_count);
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    let caught: unknown;
+    try {
+      transaction(db, () => db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000)));
+    } catch (err) {
+      caught = err;
+    }
+    expect(isDiskFull(caught)).toBe(true);
+    expect(db.isTransaction).toBe(false);
+  });
+
   it('relaxed commits with synchronous=NORMAL and restores FULL, even when fn throws', () => {
     const { db } = database();
     db.exec('PRAGMA synchronous = FULL');

@@ -168,8 +168,9 @@ async function planBatch(
   let identity = identityOf(targetId, replay.parsers);
   // Documents under targets this key may share a parser with: settled by a probe after the plan.
   const foreign = options.fresh ? new Set<string>() : foreignTargets(replay.known, identity);
-  // The stat cache sits beside a JSONL journal; a dry run reads it but writes nothing.
-  const cache = spec?.kind === 'file' ? openStatCache(statCachePathFor(spec.path)) : undefined;
+  // The stat cache sits beside a journal file (JSONL or SQLite); a dry run reads it but writes nothing.
+  // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
+  const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
   const plan = await planJobs({
     files: discovery.files,
     known: replay.known,

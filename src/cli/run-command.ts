@@ -21,7 +21,7 @@ Exit codes:
   3    stopped: the service said 402, out of credits (state kept; top up and rerun)
   4    the service rejected the API key
   5    some documents still processing at the poll deadline (rerun to collect them)
-  6    the state database (postgres://) could not be used; rerun when it is back
+  6    the journal could not be used (postgres:// unreachable, a .sqlite file locked past --state-wait, a full disk); rerun when it is back
   7    the service stopped answering: no further submissions (rerun once it is back)
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 
@@ -79,16 +79,16 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--state <file|url>',
-      `the journal that makes reruns resume and never pay twice: a file, or postgres://… shared by many workers (or EXTRACT_STATE_URL); default: the user's journal of the service, ${DEFAULT_STATE_HELP}`,
+      `the journal that makes reruns resume and never pay twice: a file (.jsonl; .sqlite/.db shared by runs on this machine), or postgres://… shared by many workers (or EXTRACT_STATE_URL); default: the user's journal of the service, ${DEFAULT_STATE_HELP}`,
     )
     .option(
       '--lease <duration>',
-      'with a postgres:// journal: how long a worker holds a document without renewing (renewed every third)',
+      'with a shared journal (postgres://, .sqlite): how long a worker holds a document without renewing (renewed every third)',
       durationFlag(DEFAULT_LEASE_MS),
     )
     .option(
       '--state-wait <duration>',
-      'with a postgres:// journal: how long to wait for the database when it is unreachable (then exit 6)',
+      'with a shared journal (postgres://, .sqlite): how long to wait for the database when it is unreachable or locked (then exit 6)',
       durationFlag(DEFAULT_STATE_WAIT_MS),
     )
     .option('--no-state', 'keep no journal (a rerun sends everything again)')

@@ -1,17 +1,21 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stateKey, type JournalFact } from '../../src/batch/journal.ts';
 import { ClaimLostError, openState, parseStateSpec, type StateJournal } from '../../src/batch/state/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/batch/state/schema.ts';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/batch/state/sqlite-schema.ts';
 import { PG_PASSWORD, startPostgres, type PgServer } from '../helpers/postgres.ts';
 
 /**
- * One journal test-suite, two backends: the JSONL file and PostgreSQL (a real server, see
- * test/helpers/postgres.ts). What one backend promises, the other must too; what only a
- * shared journal does (claims, leases, take-over) is tested on PostgreSQL below.
+ * One journal test-suite, three backends: the JSONL file, SQLite and PostgreSQL (a real
+ * server, see test/helpers/postgres.ts). What one backend promises, the others must too; what
+ * only a shared journal does (claims, leases, take-over, schema versions) is tested on
+ * PostgreSQL and SQLite below, through each one's own admin connection.
  */
 
 const common = (sha256: string) => ({ at: '2026-01-01T00:00:00.000Z', sha256, target: 't1', file: `${sha256}.pdf` });
@@ -31,18 +35,97 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
+async function tempFile(name: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'state-'));
+  dirs.push(dir);
+  return join(dir, name);
+}
+
 type Backend = { name: string; location(): Promise<string> };
-const BACKENDS: Backend[] = [
-  {
-    name: 'file',
-    async location() {
-      const dir = await mkdtemp(join(tmpdir(), 'state-'));
-      dirs.push(dir);
-      return join(dir, 'state.jsonl');
-    },
-  },
-  { name: 'postgres', location: () => server.database() },
-];
+
+/** A shared journal, and what a test does to it behind the workers' backs. */
+type SharedBackend = Backend & {
+  migrations: number[];
+  version: number;
+  /** Pushes `worker`'s leases into the past, as if it had stopped renewing (a SIGKILLed worker). */
+  expire(where: string, worker: string): Promise<void>;
+  versions(where: string): Promise<number[]>;
+  addVersion(where: string, version: number): Promise<void>;
+  /** Whether the journal's tables exist. */
+  made(where: string): Promise<boolean>;
+};
+
+async function withPg<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+function withSqlite<T>(path: string, work: (admin: DatabaseSync) => T): T {
+  const admin = new DatabaseSync(path, { timeout: 5_000 });
+  try {
+    return work(admin);
+  } finally {
+    admin.close();
+  }
+}
+
+const POSTGRES: SharedBackend = {
+  name: 'postgres',
+  location: () => server.database(),
+  migrations: MIGRATIONS.map((m) => m.version),
+  version: SCHEMA_VERSION,
+  expire: (url, worker) =>
+    withPg(url, async (admin) => {
+      await admin.query(`UPDATE extract_claims SET expires = now() - interval '1 second' WHERE worker = $1`, [worker]);
+      // A server up for less than one lease gives holders that lease to renew (a restart): wait it out,
+      // as a server started just for this test would otherwise refuse the take-over.
+      await admin.query(`SELECT pg_sleep(GREATEST(0, 1.1 - extract(epoch FROM now() - pg_postmaster_start_time())))`);
+    }),
+  versions: (url) =>
+    withPg(url, async (admin) =>
+      (await admin.query('SELECT version FROM extract_schema ORDER BY version')).rows.map((r) => Number(r.version)),
+    ),
+  addVersion: (url, version) =>
+    withPg(url, async (admin) => {
+      await admin.query('INSERT INTO extract_schema (version) VALUES ($1)', [version]);
+    }),
+  made: (url) =>
+    withPg(
+      url,
+      async (admin) => (await admin.query(`SELECT to_regclass('extract_facts') IS NOT NULL AS made`)).rows[0].made,
+    ),
+};
+
+const SQLITE: SharedBackend = {
+  name: 'sqlite',
+  location: () => tempFile('journal.sqlite'),
+  migrations: SQLITE_MIGRATIONS.map((m) => m.version),
+  version: SQLITE_SCHEMA_VERSION,
+  expire: async (path, worker) =>
+    withSqlite(path, (admin) => {
+      admin.prepare('UPDATE extract_claims SET expires = ? WHERE worker = ?').run(Date.now() - 1_000, worker);
+    }),
+  versions: async (path) =>
+    withSqlite(path, (admin) =>
+      admin
+        .prepare('SELECT version FROM extract_schema ORDER BY version')
+        .all()
+        .map((r) => Number(r.version)),
+    ),
+  addVersion: async (path, version) =>
+    withSqlite(path, (admin) => {
+      admin.prepare('INSERT INTO extract_schema (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+    }),
+  // A dry run on a journal no worker used yet must not even create the file.
+  made: async (path) => existsSync(path),
+};
+
+const BACKENDS: Backend[] = [{ name: 'file', location: () => tempFile('state.jsonl') }, SQLITE, POSTGRES];
 
 async function open(where: string, leaseMs = 30_000, readOnly = false): Promise<StateJournal> {
   const s = await openState(parseStateSpec(where, '/'), { readOnly, leaseMs, log });
@@ -157,9 +240,9 @@ describe.each(BACKENDS)('journal ($name)', (backend) => {
   });
 });
 
-describe('journal (postgres): many workers', () => {
+describe.each([SQLITE, POSTGRES])('journal ($name): many workers', (backend) => {
   it('a document held by a live worker is not claimed by another; released, it is', async () => {
-    const url = await server.database();
+    const url = await backend.location();
     const a = await open(url);
     const b = await open(url);
     expect((await a.claim([key('d1'), key('d2')], 2)).map((c) => c.key).sort()).toEqual([key('d1'), key('d2')]);
@@ -180,7 +263,7 @@ describe('journal (postgres): many workers', () => {
   });
 
   it('only the holder may write sending; a worker whose lease ran out is refused and its document taken over', async () => {
-    const url = await server.database();
+    const url = await backend.location();
     // a's lease is long so that its renewal (every third of the lease) cannot undo the push below
     // before b claims: with 1 s it renewed within 333 ms and b found the document still held.
     const a = await open(url, 60_000);
@@ -188,13 +271,7 @@ describe('journal (postgres): many workers', () => {
     await a.claim([key('d1')], 1);
     await a.append({ fact: 'submitted', ...common('d1'), route: 'upload', document_id: 'doc_1' });
     // a stops renewing (as a SIGKILLed worker would): simulate by pushing its lease into the past.
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`UPDATE extract_claims SET expires = now() - interval '1 second' WHERE worker = $1`, [a.worker]);
-    // A server up for less than one lease gives holders that lease to renew (a restart): wait it out,
-    // as a server started just for this test would otherwise refuse the take-over.
-    await admin.query(`SELECT pg_sleep(GREATEST(0, 1.1 - extract(epoch FROM now() - pg_postmaster_start_time())))`);
-    await admin.end();
+    await backend.expire(url, a.worker);
     const [claim] = await b.claim([key('d1')], 1);
     expect(claim).toMatchObject({ known: { fact: 'submitted', document_id: 'doc_1' }, takenFrom: a.worker });
     await expect(a.append({ fact: 'sending', ...common('d1'), route: 'upload' })).rejects.toBeInstanceOf(
@@ -214,7 +291,7 @@ describe('journal (postgres): many workers', () => {
   });
 
   it('a holder renews its lease: its documents stay its own beyond the first lease', async () => {
-    const url = await server.database();
+    const url = await backend.location();
     const a = await open(url, 1_000);
     const b = await open(url, 1_000);
     await a.claim([key('d1')], 1);
@@ -223,38 +300,26 @@ describe('journal (postgres): many workers', () => {
   });
 
   it('the schema is created on first use, recorded by version, and a newer schema is refused', async () => {
-    const url = await server.database();
+    const url = await backend.location();
     await open(url);
     await open(url); // a second worker finds it made
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      expect(
-        (await admin.query('SELECT version FROM extract_schema ORDER BY version')).rows.map((r) => r.version),
-      ).toEqual(MIGRATIONS.map((m) => m.version));
-      await admin.query('INSERT INTO extract_schema (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
-    } finally {
-      await admin.end();
-    }
+    expect(await backend.versions(url)).toEqual(backend.migrations);
+    await backend.addVersion(url, backend.version + 1);
     await expect(open(url)).rejects.toThrow(
-      new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this extract knows`),
+      new RegExp(`schema version ${backend.version + 1}, newer than this extract knows`),
     );
   });
 
   it('a dry run or extract status on a database no worker used yet reads an empty journal and creates nothing', async () => {
-    const url = await server.database();
+    const url = await backend.location();
     const ro = await open(url, 30_000, true);
     expect((await ro.replay()).known.size).toBe(0);
     expect((await ro.history()).facts).toEqual([]);
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      expect((await admin.query(`SELECT to_regclass('extract_facts') IS NULL AS none`)).rows[0].none).toBe(true);
-    } finally {
-      await admin.end();
-    }
+    expect(await backend.made(url)).toBe(false);
   });
+});
 
+describe('journal (postgres): connection', () => {
   it('a wrong password fails at once with a clear message that does not show it', async () => {
     const url = (await server.database()).replace(PG_PASSWORD, 'WRONG_pw_55aa');
     const err = await open(url).then(

@@ -38,6 +38,11 @@ export interface StateJournal extends JournalWriter {
   holders(keys: readonly string[]): Promise<Map<string, string>>;
   /** Every fact with its worker, and the workers: what `extract status` shows. */
   history(): Promise<History>;
+  /**
+   * SQLite only: takes in an older journal's facts once (`source`: its resolved path); importing
+   * the same file again adds only facts appended to it since. Returns the facts taken.
+   */
+  importFacts?(facts: readonly JournalFact[], source: string): Promise<number>;
 }
 
 export type WorkerInfo = {
@@ -82,10 +87,24 @@ export class ClaimLostError extends Error {
   }
 }
 
-export type StateSpec = { kind: 'file'; path: string } | { kind: 'postgres'; url: string };
+export type StateSpec =
+  | { kind: 'file'; path: string }
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
 
-/** `postgres://…` or `postgresql://…` is a database; anything else is a file path. */
+/** A journal file SQLite keeps (state/sqlite.ts) rather than the JSON Lines file. */
+const SQLITE_FILE = /\.(sqlite3?|db)$/i;
+
+/**
+ * `postgres://…` or `postgresql://…` is a database; `sqlite:PATH` or a path ending in .sqlite,
+ * .sqlite3 or .db is a SQLite journal; anything else is a JSON Lines file.
+ */
 export function parseStateSpec(value: string, cwd: string): StateSpec {
+  if (/^sqlite:/i.test(value) && !value.startsWith('sqlite://')) {
+    const path = value.slice('sqlite:'.length);
+    if (path === '') throw new ExtractError('usage', '--state sqlite: names no file: write it as sqlite:PATH');
+    return { kind: 'sqlite', path: resolve(cwd, path) };
+  }
   if (/^postgres(ql)?:\/\//i.test(value)) {
     try {
       new URL(value);
@@ -98,8 +117,12 @@ export function parseStateSpec(value: string, cwd: string): StateSpec {
     return { kind: 'postgres', url: value };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    throw new ExtractError('usage', `--state ${redactUrl(value)}: only a file path or a postgres:// URL is supported`);
+    throw new ExtractError(
+      'usage',
+      `--state ${redactUrl(value)}: only a file path, sqlite:PATH or a postgres:// URL is supported`,
+    );
   }
+  if (SQLITE_FILE.test(value)) return { kind: 'sqlite', path: canonicalPath(resolve(cwd, value)) };
   return { kind: 'file', path: canonicalPath(resolve(cwd, value)) };
 }
 
@@ -130,6 +153,8 @@ export type OpenStateOptions = {
   /** How long the database may be unreachable before the run gives up (PostgreSQL). */
   outageMs?: number | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** The lease clock of the SQLite journal (the wall clock every process on the machine shares). */
+  now?: (() => number) | undefined;
 };
 
 /** --no-state: what this run learns, kept in memory only; one worker. */
@@ -155,5 +180,6 @@ export function memoryState(where = 'no journal (--no-state)'): StateJournal {
 /** Opens the journal a spec names; heavy modules (pg) load only for their backend. */
 export async function openState(spec: StateSpec, options: OpenStateOptions): Promise<StateJournal> {
   if (spec.kind === 'file') return (await import('./file.ts')).openFileState(spec.path, options);
+  if (spec.kind === 'sqlite') return (await import('./sqlite.ts')).openSqliteState(spec.path, options);
   return (await import('./postgres.ts')).openPostgresState(spec.url, options);
 }

@@ -1,0 +1,490 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
+import { ExtractError } from '../../errors.ts';
+import { resultsJson, storedResults } from '../../outputs/stored-results.ts';
+import { transaction } from '../../sqlite.ts';
+import { factKey, replayer, type JournalFact, type KnownState, type ParserFact, type Replay } from '../journal.ts';
+import {
+  ClaimLostError,
+  memoryState,
+  type Claim,
+  type History,
+  type OpenStateOptions,
+  type StateJournal,
+  type WorkerInfo,
+} from './index.ts';
+import { describe, Guard } from './sqlite-guard.ts';
+import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
+
+/**
+ * The SQLite backend: PostgreSQL's claim rules on one machine without a server, so that runs
+ * on different folders of one service share a journal without blocking each other, and two
+ * that meet on a document pay for it once. One file in WAL mode (readers never wait; one
+ * writer at a time, across processes); every write is one short BEGIN IMMEDIATE transaction,
+ * waited for up to the busy timeout and then retried up to --state-wait.
+ *
+ * As with PostgreSQL, `sending` is written only while the claim is still this worker's (checked
+ * in the same transaction), and every other fact is true whoever writes it. Leases are on the
+ * wall clock, which every process on the machine shares. Facts are committed with
+ * synchronous=FULL (a fact is on disk before the request it announces is sent); claims,
+ * renewals and releases with NORMAL, which a killed process cannot lose (only a power cut,
+ * after which no holder is alive anyway).
+ *
+ * `extract_facts` is the truth; `extract_documents` is its replay, kept in the same transaction
+ * by journal.ts's own replay step, so a rerun reads a row per document, not every fact.
+ */
+
+/** How long one statement waits for another process's write before the retry loop takes over. */
+const BUSY_TIMEOUT_MS = 2_000;
+
+/** An older journal taken in once (`importFacts`), named by its resolved path. */
+export type ImportSource = string;
+
+export async function openSqliteState(path: string, options: OpenStateOptions): Promise<StateJournal> {
+  const now = options.now ?? Date.now;
+  const guard = new Guard(path, options);
+  if (options.readOnly) {
+    // A dry run or `extract status` before any run: an empty journal, and no file made.
+    if (!existsSync(path)) return memoryState(path);
+    const db = await guard.run(
+      'open the journal',
+      () => new DatabaseSync(path, { readOnly: true, timeout: BUSY_TIMEOUT_MS }),
+    );
+    try {
+      if ((await guard.run('read the journal', () => schemaVersion(db, path))) === 0) {
+        db.close();
+        return memoryState(path);
+      }
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return new SqliteState(db, guard, 'dry-run', options, 0);
+  }
+  if (!existsSync(dirname(path))) {
+    throw new ExtractError(
+      'usage',
+      `the journal's folder ${dirname(path)} does not exist: create it, or name a journal in an existing folder with --state`,
+    );
+  }
+  const db = await guard.run('open the journal', () => {
+    // Made here first so that it is private: SQLite gives its -wal and -shm files the database's mode.
+    closeSync(openSync(path, 'a', 0o600));
+    const opened = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      opened.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL');
+    } catch (err) {
+      opened.close();
+      throw err;
+    }
+    return opened;
+  });
+  try {
+    const applied = await guard.run('create the journal tables', () =>
+      transaction(db, () => migrateSqlite(db, path, now())),
+    );
+    if (applied.length > 0)
+      options.log('info', `${path}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
+    const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+    await guard.run('register this worker', () =>
+      transaction(
+        db,
+        () =>
+          db
+            .prepare(
+              'INSERT INTO extract_workers (id, host, pid, started_at, seen_at, lease_ms) VALUES (?, ?, ?, ?, ?, ?)',
+            )
+            .run(worker, hostname(), process.pid, now(), now(), Math.round(options.leaseMs)),
+        { relaxed: true },
+      ),
+    );
+    return new SqliteState(db, guard, worker, options, options.leaseMs);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** A column of a row node:sqlite read (undefined: a column the query did not name). */
+type Cell = SQLOutputValue | undefined;
+
+type DocumentRow = { state: KnownState | undefined; before: KnownState | undefined };
+
+class SqliteState implements StateJournal {
+  readonly shared = true;
+  readonly where: string;
+  readonly worker: string;
+  readonly #db: DatabaseSync;
+  readonly #guard: Guard;
+  readonly #options: OpenStateOptions;
+  readonly #now: () => number;
+  readonly #leaseMs: number;
+  readonly #lost = new Set<string>();
+  readonly #timer: NodeJS.Timeout | undefined;
+  /** The highest fact id of the replay: facts above it were written while this run went on. */
+  #watermark = 0;
+  #warnedRenew = false;
+
+  constructor(db: DatabaseSync, guard: Guard, worker: string, options: OpenStateOptions, leaseMs: number) {
+    this.where = guard.where;
+    this.worker = worker;
+    this.#db = db;
+    this.#guard = guard;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#leaseMs = leaseMs;
+    if (leaseMs > 0) {
+      this.#timer = setInterval(() => this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
+      this.#timer.unref();
+    }
+  }
+
+  replay(): Promise<Replay> {
+    return this.#guard.run('read the journal', () => {
+      const db = this.#db;
+      // One read transaction: the watermark and the documents are one snapshot.
+      db.exec('BEGIN');
+      try {
+        this.#watermark = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM extract_facts').get()?.id ?? 0);
+        const known = new Map<string, KnownState>();
+        for (const row of db.prepare('SELECT key, state, results FROM extract_documents').all()) {
+          const state = readState(row.state, row.results);
+          if (state !== undefined) known.set(String(row.key), state);
+        }
+        // What each API key is known to be (identity.ts): few facts, about no document, read whole.
+        const parsers = new Map<string, ParserFact>();
+        for (const row of db.prepare('SELECT body FROM extract_facts WHERE key IS NULL ORDER BY id').all()) {
+          const fact = parseFact(row.body);
+          if (fact?.fact === 'parser') parsers.set(fact.target, fact);
+        }
+        return { known, parsers, skipped: 0, torn: false };
+      } finally {
+        db.exec('COMMIT');
+      }
+    });
+  }
+
+  append(fact: JournalFact): Promise<void> {
+    const key = factKey(fact) ?? null;
+    return this.#guard.run('record a fact', () =>
+      transaction(this.#db, () => {
+        if (fact.fact === 'sending' && key !== null) {
+          // Only the holder may spend: the claim is checked (and its lease extended) in the same transaction.
+          const held = this.#db
+            .prepare('UPDATE extract_claims SET expires = ? WHERE key = ? AND worker = ?')
+            .run(this.#now() + this.#leaseMs, key, this.worker);
+          if (held.changes === 0) {
+            this.#lost.add(key);
+            throw new ClaimLostError(key);
+          }
+        }
+        const id = this.#insertFact(key, fact, this.worker);
+        if (key === null)
+          this.#db.exec('DELETE FROM extract_documents'); // a legacy reset forgets all before it
+        else this.#writeDocument(key, step(this.#readDocument(key), key, fact), id, this.worker);
+      }),
+    );
+  }
+
+  claim(keys: readonly string[], max: number): Promise<Claim[]> {
+    if (keys.length === 0 || max <= 0) return Promise.resolve([]);
+    const unique = [...new Set(keys)];
+    return this.#guard.run('claim documents', () =>
+      transaction(
+        this.#db,
+        () => {
+          const now = this.#now();
+          // In key order, as PostgreSQL takes them: the workers' claims interleave less.
+          const free = this.#db
+            .prepare(
+              `SELECT j.value AS key, c.worker AS holder FROM json_each(?) j LEFT JOIN extract_claims c ON c.key = j.value
+                WHERE c.key IS NULL OR c.worker IS NULL OR c.worker = ? OR c.expires <= ?
+                ORDER BY j.value LIMIT ?`,
+            )
+            .all(JSON.stringify(unique), this.worker, now, Math.min(Math.floor(max), unique.length));
+          const take = this.#db.prepare(
+            `INSERT INTO extract_claims (key, worker, expires, claimed_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (key) DO UPDATE SET worker = excluded.worker, expires = excluded.expires, claimed_at = excluded.claimed_at`,
+          );
+          const latest = this.#db.prepare('SELECT last_fact, last_worker FROM extract_documents WHERE key = ?');
+          return free.map((row): Claim => {
+            const key = String(row.key);
+            const holder = row.holder === null ? null : String(row.holder);
+            take.run(key, this.worker, now + this.#leaseMs, now);
+            const last = latest.get(key);
+            return {
+              key,
+              known: this.#readDocument(key).state,
+              concurrent:
+                last !== undefined && Number(last.last_fact) > this.#watermark && last.last_worker !== this.worker,
+              takenFrom: holder !== null && holder !== this.worker ? holder : null,
+            };
+          });
+        },
+        { relaxed: true },
+      ),
+    );
+  }
+
+  async release(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.#guard.run('release documents', () =>
+      transaction(
+        this.#db,
+        () =>
+          this.#db
+            .prepare(
+              'UPDATE extract_claims SET worker = NULL, expires = 0 WHERE key IN (SELECT value FROM json_each(?)) AND worker = ?',
+            )
+            .run(JSON.stringify(keys), this.worker),
+        { relaxed: true },
+      ),
+    );
+  }
+
+  lost(key: string): boolean {
+    return this.#lost.has(key);
+  }
+
+  holders(keys: readonly string[]): Promise<Map<string, string>> {
+    return this.#guard.run('read the claims', () => {
+      const rows = this.#db
+        .prepare(
+          `SELECT key, worker FROM extract_claims
+            WHERE key IN (SELECT value FROM json_each(?)) AND worker IS NOT NULL AND expires > ?`,
+        )
+        .all(JSON.stringify(keys), this.#now());
+      return new Map(rows.map((r) => [String(r.key), String(r.worker)]));
+    });
+  }
+
+  async history(): Promise<History> {
+    const { JournalFact } = await import('../journal-facts.ts');
+    return this.#guard.run('read the journal', () => {
+      const db = this.#db;
+      const now = this.#now();
+      const out: History = { facts: [], workers: [], skipped: 0 };
+      db.exec('BEGIN');
+      try {
+        for (const row of db.prepare('SELECT body, worker FROM extract_facts ORDER BY id').iterate()) {
+          const parsed = JournalFact.safeParse(parseJson(row.body));
+          if (parsed.success)
+            out.facts.push({ fact: parsed.data, worker: row.worker === null ? null : String(row.worker) });
+          else out.skipped++;
+        }
+        const workers = db
+          .prepare(
+            `SELECT w.id, w.host, w.pid, w.started_at, w.seen_at, w.finished_at, w.lease_ms,
+                    (SELECT count(*) FROM extract_claims c WHERE c.worker = w.id AND c.expires > ?) AS holding
+               FROM extract_workers w ORDER BY w.started_at, w.rowid`,
+          )
+          .all(now);
+        out.workers = workers.map(
+          (w): WorkerInfo => ({
+            id: String(w.id),
+            host: String(w.host),
+            pid: Number(w.pid),
+            started: isoTime(w.started_at),
+            seen: isoTime(w.seen_at),
+            finished: w.finished_at === null ? null : isoTime(w.finished_at),
+            alive: w.finished_at === null && Number(w.seen_at) > now - Number(w.lease_ms),
+            holding: Number(w.holding),
+          }),
+        );
+      } finally {
+        db.exec('COMMIT');
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Takes in the facts of an older journal (the JSONL file) once: `source` names it (its
+   * resolved path). The file is append-only, so a second import of it takes only the facts
+   * past those already taken, and importing it again unchanged adds nothing. A document this
+   * journal already knows is replayed again over all its facts in the order they happened
+   * (their `at`), so an old fact cannot hide a newer outcome. Returns the facts taken.
+   */
+  importFacts(facts: readonly JournalFact[], source: ImportSource): Promise<number> {
+    return this.#guard.run('import an older journal', () =>
+      transaction(this.#db, () => {
+        const db = this.#db;
+        const taken = Number(db.prepare('SELECT facts FROM extract_imports WHERE source = ?').get(source)?.facts ?? 0);
+        // A legacy reset forgets every fact before it in its file: those are not taken.
+        const lastReset = facts.findLastIndex((f) => f.fact === 'reset');
+        const fresh = facts.slice(Math.max(taken, lastReset + 1));
+        const touched = new Set<string>();
+        for (const fact of fresh) {
+          const key = factKey(fact);
+          if (key === undefined) continue;
+          this.#insertFact(key, fact, null);
+          touched.add(key);
+        }
+        for (const key of touched) this.#replayDocument(key);
+        db.prepare(
+          `INSERT INTO extract_imports (source, facts, at) VALUES (?, ?, ?)
+           ON CONFLICT (source) DO UPDATE SET facts = excluded.facts, at = excluded.at`,
+        ).run(source, Math.max(taken, facts.length), this.#now());
+        return touched.size === 0 ? 0 : fresh.filter((f) => f.fact !== 'reset').length;
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (!this.#db.isOpen) return;
+    if (this.#timer) clearInterval(this.#timer);
+    try {
+      if (this.#leaseMs > 0) {
+        // Give back whatever is still held, so that other workers need not wait for the lease.
+        const now = this.#now();
+        transaction(
+          this.#db,
+          () => {
+            this.#db
+              .prepare('UPDATE extract_workers SET finished_at = ?, seen_at = ? WHERE id = ?')
+              .run(now, now, this.worker);
+            this.#db.prepare('UPDATE extract_claims SET worker = NULL, expires = 0 WHERE worker = ?').run(this.worker);
+          },
+          { relaxed: true },
+        );
+      }
+    } catch {
+      // Busy past the timeout or the disk gone: the leases run out on their own.
+    } finally {
+      this.#db.close();
+    }
+  }
+
+  #renew(): void {
+    const now = this.#now();
+    try {
+      transaction(
+        this.#db,
+        () => {
+          this.#db.prepare('UPDATE extract_workers SET seen_at = ? WHERE id = ?').run(now, this.worker);
+          this.#db
+            .prepare('UPDATE extract_claims SET expires = ? WHERE worker = ?')
+            .run(now + this.#leaseMs, this.worker);
+        },
+        { relaxed: true },
+      );
+      this.#warnedRenew = false;
+    } catch (err) {
+      if (!this.#warnedRenew)
+        this.#options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
+      this.#warnedRenew = true;
+    }
+  }
+
+  #insertFact(key: string | null, fact: JournalFact, worker: string | null): number {
+    const { lastInsertRowid } = this.#db
+      .prepare('INSERT INTO extract_facts (key, fact, body, worker, at) VALUES (?, ?, ?, ?, ?)')
+      .run(key, fact.fact, JSON.stringify(fact), worker, this.#now());
+    return Number(lastInsertRowid);
+  }
+
+  #readDocument(key: string): DocumentRow {
+    const row = this.#db.prepare('SELECT state, results, before FROM extract_documents WHERE key = ?').get(key);
+    if (row === undefined) return { state: undefined, before: undefined };
+    return { state: readState(row.state, row.results), before: readState(row.before, null) };
+  }
+
+  #writeDocument(key: string, doc: DocumentRow, lastFact: number, lastWorker: string | null): void {
+    const { state, results } = splitState(doc.state);
+    this.#db
+      .prepare(
+        `INSERT INTO extract_documents (key, state, results, before, last_fact, last_worker) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET state = excluded.state, results = excluded.results, before = excluded.before,
+           last_fact = excluded.last_fact, last_worker = excluded.last_worker`,
+      )
+      .run(key, state, results, doc.before === undefined ? null : JSON.stringify(doc.before), lastFact, lastWorker);
+  }
+
+  /** A document's state from all its facts, in the order they happened (imported facts are older than their ids). */
+  #replayDocument(key: string): void {
+    const rows = this.#db
+      .prepare('SELECT id, body, worker FROM extract_facts WHERE key = ? ORDER BY id')
+      .all(key)
+      .map((row) => ({
+        id: Number(row.id),
+        worker: row.worker === null ? null : String(row.worker),
+        fact: parseFact(row.body),
+      }))
+      .filter((row) => row.fact !== undefined);
+    rows.sort((a, b) => (a.fact!.at < b.fact!.at ? -1 : a.fact!.at > b.fact!.at ? 1 : a.id - b.id));
+    let doc: DocumentRow = { state: undefined, before: undefined };
+    for (const row of rows) doc = step(doc, key, row.fact!);
+    const last = rows.at(-1);
+    if (last !== undefined) this.#writeDocument(key, doc, last.id, last.worker);
+  }
+}
+
+/** journal.ts's replay step, applied to one document's stored state. */
+function step(doc: DocumentRow, key: string, fact: JournalFact): DocumentRow {
+  const replay = replayer({
+    known: new Map(doc.state === undefined ? [] : [[key, doc.state]]),
+    before: new Map(doc.before === undefined ? [] : [[key, doc.before]]),
+    parsers: new Map(),
+  });
+  replay.apply(fact);
+  return { state: replay.known.get(key), before: replay.before.get(key) };
+}
+
+/** A completed fact's results are kept as their own text: a rerun copies them without parsing (outputs/stored-results.ts). */
+function splitState(state: KnownState | undefined): { state: string | null; results: string | null } {
+  if (state === undefined) return { state: null, results: null };
+  if (state.fact === 'completed' && state.results !== null) {
+    const { results, ...rest } = state;
+    return { state: JSON.stringify(rest), results: resultsJson(results) };
+  }
+  return { state: JSON.stringify(state), results: null };
+}
+
+/**
+ * The shape only, not each fact: this table holds facts this program validated or made; zod
+ * (journal-facts.ts) would cost a rerun of 20,000 documents what the table saves.
+ */
+function readState(text: Cell, results: Cell): KnownState | undefined {
+  const state = parseFact(text);
+  if (
+    state === undefined ||
+    state.fact === 'reset' ||
+    state.fact === 'unsent' ||
+    state.fact === 'parser' ||
+    state.fact === 'journal'
+  )
+    return undefined;
+  if (state.fact === 'completed' && typeof results === 'string') state.results = storedResults(results);
+  return state;
+}
+
+function parseFact(text: Cell): JournalFact | undefined {
+  const value = parseJson(text);
+  return isFact(value) ? value : undefined;
+}
+
+/** Written by this module from a JournalFact: the discriminant and the time every fact has are enough. */
+function isFact(value: unknown): value is JournalFact {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof Reflect.get(value, 'fact') === 'string' &&
+    typeof Reflect.get(value, 'at') === 'string'
+  );
+}
+
+function parseJson(text: Cell): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isoTime(ms: Cell): string {
+  return new Date(Number(ms)).toISOString();
+}

@@ -1,0 +1,283 @@
+import { chmodSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import fc from 'fast-check';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { replayer, stateKey, type JournalFact } from '../../src/batch/journal.ts';
+import { openState, parseStateSpec, type StateJournal } from '../../src/batch/state/index.ts';
+import { journalRefusal } from '../../src/batch/state/sqlite-guard.ts';
+import { ExtractError } from '../../src/errors.ts';
+import { tempDir } from '../helpers/cli.ts';
+
+/**
+ * What only the SQLite journal does (the rules it shares with the others are in state.test.ts):
+ * which paths name it, its per-document replay agreeing with a replay of every fact, importing
+ * an older journal once, and the files it refuses.
+ */
+
+const log = () => {};
+const key = (sha256: string) => stateKey(sha256, 't1');
+const common = (sha256: string, at = '2026-01-01T00:00:00.000Z') => ({
+  at,
+  sha256,
+  target: 't1',
+  file: `${sha256}.pdf`,
+});
+
+async function open(path: string, readOnly = false): Promise<StateJournal> {
+  const s = await openState({ kind: 'sqlite', path }, { readOnly, leaseMs: 30_000, log });
+  onTestFinished(() => s.close());
+  return s;
+}
+
+function journalPath(): string {
+  return join(tempDir('extract-sqlite-state-'), 'journal.sqlite');
+}
+
+describe('sqlite journal: which --state names it', () => {
+  it('a path ending in .sqlite, .sqlite3 or .db (any case), or sqlite:PATH; other paths stay JSON Lines', () => {
+    for (const name of ['j.sqlite', 'j.SQLITE3', 'dir/j.db', 'j.Db'])
+      expect(parseStateSpec(name, '/w')).toEqual({ kind: 'sqlite', path: `/w/${name}` });
+    expect(parseStateSpec('sqlite:j.state', '/w')).toEqual({ kind: 'sqlite', path: '/w/j.state' });
+    expect(parseStateSpec('sqlite:/abs/j', '/w')).toEqual({ kind: 'sqlite', path: '/abs/j' });
+    for (const name of ['j.jsonl', '.extract-state.jsonl', 'j.dbx', 'sqlite.jsonl'])
+      expect(parseStateSpec(name, '/w')).toEqual({ kind: 'file', path: `/w/${name}` });
+    expect(() => parseStateSpec('sqlite:', '/w')).toThrow(/names no file/);
+  });
+});
+
+const KINDS = ['sending', 'unsent', 'submitted', 'completed', 'failed-none', 'failed-uncertain', 'failed-refunded'];
+
+function factOf(kind: string, sha: string, n: number): JournalFact {
+  const c = { ...common(sha), route: 'upload' as const };
+  switch (kind) {
+    case 'sending':
+      return { fact: 'sending', ...c };
+    case 'unsent':
+      return { fact: 'unsent', ...c };
+    case 'submitted':
+      return { fact: 'submitted', ...c, document_id: `doc_${n}` };
+    case 'completed':
+      return { fact: 'completed', ...c, document_id: `doc_${n}`, page_count: n % 3, results: { n, note: null } };
+    default: {
+      const charge = kind === 'failed-none' ? 'none' : kind === 'failed-uncertain' ? 'uncertain' : 'refunded';
+      return {
+        fact: 'failed',
+        ...c,
+        document_id: charge === 'refunded' ? `doc_${n}` : null,
+        reason: 'x',
+        retryable: true,
+        charge,
+      };
+    }
+  }
+}
+
+describe('sqlite journal: the per-document replay', () => {
+  it('agrees with journal.ts replaying every fact, for any sequence (unsent restoring what was known), before and after a reopen', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...KINDS), fc.constantFrom('a', 'b', 'c')), { maxLength: 25 }),
+        async (steps) => {
+          const path = journalPath();
+          const facts = steps.map(([kind, sha], n) => factOf(kind, sha, n));
+          const expected = replayer();
+          for (const f of facts) expected.apply(f);
+          const a = await open(path);
+          await a.claim(['a', 'b', 'c'].map(key), 3);
+          for (const f of facts) await a.append(f);
+          // A claim reads the same state as the replay.
+          await a.release(['a', 'b', 'c'].map(key));
+          const claims = await a.claim(['a', 'b', 'c'].map(key), 3);
+          for (const c of claims) expect(c.known).toEqual(expected.known.get(c.key));
+          await a.close();
+          const b = await open(path, true);
+          expect(new Map((await b.replay()).known)).toEqual(expected.known);
+          expect((await b.history()).facts.map((f) => f.fact)).toEqual(facts);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 60_000);
+});
+
+describe('sqlite journal: importing an older journal', () => {
+  it('takes its facts once: the same file again adds nothing; facts appended to it since are taken', async () => {
+    const path = journalPath();
+    const legacy: JournalFact[] = [
+      { fact: 'sending', ...common('d1'), route: 'inline' },
+      {
+        fact: 'completed',
+        ...common('d1', '2026-01-01T00:00:01.000Z'),
+        route: 'inline',
+        document_id: 'doc_1',
+        page_count: 2,
+        results: { total: 1 },
+      },
+      { fact: 'sending', ...common('d2'), route: 'inline' },
+    ];
+    const j = await open(path);
+    expect(await j.importFacts?.(legacy, '/old/.extract-state.jsonl')).toBe(3);
+    expect(await j.importFacts?.(legacy, '/old/.extract-state.jsonl')).toBe(0);
+    const grown: JournalFact[] = [
+      ...legacy,
+      { fact: 'submitted', ...common('d2', '2026-01-01T00:00:02.000Z'), route: 'inline', document_id: 'doc_2' },
+    ];
+    expect(await j.importFacts?.(grown, '/old/.extract-state.jsonl')).toBe(1);
+    expect(await j.importFacts?.(grown, '/old/.extract-state.jsonl')).toBe(0);
+    // Another file is another source.
+    expect(await j.importFacts?.(legacy.slice(0, 1), '/other/.extract-state.jsonl')).toBe(1);
+    const { known } = await j.replay();
+    expect(known.get(key('d1'))).toMatchObject({ fact: 'completed', document_id: 'doc_1', results: { total: 1 } });
+    expect(known.get(key('d2'))).toMatchObject({ fact: 'submitted', document_id: 'doc_2' });
+    expect((await j.history()).facts).toHaveLength(5);
+  });
+
+  it('an older fact imported after a newer outcome does not hide it; facts before a legacy reset are not taken', async () => {
+    const path = journalPath();
+    const j = await open(path);
+    await j.claim([key('d1')], 1);
+    await j.append({
+      fact: 'completed',
+      ...common('d1', '2026-03-01T00:00:00.000Z'),
+      route: 'inline',
+      document_id: 'doc_new',
+      page_count: 1,
+      results: {},
+    });
+    const legacy: JournalFact[] = [
+      { fact: 'sending', ...common('d2', '2025-01-01T00:00:00.000Z'), route: 'inline' },
+      { fact: 'reset', at: '2025-06-01T00:00:00.000Z' },
+      { fact: 'sending', ...common('d1', '2026-01-01T00:00:00.000Z'), route: 'inline' },
+    ];
+    expect(await j.importFacts?.(legacy, '/old/j.jsonl')).toBe(1);
+    const { known } = await j.replay();
+    expect(known.get(key('d1'))).toMatchObject({ fact: 'completed', document_id: 'doc_new' });
+    expect(known.has(key('d2'))).toBe(false);
+  });
+});
+
+describe('sqlite journal: files it makes and files it refuses', () => {
+  it('is made private (0600), and its folder must exist: a clear error otherwise', async () => {
+    const path = journalPath();
+    await open(path);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const missing = join(tempDir(), 'no', 'such', 'j.sqlite');
+    await expect(open(missing)).rejects.toThrow(/journal's folder .* does not exist: create it/);
+  });
+
+  it('a SQLite database of something else, or a file that is no database, is refused with what to do, and left as it was', async () => {
+    const dir = tempDir();
+    const other = join(dir, 'app.db');
+    const db = new DatabaseSync(other);
+    db.exec('CREATE TABLE users (id INTEGER)');
+    db.close();
+    const refused = await open(other).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(ExtractError);
+    expect(String(refused)).toMatch(/app\.db is a SQLite database but not an extract journal .*: name another file/);
+    const after = new DatabaseSync(other);
+    expect(after.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'`).all()).toEqual([{ name: 'users' }]);
+    after.close();
+
+    const text = join(dir, 'notes.db');
+    writeFileSync(text, 'these are my notes, not a database, and long enough to have a header\n'.repeat(20));
+    await expect(open(text)).rejects.toThrow(/notes\.db is not an extract journal \(not a SQLite database\)/);
+    await expect(open(text, true)).rejects.toThrow(/notes\.db is not an extract journal/);
+  });
+
+  it('a journal named by a folder is a clear state error, not a stack trace', async () => {
+    const dir = tempDir();
+    const err = await open(dir).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ExtractError);
+    expect(String(err)).toContain(`the journal ${dir}: could not open the journal`);
+    expect(String(err)).toMatch(/name another journal with --state/);
+  });
+
+  // Root writes into any folder: the refusal cannot happen as root (CI containers), only as a user.
+  it.skipIf(process.getuid?.() === 0)('a journal in a folder it may not write is a clear state error', async () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o500);
+    onTestFinished(() => chmodSync(dir, 0o700));
+    await expect(open(join(dir, 'j.sqlite'))).rejects.toThrow(/journal .*j\.sqlite.*: .*writable/);
+  });
+
+  it('a full disk is a clear state error (a real SQLITE_FULL: the database capped at its size)', () => {
+    const path = journalPath();
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE t (x TEXT)');
+    const pages = Number(db.prepare('PRAGMA page_count').get()?.page_count);
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    let caught: unknown;
+    try {
+      db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
+    } catch (err) {
+      caught = err;
+    }
+    db.close();
+    const refusal = journalRefusal(path, 'record a fact', caught);
+    expect(refusal.code).toBe('state');
+    expect(refusal.message).toBe(
+      `the journal ${path}: could not record a fact, the disk is full. Free some space, then rerun the same command: what the journal holds is kept, and documents already submitted are collected, not paid again`,
+    );
+  });
+
+  // Mounting a tmpfs needs root (CI containers run as root); the variant above always runs.
+  it.skipIf(process.getuid?.() !== 0)(
+    'a journal on a full tmpfs: the append that does not fit is refused as a full disk; every fact acknowledged before is kept',
+    async () => {
+      const dir = tempDir();
+      const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', dir]);
+      if (mounted.status !== 0) {
+        console.log(`skipped: mount -t tmpfs failed (${String(mounted.stderr).trim()}); the SQLITE_FULL variant ran`);
+        return;
+      }
+      onTestFinished(() => {
+        spawnSync('umount', ['-l', dir]);
+      });
+      const path = join(dir, 'journal.sqlite');
+      const j = await open(path);
+      const acknowledged: string[] = [];
+      let refused: unknown;
+      for (let n = 0; n < 200 && refused === undefined; n++) {
+        const sha = `d${n}`;
+        try {
+          await j.append({
+            fact: 'completed',
+            ...common(sha),
+            route: 'inline',
+            document_id: `doc_${n}`,
+            page_count: 1,
+            results: { text: 'x'.repeat(4_000) },
+          });
+          acknowledged.push(sha);
+        } catch (err) {
+          refused = err;
+        }
+      }
+      expect(refused).toBeInstanceOf(ExtractError);
+      expect(String(refused)).toMatch(/could not record a fact, the disk is full\. Free some space/);
+      expect(acknowledged.length).toBeGreaterThan(0);
+      await j.close();
+      const again = await open(path, true);
+      const { known } = await again.replay();
+      for (const sha of acknowledged) expect(known.get(key(sha))?.fact).toBe('completed');
+    },
+  );
+
+  it('one journal, whatever path names it: two workers through a symlink share its claims', async () => {
+    const path = journalPath();
+    const link = join(tempDir(), 'link.sqlite');
+    symlinkSync(path, link);
+    const a = await open(path);
+    const b = await open(link);
+    expect(await a.claim([key('d1'), key('d2')], 2)).toHaveLength(2);
+    expect(await b.claim([key('d1'), key('d2'), key('d3')], 3)).toMatchObject([{ key: key('d3') }]);
+  });
+});
