@@ -148,7 +148,8 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
         const file = prefix + u.rel;
         found.unreadable.push({ file: file === '' ? name : file, reason: `cannot read ${file || name}: ${u.reason}` });
       }
-      for (const l of walk.links) found.linksNotFollowed.push(notFollowed(prefix + l.rel, l.target, name));
+      for (const l of walk.links)
+        if (!excluded(prefix + l.rel)) found.linksNotFollowed.push(notFollowed(prefix + l.rel, l.target, name));
       if (found.files.length + found.unreadable.length + found.linksNotFollowed.length === before)
         emptyFolders.push(name);
       continue;

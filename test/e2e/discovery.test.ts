@@ -11,7 +11,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
-import { extract, FIXTURES, fixtureNames, readJsonLines, reservesBySha, serve } from './batch-helpers.ts';
+import { extract, FIXTURES, fixtureNames, ledger, readJsonLines, reservesBySha, serve } from './batch-helpers.ts';
 
 /**
  * Discovery against a service that ignores Idempotency-Key (every POST extract is a charge):
@@ -57,8 +57,11 @@ describe('every file in a folder is seen', () => {
       ['drop/Rechnung_Müller.pdf', 'completed'],
       ['drop/plain.pdf', 'completed'],
     ]);
-    expect(await reservesBySha(url)).toEqual(new Map([...(await reservesBySha(url)).keys()].map((k) => [k, 1])));
+    expect([...(await reservesBySha(url)).values()]).toEqual([1, 1, 1]);
     expect(await charged(url)).toBe(3);
+    // The service is told the printable name.
+    const names = (await ledger(url)).entries.filter((e) => e.kind === 'reserve').map((e) => e.file_name);
+    expect(names.sort()).toEqual(['Facture_Société.pdf', 'Rechnung_Müller.pdf', 'plain.pdf']);
 
     // The rerun finds them again (through the stat cache) and charges nothing.
     const rerun = await extract(cwd, url, ['drop/']);
