@@ -129,7 +129,8 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   let patternMissed = false;
   for (const input of positives) {
     const name = printable(input);
-    const before = found.files.length + found.unreadable.length + found.linksNotFollowed.length;
+    const before = found.files.length + found.unreadable.length;
+    const linksBefore = found.linksNotFollowed.length;
     const kind = await classify(input, options.cwd);
     if (kind === 'file') {
       if (!excluded(name)) add(input, true);
@@ -150,8 +151,8 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       }
       for (const l of walk.links)
         if (!excluded(prefix + l.rel)) found.linksNotFollowed.push(notFollowed(prefix + l.rel, l.target, name));
-      if (found.files.length + found.unreadable.length + found.linksNotFollowed.length === before)
-        emptyFolders.push(name);
+      // Links left out do not make a folder less empty: the line that counts them comes first.
+      if (found.files.length + found.unreadable.length === before) emptyFolders.push(name);
       continue;
     } else if (kind === 'pattern' && typeof input === 'string') {
       // The glob engine loads only for a pattern: a list of files or folders does without it.
@@ -167,8 +168,13 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       // A pattern walks the folder before its first wildcard: its matches stay in that folder as a walk's do.
       const base = fg.generateTasks([input])[0]?.base ?? '.';
       const inside = options.followLinks === true ? undefined : realFolder(resolve(options.cwd, base), base);
-      for (const m of matches.sort()) add(m, false, inside);
-      if (found.files.length + found.unreadable.length + found.linksNotFollowed.length === before) patternMissed = true;
+      for (const m of matches.sort()) {
+        // fast-glob reads names as UTF-8: a match holding U+FFFD stands for a name that is not.
+        if (m.includes('\uFFFD')) for (const path of namesBehind(m, options.cwd)) add(path, false, inside);
+        else add(m, false, inside);
+      }
+      if (found.files.length + found.unreadable.length === before && found.linksNotFollowed.length === linksBefore)
+        patternMissed = true;
     } else {
       missing.push(name);
       continue;
@@ -177,13 +183,18 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   }
 
   if (found.files.length === 0 && found.unreadable.length === 0) {
-    if (missing.length === 0 && !patternMissed && (emptyFolders.length > 0 || emptyList)) {
-      found.nothingIn = [
+    if (
+      missing.length === 0 &&
+      !patternMissed &&
+      (emptyFolders.length > 0 || emptyList || found.linksNotFollowed.length > 0)
+    ) {
+      const why = [
         ...(emptyFolders.length > 0
           ? [`${emptyFolders.join(', ')} hold${emptyFolders.length === 1 ? 's' : ''} no files`]
           : []),
         ...(emptyList ? ['the list on standard input was empty'] : []),
-      ].join('; ');
+      ];
+      found.nothingIn = why.length > 0 ? why.join('; ') : 'every file found is a link out of its folder';
       return found;
     }
     const named = positives.length === 0 ? '(none given)' : positives.map((p) => `"${printable(p)}"`).join(', ');
@@ -198,6 +209,31 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
 }
 
 const BYTES = { encoding: 'buffer' } as const;
+
+/**
+ * The paths a match read as UTF-8 stands for: each part holding U+FFFD is looked up in its
+ * folder's names as bytes (two names may read the same, so a match may stand for several).
+ */
+function namesBehind(match: string, cwd: string): FsPath[] {
+  let paths: FsPath[] = [match.startsWith('/') ? '/' : ''];
+  for (const part of match.split('/').filter((p) => p !== '')) {
+    if (!part.includes('\uFFFD')) {
+      paths = paths.map((p) => (p === '' ? part : childPath(p, part)));
+      continue;
+    }
+    paths = paths.flatMap((p) => {
+      const folder = p === '' ? resolve(cwd) : typeof p === 'string' ? resolve(cwd, p) : resolveBytes(cwd, p);
+      try {
+        return readdirSync(folder, BYTES)
+          .filter((b) => b.toString('utf8') === part)
+          .map((b) => (p === '' ? fromBytes(b) : childPath(p, fromBytes(b))));
+      } catch {
+        return [];
+      }
+    });
+  }
+  return paths;
+}
 
 /**
  * The real path, as bytes when the path is: Node's own realpathSync turns a Buffer into a

@@ -85,6 +85,15 @@ describe('discovery: names that are not UTF-8', () => {
     expect(d.unreadable).toEqual([]);
   });
 
+  it('a pattern finds them too, though the glob engine reads names as UTF-8', async () => {
+    await writeFile(bytesPath('inv/M', 0xfc, 'ller.pdf'), 'latin-1');
+    await writeFile(join(cwd, 'inv/Müller.pdf'), 'utf-8');
+    const d = await discoverInputs(['inv/M*.pdf'], { cwd, ignore: [] });
+    expect(d.files.map((f) => f.file)).toEqual(['inv/Müller.pdf', 'inv/Müller.pdf']);
+    expect(d.files.map((f) => readFileSync(f.path, 'utf8')).sort()).toEqual(['latin-1', 'utf-8']);
+    expect(d.unreadable).toEqual([]);
+  });
+
   it('a UTF-8 name that holds U+FFFD itself is read as the string it is', async () => {
     await writeFile(join(cwd, 'inv/odd\uFFFD.pdf'), 'x');
     expect(await files(['inv'])).toContain('inv/odd\uFFFD.pdf');
@@ -167,6 +176,25 @@ describe('discovery: a quiet night', () => {
     const d = await discoverInputs(['empty/', 'hidden'], { cwd, ignore: [] });
     expect(d.files).toEqual([]);
     expect(d.nothingIn).toBe('empty/, hidden hold no files');
+  });
+  it('a folder holding only links out of it is nothing to do (the links are listed)', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'discover-outside-'));
+    try {
+      await writeFile(join(outside, 'secret.pdf'), 'secret');
+      await mkdir(join(cwd, 'drop'));
+      await symlink(join(outside, 'secret.pdf'), join(cwd, 'drop/shadow.pdf'));
+      for (const input of ['drop', 'drop/*.pdf']) {
+        const d = await discoverInputs([input], { cwd, ignore: [] });
+        expect(d.files, input).toEqual([]);
+        expect(
+          d.linksNotFollowed.map((l) => l.file),
+          input,
+        ).toEqual(['drop/shadow.pdf']);
+        expect(d.nothingIn, input).toBeDefined();
+      }
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
   it('an empty list on stdin is nothing to do', async () => {
     const d = await discoverInputs(['-'], { cwd, ignore: [], stdin: Readable.from(['\n \n']) });
