@@ -1,13 +1,27 @@
-import { accessSync, constants, lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { isAbsolute, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
+import { childPath, fromBytes, isInside, pathKey, printable, type FsPath } from './paths.ts';
 
-/** A file to extract: `file` is the path as the user gave it (records and outputs use it). */
+/**
+ * A file to extract: `file` is the path as the user gave it, printable (records and outputs use
+ * it); `path` is what opens it (bytes for a name that is not UTF-8: see paths.ts); `realPath`
+ * is the key that tells files apart (a string, see pathKey).
+ */
 export type InputFile = {
   file: string;
-  path: string;
+  path: FsPath;
   realPath: string;
   size: number;
   /** Named by itself (or listed on stdin), not found in a directory or by a pattern: always sent. */
@@ -25,10 +39,28 @@ export type InputFile = {
 export type FileStamp = string;
 /** An input that named a file we cannot read: reported, and counted as failed. */
 export type UnreadableInput = { file: string; reason: string };
-/** `unmatched`: inputs that matched nothing while others did (worth a warning, not a failure). */
-export type Discovery = { files: InputFile[]; unreadable: UnreadableInput[]; unmatched: string[] };
+/** A symbolic link a walk found that leads out of the folder walked: left out unless --follow-links. */
+export type LinkNotFollowed = { file: string; target: string; folder: string; reason: string };
+/**
+ * `unmatched`: inputs that matched nothing while others did (worth a warning, not a failure).
+ * `nothingIn`: set when no file was found and nothing asked for was missing (empty folders, an
+ * empty list on stdin): what was empty, for the one line that says there is nothing to do.
+ */
+export type Discovery = {
+  files: InputFile[];
+  unreadable: UnreadableInput[];
+  unmatched: string[];
+  linksNotFollowed: LinkNotFollowed[];
+  nothingIn?: string | undefined;
+};
 
-export type DiscoverOptions = { cwd: string; ignore: string[]; stdin?: Readable | undefined };
+export type DiscoverOptions = {
+  cwd: string;
+  ignore: string[];
+  stdin?: Readable | undefined;
+  /** Follow symbolic links that lead out of a folder walked (or a pattern's folder). */
+  followLinks?: boolean | undefined;
+};
 
 /**
  * Turns the command line's inputs into files, in a stable order: inputs in the order given,
@@ -37,31 +69,45 @@ export type DiscoverOptions = { cwd: string; ignore: string[]; stdin?: Readable 
  *
  * An input is a file, a directory (recursed), a fast-glob pattern, "!pattern" (an
  * exclusion, as in .gitignore), or "-" (newline-separated paths on standard input).
+ *
+ * Nothing found is a quiet night when every input was a folder or the list on stdin (cron's
+ * `find … -newer last-run | extract -`): `nothingIn` says so. A pattern or a path that names
+ * nothing is a usage error, as a typo is.
  */
 export async function discoverInputs(inputs: string[], options: DiscoverOptions): Promise<Discovery> {
   const exclusions = [
     ...options.ignore,
     ...inputs.filter((i) => i.startsWith('!') && i.length > 1).map((i) => i.slice(1)),
   ];
-  const positives: string[] = [];
+  const positives: FsPath[] = [];
+  let emptyList = false;
   for (const input of inputs) {
-    if (input === '-') positives.push(...(await readPathList(options.stdin)));
-    else if (!(input.startsWith('!') && input.length > 1)) positives.push(input);
+    if (input === '-') {
+      const listed = await readPathList(options.stdin);
+      if (listed.length === 0) emptyList = true;
+      positives.push(...listed);
+    } else if (!(input.startsWith('!') && input.length > 1)) positives.push(input);
   }
 
-  const found: Discovery = { files: [], unreadable: [], unmatched: [] };
+  const found: Discovery = { files: [], unreadable: [], unmatched: [], linksNotFollowed: [] };
   const seen = new Set<string>();
   const excluded = (file: string): boolean =>
     exclusions.length > 0 && exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
 
   // Synchronous on purpose: a run over thousands of files is bound by these syscalls, and the
   // thread pool's round trips cost more than the calls themselves.
-  const add = (file: string, explicit = false): void => {
-    const path = resolve(options.cwd, file);
-    let realPath: string;
+  // `inside`: the real folder a pattern's match must stay in (unless --follow-links).
+  const add = (input: FsPath, explicit = false, inside?: { root: FsPath; name: string }): void => {
+    const file = printable(input);
+    const path = typeof input === 'string' ? resolve(options.cwd, input) : resolveBytes(options.cwd, input);
+    let realPath: FsPath;
     let info: Stats;
     try {
-      realPath = realpathSync(path);
+      realPath = realPathOf(path);
+      if (inside !== undefined && !isInside(realPath, inside.root)) {
+        found.linksNotFollowed.push(notFollowed(file, realPath, inside.name));
+        return;
+      }
       info = statSync(realPath);
       if (!info.isFile()) return;
       accessSync(realPath, constants.R_OK);
@@ -69,7 +115,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       found.unreadable.push({ file, reason: `cannot read ${file}: ${describeFsError(err)}` });
       return;
     }
-    push({ file, path, realPath, size: info.size, explicit, stamp: stampOf(info) });
+    push({ file, path, realPath: pathKey(realPath), size: info.size, explicit, stamp: stampOf(info) });
   };
   const push = (input: InputFile): void => {
     if (seen.has(input.realPath)) return;
@@ -79,21 +125,36 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
 
   // A named file that does not exist fails that input; if nothing at all matched, the run is a usage error.
   const missing: string[] = [];
+  const emptyFolders: string[] = [];
+  let patternMissed = false;
   for (const input of positives) {
+    const name = printable(input);
     const before = found.files.length + found.unreadable.length;
+    const linksBefore = found.linksNotFollowed.length;
     const kind = await classify(input, options.cwd);
     if (kind === 'file') {
-      if (!excluded(input)) add(input, true);
+      if (!excluded(name)) add(input, true);
       else continue;
     } else if (kind === 'directory') {
       // join(input, rel) for each entry, without normalising the same folder 20,000 times.
-      const folder = normalize(input);
+      const folder = normalize(name);
       const prefix = folder === '.' || folder === `.${sep}` ? '' : folder.endsWith(sep) ? folder : folder + sep;
-      for (const entry of walkDirectory(resolve(options.cwd, input), exclusions)) {
+      const root = typeof input === 'string' ? resolve(options.cwd, input) : resolveBytes(options.cwd, input);
+      const walk = walkDirectory(root, exclusions, options.followLinks === true);
+      for (const entry of walk.files) {
         if (prefix !== '') entry.file = prefix + entry.rel;
         if (!excluded(entry.file)) push(entry);
       }
-    } else if (kind === 'pattern') {
+      for (const u of walk.unreadable) {
+        const file = prefix + u.rel;
+        found.unreadable.push({ file: file === '' ? name : file, reason: `cannot read ${file || name}: ${u.reason}` });
+      }
+      for (const l of walk.links)
+        if (!excluded(prefix + l.rel)) found.linksNotFollowed.push(notFollowed(prefix + l.rel, l.target, name));
+      // Links left out do not make a folder less empty: the line that counts them comes first.
+      if (found.files.length + found.unreadable.length === before) emptyFolders.push(name);
+      continue;
+    } else if (kind === 'pattern' && typeof input === 'string') {
       // The glob engine loads only for a pattern: a list of files or folders does without it.
       const { default: fg } = await import('fast-glob');
       const matches = await fg(input, {
@@ -104,16 +165,39 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
         suppressErrors: true,
         followSymbolicLinks: true,
       });
-      for (const m of matches.sort()) add(m);
+      // A pattern walks the folder before its first wildcard: its matches stay in that folder as a walk's do.
+      const base = fg.generateTasks([input])[0]?.base ?? '.';
+      const inside = options.followLinks === true ? undefined : realFolder(resolve(options.cwd, base), base);
+      for (const m of matches.sort()) {
+        // fast-glob reads names as UTF-8: a match holding U+FFFD stands for a name that is not.
+        if (m.includes('\uFFFD')) for (const path of namesBehind(m, options.cwd)) add(path, false, inside);
+        else add(m, false, inside);
+      }
+      if (found.files.length + found.unreadable.length === before && found.linksNotFollowed.length === linksBefore)
+        patternMissed = true;
     } else {
-      missing.push(input);
+      missing.push(name);
       continue;
     }
-    if (found.files.length + found.unreadable.length === before) found.unmatched.push(input);
+    if (found.files.length + found.unreadable.length === before) found.unmatched.push(name);
   }
 
   if (found.files.length === 0 && found.unreadable.length === 0) {
-    const named = positives.length === 0 ? '(none given)' : positives.map((p) => `"${p}"`).join(', ');
+    if (
+      missing.length === 0 &&
+      !patternMissed &&
+      (emptyFolders.length > 0 || emptyList || found.linksNotFollowed.length > 0)
+    ) {
+      const why = [
+        ...(emptyFolders.length > 0
+          ? [`${emptyFolders.join(', ')} hold${emptyFolders.length === 1 ? 's' : ''} no files`]
+          : []),
+        ...(emptyList ? ['the list on standard input was empty'] : []),
+      ];
+      found.nothingIn = why.length > 0 ? why.join('; ') : 'every file found is a link out of its folder';
+      return found;
+    }
+    const named = positives.length === 0 ? '(none given)' : positives.map((p) => `"${printable(p)}"`).join(', ');
     const hint = exclusions.length > 0 ? ` after excluding ${exclusions.map((p) => `"${p}"`).join(', ')}` : '';
     throw new ExtractError(
       'no_input',
@@ -124,85 +208,194 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   return found;
 }
 
-async function classify(input: string, cwd: string): Promise<'file' | 'directory' | 'pattern' | 'missing'> {
+const BYTES = { encoding: 'buffer' } as const;
+
+/**
+ * The paths a match read as UTF-8 stands for: each part holding U+FFFD is looked up in its
+ * folder's names as bytes (two names may read the same, so a match may stand for several).
+ */
+function namesBehind(match: string, cwd: string): FsPath[] {
+  let paths: FsPath[] = [match.startsWith('/') ? '/' : ''];
+  for (const part of match.split('/').filter((p) => p !== '')) {
+    if (!part.includes('\uFFFD')) {
+      paths = paths.map((p) => (p === '' ? part : childPath(p, part)));
+      continue;
+    }
+    paths = paths.flatMap((p) => {
+      const folder = p === '' ? resolve(cwd) : typeof p === 'string' ? resolve(cwd, p) : resolveBytes(cwd, p);
+      try {
+        return readdirSync(folder, BYTES)
+          .filter((b) => b.toString('utf8') === part)
+          .map((b) => (p === '' ? fromBytes(b) : childPath(p, fromBytes(b))));
+      } catch {
+        return [];
+      }
+    });
+  }
+  return paths;
+}
+
+/**
+ * The real path, as bytes when the path is: Node's own realpathSync turns a Buffer into a
+ * string on its way (U+FFFD for the bytes that are not UTF-8), realpath(3) does not.
+ */
+function realPathOf(path: FsPath): FsPath {
+  return typeof path === 'string' ? realpathSync(path) : fromBytes(realpathSync.native(path, BYTES));
+}
+
+/** A path read as bytes (from stdin), against the working directory. */
+function resolveBytes(cwd: string, path: Buffer): FsPath {
+  return path[0] === 0x2f ? fromBytes(path) : childPath(resolve(cwd), fromBytes(path));
+}
+
+/** The real path of a pattern's folder, or undefined when it has none (then no match can be in it anyway). */
+function realFolder(folder: string, name: string): { root: FsPath; name: string } | undefined {
   try {
-    const info = statSync(resolve(cwd, input));
+    return { root: realpathSync(folder), name: name.endsWith('/') ? name : `${name}/` };
+  } catch {
+    return undefined;
+  }
+}
+
+function notFollowed(file: string, target: FsPath, folder: string): LinkNotFollowed {
+  const shown = printable(target);
+  return {
+    file,
+    target: shown,
+    folder,
+    reason: `a symbolic link that leads outside ${folder} (to ${shown}): --follow-links follows it, or name it by itself`,
+  };
+}
+
+async function classify(input: FsPath, cwd: string): Promise<'file' | 'directory' | 'pattern' | 'missing'> {
+  try {
+    const info = statSync(typeof input === 'string' ? resolve(cwd, input) : resolveBytes(cwd, input));
     return info.isDirectory() ? 'directory' : 'file';
   } catch (err) {
     // A name that exists wins over its reading as a pattern ("report[1].pdf" is a file).
-    if (/[*?[\]{}()!@+]/.test(input) && (await import('fast-glob')).default.isDynamicPattern(input)) return 'pattern';
+    if (
+      typeof input === 'string' &&
+      /[*?[\]{}()!@+]/.test(input) &&
+      (await import('fast-glob')).default.isDynamicPattern(input)
+    )
+      return 'pattern';
     return errnoCode(err) === 'ENOENT' ? 'missing' : 'file';
   }
 }
 
 /** A file found in a folder: an InputFile whose `file` the caller sets from `rel`. */
 type Walked = InputFile & { rel: string; stamp: FileStamp };
+/** What a walk found: files, what it could not read (why), links it did not follow (where to). */
+type Walk = {
+  files: Walked[];
+  unreadable: Array<{ rel: string; reason: string }>;
+  links: Array<{ rel: string; target: FsPath }>;
+};
 
 /**
  * The files under a folder, sorted by their path in it: an entry that is not a symbolic link
  * has its folder's real path and its name as real path, so it costs one lstat (which the stat
- * cache needs anyway) and no realpath. Symbolic links are followed (each
- * folder once); hidden names are skipped, as are folders and files an exclusion matches.
- * Folders that cannot be read are skipped, as fast-glob's suppressErrors did.
+ * cache needs anyway) and no realpath. Symbolic links are followed (each folder once) while
+ * they stay under the folder, anywhere with `followLinks`; hidden names are skipped, as are
+ * folders and files an exclusion matches. What cannot be read (a folder, a broken link) is
+ * reported, never skipped in silence. A folder listing holding a name that is not UTF-8 is
+ * read again as bytes (paths.ts): the common listing stays one call of strings.
  */
-function walkDirectory(root: string, exclusions: string[]): Walked[] {
-  const out: Walked[] = [];
+function walkDirectory(root: FsPath, exclusions: string[], followLinks: boolean): Walk {
+  const out: Walk = { files: [], unreadable: [], links: [] };
   const ignored = (rel: string): boolean => exclusions.some((pattern) => matchesGlob(rel, pattern));
-  let realRoot: string;
+  let realRoot: FsPath;
   try {
-    realRoot = realpathSync(root);
-  } catch {
+    realRoot = realPathOf(root);
+  } catch (err) {
+    out.unreadable.push({ rel: '', reason: describeFsError(err) });
     return out;
   }
-  const visited = new Set<string>([realRoot]);
-  const visit = (dir: string, realDir: string, rel: string): void => {
+  const visited = new Set<string>([pathKey(realRoot)]);
+  const visit = (dir: FsPath, realDir: FsPath, rel: string): void => {
     // Names, not Dirents: each entry is stat'ed anyway (the stat cache needs its stamp), and
     // 20,000 Dirent objects would only add to what the garbage collector has to move.
-    let names: string[];
+    let names: FsPath[];
     try {
-      names = readdirSync(dir);
-    } catch {
+      names = listNames(dir);
+    } catch (err) {
+      out.unreadable.push({ rel, reason: describeFsError(err) });
       return;
     }
-    for (const name of names) {
+    for (const entry of names) {
+      const name = typeof entry === 'string' ? entry : printable(entry);
       if (name.startsWith('.')) continue;
       const relPath = rel === '' ? name : `${rel}/${name}`;
       if (exclusions.length > 0 && ignored(relPath)) continue;
       // The folders are absolute and normalised, the name has no slash: join() would only cost.
-      const path = childPath(dir, name);
+      const path = childPath(dir, entry);
       // Outside a symbolic link the two are the same string: one of them, not two copies.
-      let realPath = realDir === dir ? path : childPath(realDir, name);
+      let realPath = realDir === dir ? path : childPath(realDir, entry);
       let info = lstatSync(path, MAY_BE_GONE);
       if (info?.isSymbolicLink()) {
         try {
-          realPath = realpathSync(path);
-          info = statSync(realPath);
-        } catch {
+          realPath = realPathOf(path);
+        } catch (err) {
+          out.unreadable.push({ rel: relPath, reason: brokenLink(path, err) });
           continue;
         }
+        if (!followLinks && !isInside(realPath, realRoot)) {
+          out.links.push({ rel: relPath, target: realPath });
+          continue;
+        }
+        info = statSync(realPath, MAY_BE_GONE);
       }
       if (info === undefined) continue;
       if (info.isDirectory()) {
-        if (visited.has(realPath)) continue;
-        visited.add(realPath);
+        const key = pathKey(realPath);
+        if (visited.has(key)) continue;
+        visited.add(key);
         visit(path, realPath, relPath);
         continue;
       }
       if (!info.isFile()) continue;
-      out.push({ rel: relPath, file: relPath, path, realPath, size: info.size, explicit: false, stamp: stampOf(info) });
+      out.files.push({
+        rel: relPath,
+        file: relPath,
+        path,
+        realPath: pathKey(realPath),
+        size: info.size,
+        explicit: false,
+        stamp: stampOf(info),
+      });
     }
   };
   visit(root, realRoot, '');
-  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  out.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  out.links.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return out;
+}
+
+/**
+ * A folder's names: strings, as Node reads them; read again as bytes only when one of them
+ * came back with U+FFFD (a name that is not UTF-8, or, rarely, one that holds U+FFFD itself).
+ */
+function listNames(dir: FsPath): FsPath[] {
+  if (typeof dir === 'string') {
+    const names = readdirSync(dir);
+    if (!names.some((n) => n.includes('\uFFFD'))) return names;
+  }
+  return readdirSync(dir, BYTES).map(fromBytes);
+}
+
+/** Why a symbolic link cannot be read: where it points, when it points at nothing. */
+function brokenLink(path: FsPath, err: unknown): string {
+  if (errnoCode(err) === 'ELOOP') return 'a loop of symbolic links';
+  if (errnoCode(err) !== 'ENOENT') return describeFsError(err);
+  try {
+    return `a symbolic link to ${printable(fromBytes(readlinkSync(path, BYTES)))}, which does not exist`;
+  } catch {
+    return 'a symbolic link to nothing';
+  }
 }
 
 /** A file removed between the listing and its lstat is not there: skipped, as if listed a moment later. */
 const MAY_BE_GONE = { throwIfNoEntry: false } as const;
-
-/** One flat string (join, not a rope): the real path is a key of several maps and sets. */
-function childPath(dir: string, name: string): string {
-  return dir.endsWith('/') ? [dir, name].join('') : [dir, name].join('/');
-}
 
 function stampOf(info: Stats): FileStamp {
   return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}:${info.dev}`;
@@ -220,16 +413,38 @@ function matchesExclusion(file: string, pattern: string, cwd: string): boolean {
   return matchesGlob(rel, pattern) || matchesGlob(file, pattern) || matchesGlob(rel, `**/${pattern}`);
 }
 
-async function readPathList(stdin: Readable | undefined): Promise<string[]> {
+/**
+ * The paths listed on stdin, one a line, read as bytes: `find` prints names as they are on
+ * disk, so a line that is not UTF-8 is kept as bytes (paths.ts) and opens the file it names.
+ */
+async function readPathList(stdin: Readable | undefined): Promise<FsPath[]> {
   if (!stdin) return [];
-  let text = '';
+  const chunks: Buffer[] = [];
   for await (const chunk of stdin)
-    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-  return text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
+  const text = Buffer.concat(chunks);
+  const paths: FsPath[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf(0x0a, start);
+    if (end < 0) end = text.length;
+    const line = fromBytes(trimBytes(text.subarray(start, end)));
+    if (line.length > 0) paths.push(typeof line === 'string' ? line.trim() : line);
+    start = end + 1;
+  }
+  return paths.filter((p) => p.length > 0);
 }
+
+/** Without the blanks (and a CR) around it, as String.prototype.trim does for ASCII. */
+function trimBytes(line: Buffer): Buffer {
+  let start = 0;
+  let end = line.length;
+  while (start < end && isBlank(line[start])) start++;
+  while (end > start && isBlank(line[end - 1])) end--;
+  return line.subarray(start, end);
+}
+
+const isBlank = (byte: number | undefined): boolean =>
+  byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0b || byte === 0x0c;
 
 export function describeFsError(err: unknown): string {
   const code = errnoCode(err);

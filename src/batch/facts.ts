@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { detectMimeType } from '../mime.ts';
+import { printableBase, type FsPath } from './paths.ts';
 
 /** What the pipeline learns about a file before sending it: its identity and its type. */
 export type FileFacts = { sha256: string; mimeType: string };
@@ -18,14 +18,14 @@ const SNIFF_BYTES = 4100;
  * extension alone. One open and one pass per file, with a buffer no larger than the file:
  * a rerun over 20,000 small files must cost about what hashing them does.
  */
-export async function fileFacts(path: string, size: number): Promise<FileFacts> {
+export async function fileFacts(path: FsPath, size: number): Promise<FileFacts> {
   if (size < CHUNK_BYTES) {
     // A small file in one synchronous read: a rerun over thousands of them is bound by
     // syscalls, and the thread pool's round trips cost more than the reads themselves.
     const bytes = readFileSync(path);
     return {
       sha256: createHash('sha256').update(bytes).digest('hex'),
-      mimeType: await detectMimeType(bytes.subarray(0, SNIFF_BYTES), basename(path)),
+      mimeType: await detectMimeType(bytes.subarray(0, SNIFF_BYTES), printableBase(path)),
     };
   }
   const hash = createHash('sha256');
@@ -42,14 +42,14 @@ export async function fileFacts(path: string, size: number): Promise<FileFacts> 
   } finally {
     await handle.close();
   }
-  return { sha256: hash.digest('hex'), mimeType: await detectMimeType(head ?? new Uint8Array(0), basename(path)) };
+  return { sha256: hash.digest('hex'), mimeType: await detectMimeType(head ?? new Uint8Array(0), printableBase(path)) };
 }
 
 /**
  * The MIME type alone, from the head of the content (a large file sent by upload is hashed
  * while it is sent, not before: see the pipeline's one read pass).
  */
-export async function fileType(path: string): Promise<string> {
+export async function fileType(path: FsPath): Promise<string> {
   const head = Buffer.allocUnsafe(SNIFF_BYTES);
   const fd = openSync(path, 'r');
   let n: number;
@@ -58,5 +58,5 @@ export async function fileType(path: string): Promise<string> {
   } finally {
     closeSync(fd);
   }
-  return detectMimeType(head.subarray(0, n), basename(path));
+  return detectMimeType(head.subarray(0, n), printableBase(path));
 }

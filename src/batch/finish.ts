@@ -46,6 +46,7 @@ export async function finishBatch(
     dryRun: false,
     charges,
     ignored: plan.ignored,
+    linksNotFollowed: plan.linksNotFollowed,
   });
   // Outputs and the report cover every input, in input order, whatever the stop.
   // The writers take each record's own fields as they write it (recordFields): no copy of the batch first.
@@ -78,6 +79,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     dryRun: true,
     charges: { reserved: 0, refunded: 0, unknown: 0 },
     ignored: plan.ignored,
+    linksNotFollowed: plan.linksNotFollowed,
   });
   deps.stdout.write(
     `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`,

@@ -28,6 +28,8 @@ export type BatchOptions = {
   fresh: boolean;
   /** --all-files: send every file found, not only PDFs and images. */
   allFiles?: boolean | undefined;
+  /** --follow-links: a directory walk follows symbolic links that lead out of the folder. */
+  followLinks?: boolean | undefined;
   retryFailed: boolean;
   dryRun: boolean;
   maxCredits: number | undefined;

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { EngineError } from '../engine/types.ts';
+import type { FsPath } from './paths.ts';
 
 /**
  * Pages the service would charge, counted on this machine for --dry-run and --max-credits by
@@ -8,7 +9,7 @@ import { EngineError } from '../engine/types.ts';
  * encrypted, of a type it does not take) has no estimate: null, since the service refuses it
  * uncharged rather than charging a guess.
  */
-export async function countPages(path: string, mimeType: string): Promise<number | null> {
+export async function countPages(path: FsPath, mimeType: string): Promise<number | null> {
   const bytes = new Uint8Array(await readFile(path));
   // Imported here: the engine brings pdfjs, which is large, and only dry runs and --max-credits need it.
   const { countPagesInProcess } = await import('../engine/extract.ts');

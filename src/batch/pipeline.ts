@@ -324,7 +324,7 @@ export class Pipeline {
         const ticket = await c.client.uploadUrl({ file_name: serviceName(job), file_type: job.mimeType }, c.signal);
         let sha256: string | undefined;
         try {
-          const source = { path: job.input.path, size: job.input.size, type: job.mimeType };
+          const source = { path: job.input.path, name: job.input.file, size: job.input.size, type: job.mimeType };
           ({ sha256 } = await c.client.putBytes(ticket, source, c.signal));
         } catch (err) {
           if (err instanceof ServiceError && err.kind === 'ticket_expired' && attempt < TICKET_ATTEMPTS) {

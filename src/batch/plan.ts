@@ -1,6 +1,6 @@
-import { basename } from 'node:path';
+import { printableBase } from './paths.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
-import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
+import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from './identity.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
@@ -47,7 +47,7 @@ export type Job = {
 
 /** The name the service sees (file_name): the file's own name, without its folders. */
 export function serviceName(job: Job): string {
-  return basename(job.input.path);
+  return printableBase(job.input.path);
 }
 
 /**
@@ -103,6 +103,8 @@ export type BatchPlan = {
   jobs: Job[];
   unreadable: UnreadableInput[];
   ignored: IgnoredInput[];
+  /** Symbolic links the walk left out (they lead out of the folder walked): listed in --report. */
+  linksNotFollowed: LinkNotFollowed[];
 };
 
 export type Plan = { jobs: Job[]; unreadable: UnreadableInput[]; ignored: IgnoredInput[] };

@@ -3,7 +3,7 @@ import { ExtractError } from '../errors.ts';
 import { checkExplode, createStreamWriter, isStreamed, prepareOutput, resolveOutput } from '../outputs/index.ts';
 import { errorRecord } from '../outputs/record.ts';
 import type { ClientDeps, Log } from '../client/deps.ts';
-import { discoverInputs } from './discover.ts';
+import { discoverInputs, type LinkNotFollowed } from './discover.ts';
 import { finishBatch, finishDryRun } from './finish.ts';
 import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from './identity.ts';
 import type { KnownState, Replay } from './journal.ts';
@@ -109,9 +109,16 @@ async function planBatch(
 ): Promise<BatchPlan> {
   const { reporter, log, records } = ctx;
   reporter.planning('finding input files');
-  const discovery = await discoverInputs(inputs, { cwd: deps.cwd, ignore: options.ignore, stdin: deps.stdin });
+  const discovery = await discoverInputs(inputs, {
+    cwd: deps.cwd,
+    ignore: options.ignore,
+    stdin: deps.stdin,
+    followLinks: options.followLinks,
+  });
   for (const p of discovery.unmatched) log('warn', `${p}: matched no file`);
-  log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
+  logLinksNotFollowed(discovery.linksNotFollowed, log);
+  if (discovery.nothingIn !== undefined) log('info', `nothing to do: ${discovery.nothingIn}`);
+  else log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
 
   const spec = stateSpecOf(options, deps);
   if (spec?.kind === 'postgres' && options.fresh) {
@@ -246,7 +253,16 @@ async function planBatch(
         }),
       );
   }
-  return { journal, known: replay.known, targetId, identity, jobs, unreadable, ignored };
+  return {
+    journal,
+    known: replay.known,
+    targetId,
+    identity,
+    jobs,
+    unreadable,
+    ignored,
+    linksNotFollowed: discovery.linksNotFollowed,
+  };
 }
 
 /**
@@ -297,6 +313,16 @@ function stateSpecOf(options: BatchOptions, deps: BatchDeps): StateSpec | null {
   const path = userJournalPath(deps.env, options.baseUrl);
   if (!options.dryRun) makeJournalFolder(path);
   return parseStateSpec(path, deps.cwd);
+}
+
+/** One line for the links a walk left out (each is in --report), naming the folders they leave. */
+function logLinksNotFollowed(links: LinkNotFollowed[], log: Log): void {
+  if (links.length === 0) return;
+  const folders = [...new Set(links.map((l) => l.folder))].join(', ');
+  log(
+    'info',
+    `left out ${links.length} symbolic link${links.length === 1 ? '' : 's'} that lead${links.length === 1 ? 's' : ''} outside ${folders} (see --report): --follow-links follows them`,
+  );
 }
 
 /** A cache: failing to write it costs the next run some reading, not this run its result. */

@@ -1,6 +1,7 @@
 import type { DocumentRecord } from '../outputs/record.ts';
 import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './pipeline.ts';
+import type { LinkNotFollowed } from './discover.ts';
 import type { IgnoredInput } from './plan.ts';
 import { formatDuration } from './units.ts';
 
@@ -37,6 +38,8 @@ export type BatchSummary = {
   not_submitted: number;
   /** Files found in directories or by patterns that are not documents (not PDF, not an image): skipped, uncharged. */
   not_documents: Array<{ file: string; type: string }>;
+  /** Symbolic links a walk left out because they lead out of the folder walked (--follow-links follows them). */
+  links_not_followed: Array<{ file: string; target: string; reason: string }>;
   /** Completed during this run by other workers sharing the journal (postgres://). */
   other_workers: number;
   /**
@@ -66,6 +69,7 @@ export function tallySummary(
     dryRun: boolean;
     charges: Charges;
     ignored?: IgnoredInput[];
+    linksNotFollowed?: LinkNotFollowed[];
   },
 ): BatchSummary {
   // One pass over the documents, however many outcomes are counted.
@@ -80,6 +84,11 @@ export function tallySummary(
     pending: count('pending'),
     not_submitted: count('not_submitted'),
     not_documents: (extra.ignored ?? []).map((x) => ({ file: x.file, type: x.mimeType })),
+    links_not_followed: (extra.linksNotFollowed ?? []).map((l) => ({
+      file: l.file,
+      target: l.target,
+      reason: l.reason,
+    })),
     other_workers: count('other_worker'),
     pages_charged: extra.charges.reserved - extra.charges.refunded,
     pages_refunded: extra.charges.refunded,

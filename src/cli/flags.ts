@@ -31,6 +31,7 @@ export type RunFlags = {
   stateWait?: string;
   fresh?: boolean;
   allFiles?: boolean;
+  followLinks?: boolean;
   retryFailed?: boolean;
   ignore?: string[];
   dryRun?: boolean;
@@ -70,6 +71,7 @@ export function batchOptionsFromFlags(
     stateWaitMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait'),
     fresh: flags.fresh === true,
     allFiles: flags.allFiles === true,
+    followLinks: flags.followLinks === true,
     retryFailed: flags.retryFailed === true,
     dryRun: flags.dryRun === true,
     maxCredits: flags.maxCredits === undefined ? undefined : parseCount(flags.maxCredits, '--max-credits', 0),

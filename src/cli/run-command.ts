@@ -98,6 +98,10 @@ export function registerRun(program: Command): void {
       'send again documents that failed in a way that may have cost something (failures that cost nothing are retried anyway)',
     )
     .option('--all-files', 'send every file found in directories and by patterns, not only PDFs and images')
+    .option(
+      '--follow-links',
+      'follow symbolic links that lead out of a folder walked (a file named by itself is always read)',
+    )
     .option('--ignore <pattern>', 'leave out files matching this glob (repeatable)', collect, [])
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
     .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')

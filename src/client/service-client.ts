@@ -53,7 +53,14 @@ export type ServiceClientOptions = {
 };
 
 /** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
-export type UploadSource = { path: string; size: number; type: string };
+export type UploadSource = {
+  /** Bytes for a name that is not UTF-8 (batch/paths.ts). */
+  path: string | Buffer;
+  /** The file's name in messages. */
+  name: string;
+  size: number;
+  type: string;
+};
 
 type Call = {
   step: Step;
@@ -138,11 +145,11 @@ export class ServiceClient {
       headers: { 'content-type': source.type, 'content-length': String(source.size) },
       body: () => {
         // Each attempt reads (and hashes) the file again: a spent body cannot be resent.
-        attempt = hashedFileBody(source.path, source.size);
+        attempt = hashedFileBody(source.path, source.size, source.name);
         return attempt.body;
       },
       idempotent: true,
-      subject: source.path,
+      subject: source.name,
       signal,
     });
     return { sha256: attempt?.digest() };

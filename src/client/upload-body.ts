@@ -27,7 +27,11 @@ export class FileChangedError extends Error {
  * the socket, one waits in the stream (its high-water mark is one byte: it holds no more) and
  * one is being read ahead: three buffers.
  */
-export function hashedFileBody(path: string, size: number): { body: Readable; digest: () => string | undefined } {
+export function hashedFileBody(
+  path: string | Buffer,
+  size: number,
+  name: string,
+): { body: Readable; digest: () => string | undefined } {
   const hash: Hash = createHash('sha256');
   let sent = 0;
   let digest: string | undefined;
@@ -45,7 +49,7 @@ export function hashedFileBody(path: string, size: number): { body: Readable; di
       ahead = size > 0 ? readInto(slot, 0) : undefined;
       while (ahead !== undefined) {
         const chunk = await ahead;
-        if (chunk.length === 0) throw new FileChangedError(`${path} shrank while it was being sent`);
+        if (chunk.length === 0) throw new FileChangedError(`${name} shrank while it was being sent`);
         sent += chunk.length;
         slot++;
         // Read the next chunk while this one is hashed and sent.

@@ -260,7 +260,7 @@ describe('service client', () => {
       const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY }, deps);
       await client.putBytes(
         { upload_url: 'http://storage.test/up/a.pdf?sig=abc', storage_path: 'a', expires_in: 60 },
-        { path, size: 14, type: 'application/pdf' },
+        { path, name: 'a.pdf', size: 14, type: 'application/pdf' },
       );
       expect(seen).toHaveLength(2);
       for (const s of seen) {
@@ -281,7 +281,7 @@ describe('service client', () => {
       const err = (await client
         .putBytes(
           { upload_url: 'http://storage.test/up?sig=1', storage_path: 'a', expires_in: 1 },
-          { path, size: 1, type: 'text/plain' },
+          { path, name: 'a.pdf', size: 1, type: 'text/plain' },
         )
         .catch((e: unknown) => e)) as ServiceError;
       expect(err.kind).toBe('ticket_expired');

@@ -66,7 +66,12 @@ describe('PUT in one read pass', () => {
     const file = await randomFile(size);
     const s = await storage(0);
     const client = new ServiceClient({ baseUrl: s.url, apiKey: 'ext_put_key_0001' }, deps);
-    const put = await client.putBytes(ticket(s.url), { path: file.path, size, type: 'application/pdf' });
+    const put = await client.putBytes(ticket(s.url), {
+      path: file.path,
+      name: 'big.pdf',
+      size,
+      type: 'application/pdf',
+    });
     expect(s.received).toEqual([file.sha256]);
     expect(put.sha256).toBe(file.sha256);
   });
@@ -76,7 +81,12 @@ describe('PUT in one read pass', () => {
     const file = await randomFile(size);
     const s = await storage(1);
     const client = new ServiceClient({ baseUrl: s.url, apiKey: 'ext_put_key_0001' }, deps);
-    const put = await client.putBytes(ticket(s.url), { path: file.path, size, type: 'application/pdf' });
+    const put = await client.putBytes(ticket(s.url), {
+      path: file.path,
+      name: 'big.pdf',
+      size,
+      type: 'application/pdf',
+    });
     expect(put.sha256).toBe(file.sha256);
     expect(s.received.at(-1)).toBe(file.sha256);
   });

@@ -45,10 +45,20 @@ afterEachTest(() => {
   running.clear();
 });
 
-/** The built CLI with a clean environment pointed at `url`. */
-export function extract(cwd: string, url: string, args: string[], options: { env?: Record<string, string> } = {}) {
+/**
+ * The built CLI with a clean environment pointed at `url`; `input` is its standard input,
+ * `uid` runs it as another user (as root: permission denied is real only for someone else).
+ */
+export function extract(
+  cwd: string,
+  url: string,
+  args: string[],
+  options: { env?: Record<string, string>; input?: string | Buffer; uid?: number } = {},
+) {
   const child = execa(process.execPath, [CLI, ...args], {
     cwd,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
     env:
       options.env ??
       cleanEnv({
