@@ -42,7 +42,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
     const writer: JournalWriter | undefined = options.readOnly
       ? undefined
       : await openJournal(path, torn, options.write);
-    const rescue = rescuer(path, options.log);
+    const rescue = rescuer(path, options.log, options.write);
     // Saved at close when this run wrote facts or the index was missing or behind; never after a failed append.
     let indexBehind = indexed === undefined || indexed.replayedAfter > 0;
     let appendFailed = false;

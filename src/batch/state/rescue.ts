@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import { errnoCode, hasErrno } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
-import type { JournalFact } from '../journal.ts';
+import type { JournalFact, WriteBytes } from '../journal.ts';
 
 /**
  * When the journal file cannot be written (a full disk, an I/O error), what the run learns
@@ -44,11 +44,11 @@ function describeWriteError(err: unknown): string {
 }
 
 /** Appends `text` to `path` and syncs it: the whole of it is on disk when this returns. */
-function appendDurably(path: string, text: string): void {
+function appendDurably(path: string, text: string, write: WriteBytes = writeSync): void {
   const fd = openSync(path, 'a', 0o600);
   try {
     const bytes = Buffer.from(text, 'utf8');
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    for (let at = 0; at < bytes.length; ) at += write(fd, bytes, at, bytes.length - at);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -65,7 +65,8 @@ export type Rescue = {
   flush(): void;
 };
 
-export function rescuer(journal: string, log: Log): Rescue {
+/** `write`: how the journal's bytes are written (the rescue file is written with fs.writeSync). */
+export function rescuer(journal: string, log: Log, write: WriteBytes = writeSync): Rescue {
   const kept: JournalFact[] = [];
   let failure: JournalWriteError | undefined;
   return {
@@ -84,7 +85,7 @@ export function rescuer(journal: string, log: Log): Rescue {
       const text = kept.map((f) => `${JSON.stringify(f)}\n`).join('');
       const n = `${kept.length} fact${kept.length === 1 ? '' : 's'}`;
       try {
-        appendDurably(journal, `\n${text}`);
+        appendDurably(journal, `\n${text}`, write);
         log('warn', `the journal ${journal} took the ${n} it had refused on a second try`);
         return;
       } catch {
