@@ -78,7 +78,7 @@ describe('a journal that cannot be written', () => {
     expect(records(readFileSync(join(cwd, 'out.jsonl'), 'utf8')).map((r) => r.status)).toEqual(
       Array(6).fill('completed'),
     );
-  });
+  }, 60_000);
 
   it('a disk that frees up before the end takes the kept facts on the second try: no rescue file', async () => {
     const server = await emulator({ idempotency_key: false });
@@ -132,5 +132,5 @@ describe('a completed record is never replaced by a worse one', () => {
     expect(fresh.summary.stopped_by).toBe('out_of_credits');
     expect(fresh.summary.not_submitted).toBe(3);
     expect(readFileSync(join(cwd, 'out.jsonl'), 'utf8')).toBe(before);
-  });
+  }, 60_000);
 });
