@@ -48,14 +48,18 @@ export async function finishBatch(
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
   });
-  // Outputs and the report cover every input, in input order, whatever the stop.
+  // Outputs and the report cover every input, in input order, whatever the stop; except a base
+  // URL that is not the service: this run learned nothing, and the outputs of the last good
+  // run (completed records) are left as they were rather than replaced by "not submitted".
   // The writers take each record's own fields as they write it (recordFields): no copy of the batch first.
-  await writeOutputs(target, documents, {
-    cwd: deps.cwd,
-    explode: options.explode,
-    stdout: deps.stdout,
-    warn: (m) => log('warn', m),
-  });
+  if (summary.stopped_by === 'wrong_service') log('info', 'the outputs were left as they were');
+  else
+    await writeOutputs(target, documents, {
+      cwd: deps.cwd,
+      explode: options.explode,
+      stdout: deps.stdout,
+      warn: (m) => log('warn', m),
+    });
   // --explode naming no table of the results (a typo, an Object field) was warned about above: a
   // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
   if (options.explode !== undefined && summary.exitCode === EXIT_CODES.ok) {

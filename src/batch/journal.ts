@@ -135,12 +135,15 @@ export interface JournalWriter {
   close(): Promise<void>;
 }
 
-export async function openJournal(path: string, torn: boolean): Promise<JournalWriter> {
+/** How the journal's bytes are written: fs.writeSync's shape (tests inject a full disk). */
+export type WriteBytes = (fd: number, bytes: Buffer, offset: number, length: number) => number;
+
+export async function openJournal(path: string, torn: boolean, write: WriteBytes = writeSync): Promise<JournalWriter> {
   const handle: FileHandle = await open(path, 'a', 0o600);
   // A torn last line (a crash mid-write) is ended first, so the next fact starts on a line of its own;
   // a new journal starts with its format version.
   const first = (await handle.stat()).size === 0 ? `${JSON.stringify(versionFact())}\n` : torn ? '\n' : '';
-  const log = groupCommit(appendSink(handle), first);
+  const log = groupCommit(appendSink(handle, write), first);
   return {
     append: (fact) => log.append(`${JSON.stringify(fact)}\n`),
     close: () => log.close(),
@@ -152,12 +155,12 @@ export async function openJournal(path: string, torn: boolean): Promise<JournalW
  * page cache, cheaper than a round trip through the thread pool per batch) and made durable by
  * an fdatasync on the thread pool, which is where the waiting is.
  */
-function appendSink(handle: FileHandle): LogSink {
+function appendSink(handle: FileHandle, write: WriteBytes): LogSink {
   return {
     write: async (data) => {
       const bytes = Buffer.from(data, 'utf8');
       for (let at = 0; at < bytes.length; ) {
-        const written = writeSync(handle.fd, bytes, at, bytes.length - at);
+        const written = write(handle.fd, bytes, at, bytes.length - at);
         if (written === 0) throw Object.assign(new Error('the journal accepted no bytes'), { code: 'EIO' });
         at += written;
       }

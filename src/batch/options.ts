@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
+import type { WriteBytes } from './journal.ts';
 import type { LockDeps } from './lock.ts';
 import type { KeySource } from './session.ts';
 import type { Verbosity } from './progress.ts';
@@ -82,6 +83,8 @@ export type BatchDeps = ClientDeps & {
   /** A second SIGINT: leave at once (the CLI's process.exit). */
   exitNow?: ((code: number) => void) | undefined;
   lock?: LockDeps | undefined;
+  /** How the journal file's bytes are written (tests inject a full disk); fs.writeSync by default. */
+  writeJournal?: WriteBytes | undefined;
   /** When to stop sending to a service that does not answer (tests shorten it). */
   circuit?: CircuitPolicy | undefined;
 };

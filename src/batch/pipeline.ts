@@ -20,10 +20,17 @@ import type { FailureCharge, JournalWriter, KnownState, SentRequest } from './jo
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
 import { actionFor, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
-import { ClaimLostError } from './state/index.ts';
+import { ClaimLostError, JournalWriteError } from './state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
-export type StopReason = 'out_of_credits' | 'auth' | 'interrupted' | 'max_credits' | 'unreachable';
+export type StopReason =
+  | 'out_of_credits'
+  | 'auth'
+  | 'interrupted'
+  | 'max_credits'
+  | 'unreachable'
+  | 'wrong_service'
+  | 'journal';
 
 /**
  * The pages a run caused the service to charge: reserves it learned of, less the refunds it
@@ -508,6 +515,17 @@ export class Pipeline {
       c.settle(job, notSubmitted(job, route, err.message));
       return;
     }
+    if (err instanceof JournalWriteError) {
+      // Its `sending` fact could not be written, so the request was not sent: nothing was charged.
+      c.stop('journal', err.message);
+      c.settle(job, notSubmitted(job, route, reasonText('journal')));
+      return;
+    }
+    const named = err instanceof ServiceError && err.kind === 'bad_response' ? (err.documentId ?? documentId) : null;
+    if (err instanceof ServiceError && named !== null) {
+      await this.#badAnswer(job, route, named, err);
+      return;
+    }
     const uncertain = documentId === null ? this.#uncertain.get(job.key) : undefined;
     this.#uncertain.delete(job.key);
     if (err instanceof ServiceError && uncertain === undefined) {
@@ -519,7 +537,9 @@ export class Pipeline {
             ? 'out_of_credits'
             : err.kind === 'unreachable'
               ? 'unreachable'
-              : undefined;
+              : err.kind === 'wrong_service'
+                ? 'wrong_service'
+                : undefined;
       if (stop !== undefined) c.stop(stop, err.message);
       if (stop !== undefined || err.kind === 'aborted') {
         const why = reasonText(stop ?? c.stopped() ?? 'interrupted');
@@ -547,6 +567,26 @@ export class Pipeline {
     const charge: FailureCharge = uncertain !== undefined || documentId !== null ? 'uncertain' : 'none';
     if (charge === 'uncertain' && !this.#counted.has(job.key)) this.#charges.unknown++;
     await this.#settleFailure(job, route, documentId, reason, { retryable, charge, request: uncertain });
+  }
+
+  /**
+   * An answer the client could not take (too deep, page_count not a number of pages) that still
+   * named its document: the service made it, so it may be charged. The journal keeps its
+   * document_id (a rerun does not send it again) and the record says how to fetch it.
+   */
+  async #badAnswer(job: Job, route: Route, documentId: string, err: ServiceError): Promise<void> {
+    this.#uncertain.delete(job.key);
+    const pageCount = err.pageCount ?? null;
+    this.#learnPages(job, pageCount);
+    if (!this.#counted.has(job.key)) this.#charges.unknown++;
+    const reason = redact(
+      `${err.message}: document ${documentId} may have been charged; "extract get ${documentId}" fetches it once the service answers it properly`,
+    );
+    await this.#settleFailure(job, route, documentId, reason, {
+      retryable: false,
+      charge: 'uncertain',
+      pageCount: this.#counted.get(job.key) ?? pageCount,
+    });
   }
 
   /** Journals a failure (what it cost; the request to resend when uncertain) and settles its record. */
@@ -655,5 +695,9 @@ export function reasonText(reason: StopReason): string {
       return 'the run reached --max-credits; rerun with a higher limit to continue';
     case 'unreachable':
       return 'the service stopped answering; rerun the same command once it is back (nothing unsent was charged)';
+    case 'wrong_service':
+      return 'the base URL is not the service; fix it, then rerun the same command (nothing unsent was charged)';
+    case 'journal':
+      return 'the journal could not be written; free space on its disk, then rerun the same command';
   }
 }

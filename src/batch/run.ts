@@ -47,6 +47,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   let unsubscribe: (() => void) | undefined;
   try {
     const records = createRecords(!options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined);
+    // A journal that refuses a write stops the run; the stopper exists once the plan is made.
+    let journalFailed: ((message: string) => void) | undefined;
     const plan = await planBatch(inputs, options, deps, {
       reporter,
       log,
@@ -54,6 +56,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       opened: (j) => {
         journal = j;
       },
+      writeFailed: (message) => journalFailed?.(message),
     });
     const finishing = { options, deps, log, records, started };
     if (options.dryRun) {
@@ -61,6 +64,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       return await finishDryRun(plan, finishing);
     }
     const stopper = createStopper(options, deps, log, reporter);
+    journalFailed = (message) => stopper.stop('journal', message);
     unsubscribe = stopper.listen();
     let charges = NOTHING_CHARGED;
     if (needsService(plan)) {
@@ -95,6 +99,8 @@ type PlanContext = {
   records: Records;
   /** Called as soon as the journal is open, so that the run closes it whatever happens next. */
   opened: (journal: StateJournal) => void;
+  /** The journal refused a write. */
+  writeFailed: (message: string) => void;
 };
 
 /**
@@ -137,6 +143,8 @@ async function planBatch(
             outageMs: options.stateWaitMs,
             log,
             lock: deps.lock,
+            write: deps.writeJournal,
+            onWriteFailed: (err) => ctx.writeFailed(err.message),
           });
     ctx.opened(journal);
     return journal;

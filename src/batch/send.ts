@@ -74,9 +74,12 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
         : (outcome.record.error ?? outcome.kind);
     reporter.finished(job.input.file, barKind(outcome), detail, tally);
     const kind: EntryOutcome = outcome.kind;
+    // A result the journal holds is never replaced by a worse one (--fresh stopped or refused):
+    // the record stays the completed one; the report's outcome says what this run's attempt came to.
+    const kept = outcome.kind !== 'completed' && job.prior?.fact === 'completed' ? priorRecord(job) : undefined;
     // '' for a large file stopped before it was hashed (on its upload).
     emitCopies(job, (copy) => ({
-      ...outcome.record,
+      ...(kept ?? outcome.record),
       file: copy.input.file,
       outcome: kind,
       sha256: job.sha256 || null,

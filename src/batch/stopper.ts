@@ -33,7 +33,8 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
       stopMessage,
     );
     // 402 and --max-credits only stop submitting; documents already paid for are still collected.
-    if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable') abort.abort();
+    if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable' || reason === 'wrong_service')
+      abort.abort();
   };
   return {
     signal: abort.signal,

@@ -115,6 +115,8 @@ export function exitCodeOf(s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pend
   if (s.stopped_by === 'auth') return EXIT_CODES.auth;
   if (s.stopped_by === 'out_of_credits') return EXIT_CODES.out_of_credits;
   if (s.stopped_by === 'unreachable') return EXIT_CODES.unreachable;
+  if (s.stopped_by === 'wrong_service') return EXIT_CODES.usage;
+  if (s.stopped_by === 'journal') return EXIT_CODES.state;
   if (s.failed > 0 || s.not_submitted > 0) return EXIT_CODES.failed;
   if (s.pending > 0) return EXIT_CODES.pending;
   return EXIT_CODES.ok;

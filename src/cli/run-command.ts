@@ -17,11 +17,13 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0    every document completed
   1    some documents failed (or were not submitted: --max-credits)
-  2    usage or configuration error (bad flag, no input matched, no API key)
+  2    usage or configuration error (bad flag, no input matched, no API key,
+       a base URL that is not the service: outputs left as they were)
   3    stopped: the service said 402, out of credits (state kept; top up and rerun)
   4    the service rejected the API key
   5    some documents still processing at the poll deadline (rerun to collect them)
-  6    the journal could not be used (postgres:// unreachable, a .sqlite file locked past --state-wait, a full disk); rerun when it is back
+  6    the journal could not be used (postgres:// unreachable, a .sqlite file locked past
+       --state-wait, or a full disk under the journal: what was charged is kept for the rerun); fix it, then rerun
   7    the service stopped answering: no further submissions (rerun once it is back)
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 

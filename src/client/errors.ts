@@ -26,6 +26,8 @@ export type ServiceErrorKind =
   | 'rejected'
   /** A 2xx whose body is not what the spec describes. */
   | 'bad_response'
+  /** The base URL is not the service: a 404 on the API's own paths, or an HTML page. Stops the run (exit 2). */
+  | 'wrong_service'
   /** The caller aborted (SIGINT). */
   | 'aborted';
 
@@ -45,10 +47,21 @@ export class ServiceError extends Error {
   /** Whether trying the same document again later may succeed (journal: failed.retryable). */
   readonly retryable: boolean;
   readonly charge: Charge;
+  /** A bad answer that still named its document: what `extract get` fetches once the service answers properly. */
+  readonly documentId: string | undefined;
+  /** Its pages, when the bad answer still said them as a page count. */
+  readonly pageCount: number | undefined;
   constructor(
     kind: ServiceErrorKind,
     message: string,
-    options: { status?: number; retryable?: boolean; charge?: Charge; cause?: unknown } = {},
+    options: {
+      status?: number;
+      retryable?: boolean;
+      charge?: Charge;
+      cause?: unknown;
+      documentId?: string | undefined;
+      pageCount?: number | undefined;
+    } = {},
   ) {
     // Messages quote service bodies and URLs: never let a key or a signature through.
     super(redact(message), { cause: options.cause });
@@ -57,11 +70,13 @@ export class ServiceError extends Error {
     this.status = options.status;
     this.retryable = options.retryable ?? defaultRetryable(kind);
     this.charge = options.charge ?? 'none';
+    this.documentId = options.documentId;
+    this.pageCount = options.pageCount;
   }
 }
 
 function defaultRetryable(kind: ServiceErrorKind): boolean {
-  return kind !== 'rejected' && kind !== 'not_found' && kind !== 'bad_response';
+  return kind !== 'rejected' && kind !== 'not_found' && kind !== 'bad_response' && kind !== 'wrong_service';
 }
 
 /**
@@ -112,4 +127,9 @@ const NEVER_SENT = new Set([
 export function neverReachedService(err: unknown): boolean {
   const code = errnoCode(err);
   return code !== undefined && NEVER_SENT.has(code);
+}
+
+/** A page count as the spec means it: a whole, non-negative number of pages (1e300, -3, 1.5 and "3" are not). */
+export function isPageCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

@@ -19,7 +19,8 @@ import type { ClientDeps, LogLevel } from './deps.ts';
 import { errnoCode } from '../errno.ts';
 import type { Circuit } from './circuit.ts';
 import { hashedFileBody } from './upload-body.ts';
-import { describeErrorBody, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
+import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from './answer-depth.ts';
+import { describeErrorBody, isPageCount, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
 
 /**
  * Response shapes as the client accepts them: the contract's schemas, loosened where the
@@ -93,6 +94,13 @@ export class ServiceClient {
   readonly #limits: { requestMs: number; extractMs: number; answerBytes: number };
   /** The base URL as logs show it (describeUrl), worked out once rather than per request. */
   readonly #shownBase: string;
+  /**
+   * Until the service has answered once, one API request at a time: a base URL that is not the
+   * service is then found by one request, not by one per file sent at once (wrongService).
+   */
+  #verified = false;
+  #probe: Promise<unknown> | undefined;
+  #wrong: ServiceError | undefined;
 
   constructor(options: ServiceClientOptions, deps: ClientDeps) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -228,6 +236,28 @@ export class ServiceClient {
    * again) is written once, here.
    */
   async #call(call: Call): Promise<Answer> {
+    if (call.step === 'put' || this.#verified) return this.#retrying(call);
+    while (this.#probe !== undefined) {
+      await this.#probe.catch(() => {});
+      if (this.#wrong !== undefined) throw this.#wrong;
+      if (this.#verified) return this.#retrying(call);
+    }
+    const probe = this.#retrying(call);
+    this.#probe = probe;
+    try {
+      const answer = await probe;
+      this.#verified = true;
+      return answer;
+    } catch (err) {
+      if (err instanceof ServiceError && err.kind === 'wrong_service') this.#wrong = err;
+      else if (err instanceof ServiceError && err.status !== undefined) this.#verified = true;
+      throw err;
+    } finally {
+      this.#probe = undefined;
+    }
+  }
+
+  async #retrying(call: Call): Promise<Answer> {
     const { sleep, random, log } = this.#deps;
     const label = `${call.method} ${this.#shown(call.url)}`;
     const circuit = this.#circuit;
@@ -288,6 +318,8 @@ export class ServiceClient {
     }
     const { status, text, headers } = answer;
     log('debug', `${label} -> ${status} (${now() - started} ms)`);
+    const wrong = wrongService(call, answer, label, this.baseUrl);
+    if (wrong !== undefined) throw wrong;
     if (GATEWAY_STATUSES.has(status)) {
       if (circuit?.unanswered(`HTTP ${status}`) === true && call.idempotent) throw this.#unreachable();
     } else circuit?.answered();
@@ -448,34 +480,66 @@ function classify(call: Call, status: number, detail: string, refusedByService: 
   return new ServiceError('rejected', `the service refused ${what}`, { status });
 }
 
+/**
+ * The answer's body, read as the contract says. A body too deep to hold, not JSON, of the wrong
+ * shape, or whose page_count is not a number of pages is a bad answer; when it still names its
+ * document (and pages), the error carries them, so the journal keeps what was charged.
+ */
 function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, subject: string): z.infer<T> {
-  // A 2xx to POST extract that cannot be read: the service accepted it, so it may be charged.
-  const charge = step === 'extract' ? 'uncertain' : 'none';
+  const bad = (what: string, named: Record<string, unknown> = {}): ServiceError => {
+    const documentId = step === 'get' ? subject : named.document_id;
+    return new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with ${what}`, {
+      status: answer.status,
+      // A 2xx to POST extract that cannot be read: the service accepted it, so it may be charged.
+      charge: step === 'extract' ? 'uncertain' : 'none',
+      documentId: typeof documentId === 'string' && documentId !== '' ? documentId : undefined,
+      pageCount: isPageCount(named.page_count) ? named.page_count : undefined,
+    });
+  };
+  if (nestsDeeperThan(answer.text, MAX_ANSWER_DEPTH)) {
+    throw bad(
+      `results nested deeper than ${MAX_ANSWER_DEPTH} levels, which no document needs`,
+      topLevelScalars(answer.text),
+    );
+  }
   let json: unknown;
   try {
     json = answer.text.trim() === '' ? {} : JSON.parse(answer.text);
   } catch {
-    throw new ServiceError(
-      'bad_response',
-      `${step} for ${subject}: HTTP ${answer.status} with a body that is not JSON: ${describeErrorBody(answer.text)}`,
-      {
-        status: answer.status,
-        charge,
-      },
-    );
+    throw bad(`a body that is not JSON: ${describeErrorBody(answer.text)}`);
   }
+  const named: Record<string, unknown> = typeof json === 'object' && json !== null ? { ...json } : {};
   const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    throw new ServiceError(
-      'bad_response',
-      `${step} for ${subject}: HTTP ${answer.status} with an unexpected body (${describeZodErrorInline(parsed.error, 5)})`,
-      {
-        status: answer.status,
-        charge,
-      },
-    );
+  if (!parsed.success) throw bad(`an unexpected body (${describeZodErrorInline(parsed.error, 5)})`, named);
+  const pages = named.page_count;
+  if (pages !== undefined && pages !== null && !isPageCount(pages)) {
+    throw bad(`page_count ${JSON.stringify(pages)}, which is not a number of pages`, named);
   }
   return parsed.data;
+}
+
+/**
+ * A base URL that is not the service: a 404 on a path of the API that names no resource
+ * (upload-url, the inline extract), or an HTML page, which the API never sends. A proxy's
+ * 5xx page is not this: it is the service being down (the circuit's business). A 404 of
+ * GET documents/{id} is an unknown document, and one of a storage-path extract an expired
+ * upload: both legitimate answers of the service.
+ */
+function wrongService(call: Call, answer: Answer, label: string, baseUrl: string): ServiceError | undefined {
+  const { status } = answer;
+  if (call.step === 'put' || status >= 500) return undefined;
+  const html = /^\s*text\/html\b/i.test(String(answer.headers['content-type'] ?? ''));
+  if (!html && !(status === 404 && (call.step === 'upload-url' || call.inline === true))) return undefined;
+  const base = describeUrl(baseUrl);
+  const hint = /\/api\/v1(\/|$)/.test(base)
+    ? `the base URL ${base} already holds /api/v1, which extract adds itself, so the path has /api/v1 twice: drop it from the base URL (--base-url, EXTRACT_BASE_URL or the config store)`
+    : `wrong host or port? the base URL is the service's address without /api/v1 (now ${base})`;
+  const what = html ? `an HTML page (HTTP ${status})` : 'HTTP 404 Not Found';
+  return new ServiceError(
+    'wrong_service',
+    `${label} answered ${what}, so ${base} is not the extraction service: ${hint}; nothing was charged: fix it, then rerun the same command`,
+    { status },
+  );
 }
 
 /** A URL for logs: origin and path only, so an upload signature never reaches a log line. */

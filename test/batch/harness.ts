@@ -78,6 +78,8 @@ export type RunHooks = {
   dispatcher?: Dispatcher;
   /** Called before every sleep of the run (backoff or poll), with the time it would wait. */
   onSleep?: (ms: number, signal: (s: StopSignal) => void) => void;
+  /** How the journal file's bytes are written (a full disk). */
+  writeJournal?: BatchDeps['writeJournal'];
 };
 
 /** One in-process run of `extract <inputs...>` in `cwd`, on a fake clock. */
@@ -91,6 +93,7 @@ export async function run(cwd: string, inputs: string[], options: BatchOptions, 
   const signal = (s: StopSignal): void => handler?.(s);
   const deps: BatchDeps = {
     dispatcher: hooks.dispatcher,
+    writeJournal: hooks.writeJournal,
     now: () => t,
     sleep: async (ms, abort) => {
       sleeps.push(ms);

@@ -5,6 +5,7 @@ import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
 import { hasErrno } from '../../errno.ts';
 import type { Log } from '../../client/deps.ts';
 import { loadIndexed, saveIndex } from './journal-index.ts';
+import { rescuer, takeBackRescued } from './rescue.ts';
 
 /**
  * The JSONL file backend: the lock file makes this process the journal's only worker, so
@@ -14,6 +15,8 @@ import { loadIndexed, saveIndex } from './journal-index.ts';
 export async function openFileState(path: string, options: OpenStateOptions): Promise<StateJournal> {
   const lock: Lock | undefined = options.readOnly ? undefined : await acquireLock(path, options.lock);
   try {
+    // What an earlier run could not write (a full disk) is the journal's before anything is planned.
+    if (!options.readOnly) takeBackRescued(path, options.log);
     // The index (a cache of the replay) when it matches the journal; else the whole journal, once.
     // Only journal text is validated (journal-facts.ts, imported for it): a current index loads no zod.
     const indexed = await loadIndexed(path);
@@ -38,7 +41,10 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
     // first append (a rerun with nothing to send copies nothing).
     const replay: Replay = { known: live.known, parsers: live.parsers, skipped, torn };
     let copied = false;
-    const writer: JournalWriter | undefined = options.readOnly ? undefined : await openJournal(path, torn);
+    const writer: JournalWriter | undefined = options.readOnly
+      ? undefined
+      : await openJournal(path, torn, options.write);
+    const rescue = rescuer(path, options.log, options.write);
     // Saved at close when this run wrote facts or the index was missing or behind; never after a failed append.
     let indexBehind = indexed === undefined || indexed.replayedAfter > 0;
     let appendFailed = false;
@@ -49,11 +55,18 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       replay: async () => replay,
       append: async (fact) => {
         if (!writer) throw new Error(`the journal ${path} was opened read-only`);
-        try {
-          await writer.append(fact);
-        } catch (err) {
-          appendFailed = true;
-          throw err;
+        if (rescue.failure === undefined) {
+          try {
+            await writer.append(fact);
+          } catch (err) {
+            appendFailed = true;
+            if (rescue.fail(err) && rescue.failure) options.onWriteFailed?.(rescue.failure);
+          }
+        }
+        if (rescue.failure !== undefined) {
+          // A request whose `sending` fact is not on disk is not sent: nothing is charged, nothing kept.
+          if (fact.fact === 'sending') throw rescue.failure;
+          rescue.keep(fact);
         }
         if (!copied) {
           live = replayer({ known: new Map(live.known), before: live.before, parsers: new Map(live.parsers) });
@@ -77,6 +90,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       close: async () => {
         try {
           await writer?.close();
+          rescue.flush();
           if (writer && indexBehind && !appendFailed) saveIndexQuietly(path, live, skipped, options.log);
         } finally {
           await lock?.release();

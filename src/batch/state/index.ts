@@ -5,8 +5,18 @@ import { ExtractError } from '../../errors.ts';
 import { redactUrl } from '../../redact.ts';
 
 export { redactUrl };
-import { replayer, type JournalFact, type JournalWriter, type KnownState, type Replay } from '../journal.ts';
+import {
+  replayer,
+  type JournalFact,
+  type JournalWriter,
+  type KnownState,
+  type Replay,
+  type WriteBytes,
+} from '../journal.ts';
 import type { LockDeps } from '../lock.ts';
+import type { JournalWriteError } from './rescue.ts';
+
+export { JournalWriteError } from './rescue.ts';
 
 /**
  * The journal as the batch sees it, whatever keeps it: the JSONL file (the default, one
@@ -155,6 +165,10 @@ export type OpenStateOptions = {
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The lease clock of the SQLite journal (the wall clock every process on the machine shares). */
   now?: (() => number) | undefined;
+  /** The JSONL file refused a write (a full disk): called once, so the run stops sending. */
+  onWriteFailed?: ((err: JournalWriteError) => void) | undefined;
+  /** How the JSONL file's bytes are written (tests inject a full disk). */
+  write?: WriteBytes | undefined;
 };
 
 /** --no-state: what this run learns, kept in memory only; one worker. */

@@ -1,0 +1,136 @@
+import { existsSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJournal } from '../../src/batch/journal-facts.ts';
+import type { WriteBytes } from '../../src/batch/journal.ts';
+import { rescuePathFor, takeBackRescued } from '../../src/batch/state/rescue.ts';
+import { ExtractError } from '../../src/errors.ts';
+import { emulator, KEY } from '../helpers/emulator.ts';
+import { readJournalLines } from '../helpers/journal.ts';
+import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+
+/**
+ * Issue #22, item 3, in process: the journal's disk fills mid-run (a write that fails with
+ * ENOSPC after taking part of its line, as a real full disk does), on any machine; the real
+ * tmpfs is test/e2e/never-lost.test.ts. The emulator ignores Idempotency-Key here, so every
+ * extract request is a charge and a resend would show in the ledger.
+ */
+
+const enospc = (): Error =>
+  Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28 });
+
+/**
+ * fs.writeSync until the `failAt`-th write, which takes half its bytes (as a disk filling up
+ * does); the next write fails with ENOSPC, and so does every later one unless the disk `heals`
+ * (space was freed a moment later: the retry at the end of the run finds it).
+ */
+function diskFullAt(failAt: number, heals = false): WriteBytes {
+  let calls = 0;
+  return (fd, bytes, offset, length) => {
+    calls++;
+    if (calls === failAt) return writeSync(fd, bytes, offset, Math.floor(length / 2));
+    if (calls === failAt + 1 || (calls > failAt && !heals)) throw enospc();
+    return writeSync(fd, bytes, offset, length);
+  };
+}
+
+function records(stdoutOrFile: string): Array<Record<string, unknown>> {
+  return stdoutOrFile
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('a journal that cannot be written', () => {
+  it('stops sending at once (exit 6), keeps what was charged in the rescue file, and the rerun takes it back and pays nothing again', async () => {
+    const server = await emulator({ idempotency_key: false });
+    const cwd = await invoiceDir(6);
+    const options = batchOptions(server.url, KEY, { route: 'inline', concurrency: 1, out: 'out.jsonl' });
+    const journal = join(cwd, '.extract-state.jsonl');
+    const rescue = rescuePathFor(journal);
+
+    // -c 1, inline: sending, completed per document; the 4th write is the second document's result.
+    const first = await run(cwd, ['in/'], options, { writeJournal: diskFullAt(4) });
+    expect(first.stderr).not.toMatch(/unexpected error|\n\s+at /);
+    expect(first.summary.exitCode).toBe(6);
+    expect(first.summary.stopped_by).toBe('journal');
+    expect(first.stderr).toMatch(/could not be written \(ENOSPC: no space left on the device\): stopped sending/);
+    expect(first.stderr).toMatch(new RegExp(`kept in ${rescue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(first.summary.completed).toBe(2);
+    expect(first.summary.not_submitted).toBe(4);
+    expect((await ledgerTotals(server.url)).net).toBe(2);
+    // The second result is in the output though the journal could not take it, and its id is named.
+    const out = records(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+    const second = out.find((r) => r.file === 'in/doc-01.pdf');
+    expect(second).toMatchObject({ status: 'completed' });
+    expect(first.stderr).toContain(`documents charged that only the rescue knows: ${String(second?.document_id)}`);
+    expect(readJournalLines(journal).torn).toBe(1);
+    expect(parseJournal(readFileSync(rescue, 'utf8')).facts.map((f) => f.fact)).toEqual(['completed']);
+
+    const rerun = await run(cwd, ['in/'], options);
+    expect(rerun.summary.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/took back into the journal 1 fact/);
+    expect(existsSync(rescue)).toBe(false);
+    const ledger = await ledgerTotals(server.url);
+    expect(ledger.net).toBe(6);
+    expect([...ledger.reservesBySha.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(rerun.summary.skipped).toBe(2);
+    expect(records(readFileSync(join(cwd, 'out.jsonl'), 'utf8')).map((r) => r.status)).toEqual(
+      Array(6).fill('completed'),
+    );
+  }, 60_000);
+
+  it('a disk that frees up before the end takes the kept facts on the second try: no rescue file', async () => {
+    const server = await emulator({ idempotency_key: false });
+    const cwd = await invoiceDir(4);
+    const options = batchOptions(server.url, KEY, { route: 'inline', concurrency: 1 });
+    const journal = join(cwd, '.extract-state.jsonl');
+    const first = await run(cwd, ['in/'], options, { writeJournal: diskFullAt(2, true) });
+    expect(first.summary.exitCode).toBe(6);
+    expect(first.stderr).toMatch(/took the 1 fact it had refused on a second try/);
+    expect(existsSync(rescuePathFor(journal))).toBe(false);
+    const known = parseJournal(readFileSync(journal, 'utf8')).facts.filter((f) => f.fact === 'completed');
+    expect(known).toHaveLength(1);
+    const rerun = await run(cwd, ['in/'], options);
+    expect(rerun.summary.exitCode, rerun.stderr).toBe(0);
+    expect((await ledgerTotals(server.url)).net).toBe(4);
+  });
+
+  it('the rescue file waits while the journal still cannot take it: a clear error (exit 6), before anything is sent', async () => {
+    const cwd = await invoiceDir(0);
+    // A journal path the run cannot append to, even as root: a directory (EISDIR).
+    const journal = join(cwd, 'in');
+    const rescue = rescuePathFor(journal);
+    writeFileSync(rescue, '{"fact":"reset","at":"2026-11-23T02:00:00.000Z"}\n');
+    try {
+      const err = (() => {
+        try {
+          takeBackRescued(journal, () => {});
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(ExtractError);
+      expect(err).toMatchObject({ code: 'state' });
+      expect(String(err)).toMatch(/still cannot be written \(EISDIR\): free space on its disk, then rerun/);
+      expect(existsSync(rescue)).toBe(true);
+    } finally {
+      rmSync(rescue, { force: true });
+    }
+  });
+});
+
+describe('a completed record is never replaced by a worse one', () => {
+  it('--fresh stopped by a 402: the output keeps the completed records', async () => {
+    const server = await emulator({ idempotency_key: false, credits: 3 });
+    const cwd = await invoiceDir(3);
+    const options = batchOptions(server.url, KEY, { route: 'inline', out: 'out.jsonl' });
+    const good = await run(cwd, ['in/'], options);
+    expect(good.summary.exitCode).toBe(0);
+    const before = readFileSync(join(cwd, 'out.jsonl'), 'utf8');
+    const fresh = await run(cwd, ['in/'], { ...options, fresh: true });
+    expect(fresh.summary.stopped_by).toBe('out_of_credits');
+    expect(fresh.summary.not_submitted).toBe(3);
+    expect(readFileSync(join(cwd, 'out.jsonl'), 'utf8')).toBe(before);
+  }, 60_000);
+});

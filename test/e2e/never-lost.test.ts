@@ -1,0 +1,255 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJournal } from '../../src/batch/journal-facts.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { httpServer } from '../helpers/http-server.ts';
+import { readJournalLines } from '../helpers/journal.ts';
+import { extract, FIXTURES, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+
+/**
+ * Issue #22, items 3 and 4: nothing charged is ever lost, and a wrong service is named, not
+ * ground through. Every service here ignores Idempotency-Key (a stand-in that never heard of
+ * it, or the emulator with idempotency_key: false), so each POST extract is a charge.
+ */
+
+/** `{"a":{"a":…null…}}` nested `depth` deep, as text: JSON.stringify of it would overflow the stack. */
+function nested(depth: number): string {
+  return `${'{"a":'.repeat(depth)}null${'}'.repeat(depth)}`;
+}
+
+/**
+ * A stand-in service that answers every inline extract with a new document (a charge) whose
+ * answer it builds with `body(id)`, and every GET of a document the same way. It counts the
+ * extract requests: the charges.
+ */
+async function standIn(body: (id: string) => string) {
+  let charged = 0;
+  const server = await httpServer((req: IncomingMessage, res) => {
+    req.resume();
+    req.on('end', () => {
+      const url = req.url ?? '';
+      let id: string | undefined;
+      if (req.method === 'POST' && url === '/api/v1/extract') id = `doc_${++charged}`;
+      else id = /^\/api\/v1\/documents\/([^/]+)$/.exec(url)?.[1];
+      if (id === undefined) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such route"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body(id));
+    });
+  });
+  return { url: server.url, charged: () => charged };
+}
+
+/** A folder with `n` of the invoice fixtures under in/. */
+function fewInvoices(n: number): string {
+  const cwd = tempDir('extract-lost-');
+  mkdirSync(join(cwd, 'in'));
+  for (const name of fixtureNames().slice(0, n)) {
+    writeFileSync(join(cwd, 'in', name), readFileSync(join(FIXTURES, name)));
+  }
+  return cwd;
+}
+
+function journalOf(path: string) {
+  const text = readFileSync(path, 'utf8');
+  return { ...parseJournal(text), lines: readJournalLines(path) };
+}
+
+describe('results the client cannot hold are refused, never lost', () => {
+  it('results nested 200,000 deep: a clear refusal that keeps each document_id, and the journal says they may be charged', async () => {
+    const service = await standIn(
+      (id) =>
+        `{"success":true,"parser_id":"par_1","document_id":"${id}","page_count":1,"status":"completed","file_name":"x.pdf","error":null,"results":${nested(200_000)}}`,
+    );
+    const cwd = fewInvoices(2);
+    const run = await extract(cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
+    expect(run.stderr).not.toMatch(/Maximum call stack|unexpected error|\n\s+at /);
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/nested deeper than \d+ levels/);
+    expect(run.stderr).toMatch(/extract get doc_[12]/);
+    expect(service.charged()).toBe(2);
+
+    const records = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+    expect(records.map((r) => r.document_id).sort()).toEqual(['doc_1', 'doc_2']);
+    expect(records.map((r) => r.page_count)).toEqual([1, 1]);
+
+    const journal = journalOf(join(cwd, '.extract-state.jsonl'));
+    expect(journal.skipped).toBe(0);
+    const failed = journal.facts.filter((f) => f.fact === 'failed');
+    expect(failed.map((f) => (f.fact === 'failed' ? [f.document_id, f.charge] : [])).sort()).toEqual([
+      ['doc_1', 'uncertain'],
+      ['doc_2', 'uncertain'],
+    ]);
+
+    // A plain rerun pays nothing more: the journal knows both documents were charged.
+    const rerun = await extract(cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
+    expect(rerun.stderr).not.toMatch(/unexpected error/);
+    expect(service.charged()).toBe(2);
+  });
+
+  for (const [label, value] of [
+    ['1e300', '1e300'],
+    ['negative', '-3'],
+    ['1.5', '1.5'],
+    ['a string', '"3"'],
+  ] as const) {
+    it(`an inline answer with page_count ${label} is a bad answer, recorded with its document_id in a fact the journal reads back`, async () => {
+      const service = await standIn(
+        (id) =>
+          `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":${value},"results":{"total":1}}`,
+      );
+      const cwd = fewInvoices(1);
+      const run = await extract(cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
+      expect(run.stderr).not.toMatch(/pages? charged.*e\+|unexpected error|\n\s+at /);
+      expect(run.stderr).toMatch(/page_count/);
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(service.charged()).toBe(1);
+      const journal = journalOf(join(cwd, '.extract-state.jsonl'));
+      expect(journal.skipped, readFileSync(join(cwd, '.extract-state.jsonl'), 'utf8')).toBe(0);
+      const failed = journal.facts.find((f) => f.fact === 'failed');
+      expect(failed).toMatchObject({ document_id: 'doc_1', charge: 'uncertain' });
+      const [record] = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+      expect(record).toMatchObject({ document_id: 'doc_1', status: 'error', page_count: null });
+    });
+  }
+});
+
+/** Mounts a tmpfs of `size` on `dir`; the reason it cannot here (not root, no CAP_SYS_ADMIN), or undefined. */
+function mountTmpfs(dir: string, size: string): string | undefined {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+    return undefined;
+  } catch (err) {
+    return `mount -t tmpfs is not permitted here (${String(err).split('\n')[0]})`;
+  }
+}
+
+function unmount(dir: string): void {
+  execFileSync('umount', [dir], { stdio: 'pipe' });
+}
+
+/** Whether this machine lets the tests mount a tmpfs; the in-process variant (test/batch/journal-full.test.ts) runs everywhere. */
+const noTmpfs = ((): string | undefined => {
+  const probe = tempDir('extract-probe-');
+  const why = mountTmpfs(probe, '64k');
+  if (why === undefined) unmount(probe);
+  return why;
+})();
+
+describe('a full disk under the journal', () => {
+  it.skipIf(noTmpfs !== undefined)(
+    `loses nothing charged: a clear error (exit 6), the results in the output, and the rerun after freeing space pays nothing${noTmpfs === undefined ? '' : ` [skipped: ${noTmpfs}]`}`,
+    async () => {
+      const disk = join(tempDir('extract-full-'), 'disk');
+      mkdirSync(disk);
+      expect(mountTmpfs(disk, '64k')).toBeUndefined();
+      try {
+        await fullDiskRun(disk);
+      } finally {
+        unmount(disk);
+      }
+    },
+    90_000,
+  );
+});
+
+async function fullDiskRun(disk: string): Promise<void> {
+  const server = await serve({ idempotency_key: false });
+  const cwd = workDir();
+  const names = fixtureNames();
+  const state = join(disk, 'journal.jsonl');
+  // Room for the lock, the stat cache and a page or two of facts: the disk fills mid-run.
+  const { bavail, bsize } = statfsSync(disk);
+  const filler = join(disk, 'filler');
+  writeFileSync(filler, Buffer.alloc(Math.max(0, Number(bavail * bsize) - 4 * 4096)));
+  const args = ['in/', '--route', 'inline', '-c', '1', '--state', state, '-o', 'out.jsonl'];
+  const first = await extract(cwd, server.url, args);
+  expect(first.stderr).not.toMatch(/unexpected error|\n\s+at /);
+  expect(first.exitCode, first.stderr).toBe(6);
+  expect(first.stderr).toMatch(/could not be written.*(ENOSPC|no space)/i);
+  expect(first.stderr).toMatch(/free space/);
+  const charged = [...(await reservesBySha(server.url)).keys()].length;
+  expect(charged).toBeGreaterThan(0);
+  expect(charged).toBeLessThan(names.length);
+  // Every document charged is in the output, completed.
+  const records = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+  expect(records.filter((r) => r.status === 'completed')).toHaveLength(charged);
+
+  rmSync(filler);
+  const second = await extract(cwd, server.url, args);
+  expect(second.exitCode, second.stderr).toBe(0);
+  const reserves = await reservesBySha(server.url);
+  expect(reserves.size).toBe(names.length);
+  expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+  const again = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+  expect(again.map((r) => r.status)).toEqual(names.map(() => 'completed'));
+}
+
+/** A proxy in front of `target` that counts the requests per path. */
+async function countingProxy(target: string) {
+  const paths: string[] = [];
+  const server = await httpServer((req, res) => {
+    paths.push(`${req.method} ${req.url}`);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
+      const method = req.method ?? 'GET';
+      const answer = await fetch(`${target}${req.url}`, {
+        method,
+        headers,
+        ...(method === 'GET' ? {} : { body: Buffer.concat(chunks) }),
+      });
+      const text = Buffer.from(await answer.arrayBuffer());
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' }).end(text);
+    });
+  });
+  return { url: server.url, paths };
+}
+
+describe('a wrong service is named, not ground through', () => {
+  it('a doubled /api/v1 after a good night: one request, exit 2 with the hint, and the completed records of -o DIR/ and -o FILE stay as they were', async () => {
+    const server = await serve({ idempotency_key: false });
+    const cwd = fewInvoices(4);
+    for (const out of ['results/', 'r.jsonl']) {
+      const good = await extract(cwd, server.url, ['in/', '-o', out]);
+      expect(good.exitCode, good.stderr).toBe(0);
+    }
+    const before = readdirSync(join(cwd, 'results')).map((f) => readFileSync(join(cwd, 'results', f), 'utf8'));
+    const jsonlBefore = readFileSync(join(cwd, 'r.jsonl'), 'utf8');
+    const proxy = await countingProxy(server.url);
+    for (const out of ['results/', 'r.jsonl']) {
+      const wrong = await extract(cwd, `${proxy.url}/api/v1`, ['in/', '-o', out]);
+      expect(wrong.stderr).not.toMatch(/unexpected error|\n\s+at /);
+      expect(wrong.exitCode, wrong.stderr).toBe(2);
+      expect(wrong.stderr).toMatch(/\/api\/v1 .*twice|doubled/);
+    }
+    // Each run stopped at its first refusal (the whole batch is not ground through).
+    expect(proxy.paths.length).toBeLessThanOrEqual(2);
+    expect(readdirSync(join(cwd, 'results')).map((f) => readFileSync(join(cwd, 'results', f), 'utf8'))).toEqual(before);
+    expect(readFileSync(join(cwd, 'r.jsonl'), 'utf8')).toBe(jsonlBefore);
+    expect(readJsonLines(jsonlBefore).map((r) => r.status)).toEqual(Array(4).fill('completed'));
+    // Nothing was charged by the wrong runs: one charge per document, from the good night.
+    const reserves = await reservesBySha(server.url);
+    expect([...reserves.values()]).toEqual([1, 1, 1, 1]);
+  }, 90_000);
+
+  it('an HTML page at the first request (a wrong host) stops the run with exit 2 and says so', async () => {
+    let requests = 0;
+    const site = await httpServer((_req, res) => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title>');
+    });
+    const cwd = workDir();
+    const run = await extract(cwd, site.url, ['in/', '-c', '1', '-o', 'out.jsonl']);
+    expect(run.stderr).not.toMatch(/unexpected error|\n\s+at /);
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/HTML page.*wrong host/);
+    expect(requests).toBe(1);
+  });
+});
