@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'auth'
   /** The state journal's database cannot be used (unreachable past the wait, refused us): exit 6. */
   | 'state'
+  /** An output or the report could not be written (a full disk, a reader gone, no permission): exit 8. */
+  | 'output'
   /** Stopped by SIGINT/SIGTERM: exit 130. */
   | 'interrupted'
   /** Anything we did not plan for: exit 1, with enough to file a bug. */
@@ -27,6 +29,7 @@ export const EXIT_CODES = {
   pending: 5,
   state: 6,
   unreachable: 7,
+  output: 8,
   interrupted: 130,
 } as const;
 
@@ -50,6 +53,8 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT_CODES.auth;
     case 'state':
       return EXIT_CODES.state;
+    case 'output':
+      return EXIT_CODES.output;
     case 'interrupted':
       return EXIT_CODES.interrupted;
     case 'internal':
