@@ -25,10 +25,7 @@ const WRITE_BATCH = 256 * 1024;
  * its owner and group; a new file gets 0666 less the umask, as every Unix tool's. Anything but
  * a regular file (a device, a FIFO: outputs/open-stream.ts writes those) is refused, never replaced.
  */
-export async function writeFileAtomic(
-  given: string,
-  chunks: Iterable<string> | AsyncIterable<string>,
-): Promise<void> {
+export async function writeFileAtomic(given: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
   const path = followLinks(given).path;
   const existing = await _statOrNothing(path);
   if (existing !== undefined && !existing.isFile())

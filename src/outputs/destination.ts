@@ -36,7 +36,7 @@ export function destinationOf(given: string, cwd: string): Destination {
   const end = followLinks(path);
   if (end.fd === 1) return { kind: 'stdout' };
   if (end.fd !== undefined) return { kind: 'fd', fd: end.fd, path };
-  const info = statSync(end.path, { throwIfNoEntry: false });
+  const info = _quietly(() => statSync(end.path, { throwIfNoEntry: false }));
   if (info === undefined || info.isFile() || info.isDirectory()) return { kind: 'file', path };
   if (info.isFIFO()) return { kind: 'stream', type: 'fifo', path };
   if (info.isSocket()) return { kind: 'stream', type: 'socket', path };
@@ -54,12 +54,24 @@ export function followLinks(path: string): { path: string; fd?: number } {
   for (let hops = 0; hops <= MAX_LINKS; hops++) {
     const fd = descriptorNamed(at);
     if (fd !== undefined) return { path: at, fd };
-    const info = lstatSync(at, { throwIfNoEntry: false });
+    const info = _quietly(() => lstatSync(at, { throwIfNoEntry: false }));
     if (info === undefined || !info.isSymbolicLink()) return { path: at };
     // A relative target is read from the link's real directory, as the kernel reads it (`..` included).
     at = resolve(realpathSync(dirname(at)), readlinkSync(at));
   }
   return { path: at };
+}
+
+/**
+ * A path that cannot be looked at (ENOTDIR, EACCES) is taken as a file to write: writing it
+ * fails with the same code, said then (or by prepareOutput, before anything is sent).
+ */
+function _quietly<T>(look: () => T): T | undefined {
+  try {
+    return look();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The descriptor a path names: /dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N, /proc/self/fd/N. */

@@ -1,6 +1,6 @@
 import { fstatSync, statSync } from 'node:fs';
 import { access, constants, mkdir } from 'node:fs/promises';
-import { dirname, extname, resolve, sep } from 'node:path';
+import { dirname, extname, sep } from 'node:path';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { destinationOf, type StreamDestination } from './destination.ts';
@@ -130,10 +130,15 @@ export async function prepareOutput(target: OutputTarget): Promise<void> {
  * -o and --report cannot both be stdout: two documents on one stream are neither. Checked
  * before anything is sent; a dry run prints its plan on stdout, so it counts as taken.
  */
-export function checkSharedStdout(target: OutputTarget, report: string | undefined, dryRun: boolean, cwd: string): void {
+export function checkSharedStdout(
+  target: OutputTarget,
+  report: string | undefined,
+  dryRun: boolean,
+  cwd: string,
+): void {
   if (report === undefined || destinationOf(report, cwd).kind !== 'stdout') return;
   if (target.kind !== 'stdout' && !dryRun) return;
-  const taken = dryRun ? 'the dry run\'s plan' : 'the records (-o, stdout unless given)';
+  const taken = dryRun ? "the dry run's plan" : 'the records (-o, stdout unless given)';
   throw new ExtractError(
     'usage',
     `--report ${report} and ${taken} would both go to stdout, and two streams cannot share it: write one of them to a file (--report report.json, or -o FILE)`,
@@ -148,9 +153,13 @@ async function _checkStream(destination: StreamDestination): Promise<void> {
   } catch (err) {
     const reason = errnoCode(err) ?? 'not writable';
     const what = destination.kind === 'fd' ? `file descriptor ${destination.fd} is not open` : 'it cannot be written';
-    throw new ExtractError('usage', `cannot write the output ${destination.path} (${reason}): ${what}: choose another -o`, {
-      cause: err,
-    });
+    throw new ExtractError(
+      'usage',
+      `cannot write the output ${destination.path} (${reason}): ${what}: choose another -o`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 

@@ -137,9 +137,13 @@ async function _toStdout(out: Writable, chunks: Iterable<string> | AsyncIterable
 function _writeError(destination: Destination, what: string, err: unknown): unknown {
   const where = describeDestination(destination);
   if (err instanceof Error && err.name === 'AbortError')
-    return new ExtractError('interrupted', `${what} was not written to ${where}: stopped by a signal while waiting for its reader`, {
-      cause: err,
-    });
+    return new ExtractError(
+      'interrupted',
+      `${what} was not written to ${where}: stopped by a signal while waiting for its reader`,
+      {
+        cause: err,
+      },
+    );
   const code = errnoCode(err);
   if (code === undefined || code.startsWith('ERR_')) return err;
   const why = WHY[code] ?? 'the system refused the write';
