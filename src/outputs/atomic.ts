@@ -28,8 +28,10 @@ const WRITE_BATCH = 256 * 1024;
 export async function writeFileAtomic(given: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
   const path = followLinks(given).path;
   const existing = await _statOrNothing(path);
-  if (existing !== undefined && !existing.isFile())
-    throw Object.assign(new Error(`${path} is not a regular file: it is not replaced`), { code: 'EEXIST' });
+  if (existing !== undefined && !existing.isFile()) {
+    const code = existing.isDirectory() ? 'EISDIR' : 'EEXIST';
+    throw Object.assign(new Error(`${path} is not a regular file: it is not replaced`), { code });
+  }
   const target = await openForCompare(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let out: FileHandle | undefined;

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { constants, openSync } from 'node:fs';
 import { chmod, lstat, mkdir, open, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExtractError } from '../../src/errors.ts';
@@ -181,6 +182,34 @@ describe('writeDestination: streams and their failures', () => {
     expect(err.message).toBe(
       `cannot write the output to /dev/fd/${fd} (ENOSPC): no space left on its device: free some space or choose another path`,
     );
+  });
+
+  it('writeDestination: a Unix socket is connected to and written, not replaced', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'records.sock');
+    let received = '';
+    const server = createServer((socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString();
+      });
+    });
+    await new Promise<void>((r) => server.listen(path, () => r()));
+    try {
+      const destination = destinationOf('records.sock', dir);
+      expect(destination).toEqual({ kind: 'stream', type: 'socket', path });
+      await writeDestination(destination, ['{"a":1}\n', '{"a":2}\n'], { what: 'the output' });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(received).toBe('{"a":1}\n{"a":2}\n');
+      expect((await lstat(path)).isSocket()).toBe(true);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('writeDestination: a directory named as a file is EISDIR, said so', async () => {
+    const dir = await tempDir();
+    const err = await failure(writeDestination({ kind: 'file', path: dir }, ['{}\n'], { what: 'the report' }));
+    expect(err.message).toContain('(EISDIR): it is a directory: name a file');
   });
 
   it('writeDestination: a descriptor that is not open is EBADF, said with what to do', async () => {
