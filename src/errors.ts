@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'state'
   /** The service could not be reached to settle something a send depends on: exit 7. */
   | 'unreachable'
+  /** An output or the report could not be written (a full disk, a reader gone, no permission): exit 8. */
+  | 'output'
   /** Stopped by SIGINT/SIGTERM: exit 130. */
   | 'interrupted'
   /** Anything we did not plan for: exit 1, with enough to file a bug. */
@@ -29,6 +31,7 @@ export const EXIT_CODES = {
   pending: 5,
   state: 6,
   unreachable: 7,
+  output: 8,
   interrupted: 130,
 } as const;
 
@@ -54,6 +57,8 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT_CODES.state;
     case 'unreachable':
       return EXIT_CODES.unreachable;
+    case 'output':
+      return EXIT_CODES.output;
     case 'interrupted':
       return EXIT_CODES.interrupted;
     case 'internal':

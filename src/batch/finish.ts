@@ -1,7 +1,13 @@
-import { resolve } from 'node:path';
 import type { Log } from '../client/deps.ts';
-import { EXIT_CODES } from '../errors.ts';
-import { listTablePaths, writeFileAtomic, writeOutputs, type OutputTarget } from '../outputs/index.ts';
+import { EXIT_CODES, ExtractError } from '../errors.ts';
+import {
+  destinationOf,
+  listTablePaths,
+  writeDestination,
+  writeOutputs,
+  type DestinationOptions,
+  type OutputTarget,
+} from '../outputs/index.ts';
 import { notSubmittedRecord, pendingRecord } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
@@ -9,7 +15,7 @@ import type { Charges } from './pipeline.ts';
 import type { BatchPlan, Job } from './plan.ts';
 import { unreadableKey, type Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
-import { summaryLines, tallySummary, type BatchSummary } from './summary.ts';
+import { exitCodeOf, summaryLines, tallySummary, type BatchSummary } from './summary.ts';
 
 /**
  * The finish step of `runBatch`: the summary, the outputs and the report over every input, in
@@ -48,18 +54,34 @@ export async function finishBatch(
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
   });
-  // Outputs and the report cover every input, in input order, whatever the stop; except a base
-  // URL that is not the service: this run learned nothing, and the outputs of the last good
-  // run (completed records) are left as they were rather than replaced by "not submitted".
+  // Outputs and the report cover every input, in input order, whatever the stop. A FIFO's reader
+  // is waited for only now, with every document done, and the next signal ends the wait.
+  const written = _attempt(ctx);
+  const io = (): Omit<DestinationOptions, 'what'> => ({
+    stdout: deps.stdout,
+    stderr: deps.stderr,
+    signal: stopper.nextSignal(),
+    wait: stopper.reason() !== 'interrupted',
+  });
   // The writers take each record's own fields as they write it (recordFields): no copy of the batch first.
+  // Except a base URL that is not the service: this run learned nothing, and the outputs of the
+  // last good run (completed records) are left as they were rather than replaced by "not submitted".
   if (summary.stopped_by === 'wrong_service') log('info', 'the outputs were left as they were');
   else
-    await writeOutputs(target, documents, {
-      cwd: deps.cwd,
-      explode: options.explode,
-      stdout: deps.stdout,
-      warn: (m) => log('warn', m),
-    });
+    await written(() =>
+      writeOutputs(target, documents, {
+        ...io(),
+        cwd: deps.cwd,
+        explode: options.explode,
+        warn: (m) => log('warn', m),
+      }),
+    );
+  if (written.failed()) {
+    // A signal that ended the wait is the run's stop now; the exit code says the output is missing.
+    summary.stopped_by = stopper.reason() ?? null;
+    summary.message = stopper.message();
+    summary.exitCode = exitCodeOf(summary, true);
+  }
   // --explode naming no table of the results (a typo, an Object field) was warned about above: a
   // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
   if (options.explode !== undefined && summary.exitCode === EXIT_CODES.ok) {
@@ -67,9 +89,33 @@ export async function finishBatch(
     if (completed.length > 0 && !listTablePaths(completed).includes(options.explode))
       summary.exitCode = EXIT_CODES.usage;
   }
-  await writeReport(options.report, summary, deps.cwd);
+  await written(() => writeReport(options.report, summary, deps.cwd, io()));
+  if (written.failed()) summary.exitCode = exitCodeOf(summary, true);
   printSummary(summary, deps, options);
   return summary;
+}
+
+/**
+ * Runs one write of the finish step; a write that fails (a full disk, a reader gone, a signal
+ * while waiting for one) is said, with what to do, and the finish goes on: the report and the
+ * summary still come, and the exit code says what is missing. Anything else is a bug, passed on.
+ */
+function _attempt(ctx: FinishContext): ((write: () => Promise<unknown>) => Promise<void>) & { failed(): boolean } {
+  let failed = false;
+  const next =
+    ctx.options.state === null
+      ? 'no journal was kept (--no-state): a rerun sends every file again'
+      : 'every result is in the journal: rerun the same command, which pays nothing again';
+  const attempt = async (write: () => Promise<unknown>): Promise<void> => {
+    try {
+      await write();
+    } catch (err) {
+      if (!(err instanceof ExtractError) || (err.code !== 'output' && err.code !== 'interrupted')) throw err;
+      failed = true;
+      ctx.log('error', `${err.message}; ${next}`);
+    }
+  };
+  return Object.assign(attempt, { failed: () => failed });
 }
 
 /** --dry-run: one line per file with its route and pages, the credits it would cost; nothing sent. */
@@ -88,7 +134,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
   deps.stdout.write(
     `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`,
   );
-  await writeReport(options.report, summary, deps.cwd);
+  await writeReport(options.report, summary, deps.cwd, { stdout: deps.stdout, stderr: deps.stderr });
   printSummary(summary, deps, options);
   return summary;
 }
@@ -120,9 +166,18 @@ function dryRunLine(job: Job, records: Records): string {
   return `${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`;
 }
 
-async function writeReport(path: string | undefined, summary: BatchSummary, cwd: string): Promise<void> {
+/** --report FILE, or `-` for stdout (run.ts made sure the records are not there too). */
+async function writeReport(
+  path: string | undefined,
+  summary: BatchSummary,
+  cwd: string,
+  io: Omit<DestinationOptions, 'what'>,
+): Promise<void> {
   if (path === undefined) return;
-  await writeFileAtomic(resolve(cwd, path), [redact(`${JSON.stringify(summary, null, 2)}\n`)]);
+  await writeDestination(destinationOf(path, cwd), [redact(`${JSON.stringify(summary, null, 2)}\n`)], {
+    ...io,
+    what: 'the report',
+  });
 }
 
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {

@@ -1,6 +1,13 @@
 import { checkApiKey, keyFingerprint } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
-import { checkExplode, createStreamWriter, isStreamed, prepareOutput, resolveOutput } from '../outputs/index.ts';
+import {
+  checkExplode,
+  checkSharedStdout,
+  createStreamWriter,
+  isStreamed,
+  prepareOutput,
+  resolveOutput,
+} from '../outputs/index.ts';
 import { errorRecord } from '../outputs/record.ts';
 import type { ClientDeps, Log } from '../client/deps.ts';
 import { discoverInputs, type LinkNotFollowed } from './discover.ts';
@@ -33,6 +40,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   // Decide the output before paying for anything: a typo in -o costs nothing.
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
   checkExplode(target, options.explode);
+  checkSharedStdout(target, options.report, options.dryRun, deps.cwd);
   if (!options.dryRun) await prepareOutput(target);
 
   const reporter = await createReporter({

@@ -17,10 +17,16 @@ export type Stopper = {
   message(): string | null;
   /** Listens for SIGINT/SIGTERM until the returned function is called. */
   listen(): (() => void) | undefined;
+  /**
+   * Aborted by the next SIGINT/SIGTERM, whatever stopped the run before: the end of a run that
+   * waits (for a FIFO's reader) must still answer a signal once submissions have stopped.
+   */
+  nextSignal(): AbortSignal;
 };
 
 export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, reporter: Reporter): Stopper {
   const abort = new AbortController();
+  const waits = new Set<AbortController>();
   let stoppedBy: StopReason | undefined;
   let stopMessage: string | null = null;
   const stop = (reason: StopReason, message: string): void => {
@@ -41,6 +47,11 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
     stop,
     reason: () => stoppedBy,
     message: () => stopMessage,
+    nextSignal() {
+      const wait = new AbortController();
+      waits.add(wait);
+      return wait.signal;
+    },
     listen() {
       let firstSignalAt: number | undefined;
       return deps.onSignal?.((signal) => {
@@ -48,6 +59,8 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
         // later: a repeat within 250 ms is that echo, not a person pressing Ctrl+C again.
         const repeat = firstSignalAt !== undefined && deps.now() - firstSignalAt > 250;
         firstSignalAt ??= deps.now();
+        for (const wait of waits) wait.abort();
+        waits.clear();
         if (repeat && signal === 'SIGINT') {
           reporter.stop();
           deps.stderr.write(

@@ -107,16 +107,21 @@ export function tallySummary(
 }
 
 /**
- * One exit code for the run. A stop outranks the documents' outcomes (it is what the user
+ * One exit code for the run (README: "Exit codes"). A stop outranks the documents' outcomes (it is what the user
  * must act on first); a failure outranks "pending", which a plain rerun resolves.
  */
-export function exitCodeOf(s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pending' | 'not_submitted'>): number {
+export function exitCodeOf(
+  s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pending' | 'not_submitted'>,
+  outputFailed = false,
+): number {
   if (s.stopped_by === 'interrupted') return EXIT_CODES.interrupted;
   if (s.stopped_by === 'auth') return EXIT_CODES.auth;
   if (s.stopped_by === 'out_of_credits') return EXIT_CODES.out_of_credits;
   if (s.stopped_by === 'unreachable') return EXIT_CODES.unreachable;
   if (s.stopped_by === 'wrong_service') return EXIT_CODES.usage;
   if (s.stopped_by === 'journal') return EXIT_CODES.state;
+  // Results are kept but not where they were asked for: that comes before the documents' outcomes.
+  if (outputFailed) return EXIT_CODES.output;
   if (s.failed > 0 || s.not_submitted > 0) return EXIT_CODES.failed;
   if (s.pending > 0) return EXIT_CODES.pending;
   return EXIT_CODES.ok;

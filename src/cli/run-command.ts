@@ -25,6 +25,7 @@ Exit codes:
   6    the journal could not be used (postgres:// unreachable, a .sqlite file locked past
        --state-wait, or a full disk under the journal: what was charged is kept for the rerun); fix it, then rerun
   7    the service stopped answering: no further submissions (rerun once it is back)
+  8    an output or the report could not be written (full disk, reader gone): fix it and rerun, nothing is paid again
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 
 Examples:
@@ -48,7 +49,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       '-o, --out <path>',
-      'where records go: - (stdout, JSON Lines), FILE.json, FILE.jsonl, FILE.csv, or DIR/ (one JSON per document)',
+      'where records go: - (stdout, JSON Lines), FILE.json, FILE.jsonl, FILE.csv, DIR/ (one JSON per document), or a device, FIFO or /dev/fd/N (a stream)',
     )
     .option('--format <format>', 'json, jsonl, csv or dir; overrides the extension of -o')
     .option('--explode <field>', 'CSV: one row per row of this Table field, document columns repeated', collect, [])
@@ -107,7 +108,7 @@ export function registerRun(program: Command): void {
     .option('--ignore <pattern>', 'leave out files matching this glob (repeatable)', collect, [])
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
     .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')
-    .option('--report <file>', 'write the summary as JSON, one entry per document')
+    .option('--report <file>', 'write the summary as JSON, one entry per document (- for stdout)')
     .option('--no-progress', 'plain timestamped lines instead of a progress bar')
     .option('-q, --quiet', 'print only errors')
     .option('-v, --verbose', 'print every request')

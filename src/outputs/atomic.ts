@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { hasErrno } from '../errno.ts';
+import { followLinks } from './destination.ts';
 
 /** Characters gathered before one write. */
 const WRITE_BATCH = 256 * 1024;
@@ -16,15 +19,27 @@ const WRITE_BATCH = 256 * 1024;
  * watch the file (make, rsync, a sync client) see no change. The new bytes are compared
  * with the target's as they come; at the first difference the temp file starts with the
  * target's equal prefix, copied from it, and the write goes on as above.
+ *
+ * A symlink is written through: its final target is replaced, the link stays a link (a dangling
+ * one creates its target). The replaced file keeps its mode and, where the user may set them,
+ * its owner and group; a new file gets 0666 less the umask, as every Unix tool's. Anything but
+ * a regular file (a device, a FIFO: outputs/open-stream.ts writes those) is refused, never replaced.
  */
-export async function writeFileAtomic(path: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
+export async function writeFileAtomic(given: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
+  const path = followLinks(given).path;
+  const existing = await _statOrNothing(path);
+  if (existing !== undefined && !existing.isFile()) {
+    const code = existing.isDirectory() ? 'EISDIR' : 'EEXIST';
+    throw Object.assign(new Error(`${path} is not a regular file: it is not replaced`), { code });
+  }
   const target = await openForCompare(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let out: FileHandle | undefined;
   // Bytes of the new content so far; while `out` is undefined they equal the target's first bytes.
   let length = 0;
   const startTemp = async (): Promise<FileHandle> => {
-    const handle = await open(temp, 'wx', 0o644);
+    const handle = await open(temp, 'wx', 0o666);
+    if (existing !== undefined) await _keepModeAndOwner(handle, existing);
     if (target !== undefined && length > 0) await copyPrefix(target, handle, length);
     return handle;
   };
@@ -75,6 +90,28 @@ export async function writeFileAtomic(path: string, chunks: Iterable<string> | A
     await rm(temp, { force: true });
     throw err;
   }
+}
+
+async function _statOrNothing(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path);
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * The replaced file's owner and group (where the user may give them: otherwise the new file is
+ * the user's), then its mode, not the umask's; in that order, since a chown clears set-id bits.
+ */
+async function _keepModeAndOwner(handle: FileHandle, was: Stats): Promise<void> {
+  try {
+    await handle.chown(was.uid, was.gid);
+  } catch (err) {
+    if (!hasErrno(err, 'EPERM')) throw err;
+  }
+  await handle.chmod(was.mode & 0o7777);
 }
 
 type Existing = {

@@ -15,11 +15,19 @@ export {
   type FileFormat,
   type OutputTarget,
   checkExplode,
+  checkSharedStdout,
   isStreamed,
   prepareOutput,
   resolveOutput,
 } from './target.ts';
-export { type WriteOutputsOptions, type WriteOutputsResult, writeOutputs } from './write.ts';
+export {
+  type DestinationOptions,
+  type WriteOutputsOptions,
+  type WriteOutputsResult,
+  writeDestination,
+  writeOutputs,
+} from './write.ts';
+export { type Destination, destinationOf } from './destination.ts';
 export { type StreamWriter, createStreamWriter } from './stream.ts';
 export { encodeCell, neutraliseFormula, parseExplode } from './csv.ts';
 export { DOCUMENT_COLUMNS, listTablePaths } from './flatten.ts';

@@ -1,8 +1,9 @@
-import { statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { access, constants, mkdir } from 'node:fs/promises';
-import { dirname, extname, resolve, sep } from 'node:path';
+import { dirname, extname, sep } from 'node:path';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
+import { destinationOf, type StreamDestination } from './destination.ts';
 import type { OutputFormat } from './record.ts';
 
 /**
@@ -11,13 +12,16 @@ import type { OutputFormat } from './record.ts';
  *
  * - stdout + jsonl: streamed as documents finish (createStreamWriter).
  * - stdout + json/csv: written once, at the end.
- * - file: json, jsonl or csv, written atomically at the end.
+ * - file: json, jsonl or csv, written atomically at the end (through a symlink to its target).
+ * - stream: a device, FIFO, socket or open descriptor (/dev/fd/N: bash's `>(cmd)`), written
+ *   at the end as a stream, never replaced; JSON Lines unless the extension or --format says otherwise.
  * - dir: one <name>.json per document, mirroring the inputs' tree.
  */
 export type FileFormat = Exclude<OutputFormat, 'dir'>;
 export type OutputTarget =
   | { kind: 'stdout'; format: FileFormat }
   | { kind: 'file'; format: FileFormat; path: string }
+  | { kind: 'stream'; format: FileFormat; destination: StreamDestination }
   | { kind: 'dir'; path: string };
 
 const FORMAT_BY_EXTENSION: Record<string, FileFormat> = {
@@ -42,15 +46,19 @@ export type ResolveOutputOptions = {
   cwd: string;
 };
 
-export function resolveOutput({ out, format, cwd }: ResolveOutputOptions): OutputTarget {
+export function resolveOutput({ out = '-', format, cwd }: ResolveOutputOptions): OutputTarget {
   const forced = format === undefined ? undefined : _parseFormat(format);
-  if (out === undefined || out === '-') {
+  const destination = destinationOf(out, cwd);
+  if (destination.kind !== 'file') {
     if (forced === 'dir') {
       throw new ExtractError('usage', '--format dir needs a directory: pass -o DIR/ (a path ending in "/")');
     }
-    return { kind: 'stdout', format: forced ?? 'jsonl' };
+    // Like stdout, a stream has no extension to go by (/dev/null, /dev/fd/63): JSON Lines unless told.
+    const chosen = forced ?? FORMAT_BY_EXTENSION[extname(out).toLowerCase()];
+    if (destination.kind === 'stdout') return { kind: 'stdout', format: chosen ?? 'jsonl' };
+    return { kind: 'stream', format: chosen ?? 'jsonl', destination };
   }
-  const path = resolve(cwd, out);
+  const path = destination.path;
   const existing = statSync(path, { throwIfNoEntry: false });
   const looksLikeDir = out.endsWith('/') || out.endsWith(sep) || existing?.isDirectory() === true;
 
@@ -101,6 +109,7 @@ export function isStreamed(target: OutputTarget): boolean {
  */
 export async function prepareOutput(target: OutputTarget): Promise<void> {
   if (target.kind === 'stdout') return;
+  if (target.kind === 'stream') return _checkStream(target.destination);
   const dir = target.kind === 'dir' ? target.path : dirname(target.path);
   try {
     await mkdir(dir, { recursive: true });
@@ -110,6 +119,43 @@ export async function prepareOutput(target: OutputTarget): Promise<void> {
     throw new ExtractError(
       'usage',
       `cannot write the output in ${dir} (${reason}): choose another -o, or fix its permissions`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+/**
+ * -o and --report cannot both be stdout: two documents on one stream are neither. Checked
+ * before anything is sent; a dry run prints its plan on stdout, so it counts as taken.
+ */
+export function checkSharedStdout(
+  target: OutputTarget,
+  report: string | undefined,
+  dryRun: boolean,
+  cwd: string,
+): void {
+  if (report === undefined || destinationOf(report, cwd).kind !== 'stdout') return;
+  if (target.kind !== 'stdout' && !dryRun) return;
+  const taken = dryRun ? "the dry run's plan" : 'the records (-o, stdout unless given)';
+  throw new ExtractError(
+    'usage',
+    `--report ${report} and ${taken} would both go to stdout, and two streams cannot share it: write one of them to a file (--report report.json, or -o FILE)`,
+  );
+}
+
+/** A descriptor that is not open, or a device this user may not write, fails before anything is paid for. */
+async function _checkStream(destination: StreamDestination): Promise<void> {
+  try {
+    if (destination.kind === 'fd') fstatSync(destination.fd);
+    else if (destination.type === 'device') await access(destination.path, constants.W_OK);
+  } catch (err) {
+    const reason = errnoCode(err) ?? 'not writable';
+    const what = destination.kind === 'fd' ? `file descriptor ${destination.fd} is not open` : 'it cannot be written';
+    throw new ExtractError(
+      'usage',
+      `cannot write the output ${destination.path} (${reason}): ${what}: choose another -o`,
       {
         cause: err,
       },

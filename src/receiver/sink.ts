@@ -63,6 +63,13 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
       `--format ${target.format} is a whole-file format and a listener never ends: pass -o FILE.${target.format}, or drop --format for JSON Lines on stdout`,
     );
   }
+  if (target.kind === 'stream') {
+    // Its outputs are brought back in line with the inbox after a crash, which a stream cannot be.
+    throw new ExtractError(
+      'usage',
+      `-o ${options.out} is not a regular file (a device, a FIFO or a descriptor): extract listen writes files it can reconcile; pass -o - and redirect stdout instead`,
+    );
+  }
   await prepareOutput(target);
   const stream: StreamWriter | undefined = target.kind === 'stdout' ? createStreamWriter(options.stdout) : undefined;
   const reviewPath = join(options.dataDir, REVIEW_FILE);
@@ -111,7 +118,7 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
 
 /** Makes a file or directory output hold every document of the inbox. */
 async function _reconcile(
-  target: Exclude<OutputTarget, { kind: 'stdout' }>,
+  target: Exclude<OutputTarget, { kind: 'stdout' | 'stream' }>,
   inbox: Inbox,
   options: SinkOptions,
 ): Promise<void> {
@@ -192,5 +199,6 @@ function _documentPath(dir: string, documentId: string): string {
 function _describe(target: OutputTarget): string {
   if (target.kind === 'stdout') return 'JSON Lines on stdout';
   if (target.kind === 'dir') return `one JSON file per document in ${target.path}`;
+  if (target.kind === 'stream') return `${target.format.toUpperCase()} to ${target.destination.path}`;
   return `${target.format.toUpperCase()} in ${target.path}`;
 }
