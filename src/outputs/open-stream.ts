@@ -1,4 +1,13 @@
-import { constants, createWriteStream, fstatSync, openSync } from 'node:fs';
+import {
+  constants,
+  createWriteStream,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+} from 'node:fs';
 import { Socket, createConnection } from 'node:net';
 import { once } from 'node:events';
 import { open } from 'node:fs/promises';
@@ -43,6 +52,7 @@ async function _open(destination: StreamDestination, options: StreamOptions): Pr
   if (destination.kind === 'fd') {
     // Written on the descriptor itself, as `cmd >&N` would: opening /proc/self/fd/N anew fails for
     // a socket, and would truncate or rewind a file the shell opened for appending.
+    checkDescriptor(destination.fd);
     const info = fstatSync(destination.fd);
     if (info.isFIFO() || info.isSocket()) return new Socket({ fd: destination.fd, readable: false, writable: true });
     return createWriteStream(destination.path, { fd: destination.fd });
@@ -58,6 +68,39 @@ async function _open(destination: StreamDestination, options: StreamOptions): Pr
     case 'device':
       // No O_CREAT: a device that went away is an error, not a new regular file in its place.
       return (await open(destination.path, constants.O_WRONLY | constants.O_NOCTTY)).createWriteStream();
+  }
+}
+
+/**
+ * Throws EBADF unless `fd` is a descriptor the process was handed for writing (`3>FILE`,
+ * bash's `>(cmd)`). Node holds descriptors of its own (epoll, eventfd, io_uring, the pipes that
+ * wake its event loop): a number the shell did not open may be one of them, and writing into
+ * it aborts the process. On Linux such a descriptor is told by /proc: an anon_inode, a pipe
+ * whose other end is ours too, or one open for reading only. Elsewhere fstat is all there is.
+ */
+export function checkDescriptor(fd: number): void {
+  fstatSync(fd);
+  if (!existsSync('/proc/self/fd')) return;
+  const link = readlinkSync(`/proc/self/fd/${fd}`);
+  const flags = Number.parseInt(
+    /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0',
+    8,
+  );
+  // O_ACCMODE (3) is not among Node's constants.
+  const readOnly = (flags & 0o3) === constants.O_RDONLY;
+  const internal =
+    link.startsWith('anon_inode:') ||
+    (link.startsWith('pipe:') &&
+      readdirSync('/proc/self/fd').some((other) => Number(other) !== fd && _linkOf(other) === link));
+  if (readOnly || internal)
+    throw Object.assign(new Error(`descriptor ${fd} was not handed to this process for writing`), { code: 'EBADF' });
+}
+
+function _linkOf(fd: string): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
   }
 }
 

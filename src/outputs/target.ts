@@ -1,9 +1,10 @@
-import { fstatSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { dirname, extname, sep } from 'node:path';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { destinationOf, type StreamDestination } from './destination.ts';
+import { checkDescriptor } from './open-stream.ts';
 import type { OutputFormat } from './record.ts';
 
 /**
@@ -148,11 +149,14 @@ export function checkSharedStdout(
 /** A descriptor that is not open, or a device this user may not write, fails before anything is paid for. */
 async function _checkStream(destination: StreamDestination): Promise<void> {
   try {
-    if (destination.kind === 'fd') fstatSync(destination.fd);
+    if (destination.kind === 'fd') checkDescriptor(destination.fd);
     else if (destination.type === 'device') await access(destination.path, constants.W_OK);
   } catch (err) {
     const reason = errnoCode(err) ?? 'not writable';
-    const what = destination.kind === 'fd' ? `file descriptor ${destination.fd} is not open` : 'it cannot be written';
+    const what =
+      destination.kind === 'fd'
+        ? `file descriptor ${destination.fd} was not opened for writing by the shell (${destination.fd}>FILE opens it)`
+        : 'it cannot be written';
     throw new ExtractError(
       'usage',
       `cannot write the output ${destination.path} (${reason}): ${what}: choose another -o`,

@@ -212,6 +212,32 @@ describe('writeDestination: streams and their failures', () => {
     expect(err.message).toContain('(EISDIR): it is a directory: name a file');
   });
 
+  it("writeDestination: a descriptor of Node's own (its event loop's pipes, epoll) is refused, never written into", async () => {
+    const { readdirSync, readlinkSync } = await import('node:fs');
+    const links = new Map<number, string>();
+    for (const fd of readdirSync('/proc/self/fd').map(Number)) {
+      try {
+        links.set(fd, readlinkSync(`/proc/self/fd/${fd}`));
+      } catch {
+        // The directory's own descriptor, closed once read.
+      }
+    }
+    const pipes = [...links.values()].filter((l) => l.startsWith('pipe:'));
+    // Only descriptors that are surely Node's: its epoll, eventfd, io_uring, and pipes with both ends here.
+    const own = [...links]
+      .filter(
+        ([, l]) => l.startsWith('anon_inode:') || (l.startsWith('pipe:') && pipes.filter((p) => p === l).length > 1),
+      )
+      .map(([fd]) => fd);
+    expect(own.length).toBeGreaterThan(0);
+    for (const fd of own) {
+      const err = await failure(
+        writeDestination({ kind: 'fd', fd, path: `/dev/fd/${fd}` }, ['{}\n'], { what: 'the output' }),
+      );
+      expect(err.message, String(fd)).toContain('(EBADF)');
+    }
+  });
+
   it('writeDestination: a descriptor that is not open is EBADF, said with what to do', async () => {
     const err = await failure(
       writeDestination({ kind: 'fd', fd: 987, path: '/dev/fd/987' }, ['{}\n'], { what: 'the output' }),
