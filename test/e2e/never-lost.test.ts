@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/batch/journal-facts.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { httpServer } from '../helpers/http-server.ts';
-import { readJournalLines } from '../helpers/journal.ts';
+import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';
 import { extract, FIXTURES, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
 
 /**
@@ -77,7 +77,7 @@ describe('results the client cannot hold are refused, never lost', () => {
     expect(records.map((r) => r.document_id).sort()).toEqual(['doc_1', 'doc_2']);
     expect(records.map((r) => r.page_count)).toEqual([1, 1]);
 
-    const journal = journalOf(join(cwd, '.extract-state.jsonl'));
+    const journal = journalOf(defaultJournalIn(cwd));
     expect(journal.skipped).toBe(0);
     const failed = journal.facts.filter((f) => f.fact === 'failed');
     expect(failed.map((f) => (f.fact === 'failed' ? [f.document_id, f.charge] : [])).sort()).toEqual([
@@ -108,8 +108,8 @@ describe('results the client cannot hold are refused, never lost', () => {
       expect(run.stderr).toMatch(/page_count/);
       expect(run.exitCode, run.stderr).toBe(1);
       expect(service.charged()).toBe(1);
-      const journal = journalOf(join(cwd, '.extract-state.jsonl'));
-      expect(journal.skipped, readFileSync(join(cwd, '.extract-state.jsonl'), 'utf8')).toBe(0);
+      const journal = journalOf(defaultJournalIn(cwd));
+      expect(journal.skipped, readFileSync(defaultJournalIn(cwd), 'utf8')).toBe(0);
       const failed = journal.facts.find((f) => f.fact === 'failed');
       expect(failed).toMatchObject({ document_id: 'doc_1', charge: 'uncertain' });
       const [record] = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
