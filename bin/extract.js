@@ -2,9 +2,9 @@
 // Thin launcher: everything lives in dist/ (the bundle `npm run build` makes from src/).
 // Say so plainly on an old Node, rather than failing deep inside a dependency.
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 12)) {
+if (major < 22 || (major === 22 && minor < 13)) {
   process.stderr.write(
-    `extract needs Node.js 22.12 or newer; this is ${process.version}. Install a current Node LTS, or run it through npm (npx extract), which uses the Node 24 this project pins.\n`,
+    `extract needs Node.js 22.13 or newer (node:sqlite); this is ${process.version}. Install a current Node LTS, or run it through npm (npx extract), which uses the Node 24 this project pins.\n`,
   );
   process.exit(2);
 }

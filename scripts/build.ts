@@ -131,7 +131,7 @@ const COMMON = {
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node22.12',
+  target: 'node22.13',
   external: EXTERNAL,
   sourcemap: 'linked',
   legalComments: 'linked',

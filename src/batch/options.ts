@@ -53,7 +53,7 @@ export const HASH_WHILE_SENDING_ABOVE = 64 * 1024 * 1024;
 
 /** The journal's default place: the working directory, so a cron job's reruns find it. */
 /** What --help says of the journal when --state is not given (state/user-journal.ts). */
-export const DEFAULT_STATE_HELP = '$XDG_STATE_HOME/extract/journals/<service>.jsonl, else ~/.local/state/extract/…';
+export const DEFAULT_STATE_HELP = '$XDG_STATE_HOME/extract/journals/<service>.sqlite, else ~/.local/state/extract/…';
 
 /** -c: files being sent at once. */
 export const DEFAULT_CONCURRENCY = 4;

@@ -21,7 +21,7 @@ import { planJobs, priorRecord, replan, type BatchPlan, type Job } from './plan.
 import { chooseStyle, createReporter, useColor, type Reporter } from './progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from './state/index.ts';
-import { importLegacy, legacyJournal, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
+import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
 import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
@@ -157,33 +157,36 @@ async function planBatch(
     ctx.opened(journal);
     return journal;
   };
-  let journal = await open();
-  // An earlier version's journal in this folder: imported into the user's journal once (a dry run only reads it).
-  const legacy = options.state === undefined && spec?.kind === 'file' ? legacyJournal(deps.cwd) : undefined;
-  if (legacy !== undefined && !options.dryRun) {
-    const imported = await importLegacy(journal, legacy);
-    await journal.close();
-    journal = await open();
-    log(
-      'info',
-      `imported the ${imported.facts} facts of ${legacy} into ${journal.where}, the journal every folder now shares; the old file is kept as ${imported.keptAs}`,
-    );
+  const journal = await open();
+  // Earlier versions' journals (the user's JSONL, this folder's): taken in once (a dry run only reads them).
+  const earlier = options.state === undefined ? earlierJournals(deps.env, options.baseUrl, deps.cwd) : [];
+  if (!options.dryRun) {
+    for (const path of earlier) {
+      const imported = await importLegacy(journal, path);
+      log(
+        'info',
+        `imported the ${imported.facts} facts of ${path} into ${journal.where}, the journal every folder now shares; the old file is kept as ${imported.keptAs}`,
+      );
+    }
   }
   let replay: Replay = { known: new Map(), parsers: new Map(), skipped: 0, torn: false };
   // --fresh reads the journal too: it sends every file again, but what the journal knows of a
   // document changes only when this run actually sends it (a run that sends nothing changes nothing).
   if (spec !== null) replay = await journal.replay();
-  if (legacy !== undefined && options.dryRun) {
-    const old = await (await import('./journal-facts.ts')).readJournal(legacy);
-    for (const [key, fact] of old.known) if (!replay.known.has(key)) replay.known.set(key, fact);
-    for (const [key, fact] of old.parsers) if (!replay.parsers.has(key)) replay.parsers.set(key, fact);
+  if (options.dryRun) {
+    const { readJournal } = await import('./journal-facts.ts');
+    for (const path of earlier) {
+      const old = await readJournal(path);
+      for (const [key, fact] of old.known) if (!replay.known.has(key)) replay.known.set(key, fact);
+      for (const [key, fact] of old.parsers) if (!replay.parsers.has(key)) replay.parsers.set(key, fact);
+    }
   }
   if (replay.skipped > 0)
     log(
       replay.skipped === 1 && replay.torn ? 'debug' : 'warn',
       `${journal.where}: ignored ${replay.skipped} unreadable line${replay.skipped === 1 ? '' : 's'} (a torn last line after a crash is expected)`,
     );
-  if (journal.shared && !options.dryRun)
+  if (journal.shared && !options.dryRun && options.state !== undefined)
     log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
 
   // A dry run without a key matches nothing in the journal: it plans every file as new.

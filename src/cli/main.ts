@@ -10,6 +10,7 @@ import { registerRun } from './run-command.ts';
 import { registerGet } from './get-command.ts';
 import { registerListen } from './listen-command.ts';
 import { registerStatus } from './status-command.ts';
+import { hideSqliteExperimentalWarning } from './warnings.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
 export const VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
 
 export async function runMain(argv: string[]): Promise<void> {
+  hideSqliteExperimentalWarning();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -33,13 +33,16 @@ export async function statusFromCli(
 }
 
 /**
- * The journal a run keeps by default: the user's journal of the configured service, or, with no
- * service configured, an earlier version's journal in this folder.
+ * The journal a run keeps by default: the user's journal of the configured service; until a run
+ * has taken them in, an earlier version's journal (the user's JSONL one, or this folder's); with
+ * no service configured, this folder's.
  */
 async function userJournalOf(env: Env, store: SettingsStore): Promise<string> {
+  const { existsSync } = await import('node:fs');
   const { resolveSettings } = await import('../config/settings.ts');
-  const { LEGACY_STATE, legacyJournal, userJournalPath } = await import('../batch/state/user-journal.ts');
+  const { LEGACY_STATE, earlierJournals, userJournalPath } = await import('../batch/state/user-journal.ts');
   const { baseUrl } = resolveSettings({ flags: {}, env, store });
-  if (baseUrl === undefined || legacyJournal(process.cwd()) !== undefined) return LEGACY_STATE;
-  return userJournalPath(env, baseUrl);
+  if (baseUrl === undefined) return LEGACY_STATE;
+  const path = userJournalPath(env, baseUrl);
+  return existsSync(path) ? path : (earlierJournals(env, baseUrl, process.cwd())[0] ?? path);
 }

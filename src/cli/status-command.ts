@@ -14,7 +14,7 @@ export function registerStatus(program: Command): void {
     )
     .option(
       '--state <file|url>',
-      'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then .extract-state.jsonl)',
+      'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then the user journal of the configured service)',
     )
     .option('--json', 'print the view as JSON')
     .option(

@@ -47,7 +47,17 @@ describe('sqlite journal: which --state names it', () => {
   });
 });
 
-const KINDS = ['sending', 'unsent', 'submitted', 'completed', 'failed-none', 'failed-uncertain', 'failed-refunded'];
+// `parser` is a fact about no document, between those about documents: it must change none of them.
+const KINDS = [
+  'sending',
+  'unsent',
+  'submitted',
+  'completed',
+  'failed-none',
+  'failed-uncertain',
+  'failed-refunded',
+  'parser',
+];
 
 function factOf(kind: string, sha: string, n: number): JournalFact {
   const c = { ...common(sha), route: 'upload' as const };
@@ -60,6 +70,8 @@ function factOf(kind: string, sha: string, n: number): JournalFact {
       return { fact: 'submitted', ...c, document_id: `doc_${n}` };
     case 'completed':
       return { fact: 'completed', ...c, document_id: `doc_${n}`, page_count: n % 3, results: { n, note: null } };
+    case 'parser':
+      return { fact: 'parser', at: c.at, target: `key_${n}`, parser: 't1' };
     default: {
       const charge = kind === 'failed-none' ? 'none' : kind === 'failed-uncertain' ? 'uncertain' : 'refunded';
       return {
@@ -132,6 +144,20 @@ describe('sqlite journal: importing an older journal', () => {
     expect(known.get(key('d1'))).toMatchObject({ fact: 'completed', document_id: 'doc_1', results: { total: 1 } });
     expect(known.get(key('d2'))).toMatchObject({ fact: 'submitted', document_id: 'doc_2' });
     expect((await j.history()).facts).toHaveLength(5);
+  });
+
+  it("keeps what an older journal learned of each key's parser (facts about no document)", async () => {
+    const j = await open(journalPath());
+    const legacy: JournalFact[] = [
+      { fact: 'journal', at: '2026-01-01T00:00:00.000Z', version: 2 },
+      { fact: 'parser', at: '2026-01-01T00:00:00.000Z', target: 'key-b', parser: 'key-a' },
+      { fact: 'parser', at: '2026-01-01T00:00:01.000Z', target: 'key-c', parser: 'key-c', not: ['key-a'] },
+    ];
+    expect(await j.importFacts?.(legacy, '/old/j.jsonl')).toBe(2);
+    expect(await j.importFacts?.(legacy, '/old/j.jsonl')).toBe(0);
+    const { parsers } = await j.replay();
+    expect(parsers.get('key-b')).toMatchObject({ parser: 'key-a' });
+    expect(parsers.get('key-c')).toMatchObject({ parser: 'key-c', not: ['key-a'] });
   });
 
   it('an older fact imported after a newer outcome does not hide it; facts before a legacy reset are not taken', async () => {
@@ -279,5 +305,51 @@ describe('sqlite journal: files it makes and files it refuses', () => {
     const b = await open(link);
     expect(await a.claim([key('d1'), key('d2')], 2)).toHaveLength(2);
     expect(await b.claim([key('d1'), key('d2'), key('d3')], 3)).toMatchObject([{ key: key('d3') }]);
+  });
+});
+
+describe('sqlite journal: a holder that is gone', () => {
+  const on = (pid: number, isAlive: (pid: number) => boolean) => ({ pid, host: 'h1', isAlive, now: Date.now });
+  const openAs = async (path: string, lock: ReturnType<typeof on>) => {
+    const s = await openState({ kind: 'sqlite', path }, { readOnly: false, leaseMs: 60_000, log, lock });
+    onTestFinished(() => s.close());
+    return s;
+  };
+
+  it('a dead process of this host holds nothing: its documents are taken over at once, not after its lease', async () => {
+    const path = journalPath();
+    const killed = await openAs(
+      path,
+      on(4242, () => true),
+    );
+    expect(await killed.claim([key('d1'), key('d2')], 2)).toHaveLength(2);
+    // Its process alive: the lease stands.
+    const waiting = await openAs(
+      path,
+      on(7, () => true),
+    );
+    expect(await waiting.claim([key('d1'), key('d2')], 2)).toEqual([]);
+    // Its process gone (a SIGKILL, a reboot): taken at once, named as taken over.
+    const next = await openAs(
+      path,
+      on(8, (pid) => pid !== 4242),
+    );
+    const taken = await next.claim([key('d1'), key('d2')], 2);
+    expect(taken.map((c) => [c.key, c.takenFrom])).toEqual([
+      [key('d1'), killed.worker],
+      [key('d2'), killed.worker],
+    ]);
+    expect((await next.history()).workers.find((w) => w.id === killed.worker)?.alive).toBe(false);
+  });
+
+  it("another host's worker is never judged by a local pid: its lease decides", async () => {
+    const path = journalPath();
+    const remote = await openAs(path, { ...on(4242, () => true), host: 'h2' });
+    expect(await remote.claim([key('d1')], 1)).toHaveLength(1);
+    const local = await openAs(
+      path,
+      on(8, () => false),
+    );
+    expect(await local.claim([key('d1')], 1)).toEqual([]);
   });
 });

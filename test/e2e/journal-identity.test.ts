@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { userJournalPath } from '../../src/batch/state/user-journal.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';
@@ -28,11 +29,12 @@ const CONFIG = {
 };
 const DOCS = 4;
 
-/** A drop folder of DOCS invoices, outside any working directory a run uses. */
-function dropFolder(): string {
+/** A drop folder of DOCS invoices (the `from`th DOCS of the fixtures), outside any working directory a run uses. */
+function dropFolder(from = 0): string {
   const drop = join(tempDir('extract-drop-'), 'drop');
   mkdirSync(drop);
-  for (const name of fixtureNames().slice(0, DOCS)) copyFileSync(join(FIXTURES, name), join(drop, name));
+  for (const name of fixtureNames().slice(from * DOCS, (from + 1) * DOCS))
+    copyFileSync(join(FIXTURES, name), join(drop, name));
   return drop;
 }
 
@@ -119,6 +121,54 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
     const fromHome = await extract(home, server.url, [drop, '-q'], { env: userEnv(home, server.url) });
     expect(completed(fromHome.stdout)).toBe(DOCS);
     expect(await reserves(server.url)).toBe(DOCS);
+  });
+
+  it("the previous version's user journal (JSON Lines, beside the new one) is taken in once, with what it learned of each key", async () => {
+    const server = await serve(CONFIG);
+    const home = tempDir('extract-home-');
+    const drop = dropFolder();
+    const env = userEnv(home, server.url);
+    const previous = userJournalPath(env, server.url).replace(/\.sqlite$/, '.jsonl');
+    mkdirSync(dirname(previous), { recursive: true });
+    expect((await extract(home, server.url, [drop, '-q', '--state', previous], { env })).exitCode).toBe(0);
+    // The rotated key was tied to the parser there (one probe, a parser fact).
+    const rotatedEnv = userEnv(home, server.url, ROTATED_KEY);
+    expect((await extract(home, server.url, [drop, '-q', '--state', previous], { env: rotatedEnv })).exitCode).toBe(0);
+    expect(await reserves(server.url)).toBe(DOCS);
+
+    const upgraded = await extract(tempDir('extract-cwd-'), server.url, [drop], { env: rotatedEnv });
+    expect(upgraded.exitCode, upgraded.stderr).toBe(0);
+    expect(upgraded.stderr).toMatch(/imported the \d+ facts/);
+    // Nothing asked again: the parser fact came along.
+    expect(upgraded.stderr).not.toMatch(/same parser/);
+    expect(completed(upgraded.stdout)).toBe(DOCS);
+    expect(existsSync(previous)).toBe(false);
+    expect(existsSync(`${previous}.imported`)).toBe(true);
+    expect(await reserves(server.url)).toBe(DOCS);
+  });
+
+  it('two runs at once on different folders do not wait for each other; two on one folder pay for each document once', async () => {
+    const server = await serve({ ...CONFIG, processing: { ms_per_page: 300, concurrency: 4 } });
+    const home = tempDir('extract-home-');
+    const env = userEnv(home, server.url);
+    const [mail, scans] = [dropFolder(0), dropFolder(1)];
+    const [a, b] = await Promise.all([
+      extract(tempDir('extract-cwd-'), server.url, [mail, '-q', '--route', 'upload'], { env }),
+      extract(tempDir('extract-cwd-'), server.url, [scans, '-q', '--route', 'upload'], { env }),
+    ]);
+    expect([a.exitCode, b.exitCode], `${a.stderr}${b.stderr}`).toEqual([0, 0]);
+    expect(completed(a.stdout) + completed(b.stdout)).toBe(2 * DOCS);
+    expect(await reserves(server.url)).toBe(2 * DOCS);
+
+    // Both on one new folder: each document is claimed by one run; the other waits for its outcome.
+    const both = dropFolder(2);
+    const [c, d] = await Promise.all([
+      extract(tempDir('extract-cwd-'), server.url, [both, '-q', '--route', 'upload'], { env }),
+      extract(tempDir('extract-cwd-'), server.url, [both, '-q', '--route', 'upload'], { env }),
+    ]);
+    expect([c.exitCode, d.exitCode], `${c.stderr}${d.stderr}`).toEqual([0, 0]);
+    expect(await reserves(server.url)).toBe(3 * DOCS);
+    expect(completed(c.stdout) + completed(d.stdout)).toBe(2 * DOCS);
   });
 
   it('one lock per journal: two runs naming it through a symlink at once pay for each document once', async () => {

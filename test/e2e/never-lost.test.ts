@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/batch/journal-facts.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { httpServer } from '../helpers/http-server.ts';
-import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';
+import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';
 import { extract, FIXTURES, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
 
 /**
@@ -55,8 +55,7 @@ function fewInvoices(n: number): string {
 }
 
 function journalOf(path: string) {
-  const text = readFileSync(path, 'utf8');
-  return { ...parseJournal(text), lines: readJournalLines(path) };
+  return { ...parseJournal(journalText(path)), lines: readJournalLines(path) };
 }
 
 describe('results the client cannot hold are refused, never lost', () => {
@@ -109,7 +108,7 @@ describe('results the client cannot hold are refused, never lost', () => {
       expect(run.exitCode, run.stderr).toBe(1);
       expect(service.charged()).toBe(1);
       const journal = journalOf(defaultJournalIn(cwd));
-      expect(journal.skipped, readFileSync(defaultJournalIn(cwd), 'utf8')).toBe(0);
+      expect(journal.skipped, journalText(defaultJournalIn(cwd))).toBe(0);
       const failed = journal.facts.find((f) => f.fact === 'failed');
       expect(failed).toMatchObject({ document_id: 'doc_1', charge: 'uncertain' });
       const [record] = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
 import { ExtractError } from '../../errors.ts';
 import { resultsJson, storedResults } from '../../outputs/stored-results.ts';
 import { transaction } from '../../sqlite.ts';
+import { defaultLockDeps, type LockDeps } from '../lock.ts';
 import { factKey, replayer, type JournalFact, type KnownState, type ParserFact, type Replay } from '../journal.ts';
 import {
   ClaimLostError,
@@ -39,6 +39,9 @@ import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 
 /** How long one statement waits for another process's write before the retry loop takes over. */
 const BUSY_TIMEOUT_MS = 2_000;
+
+/** The workers this process opened: another worker with its pid was an earlier process's. */
+const OWN_WORKERS = new Set<string>();
 
 /** An older journal taken in once (`importFacts`), named by its resolved path. */
 export type ImportSource = string;
@@ -88,7 +91,8 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
     );
     if (applied.length > 0)
       options.log('info', `${path}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
-    const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+    const self = options.lock ?? defaultLockDeps();
+    const worker = `${self.host}/${self.pid}/${randomBytes(3).toString('hex')}`;
     await guard.run('register this worker', () =>
       transaction(
         db,
@@ -97,10 +101,11 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
             .prepare(
               'INSERT INTO extract_workers (id, host, pid, started_at, seen_at, lease_ms) VALUES (?, ?, ?, ?, ?, ?)',
             )
-            .run(worker, hostname(), process.pid, now(), now(), Math.round(options.leaseMs)),
+            .run(worker, self.host, self.pid, now(), now(), Math.round(options.leaseMs)),
         { relaxed: true },
       ),
     );
+    OWN_WORKERS.add(worker);
     return new SqliteState(db, guard, worker, options, options.leaseMs);
   } catch (err) {
     db.close();
@@ -127,6 +132,8 @@ class SqliteState implements StateJournal {
   /** The highest fact id of the replay: facts above it were written while this run went on. */
   #watermark = 0;
   #warnedRenew = false;
+  /** This process and host, and how to tell whether another process of this host is alive. */
+  readonly #self: LockDeps;
 
   constructor(db: DatabaseSync, guard: Guard, worker: string, options: OpenStateOptions, leaseMs: number) {
     this.where = guard.where;
@@ -136,6 +143,7 @@ class SqliteState implements StateJournal {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#leaseMs = leaseMs;
+    this.#self = options.lock ?? defaultLockDeps();
     if (leaseMs > 0) {
       this.#timer = setInterval(() => this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
       this.#timer.unref();
@@ -182,9 +190,9 @@ class SqliteState implements StateJournal {
           }
         }
         const id = this.#insertFact(key, fact, this.worker);
-        if (key === null)
-          this.#db.exec('DELETE FROM extract_documents'); // a legacy reset forgets all before it
-        else this.#writeDocument(key, step(this.#readDocument(key), key, fact), id, this.worker);
+        // A legacy reset forgets all before it; a parser or journal fact is about no document.
+        if (fact.fact === 'reset') this.#db.exec('DELETE FROM extract_documents');
+        else if (key !== null) this.#writeDocument(key, step(this.#readDocument(key), key, fact), id, this.worker);
       }),
     );
   }
@@ -197,6 +205,7 @@ class SqliteState implements StateJournal {
         this.#db,
         () => {
           const now = this.#now();
+          this.#expireDeadHolders(now);
           // In key order, as PostgreSQL takes them: the workers' claims interleave less.
           const free = this.#db
             .prepare(
@@ -317,7 +326,14 @@ class SqliteState implements StateJournal {
         const lastReset = facts.findLastIndex((f) => f.fact === 'reset');
         const fresh = facts.slice(Math.max(taken, lastReset + 1));
         const touched = new Set<string>();
+        let parsers = 0;
         for (const fact of fresh) {
+          // What a key was found to be (identity.ts) is about no document: kept, so it is not asked again.
+          if (fact.fact === 'parser') {
+            this.#insertFact(null, fact, null);
+            parsers++;
+            continue;
+          }
           const key = factKey(fact);
           if (key === undefined) continue;
           this.#insertFact(key, fact, null);
@@ -328,7 +344,9 @@ class SqliteState implements StateJournal {
           `INSERT INTO extract_imports (source, facts, at) VALUES (?, ?, ?)
            ON CONFLICT (source) DO UPDATE SET facts = excluded.facts, at = excluded.at`,
         ).run(source, Math.max(taken, facts.length), this.#now());
-        return touched.size === 0 ? 0 : fresh.filter((f) => f.fact !== 'reset').length;
+        return touched.size === 0 && parsers === 0
+          ? 0
+          : fresh.filter((f) => f.fact !== 'reset' && f.fact !== 'journal').length;
       }),
     );
   }
@@ -376,6 +394,29 @@ class SqliteState implements StateJournal {
       if (!this.#warnedRenew)
         this.#options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
       this.#warnedRenew = true;
+    }
+  }
+
+  /**
+   * A worker of this host whose process is gone (killed, crashed, the machine rebooted) holds
+   * nothing: its claims run out now rather than at the end of its lease, so the next cron run
+   * does not wait for them. A worker with this process's pid that this process did not open was
+   * an earlier process's. Workers of other hosts cannot be asked: their leases decide.
+   */
+  #expireDeadHolders(now: number): void {
+    const workers = this.#db
+      .prepare(
+        'SELECT id, host, pid FROM extract_workers WHERE finished_at IS NULL AND seen_at + lease_ms > ? AND id <> ?',
+      )
+      .all(now, this.worker);
+    const expire = this.#db.prepare('UPDATE extract_claims SET expires = ? WHERE worker = ? AND expires > ?');
+    const stop = this.#db.prepare('UPDATE extract_workers SET lease_ms = 0 WHERE id = ?');
+    for (const w of workers) {
+      const pid = Number(w.pid);
+      const alive = pid === this.#self.pid ? OWN_WORKERS.has(String(w.id)) : this.#self.isAlive(pid);
+      if (String(w.host) !== this.#self.host || alive) continue;
+      expire.run(now, String(w.id), now);
+      stop.run(String(w.id));
     }
   }
 

@@ -8,8 +8,10 @@ import type { StateJournal } from './index.ts';
  * Where the journal lives when --state does not say: in the user's state directory, one per
  * service, so that every run of this user against that service (cron from $HOME, a second
  * checkout, a shell in another folder) shares one history and pays for a document once.
- * Documents are keyed by parser within it (identity.ts). XDG's rule: $XDG_STATE_HOME when it
- * is an absolute path, else ~/.local/state.
+ * Documents are keyed by parser within it (identity.ts). It is a SQLite journal (state/sqlite.ts):
+ * runs on different folders at once claim documents instead of waiting for a lock, and two that
+ * meet on one document pay for it once. XDG's rule: $XDG_STATE_HOME when it is an absolute
+ * path, else ~/.local/state.
  */
 
 /** The journal earlier versions kept in the working directory; a run there imports it once. */
@@ -21,23 +23,30 @@ export function stateHome(env: Record<string, string | undefined>): string {
   return join(env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir(), '.local', 'state');
 }
 
-/** `<state home>/extract/journals/<host>_<port>-<8 hex of the base URL>.jsonl` */
+/** `<state home>/extract/journals/<host>_<port>-<8 hex of the base URL>.sqlite` */
 export function userJournalPath(env: Record<string, string | undefined>, baseUrl: string): string {
+  return `${journalStem(env, baseUrl)}.sqlite`;
+}
+
+function journalStem(env: Record<string, string | undefined>, baseUrl: string): string {
   const url = new URL(baseUrl);
   const host = `${url.hostname}${url.port !== '' ? `_${url.port}` : ''}`.replace(/[^A-Za-z0-9.-]/g, '_');
   const digest = createHash('sha256').update(baseUrl).digest('hex').slice(0, 8);
-  return join(stateHome(env), 'extract', 'journals', `${host}-${digest}.jsonl`);
+  return join(stateHome(env), 'extract', 'journals', `${host}-${digest}`);
+}
+
+/**
+ * The journals of earlier versions a default run takes in once: the user's JSON Lines journal
+ * of this service (0.1's default, beside the SQLite one) and the working directory's
+ * `.extract-state.jsonl` (before that). Only those that exist.
+ */
+export function earlierJournals(env: Record<string, string | undefined>, baseUrl: string, cwd: string): string[] {
+  return [`${journalStem(env, baseUrl)}.jsonl`, join(cwd, LEGACY_STATE)].filter((path) => existsSync(path));
 }
 
 /** Makes the journal's folder (private to the user: it names every document sent). */
 export function makeJournalFolder(path: string): void {
   mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-}
-
-/** The working directory's journal of an earlier version, if there is one to import. */
-export function legacyJournal(cwd: string): string | undefined {
-  const path = join(cwd, LEGACY_STATE);
-  return existsSync(path) ? path : undefined;
 }
 
 /** Once imported, the old journal is kept under another name (for a downgrade), and not imported again. */
@@ -48,18 +57,19 @@ export function retireLegacy(path: string): string {
 }
 
 /**
- * Copies every fact of an earlier version's working-directory journal into `journal`, then
- * retires the old file: nothing it knew is paid for again, from any folder. Its facts are
- * validated as any journal's (a fact too new stops the run before anything is imported).
+ * Takes every fact of an earlier version's journal into the user's journal, then retires the
+ * old file: nothing it knew is paid for again, from any folder. Its facts are validated as any
+ * journal's (a fact too new stops the run before anything is imported); the import is keyed by
+ * the file, so a run stopped between the import and the rename takes nothing twice.
  */
 export async function importLegacy(
-  journal: Pick<StateJournal, 'append' | 'where'>,
+  journal: Pick<StateJournal, 'importFacts' | 'where'>,
   path: string,
 ): Promise<{ facts: number; keptAs: string }> {
   const { readFile } = await import('node:fs/promises');
   const { parseJournal } = await import('../journal-facts.ts');
+  if (journal.importFacts === undefined) throw new Error(`${journal.where} cannot import an older journal`);
   const { facts } = parseJournal(await readFile(path, 'utf8'), path);
-  const documents = facts.filter((f) => f.fact !== 'journal');
-  await Promise.all(documents.map((f) => journal.append(f)));
-  return { facts: documents.length, keptAs: retireLegacy(path) };
+  const taken = await journal.importFacts(facts, path);
+  return { facts: taken, keptAs: retireLegacy(path) };
 }
