@@ -1,13 +1,18 @@
 import {
   accessSync,
   constants,
+  type Dirent,
+  lstat,
   lstatSync,
+  readdir,
   readdirSync,
   readlinkSync,
   realpathSync,
+  stat,
   statSync,
   type Stats,
 } from 'node:fs';
+import type { Options as FastGlobOptions } from 'fast-glob';
 import { isAbsolute, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
@@ -164,6 +169,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
         ignore: exclusions,
         suppressErrors: true,
         followSymbolicLinks: true,
+        fs: bytesFs(options.cwd),
       });
       // A pattern walks the folder before its first wildcard: its matches stay in that folder as a walk's do.
       const base = fg.generateTasks([input])[0]?.base ?? '.';
@@ -209,6 +215,28 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
 }
 
 const BYTES = { encoding: 'buffer' } as const;
+
+/**
+ * The file system as the glob engine sees it, with names that are not UTF-8 reached: the engine
+ * joins names it read as UTF-8 (U+FFFD for each byte that is not), so a folder so named would
+ * open nothing and the files under it would be missed. A path holding U+FFFD is looked up by
+ * its bytes (namesBehind) before each call; every other path goes straight to node:fs.
+ */
+function bytesFs(cwd: string): NonNullable<FastGlobOptions['fs']> {
+  const real = (path: string): FsPath => (path.includes('\uFFFD') ? (namesBehind(path, cwd)[0] ?? path) : path);
+  type Done<T> = (error: NodeJS.ErrnoException | null, value: T) => void;
+  function readdirOf(path: string, options: { withFileTypes: true }, callback: Done<Dirent[]>): void;
+  function readdirOf(path: string, callback: Done<string[]>): void;
+  function readdirOf(path: string, ...rest: [{ withFileTypes: true }, Done<Dirent[]>] | [Done<string[]>]): void {
+    if (rest.length === 1) readdir(real(path), 'utf8', rest[0]);
+    else readdir(real(path), { withFileTypes: true, encoding: 'utf8' }, rest[1]);
+  }
+  return {
+    lstat: (path, callback) => lstat(real(path), callback),
+    stat: (path, callback) => stat(real(path), callback),
+    readdir: readdirOf,
+  };
+}
 
 /**
  * The paths a match read as UTF-8 stands for: each part holding U+FFFD is looked up in its

@@ -94,6 +94,20 @@ describe('discovery: names that are not UTF-8', () => {
     expect(d.unreadable).toEqual([]);
   });
 
+  it('a pattern reaches into a folder whose name is not UTF-8', async () => {
+    await mkdir(bytesPath('inv/Gesch', 0xe4, 'ft'));
+    await writeFile(bytesPath('inv/Gesch', 0xe4, 'ft/q3.pdf'), 'in a latin-1 folder');
+    await writeFile(bytesPath('inv/Gesch', 0xe4, 'ft/M', 0xfc, 'ller.pdf'), 'latin-1 in latin-1');
+    const d = await discoverInputs(['inv/**/*.pdf'], { cwd, ignore: [] });
+    expect(d.files.map((f) => f.file).filter((f) => f.includes('Gesch'))).toEqual([
+      'inv/Geschäft/Müller.pdf',
+      'inv/Geschäft/q3.pdf',
+    ]);
+    const inside = d.files.filter((f) => f.file.includes('Gesch')).map((f) => readFileSync(f.path, 'utf8'));
+    expect(inside.sort()).toEqual(['in a latin-1 folder', 'latin-1 in latin-1']);
+    expect(d.unreadable).toEqual([]);
+  });
+
   it('a UTF-8 name that holds U+FFFD itself is read as the string it is', async () => {
     await writeFile(join(cwd, 'inv/odd\uFFFD.pdf'), 'x');
     expect(await files(['inv'])).toContain('inv/odd\uFFFD.pdf');
