@@ -12,7 +12,7 @@ import { notSubmittedRecord, pendingRecord } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
-import type { BatchPlan, Job } from './plan.ts';
+import { fetchable, type BatchPlan, type Job } from './plan.ts';
 import { unreadableKey, type Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
 import { exitCodeOf, summaryLines, tallySummary, type BatchSummary } from './summary.ts';
@@ -151,17 +151,17 @@ function dryRunLine(job: Job, records: Records): string {
     return `${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} pages  ${job.input.file}  (${job.decision.why})`;
   }
   if (job.action === 'resume') {
-    const submitted = job.prior?.fact === 'submitted' ? job.prior : undefined;
+    const submitted = fetchable(job.prior);
     records.emit(job.input.realPath, {
       ...pendingRecord(
         { file: job.input.file, document_id: submitted?.document_id ?? null, route: submitted?.route ?? null },
-        'submitted earlier: this run would collect it',
+        'charged earlier: this run would fetch it by its document_id',
         submitted?.page_count ?? null,
       ),
       outcome: 'pending',
       sha256: job.sha256,
     });
-    return `${'resume'.padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (submitted earlier, not charged again)`;
+    return `${'resume'.padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (charged earlier: fetched by its document_id, not charged again)`;
   }
   return `${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`;
 }

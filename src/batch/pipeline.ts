@@ -19,7 +19,7 @@ import { lookup, soleIdentity, type Identity } from './identity.ts';
 import type { FailureCharge, JournalWriter, KnownState, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import { actionFor, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
+import { actionFor, fetchable, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
 import { ClaimLostError, JournalWriteError } from './state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -187,9 +187,9 @@ export class Pipeline {
     }
   }
 
-  /** A document an earlier run submitted: poll it, never send it again. */
+  /** A document an earlier run got a document_id for (plan.ts fetchable): poll it, never send it again. */
   async resume(job: Job): Promise<void> {
-    if (job.prior?.fact !== 'submitted') return;
+    if (fetchable(job.prior) === undefined) return;
     const release = await this.#c.pendingSlots.acquire();
     try {
       await this.#collect(job);
@@ -198,10 +198,10 @@ export class Pipeline {
     }
   }
 
-  /** Polls the document an earlier run submitted (job.prior), holding a polling slot. */
+  /** Polls the document an earlier run got a document_id for (job.prior), holding a polling slot. */
   async #collect(job: Job): Promise<void> {
-    const prior = job.prior;
-    if (prior?.fact !== 'submitted') return;
+    const prior = fetchable(job.prior);
+    if (prior === undefined) return;
     // An earlier run that knew its pages counted them.
     if (prior.page_count !== undefined && prior.page_count !== null) this.#counted.set(job.key, prior.page_count);
     try {

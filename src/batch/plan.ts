@@ -1,5 +1,5 @@
 import { printableBase } from './paths.ts';
-import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
+import { type DocumentRecord, type Route, completedRecord, errorRecord } from '../outputs/record.ts';
 import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from './identity.ts';
@@ -229,6 +229,8 @@ export function actionFor(prior: KnownState | undefined, retryFailed: boolean, f
     case 'submitted':
       return 'resume';
     case 'failed':
+      // A document the service holds whose answer this client refused: asked for again, never paid for again.
+      if (retryFailed && fetchable(prior) !== undefined) return 'resume';
       // A failure that cost nothing and may pass next time (the service was down, rate
       // limiting, failing with its own 500) is retried without being asked: a cron job heals.
       if (retryFailed || (prior.retryable && chargeOf(prior) === 'none')) return 'submit';
@@ -260,6 +262,20 @@ function concurrentAction(known: KnownState): Action {
   if (known.fact === 'completed') return 'done';
   if (known.fact === 'submitted') return 'resume';
   return 'leave';
+}
+
+/**
+ * The document an earlier run got a document_id for but no result it could keep: submitted and
+ * not collected, or charged with an answer the client refused (too deep, a bad page_count).
+ * A rerun fetches it by its id (GET), never sends it again.
+ */
+export function fetchable(
+  prior: KnownState | undefined,
+): { document_id: string; route: Route; page_count?: number | null | undefined } | undefined {
+  if (prior?.fact === 'submitted') return prior;
+  if (prior?.fact === 'failed' && prior.document_id !== null && prior.route !== null && chargeOf(prior) === 'uncertain')
+    return { document_id: prior.document_id, route: prior.route };
+  return undefined;
 }
 
 /** The request an earlier run sent without learning its outcome, if any. */

@@ -25,20 +25,21 @@ function nested(depth: number): string {
  * answer it builds with `body(id)`, and every GET of a document the same way. It counts the
  * extract requests: the charges.
  */
-async function standIn(body: (id: string) => string) {
+async function standIn(body: (id: string, how: 'extract' | 'get') => string) {
   let charged = 0;
   const server = await httpServer((req: IncomingMessage, res) => {
     req.resume();
     req.on('end', () => {
       const url = req.url ?? '';
       let id: string | undefined;
+      const how = req.method === 'POST' ? 'extract' : 'get';
       if (req.method === 'POST' && url === '/api/v1/extract') id = `doc_${++charged}`;
       else id = /^\/api\/v1\/documents\/([^/]+)$/.exec(url)?.[1];
       if (id === undefined) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such route"}');
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(body(id));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body(id, how));
     });
   });
   return { url: server.url, charged: () => charged };
@@ -115,6 +116,30 @@ describe('results the client cannot hold are refused, never lost', () => {
       expect(record).toMatchObject({ document_id: 'doc_1', status: 'error', page_count: null });
     });
   }
+});
+
+describe('--retry-failed on a document the service holds', () => {
+  it('fetches it by its document_id (a GET, never a second charge) when its answer was refused', async () => {
+    // The extract answer is unusable; the document itself, fetched later, is fine.
+    const service = await standIn((id, how) =>
+      how === 'extract'
+        ? `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":1e300,"results":{"total":1}}`
+        : `{"document_id":"${id}","parser_id":"par_1","status":"completed","file_name":"x.pdf","page_count":1,"error":null,"results":{"total":1}}`,
+    );
+    const cwd = fewInvoices(2);
+    const first = await extract(cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
+    expect(first.exitCode, first.stderr).toBe(1);
+    expect(service.charged()).toBe(2);
+
+    const retried = await extract(cwd, service.url, ['in/', '--route', 'inline', '--retry-failed', '-o', 'out.jsonl']);
+    expect(retried.exitCode, retried.stderr).toBe(0);
+    expect(service.charged()).toBe(2);
+    const records = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+    expect(records.map((r) => [r.status, r.document_id]).sort()).toEqual([
+      ['completed', 'doc_1'],
+      ['completed', 'doc_2'],
+    ]);
+  });
 });
 
 /** Mounts a tmpfs of `size` on `dir`; the reason it cannot here (not root, no CAP_SYS_ADMIN), or undefined. */
