@@ -1,12 +1,13 @@
 import type { FieldDefinition, LeafField, LeafValue, Results } from '../contract/index.ts';
 import { parseDate } from './dates.ts';
-import { isIdentifierName, readIdentifier } from './identifiers.ts';
-import { type Cell, type Line, overlap } from './layout.ts';
+import { isIdentifierName, readIban, readIdentifier, readVatId } from './identifiers.ts';
+import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
-import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM, follows, lineKey } from './scope.ts';
+import { blocksOf, fillParty } from './parties.ts';
+import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
-import { looksLikeAmount, parseValue } from './values.ts';
+import { currenciesOfAmounts, looksLikeAmount, parseValue } from './values.ts';
 import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
 /**
@@ -156,7 +157,7 @@ export function groundDefinition(fields: FieldDefinition, doc: Doc): { results: 
   collectTables(fields, '', doc, tables, tableLines);
   const scope = doc.scope.filter((sl) => !tableLines.has(lineKey(sl.line)));
   const grounding: Grounding = {};
-  const results = groundFields(fields, '', '', { ...doc, scope }, tables, grounding);
+  const results = groundFields(fields, '', '', { ...doc, scope, whole: doc.scope }, tables, grounding);
   return { results, grounding };
 }
 
@@ -198,16 +199,21 @@ function groundFields(
         for (const [column, place] of Object.entries(row)) grounding[`${outPath}[${i}].${column}`] = place;
       }
     } else if (f.type === 'object') {
-      out[f.name] = groundFields(
+      const blocks = blocksOf(path, doc);
+      const inner = groundFields(
         f.fields,
         `${path}.`,
         `${outPath}.`,
-        { ...doc, scope: blockOf(path, doc) },
+        { ...doc, scope: blocks.flat() },
         tables,
         grounding,
       );
+      fillParty(f, path, outPath, inner, blocks, doc, grounding);
+      out[f.name] = inner;
     } else {
-      const found = groundLeaf(f, path, doc);
+      let found = groundLeaf(f, path, doc);
+      if (found.value === null && prefix === '' && doc.labels.conceptOf.get(path) === 'currency')
+        found = currencyOfAmounts(path, doc) ?? found;
       out[f.name] = found.value;
       if (found.value !== null && found.at) grounding[outPath] = found.at;
     }
@@ -266,6 +272,22 @@ function dueAgrees(total: number, all: Candidate[], field: LeafField, doc: Doc):
   return false;
 }
 
+/**
+ * The currency of a document that labels none: the one its amounts' marks name, when every
+ * mark names the same ("529,87 €" throughout). A mark of several ("$") or two currencies: null.
+ */
+function currencyOfAmounts(path: FieldPath, doc: Doc): { value: LeafValue; at: Place | undefined } | null {
+  const seen = new Map<string, Place>();
+  for (const sl of doc.scope) {
+    for (const cell of sl.cells) {
+      if (doc.labels.match(cell.text)?.owners.has(path)) return null;
+      for (const currency of currenciesOfAmounts(cell.text)) seen.set(currency, placeOf(sl.line, cell));
+    }
+  }
+  const [[value, at] = ['?', undefined]] = seen;
+  return seen.size === 1 && value !== '?' ? { value, at } : null;
+}
+
 /** An identifier field: cut what follows the identifier ("vom 05.03.2018"). */
 function identifierField(field: LeafField, path: FieldPath, doc: Doc): boolean {
   const concept = doc.labels.conceptOf.get(path);
@@ -285,7 +307,16 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
   const amount = field.type === 'decimal' || field.type === 'integer';
   const push = (text: string, strong: boolean, tier: number, line: Line, cell: Cell | undefined) => {
     const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined };
-    if (identifier && field.type === 'string') c.parsed = readIdentifier(text).id;
+    if (field.type === 'string') {
+      // A VAT-id label also stands before tax and company numbers ("Steuernummer", "SIRET"): only a VAT id counts.
+      if (concept === 'vat_id') {
+        const id = readVatId(text, false);
+        if (id === null) return;
+        c.parsed = id;
+      } else if (concept === 'iban') c.parsed = readIban(text);
+      else if (identifier) c.parsed = readIdentifier(text).id;
+      else if (!stringFits(field, text)) c.parsed = null;
+    }
     out.push(c);
   };
   for (const [i, sl] of doc.scope.entries()) {
@@ -345,8 +376,8 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
           continue;
         }
       }
-      if (rightParses && m.colon && rightText !== undefined) {
-        push(rightText, true, tier, sl.line, right);
+      if (rightParses && m.colon && rightText !== undefined && right) {
+        push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
         continue;
       }
       // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant").
@@ -356,13 +387,51 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
       const belowParses = below !== undefined && parseValue(field.type, below.text, doc.hints) !== null;
       // "Invoice Number   INV-1" above "Reference   R-7": both are values; the field is null.
       if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
-      else if (rightParses && rightText !== undefined) push(rightText, true, tier, sl.line, right);
+      else if (rightParses && right) push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
       else if (belowParses && below)
         push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
       else if (rightText !== undefined) push(rightText, true, tier, sl.line, right);
     }
   }
   return out;
+}
+
+/**
+ * A string value is no key ("Ship To:", "Nummer : 549910": words and a colon), and a name
+ * has letters ("Customer:2" names no one).
+ */
+function stringFits(field: LeafField, text: string): boolean {
+  if (/^\p{L}[\p{L}\p{M} .\-/]{0,40}:/u.test(text.trim())) return false;
+  return nameWords(field.name).at(-1) !== 'name' || /\p{L}/u.test(text);
+}
+
+/**
+ * A text value that wraps onto the lines just above or below it, closer than the page's
+ * line pitch, with its label centred beside them ("MVM Musterhafter" / "Name: │ Versicherungsverein
+ * Musterstadt a.G."): all of its lines. Other types and identifiers are one line.
+ */
+function wrapped(field: LeafField, sl: ScopeLine, value: Cell, label: Cell, doc: Doc): string {
+  if (field.type !== 'string') return value.text;
+  const scope = doc.whole ?? doc.scope;
+  const at = scope.findIndex((w) => w.line === sl.line);
+  if (at < 0) return value.text;
+  const pitch = linePitch(scope.filter((w) => w.line.page === sl.line.page).map((w) => w.line));
+  const parts = [value.text];
+  for (const step of [-1, 1]) {
+    let previous = sl.line;
+    for (let k = at + step; k >= 0 && k < scope.length; k += step) {
+      const next = scope[k];
+      if (!next || next.line.page !== sl.line.page || Math.abs(next.line.y - previous.y) >= 0.8 * pitch) break;
+      const under = next.cells.filter((c) => overlap(c, value) > 0);
+      const [c] = under;
+      if (!c || under.length !== 1 || next.cells.some((o) => overlap(o, label) > 0)) break;
+      if (doc.labels.isLabelled(c.text)) break;
+      if (step < 0) parts.unshift(c.text);
+      else parts.push(c.text);
+      previous = next.line;
+    }
+  }
+  return parts.join(' ');
 }
 
 /** "Total 12.50" is a label and its value; "Net 30" (payment terms) and "Total items: 3" are not. */
@@ -417,13 +486,28 @@ function totalOfRow(row: Array<Cell & { value: number }>): (Cell & { value: numb
 }
 
 /**
- * A label stands in a table's header row when its line has three cells or more and another
+ * A label stands in a table's header row when its row has three cells or more and another
  * of them is text that is no key of the definition: a column title ("Montant"), or the
- * label of a table's column ("Price").
+ * label of a table's column ("Price"). A header whose titles wrap onto several lines
+ * ("Price w/o" over "Tax") is one row: lines closer than their text's height belong to it.
  */
 function inHeaderRow(sl: ScopeLine, j: number, doc: Doc): boolean {
-  if (sl.cells.length < 3) return false;
-  return sl.cells.some((c, k) => k !== j && !/\d/.test(c.text) && !keyLabel(c.text, doc));
+  const scope = doc.whole ?? doc.scope;
+  const at = scope.findIndex((w) => w.line === sl.line);
+  const label = sl.cells[j];
+  const others = sl.cells.filter((_, k) => k !== j);
+  for (const step of at < 0 ? [] : [-1, 1]) {
+    let previous = sl.line;
+    for (let k = at + step; k >= 0 && k < scope.length; k += step) {
+      const next = scope[k];
+      if (!next || next.line.page !== sl.line.page) break;
+      if (Math.abs(next.line.y - previous.y) >= Math.max(next.line.height, previous.height)) break;
+      others.push(...next.cells);
+      previous = next.line;
+    }
+  }
+  if (others.length < 2) return false;
+  return others.some((c) => c !== label && !/\d/.test(c.text) && !keyLabel(c.text, doc));
 }
 
 /** A bare label of a field outside tables ("Invoice Date" in a row of labels above their values). */
@@ -456,58 +540,4 @@ function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
     if (sl && sl.cells.length > 0) return sl;
   }
   return undefined;
-}
-
-/**
- * The block under each heading of an object ("Bill To"): the lines below it, down to a
- * blank gap or another object's heading, keeping only the cells from the heading's left
- * edge to the next cell on the heading's line (so two blocks side by side stay apart).
- * Several headings give one scope of all their blocks.
- */
-function blockOf(path: FieldPath, doc: Doc): Scope {
-  const block: Scope = [];
-  for (const [i, sl] of doc.scope.entries()) {
-    for (const [j, cell] of sl.cells.entries()) {
-      if (!isHeading(cell.text, path, doc)) continue;
-      const tolerance = sl.line.height;
-      const left = cell.x0 - tolerance;
-      const right = sl.cells[j + 1]?.x0 ?? Infinity;
-      let previous = sl.line;
-      for (let k = i + 1; k < doc.scope.length; k++) {
-        const next = doc.scope[k];
-        if (!next) break;
-        const cells = next.cells.filter((c) => c.x0 >= left && c.x0 < right);
-        if (cells.length === 0) continue;
-        if (next.line.page !== previous.page) break;
-        if (next.line.y - previous.y > BLANK_GAP_EM * Math.max(previous.height, next.line.height)) break;
-        if (cells.some((c) => isAnyHeading(c.text, doc))) break;
-        block.push({ line: next.line, cells });
-        previous = next.line;
-      }
-    }
-  }
-  return block;
-}
-
-function isHeading(text: string, path: FieldPath, doc: Doc): boolean {
-  const m = doc.labels.match(text);
-  return (
-    m !== null &&
-    m.kind === 'clean' &&
-    m.rest === '' &&
-    m.box === undefined &&
-    m.extra === undefined &&
-    m.owners.has(path)
-  );
-}
-
-function isAnyHeading(text: string, doc: Doc): boolean {
-  const m = doc.labels.match(text);
-  return (
-    m !== null &&
-    m.kind === 'clean' &&
-    m.rest === '' &&
-    m.extra === undefined &&
-    [...m.owners].some((o) => doc.objectPaths.has(o))
-  );
 }

@@ -1,3 +1,5 @@
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import { checkVAT, countries } from 'jsvat-next';
 import { parseDate } from './dates.ts';
 
 /**
@@ -40,4 +42,34 @@ function tokenLike(text: string): boolean {
 function dateIn(text: string): string | null {
   const t = text.trim().replace(/[,;.]$/, '');
   return parseDate(t);
+}
+
+/**
+ * The IBAN a cell opens with, as printed: the longest run of its first words whose check
+ * digits validate (ibantools), so a tail ("- BIC : BREDFRPP") is left out. None: null.
+ */
+export function readIban(text: string): string | null {
+  const words = text.trim().split(/\s+/);
+  const end = words.findIndex((w) => !/^[A-Za-z0-9]+$/.test(w));
+  for (let n = end < 0 ? words.length : end; n > 0; n--) {
+    const head = words.slice(0, n).join(' ');
+    const compact = electronicFormatIBAN(head);
+    if (compact && /^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(compact) && isValidIBAN(compact)) return head;
+  }
+  return null;
+}
+
+/**
+ * A VAT id as printed ("GB 123 4567 89") when it has the format of its country
+ * (jsvat-next), or a US employer id ("12-3456789", what "Tax ID" prints there); `checksum`
+ * also asks for a VAT id's check digits, for an id that no VAT-id label announces. Anything
+ * else (a German Steuernummer, a SIRET, an id of a country jsvat-next does not know) is null.
+ */
+export function readVatId(text: string, checksum: boolean): string | null {
+  const t = text.trim().replace(/[.,;]$/, '');
+  if (!checksum && /^\d{2}-\d{7}$/.test(t)) return t;
+  if (!/^[A-Z]{2,3}[\s.-]?[0-9A-Z][0-9A-Z\s.-]*$/.test(t)) return null;
+  const r = checkVAT(t, countries);
+  if (!r.isSupportedCountry || !r.isValidFormat || (checksum && !r.isValid)) return null;
+  return t;
 }

@@ -157,7 +157,8 @@ export class LabelIndex {
     this.add(fields, '');
     const top = new Map<Concept, FieldPath[]>();
     for (const [path, concept] of this.conceptOf) {
-      if (!path.includes('.') && !path.includes('[]')) top.set(concept, [...(top.get(concept) ?? []), path]);
+      // Fields inside an object are found only in its block, so the vocabulary may name them too ("vendor.vat_id").
+      if (!path.includes('[]')) top.set(concept, [...(top.get(concept) ?? []), path]);
     }
     // The vocabulary names its concept's top-level fields; labels of other concepts name nothing but still compete.
     for (const { words, concept, fallback } of vocabularyWords()) {
@@ -186,7 +187,7 @@ export class LabelIndex {
     for (const words of own) this.addForm(words, undefined, [[path, 0]]);
     const name = nameWords(field.name);
     this.addForm(name, undefined, [[path, 1]]);
-    if (field.type !== 'object' && field.type !== 'table') {
+    if (field.type !== 'table') {
       const concept = conceptOf(field, name);
       if (concept) this.conceptOf.set(path, concept);
     }

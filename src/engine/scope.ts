@@ -11,7 +11,14 @@ export type ScopeLine = { line: Line; cells: Cell[] };
 export type Scope = ScopeLine[];
 
 /** The document as grounding sees it. */
-export type Doc = { scope: Scope; labels: LabelIndex; hints: FormatHints; objectPaths: ReadonlySet<string> };
+export type Doc = {
+  scope: Scope;
+  labels: LabelIndex;
+  hints: FormatHints;
+  objectPaths: ReadonlySet<string>;
+  /** Every line of the document, tables' lines included (a scope may leave them out). */
+  whole?: Scope;
+};
 
 /** Lines further apart than this many text heights have a blank gap between them. */
 export const BLANK_GAP_EM = 2;

@@ -240,3 +240,21 @@ export function parseValue(type: LeafType, text: string, hints: FormatHints = {}
 export function looksLikeAmount(text: string): boolean {
   return /[0-9][.,][0-9]{2}(?![0-9])/.test(text) || LEADING_MARK.test(text.trim()) || TRAILING_MARK.test(text.trim());
 }
+
+const AMOUNT_WITH_MARK = new RegExp(
+  `(?<![\\p{L}$])(${MONEY_MARK.source})\\s?-?[0-9][0-9.,'\\s]*[0-9]|[0-9][0-9.,']*[0-9]\\s?(${MONEY_MARK.source})(?![\\p{L}])`,
+  'gu',
+);
+
+/**
+ * The currencies that the money marks of a text's amounts name ("529,87 €", "USD 12.00"),
+ * with "?" for a mark that names several ("$", "kr").
+ */
+export function currenciesOfAmounts(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(AMOUNT_WITH_MARK)) {
+    const mark = m[1] ?? m[2] ?? '';
+    out.push(CURRENCY_SYMBOLS[mark] ?? (CURRENCY_CODES.has(mark) ? mark : '?'));
+  }
+  return out;
+}

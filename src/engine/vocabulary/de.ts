@@ -116,4 +116,17 @@ export const DE: Vocabulary = {
   customer_number: { labels: ['Kundennummer', 'Kunden-Nr', 'Kundennr', 'Ihre Nummer'] },
   vat_id: { labels: ['USt-IdNr', 'USt-Id-Nr', 'USt-ID', 'Umsatzsteuer-ID', 'Steuernummer', 'Steuernr', 'USt-Identnr'] },
   iban: { labels: ['IBAN', 'IBAN-Nr'] },
+  seller: { labels: ['Verkäufer', 'Lieferant', 'Rechnungssteller', 'Leistungserbringer'] },
+  buyer: {
+    labels: [
+      'Käufer',
+      'Käufer / Leistungsempfänger',
+      'Leistungsempfänger',
+      'Rechnungsempfänger',
+      'Rechnungsadresse',
+      'Auftraggeber',
+      'Kunde',
+    ],
+  },
+  ship_to: { labels: ['Lieferadresse', 'Lieferanschrift', 'Warenempfänger'] },
 };

@@ -117,4 +117,7 @@ export const EN: Vocabulary = {
   customer_number: { labels: ['Customer Number', 'Customer No', 'Customer ID', 'Account Number', 'Account No'] },
   vat_id: { labels: ['VAT ID', 'VAT No', 'VAT Number', 'VAT Reg No', 'Tax ID', 'Tax Number'] },
   iban: { labels: ['IBAN'] },
+  seller: { labels: ['Seller', 'Supplier', 'Vendor', 'Sold By', 'Bill From', 'Invoice From'] },
+  buyer: { labels: ['Buyer', 'Bill To', 'Billed To', 'Invoice To', 'Invoiced To', 'Sold To', 'Billing Address'] },
+  ship_to: { labels: ['Ship To', 'Shipped To', 'Deliver To', 'Delivery Address', 'Shipping Address'] },
 };

@@ -40,4 +40,7 @@ export const ES: Vocabulary = {
   customer_number: { labels: ['Número de cliente', 'Nº de cliente', 'Código de cliente'] },
   vat_id: { labels: ['NIF', 'CIF', 'NIF/CIF', 'N° IVA'] },
   iban: { labels: ['IBAN'] },
+  seller: { labels: ['Vendedor', 'Proveedor', 'Emisor'] },
+  buyer: { labels: ['Comprador', 'Facturar a', 'Dirección de facturación'] },
+  ship_to: { labels: ['Dirección de entrega', 'Enviar a'] },
 };

@@ -54,4 +54,7 @@ export const FR: Vocabulary = {
     ],
   },
   iban: { labels: ['IBAN'] },
+  seller: { labels: ['Vendeur', 'Fournisseur', 'Émetteur'] },
+  buyer: { labels: ['Acheteur', 'Client', 'Facturé à', 'Adresse de facturation', 'Destinataire de la facture'] },
+  ship_to: { labels: ['Adresse de livraison', 'Livré à', 'Livrer à'] },
 };

@@ -1,4 +1,4 @@
-import type { Field, LeafType } from '../../contract/index.ts';
+import type { Field } from '../../contract/index.ts';
 import { DE } from './de.ts';
 import { EN } from './en.ts';
 import { ES } from './es.ts';
@@ -17,7 +17,7 @@ export const VOCABULARIES: Readonly<Record<string, Vocabulary>> = { en: EN, de: 
  * and the types such a field may have. A field named `total` of type decimal reads the
  * total's labels in every language; a field named `total` of type string reads none.
  */
-const CONCEPT_NAMES: Record<Concept, { names: readonly string[]; types: readonly LeafType[] }> = {
+const CONCEPT_NAMES: Record<Concept, { names: readonly string[]; types: readonly Field['type'][] }> = {
   invoice_number: {
     names: [
       'invoice_number',
@@ -88,7 +88,16 @@ const CONCEPT_NAMES: Record<Concept, { names: readonly string[]; types: readonly
   },
   vat_id: { names: ['vat_id', 'vat_number', 'vat_no', 'tax_id', 'vat_reg_no'], types: ['string'] },
   iban: { names: ['iban'], types: ['string'] },
+  seller: { names: ['vendor', 'seller', 'supplier', 'issuer', 'biller', 'from'], types: ['object'] },
+  buyer: {
+    names: ['bill_to', 'billed_to', 'invoice_to', 'buyer', 'customer', 'client', 'sold_to', 'recipient'],
+    types: ['object'],
+  },
+  ship_to: { names: ['ship_to', 'deliver_to', 'delivery_address', 'shipping_address'], types: ['object'] },
 };
+
+/** The concepts of parties: an object whose block opens under one of their headings. */
+export const PARTY_CONCEPTS: ReadonlySet<Concept> = new Set(['seller', 'buyer', 'ship_to']);
 
 /** The concept a field stands for, by its name and type, or undefined. */
 export function conceptOf(field: Pick<Field, 'name' | 'type'>, nameWords: readonly string[]): Concept | undefined {

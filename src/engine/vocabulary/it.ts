@@ -31,4 +31,7 @@ export const IT: Vocabulary = {
   customer_number: { labels: ['Codice cliente', 'Numero cliente', 'Cod cliente'] },
   vat_id: { labels: ['Partita IVA', 'P IVA', 'P.IVA', 'Codice fiscale'] },
   iban: { labels: ['IBAN'] },
+  seller: { labels: ['Venditore', 'Fornitore', 'Cedente'] },
+  buyer: { labels: ['Acquirente', 'Cessionario', 'Intestatario'] },
+  ship_to: { labels: ['Indirizzo di consegna', 'Destinazione merce'] },
 };

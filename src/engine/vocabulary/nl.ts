@@ -19,4 +19,7 @@ export const NL: Vocabulary = {
   customer_number: { labels: ['Klantnummer', 'Debiteurnummer'] },
   vat_id: { labels: ['BTW-nummer', 'BTW nr', 'BTW-id', 'KvK', 'KvK-nummer'] },
   iban: { labels: ['IBAN'] },
+  seller: { labels: ['Verkoper', 'Leverancier'] },
+  buyer: { labels: ['Koper', 'Factuuradres', 'Gefactureerd aan'] },
+  ship_to: { labels: ['Afleveradres', 'Leveringsadres'] },
 };

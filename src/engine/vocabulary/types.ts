@@ -20,6 +20,10 @@ export type Concept =
   | 'purchase_order'
   | 'customer_number'
   | 'vat_id'
-  | 'iban';
+  | 'iban'
+  /** Parties: the headings of an object's block ("Verkäufer", "Bill To"), not of a leaf. */
+  | 'seller'
+  | 'buyer'
+  | 'ship_to';
 
 export type Vocabulary = Partial<Record<Concept, { labels: readonly string[]; fallback?: readonly string[] }>>;

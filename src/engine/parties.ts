@@ -1,0 +1,214 @@
+import type { Field, ObjectField, Results } from '../contract/index.ts';
+import { readVatId } from './identifiers.ts';
+import type { Cell } from './layout.ts';
+import type { FieldPath } from './labels.ts';
+import { type Doc, type Scope, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { placeOf } from './tables.ts';
+import type { Grounding } from './types.ts';
+import { parseDate } from './dates.ts';
+import { parseEmail, parsePhone } from './values.ts';
+import { PARTY_CONCEPTS } from './vocabulary/index.ts';
+
+/**
+ * Objects and parties. An object's fields are looked for in the blocks under its headings
+ * ("Bill To", "Verkäufer", "Käufer / Leistungsempfänger"); a party's block also gives its
+ * name when it opens with one and no label names it, and the seller's VAT id may stand in
+ * the letterhead or footer, announced by a VAT-id label, outside every other party's block.
+ */
+
+/**
+ * The blocks under each heading of an object: the lines below it, down to a blank gap or
+ * another object's heading, keeping only the cells from the heading's left edge to the next
+ * cell on the heading's line (so two blocks side by side stay apart). A heading with a value
+ * beside it ("Kunde: 4711") is a key, not a heading.
+ */
+export function blocksOf(path: FieldPath, doc: Doc): Scope[] {
+  const blocks: Scope[] = [];
+  for (const [i, sl] of doc.scope.entries()) {
+    for (const [j, cell] of sl.cells.entries()) {
+      if (!isHeading(cell.text, path, doc)) continue;
+      const beside = sl.cells[j + 1];
+      if (beside && !doc.labels.isLabelled(beside.text) && !isAnyHeading(beside.text, doc)) continue;
+      const block: Scope = [];
+      const tolerance = sl.line.height;
+      const left = cell.x0 - tolerance;
+      const right = beside?.x0 ?? Infinity;
+      let previous = sl.line;
+      for (let k = i + 1; k < doc.scope.length; k++) {
+        const next = doc.scope[k];
+        if (!next) break;
+        const cells = next.cells.filter((c) => c.x0 >= left && c.x0 < right);
+        if (cells.length === 0) continue;
+        if (next.line.page !== previous.page) break;
+        if (next.line.y - previous.y > BLANK_GAP_EM * Math.max(previous.height, next.line.height)) break;
+        if (cells.some((c) => isAnyHeading(c.text, doc))) break;
+        block.push({ line: next.line, cells });
+        previous = next.line;
+      }
+      if (block.length > 0) blocks.push(block);
+    }
+  }
+  return blocks;
+}
+
+function isHeading(text: string, path: FieldPath, doc: Doc): boolean {
+  const m = doc.labels.match(text);
+  return (
+    m !== null &&
+    m.kind === 'clean' &&
+    m.rest === '' &&
+    m.box === undefined &&
+    m.extra === undefined &&
+    m.owners.has(path)
+  );
+}
+
+function isAnyHeading(text: string, doc: Doc): boolean {
+  const m = doc.labels.match(text);
+  return (
+    m !== null &&
+    m.kind === 'clean' &&
+    m.rest === '' &&
+    m.extra === undefined &&
+    ([...m.owners].some((o) => doc.objectPaths.has(o)) || [...m.concepts].some((c) => PARTY_CONCEPTS.has(c)))
+  );
+}
+
+/** Words that open an addressee's name rather than being it ("Herrn", "Mrs."): such a first line is no name. */
+const SALUTATIONS = new Set([
+  'herr',
+  'herrn',
+  'frau',
+  'firma',
+  'mr',
+  'mrs',
+  'ms',
+  'miss',
+  'dr',
+  'm',
+  'mme',
+  'mlle',
+  'monsieur',
+  'madame',
+  'messieurs',
+  'dear',
+  'attn',
+  'sr',
+  'sra',
+  'sig',
+  'dhr',
+  'mevr',
+]);
+
+/**
+ * The party's name from the blocks' first lines: one cell that reads as a name (letters,
+ * no label, no colon, no date, e-mail, phone or salutation), the same in every block.
+ */
+function nameOfBlocks(blocks: readonly Scope[], doc: Doc): { text: string; at: ReturnType<typeof placeOf> } | null {
+  let found: { text: string; at: ReturnType<typeof placeOf> } | null = null;
+  for (const block of blocks) {
+    const first = block[0];
+    const [cell, ...more] = first?.cells ?? [];
+    if (!first || !cell || more.length > 0 || !readsAsName(cell, doc)) return null;
+    if (found && squeeze(found.text) !== squeeze(cell.text)) return null;
+    found ??= { text: cell.text, at: placeOf(first.line, cell) };
+  }
+  return found;
+}
+
+const squeeze = (s: string) => s.replace(/\s+/g, '').toLowerCase();
+
+function readsAsName(cell: Cell, doc: Doc): boolean {
+  const t = cell.text.trim();
+  if (t.includes(':') || doc.labels.isLabelled(t) || doc.labels.isBareLabel(t)) return false;
+  const letters = (t.match(/\p{L}/gu) ?? []).length;
+  const digits = (t.match(/\d/g) ?? []).length;
+  if (letters < 2 || digits > letters) return false;
+  if (parseEmail(t) !== null || parsePhone(t) !== null || parseDate(t) !== null || /https?:|www\./i.test(t))
+    return false;
+  const firstWord = t.split(/[\s.]+/)[0]?.toLowerCase() ?? '';
+  return !SALUTATIONS.has(firstWord);
+}
+
+/**
+ * What a party's blocks and the page add to its object once its labelled fields are read:
+ * its name from the blocks' first lines, and for the seller a VAT id announced anywhere
+ * outside the other parties' blocks. Only fields still null are filled.
+ */
+export function fillParty(
+  field: ObjectField,
+  path: FieldPath,
+  outPath: string,
+  results: Results,
+  blocks: readonly Scope[],
+  doc: Doc,
+  grounding: Grounding,
+): void {
+  const concept = doc.labels.conceptOf.get(path);
+  if (concept === undefined || !PARTY_CONCEPTS.has(concept)) return;
+  const name = field.fields.find((f) => f.name === 'name' && f.type === 'string');
+  if (name && results.name === null && blocks.length > 0 && !labelledIn(blocks, `${path}.name`, doc)) {
+    const found = nameOfBlocks(blocks, doc);
+    if (found) {
+      results.name = found.text.replace(/\s+/g, ' ');
+      grounding[`${outPath}.name`] = found.at;
+    }
+  }
+  if (concept !== 'seller') return;
+  const vat = field.fields.find((f): f is Field => doc.labels.conceptOf.get(`${path}.${f.name}`) === 'vat_id');
+  if (vat && results[vat.name] === null) {
+    const found = sellerVatId(path, doc);
+    if (found) {
+      results[vat.name] = found.value;
+      grounding[`${outPath}.${vat.name}`] = found.at;
+    }
+  }
+}
+
+/** Words that make a VAT-id label the buyer's ("N° TVA client", "Customer VAT No"). */
+const BUYER_WORDS =
+  /\b(?:client|cliente|customer|kunde|kunden|käufer|buyer|acheteur|klant|acquirente|comprador|destinataire)\b/iu;
+
+function namesBuyer(text: string): boolean {
+  return BUYER_WORDS.test(text.split(':')[0] ?? '');
+}
+
+function labelledIn(blocks: readonly Scope[], path: FieldPath, doc: Doc): boolean {
+  return blocks.some((b) => b.some((sl) => sl.cells.some((c) => doc.labels.match(c.text)?.owners.has(path))));
+}
+
+/**
+ * The seller's VAT id printed outside the blocks of other parties: after a VAT-id label
+ * ("USt-IdNr.", "VAT No", "N° TVA") in the id's format, or after a tax label ("TVA :",
+ * "VAT:") with valid check digits. Invoices must print the seller's; a buyer's is printed in
+ * the buyer's block or under a label that says so ("N° TVA client"). Two different ids: null.
+ */
+function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType<typeof placeOf> } | null {
+  const others = new Set<string>();
+  for (const p of doc.objectPaths) {
+    if (p === path) continue;
+    const concept = doc.labels.conceptOf.get(p);
+    if (concept === undefined || !PARTY_CONCEPTS.has(concept)) continue;
+    for (const block of blocksOf(p, doc)) for (const sl of block) others.add(lineKey(sl.line));
+  }
+  const seen = new Map<string, ReturnType<typeof placeOf>>();
+  for (const sl of doc.scope) {
+    if (others.has(lineKey(sl.line))) continue;
+    for (const [j, cell] of sl.cells.entries()) {
+      const m = doc.labels.match(cell.text);
+      if (!m || m.extra !== undefined || m.box !== undefined) continue;
+      const vatLabel = m.concepts.has('vat_id');
+      if (namesBuyer(cell.text)) continue;
+      if (!vatLabel && !(m.concepts.has('tax') && m.colon)) continue;
+      const beside = sl.cells[j + 1];
+      const valueCell = m.rest !== '' ? cell : beside;
+      const text = m.rest !== '' ? m.rest : beside?.text.replace(/^:\s*/, '');
+      if (!valueCell || text === undefined) continue;
+      const id = readVatId(text, !vatLabel);
+      if (id !== null) seen.set(id, placeOf(sl.line, valueCell));
+    }
+  }
+  if (seen.size !== 1) return null;
+  const [[value, at] = ['', undefined]] = seen;
+  return at ? { value, at } : null;
+}
