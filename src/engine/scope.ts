@@ -10,8 +10,17 @@ import type { FormatHints } from './values.ts';
 export type ScopeLine = { line: Line; cells: Cell[] };
 export type Scope = ScopeLine[];
 
-/** The document as grounding sees it. */
-export type Doc = { scope: Scope; labels: LabelIndex; hints: FormatHints; objectPaths: ReadonlySet<string> };
+/**
+ * The document as grounding sees it. `tableTotals`: the amount under a table's amount
+ * column on the totals line that ended it, by the line's key (tables.ts).
+ */
+export type Doc = {
+  scope: Scope;
+  labels: LabelIndex;
+  hints: FormatHints;
+  objectPaths: ReadonlySet<string>;
+  tableTotals?: ReadonlyMap<string, Cell>;
+};
 
 /** Lines further apart than this many text heights have a blank gap between them. */
 export const BLANK_GAP_EM = 2;
