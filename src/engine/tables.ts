@@ -174,6 +174,9 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
     } else if (fillsRow(placed, header, doc)) {
       if (unaligned) segment.ambiguous = true;
       rows.push({ cells: placed, last: sl.line, amountChanged: false });
+    } else if (undescribedRow(placed, header, doc)) {
+      // A row whose description stands on another line: which lines make which item is a guess.
+      segment.ambiguous = true;
     } else if (current && changesAmount(placed, header, doc)) {
       current.amountChanged = true;
     } else {
@@ -245,6 +248,12 @@ function fillsRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boole
     return text !== undefined && /\p{L}/u.test(text);
   });
   return described && (numbers.length > 0 || numberColumns(header).length === 0);
+}
+
+/** Values in two number columns or more and no description, in a table that has one. */
+function undescribedRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
+  if (textColumns(header).length === 0) return false;
+  return numberColumns(header).filter((f) => cellValue(f, placed.get(f.name)?.text, doc) !== null).length >= 2;
 }
 
 /** A line right under a row that only adds text to it or fills its empty number columns. */
