@@ -83,7 +83,7 @@ function nameColumn(group: Cell[], field: TableField, path: FieldPath, doc: Doc)
 
 function columnOf(title: string, field: TableField, path: FieldPath, doc: Doc): LeafField | null {
   const m = doc.labels.match(title.replace(CURRENCY_SUFFIX, ''));
-  if (!m || m.kind !== 'clean' || m.rest !== '' || m.box !== undefined || m.extra !== undefined) return null;
+  if (m?.kind !== 'clean' || m.rest !== '' || m.box !== undefined || m.extra !== undefined) return null;
   const named = field.columns.filter((c) => m.owners.has(`${path}[].${c.name}`));
   return named.length === 1 ? (named[0] ?? null) : null;
 }
