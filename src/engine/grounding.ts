@@ -156,8 +156,9 @@ export function groundDefinition(fields: FieldDefinition, doc: Doc): { results: 
   const tableLines = new Set<string>();
   collectTables(fields, '', doc, tables, tableLines);
   const scope = doc.scope.filter((sl) => !tableLines.has(lineKey(sl.line)));
+  const tableTotals = new Map([...tables.values()].flatMap((t) => [...t.totals]));
   const grounding: Grounding = {};
-  const results = groundFields(fields, '', '', { ...doc, scope, whole: doc.scope }, tables, grounding);
+  const results = groundFields(fields, '', '', { ...doc, scope, whole: doc.scope, tableTotals }, tables, grounding);
   return { results, grounding };
 }
 
@@ -370,7 +371,8 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         // A totals row: "Total │ 3 │ 1,234.00". Only an amount the row's arithmetic supports.
         const row = numbersAfter(sl, j, field, doc);
         if (row.length > 1) {
-          const chosen = totalOfRow(row);
+          // The table's amount column says which number is the total when the sums cannot.
+          const chosen = totalOfRow(row) ?? doc.tableTotals?.get(lineKey(sl.line));
           if (chosen) push(chosen.text, true, tier, sl.line, chosen);
           else push('', true, tier, sl.line, undefined);
           continue;

@@ -1,5 +1,6 @@
 import type { Field, FieldDefinition } from '../contract/index.ts';
 import { BOX_PREFIX, parseCurrency } from './values.ts';
+import { columnConcept, columnTitles } from './vocabulary/columns.ts';
 import { type Concept, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
 
 /**
@@ -176,7 +177,7 @@ export class LabelIndex {
       const path = prefix + f.name;
       this.addForms(f, path);
       if (f.type === 'object') this.add(f.fields, `${path}.`);
-      if (f.type === 'table') for (const c of f.columns) this.addForms(c, `${path}[].${c.name}`);
+      if (f.type === 'table') for (const c of f.columns) this.addColumnForms(c, `${path}[].${c.name}`);
     }
   }
 
@@ -191,6 +192,19 @@ export class LabelIndex {
       const concept = conceptOf(field, name);
       if (concept) this.conceptOf.set(path, concept);
     }
+  }
+
+  /** A table's column: its own labels, and the printed titles of the column concept it stands for. */
+  private addColumnForms(column: Field, path: FieldPath): void {
+    this.addForms(column, path);
+    const concept = columnConcept(column, nameWords(column.name));
+    if (!concept) return;
+    for (const title of columnTitles(concept))
+      this.addForm(
+        tokens(title).map((t) => t.word),
+        undefined,
+        [[path, 1]],
+      );
   }
 
   private addForm(

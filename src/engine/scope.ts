@@ -10,7 +10,10 @@ import type { FormatHints } from './values.ts';
 export type ScopeLine = { line: Line; cells: Cell[] };
 export type Scope = ScopeLine[];
 
-/** The document as grounding sees it. */
+/**
+ * The document as grounding sees it. `tableTotals`: the amount under a table's amount
+ * column on the totals line that ended it, by the line's key (tables.ts).
+ */
 export type Doc = {
   scope: Scope;
   labels: LabelIndex;
@@ -18,6 +21,7 @@ export type Doc = {
   objectPaths: ReadonlySet<string>;
   /** Every line of the document, tables' lines included (a scope may leave them out). */
   whole?: Scope;
+  tableTotals?: ReadonlyMap<string, Cell>;
 };
 
 /** Lines further apart than this many text heights have a blank gap between them. */

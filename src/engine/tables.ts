@@ -1,29 +1,54 @@
 import type { LeafField, LeafValue, Results, TableField } from '../contract/index.ts';
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
+import { type FieldPath, nameWords } from './labels.ts';
+import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { type Column, type Header, findHeaders } from './table-header.ts';
 import type { Place } from './types.ts';
-import type { FieldPath } from './labels.ts';
-import { type Doc, type ScopeLine, BLANK_GAP_EM, follows, lineKey } from './scope.ts';
 import { parseValue } from './values.ts';
+import { columnConcept } from './vocabulary/columns.ts';
 
 /**
- * Table fields. The header is a line whose cells are column labels (in any order, some
- * columns absent, unknown columns allowed); rows are read below it, each cell given to the
- * header it stands under. A line with text only in text columns continues the row above
- * (a description on two lines). The table ends at a blank gap, a "Total"/"Subtotal" line
- * or any other field's label, or the page's end; it continues on the next page when the
- * header is repeated there. A table not found is null. Two separate tables with the same
- * header would make every row a guess, so they give null as well.
+ * Table fields. The header (table-header.ts) names the columns; rows are read below it,
+ * each cell given to the column it stands under. A row may take several lines: a
+ * description that wraps, an amount printed on the row's second line; a line that follows
+ * a row closely and only adds text, or fills the row's empty columns, belongs to it. The
+ * table ends at its totals (a "Total"/"Summe" line, any other field's label, or an amount
+ * that is the sum of the rows above), at text after a blank gap that is no row, or at the
+ * page's end; it continues on the next page when the header is repeated there, and a
+ * carried-forward line at the break is no item.
  *
- * A row must fill the column structure: a line with one cell ("--- Non Food ---"), or with
- * no value in any number column, is not a row (a section title, a note), and a line that
- * opens with any other label ("Tax: 0.2%", "Zwischensumme") ends the table.
+ * Precision first: a row must have a description when the table has a description
+ * column, and a value in a number column. When a number stands under no column title
+ * (the columns cannot be told), when rows follow the table's end before any totals, or
+ * when two separate tables have the same header, the field is null. A line under a row
+ * that changes its amount (a discount) makes that row's amount null.
  */
 
-export type TableRead = { rows: Results[] | null; places: Array<Record<string, Place>>; lines: Set<string> };
+/**
+ * `totals`: on the line that ended a table read, the cell under its amount column, by the
+ * line's key ("Total │ 5.00 │ │ 65.00": 65.00, the quantities' sum left aside).
+ */
+export type TableRead = {
+  rows: Results[] | null;
+  places: Array<Record<string, Place>>;
+  lines: Set<string>;
+  totals: Map<string, Cell>;
+};
 
 /** A cell of a row: its text (joined over continuation lines) and where it stands. */
 type RowCell = { text: string; place: Place };
+type Row = { cells: Map<string, RowCell>; last: Line; amountChanged: boolean };
+type Segment = {
+  page: number;
+  rows: Row[];
+  lines: Set<string>;
+  end: 'stop' | 'gap' | 'page';
+  /** A number stood under no column title, or rows followed the table's end. */
+  ambiguous: boolean;
+  /** The amount cell of the totals line that ended it. */
+  total?: { line: string; cell: Cell };
+};
 
 /** The box of a cell on its line. */
 export function placeOf(line: Line, cell: Cell): Place {
@@ -44,17 +69,20 @@ function union(a: Place, b: Place): Place {
 }
 
 /** Lines that end a table whatever the definition says. */
-const END_WORDS = /^(sub-?total|total|grand total|summe|gesamt|zwischensumme|total ht|total ttc|montant total)\b/i;
-
-type Column = { header: Cell; field: LeafField | null };
-type Header = { at: number; columns: Column[]; matched: Set<string> };
-type Segment = { page: number; rows: Map<string, RowCell>[]; lines: Set<string>; end: 'stop' | 'gap' | 'page' };
+const END_WORDS =
+  /^(sub-?total|total|grand total|summe|gesamt|zwischensumme|nettosumme|endsumme|total ht|total ttc|sous-total|montant total|subtotaal|totaal|totale|subtotale)\b/i;
+/** A line that carries the running sum over a page break: no item, and the table goes on. */
+const CARRY_WORDS = /^((carried|brought|carry) forward|übertrag|zwischenübertrag|à reporter|a reporter|report\s*:?$)/i;
+/** A line that follows the row above this closely (in text heights) continues it. */
+const CONTINUE_EM = 1.6;
+/** "20 Stk", "2,5 Std.", "25 Liter(s)": a quantity and its unit. */
+const QUANTITY_WITH_UNIT = /^([-+]?\d[\d.,'\s]*?)\s*\p{L}[\p{L}.()²³/]*$/u;
 
 export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRead {
   const headers = findHeaders(field, path, doc);
   const segments: Segment[][] = [];
   for (const [i, header] of headers.entries()) {
-    const segment = readRows(header, doc);
+    const segment = readRows(field, header, doc);
     const previous = segments.at(-1);
     const prevLast = previous?.at(-1);
     const headerLine = doc.scope[header.at]?.line;
@@ -69,89 +97,111 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
   }
   const lines = new Set<string>();
   for (const h of headers) {
-    const line = doc.scope[h.at]?.line;
-    if (line) lines.add(lineKey(line));
+    for (let i = h.at; i <= h.last; i++) {
+      const line = doc.scope[i]?.line;
+      if (line) lines.add(lineKey(line));
+    }
   }
   for (const s of segments.flat()) for (const k of s.lines) lines.add(k);
-  const cells = segments.length === 1 && segments[0] ? segments[0].flatMap((s) => s.rows) : [];
-  if (cells.length === 0) return { rows: null, places: [], lines };
-  const rows = cells.map((row) => rowValues(field, row, doc));
-  const places = cells.map((row, i) => {
+  const totals = new Map<string, Cell>();
+  const [only] = segments;
+  const none = { rows: null, places: [], lines, totals };
+  if (segments.length !== 1 || !only || only.some((s) => s.ambiguous)) return none;
+  const read = only.flatMap((s) => s.rows);
+  if (read.length === 0) return none;
+  const total = only.at(-1)?.total;
+  if (total) totals.set(total.line, total.cell);
+  const rows = read.map((row) => rowValues(field, row, doc));
+  const places = read.map((row, i) => {
     const out: Record<string, Place> = {};
-    for (const [name, cell] of row)
+    for (const [name, cell] of row.cells)
       if (rows[i]?.[name] !== null && rows[i]?.[name] !== undefined) out[name] = cell.place;
     return out;
   });
-  return { rows, places, lines };
+  return { rows, places, lines, totals };
 }
 
 function sameColumns(a: Header | undefined, b: Header): boolean {
   return a !== undefined && [...a.matched].sort().join() === [...b.matched].sort().join();
 }
 
-/** Lines whose bare-label cells name at least two of the table's columns (or its only one). */
-function findHeaders(field: TableField, path: FieldPath, doc: Doc): Header[] {
-  const headers: Header[] = [];
-  const need = Math.min(2, field.columns.length);
-  for (const [at, sl] of doc.scope.entries()) {
-    const columns: Column[] = [];
-    const matched = new Set<string>();
-    let twice = false;
-    for (const cell of sl.cells) {
-      const m = doc.labels.match(cell.text);
-      const col =
-        m && m.kind === 'clean' && m.rest === '' && m.box === undefined && m.extra === undefined
-          ? field.columns.filter((c) => m.owners.has(`${path}[].${c.name}`))
-          : [];
-      const [only] = col;
-      if (col.length === 1 && only) {
-        if (matched.has(only.name)) twice = true;
-        matched.add(only.name);
-        columns.push({ header: cell, field: only });
-      } else {
-        columns.push({ header: cell, field: null });
-      }
-    }
-    if (!twice && matched.size >= need && matched.size * 2 >= sl.cells.length) headers.push({ at, columns, matched });
-  }
-  return headers;
-}
-
 /** The rows under one header, down to the end of the table or of the page. */
-function readRows(header: Header, doc: Doc): Segment {
-  const rows: Map<string, RowCell>[] = [];
-  const lines = new Set<string>();
-  const headerLine = doc.scope[header.at];
-  if (!headerLine) return { page: 0, rows, lines, end: 'page' };
-  const page = headerLine.line.page;
+function readRows(field: TableField, header: Header, doc: Doc): Segment {
+  const headerLine = doc.scope[header.last] ?? doc.scope[header.at];
+  const segment: Segment = {
+    page: headerLine?.line.page ?? 0,
+    rows: [],
+    lines: new Set(),
+    end: 'page',
+    ambiguous: false,
+  };
+  if (!headerLine) return segment;
+  const { rows, lines } = segment;
   let previous = headerLine.line;
-  for (let i = header.at + 1; i < doc.scope.length; i++) {
+  const finish = (end: Segment['end'], at: number): Segment => {
+    segment.end = end;
+    if (end === 'gap' && rowsFollow(field, header, doc, at)) segment.ambiguous = true;
+    return segment;
+  };
+  for (let i = header.last + 1; i < doc.scope.length; i++) {
     const sl = doc.scope[i];
     if (!sl) break;
-    if (sl.line.page !== headerLine.line.page) return { page, rows, lines, end: 'page' };
+    if (sl.line.page !== segment.page) return finish('page', i);
     if (sl.cells.length === 0) continue;
-    const limit = rows.length === 0 ? 1.5 * BLANK_GAP_EM : BLANK_GAP_EM;
-    if (sl.line.y - previous.y > limit * Math.max(previous.height, sl.line.height))
-      return { page, rows, lines, end: 'gap' };
-    if (endsTable(sl, doc)) return { page, rows, lines, end: 'stop' };
-    const placed = place(sl, header);
+    const gap = sl.line.y - previous.y;
+    const height = Math.max(previous.height, sl.line.height);
+    const blank = gap > BLANK_GAP_EM * height;
+    if (rows.length === 0 && gap > 1.5 * BLANK_GAP_EM * height) return finish('gap', i);
+    if (sl.cells.some((c) => CARRY_WORDS.test(c.text))) {
+      lines.add(lineKey(sl.line));
+      previous = sl.line;
+      continue;
+    }
+    if (endsTable(sl, doc)) {
+      const amount = totalCell(sl, header);
+      if (amount) segment.total = { line: lineKey(sl.line), cell: amount };
+      return finish('stop', i);
+    }
+    const { cells: placed, unaligned } = place(sl, header);
+    if (rows.length >= 2 && isSumOfRows(placed, rows, doc)) return finish('stop', i);
     const current = rows.at(-1);
-    if (current && follows(previous, sl.line) && onlyTextColumns(placed, header)) {
+    if (current && !blank && continues(current, placed, sl.line, header)) {
       for (const [name, cell] of placed) {
-        const had = current.get(name);
-        current.set(name, had ? { text: `${had.text} ${cell.text}`, place: union(had.place, cell.place) } : cell);
+        const had = current.cells.get(name);
+        current.cells.set(name, had ? { text: `${had.text} ${cell.text}`, place: union(had.place, cell.place) } : cell);
       }
-    } else if (fillsRow(sl, placed, header, doc)) {
-      rows.push(placed);
-    } else if (rows.length > 0) {
-      // A line that is no row and no continuation (a note, a section title) is skipped, not read.
+      current.last = sl.line;
+    } else if (fillsRow(placed, header, doc)) {
+      if (unaligned) segment.ambiguous = true;
+      rows.push({ cells: placed, last: sl.line, amountChanged: false });
+    } else if (undescribedRow(placed, header, doc)) {
+      // A row whose description stands on another line: which lines make which item is a guess.
+      segment.ambiguous = true;
+    } else if (current && changesAmount(placed, header, doc)) {
+      current.amountChanged = true;
+    } else {
+      // After a blank gap, text that is no row is past the table; before it, a note or a section title.
+      if (blank && rows.length > 0) return finish('gap', i);
       previous = sl.line;
       continue;
     }
     lines.add(lineKey(sl.line));
     previous = sl.line;
   }
-  return { page, rows, lines, end: 'page' };
+  return segment;
+}
+
+/** Whether a row of this table stands further down the page, before any totals: the end was not the end. */
+function rowsFollow(field: TableField, header: Header, doc: Doc, from: number): boolean {
+  const page = doc.scope[from]?.line.page;
+  for (let i = from; i < doc.scope.length; i++) {
+    const sl = doc.scope[i];
+    if (!sl || sl.line.page !== page) return false;
+    if (sl.cells.length === 0 || sl.cells.some((c) => CARRY_WORDS.test(c.text))) continue;
+    if (endsTable(sl, doc)) return false;
+    if (fillsRow(place(sl, header).cells, header, doc) && field.columns.length > 0) return true;
+  }
+  return false;
 }
 
 function endsTable(sl: ScopeLine, doc: Doc): boolean {
@@ -169,39 +219,113 @@ function endsTable(sl: ScopeLine, doc: Doc): boolean {
   });
 }
 
-/**
- * Whether a line fills the table's column structure: two cells or more under two columns
- * or more, and a value in at least one number column when the table has one.
- */
-function fillsRow(sl: ScopeLine, placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
-  const numeric = header.columns.filter((c) => c.field && c.field.type !== 'string');
-  if (numeric.length === 0) return placed.size >= Math.min(2, header.matched.size);
-  if (sl.cells.length < 2 || placed.size < Math.min(2, header.matched.size)) return false;
-  return numeric.some((c) => {
-    const cell = c.field ? placed.get(c.field.name) : undefined;
-    return c.field !== null && cell !== undefined && parseValue(c.field.type, cell.text, doc.hints) !== null;
-  });
+/** The one cell of a totals line under the table's amount column. */
+function totalCell(sl: ScopeLine, header: Header): Cell | undefined {
+  const column = header.columns.find((c) => c.field !== null && isLineAmount(c.field));
+  if (!column) return undefined;
+  const under = sl.cells.filter((c) => overlap(c, column) > 0);
+  return under.length === 1 ? under[0] : undefined;
 }
 
-/** Each cell of a row line under the header it overlaps most, or else whose span holds its middle. */
-function place(sl: ScopeLine, header: Header): Map<string, RowCell> {
+function numberColumns(header: Header): LeafField[] {
+  return header.columns.flatMap((c) => (c.field && c.field.type !== 'string' ? [c.field] : []));
+}
+
+function textColumns(header: Header): LeafField[] {
+  return header.columns.flatMap((c) => (c.field?.type === 'string' ? [c.field] : []));
+}
+
+/**
+ * Whether a line opens a row: its description when the table has a description column
+ * (else two number columns filled), and a value in a number column.
+ */
+function fillsRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
+  const numbers = numberColumns(header).filter((f) => cellValue(f, placed.get(f.name)?.text, doc) !== null);
+  const texts = textColumns(header);
+  if (texts.length === 0) return numbers.length >= Math.min(2, numberColumns(header).length);
+  const described = texts.some((f) => {
+    const text = placed.get(f.name)?.text;
+    return text !== undefined && /\p{L}/u.test(text);
+  });
+  return described && (numbers.length > 0 || numberColumns(header).length === 0);
+}
+
+/** Values in two number columns or more and no description, in a table that has one. */
+function undescribedRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
+  if (textColumns(header).length === 0) return false;
+  return numberColumns(header).filter((f) => cellValue(f, placed.get(f.name)?.text, doc) !== null).length >= 2;
+}
+
+/** A line right under a row that only adds text to it or fills its empty number columns. */
+function continues(row: Row, placed: Map<string, RowCell>, line: Line, header: Header): boolean {
+  if (placed.size === 0) return false;
+  if (line.y - row.last.y > CONTINUE_EM * Math.max(line.height, row.last.height)) return false;
+  for (const name of placed.keys()) {
+    const col = header.columns.find((c) => c.field?.name === name);
+    if (col?.field?.type !== 'string' && row.cells.has(name)) return false;
+  }
+  return true;
+}
+
+/** A line under a row with a value in the amount column of its own (a discount, a surcharge). */
+function changesAmount(placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
+  return numberColumns(header).some((f) => isLineAmount(f) && cellValue(f, placed.get(f.name)?.text, doc) !== null);
+}
+
+/** A line of amounts only, one of them the sum of the rows' amounts in its column: the table's total. */
+function isSumOfRows(placed: Map<string, RowCell>, rows: Row[], doc: Doc): boolean {
+  if ([...placed.values()].some((c) => /\p{L}/u.test(c.text))) return false;
+  for (const [name, cell] of placed) {
+    const value = parseValue('decimal', cell.text, doc.hints);
+    if (typeof value !== 'number') continue;
+    let sum = 0;
+    for (const row of rows) {
+      const v = parseValue('decimal', row.cells.get(name)?.text ?? '', doc.hints);
+      sum += typeof v === 'number' ? v : Number.NaN;
+    }
+    if (Math.abs(sum - value) < 0.005) return true;
+  }
+  return false;
+}
+
+function isLineAmount(f: LeafField): boolean {
+  return columnConcept(f, nameWords(f.name)) === 'line_amount';
+}
+
+/** A cell's value as its column's type; a quantity may carry its unit ("20 Stk"). */
+function cellValue(f: LeafField, text: string | undefined, doc: Doc): LeafValue {
+  if (text === undefined) return null;
+  const value = parseValue(f.type, text, doc.hints);
+  if (value !== null || columnConcept(f, nameWords(f.name)) !== 'quantity') return value;
+  const number = QUANTITY_WITH_UNIT.exec(text.trim())?.[1];
+  return number === undefined ? null : parseValue(f.type, number, doc.hints);
+}
+
+/**
+ * Each cell of a line under the column title it overlaps most. A text cell that overlaps
+ * none goes to the nearest; a number that overlaps none makes the line unaligned, since
+ * which column it belongs to is a guess.
+ */
+function place(sl: ScopeLine, header: Header): { cells: Map<string, RowCell>; unaligned: boolean } {
   const out = new Map<string, RowCell>();
+  let unaligned = false;
   const cols = header.columns;
   for (const cell of sl.cells) {
     let best: Column | undefined;
     let bestOverlap = 0;
     for (const col of cols) {
-      const o = overlap(cell, col.header);
+      const o = overlap(cell, col);
       if (o > bestOverlap) {
         best = col;
         bestOverlap = o;
       }
     }
     if (!best) {
+      if (/^[-+(]?[\d.,'\s%€$£]*\d[\d.,'\s%€$£)]*$/u.test(cell.text)) unaligned = true;
       const mid = (cell.x0 + cell.x1) / 2;
       best = cols.reduce<Column | undefined>((near, col) => {
-        const d = Math.abs((col.header.x0 + col.header.x1) / 2 - mid);
-        return near === undefined || d < Math.abs((near.header.x0 + near.header.x1) / 2 - mid) ? col : near;
+        const d = Math.abs((col.x0 + col.x1) / 2 - mid);
+        return near === undefined || d < Math.abs((near.x0 + near.x1) / 2 - mid) ? col : near;
       }, undefined);
     }
     if (!best?.field) continue;
@@ -213,24 +337,14 @@ function place(sl: ScopeLine, header: Header): Map<string, RowCell> {
       had ? { text: `${had.text} ${cell.text}`, place: union(had.place, here) } : { text: cell.text, place: here },
     );
   }
-  return out;
+  return { cells: out, unaligned };
 }
 
-function onlyTextColumns(placed: Map<string, RowCell>, header: Header): boolean {
-  if (placed.size === 0) return true;
-  for (const name of placed.keys()) {
-    const col = header.columns.find((c) => c.field?.name === name);
-    if (col?.field?.type !== 'string') return false;
-  }
-  return true;
-}
-
-function rowValues(field: TableField, cells: Map<string, RowCell>, doc: Doc): Results {
-  const row: Results = {};
+function rowValues(field: TableField, row: Row, doc: Doc): Results {
+  const out: Results = {};
   for (const c of field.columns) {
-    const text = cells.get(c.name)?.text;
-    const value: LeafValue = text === undefined ? null : parseValue(c.type, text, doc.hints);
-    row[c.name] = value;
+    const changed = row.amountChanged && isLineAmount(c);
+    out[c.name] = changed ? null : cellValue(c, row.cells.get(c.name)?.text, doc);
   }
-  return row;
+  return out;
 }

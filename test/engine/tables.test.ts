@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { extractInProcess } from '../../src/engine/index.ts';
+import { type Col, Sheet, drawTable, renderPdf } from '../../fixtures/lib/pdf.ts';
+
+/**
+ * Line items as real invoices print them, read with the built-in parser's `line_items`
+ * (description, quantity, unit price, amount): the row count right, totals never an item,
+ * and null, never a guessed row, when the columns cannot be told.
+ */
+
+async function read(pages: Sheet[]) {
+  const bytes = await renderPdf(pages);
+  return extractInProcess({ bytes: new Uint8Array(bytes), mimeType: 'application/pdf', fields: INVOICE_FIELDS });
+}
+
+const GERMAN: Col[] = [
+  { x: 50, header: 'Pos.' },
+  { x: 90, header: 'Bezeichnung' },
+  { x: 340, header: 'Menge', right: true },
+  { x: 440, header: 'Einzelpreis', right: true },
+  { x: 540, header: 'Gesamt', right: true },
+];
+
+describe('engine: line items', () => {
+  it('tables: German headers (Pos. / Bezeichnung / Menge / Einzelpreis / Gesamt) name the columns', async () => {
+    const s = new Sheet();
+    s.text(50, 50, 'Rechnung Nr. 2024-17');
+    const y = drawTable(s, 120, GERMAN, [
+      ['1', 'Schrauben M4', '100 Stk', '0,10', '10,00'],
+      ['2', 'Dübel 6 mm', '50 Stk', '0,20', '10,00'],
+      ['3', 'Montage', '2,5 Std', '48,00', '120,00'],
+    ]);
+    s.text(300, y + 10, 'Summe netto').right(540, y + 10, '140,00');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Schrauben M4', quantity: 100, unit_price: 0.1, amount: 10 },
+      { description: 'Dübel 6 mm', quantity: 50, unit_price: 0.2, amount: 10 },
+      { description: 'Montage', quantity: 2.5, unit_price: 48, amount: 120 },
+    ]);
+  });
+
+  it('tables: a header on two lines ("Prix" over "unitaire") and French columns', async () => {
+    const s = new Sheet();
+    s.text(420, 110, 'Prix', { bold: true });
+    s.text(50, 116, 'Désignation', { bold: true })
+      .right(380, 116, 'Quantité', { bold: true })
+      .right(540, 116, 'Montant HT', { bold: true });
+    s.text(420, 122, 'unitaire', { bold: true });
+    s.text(50, 145, 'Nougat 250g').right(380, 145, '20').right(460, 145, '4,55 €').right(540, 145, '91,00 €');
+    s.text(50, 164, 'Huile d’olive').right(380, 164, '25').right(460, 164, '19,80 €').right(540, 164, '495,00 €');
+    s.text(400, 190, 'Total HT').right(540, 190, '586,00 €');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Nougat 250g', quantity: 20, unit_price: 4.55, amount: 91 },
+      { description: 'Huile d’olive', quantity: 25, unit_price: 19.8, amount: 495 },
+    ]);
+  });
+
+  it('tables: a description that wraps, and an amount on the row’s second line, make one row each', async () => {
+    // Rows far apart, each on three lines: the amount on the second, notes under the description.
+    const rows: Array<[string, string, string, string, string]> = [
+      ['Annual support plan', 'covering all sites', '1', '1,200.00', '1,200.00'],
+      ['Onsite training', 'two days, travel included', '2', '650.00', '1,300.00'],
+      ['Licence keys', 'for 20 seats', '20', '15.00', '300.00'],
+    ];
+    const t = new Sheet();
+    t.text(50, 80, 'Description', { bold: true })
+      .right(330, 80, 'Qty', { bold: true })
+      .right(440, 80, 'Unit Price', { bold: true })
+      .right(540, 80, 'Amount', { bold: true });
+    for (const [i, [a, b, qty, price, amount]] of rows.entries()) {
+      const y = 110 + i * 50;
+      t.text(50, y, a).right(330, y, qty).right(440, y, price);
+      t.text(50, y + 10, b).right(540, y + 10, amount);
+    }
+    t.text(380, 280, 'Subtotal').right(540, 280, '2,800.00');
+    const { results } = await read([t]);
+    expect(results.line_items).toEqual([
+      { description: 'Annual support plan covering all sites', quantity: 1, unit_price: 1200, amount: 1200 },
+      { description: 'Onsite training two days, travel included', quantity: 2, unit_price: 650, amount: 1300 },
+      { description: 'Licence keys for 20 seats', quantity: 20, unit_price: 15, amount: 300 },
+    ]);
+    expect(results.subtotal).toBe(2800);
+  });
+
+  it('tables: a table across two pages, its header repeated and a carried-forward line at the break', async () => {
+    const cols: Col[] = [
+      { x: 50, header: 'Item' },
+      { x: 330, header: 'Qty', right: true },
+      { x: 440, header: 'Rate', right: true },
+      { x: 540, header: 'Amount', right: true },
+    ];
+    const first = new Sheet();
+    first.text(50, 40, 'Invoice Number: INV-88');
+    const y = drawTable(first, 100, cols, [
+      ['Design work', '10', '80.00', '800.00'],
+      ['Copywriting', '5', '60.00', '300.00'],
+    ]);
+    first.text(50, y, 'Carried forward').right(540, y, '1,100.00');
+    first.text(480, 800, 'Page 1 of 2');
+    const second = new Sheet();
+    second.text(50, 40, 'Invoice Number: INV-88');
+    const z = drawTable(second, 100, cols, [['Hosting', '12', '25.00', '300.00']]);
+    second.text(380, z + 10, 'Total').right(540, z + 10, '1,400.00');
+    second.text(480, 800, 'Page 2 of 2');
+    const { results, grounding } = await read([first, second]);
+    expect(results.line_items).toEqual([
+      { description: 'Design work', quantity: 10, unit_price: 80, amount: 800 },
+      { description: 'Copywriting', quantity: 5, unit_price: 60, amount: 300 },
+      { description: 'Hosting', quantity: 12, unit_price: 25, amount: 300 },
+    ]);
+    expect(grounding['line_items[2].amount']?.page).toBe(2);
+    expect(results.total).toBe(1400);
+  });
+
+  it('tables: a totals row with a quantity column is no item, and its amount is the total', async () => {
+    const s = new Sheet();
+    const cols: Col[] = [
+      { x: 50, header: 'Description' },
+      { x: 330, header: 'Quantity', right: true },
+      { x: 440, header: 'Unit Price', right: true },
+      { x: 540, header: 'Amount', right: true },
+    ];
+    const y = drawTable(s, 100, cols, [
+      ['Paper A4', '4.00', '5.00', '20.00'],
+      ['Toner', '1.00', '45.00', '45.00'],
+    ]);
+    s.text(50, y, 'Total', { bold: true }).right(330, y, '5.00', { bold: true }).right(540, y, '65.00', { bold: true });
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Paper A4', quantity: 4, unit_price: 5, amount: 20 },
+      { description: 'Toner', quantity: 1, unit_price: 45, amount: 45 },
+    ]);
+    expect(results.total).toBe(65);
+  });
+
+  it('tables: a sum printed under the amounts with no word is no item', async () => {
+    const s = new Sheet();
+    const cols: Col[] = [
+      { x: 50, header: 'Description' },
+      { x: 330, header: 'Qty', right: true },
+      { x: 540, header: 'Amount', right: true },
+    ];
+    const y = drawTable(s, 100, cols, [
+      ['Chair', '2', '80.00'],
+      ['Lamp', '1', '25.00'],
+    ]);
+    s.right(330, y, '3').right(540, y, '105.00');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Chair', quantity: 2, unit_price: null, amount: 80 },
+      { description: 'Lamp', quantity: 1, unit_price: null, amount: 25 },
+    ]);
+  });
+
+  it('tables: values that stand under no column header make the table null, never a guessed row', async () => {
+    const s = new Sheet();
+    // Left-aligned titles over right-aligned numbers that stand between them: each number is nearer another title.
+    s.text(50, 100, 'Description', { bold: true })
+      .text(300, 100, 'Qty', { bold: true })
+      .text(400, 100, 'Price', { bold: true })
+      .text(480, 100, 'Amount', { bold: true });
+    s.text(50, 120, 'Chair').right(395, 120, '2').right(470, 120, '40.00').right(560, 120, '80.00');
+    s.text(50, 136, 'Lamp').right(395, 136, '1').right(470, 136, '25.00').right(560, 136, '25.00');
+    const { results } = await read([s]);
+    expect(results.line_items).toBeNull();
+  });
+
+  it('tables: a row that a later line changes (a discount under it) keeps its count, not a guessed amount', async () => {
+    const s = new Sheet();
+    const y = drawTable(s, 100, GERMAN, [
+      ['1', 'Kunstrasen', '3', '4,00', '12,00'],
+      [null, null, null, 'Rabatt', '-2,00'],
+      ['2', 'Schweinesteak', '5', '5,50', '27,50'],
+    ]);
+    s.text(300, y + 10, 'Zwischensumme').right(540, y + 10, '37,50');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Kunstrasen', quantity: 3, unit_price: 4, amount: null },
+      { description: 'Schweinesteak', quantity: 5, unit_price: 5.5, amount: 27.5 },
+    ]);
+  });
+});
