@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/index.ts';
 import { createEngine, extractInProcess } from '../../src/engine/index.ts';
 import { closeOcr } from '../../src/engine/ocr.ts';
-import { dropDoubtful } from '../../src/engine/scan.ts';
+import { OCR_MAX_PAGES, dropDoubtful } from '../../src/engine/scan.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { type Gray, grayPng, grayTiff, imagePdf, renderGray } from '../helpers/scan.ts';
@@ -97,6 +97,19 @@ describe('scans read by OCR', () => {
         expect.stringMatching(/20000×20000 pixels, more than OCR reads .*scan it at 300 dpi/),
       ]);
       expect(Date.now() - started).toBeLessThan(OCR_MS / 4);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'OCR reads at most OCR_MAX_PAGES pages of a document: the rest are charged, unread, and a note says so',
+    async () => {
+      const small: Gray = { width: 120, height: 120, pixels: new Uint8Array(120 * 120).fill(255) };
+      const out = await read(grayTiff(Array.from({ length: OCR_MAX_PAGES + 1 }, () => small)), 'image/tiff');
+      expect(out.pageCount).toBe(OCR_MAX_PAGES + 1);
+      expect(out.notes?.at(-1)).toBe(
+        `page ${OCR_MAX_PAGES + 1} has no text layer and was not read: OCR reads at most ${OCR_MAX_PAGES} pages of a document`,
+      );
     },
     OCR_MS,
   );
