@@ -28,7 +28,18 @@ const ROOT = join(import.meta.dirname, '..');
 /** dist/, or another folder for trying a change while tests run on dist/. */
 const OUT = process.argv[2] ?? join(ROOT, 'dist');
 
-const EXTERNAL = ['pdfjs-dist', 'fastify', '@fastify/*', 'smtp-server', 'mailparser', 'pg', 'pg-native'];
+// tesseract.js starts its own worker thread from a file of its package, and @napi-rs/canvas is a native binding.
+const EXTERNAL = [
+  'pdfjs-dist',
+  'fastify',
+  '@fastify/*',
+  'smtp-server',
+  'mailparser',
+  'pg',
+  'pg-native',
+  'tesseract.js',
+  '@napi-rs/canvas',
+];
 
 /**
  * commander imports node:child_process, and with it net, dgram and the stream machinery (some 40

@@ -95,7 +95,14 @@ export type Grounding = z.infer<typeof Grounding>;
  * facts and, once completed, where each value was found. The public API's results never
  * carry it; the hosted service shows no such thing (spec: not shown).
  */
-export const AppDocumentDetail = AppDocument.extend({ grounding: Grounding.nullable(), file_url: z.string() });
+/** Why pages were not read, or read as nothing (no text layer and no OCR result, OCR's budgets), in the user's words. */
+export const ReadingNotes = z.array(z.string());
+/** notes: empty when every page was read; the public API's answer never carries them. */
+export const AppDocumentDetail = AppDocument.extend({
+  grounding: Grounding.nullable(),
+  notes: ReadingNotes,
+  file_url: z.string(),
+});
 export type AppDocumentDetail = z.infer<typeof AppDocumentDetail>;
 
 export const DocumentsPage = z.object({

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Grounding as GroundingSchema } from '../contract/index.ts';
+import { Grounding as GroundingSchema, ReadingNotes as NotesSchema } from '../contract/index.ts';
 import type { DocumentBody, DocumentStatus, Grounding, Results, SourceType } from '../contract/index.ts';
 
 /** Documents (spec, "Document" and "States and transitions"), as rows of the store. */
@@ -19,23 +19,36 @@ export type DocumentRow = {
   results: Results | null;
   /** Where the engine found each value (page and box): the emulator's own surface shows it, the API never does. */
   grounding: Grounding | null;
+  /** Why pages were not read, or read as nothing (no text layer and no OCR result...): the emulator's surface only. */
+  notes: string[] | null;
   error: string | null;
   created_at: number;
   finished_at: number | null;
 };
 
-type RawRow = Omit<DocumentRow, 'results' | 'grounding'> & { results: string | null; grounding: string | null };
+type RawRow = Omit<DocumentRow, 'results' | 'grounding' | 'notes'> & {
+  results: string | null;
+  grounding: string | null;
+  notes?: string | null;
+};
 
 export type Documents = {
   insert(
-    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'> & {
+    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'> & {
       status?: DocumentStatus;
       error?: string | null;
     },
   ): void;
   get(documentId: string): DocumentRow | undefined;
   /** processing -> completed; false when the document was no longer processing (a late result is dropped). */
-  complete(documentId: string, pageCount: number, results: Results, atMs: number, grounding?: Grounding): boolean;
+  complete(
+    documentId: string,
+    pageCount: number,
+    results: Results,
+    atMs: number,
+    grounding?: Grounding,
+    notes?: string[],
+  ): boolean;
   /** processing -> error; false when it was no longer processing. */
   fail(documentId: string, error: string, atMs: number): boolean;
   processing(): DocumentRow[];
@@ -55,7 +68,7 @@ export function createDocuments(db: DatabaseSync): Documents {
   );
   const byId = db.prepare('SELECT * FROM documents WHERE document_id = ?');
   const complete = db.prepare(
-    `UPDATE documents SET status = 'completed', page_count = ?, results = ?, grounding = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
+    `UPDATE documents SET status = 'completed', page_count = ?, results = ?, grounding = ?, notes = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
   );
   const fail = db.prepare(
     `UPDATE documents SET status = 'error', error = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
@@ -67,6 +80,7 @@ export function createDocuments(db: DatabaseSync): Documents {
     results: r.results === null ? null : (JSON.parse(r.results) as Results),
     grounding:
       r.grounding === null || r.grounding === undefined ? null : GroundingSchema.parse(JSON.parse(r.grounding)),
+    notes: typeof r.notes === 'string' ? NotesSchema.parse(JSON.parse(r.notes)) : null,
   });
 
   return {
@@ -83,12 +97,13 @@ export function createDocuments(db: DatabaseSync): Documents {
       const r = byId.get(documentId) as RawRow | undefined;
       return r && decode(r);
     },
-    complete(documentId, pageCount, results, atMs, grounding) {
+    complete(documentId, pageCount, results, atMs, grounding, notes) {
       return (
         complete.run(
           pageCount,
           JSON.stringify(results),
           grounding === undefined ? null : JSON.stringify(grounding),
+          notes === undefined || notes.length === 0 ? null : JSON.stringify(notes),
           atMs,
           documentId,
         ).changes === 1

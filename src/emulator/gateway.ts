@@ -64,7 +64,7 @@ export function createGateway(input: {
 
   /** Creates the document and reserves its pages in one transaction: both land, or neither. */
   const accept = (
-    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'error' | 'finished_at'>,
+    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'>,
     also?: () => void,
   ) => {
     transaction(store.db, () => {

@@ -16,7 +16,7 @@ import type { Store } from './store.ts';
  */
 export type Outcome =
   /** grounding: where each value was found, kept for the emulator's own surface only. */
-  | { status: 'completed'; pageCount: number; results: Results; grounding?: Grounding }
+  | { status: 'completed'; pageCount: number; results: Results; grounding?: Grounding; notes?: string[] }
   /** unreadable: the document's fault (corrupt, encrypted...); internal: the emulator's. */
   | { status: 'error'; error: string; cause: 'unreadable' | 'internal' };
 
@@ -97,7 +97,14 @@ export function createProcessor(input: {
     const changed = transaction(store.db, () => {
       const done =
         outcome.status === 'completed'
-          ? documents.complete(documentId, outcome.pageCount, outcome.results, deps.now(), outcome.grounding)
+          ? documents.complete(
+              documentId,
+              outcome.pageCount,
+              outcome.results,
+              deps.now(),
+              outcome.grounding,
+              outcome.notes,
+            )
           : documents.fail(documentId, outcome.error, deps.now());
       if (done && outcome.status === 'error') ledger.refund(documentId, deps.now());
       if (done) onFinishedInTransaction?.(documents.get(documentId)!);
@@ -136,7 +143,13 @@ export function createProcessor(input: {
           error: `the document read as ${out.pageCount} pages during extraction but ${doc.page_count} when it was counted; its page tree is damaged: re-save the file and submit it again (refunded)`,
         };
       }
-      return { status: 'completed', pageCount: out.pageCount, results: out.results, grounding: out.grounding };
+      return {
+        status: 'completed',
+        pageCount: out.pageCount,
+        results: out.results,
+        grounding: out.grounding,
+        ...(out.notes ? { notes: out.notes } : {}),
+      };
     } catch (err) {
       if (signal?.aborted) return { status: 'error', cause: 'internal', error: reasonOf(signal) };
       if (err instanceof EngineError) return { status: 'error', cause: 'unreadable', error: err.message };

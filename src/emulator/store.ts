@@ -126,6 +126,7 @@ function migrate(db: DatabaseSync): void {
   const columns = (db.prepare('PRAGMA table_info(documents)').all() as Array<{ name: string }>).map((c) => c.name);
   if (!columns.includes('attempts')) db.exec('ALTER TABLE documents ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
   if (!columns.includes('grounding')) db.exec('ALTER TABLE documents ADD COLUMN grounding TEXT');
+  if (!columns.includes('notes')) db.exec('ALTER TABLE documents ADD COLUMN notes TEXT');
 }
 
 export function getMeta(db: DatabaseSync, key: string): string | undefined {

@@ -7,7 +7,7 @@ import { LabelIndex } from './labels.ts';
 import { type Layout, layoutText } from './layout.ts';
 import { countPdfPages, readPdf } from './pdf-text.ts';
 import { wholeDocument } from './scope.ts';
-import { EngineError, type EngineInput, type EngineOutput, type Grounding } from './types.ts';
+import { EngineError, type EngineInput, type EngineOutput, type Grounding, type Place } from './types.ts';
 
 /**
  * The engine's whole job in the calling thread: what kind of document the bytes are,
@@ -106,13 +106,37 @@ export async function countPagesInProcess(bytes: Uint8Array, mimeType: string): 
 export async function extractInProcess(input: EngineInput): Promise<EngineOutput> {
   const kind = kindOf(input.bytes, input.mimeType);
   if (kind.kind === 'image') {
-    return { pageCount: countImagePages(kind.image, input.bytes), results: emptyResults(input.fields), grounding: {} };
+    const pageCount = countImagePages(kind.image, input.bytes);
+    // OCR is imported only here and for PDF pages without text: text documents never load it.
+    const { readImage } = await import('./scan.ts');
+    const scan = await readImage(kind.image, input.bytes);
+    return { pageCount, ...(await groundScanned({ pages: scan.pages }, scan, input.fields)) };
   }
   if (kind.kind === 'text') {
     return { pageCount: 1, ...groundLayout(layoutText(decodeText(input.bytes)), input.fields) };
   }
-  const { pageCount, layout } = await readPdf(input.bytes);
-  return { pageCount, ...groundLayout(layout, input.fields) };
+  const { pageCount, layout, scanned } = await readPdf(input.bytes);
+  if (scanned.length === 0) return { pageCount, ...groundLayout(layout, input.fields) };
+  const { readPdfScans } = await import('./scan.ts');
+  const scan = await readPdfScans(input.bytes, scanned);
+  const pages = layout.pages.map((p) => scan.pages.find((s) => s.number === p.number) ?? p);
+  return { pageCount, ...(await groundScanned({ pages }, scan, input.fields)) };
+}
+
+/** Grounding over pages of which some were read by OCR: its doubtful words null what they touch, and its notes are kept. */
+async function groundScanned(
+  layout: Layout,
+  scan: { doubtful: Place[]; notes: string[] },
+  fields: FieldDefinition,
+): Promise<{ results: Results; grounding: Grounding; notes: string[] }> {
+  const { dropDoubtful } = await import('./scan.ts');
+  const grounded = groundLayout(layout, fields);
+  dropDoubtful(grounded.results, grounded.grounding, scan.doubtful);
+  const notes = [...scan.notes];
+  if (layout.pages.every((p) => p.lines.length === 0) && notes.length === 0) {
+    notes.push('no page has a text layer, and OCR found no words');
+  }
+  return { ...grounded, notes };
 }
 
 /** Results of a definition over a laid-out document, and where each value was found; a document without text grounds nothing. */

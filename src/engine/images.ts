@@ -63,3 +63,83 @@ export function countTiffPages(bytes: Uint8Array): number {
   if (pages === 0) throw corrupt('the TIFF has no pages');
   return pages;
 }
+
+export type ImageSize = { width: number; height: number };
+
+/**
+ * Width and height from the header alone, so that a page too large to decode is refused
+ * before any pixel is held (OCR's memory is outside the worker's heap limit).
+ */
+export function imageSizes(kind: ImageKind, bytes: Uint8Array): ImageSize[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  switch (kind) {
+    case 'png':
+      return [{ width: view.getUint32(16), height: view.getUint32(20) }];
+    case 'jpeg':
+      return [jpegSize(bytes, view)];
+    case 'tiff':
+      return tiffDirectories(bytes).map((ifd) => tiffSize(view, ifd, bytes[0] === 0x49));
+  }
+}
+
+/** Start-of-frame markers (baseline, progressive, lossless, arithmetic) carry the frame's size. */
+const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+
+function jpegSize(bytes: Uint8Array, view: DataView): ImageSize {
+  let at = 2;
+  while (at + 9 < bytes.length) {
+    if (bytes[at] !== 0xff) throw corrupt('the JPEG has a damaged marker');
+    const marker = bytes[at + 1] ?? 0;
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    if (SOF.has(marker)) return { height: view.getUint16(at + 5), width: view.getUint16(at + 7) };
+    at += 2 + view.getUint16(at + 2);
+  }
+  throw corrupt('the JPEG has no frame header');
+}
+
+/** The offset of each page's image file directory, in order. */
+function tiffDirectories(bytes: Uint8Array): number[] {
+  countTiffPages(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const little = bytes[0] === 0x49;
+  const out: number[] = [];
+  for (let offset = view.getUint32(4, little); offset !== 0; ) {
+    out.push(offset);
+    offset = view.getUint32(offset + 2 + view.getUint16(offset, little) * 12, little);
+  }
+  return out;
+}
+
+function tiffSize(view: DataView, ifd: number, little: boolean): ImageSize {
+  let width = 0;
+  let height = 0;
+  const entries = view.getUint16(ifd, little);
+  for (let i = 0; i < entries; i++) {
+    const e = ifd + 2 + i * 12;
+    const tag = view.getUint16(e, little);
+    const value = view.getUint16(e + 2, little) === 3 ? view.getUint16(e + 8, little) : view.getUint32(e + 8, little);
+    if (tag === 256) width = value;
+    if (tag === 257) height = value;
+  }
+  if (width === 0 || height === 0) throw corrupt('a TIFF page has no width or height');
+  return { width, height };
+}
+
+/**
+ * Page `n` (from 1) of a TIFF as a TIFF of its own: the header points at that page's
+ * directory, whose link to the next page is cut. Offsets in a TIFF are absolute, so
+ * nothing else moves; OCR decodes only the first directory of what it is given.
+ */
+export function tiffPage(bytes: Uint8Array, n: number): Uint8Array {
+  const ifd = tiffDirectories(bytes)[n - 1];
+  if (ifd === undefined) throw new RangeError(`the TIFF has no page ${n}`);
+  const out = new Uint8Array(bytes);
+  const view = new DataView(out.buffer);
+  const little = out[0] === 0x49;
+  view.setUint32(4, ifd, little);
+  view.setUint32(ifd + 2 + view.getUint16(ifd, little) * 12, 0, little);
+  return out;
+}

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { InvalidPDFException, PasswordException, Util, getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { InvalidPDFException, OPS, PasswordException, Util, getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { EngineError } from './types.ts';
 import { type Layout, type TextPiece, layoutPage } from './layout.ts';
@@ -24,7 +24,8 @@ const OPTIONS = {
 
 type Opened = { pdf: PDFDocumentProxy; close: () => Promise<void> };
 
-async function open(bytes: Uint8Array): Promise<Opened> {
+/** The document opened (scan.ts renders its pages from it); `close` must be called. */
+export async function openPdf(bytes: Uint8Array): Promise<Opened> {
   // pdfjs takes ownership of (detaches) the buffer it is given: hand it a copy.
   const task = getDocument({ ...OPTIONS, data: new Uint8Array(bytes) });
   try {
@@ -57,7 +58,7 @@ function pdfError(e: unknown): EngineError {
 }
 
 export async function countPdfPages(bytes: Uint8Array): Promise<number> {
-  const { pdf, close } = await open(bytes);
+  const { pdf, close } = await openPdf(bytes);
   try {
     return pdf.numPages;
   } finally {
@@ -65,11 +66,24 @@ export async function countPdfPages(bytes: Uint8Array): Promise<number> {
   }
 }
 
-/** Page count and the positioned text of every page. A page without a text layer has no lines. */
-export async function readPdf(bytes: Uint8Array): Promise<{ pageCount: number; layout: Layout }> {
-  const { pdf, close } = await open(bytes);
+/** What draws a picture on a page: a page without text that draws one is a scan, for OCR. */
+const IMAGE_OPS: ReadonlySet<number> = new Set([
+  OPS.paintImageXObject,
+  OPS.paintInlineImageXObject,
+  OPS.paintImageMaskXObject,
+  OPS.paintImageXObjectRepeat,
+  OPS.paintInlineImageXObjectGroup,
+]);
+
+/**
+ * Page count and the positioned text of every page. A page without a text layer has no
+ * lines; `scanned` lists those of them that draw an image (a blank page is not OCR'd).
+ */
+export async function readPdf(bytes: Uint8Array): Promise<{ pageCount: number; layout: Layout; scanned: number[] }> {
+  const { pdf, close } = await openPdf(bytes);
   try {
     const pages = [];
+    const scanned: number[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
       const page = await pdf.getPage(n);
       const viewport = page.getViewport({ scale: 1 });
@@ -84,9 +98,11 @@ export async function readPdf(bytes: Uint8Array): Promise<{ pageCount: number; l
         pieces.push({ text: item.str, x, y, width: item.width, height: Math.abs(d) || item.height });
       }
       pages.push(layoutPage(n, pieces));
+      if (pieces.length === 0 && (await page.getOperatorList()).fnArray.some((op) => IMAGE_OPS.has(op)))
+        scanned.push(n);
       page.cleanup();
     }
-    return { pageCount: pdf.numPages, layout: { pages } };
+    return { pageCount: pdf.numPages, layout: { pages }, scanned };
   } catch (e) {
     throw pdfError(e);
   } finally {

@@ -6,8 +6,11 @@ export type EngineInput = { bytes: Uint8Array; mimeType: string; fields: FieldDe
 export type Place = { page: number; box: [number, number, number, number] };
 /** Where each grounded leaf was found, by path ("total", "vendor.name", "line_items[0].amount"). */
 export type Grounding = Record<string, Place>;
-/** Results, and beside them where each non-null value was found (kept by the emulator, never in the API's results). */
-export type EngineOutput = { pageCount: number; results: Results; grounding: Grounding };
+/**
+ * Results, and beside them where each non-null value was found (kept by the emulator, never in the API's results);
+ * notes: why pages were not read or read as nothing (no text layer and no OCR result, OCR's budgets), when any were.
+ */
+export type EngineOutput = { pageCount: number; results: Results; grounding: Grounding; notes?: string[] };
 
 export type EngineErrorCode =
   /** Not a kind of document the engine reads (say which types it does). */

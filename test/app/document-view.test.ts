@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { call, emulator } from '../helpers/emulator.ts';
+import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { makePdf } from '../helpers/pdf.ts';
+import { grayPng, renderGray } from '../helpers/scan.ts';
 import { browserPage, screenshot } from './browser.ts';
 
 /** A fixture with line items, an Object field and fields the engine cannot ground. */
@@ -79,6 +81,41 @@ describe('the document view: pages with a box on each value', { timeout: 60_000 
     for (const path of review) expect(grounded).not.toContain(path);
     expect(errors).toEqual([]);
   });
+
+  it('shows a scan with a box on each value OCR read, and says why a blank scan is all null', async () => {
+    const server = await emulator();
+    const invoice = await renderGray(await makePdf([['Invoice number INV-1234', '', 'Total 99.50']]), 200);
+    const send = async (png: Buffer, name: string) => {
+      const r = await call(server, 'POST', '/api/v1/extract', { body: inlineBody(png, name, 'image/png') });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body.document_id as string;
+    };
+    const scanned = await send(await grayPng(invoice), 'scan.png');
+    const blank = await send(
+      await grayPng({ ...invoice, pixels: new Uint8Array(invoice.pixels.length).fill(255) }),
+      'blank.png',
+    );
+
+    const { page, errors } = await browserPage();
+    await page.goto(`${server.url}/#/documents/${scanned}`);
+    await page.locator('.page[data-page="1"] img').waitFor();
+    const totalBox = page.locator('.value-box[data-path="total"]');
+    await totalBox.waitFor();
+    const box = await totalBox.boundingBox();
+    const frame = await page.locator('.page[data-page="1"]').boundingBox();
+    // "Total 99.50" stands in the page's top left quarter.
+    expect(box && frame && box.x > frame.x && box.x < frame.x + frame.width / 2).toBe(true);
+    expect(box && frame && box.y > frame.y && box.y < frame.y + frame.height / 4).toBe(true);
+    expect(await page.locator('.reading-notes').count()).toBe(0);
+    await screenshot(page, 'document-scan');
+
+    await page.goto(`${server.url}/#/documents/${blank}`);
+    await page.locator('.reading-notes').waitFor();
+    expect(await page.locator('.reading-notes li').allTextContents()).toEqual([
+      expect.stringMatching(/page 1 has no text layer, and OCR found no words/),
+    ]);
+    expect(errors).toEqual([]);
+  }, 180_000);
 
   it("serves only the browser build of pdfjs-dist, under the page's security headers", async () => {
     const server = await emulator();

@@ -7,7 +7,8 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv } from '../helpers/cli.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
-import { invoicePdf } from '../helpers/pdf.ts';
+import { invoicePdf, makePdf } from '../helpers/pdf.ts';
+import { grayPng, renderGray } from '../helpers/scan.ts';
 
 /**
  * What a start-up of the built CLI loads (README: Install, ARCHITECTURE: the bundle): a hook
@@ -116,6 +117,34 @@ describe('start-up of the built CLI', () => {
     );
     expect(readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
   });
+
+  it('a --local run of text PDFs never loads OCR (tesseract.js, the scan module); a scan does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'extract-ocr-startup-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'text'));
+    mkdirSync(join(dir, 'scans'));
+    writeFileSync(join(dir, 'text', 'invoice.pdf'), await invoicePdf(1));
+    const scan = await renderGray(await makePdf([['Invoice number INV-1234', '', 'Total 99.50']]), 200);
+    writeFileSync(join(dir, 'scans', 'scan.png'), await grayPng(scan));
+    // @napi-rs/canvas is left out: pdfjs-dist itself loads it in Node at import (its DOMMatrix), text or not.
+    const ocr = (r: { files: string[]; modules: string[] }) => [
+      ...r.files.filter((f) => /\/node_modules\/(tesseract\.js|tesseract\.js-core|@tesseract\.js-data)\//.test(f)),
+      ...r.modules.filter((m) => /^src\/engine\/(scan|ocr)\.ts$/.test(m)),
+    ];
+    const run = (name: string) => [
+      '--local',
+      join(dir, name),
+      '-q',
+      ...['--state', join(dir, `${name}.jsonl`), '-o', join(dir, `${name}.json`)],
+    ];
+    const text = await loadedBy(run('text'));
+    // The text run read its PDF (through pdfjs) without any of OCR.
+    expect(text.files.some((f) => f.includes('/node_modules/pdfjs-dist/'))).toBe(true);
+    expect(ocr(text)).toEqual([]);
+    const scanned = await loadedBy(run('scans'));
+    expect(ocr(scanned).length).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, 'scans.json'), 'utf8')).toContain('INV-1234');
+  }, 180_000);
 
   it('extract serve does not load the batch client', async () => {
     // Beyond the start-up file, which every command loads (it holds the flags' default constants).

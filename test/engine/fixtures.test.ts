@@ -113,13 +113,11 @@ describe('engine errors', () => {
     await expect(extract(zip, 'application/octet-stream')).rejects.toMatchObject({ code: 'unsupported_type' });
   });
 
-  it('engine: reads text sent as octet-stream, and a JPEG as one page of nulls', async () => {
+  it('engine: reads text sent as octet-stream, and refuses a JPEG with no picture in it as corrupt', async () => {
     const out = await extract(new TextEncoder().encode('Total: 5.00'), 'application/octet-stream');
     expect(out.results.total).toBe(5);
+    // Scans are read by OCR (test/engine/scans.test.ts): a JPEG without a frame header has nothing to read.
     const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0xff, 0xd9]);
-    expect(await extract(jpeg, 'image/jpeg')).toMatchObject({
-      pageCount: 1,
-      results: { total: null, line_items: null },
-    });
+    await expect(extract(jpeg, 'image/jpeg')).rejects.toMatchObject({ code: 'corrupt', message: /no frame header/ });
   });
 });

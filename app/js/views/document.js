@@ -108,6 +108,19 @@ export function mount(root, route) {
             ? h('span', { class: 'needs-review' }, `${nulls} ${nulls === 1 ? 'field needs' : 'fields need'} review`)
             : h('span', { class: 'badge badge-completed' }, 'every field found'),
         ),
+        // Why pages were read as nothing (a scan with no words, OCR's budgets): the emulator's own words.
+        doc.notes?.length
+          ? h(
+              'div',
+              { class: 'reading-notes', role: 'note' },
+              h('h3', {}, 'Not read'),
+              h(
+                'ul',
+                {},
+                doc.notes.map((n) => h('li', {}, n)),
+              ),
+            )
+          : null,
         review.length
           ? h(
               'div',

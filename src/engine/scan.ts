@@ -1,0 +1,204 @@
+import { createCanvas } from '@napi-rs/canvas';
+import type { Results } from '../contract/index.ts';
+import { type ImageKind, imageSizes, tiffPage } from './images.ts';
+import { type Page, type TextPiece, layoutPage } from './layout.ts';
+import { OCR_LANGUAGE_NAMES, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
+import { openPdf } from './pdf-text.ts';
+import { EngineError, type Grounding, type Place } from './types.ts';
+
+/**
+ * Scans: pages with no text layer (an image file, a PDF page that is only a picture) are
+ * read by OCR, and their words become positioned text like a PDF's, so that layout and
+ * grounding apply unchanged. Bounded per document: a page count, a time budget, and a
+ * pixel ceiling checked from the file's header before anything is decoded (OCR's memory
+ * is WebAssembly memory, outside the worker's heap limit). Loaded by import() only when a
+ * page has no text.
+ */
+
+/** Pages read by OCR in one document at most; the rest are left unread, and a note says so. */
+export const OCR_MAX_PAGES = 20;
+/** OCR time for one document at most (about 5–9 s a page on a 2-core machine). */
+export const OCR_BUDGET_MS = 120_000;
+/** The largest page OCR decodes: an A3 page at 400 dpi, not a decompression bomb. */
+export const OCR_MAX_PIXELS = 25_000_000;
+/** Words read with less confidence (0..100) make any value they touch null: a doubtful value is no value. */
+export const MIN_WORD_CONFIDENCE = 75;
+/** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
+const RENDER_DPI = 300;
+
+export type Scan = {
+  /** The pages read, numbered as in the document. */
+  pages: Page[];
+  /** Boxes of the words read with low confidence. */
+  doubtful: Place[];
+  /** Why pages were not read, or read as nothing, in the user's words. */
+  notes: string[];
+};
+
+/** skipped: pages refused for their size (a note of their own says so). */
+type Budget = { deadline: number; pagesLeft: number; stopped: boolean; skipped: Set<number> };
+const newBudget = (): Budget => ({
+  deadline: Date.now() + OCR_BUDGET_MS,
+  pagesLeft: OCR_MAX_PAGES,
+  stopped: false,
+  skipped: new Set(),
+});
+
+/** Every page of an image file. Its boxes are in the image's pixels. */
+export async function readImage(kind: ImageKind, bytes: Uint8Array): Promise<Scan> {
+  const sizes = imageSizes(kind, bytes);
+  const scan: Scan = { pages: [], doubtful: [], notes: [] };
+  const budget = newBudget();
+  for (const [i, size] of sizes.entries()) {
+    const n = i + 1;
+    if (size.width * size.height > OCR_MAX_PIXELS) {
+      scan.notes.push(tooLarge(n, size.width, size.height));
+      budget.skipped.add(n);
+      continue;
+    }
+    const image = kind === 'tiff' && sizes.length > 1 ? tiffPage(bytes, n) : bytes;
+    await readPage(n, 1, () => Promise.resolve(image), budget, scan);
+  }
+  return finishNotes(scan, budget, sizes.length);
+}
+
+/** The given pages of a PDF (those without text), rendered and read. Boxes are in PDF points. */
+export async function readPdfScans(bytes: Uint8Array, pageNumbers: readonly number[]): Promise<Scan> {
+  const scan: Scan = { pages: [], doubtful: [], notes: [] };
+  const budget = newBudget();
+  const { pdf, close } = await openPdf(bytes);
+  try {
+    for (const n of pageNumbers) {
+      const page = await pdf.getPage(n);
+      const base = page.getViewport({ scale: 1 });
+      const scale = Math.min(RENDER_DPI / 72, Math.sqrt(OCR_MAX_PIXELS / 2 / (base.width * base.height)));
+      const render = async () => {
+        const viewport = page.getViewport({ scale });
+        const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
+        const context = canvas.getContext('2d');
+        context.fillStyle = 'white';
+        context.fillRect(0, 0, canvas.width, canvas.height);
+        await page.render({ canvas: null, canvasContext: context, viewport }).promise;
+        return canvas.encode('png');
+      };
+      await readPage(n, scale, render, budget, scan);
+      page.cleanup();
+      if (budget.stopped) break;
+    }
+  } finally {
+    await close();
+  }
+  return finishNotes(scan, budget, pageNumbers.length, pageNumbers);
+}
+
+async function readPage(
+  n: number,
+  scale: number,
+  image: () => Promise<Uint8Array>,
+  budget: Budget,
+  scan: Scan,
+): Promise<void> {
+  if (budget.stopped || budget.pagesLeft <= 0) {
+    budget.stopped = true;
+    return;
+  }
+  budget.pagesLeft--;
+  let pixels: Uint8Array;
+  try {
+    pixels = await image();
+  } catch (e) {
+    scan.notes.push(`page ${n} has no text layer and could not be drawn for OCR (${messageOf(e)})`);
+    budget.skipped.add(n);
+    return;
+  }
+  let words: OcrWord[];
+  try {
+    words = await recognise(pixels, budget.deadline - Date.now());
+  } catch (e) {
+    if (!(e instanceof OcrTimeout)) {
+      throw new EngineError(
+        'corrupt',
+        `the image of page ${n} cannot be decoded (${messageOf(e)}); check that the file is complete and not damaged, then submit it again`,
+      );
+    }
+    budget.stopped = true;
+    budget.pagesLeft++;
+    return;
+  }
+  const pieces: TextPiece[] = words.map((w) => ({
+    text: w.text,
+    x: w.x0 / scale,
+    y: w.baseline / scale,
+    width: (w.x1 - w.x0) / scale,
+    height: w.height / scale,
+  }));
+  const doubtful = words.filter((w) => w.confidence < MIN_WORD_CONFIDENCE);
+  for (const w of doubtful) {
+    scan.doubtful.push({ page: n, box: [w.x0 / scale, w.top / scale, w.x1 / scale, w.bottom / scale] });
+  }
+  if (words.length === 0) scan.notes.push(`page ${n} has no text layer, and OCR found no words on it`);
+  else if (doubtful.length === words.length) {
+    scan.notes.push(
+      `page ${n} has no text layer, and OCR read none of its ${words.length} words with confidence: its text may be in a language OCR does not read (it reads ${OCR_LANGUAGE_NAMES}), or blurred, skewed or too small; rescan it at 300 dpi`,
+    );
+  }
+  scan.pages.push(layoutPage(n, pieces));
+}
+
+function finishNotes(scan: Scan, budget: Budget, total: number, numbers?: readonly number[]): Scan {
+  const all = numbers ?? Array.from({ length: total }, (_, i) => i + 1);
+  const read = new Set(scan.pages.map((p) => p.number));
+  const unread = all.filter((n) => !read.has(n) && !budget.skipped.has(n));
+  if (unread.length > 0) {
+    const why =
+      budget.pagesLeft <= 0
+        ? `OCR reads at most ${OCR_MAX_PAGES} pages of a document`
+        : `OCR stopped at its time budget of ${OCR_BUDGET_MS / 1000} s for a document`;
+    scan.notes.push(`${pagesWord(unread)} no text layer and ${unread.length === 1 ? 'was' : 'were'} not read: ${why}`);
+  }
+  return scan;
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+const pagesWord = (pages: readonly number[]): string =>
+  pages.length === 1 ? `page ${pages[0]} has` : `pages ${pages.join(', ')} have`;
+
+const tooLarge = (n: number, width: number, height: number): string =>
+  `page ${n} is ${width}×${height} pixels, more than OCR reads (${OCR_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`;
+
+/**
+ * Precision first: a value whose box holds a word OCR was not sure of is no value. Its
+ * leaf becomes null and its grounding is dropped.
+ */
+export function dropDoubtful(results: Results, grounding: Grounding, doubtful: readonly Place[]): void {
+  if (doubtful.length === 0) return;
+  for (const [path, place] of Object.entries(grounding)) {
+    if (!doubtful.some((d) => touches(place, d))) continue;
+    setNull(results, path);
+    delete grounding[path];
+  }
+}
+
+function touches(value: Place, word: Place): boolean {
+  if (value.page !== word.page) return false;
+  const [x0, top, x1, bottom] = value.box;
+  const [wx0, wtop, wx1, wbottom] = word.box;
+  const middle = (wtop + wbottom) / 2;
+  return Math.min(x1, wx1) > Math.max(x0, wx0) && middle >= top && middle <= bottom;
+}
+
+/** Sets the leaf a grounding path names ("total", "vendor.name", "line_items[0].amount") to null. */
+function setNull(results: Results, path: string): void {
+  const steps = path.split(/\.|\[(\d+)\]\.?/).filter((s) => s !== undefined && s !== '');
+  let at: unknown = results;
+  for (const [i, step] of steps.entries()) {
+    if (at === null || typeof at !== 'object') return;
+    const key: string | number = Array.isArray(at) ? Number(step) : step;
+    if (i === steps.length - 1) {
+      Reflect.set(at, key, null);
+      return;
+    }
+    at = Reflect.get(at, key);
+  }
+}

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/index.ts';
+import { createEngine, extractInProcess } from '../../src/engine/index.ts';
+import { closeOcr } from '../../src/engine/ocr.ts';
+import { OCR_MAX_PAGES, dropDoubtful } from '../../src/engine/scan.ts';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { makePdf } from '../helpers/pdf.ts';
+import { type Gray, grayPng, grayTiff, imagePdf, renderGray } from '../helpers/scan.ts';
+
+/**
+ * Scans read by OCR (README: Guarantees): images the test renders from a tiny PDF it builds,
+ * never the corpus. OCR is 5–9 s a page on a loaded 2-core machine: generous time-outs.
+ */
+
+const OCR_MS = 120_000;
+const DPI = 200;
+let invoice: Gray;
+let other: Gray;
+let blank: Gray;
+
+beforeAll(async () => {
+  invoice = await renderGray(await makePdf([['Invoice number INV-1234', '', 'Total 99.50']]), DPI);
+  other = await renderGray(await makePdf([['Delivery note', '', 'Thank you for your order']]), DPI);
+  blank = { ...invoice, pixels: new Uint8Array(invoice.pixels.length).fill(255) };
+}, OCR_MS);
+afterAll(() => closeOcr());
+
+const read = async (bytes: Uint8Array, mimeType: string) =>
+  extractInProcess({ bytes, mimeType, fields: INVOICE_FIELDS });
+
+describe('scans read by OCR', () => {
+  it(
+    'a PNG: the invoice number and total read, boxed in the image pixels where they stand',
+    async () => {
+      const out = await read(await grayPng(invoice), 'image/png');
+      expect(out.pageCount).toBe(1);
+      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
+      const box = out.grounding.total?.box;
+      // "Total 99.50" is the third line of an A4 page at 50 pt from the top-left, here at 200 dpi.
+      expect(out.grounding.total?.page).toBe(1);
+      expect(box?.[0]).toBeGreaterThan(100);
+      expect(box?.[0]).toBeLessThan(300);
+      expect(box?.[1]).toBeGreaterThan(150);
+      expect(box?.[3]).toBeLessThan(400);
+      expect(out.notes ?? []).toEqual([]);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'a PDF that is only an image: read, boxed in PDF points',
+    async () => {
+      const out = await read(await imagePdf(invoice, DPI), 'application/pdf');
+      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
+      const box = out.grounding.invoice_number?.box;
+      expect(box?.[0]).toBeGreaterThan(30);
+      expect(box?.[2]).toBeLessThan(595);
+      expect(box?.[1]).toBeGreaterThan(30);
+      expect(box?.[3]).toBeLessThan(120);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'a multi-page TIFF: every page read, each value on the page it stands on',
+    async () => {
+      const out = await read(grayTiff([other, invoice]), 'image/tiff');
+      expect(out.pageCount).toBe(2);
+      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
+      expect(out.grounding.invoice_number?.page).toBe(2);
+      expect(out.grounding.total?.page).toBe(2);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'a blank scan: every field null, and a note says OCR found no words',
+    async () => {
+      const out = await read(await grayPng(blank), 'image/png');
+      expect(out.results.invoice_number).toBeNull();
+      expect(out.results.total).toBeNull();
+      expect(out.notes).toEqual([expect.stringMatching(/page 1 has no text layer, and OCR found no words/)]);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'an image whose header claims more pixels than OCR reads is not decoded: a note says why',
+    async () => {
+      const png = Buffer.from(await grayPng(invoice));
+      png.writeUInt32BE(20_000, 16);
+      png.writeUInt32BE(20_000, 20);
+      const started = Date.now();
+      const out = await read(png, 'image/png');
+      expect(out.results.total).toBeNull();
+      expect(out.notes).toEqual([
+        expect.stringMatching(/20000×20000 pixels, more than OCR reads .*scan it at 300 dpi/),
+      ]);
+      expect(Date.now() - started).toBeLessThan(OCR_MS / 4);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'OCR reads at most OCR_MAX_PAGES pages of a document: the rest are charged, unread, and a note says so',
+    async () => {
+      const small: Gray = { width: 120, height: 120, pixels: new Uint8Array(120 * 120).fill(255) };
+      const out = await read(grayTiff(Array.from({ length: OCR_MAX_PAGES + 1 }, () => small)), 'image/tiff');
+      expect(out.pageCount).toBe(OCR_MAX_PAGES + 1);
+      expect(out.notes?.at(-1)).toBe(
+        `page ${OCR_MAX_PAGES + 1} has no text layer and was not read: OCR reads at most ${OCR_MAX_PAGES} pages of a document`,
+      );
+    },
+    OCR_MS,
+  );
+});
+
+describe('scans in the engine worker threads', () => {
+  let engine: Engine;
+  beforeAll(() => {
+    engine = createEngine({ workers: 1 });
+  });
+  afterAll(() => engine.close());
+
+  it(
+    'reads a scanned PNG in a worker exactly as in process',
+    async () => {
+      const png = await grayPng(invoice);
+      const out = await engine.extract({ bytes: png, mimeType: 'image/png', fields: INVOICE_FIELDS });
+      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
+      expect(out.grounding).toEqual((await read(png, 'image/png')).grounding);
+    },
+    OCR_MS,
+  );
+});
+
+describe('doubtful words', () => {
+  it('a value whose box holds a word read with low confidence is null, and its grounding dropped', () => {
+    const results = { invoice_number: 'INV-1234', total: 99.5, line_items: [{ amount: 5, description: 'Bolts' }] };
+    const grounding = {
+      invoice_number: { page: 1, box: [100, 10, 300, 30] as [number, number, number, number] },
+      total: { page: 1, box: [100, 50, 300, 70] as [number, number, number, number] },
+      'line_items[0].amount': { page: 2, box: [400, 10, 450, 30] as [number, number, number, number] },
+      'line_items[0].description': { page: 2, box: [100, 10, 300, 30] as [number, number, number, number] },
+    };
+    dropDoubtful(results, grounding, [
+      { page: 1, box: [250, 52, 290, 68] },
+      { page: 2, box: [410, 12, 440, 28] },
+    ]);
+    expect(results).toEqual({
+      invoice_number: 'INV-1234',
+      total: null,
+      line_items: [{ amount: null, description: 'Bolts' }],
+    });
+    expect(Object.keys(grounding).sort()).toEqual(['invoice_number', 'line_items[0].description']);
+  });
+});
