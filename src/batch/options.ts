@@ -5,6 +5,7 @@ import type { LockDeps } from './lock.ts';
 import type { KeySource } from './session.ts';
 import type { Verbosity } from './progress.ts';
 import type { RouteFlag } from './route.ts';
+import type { ReportEntry } from './summary.ts';
 
 /** Everything `extract [options] <inputs...>` decides, already parsed and checked by the CLI layer. */
 export type BatchOptions = {
@@ -41,6 +42,8 @@ export type BatchOptions = {
   report: string | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
+  /** The inputs are files extract watch found in its folders: a non-document among them is skipped, as in a folder walk. */
+  asFound?: boolean | undefined;
   /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */
   hashWhileSendingAbove?: number | undefined;
 };
@@ -87,4 +90,6 @@ export type BatchDeps = ClientDeps & {
   writeJournal?: WriteBytes | undefined;
   /** When to stop sending to a service that does not answer (tests shorten it). */
   circuit?: CircuitPolicy | undefined;
+  /** Each record as it is known (extract watch appends and logs it): documents end in any order. */
+  onRecord?: ((entry: ReportEntry) => void) | undefined;
 };

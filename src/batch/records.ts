@@ -12,12 +12,16 @@ export type Records = {
   inOrder(keys: readonly string[]): ReportEntry[];
 };
 
-export function createRecords(stream: StreamWriter | undefined): Records {
+export function createRecords(
+  stream: StreamWriter | undefined,
+  onRecord?: ((entry: ReportEntry) => void) | undefined,
+): Records {
   const entries = new Map<string, ReportEntry>();
   return {
     emit(key, entry) {
       entries.set(key, entry);
       if (stream) void stream.write(entry);
+      onRecord?.(entry);
     },
     inOrder: (keys) => keys.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined),
   };

@@ -54,7 +54,10 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   let journal: StateJournal | undefined;
   let unsubscribe: (() => void) | undefined;
   try {
-    const records = createRecords(!options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined);
+    const records = createRecords(
+      !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined,
+      deps.onRecord,
+    );
     // A journal that refuses a write stops the run; the stopper exists once the plan is made.
     let journalFailed: ((message: string) => void) | undefined;
     const plan = await planBatch(inputs, options, deps, {
@@ -129,6 +132,8 @@ async function planBatch(
     stdin: deps.stdin,
     followLinks: options.followLinks,
   });
+  // extract watch names the files it found in its folders: a non-document among them is skipped, as in a walk.
+  if (options.asFound === true) for (const f of discovery.files) f.explicit = false;
   for (const p of discovery.unmatched) log('warn', `${p}: matched no file`);
   logLinksNotFollowed(discovery.linksNotFollowed, log);
   if (discovery.nothingIn !== undefined) log('info', `nothing to do: ${discovery.nothingIn}`);

@@ -175,7 +175,7 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function subscribeSignals(handler: (signal: StopSignal) => void): () => void {
+export function subscribeSignals(handler: (signal: StopSignal) => void): () => void {
   const onInt = (): void => handler('SIGINT');
   const onTerm = (): void => handler('SIGTERM');
   process.on('SIGINT', onInt);

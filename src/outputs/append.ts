@@ -1,0 +1,191 @@
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { errnoCode } from '../errno.ts';
+import { ExtractError } from '../errors.ts';
+import { writeFileAtomic } from './atomic.ts';
+import { followLinks } from './destination.ts';
+import { documentJson, jsonLine } from './json.ts';
+import { withJsonExtension } from './mirror.ts';
+import type { DocumentRecord } from './record.ts';
+import { drained } from './stream.ts';
+import type { OutputTarget } from './target.ts';
+
+/**
+ * Outputs that grow as documents complete, for `extract watch`: JSON Lines appended (a file or
+ * stdout), CSV appended under one header (append-csv.ts), a folder with one file per document.
+ * Each append reaches the disk (fsync) before it resolves. A JSON array cannot grow, and a
+ * stream (a FIFO, a device) is not reopened for each document: both are refused, with what to
+ * use instead.
+ *
+ * The appender also says which documents the output already holds (`holds`), read from the
+ * file at start: a document an earlier watcher completed whose record never reached the output
+ * (killed between the two) is written by the next one, and one already there is not written twice.
+ */
+export type Appender = {
+  holds(record: DocumentRecord): boolean;
+  append(records: readonly DocumentRecord[]): Promise<void>;
+};
+
+export type AppenderOptions = {
+  cwd: string;
+  stdout: Writable;
+  /** The folder a directory output mirrors: the watched folders' common base. */
+  base: string;
+  explode?: string | undefined;
+  warn: (message: string) => void;
+};
+
+export async function openAppender(target: OutputTarget, options: AppenderOptions): Promise<Appender> {
+  const seen = new Set<string>();
+  const remember = (records: Iterable<{ file: string; document_id: string | null }>): void => {
+    for (const r of records) seen.add(_key(r));
+  };
+  const holds = (r: DocumentRecord): boolean => seen.has(_key(r));
+  switch (target.kind) {
+    case 'stdout': {
+      if (target.format === 'json') throw _cannotGrow('-o - --format json');
+      if (target.format === 'csv') {
+        const csv = await (await import('./append-csv.ts')).openCsvFile('', (text) => _write(options.stdout, text));
+        return {
+          holds,
+          async append(records) {
+            await csv.append(records, options.explode, options.warn);
+            remember(records);
+          },
+        };
+      }
+      return {
+        holds,
+        async append(records) {
+          await _write(options.stdout, records.map(jsonLine).join(''));
+          remember(records);
+        },
+      };
+    }
+    case 'stream':
+      throw new ExtractError(
+        'usage',
+        `-o ${target.destination.path} is a stream (a FIFO, a device or a descriptor): extract watch appends to files; write -o - and pipe it, or name a .jsonl or .csv file`,
+      );
+    case 'file': {
+      if (target.format === 'json') throw _cannotGrow(`-o ${relative(options.cwd, target.path) || target.path}`);
+      const path = followLinks(target.path).path;
+      const add = (text: string): Promise<void> => _appendDurably(path, text);
+      if (target.format === 'csv') {
+        const csv = await _guard(path, async () => (await import('./append-csv.ts')).openCsvFile(path, add));
+        remember(csv.rows);
+        return {
+          holds,
+          async append(records) {
+            await _guard(path, () => csv.append(records, options.explode, options.warn));
+            remember(records);
+          },
+        };
+      }
+      const text = await _guard(path, () => _readOrEmpty(path));
+      remember(_jsonlRows(text));
+      let needsNewline = text !== '' && !text.endsWith('\n');
+      return {
+        holds,
+        async append(records) {
+          // A line torn by a crash stays a line of its own: the next record starts on a new one.
+          const prefix = needsNewline ? '\n' : '';
+          await _guard(path, () => add(prefix + records.map(jsonLine).join('')));
+          needsNewline = false;
+          remember(records);
+        },
+      };
+    }
+    case 'dir': {
+      const dir = target.path;
+      return {
+        holds: (r) => existsSync(_mirrored(dir, options, r.file)),
+        async append(records) {
+          for (const record of records) {
+            const path = _mirrored(dir, options, record.file);
+            await _guard(path, async () => {
+              await mkdir(dirname(path), { recursive: true });
+              await writeFileAtomic(path, [documentJson(record)]);
+            });
+          }
+        },
+      };
+    }
+  }
+}
+
+function _key(r: { file: string; document_id: string | null }): string {
+  return `${r.file}\u0000${r.document_id ?? ''}`;
+}
+
+/** The folder output's path of a file: mirrored below the watched folders, as a batch run mirrors its inputs. */
+function _mirrored(dir: string, options: AppenderOptions, file: string): string {
+  return join(dir, withJsonExtension(relative(options.base, resolve(options.cwd, file))));
+}
+
+function _cannotGrow(what: string): ExtractError {
+  return new ExtractError(
+    'usage',
+    `${what} writes one JSON array, which cannot grow as documents complete: use -o FILE.jsonl, FILE.csv or DIR/ with extract watch`,
+  );
+}
+
+/** The (file, document_id) of each JSON line; a torn or foreign line is no document. */
+function _jsonlRows(text: string): Array<{ file: string; document_id: string | null }> {
+  const rows: Array<{ file: string; document_id: string | null }> = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || !('file' in value) || typeof value.file !== 'string') continue;
+    const id = 'document_id' in value && typeof value.document_id === 'string' ? value.document_id : null;
+    rows.push({ file: value.file, document_id: id });
+  }
+  return rows;
+}
+
+async function _appendDurably(path: string, text: string): Promise<void> {
+  if (text === '') return;
+  await mkdir(dirname(path), { recursive: true });
+  const handle = await open(path, 'a');
+  try {
+    await handle.write(text);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function _write(out: Writable, text: string): Promise<void> {
+  if (text !== '' && !out.write(text)) await drained(out);
+}
+
+async function _readOrEmpty(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT') return '';
+    throw err;
+  }
+}
+
+/** A failed write of the file system, in the user's words; anything else is a bug, passed on. */
+async function _guard<T>(path: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === undefined || code.startsWith('ERR_')) throw err;
+    throw new ExtractError(
+      'output',
+      `cannot append to ${path} (${code}): the results are in the journal; fix it and restart extract watch, which writes what is missing and pays nothing again`,
+      { cause: err },
+    );
+  }
+}

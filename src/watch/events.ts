@@ -1,0 +1,39 @@
+/**
+ * The file events of the watched folders, from chokidar (inotify on Linux, FSEvents on macOS,
+ * ReadDirectoryChangesW on Windows). Events are hints: each one only makes the watcher look
+ * at a file, and the periodic rescan finds what events miss (network shares, an inotify limit
+ * reached, a write through another mount).
+ */
+export type FolderEvents = { close(): Promise<void> };
+
+export type EventHandlers = {
+  /** A file was added or changed. */
+  touched(path: string): void;
+  /** A file went away. */
+  gone(path: string): void;
+  /** The events are not to be trusted any more (e.g. ENOSPC: inotify's watch limit). */
+  failed(err: unknown): void;
+};
+
+/** Starts watching `folders`; `skip` leaves out a path (hidden names, the outputs, the journal) before it is watched. */
+export type WatchFolders = (
+  folders: string[],
+  skip: (path: string) => boolean,
+  on: EventHandlers,
+) => Promise<FolderEvents>;
+
+export const chokidarEvents: WatchFolders = async (folders, skip, on) => {
+  const { watch } = await import('chokidar');
+  const watcher = watch(folders, {
+    // The initial listing is the watcher's first rescan; the settle rule is ours (on the injected clock).
+    ignoreInitial: true,
+    awaitWriteFinish: false,
+    ignored: (path) => skip(path),
+  });
+  watcher.on('add', on.touched);
+  watcher.on('change', on.touched);
+  watcher.on('unlink', on.gone);
+  watcher.on('error', on.failed);
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  return { close: () => watcher.close() };
+};
