@@ -1,0 +1,151 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { StopSignal } from '../../src/batch/options.ts';
+import type { EventHandlers } from '../../src/watch/events.ts';
+import { defaultClientDeps } from '../../src/client/deps.ts';
+import { runWatch, type WatchDeps } from '../../src/watch/watch.ts';
+import { batchOptions } from '../batch/harness.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { emulator, KEY } from '../helpers/emulator.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
+
+/**
+ * runWatch in process against the real emulator, with the folder's events injected: delivered
+ * by the test, or lost. The real clock with short intervals (the settle rule itself is tested
+ * on an injected clock in settle.test.ts): runBatch polls the real emulator, whose work takes
+ * real time.
+ */
+function watchDeps(cwd: string, hooks: Partial<WatchDeps> = {}) {
+  const start = Date.now();
+  let err = '';
+  // As process.on: the watcher and each batch run subscribe, each for itself.
+  const handlers = new Set<(s: StopSignal) => void>();
+  const deps: WatchDeps = {
+    ...defaultClientDeps(),
+    cwd,
+    env: { XDG_STATE_HOME: join(cwd, '.state') },
+    stdout: new Writable({ write: (_c, _e, cb) => cb() }),
+    stderr: new Writable({
+      write: (c, _e, cb) => {
+        err += String(c);
+        cb();
+      },
+    }),
+    isTTY: false,
+    onSignal: (h) => {
+      handlers.add(h);
+      return () => handlers.delete(h);
+    },
+    exitNow: () => {},
+    openForWriting: async () => new Set(),
+    ...hooks,
+  };
+  return {
+    deps,
+    elapsed: () => Date.now() - start,
+    stderr: () => err,
+    stop: () => {
+      for (const h of handlers) h('SIGTERM');
+    },
+  };
+}
+
+async function until(check: () => boolean, what: string, log: () => string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${log()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function lines(path: string): Array<Record<string, unknown>> {
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('watch in process', () => {
+  it('an event that is lost: the file is still found by the rescan, once --rescan has passed', async () => {
+    const server = await emulator();
+    const cwd = tempDir('extract-watch-');
+    mkdirSync(join(cwd, 'in'));
+    let ready = false;
+    // Events that never come (a network share): the injected watcher delivers nothing.
+    const w = watchDeps(cwd, { watchFolders: async () => ({ close: async () => {} }), ready: () => (ready = true) });
+    const running = runWatch(
+      ['in'],
+      {
+        batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl' }),
+        settleMs: 300,
+        rescanMs: 4000,
+        events: true,
+      },
+      w.deps,
+    );
+    await until(() => ready, 'the first listing', w.stderr);
+    const droppedAt = w.elapsed();
+    writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(1));
+    await until(
+      () => lines(join(cwd, 'out.jsonl')).length === 1,
+      'the record',
+      () => `${w.elapsed()} ${w.stderr()}`,
+    );
+    // Not before the next rescan: no event said the file was there.
+    expect(w.elapsed() - droppedAt).toBeGreaterThanOrEqual(4000 - 300 - 500);
+    w.stop();
+    expect(await running).toBe(0);
+    expect(lines(join(cwd, 'out.jsonl'))[0]).toMatchObject({ file: 'in/a.pdf', status: 'completed' });
+  });
+
+  it('an event sends the file once settled, long before the rescan; a file held open for writing waits', async () => {
+    const server = await emulator();
+    const cwd = tempDir('extract-watch-');
+    mkdirSync(join(cwd, 'in'));
+    let on: EventHandlers | undefined;
+    let ready = false;
+    let open = true;
+    const w = watchDeps(cwd, {
+      watchFolders: async (_folders, _skip, handlers) => {
+        on = handlers;
+        return { close: async () => {} };
+      },
+      ready: () => (ready = true),
+      openForWriting: async (paths) => new Set(open ? paths : []),
+    });
+    const running = runWatch(
+      ['in'],
+      {
+        batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl' }),
+        settleMs: 300,
+        rescanMs: 3_600_000,
+        events: true,
+      },
+      w.deps,
+    );
+    await until(() => ready && on !== undefined, 'the first listing', w.stderr);
+    writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(2));
+    on!.touched('in/a.pdf');
+    // Held open: settled by its stamp ten times over, still not sent.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(lines(join(cwd, 'out.jsonl'))).toEqual([]);
+    open = false;
+    await until(
+      () => lines(join(cwd, 'out.jsonl')).length === 1,
+      'the record',
+      () => `${w.elapsed()} ${w.stderr()}`,
+    );
+
+    w.stop();
+    expect(await running).toBe(0);
+    expect(w.stderr()).toMatch(/in\/a\.pdf: completed \(doc_/);
+  });
+});
