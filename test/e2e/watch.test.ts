@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { invoicePdf } from '../helpers/pdf.ts';
+import { reservesBySha, serve } from './batch-helpers.ts';
+import { dropDir, dropInvoices, jsonLinesOf, startWatch, until } from './watch-helpers.ts';
+
+/** `extract watch` as a child process against a real `extract serve`, on a real folder. */
+
+/** Writes `bytes` into `path` in `chunks` appends (the file closed between them), `gapMs` apart. */
+async function writeSlowly(path: string, bytes: Buffer, chunks: number, gapMs: number): Promise<void> {
+  const size = Math.ceil(bytes.length / chunks);
+  for (let i = 0; i < chunks; i++) {
+    appendFileSync(path, bytes.subarray(i * size, (i + 1) * size));
+    if (i < chunks - 1) await new Promise((r) => setTimeout(r, gapMs));
+  }
+}
+
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+describe('extract watch', () => {
+  it('a file written slowly in chunks over 3 s is sent once, complete: one charge, no failure', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl']);
+    const pdf = await invoicePdf(7, 3);
+    await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, 8, 430);
+    await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length > 0, 'the record', watcher);
+    // Anything sent half-written would have failed (422) and been recorded first.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(jsonLinesOf(join(cwd, 'out.jsonl'))).toMatchObject([{ file: 'in/slow.pdf', status: 'completed' }]);
+    expect(Object.fromEntries(await reservesBySha(url))).toEqual({ [sha256(pdf)]: 1 });
+    expect(watcher.stderr()).not.toMatch(/ error /);
+    expect(watcher.stderr()).toMatch(/in\/slow\.pdf: completed \(doc_\w+, 3 pages\)/);
+  });
+
+  it('the control: with --settle 0s the same slow write is sent half-written and fails', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '0s']);
+    const pdf = await invoicePdf(8, 3);
+    await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, 8, 430);
+    await until(
+      () => jsonLinesOf(join(cwd, 'out.jsonl')).some((r) => r.status === 'error'),
+      'a half-written file to fail',
+      watcher,
+    );
+  });
+
+  it('200 files dropped at once: 200 CSV rows under one header, each document charged once', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.csv', '--settle', '1s', '-c', '8']);
+    const started = Date.now();
+    const files = await dropInvoices(cwd, 200);
+    const rows = (): string[][] => {
+      try {
+        return parse(readFileSync(join(cwd, 'out.csv'), 'utf8'));
+      } catch {
+        return [];
+      }
+    };
+    await until(() => rows().length === 201, '200 rows', watcher, 300_000);
+    const [header, ...body] = rows();
+    expect(header?.slice(0, 3)).toEqual(['file', 'document_id', 'status']);
+    expect(body.filter((r) => r[0] === 'file')).toEqual([]);
+    expect(new Set(body.map((r) => r[0]))).toEqual(new Set(files));
+    expect(body.every((r) => r[2] === 'completed')).toBe(true);
+    const reserves = await reservesBySha(url);
+    expect(reserves.size).toBe(200);
+    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+    // One log line per document.
+    expect(watcher.stderr().match(/: completed \(doc_/g)).toHaveLength(200);
+    process.stderr.write(`watch: 200 files dropped at once, all recorded in ${Date.now() - started} ms\n`);
+  }, 330_000);
+
+  it('--no-events: a file no event announces is found by the rescan; SIGINT stops it with exit 0', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const watcher = await startWatch(cwd, url, [
+      'in',
+      '-o',
+      'out.jsonl',
+      '--no-events',
+      '--rescan',
+      '2s',
+      '--settle',
+      '1s',
+    ]);
+    writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(9));
+    await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length === 1, 'the record', watcher);
+    watcher.child.kill('SIGINT');
+    const done = await watcher.child;
+    expect(done.exitCode, watcher.stderr()).toBe(0);
+    expect(watcher.stderr()).toMatch(/SIGINT: stopping/);
+  });
+
+  it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const { spawnCli } = await import('../helpers/cli.ts');
+    const env = { EXTRACT_API_KEY: 'ext_local_emulator_key_0001', EXTRACT_BASE_URL: url };
+    const missing = await spawnCli(['watch', 'nope'], { cwd, env }).child;
+    expect(missing.exitCode).toBe(2);
+    const json = spawnCli(['watch', 'in', '-o', 'out.json'], { cwd, env });
+    const done = await json.child;
+    expect(done.exitCode).toBe(2);
+    expect(json.stderr()).toMatch(/cannot grow.*-o FILE\.jsonl, FILE\.csv or DIR\//);
+  });
+});
