@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
@@ -180,8 +181,15 @@ async function _sendSettled(
 ): Promise<number | 'stopped' | undefined> {
   const { batch, deps, log, appender, settler } = ctx;
   let writing: Promise<void> = Promise.resolve();
+  const gone = new Set<string>();
   let outputFailed: unknown;
   const onRecord = (entry: ReportEntry): void => {
+    // Moved or deleted between its last look and the run (another run's --move-done): nothing to record.
+    if (entry.outcome === 'unreadable' && !existsSync(resolve(deps.cwd, entry.file))) {
+      log('debug', `${entry.file}: gone before it was sent`);
+      gone.add(entry.file);
+      return;
+    }
     const known = entry.outcome === 'skipped' || entry.outcome === 'left' || entry.outcome === 'other_worker';
     const write =
       !(entry.outcome === 'pending' || entry.outcome === 'not_submitted') && !(known && appender.holds(entry));
@@ -234,6 +242,10 @@ async function _sendSettled(
     byFile.set(n.file, 'skipped');
   }
   for (const r of ready) {
+    if (gone.has(r.path)) {
+      settler.gone(r.path);
+      continue;
+    }
     const outcome = byFile.get(r.path);
     // Still processing, or never sent (a stop): looked at again at the next rescan.
     if (outcome === undefined || outcome === 'pending' || outcome === 'not_submitted') settler.forget(r.path);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { reservesBySha, serve } from './batch-helpers.ts';
+import { extract, reservesBySha, serve } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, startWatch, until } from './watch-helpers.ts';
 
 /** `extract watch` as a child process against a real `extract serve`, on a real folder. */
@@ -75,6 +75,25 @@ describe('extract watch', () => {
     expect(watcher.stderr().match(/: completed \(doc_/g)).toHaveLength(200);
     process.stderr.write(`watch: 200 files dropped at once, all recorded in ${Date.now() - started} ms\n`);
   }, 330_000);
+
+  it('documents a cron run completed are written to a new output from the journal, uncharged, and once across restarts', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const files = await dropInvoices(cwd, 5);
+    const cron = await extract(cwd, url, ['in', '-q', '-o', 'cron.jsonl']);
+    expect(cron.exitCode, String(cron.stderr)).toBe(0);
+    for (let run = 0; run < 2; run++) {
+      // -v: the second start's "completed earlier" lines are debug lines (nothing written).
+      const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '1s', '-v']);
+      await watcher.waitFor(/in\/inv-004\.pdf: completed earlier/, 60_000);
+      watcher.child.kill('SIGTERM');
+      expect((await watcher.child).exitCode).toBe(0);
+    }
+    const records = jsonLinesOf(join(cwd, 'watch.jsonl'));
+    expect(records.map((r) => r.file).sort()).toEqual(files);
+    expect(records.every((r) => r.status === 'completed')).toBe(true);
+    expect([...(await reservesBySha(url)).values()]).toEqual([1, 1, 1, 1, 1]);
+  }, 180_000);
 
   it('--no-events: a file no event announces is found by the rescan; SIGINT stops it with exit 0', async () => {
     const { url } = await serve();

@@ -1,0 +1,103 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { ExtractError } from '../../src/errors.ts';
+import { openAppender } from '../../src/outputs/append.ts';
+import { completedRecord, errorRecord, resolveOutput, type DocumentRecord } from '../../src/outputs/index.ts';
+import { tempDir } from '../helpers/cli.ts';
+
+const done = (file: string, id: string, total: number): DocumentRecord =>
+  completedRecord({ file, document_id: id, route: 'inline' }, 1, { invoice_number: id, total });
+const failed = (file: string): DocumentRecord =>
+  errorRecord({ file, document_id: null, route: 'inline' }, 'the document is unreadable');
+
+function appender(cwd: string, out: string) {
+  let stdout = '';
+  const sink = new Writable({
+    write: (c, _e, cb) => {
+      stdout += String(c);
+      cb();
+    },
+  });
+  return {
+    open: () => openAppender(resolveOutput({ out, cwd }), { cwd, stdout: sink, base: join(cwd, 'in'), warn: () => {} }),
+    stdout: () => stdout,
+  };
+}
+
+describe('outputs that grow (extract watch)', () => {
+  it('JSON Lines: appended across restarts; a line torn by a crash stays alone; what the file holds is known', async () => {
+    const cwd = tempDir();
+    const path = join(cwd, 'out.jsonl');
+    const a = await appender(cwd, 'out.jsonl').open();
+    await a.append([done('in/a.pdf', 'doc_a', 1)]);
+    writeFileSync(path, `${readFileSync(path, 'utf8')}{"file":"in/torn.pdf","docu`);
+    const b = await appender(cwd, 'out.jsonl').open();
+    expect(b.holds(done('in/a.pdf', 'doc_a', 1))).toBe(true);
+    expect(b.holds(done('in/b.pdf', 'doc_b', 2))).toBe(false);
+    await b.append([done('in/b.pdf', 'doc_b', 2)]);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ file: 'in/a.pdf' });
+    expect(lines[1]).toBe('{"file":"in/torn.pdf","docu');
+    expect(JSON.parse(lines[2]!)).toMatchObject({ file: 'in/b.pdf', results: { total: 2 } });
+  });
+
+  it('CSV: one header across appends and restarts; a column first seen later is added, the rows before padded', async () => {
+    const cwd = tempDir();
+    const path = join(cwd, 'out.csv');
+    const a = await appender(cwd, 'out.csv').open();
+    // A failure first: no results, so the header has the document columns only.
+    await a.append([failed('in/bad.pdf')]);
+    await a.append([done('in/a.pdf', 'doc_a', 1)]);
+    const b = await appender(cwd, 'out.csv').open();
+    expect(b.holds(done('in/a.pdf', 'doc_a', 1))).toBe(true);
+    await b.append([done('in/b.pdf', 'doc_b', 2)]);
+    const rows: string[][] = parse(readFileSync(path, 'utf8'));
+    expect(rows[0]).toEqual(['file', 'document_id', 'status', 'page_count', 'error', 'invoice_number', 'total']);
+    expect(rows.slice(1).map((r) => [r[0], r[6]])).toEqual([
+      ['in/bad.pdf', ''],
+      ['in/a.pdf', '1'],
+      ['in/b.pdf', '2'],
+    ]);
+    expect(rows.slice(1).every((r) => r.length === 7)).toBe(true);
+  });
+
+  it('a folder: one JSON per document, mirrored below the watched folder', async () => {
+    const cwd = tempDir();
+    const a = await appender(cwd, 'results/').open();
+    await a.append([done('in/sub/a.pdf', 'doc_a', 1)]);
+    expect(JSON.parse(readFileSync(join(cwd, 'results', 'sub', 'a.json'), 'utf8'))).toMatchObject({
+      file: 'in/sub/a.pdf',
+    });
+    expect(a.holds(done('in/sub/a.pdf', 'doc_a', 1))).toBe(true);
+  });
+
+  it('stdout: JSON Lines as documents complete', async () => {
+    const cwd = tempDir();
+    const out = appender(cwd, '-');
+    const a = await out.open();
+    await a.append([done('in/a.pdf', 'doc_a', 1)]);
+    await a.append([done('in/b.pdf', 'doc_b', 2)]);
+    expect(
+      out
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).file),
+    ).toEqual(['in/a.pdf', 'in/b.pdf']);
+  });
+
+  it('a JSON array cannot grow: refused with what to use instead', async () => {
+    const cwd = tempDir();
+    const err = await appender(cwd, 'out.json')
+      .open()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExtractError);
+    expect(err).toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/cannot grow.*FILE\.jsonl, FILE\.csv or DIR\//),
+    });
+  });
+});
