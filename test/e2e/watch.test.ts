@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +47,26 @@ describe('extract watch', () => {
       'a half-written file to fail',
       watcher,
     );
+  });
+
+  it('a writer that pauses longer than --settle with the file still open (Linux): the file waits until it is closed', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const pdf = await invoicePdf(11, 2);
+    const fd = openSync(join(cwd, 'in', 'paused.pdf'), 'w');
+    try {
+      writeSync(fd, pdf.subarray(0, pdf.length >> 1));
+      // Four times --settle with nothing written: the settle rule alone would send half a PDF.
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(jsonLinesOf(join(cwd, 'out.jsonl'))).toEqual([]);
+      writeSync(fd, pdf.subarray(pdf.length >> 1));
+    } finally {
+      closeSync(fd);
+    }
+    await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length > 0, 'the record', watcher);
+    expect(jsonLinesOf(join(cwd, 'out.jsonl'))).toMatchObject([{ file: 'in/paused.pdf', status: 'completed' }]);
+    expect(Object.fromEntries(await reservesBySha(url))).toEqual({ [sha256(pdf)]: 1 });
   });
 
   it('200 files dropped at once: 200 CSV rows under one header, each document charged once', async () => {
