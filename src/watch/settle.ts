@@ -22,6 +22,8 @@ export type Settler = {
   handled(path: string, stamp: FileStamp): void;
   /** The file's record is not final (still processing, not submitted): the next look sees it anew. */
   forget(path: string): void;
+  /** A full listing found these files: the others are gone. */
+  keepOnly(present: ReadonlySet<string>): void;
 };
 
 type Waiting = { stamp: FileStamp; since: number; last: number };
@@ -61,6 +63,10 @@ export function createSettler(settleMs: number, now: () => number): Settler {
     },
     forget(path) {
       done.delete(path);
+    },
+    keepOnly(present) {
+      for (const path of [...waiting.keys()]) if (!present.has(path)) waiting.delete(path);
+      for (const path of [...done.keys()]) if (!present.has(path)) done.delete(path);
     },
   };
 }

@@ -93,4 +93,17 @@ describe('watch: the settle rule', () => {
     for (const name of ['a.pdf', 'b.pdf']) s.seen(name, { size: 1, mtimeMs: 1 });
     expect(s.settled().map((x) => x.path)).toEqual(['b.pdf', 'a.pdf']);
   });
+
+  it('a full listing that lacks a file forgets it: waiting or handled', () => {
+    const c = clock();
+    const s = createSettler(1000, c.now);
+    const stamp = { size: 1, mtimeMs: 1 };
+    s.handled('moved.pdf', stamp);
+    s.seen('waiting.pdf', stamp);
+    s.keepOnly(new Set(['other.pdf']));
+    expect(s.waiting()).toEqual([]);
+    // Dropped back in with the same stamp: a new file again (the journal knows its content).
+    s.seen('moved.pdf', stamp);
+    expect(s.waiting()).toEqual(['moved.pdf']);
+  });
 });

@@ -1,0 +1,137 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import type { Log } from '../client/deps.ts';
+import type { BatchOptions } from '../batch/options.ts';
+import { runBatch } from '../batch/run.ts';
+import type { BatchSummary, ReportEntry } from '../batch/summary.ts';
+import { EXIT_CODES, ExtractError } from '../errors.ts';
+import type { Appender } from '../outputs/append.ts';
+import { describeEntry } from './log-line.ts';
+import type { FileStamp, Settler } from './settle.ts';
+import type { WatchDeps } from './watch.ts';
+
+/** The send step of `extract watch`: one batch run (runBatch) over the files that settled. */
+
+export type SendContext = {
+  batch: BatchOptions;
+  deps: WatchDeps;
+  log: Log;
+  appender: Appender;
+  settler: Settler;
+};
+
+/**
+ * One batch run over the files that settled. Records go to the output as documents complete;
+ * a document an earlier run completed is written only if the output lacks it. Returns an exit
+ * code when the watcher must stop, 'stopped' for a signal, undefined to go on watching.
+ */
+export async function sendSettled(
+  ready: Array<{ path: string; stamp: FileStamp }>,
+  ctx: SendContext,
+): Promise<number | 'stopped' | undefined> {
+  const { batch, deps, log, appender, settler } = ctx;
+  let writing: Promise<void> = Promise.resolve();
+  const gone = new Set<string>();
+  let outputFailed: unknown;
+  const onRecord = (entry: ReportEntry): void => {
+    // Moved or deleted between its last look and the run (another run's --move-done): nothing to record.
+    if (entry.outcome === 'unreadable' && !existsSync(resolve(deps.cwd, entry.file))) {
+      log('debug', `${entry.file}: gone before it was sent`);
+      gone.add(entry.file);
+      return;
+    }
+    const known = entry.outcome === 'skipped' || entry.outcome === 'left' || entry.outcome === 'other_worker';
+    const write =
+      !(entry.outcome === 'pending' || entry.outcome === 'not_submitted') && !(known && appender.holds(entry));
+    const line = describeEntry(entry, write);
+    log(line.level, line.text);
+    if (!write) return;
+    writing = writing.then(async () => {
+      if (outputFailed !== undefined) return;
+      try {
+        await appender.append([entry]);
+      } catch (err) {
+        outputFailed = err;
+      }
+    });
+  };
+  let summary: BatchSummary;
+  try {
+    summary = await runBatch(
+      ready.map((r) => r.path),
+      { ...batch, out: '-', format: 'jsonl', report: undefined, dryRun: false, asFound: true },
+      {
+        ...deps,
+        // The batch's own records and lines are for a one-off run: the watcher writes its own.
+        stdout: _discard(),
+        stderr: batch.verbosity === 'verbose' ? deps.stderr : _discard(),
+        isTTY: false,
+        onRecord,
+      },
+    );
+  } catch (err) {
+    // Every file vanished between its last look and the run (moved away, deleted).
+    if (err instanceof ExtractError && err.code === 'no_input') {
+      for (const r of ready) settler.gone(r.path);
+      return undefined;
+    }
+    throw err;
+  } finally {
+    await writing;
+  }
+  if (outputFailed !== undefined) {
+    if (outputFailed instanceof ExtractError) {
+      log('error', outputFailed.message);
+      return EXIT_CODES.output;
+    }
+    throw outputFailed;
+  }
+  const byFile = new Map(summary.documents.map((d) => [d.file, d.outcome]));
+  for (const n of summary.not_documents) {
+    log('info', `${n.file}: not a PDF or an image (${n.type}): skipped, uncharged (--all-files sends it)`);
+    byFile.set(n.file, 'skipped');
+  }
+  for (const r of ready) {
+    if (gone.has(r.path)) {
+      settler.gone(r.path);
+      continue;
+    }
+    const outcome = byFile.get(r.path);
+    // Still processing, or never sent (a stop): looked at again at the next rescan.
+    if (outcome === undefined || outcome === 'pending' || outcome === 'not_submitted') settler.forget(r.path);
+    else settler.handled(r.path, r.stamp);
+  }
+  return _afterStop(summary, log);
+}
+
+function _afterStop(summary: BatchSummary, log: Log): number | 'stopped' | undefined {
+  const message = summary.message ?? String(summary.stopped_by);
+  switch (summary.stopped_by) {
+    case null:
+      return undefined;
+    case 'interrupted':
+      return 'stopped';
+    case 'auth':
+      log('error', message);
+      return EXIT_CODES.auth;
+    case 'journal':
+      log('error', message);
+      return EXIT_CODES.state;
+    case 'wrong_service':
+      log('error', message);
+      return EXIT_CODES.usage;
+    default:
+      // Out of credits, --max-credits, an outage: the files wait for the next rescan.
+      log('warn', `${message}; the files not sent are tried again at the next rescan`);
+      return undefined;
+  }
+}
+
+function _discard(): Writable {
+  return new Writable({
+    write(_chunk, _encoding, callback) {
+      callback();
+    },
+  });
+}
