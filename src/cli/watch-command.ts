@@ -11,8 +11,6 @@ import { subscribeSignals } from './run-command.ts';
  * (--no-state, --fresh), and --retry-failed (a watcher sends a failed file again when it changes).
  */
 const SHARED_FLAGS = [
-  '--out',
-  '--format',
   '--explode',
   '--route',
   '--inline-max',
@@ -64,6 +62,11 @@ export function registerWatch(program: Command): void {
   for (const option of program.options)
     if (option.long !== undefined && SHARED_FLAGS.includes(option.long)) watch.addOption(option);
   watch
+    .option(
+      '-o, --out <path>',
+      'where records are appended as documents complete: - (stdout, JSON Lines), FILE.jsonl, FILE.csv (one header) or DIR/ (one JSON per document)',
+    )
+    .option('--format <format>', 'jsonl, csv or dir; overrides the extension of -o')
     .option(
       '--settle <duration>',
       'send a file once its size and mtime are unchanged this long',
