@@ -80,7 +80,12 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
   let wake = new AbortController();
   const unsubscribe = deps.onSignal?.((signal) => {
     if (!stopping)
-      log('info', `${signal}: stopping; documents in flight are left to the journal, resumed by the next run`);
+      log(
+        'info',
+        batch.state === null
+          ? `${signal}: stopping; no journal is kept (--local without --state): documents in flight are not resumed`
+          : `${signal}: stopping; documents in flight are left to the journal, resumed by the next run`,
+      );
     stopping = true;
     wake.abort();
   });
@@ -155,7 +160,8 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
           : nextRescan - deps.now();
       if (touched.size === 0) await deps.sleep(Math.max(0, Math.min(idle, nextRescan - deps.now())), wake.signal);
     }
-    log('info', 'stopped: every document sent is in the journal; a restart resumes what was in flight');
+    if (batch.state !== null)
+      log('info', 'stopped: every document sent is in the journal; a restart resumes what was in flight');
     return EXIT_CODES.ok;
   } finally {
     unsubscribe?.();
