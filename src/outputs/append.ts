@@ -7,9 +7,9 @@ import { ExtractError } from '../errors.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { followLinks } from './destination.ts';
 import { documentJson, jsonLine } from './json.ts';
+import { createStreamWriter, drained } from './stream.ts';
 import { withJsonExtension } from './mirror.ts';
 import type { DocumentRecord } from './record.ts';
-import { drained } from './stream.ts';
 import type { OutputTarget } from './target.ts';
 
 /**
@@ -46,20 +46,24 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
   switch (target.kind) {
     case 'stdout': {
       if (target.format === 'json') throw _cannotGrow('-o - --format json');
-      if (target.format === 'csv') {
-        const csv = await (await import('./append-csv.ts')).openCsvFile('', (text) => _write(options.stdout, text));
-        return {
-          holds,
-          async append(records) {
-            await csv.append(records, options.explode, options.warn);
-            remember(records);
-          },
-        };
-      }
+      // Its listener takes EPIPE: a reader gone (`| head`) stops the watcher (exit 8), never crashes it.
+      const stream = createStreamWriter(options.stdout);
+      const gone = (): ExtractError =>
+        new ExtractError(
+          'output',
+          "stdout's reader went away: the results are in the journal; restart extract watch with its reader, which writes what is missing and pays nothing again",
+        );
+      const csv =
+        target.format === 'csv'
+          ? await (await import('./append-csv.ts')).openCsvFile('', (text) => _write(options.stdout, text))
+          : undefined;
       return {
         holds,
         async append(records) {
-          await _write(options.stdout, records.map(jsonLine).join(''));
+          if (stream.closed) throw gone();
+          if (csv !== undefined) await csv.append(records, options.explode, options.warn);
+          else for (const record of records) await stream.write(record);
+          if (stream.closed) throw gone();
           remember(records);
         },
       };

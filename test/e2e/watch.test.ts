@@ -136,6 +136,21 @@ describe('extract watch', () => {
     expect(watcher.stderr()).toMatch(/SIGINT: stopping/);
   });
 
+  it('-o -: JSON Lines on stdout as documents complete; a reader that goes away stops the watcher with exit 8', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const watcher = await startWatch(cwd, url, ['in', '--settle', '1s']);
+    writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(12));
+    await until(() => watcher.stdout().includes('\n'), 'the first line on stdout', watcher);
+    expect(JSON.parse(watcher.stdout())).toMatchObject({ file: 'in/a.pdf', status: 'completed' });
+    watcher.child.stdout!.destroy();
+    writeFileSync(join(cwd, 'in', 'b.pdf'), await invoicePdf(13));
+    const done = await watcher.child;
+    expect(done.exitCode, watcher.stderr()).toBe(8);
+    expect(watcher.stderr()).toMatch(/stdout's reader went away.*restart extract watch/);
+    expect(watcher.stderr()).not.toMatch(/unexpected error| {4}at /);
+  });
+
   it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
     const { url } = await serve();
     const cwd = dropDir();
