@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
@@ -149,6 +149,25 @@ describe('extract watch', () => {
     expect(done.exitCode, watcher.stderr()).toBe(8);
     expect(watcher.stderr()).toMatch(/stdout's reader went away.*restart extract watch/);
     expect(watcher.stderr()).not.toMatch(/unexpected error| {4}at /);
+  });
+
+  it('a changed file is sent again as a new document; a file only touched is not', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    const out = join(cwd, 'out.jsonl');
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s', '-v']);
+    const path = join(cwd, 'in', 'a.pdf');
+    writeFileSync(path, await invoicePdf(14));
+    await until(() => jsonLinesOf(out).length === 1, 'the first record', watcher);
+    writeFileSync(path, await invoicePdf(15));
+    await until(() => jsonLinesOf(out).length === 2, 'the record of the new content', watcher);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(path, later, later);
+    await watcher.waitFor(/in\/a\.pdf: completed earlier/, 30_000);
+    const records = jsonLinesOf(out);
+    expect(records).toHaveLength(2);
+    expect(records[0]!.document_id).not.toBe(records[1]!.document_id);
+    expect((await reservesBySha(url)).size).toBe(2);
   });
 
   it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
