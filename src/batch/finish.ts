@@ -90,8 +90,11 @@ export async function finishBatch(
       summary.exitCode = EXIT_CODES.usage;
   }
   await written(() => writeReport(options.report, summary, deps.cwd, io()));
+  if (summary.stopped_by !== 'wrong_service') await written(() => writeReview(options.review, summary, deps.cwd, io()));
   if (written.failed()) summary.exitCode = exitCodeOf(summary, true);
   printSummary(summary, deps, options);
+  if (deps.env.GITHUB_ACTIONS === 'true')
+    await (await import('./github.ts')).reportToGithub(summary, deps.env, deps.stderr, log);
   return summary;
 }
 
@@ -178,6 +181,21 @@ async function writeReport(
     ...io,
     what: 'the report',
   });
+}
+
+/** --review FILE: one JSON line per completed document with null fields (an empty file when none has). */
+async function writeReview(
+  path: string | undefined,
+  summary: BatchSummary,
+  cwd: string,
+  io: Omit<DestinationOptions, 'what'>,
+): Promise<void> {
+  if (path === undefined) return;
+  await writeDestination(
+    destinationOf(path, cwd),
+    summary.needs_review.map((entry) => redact(`${JSON.stringify(entry)}\n`)),
+    { ...io, what: 'the review list' },
+  );
 }
 
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {

@@ -39,6 +39,8 @@ export type BatchOptions = {
   format: string | undefined;
   explode: string | undefined;
   report: string | undefined;
+  /** --review FILE: the completed documents with null fields, as JSON Lines (the shape of listen's review.jsonl). */
+  review?: string | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
   /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */

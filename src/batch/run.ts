@@ -40,7 +40,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   // Decide the output before paying for anything: a typo in -o costs nothing.
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
   checkExplode(target, options.explode);
-  checkSharedStdout(target, options.report, options.dryRun, deps.cwd);
+  checkSharedStdout(target, options.report, options.dryRun, deps.cwd, [{ flag: '--review', path: options.review }]);
   if (!options.dryRun) await prepareOutput(target);
 
   const reporter = await createReporter({

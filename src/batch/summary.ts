@@ -1,4 +1,5 @@
 import type { DocumentRecord } from '../outputs/record.ts';
+import { reviewEntry, type ReviewEntry } from '../outputs/review.ts';
 import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './pipeline.ts';
 import type { LinkNotFollowed } from './discover.ts';
@@ -57,6 +58,8 @@ export type BatchSummary = {
   dry_run: boolean;
   /** --dry-run: the credits the run would cost. */
   credits_estimate: number | null;
+  /** Completed documents with a null in their results, for a person (the shape of `extract listen`'s review.jsonl). */
+  needs_review: ReviewEntry[];
   documents: ReportEntry[];
 };
 
@@ -100,6 +103,7 @@ export function tallySummary(
     credits_estimate: extra.dryRun
       ? documents.reduce((s, d) => s + (d.outcome === 'planned' ? (d.pages_estimate ?? 0) : 0), 0)
       : null,
+    needs_review: documents.flatMap((d) => reviewEntry(d) ?? []),
     documents,
   };
   summary.exitCode = exitCodeOf(summary);
@@ -144,6 +148,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.not_submitted > 0) parts.push(`${s.not_submitted} not submitted`);
   if (s.not_documents.length > 0) parts.push(`${s.not_documents.length} not documents (skipped, uncharged)`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
+  if (s.needs_review.length > 0) parts.push(`${s.needs_review.length} with null fields to review`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
   const lines = [
     `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`,

@@ -37,6 +37,7 @@ export type RunFlags = {
   dryRun?: boolean;
   maxCredits?: string;
   report?: string;
+  review?: string;
   /** false for --no-progress. */
   progress?: boolean;
   quiet?: boolean;
@@ -80,6 +81,7 @@ export function batchOptionsFromFlags(
     format: flags.format,
     explode: parseExplode(flags.explode),
     report: flags.report,
+    review: flags.review,
     noProgress: flags.progress === false,
     verbosity,
   };

@@ -109,6 +109,10 @@ export function registerRun(program: Command): void {
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
     .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')
     .option('--report <file>', 'write the summary as JSON, one entry per document (- for stdout)')
+    .option(
+      '--review <file>',
+      'write the completed documents with null fields, for a person, as JSON Lines (- for stdout)',
+    )
     .option('--no-progress', 'plain timestamped lines instead of a progress bar')
     .option('-q, --quiet', 'print only errors')
     .option('-v, --verbose', 'print every request')
