@@ -387,8 +387,11 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
       // Below when the right-hand neighbour is no value of the field's type.
       const below = cellBelow(doc.scope, i, j, doc);
       const belowParses = below !== undefined && parseValue(field.type, below.text, doc.hints) !== null;
-      // "Invoice Number   INV-1" above "Reference   R-7": both are values; the field is null.
-      if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
+      // "Invoice Number   INV-1" above "Reference   R-7": both are values; the field is null,
+      // unless the label stands in a column of keys that the vocabulary knows.
+      if (rightParses && belowParses && right && inKeyColumn(doc.scope, i, cell, right, doc))
+        push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
+      else if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
       else if (rightParses && right) push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
       else if (belowParses && below)
         push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
@@ -534,6 +537,38 @@ function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): Cell
   const mine = overlap(cell, label);
   if (here.cells.some((other, k) => k !== cellAt && overlap(cell, other) >= mine)) return undefined;
   return doc.labels.isLabelled(cell.text) ? undefined : cell;
+}
+
+/**
+ * A label in a column of keys, each with its value beside it ("Date de facture │ 13/11/2017",
+ * "Votre référence │ PO445", "Réf. marché │ MSPE2017", "N° TVA client │ FR…"): the lines
+ * around it, without a blank gap, open with a cell at the label's left edge and hold a cell
+ * at its value's, and another key of the column is a label of the vocabulary. Then the cell
+ * below the label is the next key, not this label's value.
+ */
+function inKeyColumn(scope: Scope, at: number, label: Cell, value: Cell, doc: Doc): boolean {
+  const here = scope[at];
+  if (!here) return false;
+  const tolerance = here.line.height;
+  const pairOf = (sl: ScopeLine): Cell | undefined => {
+    const [key, val] = sl.cells;
+    if (!key || !val || Math.abs(key.x0 - label.x0) > tolerance) return undefined;
+    return Math.abs(val.x0 - value.x0) <= tolerance ? key : undefined;
+  };
+  let labelled = 0;
+  for (const step of [-1, 1]) {
+    let previous = here.line;
+    for (let k = at + step; k >= 0 && k < scope.length; k += step) {
+      const next = scope[k];
+      if (!next || next.cells.length === 0) continue;
+      if (!(step > 0 ? follows(previous, next.line) : follows(next.line, previous))) break;
+      const key = pairOf(next);
+      if (!key) break;
+      if (doc.labels.isLabelled(key.text)) labelled++;
+      previous = next.line;
+    }
+  }
+  return labelled > 0;
 }
 
 function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {

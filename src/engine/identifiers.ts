@@ -26,9 +26,16 @@ export type Identifier = { id: string | null; date: string | null };
 export function readIdentifier(text: string): Identifier {
   const t = text.trim().replace(/\s+/g, ' ');
   const clause = CLAUSE.exec(t);
-  const head = clause ? t.slice(0, clause.index) : t;
+  const head = beforeComma(clause ? t.slice(0, clause.index) : t);
   const date = clause?.[1] !== undefined ? dateIn(clause[1]) : null;
   return { id: tokenLike(head) ? head.replace(/[,;:]$/, '') : null, date };
+}
+
+/** "B6100, Lieferschein-Nr. L876": a comma ends the identifier when words follow it, not another id. */
+function beforeComma(text: string): string {
+  const at = text.search(/[,;] /);
+  if (at < 0 || tokenLike(text.slice(at + 2))) return text;
+  return text.slice(0, at);
 }
 
 /** "GB 987 6543 21" and "R-7" are token-like; "471102 Kunde Muster" is not. */

@@ -112,7 +112,9 @@ export const DE: Vocabulary = {
   },
   paid_amount: { labels: ['Erhaltene Anzahlungen', 'Anzahlung', 'Bereits bezahlt', 'Geleistete Anzahlung'] },
   currency: { labels: ['Währung'] },
-  purchase_order: { labels: ['Bestellnummer', 'Bestell-Nr', 'Ihre Bestellung', 'Auftragsnummer', 'Auftrag-Nr'] },
+  purchase_order: {
+    labels: ['Bestellnummer', 'Bestell-Nr', 'Bestellung', 'Ihre Bestellung', 'Auftragsnummer', 'Auftrag-Nr'],
+  },
   customer_number: { labels: ['Kundennummer', 'Kunden-Nr', 'Kundennr', 'Ihre Nummer'] },
   vat_id: { labels: ['USt-IdNr', 'USt-Id-Nr', 'USt-ID', 'Umsatzsteuer-ID', 'Steuernummer', 'Steuernr', 'USt-Identnr'] },
   iban: { labels: ['IBAN', 'IBAN-Nr'] },

@@ -112,6 +112,7 @@ export const EN: Vocabulary = {
       'Order Number',
       'Order No',
       'Your Order',
+      'Your Reference',
     ],
   },
   customer_number: { labels: ['Customer Number', 'Customer No', 'Customer ID', 'Account Number', 'Account No'] },
