@@ -1,6 +1,6 @@
 import type { FieldDefinition, LeafField, LeafValue, Results } from '../contract/index.ts';
 import { parseDate } from './dates.ts';
-import { isIdentifierName, readIban, readIdentifier, readVatId } from './identifiers.ts';
+import { isIdentifierName, opensWithVatId, readIban, readIdentifier, readVatId } from './identifiers.ts';
 import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
@@ -308,6 +308,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
   const amount = field.type === 'decimal' || field.type === 'integer';
   const push = (text: string, strong: boolean, tier: number, line: Line, cell: Cell | undefined) => {
     const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined };
+    if (concept === 'tax' && amount && opensWithVatId(text)) return;
     if (field.type === 'string') {
       // A VAT-id label also stands before tax and company numbers ("Steuernummer", "SIRET"): only a VAT id counts.
       if (concept === 'vat_id') {

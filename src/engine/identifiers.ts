@@ -80,3 +80,13 @@ export function readVatId(text: string, checksum: boolean): string | null {
   if (!r.isSupportedCountry || !r.isValidFormat || (checksum && !r.isValid)) return null;
   return t;
 }
+
+/**
+ * Whether a cell opens with a VAT id whose check digits hold ("FR11999999998 - SIRET : …"):
+ * then the tax label before it ("TVA :", "VAT:") announces the seller's id, not an amount.
+ */
+export function opensWithVatId(text: string): boolean {
+  const words = text.trim().split(/\s+/).slice(0, 5);
+  for (let n = words.length; n > 0; n--) if (readVatId(words.slice(0, n).join(' '), true) !== null) return true;
+  return false;
+}

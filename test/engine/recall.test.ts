@@ -62,3 +62,45 @@ describe('recall: order references', () => {
     expect((await read(c)).purchase_order).not.toBe('PO-1');
   });
 });
+
+describe('recall: tax', () => {
+  it('engine: the tax total of a table of rates ("Total taxes", "USt. Gesamt:", "Summe Umsatzsteuer")', async () => {
+    const fr = new Sheet();
+    fr.text(111, 57, 'TVA : FR11999999998 - SIRET : 99999999800010 - SARL au capital de 120 000,00 €', { size: 8 });
+    fr.text(89, 429, 'Taxe').text(188, 429, 'Base').text(254, 429, 'Montant');
+    fr.text(454, 429, 'Total HT').right(562, 429, '624,90 €');
+    fr.text(34, 441, 'TVA collectée (vente) 20,0%', { size: 7 }).right(229, 441, '81,90 €', { size: 7 });
+    fr.right(301, 441, '16,38 €', { size: 7 });
+    fr.text(442, 448, 'Total taxes').right(562, 448, '46,25 €');
+    fr.text(34, 455, 'TVA collectée (vente) 5,5%', { size: 7 }).right(229, 455, '543,00 €', { size: 7 });
+    fr.right(301, 455, '29,87 €', { size: 7 });
+    fr.text(448, 465, 'Total TTC').right(562, 465, '671,15 €');
+    expect(await read(fr)).toMatchObject({ tax: 46.25, total: 671.15 });
+
+    const de = new Sheet();
+    de.text(57, 506, 'Nettobetrag: 496,00 €');
+    de.text(60, 546, 'USt. Satz', { size: 9 }).text(141, 546, 'Nettopreis', { size: 9 });
+    de.text(211, 546, 'Ust.-Betrag', { size: 9 });
+    de.text(60, 562, '7%', { size: 9 }).text(141, 562, '160,00 €', { size: 9 }).text(211, 562, '11,20 €', { size: 9 });
+    de.text(60, 577, '19%', { size: 9 }).text(141, 577, '336,00 €', { size: 9 }).text(211, 577, '63,84 €', { size: 9 });
+    de.text(133, 595, 'USt. Gesamt: 75,04 €');
+    de.text(57, 612, 'Gesamtbetrag: 571,04 €');
+    expect(await read(de)).toMatchObject({ tax: 75.04, total: 571.04 });
+
+    const sum = new Sheet();
+    sum.text(57, 597, 'Rechnungssumme Netto (exkl. USt.)').right(545, 597, '193,83');
+    sum.text(180, 611, 'zzgl. Umsatzsteuer').text(337, 611, '7%').text(385, 611, 'von');
+    sum.right(484, 611, '129,37').right(545, 611, '9,06');
+    sum.text(180, 624, 'zzgl. Umsatzsteuer').text(332, 624, '19%').text(385, 624, 'von');
+    sum.right(484, 624, '64,46').right(545, 624, '12,25');
+    sum.text(180, 638, 'Summe Umsatzsteuer').right(545, 638, '21,31');
+    expect((await read(sum)).tax).toBe(21.31);
+  });
+
+  it('engine: a tax label before a VAT id that fails its check digits still makes the tax null', async () => {
+    const s = new Sheet();
+    s.text(111, 57, 'TVA : FR11999999999 - SIRET : 99999999800010', { size: 8 });
+    s.text(442, 448, 'Total taxes').right(562, 448, '46,25 €');
+    expect((await read(s)).tax).toBeNull();
+  });
+});

@@ -98,7 +98,21 @@ export const EN: Vocabulary = {
       'Net',
     ],
   },
-  tax: { labels: ['Tax', 'VAT', 'Sales Tax', 'GST', 'Tax Amount', 'VAT Amount', 'Total Tax', 'Total VAT'] },
+  tax: {
+    labels: [
+      'Tax',
+      'VAT',
+      'Sales Tax',
+      'GST',
+      'Tax Amount',
+      'VAT Amount',
+      'Total Tax',
+      'Total VAT',
+      'Total Taxes',
+      'Tax Total',
+      'VAT Total',
+    ],
+  },
   paid_amount: { labels: ['Amount Paid', 'Paid', 'Payments', 'Deposit', 'Prepayment', 'Less Payment'] },
   currency: { labels: ['Currency'] },
   purchase_order: {
