@@ -7,6 +7,7 @@ import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
+import { dueDatesIn } from './terms.ts';
 import { currenciesOfAmounts, looksLikeAmount, parseValue } from './values.ts';
 import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
@@ -26,6 +27,8 @@ type Candidate = { text: string; strong: boolean; tier: number; at: Place | unde
 
 /** Extended labels of amounts ("Total for this invoice") are the weakest tier. */
 const EXTENDED_TIER = 3;
+/** A due date read from payment terms written as a sentence: below every label. */
+const TERMS_TIER = 3;
 
 /** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
 const QUALIFIERS = new Set([
@@ -323,6 +326,10 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
   };
   for (const [i, sl] of doc.scope.entries()) {
     for (const [j, cell] of sl.cells.entries()) {
+      // "Bitte überweisen Sie bis zum 30.05.2017.": payment terms, weaker than any label.
+      if (concept === 'due_date' && field.type === 'date')
+        for (const date of dueDatesIn(cell.text, doc.hints.dateOrder))
+          out.push({ text: date, strong: false, tier: TERMS_TIER, at: placeOf(sl.line, cell), parsed: date });
       const m = doc.labels.match(cell.text);
       if (!m) continue;
       // "Rechnung Nr. 42 vom 31.01.2014": the invoice's date follows its number.
@@ -383,8 +390,14 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
         continue;
       }
-      // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant").
-      if (!rightParses && inHeaderRow(sl, j, doc)) continue;
+      // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant"),
+      // but a due-date column of one row gives its date ("Beschreibung │ Fälligkeit" over one term).
+      if (!rightParses && inHeaderRow(sl, j, doc)) {
+        const sole = concept === 'due_date' ? soleCellBelow(doc.scope, i, j, doc) : undefined;
+        if (sole && parseValue('date', sole.cell.text, doc.hints) !== null)
+          push(sole.cell.text, false, tier, sole.line, sole.cell);
+        continue;
+      }
       // Below when the right-hand neighbour is no value of the field's type.
       const below = cellBelow(doc.scope, i, j, doc);
       const belowParses = below !== undefined && parseValue(field.type, below.text, doc.hints) !== null;
@@ -570,6 +583,17 @@ function inKeyColumn(scope: Scope, at: number, label: Cell, value: Cell, doc: Do
     }
   }
   return labelled > 0;
+}
+
+/** The cell below a column's title when it is the column's only one: nothing under the title on the line after it. */
+function soleCellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): { cell: Cell; line: Line } | undefined {
+  const cell = cellBelow(scope, lineAt, cellAt, doc);
+  const label = scope[lineAt]?.cells[cellAt];
+  const below = nextLineWithText(scope, lineAt);
+  if (!cell || !label || !below) return undefined;
+  const after = nextLineWithText(scope, scope.indexOf(below));
+  if (after && follows(below.line, after.line) && after.cells.some((c) => overlap(c, label) > 0)) return undefined;
+  return { cell, line: below.line };
 }
 
 function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {

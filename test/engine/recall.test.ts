@@ -104,3 +104,52 @@ describe('recall: tax', () => {
     expect((await read(s)).tax).toBeNull();
   });
 });
+
+describe('recall: due dates', () => {
+  const withTerms = async (...sentences: string[]) => {
+    const s = new Sheet();
+    s.text(57, 60, 'Rechnung Nr. 4711');
+    for (const [i, t] of sentences.entries()) s.text(57, 600 + 20 * i, t);
+    return (await read(s)).due_date;
+  };
+
+  it('engine: the deadline of a sentence about paying ("bis zum", "until", "avant le", "due on")', async () => {
+    expect(await withTerms('Bitte überweisen Sie bis zum 30.05.2017.')).toBe('2017-05-30');
+    expect(await withTerms('Please remit until 2019-07-01.')).toBe('2019-07-01');
+    expect(await withTerms('Facture à régler avant le 13/12/2017 par virement.')).toBe('2017-12-13');
+    expect(await withTerms('Payment due on March 5, 2024.')).toBe('2024-03-05');
+    expect(
+      await withTerms('Zahlbar innerhalb 30 Tagen netto bis 04.04.2013, 3% Skonto innerhalb 10 Tagen bis 15.03.2013'),
+    ).toBe('2013-04-04');
+  });
+
+  it('engine: no due date from a discount, a payment made, a period, a term in days, or two deadlines', async () => {
+    expect(await withTerms('3% Skonto bei Zahlung bis 15.03.2013')).toBeNull();
+    expect(await withTerms('Zahlung erhalten am 05.03.2018, vielen Dank.')).toBeNull();
+    expect(await withTerms('Paid by card on 2024-03-01.')).toBeNull();
+    expect(await withTerms('Leistungszeitraum vom 06.12.2013 bis zum 06.12.2014')).toBeNull();
+    expect(await withTerms('Zahlbar innerhalb von 14 Tagen ohne Abzug.')).toBeNull();
+    expect(await withTerms('Bitte zahlen Sie bis zum 30.05.2017.', 'Payable by 2017-06-30.')).toBeNull();
+  });
+
+  it('engine: a labelled due date outranks the terms sentence', async () => {
+    const s = new Sheet();
+    s.text(57, 100, 'Due Date:').text(200, 100, '2024-04-01');
+    s.text(57, 600, 'Please pay by 2024-05-01.');
+    expect((await read(s)).due_date).toBe('2024-04-01');
+  });
+
+  it('engine: a due-date column of one row gives its date; of two rows, none', async () => {
+    const one = new Sheet();
+    one.text(70, 634, 'Beschreibung').text(402, 634, 'Fälligkeit').text(474, 634, 'Teilzahlung');
+    one.text(70, 648, 'Zahlbar ohne Abzug', { size: 8 }).text(402, 648, '04.04.2018', { size: 8 });
+    expect((await read(one)).due_date).toBe('2018-04-04');
+    const two = new Sheet();
+    two.text(70, 634, 'Beschreibung').text(402, 634, 'Fälligkeit').text(474, 634, 'Teilzahlung');
+    two.text(70, 648, 'Erste Rate', { size: 8 }).text(402, 648, '04.04.2018', { size: 8 });
+    two.text(474, 648, '100,00', { size: 8 });
+    two.text(70, 660, 'Zweite Rate', { size: 8 }).text(402, 660, '04.05.2018', { size: 8 });
+    two.text(474, 660, '100,00', { size: 8 });
+    expect((await read(two)).due_date).toBeNull();
+  });
+});
