@@ -153,3 +153,67 @@ describe('recall: due dates', () => {
     expect((await read(two)).due_date).toBeNull();
   });
 });
+
+describe('recall: parties from the address window', () => {
+  /** A letter's window: the return line in small print, the recipient's address below it. */
+  function window(s: Sheet, returnLine: string[], recipient: string[]): Sheet {
+    // Standard fonts have no "●": the bullet "•" is drawn as its own piece, as generators do.
+    let x = 102;
+    for (const [i, part] of returnLine.entries()) {
+      if (i > 0) {
+        s.text(x + 6, 161, '•', { size: 7 });
+        x += 16;
+      }
+      s.text(x, 161, part, { size: 7 });
+      x += part.length * 3.6;
+    }
+    s.lines(71, 182, 14, recipient, { size: 11 });
+    return s;
+  }
+
+  it('engine: the return line names the seller and the block below it the buyer', async () => {
+    const de = window(
+      new Sheet(),
+      ['Bei Spiel GmbH', 'Ecke 12', '12345 Stadthausen'],
+      ['Theodor Est', 'Bahnstr. 42', '88802 Spielkreis'],
+    );
+    de.text(57, 363, 'Rechnung # RE-20170509/505 von 09.05.2017');
+    expect(await read(de)).toMatchObject({ vendor: { name: 'Bei Spiel GmbH' }, bill_to: { name: 'Theodor Est' } });
+    const en = new Sheet();
+    en.text(71, 150, 'Acme Tools Ltd · 12 High Street · London EC1A 1BB', { size: 7 });
+    en.lines(71, 170, 14, ['Globex Corporation', '500 Main Street', 'Springfield, IL 62701']);
+    expect(await read(en)).toMatchObject({
+      vendor: { name: 'Acme Tools Ltd' },
+      bill_to: { name: 'Globex Corporation' },
+    });
+  });
+
+  it('engine: no window, a salutation, or two return lines: the names stay null', async () => {
+    const letterhead = new Sheet();
+    letterhead.text(111, 39, "Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène - France", { size: 8 });
+    letterhead.text(111, 48, '+33 4 50 44 68 99 - http://www.aubonmoulin.fr', { size: 8 });
+    letterhead.text(111, 57, 'SIRET : 99999999800010 - APE : 4778C', { size: 8 });
+    expect(await read(letterhead)).toMatchObject({ vendor: { name: null }, bill_to: { name: null } });
+    const herrn = window(
+      new Sheet(),
+      ['Bei Spiel GmbH', 'Ecke 12', '12345 Stadthausen'],
+      ['Herrn', 'Max Mustermann', 'Bahnstr. 42', '88802 Spielkreis'],
+    );
+    expect((await read(herrn)).bill_to).toMatchObject({ name: null });
+    const two = window(
+      new Sheet(),
+      ['A GmbH', 'Weg 1', '12345 Ort'],
+      ['Theodor Est', 'Bahnstr. 42', '88802 Spielkreis'],
+    );
+    two.text(102, 461, 'B GmbH • Weg 2 • 54321 Dorf', { size: 7 });
+    two.lines(71, 482, 14, ['Erika Muster', 'Hauptstr. 1', '10115 Berlin']);
+    expect(await read(two)).toMatchObject({ vendor: { name: null }, bill_to: { name: null } });
+  });
+
+  it('engine: a block headed "Rechnungsersteller" is the seller\'s', async () => {
+    const s = new Sheet();
+    s.text(40, 47, 'Rechnungsersteller', { size: 7 });
+    s.lines(53, 64, 14, ['Lieferant GmbH', 'Lieferantenstraße 20', '80333 München']);
+    expect((await read(s)).vendor).toMatchObject({ name: 'Lieferant GmbH' });
+  });
+});

@@ -130,7 +130,7 @@ export const DE: Vocabulary = {
   customer_number: { labels: ['Kundennummer', 'Kunden-Nr', 'Kundennr', 'Ihre Nummer'] },
   vat_id: { labels: ['USt-IdNr', 'USt-Id-Nr', 'USt-ID', 'Umsatzsteuer-ID', 'Steuernummer', 'Steuernr', 'USt-Identnr'] },
   iban: { labels: ['IBAN', 'IBAN-Nr'] },
-  seller: { labels: ['Verkäufer', 'Lieferant', 'Rechnungssteller', 'Leistungserbringer'] },
+  seller: { labels: ['Verkäufer', 'Lieferant', 'Rechnungssteller', 'Rechnungsersteller', 'Leistungserbringer'] },
   buyer: {
     labels: [
       'Käufer',
