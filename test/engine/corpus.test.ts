@@ -21,7 +21,7 @@ const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
 };
 
 /** Right values of every field of the built-in parser on fields.json (645 scored), the same ratchet. */
-const EVERY_FIELD_RIGHT = 315;
+const EVERY_FIELD_RIGHT = 472;
 
 describe('engine on the real corpus', () => {
   it('engine: the real corpus is where the project expects it', () => {
