@@ -182,6 +182,9 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
     } else {
       // After a blank gap, text that is no row is past the table; before it, a note or a section title.
       if (blank && rows.length > 0) return finish('gap', i);
+      // A sentence across the number columns before any row belongs to no item above it: it may be
+      // a line item of text only (EN 16931 allows them) or a note on the table; the count would be a guess.
+      if (rows.length === 0 && crossesNumberColumns(sl, header)) segment.ambiguous = true;
       previous = sl.line;
       continue;
     }
@@ -189,6 +192,14 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
     previous = sl.line;
   }
   return segment;
+}
+
+/** A cell of words that runs across a whole number column: text no column title names. */
+function crossesNumberColumns(sl: ScopeLine, header: Header): boolean {
+  const numbers = header.columns.filter((c) => c.field !== null && c.field.type !== 'string');
+  return sl.cells.some(
+    (cell) => /\p{L}{2}/u.test(cell.text) && numbers.some((c) => cell.x0 <= c.x0 && cell.x1 >= c.x1),
+  );
 }
 
 /** Whether a row of this table stands further down the page, before any totals: the end was not the end. */

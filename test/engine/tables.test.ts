@@ -181,4 +181,33 @@ describe('engine: line items', () => {
       { description: 'Schweinesteak', quantity: 5, unit_price: 5.5, amount: 27.5 },
     ]);
   });
+  it('tables: a sentence across the columns before the first row (a text-only item, or a note?) makes the table null', async () => {
+    const s = new Sheet();
+    drawTable(s, 100, GERMAN, []);
+    s.text(50, 122, 'Gemäß Ihrer Reklamation vom 10.09.2024 erhalten Sie die folgenden Leistungen gutgeschrieben:');
+    s.text(50, 150, '1')
+      .text(90, 150, 'Zitronensäure 100ml')
+      .right(340, 150, '-5 Stk')
+      .right(440, 150, '1,00')
+      .right(540, 150, '-5,00');
+    s.text(50, 166, '2')
+      .text(90, 166, 'Gelierzucker 250g')
+      .right(340, 166, '-2 Stk')
+      .right(440, 166, '1,45')
+      .right(540, 166, '-2,90');
+    s.text(300, 190, 'Summe netto').right(540, 190, '-7,90');
+    const { results } = await read([s]);
+    expect(results.line_items).toBeNull();
+    // The same table without the sentence is read: the sentence alone made it null.
+    const t = new Sheet();
+    drawTable(t, 100, GERMAN, [
+      ['1', 'Zitronensäure 100ml', '-5 Stk', '1,00', '-5,00'],
+      ['2', 'Gelierzucker 250g', '-2 Stk', '1,45', '-2,90'],
+    ]);
+    t.text(300, 150, 'Summe netto').right(540, 150, '-7,90');
+    expect((await read([t])).results.line_items).toEqual([
+      { description: 'Zitronensäure 100ml', quantity: -5, unit_price: 1, amount: -5 },
+      { description: 'Gelierzucker 250g', quantity: -2, unit_price: 1.45, amount: -2.9 },
+    ]);
+  });
 });
