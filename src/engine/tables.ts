@@ -3,9 +3,10 @@ import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
 import { type FieldPath, nameWords } from './labels.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { checkTable } from './table-checks.ts';
 import { type Column, type Header, findHeaders } from './table-header.ts';
 import type { Place } from './types.ts';
-import { parseValue } from './values.ts';
+import { type FormatHints, parseValue } from './values.ts';
 import { columnConcept } from './vocabulary/columns.ts';
 
 /**
@@ -38,7 +39,8 @@ export type TableRead = {
 
 /** A cell of a row: its text (joined over continuation lines) and where it stands. */
 type RowCell = { text: string; place: Place };
-type Row = { cells: Map<string, RowCell>; last: Line; amountChanged: boolean };
+/** `rates`: percentages printed under columns that name no field (a discount, a tax rate). */
+type Row = { cells: Map<string, RowCell>; last: Line; amountChanged: boolean; rates: number[] };
 type Segment = {
   page: number;
   rows: Row[];
@@ -75,6 +77,8 @@ const END_WORDS =
 const CARRY_WORDS = /^((carried|brought|carry) forward|übertrag|zwischenübertrag|à reporter|a reporter|report\s*:?$)/i;
 /** A line that follows the row above this closely (in text heights) continues it. */
 const CONTINUE_EM = 1.6;
+/** "10%", "2,00 %": a rate printed in a column of its own. */
+const PERCENT = /^(-?\d+(?:[.,]\d+)?)\s*%$/u;
 /** "20 Stk", "2,5 Std.", "25 Liter(s)": a quantity and its unit. */
 const QUANTITY_WITH_UNIT = /^([-+]?\d[\d.,'\s]*?)\s*\p{L}[\p{L}.()²³/]*$/u;
 
@@ -111,7 +115,11 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
   if (read.length === 0) return none;
   const total = only.at(-1)?.total;
   if (total) totals.set(total.line, total.cell);
-  const rows = read.map((row) => rowValues(field, row, doc));
+  const lastLine = read.at(-1)?.last;
+  const below = doc.scope.findIndex((sl) => sl.line === lastLine) + 1;
+  const as = read.map((row) => ({ values: rowValues(field, row, doc), rates: row.rates }));
+  const rows = checkTable(field.columns, as, doc, below);
+  if (rows === null) return none;
   const places = read.map((row, i) => {
     const out: Record<string, Place> = {};
     for (const [name, cell] of row.cells)
@@ -162,7 +170,7 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
       if (amount) segment.total = { line: lineKey(sl.line), cell: amount };
       return finish('stop', i);
     }
-    const { cells: placed, unaligned } = place(sl, header);
+    const { cells: placed, unaligned, rates } = place(sl, header, doc.hints);
     if (rows.length >= 2 && isSumOfRows(placed, rows, doc)) return finish('stop', i);
     const current = rows.at(-1);
     if (current && !blank && continues(current, placed, sl.line, header)) {
@@ -171,9 +179,10 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
         current.cells.set(name, had ? { text: `${had.text} ${cell.text}`, place: union(had.place, cell.place) } : cell);
       }
       current.last = sl.line;
+      current.rates.push(...rates);
     } else if (fillsRow(placed, header, doc)) {
       if (unaligned) segment.ambiguous = true;
-      rows.push({ cells: placed, last: sl.line, amountChanged: false });
+      rows.push({ cells: placed, last: sl.line, amountChanged: false, rates });
     } else if (undescribedRow(placed, header, doc)) {
       // A row whose description stands on another line: which lines make which item is a guess.
       segment.ambiguous = true;
@@ -210,7 +219,7 @@ function rowsFollow(field: TableField, header: Header, doc: Doc, from: number): 
     if (!sl || sl.line.page !== page) return false;
     if (sl.cells.length === 0 || sl.cells.some((c) => CARRY_WORDS.test(c.text))) continue;
     if (endsTable(sl, doc)) return false;
-    if (fillsRow(place(sl, header).cells, header, doc) && field.columns.length > 0) return true;
+    if (fillsRow(place(sl, header, doc.hints).cells, header, doc) && field.columns.length > 0) return true;
   }
   return false;
 }
@@ -317,8 +326,13 @@ function cellValue(f: LeafField, text: string | undefined, doc: Doc): LeafValue 
  * none goes to the nearest; a number that overlaps none makes the line unaligned, since
  * which column it belongs to is a guess.
  */
-function place(sl: ScopeLine, header: Header): { cells: Map<string, RowCell>; unaligned: boolean } {
+function place(
+  sl: ScopeLine,
+  header: Header,
+  hints: FormatHints,
+): { cells: Map<string, RowCell>; unaligned: boolean; rates: number[] } {
   const out = new Map<string, RowCell>();
+  const rates: number[] = [];
   let unaligned = false;
   const cols = header.columns;
   for (const cell of sl.cells) {
@@ -339,7 +353,12 @@ function place(sl: ScopeLine, header: Header): { cells: Map<string, RowCell>; un
         return near === undefined || d < Math.abs((near.x0 + near.x1) / 2 - mid) ? col : near;
       }, undefined);
     }
-    if (!best?.field) continue;
+    if (!best?.field) {
+      const rate = PERCENT.exec(cell.text)?.[1];
+      const value = rate === undefined ? null : parseValue('decimal', rate, hints);
+      if (typeof value === 'number') rates.push(value);
+      continue;
+    }
     const name = best.field.name;
     const had = out.get(name);
     const here = placeOf(sl.line, cell);
@@ -348,7 +367,7 @@ function place(sl: ScopeLine, header: Header): { cells: Map<string, RowCell>; un
       had ? { text: `${had.text} ${cell.text}`, place: union(had.place, here) } : { text: cell.text, place: here },
     );
   }
-  return { cells: out, unaligned };
+  return { cells: out, unaligned, rates };
 }
 
 function rowValues(field: TableField, row: Row, doc: Doc): Results {

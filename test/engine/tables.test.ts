@@ -210,4 +210,51 @@ describe('engine: line items', () => {
       { description: 'Gelierzucker 250g', quantity: -2, unit_price: 1.45, amount: -2.9 },
     ]);
   });
+  it('tables: rows whose amounts add up to no amount printed below (priced parts under a bundle) make the table null', async () => {
+    const s = new Sheet();
+    const y = drawTable(s, 100, GERMAN, [
+      ['1', 'Werkzeugset komplett', '1', '100,00', '100,00'],
+      [null, '- davon Hammer', null, null, '60,00'],
+      [null, '- davon Zange', null, null, '40,00'],
+    ]);
+    s.text(300, y + 10, 'Summe netto').right(540, y + 10, '100,00');
+    s.text(300, y + 26, 'Gesamtbetrag').right(540, y + 26, '119,00');
+    const { results } = await read([s]);
+    expect(results.line_items).toBeNull();
+  });
+
+  it('tables: quantity × unit price that is not the amount (a price per 100) leaves those two null, the summed amount kept', async () => {
+    const s = new Sheet();
+    const y = drawTable(s, 100, GERMAN, [
+      ['1', 'Schrauben M4 (Preis je 100)', '500', '2,50', '12,50'],
+      ['2', 'Dübel 6 mm', '50', '0,20', '10,00'],
+    ]);
+    s.text(300, y + 10, 'Summe netto').right(540, y + 10, '22,50');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Schrauben M4 (Preis je 100)', quantity: null, unit_price: null, amount: 12.5 },
+      { description: 'Dübel 6 mm', quantity: 50, unit_price: 0.2, amount: 10 },
+    ]);
+  });
+
+  it('tables: a discount printed on the row ("Rem. 10%") and a credit note’s signed amounts pass the arithmetic', async () => {
+    const s = new Sheet();
+    const cols: Col[] = [
+      { x: 50, header: 'Désignation' },
+      { x: 330, header: 'Quantité', right: true },
+      { x: 410, header: 'Prix unitaire', right: true },
+      { x: 460, header: 'Rem.', right: true },
+      { x: 540, header: 'Prix HT', right: true },
+    ];
+    const y = drawTable(s, 100, cols, [
+      ['Nougat 250g', '5', '4,55 €', '10%', '-20,48 €'],
+      ['Huile d’olive', '10', '19,80 €', null, '-198,00 €'],
+    ]);
+    s.text(380, y + 10, 'Total HT').right(540, y + 10, '-218,48 €');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Nougat 250g', quantity: 5, unit_price: 4.55, amount: -20.48 },
+      { description: 'Huile d’olive', quantity: 10, unit_price: 19.8, amount: -198 },
+    ]);
+  });
 });
