@@ -50,6 +50,8 @@ type Segment = {
   ambiguous: boolean;
   /** The amount cell of the totals line that ended it. */
   total?: { line: string; cell: Cell };
+  /** Fields a net and a gross column both answer (table-header.ts). */
+  twofold: ReadonlySet<string>;
 };
 
 /** The box of a cell on its line. */
@@ -117,7 +119,8 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
   if (total) totals.set(total.line, total.cell);
   const lastLine = read.at(-1)?.last;
   const below = doc.scope.findIndex((sl) => sl.line === lastLine) + 1;
-  const as = read.map((row) => ({ values: rowValues(field, row, doc), rates: row.rates }));
+  const twofold = new Set(only.flatMap((s) => [...s.twofold]));
+  const as = read.map((row) => ({ values: rowValues(field, row, doc, twofold), rates: row.rates }));
   const rows = checkTable(field.columns, as, doc, below);
   if (rows === null) return none;
   const places = read.map((row, i) => {
@@ -142,6 +145,7 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
     lines: new Set(),
     end: 'page',
     ambiguous: false,
+    twofold: header.twofold,
   };
   if (!headerLine) return segment;
   const { rows, lines } = segment;
@@ -370,10 +374,10 @@ function place(
   return { cells: out, unaligned, rates };
 }
 
-function rowValues(field: TableField, row: Row, doc: Doc): Results {
+function rowValues(field: TableField, row: Row, doc: Doc, twofold: ReadonlySet<string>): Results {
   const out: Results = {};
   for (const c of field.columns) {
-    const changed = row.amountChanged && isLineAmount(c);
+    const changed = (row.amountChanged && isLineAmount(c)) || twofold.has(c.name);
     out[c.name] = changed ? null : cellValue(c, row.cells.get(c.name)?.text, doc);
   }
   return out;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FieldDefinition } from '../../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { extractInProcess } from '../../src/engine/index.ts';
 import { type Col, Sheet, drawTable, renderPdf } from '../../fixtures/lib/pdf.ts';
@@ -255,6 +256,45 @@ describe('engine: line items', () => {
     expect(results.line_items).toEqual([
       { description: 'Nougat 250g', quantity: 5, unit_price: 4.55, amount: -20.48 },
       { description: 'Huile d’olive', quantity: 10, unit_price: 19.8, amount: -198 },
+    ]);
+  });
+  it('tables: a net and a gross amount column leave a plain "amount" null; a column named net_amount takes the net one', async () => {
+    const s = new Sheet();
+    const cols: Col[] = [
+      { x: 50, header: 'Bezeichnung' },
+      { x: 280, header: 'Menge', right: true },
+      { x: 360, header: 'Einzelpreis', right: true },
+      { x: 400, header: 'USt', right: true },
+      { x: 470, header: 'Nettobetrag', right: true },
+      { x: 550, header: 'Bruttobetrag', right: true },
+    ];
+    const y = drawTable(s, 100, cols, [
+      ['Schrauben', '100', '0,10', '19%', '10,00', '11,90'],
+      ['Montage', '2', '50,00', '19%', '100,00', '119,00'],
+    ]);
+    s.text(300, y + 10, 'Summe netto').right(550, y + 10, '110,00');
+    s.text(300, y + 26, 'Gesamtbetrag').right(550, y + 26, '130,90');
+    const bytes = new Uint8Array(await renderPdf([s]));
+    const { results } = await extractInProcess({ bytes, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
+    expect(results.line_items).toEqual([
+      { description: 'Schrauben', quantity: 100, unit_price: 0.1, amount: null },
+      { description: 'Montage', quantity: 2, unit_price: 50, amount: null },
+    ]);
+    const fields = FieldDefinition.parse([
+      {
+        name: 'items',
+        type: 'table',
+        columns: [
+          { name: 'description', type: 'string' },
+          { name: 'quantity', type: 'decimal' },
+          { name: 'net_amount', type: 'decimal' },
+        ],
+      },
+    ]);
+    const net = await extractInProcess({ bytes, mimeType: 'application/pdf', fields });
+    expect(net.results.items).toEqual([
+      { description: 'Schrauben', quantity: 100, net_amount: 10 },
+      { description: 'Montage', quantity: 2, net_amount: 100 },
     ]);
   });
 });
