@@ -193,8 +193,10 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
     } else if (current && changesAmount(placed, header, doc)) {
       current.amountChanged = true;
     } else {
-      // After a blank gap, text that is no row is past the table; before it, a note or a section title.
-      if (blank && rows.length > 0) return finish('gap', i);
+      // After a blank gap, text that is no row is past the table, unless only notes of the
+      // item above ("Verpackung: Flasche") stand between it and the next row; before it, a
+      // note or a section title.
+      if (blank && rows.length > 0 && !notesBeforeRow(header, doc, i)) return finish('gap', i);
       // A sentence across the number columns before any row belongs to no item above it: it may be
       // a line item of text only (EN 16931 allows them) or a note on the table; the count would be a guess.
       if (rows.length === 0 && crossesNumberColumns(sl, header)) segment.ambiguous = true;
@@ -224,6 +226,21 @@ function rowsFollow(field: TableField, header: Header, doc: Doc, from: number): 
     if (sl.cells.length === 0 || sl.cells.some((c) => CARRY_WORDS.test(c.text))) continue;
     if (endsTable(sl, doc)) return false;
     if (fillsRow(place(sl, header, doc.hints).cells, header, doc) && field.columns.length > 0) return true;
+  }
+  return false;
+}
+
+/** Whether lines of text in the text columns only, then a row, follow: an item's notes set apart. */
+function notesBeforeRow(header: Header, doc: Doc, from: number): boolean {
+  const page = doc.scope[from]?.line.page;
+  const texts = new Set(textColumns(header).map((f) => f.name));
+  for (let i = from; i < doc.scope.length; i++) {
+    const sl = doc.scope[i];
+    if (!sl || sl.line.page !== page || endsTable(sl, doc)) return false;
+    if (sl.cells.length === 0) continue;
+    const { cells, unaligned } = place(sl, header, doc.hints);
+    if (i > from && fillsRow(cells, header, doc)) return !unaligned;
+    if (unaligned || [...cells.keys()].some((name) => !texts.has(name))) return false;
   }
   return false;
 }

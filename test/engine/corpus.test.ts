@@ -24,7 +24,7 @@ const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
 };
 
 /** Right values of every field of the built-in parser on fields.json (645 scored), the same ratchet. */
-const EVERY_FIELD_RIGHT = 315;
+const EVERY_FIELD_RIGHT = 414;
 
 /**
  * fields.json entries that break the corpus's own rule ("kept only where the value is printed

@@ -297,4 +297,29 @@ describe('engine: line items', () => {
       { description: 'Montage', quantity: 2, net_amount: 100 },
     ]);
   });
+  it('tables: an item’s notes set apart by a blank gap, then the next item, keep one table', async () => {
+    const s = new Sheet();
+    drawTable(s, 100, GERMAN, []);
+    const item = (
+      y: number,
+      pos: string,
+      name: string,
+      qty: string,
+      price: string,
+      amount: string,
+      notes: string[],
+    ) => {
+      s.text(50, y, pos).text(90, y, name).right(340, y, qty).right(440, y, price).right(540, y, amount);
+      for (const [k, n] of notes.entries()) s.text(90, y + 34 + k * 10, n);
+      return y + 34 + notes.length * 10 + 30;
+    };
+    let y = item(124, '1', 'Zitronensäure 100ml', '5 Stk', '1,00', '5,00', ['Verpackung: Flasche', 'VKE/Geb: 1']);
+    y = item(y, '2', 'Gelierzucker Extra 250g', '2 Stk', '1,45', '2,90', ['Verpackung: Karton', 'VKE/Geb: 1']);
+    s.text(300, y + 10, 'Summe netto').right(540, y + 10, '7,90');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Zitronensäure 100ml', quantity: 5, unit_price: 1, amount: 5 },
+      { description: 'Gelierzucker Extra 250g', quantity: 2, unit_price: 1.45, amount: 2.9 },
+    ]);
+  });
 });
