@@ -1,14 +1,15 @@
 import type { LeafField, Results } from '../contract/index.ts';
 import { nameWords } from './labels.ts';
 import type { Doc } from './scope.ts';
-import { parseValue } from './values.ts';
+import { looksLikeAmount, parseValue } from './values.ts';
 import { type ColumnConcept, columnConcept } from './vocabulary/columns.ts';
 
 /**
  * The arithmetic a table read must pass before its rows are returned (tables.ts). A table
  * whose columns were told wrong, or whose rows were cut or joined wrong, rarely adds up:
  * - the rows' amounts sum to an amount printed below the table (the net subtotal, the goods
- *   value, the total): else a row is missing, extra or misread, and the table is null;
+ *   value, the total): when amounts are printed there and none is the sum, a row is
+ *   missing, extra or misread, and the table is null;
  * - a row that prints its quantity, unit price and amount has quantity × unit price =
  *   amount, within the rounding of the printed price, less a discount printed on the row
  *   ("Rem. 10%"); a credit note may sign only the amount. A row that fails keeps its
@@ -36,16 +37,9 @@ export function checkTable(
     const a = r.values[amount];
     return typeof a === 'number' ? [a] : [];
   });
-  const summed = amounts.length === rows.length;
-  if (
-    summed &&
-    !printedBelow(
-      amounts.reduce((s, a) => s + a, 0),
-      doc,
-      below,
-    )
-  )
-    return null;
+  const sum = amounts.reduce((s, a) => s + a, 0);
+  const printed = amounts.length === rows.length ? printedBelow(sum, doc, below) : 'none';
+  if (printed === 'other') return null;
   for (const [i, row] of rows.entries()) {
     const a = row.values[amount];
     const q = quantity === undefined ? null : row.values[quantity];
@@ -56,7 +50,7 @@ export function checkTable(
     if (!values || quantity === undefined || price === undefined) continue;
     values[quantity] = null;
     values[price] = null;
-    if (!summed) values[amount] = null;
+    if (printed !== 'sum') values[amount] = null;
   }
   return out;
 }
@@ -71,14 +65,18 @@ function productIs(quantity: number, price: number, amount: number, rates: reado
 /** Numbers as a cell may hold them among words: "Summe netto: 1.420,00 €". */
 const NUMBER = /-?\d[\d.,'\s]*\d|\d/gu;
 
-function printedBelow(sum: number, doc: Doc, from: number): boolean {
+/** Whether the sum is printed below the table, or other amounts only, or no amount at all (nothing to check). */
+function printedBelow(sum: number, doc: Doc, from: number): 'sum' | 'other' | 'none' {
+  let other = false;
   for (let i = from; i < doc.scope.length; i++) {
     for (const cell of doc.scope[i]?.cells ?? []) {
       for (const m of cell.text.replaceAll('−', '-').matchAll(NUMBER)) {
         const v = parseValue('decimal', m[0], doc.hints);
-        if (typeof v === 'number' && Math.abs(Math.abs(v) - Math.abs(sum)) < 0.005) return true;
+        if (typeof v !== 'number') continue;
+        if (Math.abs(Math.abs(v) - Math.abs(sum)) < 0.005) return 'sum';
+        other ||= looksLikeAmount(m[0]);
       }
     }
   }
-  return false;
+  return other ? 'other' : 'none';
 }
