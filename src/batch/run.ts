@@ -23,6 +23,7 @@ import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from './state/index.ts';
 import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
+import { setAsideEarlier } from './set-aside.ts';
 import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
 
@@ -269,6 +270,7 @@ async function planBatch(
         Object.assign(prior, {
           outcome: job.action === 'done' ? ('skipped' as const) : ('left' as const),
           sha256: job.sha256,
+          ...(setAsideEarlier(job.prior) ? { set_aside: true as const } : {}),
         }),
       );
   }

@@ -27,12 +27,19 @@ export type ReportEntry = DocumentRecord & {
   outcome: EntryOutcome;
   sha256: string | null;
   pages_estimate?: number | undefined;
+  /**
+   * A failure that will fail the same way again (set-aside.ts): new on the run that meets it
+   * (outcome failed), known afterwards (outcome left), which then does not fail the run.
+   */
+  set_aside?: true | undefined;
 };
 
 export type BatchSummary = {
   exitCode: number;
   completed: number;
   failed: number;
+  /** Of `failed`: failures set aside by an earlier run (outcome left, set_aside), which do not fail this one. */
+  known_failures: number;
   skipped: number;
   pending: number;
   not_submitted: number;
@@ -74,12 +81,17 @@ export function tallySummary(
 ): BatchSummary {
   // One pass over the documents, however many outcomes are counted.
   const tally = new Map<EntryOutcome, number>();
-  for (const d of documents) tally.set(d.outcome, (tally.get(d.outcome) ?? 0) + 1);
+  let known = 0;
+  for (const d of documents) {
+    tally.set(d.outcome, (tally.get(d.outcome) ?? 0) + 1);
+    if (isKnownFailure(d)) known++;
+  }
   const count = (...outcomes: EntryOutcome[]): number => outcomes.reduce((n, o) => n + (tally.get(o) ?? 0), 0);
   const summary: BatchSummary = {
     exitCode: 0,
     completed: count('completed'),
     failed: count('failed', 'left', 'unreadable'),
+    known_failures: known,
     skipped: count('skipped'),
     pending: count('pending'),
     not_submitted: count('not_submitted'),
@@ -106,12 +118,19 @@ export function tallySummary(
   return summary;
 }
 
+/** A failure an earlier run reported and set aside: listed again, not new. */
+export function isKnownFailure(d: ReportEntry): boolean {
+  return d.outcome === 'left' && d.set_aside === true;
+}
+
 /**
  * One exit code for the run (README: "Exit codes"). A stop outranks the documents' outcomes (it is what the user
- * must act on first); a failure outranks "pending", which a plain rerun resolves.
+ * must act on first); a failure outranks "pending", which a plain rerun resolves. Failures an earlier
+ * run set aside are known, not new: reported every run, they fail none after the first.
  */
 export function exitCodeOf(
-  s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pending' | 'not_submitted'>,
+  s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pending' | 'not_submitted'> &
+    Partial<Pick<BatchSummary, 'known_failures'>>,
   outputFailed = false,
 ): number {
   if (s.stopped_by === 'interrupted') return EXIT_CODES.interrupted;
@@ -122,7 +141,7 @@ export function exitCodeOf(
   if (s.stopped_by === 'journal') return EXIT_CODES.state;
   // Results are kept but not where they were asked for: that comes before the documents' outcomes.
   if (outputFailed) return EXIT_CODES.output;
-  if (s.failed > 0 || s.not_submitted > 0) return EXIT_CODES.failed;
+  if (s.failed - (s.known_failures ?? 0) > 0 || s.not_submitted > 0) return EXIT_CODES.failed;
   if (s.pending > 0) return EXIT_CODES.pending;
   return EXIT_CODES.ok;
 }
@@ -137,7 +156,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   }
   const parts = [
     `${s.completed} completed`,
-    `${s.failed} failed`,
+    s.known_failures > 0 ? `${s.failed} failed (${s.known_failures} known from earlier runs)` : `${s.failed} failed`,
     `${s.skipped} skipped (completed earlier)`,
     `${s.pending} still pending`,
   ];
@@ -162,7 +181,14 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
         : 'no journal was kept (--no-state, or --local without --state): a rerun sends every file again',
     );
   }
-  const left = s.documents.filter((d) => d.outcome === 'left').length;
+  const left = s.documents.filter((d) => d.outcome === 'left' && !isKnownFailure(d)).length;
+  if (s.known_failures > 0) {
+    const n = s.known_failures;
+    lines.push(
+      `${n} document${n === 1 ? '' : 's'} failed in an earlier run in a way that fails again (the service judged ${n === 1 ? 'it' : 'them'}): ` +
+        `set aside, listed in the report and "extract status", not sent again and not failing this run; --retry-failed sends ${n === 1 ? 'it' : 'them'} again`,
+    );
+  }
   if (left > 0) {
     lines.push(
       `${left} document${left === 1 ? '' : 's'} failed in an earlier run in a way a plain rerun does not repeat (it may have been charged, or the service ` +
