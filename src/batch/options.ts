@@ -41,6 +41,9 @@ export type BatchOptions = {
   report: string | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
+  /** --move-done DIR, --move-failed DIR (batch/move.ts). */
+  moveDone?: string | undefined;
+  moveFailed?: string | undefined;
   /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */
   hashWhileSendingAbove?: number | undefined;
 };

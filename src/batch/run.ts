@@ -16,6 +16,7 @@ import { candidates, foreignTargets, identityOf, learned, lookup, type Identity 
 import type { KnownState, Replay } from './journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
+import { folderExclusions } from './move.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, replan, type BatchPlan, type Job } from './plan.ts';
 import { chooseStyle, createReporter, useColor, type Reporter } from './progress.ts';
@@ -126,7 +127,7 @@ async function planBatch(
   reporter.planning('finding input files');
   const discovery = await discoverInputs(inputs, {
     cwd: deps.cwd,
-    ignore: options.ignore,
+    ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
     followLinks: options.followLinks,
   });

@@ -32,6 +32,10 @@ export type ReportEntry = DocumentRecord & {
    * (outcome failed), known afterwards (outcome left), which then does not fail the run.
    */
   set_aside?: true | undefined;
+  /** Where --move-done/--move-failed put the file. */
+  moved_to?: string | undefined;
+  /** Why the file was not moved (it stays where it was). */
+  move_error?: string | undefined;
 };
 
 export type BatchSummary = {

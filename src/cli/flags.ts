@@ -37,6 +37,8 @@ export type RunFlags = {
   dryRun?: boolean;
   maxCredits?: string;
   report?: string;
+  moveDone?: string;
+  moveFailed?: string;
   /** false for --no-progress. */
   progress?: boolean;
   quiet?: boolean;
@@ -80,6 +82,8 @@ export function batchOptionsFromFlags(
     format: flags.format,
     explode: parseExplode(flags.explode),
     report: flags.report,
+    moveDone: flags.moveDone,
+    moveFailed: flags.moveFailed,
     noProgress: flags.progress === false,
     verbosity,
   };

@@ -109,6 +109,11 @@ export function registerRun(program: Command): void {
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
     .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')
     .option('--report <file>', 'write the summary as JSON, one entry per document (- for stdout)')
+    .option(
+      '--move-done <dir>',
+      'once its record is written, move each completed file into DIR (path under the folder kept; a clash gets "name (1).pdf")',
+    )
+    .option('--move-failed <dir>', 'likewise for files that failed in a way that fails again (set aside)')
     .option('--no-progress', 'plain timestamped lines instead of a progress bar')
     .option('-q, --quiet', 'print only errors')
     .option('-v, --verbose', 'print every request')

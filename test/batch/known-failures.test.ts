@@ -59,7 +59,7 @@ describe('new and known failures', () => {
 
       // --retry-failed still sends a known failure again (a new extract request in the journal), and it fails as new.
       const sent = () =>
-        journalFacts(cwd).filter((f) => f.fact === 'sending' && f.file.endsWith(`${join('in', 'broken.pdf')}`)).length;
+        journalFacts(cwd).filter((f) => f.fact === 'sending' && f.file === join('in', 'broken.pdf')).length;
       const before = sent();
       const retried = await run(cwd, ['in/'], { ...options, retryFailed: true });
       expect(sent()).toBe(before + 1);
