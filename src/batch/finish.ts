@@ -54,6 +54,7 @@ export async function finishBatch(
     charges,
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    unsettled: plan.unsettled,
   });
   // Outputs and the report cover every input, in input order, whatever the stop. A FIFO's reader
   // is waited for only now, with every document done, and the next signal ends the wait.
@@ -159,6 +160,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     charges: { reserved: 0, refunded: 0, unknown: 0 },
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    unsettled: plan.unsettled,
   });
   deps.stdout.write(
     `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`,

@@ -41,6 +41,8 @@ export type BatchOptions = {
   report: string | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
+  /** --settle: files changed less than this long ago are left for the next run (batch/settle.ts); 0: off. */
+  settleMs?: number | undefined;
   /** --move-done DIR, --move-failed DIR (batch/move.ts). */
   moveDone?: string | undefined;
   moveFailed?: string | undefined;

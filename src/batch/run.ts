@@ -25,6 +25,8 @@ import { memoryState, openState, parseStateSpec, type StateJournal, type StateSp
 import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
 import { setAsideEarlier } from './set-aside.ts';
+import { settledOnly, type Unsettled } from './settle.ts';
+import { formatDuration } from './units.ts';
 import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
 
@@ -135,6 +137,8 @@ async function planBatch(
   logLinksNotFollowed(discovery.linksNotFollowed, log);
   if (discovery.nothingIn !== undefined) log('info', `nothing to do: ${discovery.nothingIn}`);
   else log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
+  const { files, unsettled } = settledOnly(discovery.files, options.settleMs ?? 0, deps.now());
+  logUnsettled(unsettled, options.settleMs ?? 0, log);
 
   const spec = stateSpecOf(options, deps);
   if (spec?.kind === 'postgres' && options.fresh) {
@@ -200,7 +204,7 @@ async function planBatch(
   // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
   const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
   const plan = await planJobs({
-    files: discovery.files,
+    files,
     known: replay.known,
     target: identity.primary,
     identity,
@@ -284,6 +288,7 @@ async function planBatch(
     unreadable,
     ignored,
     linksNotFollowed: discovery.linksNotFollowed,
+    unsettled,
   };
 }
 
@@ -344,6 +349,18 @@ function logLinksNotFollowed(links: LinkNotFollowed[], log: Log): void {
   log(
     'info',
     `left out ${links.length} symbolic link${links.length === 1 ? '' : 's'} that lead${links.length === 1 ? 's' : ''} outside ${folders} (see --report): --follow-links follows them`,
+  );
+}
+
+/** One line for the files --settle leaves for the next run (each is in --report). */
+function logUnsettled(unsettled: Unsettled[], settleMs: number, log: Log): void {
+  if (unsettled.length === 0) return;
+  const n = unsettled.length;
+  const names = unsettled.slice(0, 5).map((u) => u.file);
+  const more = n > 5 ? ` and ${n - 5} more (see --report)` : '';
+  log(
+    'info',
+    `left ${n} file${n === 1 ? '' : 's'} changed in the last ${formatDuration(settleMs)} (--settle: still being written?) for the next run: ${names.join(', ')}${more}`,
   );
 }
 

@@ -3,6 +3,7 @@ import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './pipeline.ts';
 import type { LinkNotFollowed } from './discover.ts';
 import type { IgnoredInput } from './plan.ts';
+import type { Unsettled } from './settle.ts';
 import { formatDuration } from './units.ts';
 
 /**
@@ -51,6 +52,8 @@ export type BatchSummary = {
   not_documents: Array<{ file: string; type: string }>;
   /** Symbolic links a walk left out because they lead out of the folder walked (--follow-links follows them). */
   links_not_followed: Array<{ file: string; target: string; reason: string }>;
+  /** Files changed within --settle (still being written?): not sent, left for the next run. */
+  still_changing: Unsettled[];
   /** Completed during this run by other workers sharing the journal (postgres://). */
   other_workers: number;
   /**
@@ -81,6 +84,7 @@ export function tallySummary(
     charges: Charges;
     ignored?: IgnoredInput[];
     linksNotFollowed?: LinkNotFollowed[];
+    unsettled?: Unsettled[] | undefined;
   },
 ): BatchSummary {
   // One pass over the documents, however many outcomes are counted.
@@ -105,6 +109,7 @@ export function tallySummary(
       target: l.target,
       reason: l.reason,
     })),
+    still_changing: extra.unsettled ?? [],
     other_workers: count('other_worker'),
     pages_charged: extra.charges.reserved - extra.charges.refunded,
     pages_refunded: extra.charges.refunded,
@@ -166,6 +171,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   ];
   if (s.not_submitted > 0) parts.push(`${s.not_submitted} not submitted`);
   if (s.not_documents.length > 0) parts.push(`${s.not_documents.length} not documents (skipped, uncharged)`);
+  if (s.still_changing.length > 0) parts.push(`${s.still_changing.length} still changing (left for the next run)`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
   const lines = [

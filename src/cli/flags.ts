@@ -39,6 +39,7 @@ export type RunFlags = {
   report?: string;
   moveDone?: string;
   moveFailed?: string;
+  settle?: string;
   /** false for --no-progress. */
   progress?: boolean;
   quiet?: boolean;
@@ -84,6 +85,7 @@ export function batchOptionsFromFlags(
     report: flags.report,
     moveDone: flags.moveDone,
     moveFailed: flags.moveFailed,
+    settleMs: flags.settle === undefined ? 0 : parseDuration(flags.settle, '--settle'),
     noProgress: flags.progress === false,
     verbosity,
   };

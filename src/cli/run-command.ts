@@ -114,6 +114,10 @@ export function registerRun(program: Command): void {
       'once its record is written, move each completed file into DIR (path under the folder kept; a clash gets "name (1).pdf")',
     )
     .option('--move-failed <dir>', 'likewise for files that failed in a way that fails again (set aside)')
+    .option(
+      '--settle <duration>',
+      'leave files changed less than this long ago (still being written?) for the next run, with a line saying so; a bare number is seconds; default: off',
+    )
     .option('--no-progress', 'plain timestamped lines instead of a progress bar')
     .option('-q, --quiet', 'print only errors')
     .option('-v, --verbose', 'print every request')
