@@ -16,7 +16,8 @@ import type { RunFlags } from './flags.ts';
 const EXIT_CODES_HELP = `
 Exit codes:
   0    every document completed
-  1    some documents failed (or were not submitted: --max-credits)
+  1    some documents failed (or were not submitted: --max-credits); a failure an earlier
+       run set aside (it fails the same way again) is listed but known, not new: alone, exit 0
   2    usage or configuration error (bad flag, no input matched, no API key,
        a base URL that is not the service: outputs left as they were)
   3    stopped: the service said 402, out of credits (state kept; top up and rerun)
@@ -25,7 +26,8 @@ Exit codes:
   6    the journal could not be used (postgres:// unreachable, a .sqlite file locked past
        --state-wait, or a full disk under the journal: what was charged is kept for the rerun); fix it, then rerun
   7    the service stopped answering: no further submissions (rerun once it is back)
-  8    an output or the report could not be written (full disk, reader gone): fix it and rerun, nothing is paid again
+  8    an output or the report could not be written (full disk, reader gone), or --move-done/
+       --move-failed could not move a file (it stays): fix it and rerun, nothing is paid again
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 
 Examples:
