@@ -43,6 +43,11 @@ export type BatchOptions = {
   review?: string | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
+  /** --settle: files changed less than this long ago are left for the next run (batch/settle.ts); 0: off. */
+  settleMs?: number | undefined;
+  /** --move-done DIR, --move-failed DIR (batch/move.ts). */
+  moveDone?: string | undefined;
+  moveFailed?: string | undefined;
   /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */
   hashWhileSendingAbove?: number | undefined;
 };

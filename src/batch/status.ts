@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
 import { chargeOf, factKey, replayer } from './journal.ts';
+import { setAsideEarlier } from './set-aside.ts';
 import { openState, parseStateSpec, type History } from './state/index.ts';
 
 /**
@@ -14,6 +15,8 @@ export type StatusView = {
   documents: number;
   completed: number;
   failed: number;
+  /** Of `failed`: failures that fail the same way again (set-aside.ts), which runs list but do not fail on. */
+  set_aside: number;
   /** Submitted, result not collected yet. */
   processing: number;
   /** An extract request in flight at a crash: may have been charged; --retry-failed resends it under its key. */
@@ -61,6 +64,7 @@ export function statusOf(
     documents: known.size,
     completed: 0,
     failed: 0,
+    set_aside: 0,
     processing: 0,
     uncertain: 0,
     pages_charged: 0,
@@ -125,6 +129,7 @@ export function statusOf(
       }
       case 'failed':
         view.failed++;
+        if (setAsideEarlier(state)) view.set_aside++;
         failed.push({
           file: state.file,
           document_id: state.document_id,
@@ -156,6 +161,10 @@ export function statusLines(view: StatusView): string[] {
     `journal: ${view.journal}`,
     `${view.documents} document${view.documents === 1 ? '' : 's'}: ${view.completed} completed (${view.needs_review} with null fields to review), ${view.failed} failed, ${view.processing} processing, ${view.uncertain} uncertain (in flight at a crash); ${view.pages_charged} page${view.pages_charged === 1 ? '' : 's'} charged`,
   ];
+  if (view.set_aside > 0)
+    lines.push(
+      `${view.set_aside} of the failed fail the same way again (the service judged them): set aside, listed by every run, which exits 0 for them; --retry-failed sends them again`,
+    );
   if (view.failed_documents !== undefined) {
     lines.push(`failed (${view.failed_documents.length}):`);
     for (const f of view.failed_documents)

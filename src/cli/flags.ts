@@ -38,6 +38,9 @@ export type RunFlags = {
   maxCredits?: string;
   report?: string;
   review?: string;
+  moveDone?: string;
+  moveFailed?: string;
+  settle?: string;
   /** false for --no-progress. */
   progress?: boolean;
   quiet?: boolean;
@@ -82,6 +85,9 @@ export function batchOptionsFromFlags(
     explode: parseExplode(flags.explode),
     report: flags.report,
     review: flags.review,
+    moveDone: flags.moveDone,
+    moveFailed: flags.moveFailed,
+    settleMs: flags.settle === undefined ? 0 : parseDuration(flags.settle, '--settle'),
     noProgress: flags.progress === false,
     verbosity,
   };

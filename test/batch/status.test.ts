@@ -59,6 +59,27 @@ describe('status', () => {
     expect(text).toMatch(/ {2}a {2}1 completed, 0 failed, 0 pages; gone/);
   });
 
+  it('status: failures that fail again are counted as set aside; one that may have been charged or may pass is not', () => {
+    const failed = (sha: string, extra: Partial<Extract<JournalFact, { fact: 'failed' }>>): JournalFact => ({
+      fact: 'failed',
+      ...c(sha),
+      route: 'upload',
+      document_id: null,
+      reason: 'x',
+      retryable: true,
+      ...extra,
+    });
+    const facts = [
+      failed('judged', { document_id: 'doc_1', charge: 'refunded' }),
+      failed('refused', { retryable: false, charge: 'none' }),
+      failed('down', { charge: 'none' }),
+      failed('lost', { charge: 'uncertain' }),
+    ].map((fact) => ({ fact, worker: null }));
+    const view = statusOf('j', { facts, workers: [], skipped: 0 });
+    expect(view).toMatchObject({ failed: 4, set_aside: 2 });
+    expect(statusLines(view).join('\n')).toContain('2 of the failed fail the same way again');
+  });
+
   it('redact: a URL password, in any scheme, and a password= parameter', () => {
     expect(redact('postgres://user:p%40ss@db:5432/x and postgresql://u:abc@h/y?sslmode=require&password=zz')).toBe(
       'postgres://user:***@db:5432/x and postgresql://u:***@h/y?sslmode=require&password=***',
