@@ -13,7 +13,7 @@ import {
   type Stats,
 } from 'node:fs';
 import type { Options as FastGlobOptions } from 'fast-glob';
-import { isAbsolute, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
@@ -33,6 +33,11 @@ export type InputFile = {
   explicit: boolean;
   /** What the stat cache compares (see state/stat-cache.ts); absent when the file was not stat'ed as such. */
   stamp?: FileStamp | undefined;
+  /**
+   * Its path under the folder it was found in (a folder walked, a pattern's folder), printable;
+   * its name for a file named by itself. --move-done/--move-failed keep it under their folder.
+   */
+  rel?: string | undefined;
 };
 /**
  * The parts of a file's stat that change when its content may have (git's index keeps the
@@ -102,7 +107,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   // Synchronous on purpose: a run over thousands of files is bound by these syscalls, and the
   // thread pool's round trips cost more than the calls themselves.
   // `inside`: the real folder a pattern's match must stay in (unless --follow-links).
-  const add = (input: FsPath, explicit = false, inside?: { root: FsPath; name: string }): void => {
+  const add = (input: FsPath, explicit = false, inside?: { root: FsPath; name: string }, rel?: string): void => {
     const file = printable(input);
     const path = typeof input === 'string' ? resolve(options.cwd, input) : resolveBytes(options.cwd, input);
     let realPath: FsPath;
@@ -120,7 +125,15 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       found.unreadable.push({ file, reason: `cannot read ${file}: ${describeFsError(err)}` });
       return;
     }
-    push({ file, path, realPath: pathKey(realPath), size: info.size, explicit, stamp: stampOf(info) });
+    push({
+      file,
+      path,
+      realPath: pathKey(realPath),
+      size: info.size,
+      explicit,
+      stamp: stampOf(info),
+      rel: rel ?? basename(file),
+    });
   };
   const push = (input: InputFile): void => {
     if (seen.has(input.realPath)) return;
@@ -176,8 +189,9 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       const inside = options.followLinks === true ? undefined : realFolder(resolve(options.cwd, base), base);
       for (const m of matches.sort()) {
         // fast-glob reads names as UTF-8: a match holding U+FFFD stands for a name that is not.
-        if (m.includes('\uFFFD')) for (const path of namesBehind(m, options.cwd)) add(path, false, inside);
-        else add(m, false, inside);
+        const rel = relative(base, m);
+        if (m.includes('\uFFFD')) for (const path of namesBehind(m, options.cwd)) add(path, false, inside, rel);
+        else add(m, false, inside, rel);
       }
       if (found.files.length + found.unreadable.length === before && found.linksNotFollowed.length === linksBefore)
         patternMissed = true;

@@ -12,6 +12,7 @@ import { notSubmittedRecord, pendingRecord } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
+import { folderFor, moveInto } from './move.ts';
 import { fetchable, type BatchPlan, type Job } from './plan.ts';
 import { unreadableKey, type Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
@@ -53,6 +54,7 @@ export async function finishBatch(
     charges,
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    unsettled: plan.unsettled,
   });
   // Outputs and the report cover every input, in input order, whatever the stop. A FIFO's reader
   // is waited for only now, with every document done, and the next signal ends the wait.
@@ -76,6 +78,8 @@ export async function finishBatch(
         warn: (m) => log('warn', m),
       }),
     );
+  if (!written.failed() && summary.stopped_by !== 'wrong_service' && (await moveFinished(plan, ctx)))
+    summary.exitCode = exitCodeOf(summary, true);
   if (written.failed()) {
     // A signal that ended the wait is the run's stop now; the exit code says the output is missing.
     summary.stopped_by = stopper.reason() ?? null;
@@ -90,9 +94,38 @@ export async function finishBatch(
       summary.exitCode = EXIT_CODES.usage;
   }
   await written(() => writeReport(options.report, summary, deps.cwd, io()));
+  if (summary.stopped_by !== 'wrong_service') await written(() => writeReview(options.review, summary, deps.cwd, io()));
   if (written.failed()) summary.exitCode = exitCodeOf(summary, true);
   printSummary(summary, deps, options);
+  if (deps.env.GITHUB_ACTIONS === 'true')
+    await (await import('./github.ts')).reportToGithub(summary, deps.env, deps.stderr, log);
   return summary;
+}
+
+/**
+ * --move-done/--move-failed, once the outputs hold every record (the journal's facts were
+ * fdatasync'd as each document ended): each file whose result is kept leaves the folder. Returns
+ * whether a file could not be moved: it stays, its entry says why, and the run exits 8 (README:
+ * Exit codes) like an output not written; the rerun moves it and pays nothing.
+ */
+async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolean> {
+  const folders = { done: ctx.options.moveDone, failed: ctx.options.moveFailed };
+  if (folders.done === undefined && folders.failed === undefined) return false;
+  const counts = new Map<string, number>();
+  let failed = false;
+  for (const job of plan.jobs) {
+    const entry = ctx.records.get(job.input.realPath);
+    const folder = entry && folderFor(entry, folders);
+    if (entry === undefined || folder === undefined) continue;
+    const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd);
+    Object.assign(entry, result);
+    if ('move_error' in result) {
+      failed = true;
+      ctx.log('error', `${job.input.file}: ${result.move_error}`);
+    } else counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  for (const [folder, n] of counts) ctx.log('info', `moved ${n} file${n === 1 ? '' : 's'} to ${folder}`);
+  return failed;
 }
 
 /**
@@ -130,6 +163,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     charges: { reserved: 0, refunded: 0, unknown: 0 },
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    unsettled: plan.unsettled,
   });
   deps.stdout.write(
     `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`,
@@ -178,6 +212,21 @@ async function writeReport(
     ...io,
     what: 'the report',
   });
+}
+
+/** --review FILE: one JSON line per completed document with null fields (an empty file when none has). */
+async function writeReview(
+  path: string | undefined,
+  summary: BatchSummary,
+  cwd: string,
+  io: Omit<DestinationOptions, 'what'>,
+): Promise<void> {
+  if (path === undefined) return;
+  await writeDestination(
+    destinationOf(path, cwd),
+    summary.needs_review.map((entry) => redact(`${JSON.stringify(entry)}\n`)),
+    { ...io, what: 'the review list' },
+  );
 }
 
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {

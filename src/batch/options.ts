@@ -40,8 +40,15 @@ export type BatchOptions = {
   format: string | undefined;
   explode: string | undefined;
   report: string | undefined;
+  /** --review FILE: the completed documents with null fields, as JSON Lines (the shape of listen's review.jsonl). */
+  review?: string | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
+  /** --settle: files changed less than this long ago are left for the next run (batch/settle.ts); 0: off. */
+  settleMs?: number | undefined;
+  /** --move-done DIR, --move-failed DIR (batch/move.ts). */
+  moveDone?: string | undefined;
+  moveFailed?: string | undefined;
   /** The inputs are files extract watch found in its folders: a non-document among them is skipped, as in a folder walk. */
   asFound?: boolean | undefined;
   /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */

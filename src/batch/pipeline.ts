@@ -49,7 +49,7 @@ export type Charges = { reserved: number; refunded: number; unknown: number };
  * - not_submitted: never sent, because the run stopped (402, auth, signal, --max-credits); a rerun sends it
  */
 export type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
-export type Outcome = { kind: OutcomeKind; record: DocumentRecord; retryable?: boolean };
+export type Outcome = { kind: OutcomeKind; record: DocumentRecord; retryable?: boolean; charge?: FailureCharge };
 
 export type PipelineContext = {
   client: ServiceClient;
@@ -613,6 +613,7 @@ export class Pipeline {
     this.#c.settle(job, {
       kind: 'failed',
       retryable: how.retryable,
+      charge: how.charge,
       record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, how.pageCount),
     });
   }

@@ -5,6 +5,7 @@ import { fileFacts, fileType } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from './identity.ts';
 import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
 import type { StateJournal } from './state/index.ts';
+import type { Unsettled } from './settle.ts';
 import type { StatCache } from './state/stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
@@ -105,6 +106,8 @@ export type BatchPlan = {
   ignored: IgnoredInput[];
   /** Symbolic links the walk left out (they lead out of the folder walked): listed in --report. */
   linksNotFollowed: LinkNotFollowed[];
+  /** Files changed within --settle: left for the next run, listed in --report. */
+  unsettled?: Unsettled[] | undefined;
 };
 
 export type Plan = { jobs: Job[]; unreadable: UnreadableInput[]; ignored: IgnoredInput[] };

@@ -8,6 +8,8 @@ import type { ReportEntry } from './summary.ts';
  */
 export type Records = {
   emit(key: string, entry: ReportEntry): void;
+  /** The record of one input, if emitted. */
+  get(key: string): ReportEntry | undefined;
   /** The records of `keys` that were emitted, in that order. */
   inOrder(keys: readonly string[]): ReportEntry[];
 };
@@ -23,6 +25,7 @@ export function createRecords(
       if (stream) void stream.write(entry);
       onRecord?.(entry);
     },
+    get: (key) => entries.get(key),
     inOrder: (keys) => keys.map((k) => entries.get(k)).filter((e): e is ReportEntry => e !== undefined),
   };
 }

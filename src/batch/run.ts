@@ -16,6 +16,7 @@ import { candidates, foreignTargets, identityOf, learned, lookup, type Identity 
 import type { KnownState, Replay } from './journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
+import { folderExclusions } from './move.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, replan, type BatchPlan, type Job } from './plan.ts';
 import { chooseStyle, createReporter, useColor, type Reporter } from './progress.ts';
@@ -23,6 +24,9 @@ import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from './state/index.ts';
 import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
+import { setAsideEarlier } from './set-aside.ts';
+import { settledOnly, type Unsettled } from './settle.ts';
+import { formatDuration } from './units.ts';
 import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
 
@@ -40,7 +44,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   // Decide the output before paying for anything: a typo in -o costs nothing.
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
   checkExplode(target, options.explode);
-  checkSharedStdout(target, options.report, options.dryRun, deps.cwd);
+  checkSharedStdout(target, options.report, options.dryRun, deps.cwd, [{ flag: '--review', path: options.review }]);
   if (!options.dryRun) await prepareOutput(target);
 
   const reporter = await createReporter({
@@ -128,7 +132,7 @@ async function planBatch(
   reporter.planning('finding input files');
   const discovery = await discoverInputs(inputs, {
     cwd: deps.cwd,
-    ignore: options.ignore,
+    ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
     followLinks: options.followLinks,
   });
@@ -138,6 +142,8 @@ async function planBatch(
   logLinksNotFollowed(discovery.linksNotFollowed, log);
   if (discovery.nothingIn !== undefined) log('info', `nothing to do: ${discovery.nothingIn}`);
   else log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
+  const { files, unsettled } = settledOnly(discovery.files, options.settleMs ?? 0, deps.now());
+  logUnsettled(unsettled, options.settleMs ?? 0, log);
 
   const spec = stateSpecOf(options, deps);
   if (spec?.kind === 'postgres' && options.fresh) {
@@ -203,7 +209,7 @@ async function planBatch(
   // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
   const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
   const plan = await planJobs({
-    files: discovery.files,
+    files,
     known: replay.known,
     target: identity.primary,
     identity,
@@ -274,6 +280,7 @@ async function planBatch(
         Object.assign(prior, {
           outcome: job.action === 'done' ? ('skipped' as const) : ('left' as const),
           sha256: job.sha256,
+          ...(setAsideEarlier(job.prior) ? { set_aside: true as const } : {}),
         }),
       );
   }
@@ -286,6 +293,7 @@ async function planBatch(
     unreadable,
     ignored,
     linksNotFollowed: discovery.linksNotFollowed,
+    unsettled,
   };
 }
 
@@ -346,6 +354,18 @@ function logLinksNotFollowed(links: LinkNotFollowed[], log: Log): void {
   log(
     'info',
     `left out ${links.length} symbolic link${links.length === 1 ? '' : 's'} that lead${links.length === 1 ? 's' : ''} outside ${folders} (see --report): --follow-links follows them`,
+  );
+}
+
+/** One line for the files --settle leaves for the next run (each is in --report). */
+function logUnsettled(unsettled: Unsettled[], settleMs: number, log: Log): void {
+  if (unsettled.length === 0) return;
+  const n = unsettled.length;
+  const names = unsettled.slice(0, 5).map((u) => u.file);
+  const more = n > 5 ? ` and ${n - 5} more (see --report)` : '';
+  log(
+    'info',
+    `left ${n} file${n === 1 ? '' : 's'} changed in the last ${formatDuration(settleMs)} (--settle: still being written?) for the next run: ${names.join(', ')}${more}`,
   );
 }
 

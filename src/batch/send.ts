@@ -7,6 +7,7 @@ import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { Pipeline, type Charges, type Outcome } from './pipeline.ts';
 import { priorRecord, type BatchPlan, type Job } from './plan.ts';
+import { failsAgain, setAsideEarlier } from './set-aside.ts';
 import type { Finish, Reporter, Tally } from './progress.ts';
 import type { Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
@@ -78,11 +79,17 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     // the record stays the completed one; the report's outcome says what this run's attempt came to.
     const kept = outcome.kind !== 'completed' && job.prior?.fact === 'completed' ? priorRecord(job) : undefined;
     // '' for a large file stopped before it was hashed (on its upload).
+    const setAside =
+      kept === undefined &&
+      outcome.kind === 'failed' &&
+      outcome.charge !== undefined &&
+      failsAgain({ charge: outcome.charge, retryable: outcome.retryable ?? true });
     emitCopies(job, (copy) => ({
       ...(kept ?? outcome.record),
       file: copy.input.file,
       outcome: kind,
       sha256: job.sha256 || null,
+      ...(setAside ? { set_aside: true as const } : {}),
     }));
   };
   const share = workThrough({
@@ -116,7 +123,14 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
         outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome),
         tally,
       );
-      emitCopies(job, (copy) => ({ ...prior, file: copy.input.file, outcome, sha256: job.sha256 }));
+      const setAside = outcome !== 'other_worker' && setAsideEarlier(job.prior);
+      emitCopies(job, (copy) => ({
+        ...prior,
+        file: copy.input.file,
+        outcome,
+        sha256: job.sha256,
+        ...(setAside ? { set_aside: true as const } : {}),
+      }));
     },
   });
   const pipeline = new Pipeline({

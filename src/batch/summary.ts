@@ -1,8 +1,10 @@
 import type { DocumentRecord } from '../outputs/record.ts';
+import { reviewEntry, type ReviewEntry } from '../outputs/review.ts';
 import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './pipeline.ts';
 import type { LinkNotFollowed } from './discover.ts';
 import type { IgnoredInput } from './plan.ts';
+import type { Unsettled } from './settle.ts';
 import { formatDuration } from './units.ts';
 
 /**
@@ -27,12 +29,23 @@ export type ReportEntry = DocumentRecord & {
   outcome: EntryOutcome;
   sha256: string | null;
   pages_estimate?: number | undefined;
+  /**
+   * A failure that will fail the same way again (set-aside.ts): new on the run that meets it
+   * (outcome failed), known afterwards (outcome left), which then does not fail the run.
+   */
+  set_aside?: true | undefined;
+  /** Where --move-done/--move-failed put the file. */
+  moved_to?: string | undefined;
+  /** Why the file was not moved (it stays where it was). */
+  move_error?: string | undefined;
 };
 
 export type BatchSummary = {
   exitCode: number;
   completed: number;
   failed: number;
+  /** Of `failed`: failures set aside by an earlier run (outcome left, set_aside), which do not fail this one. */
+  known_failures: number;
   skipped: number;
   pending: number;
   not_submitted: number;
@@ -40,6 +53,8 @@ export type BatchSummary = {
   not_documents: Array<{ file: string; type: string }>;
   /** Symbolic links a walk left out because they lead out of the folder walked (--follow-links follows them). */
   links_not_followed: Array<{ file: string; target: string; reason: string }>;
+  /** Files changed within --settle (still being written?): not sent, left for the next run. */
+  still_changing: Unsettled[];
   /** Completed during this run by other workers sharing the journal (postgres://). */
   other_workers: number;
   /**
@@ -57,6 +72,8 @@ export type BatchSummary = {
   dry_run: boolean;
   /** --dry-run: the credits the run would cost. */
   credits_estimate: number | null;
+  /** Completed documents with a null in their results, for a person (the shape of `extract listen`'s review.jsonl). */
+  needs_review: ReviewEntry[];
   documents: ReportEntry[];
 };
 
@@ -70,16 +87,22 @@ export function tallySummary(
     charges: Charges;
     ignored?: IgnoredInput[];
     linksNotFollowed?: LinkNotFollowed[];
+    unsettled?: Unsettled[] | undefined;
   },
 ): BatchSummary {
   // One pass over the documents, however many outcomes are counted.
   const tally = new Map<EntryOutcome, number>();
-  for (const d of documents) tally.set(d.outcome, (tally.get(d.outcome) ?? 0) + 1);
+  let known = 0;
+  for (const d of documents) {
+    tally.set(d.outcome, (tally.get(d.outcome) ?? 0) + 1);
+    if (isKnownFailure(d)) known++;
+  }
   const count = (...outcomes: EntryOutcome[]): number => outcomes.reduce((n, o) => n + (tally.get(o) ?? 0), 0);
   const summary: BatchSummary = {
     exitCode: 0,
     completed: count('completed'),
     failed: count('failed', 'left', 'unreadable'),
+    known_failures: known,
     skipped: count('skipped'),
     pending: count('pending'),
     not_submitted: count('not_submitted'),
@@ -89,6 +112,7 @@ export function tallySummary(
       target: l.target,
       reason: l.reason,
     })),
+    still_changing: extra.unsettled ?? [],
     other_workers: count('other_worker'),
     pages_charged: extra.charges.reserved - extra.charges.refunded,
     pages_refunded: extra.charges.refunded,
@@ -100,18 +124,26 @@ export function tallySummary(
     credits_estimate: extra.dryRun
       ? documents.reduce((s, d) => s + (d.outcome === 'planned' ? (d.pages_estimate ?? 0) : 0), 0)
       : null,
+    needs_review: documents.flatMap((d) => reviewEntry(d) ?? []),
     documents,
   };
   summary.exitCode = exitCodeOf(summary);
   return summary;
 }
 
+/** A failure an earlier run reported and set aside: listed again, not new. */
+export function isKnownFailure(d: ReportEntry): boolean {
+  return d.outcome === 'left' && d.set_aside === true;
+}
+
 /**
  * One exit code for the run (README: "Exit codes"). A stop outranks the documents' outcomes (it is what the user
- * must act on first); a failure outranks "pending", which a plain rerun resolves.
+ * must act on first); a failure outranks "pending", which a plain rerun resolves. Failures an earlier
+ * run set aside are known, not new: reported every run, they fail none after the first.
  */
 export function exitCodeOf(
-  s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pending' | 'not_submitted'>,
+  s: Pick<BatchSummary, 'stopped_by' | 'failed' | 'pending' | 'not_submitted'> &
+    Partial<Pick<BatchSummary, 'known_failures'>>,
   outputFailed = false,
 ): number {
   if (s.stopped_by === 'interrupted') return EXIT_CODES.interrupted;
@@ -122,7 +154,7 @@ export function exitCodeOf(
   if (s.stopped_by === 'journal') return EXIT_CODES.state;
   // Results are kept but not where they were asked for: that comes before the documents' outcomes.
   if (outputFailed) return EXIT_CODES.output;
-  if (s.failed > 0 || s.not_submitted > 0) return EXIT_CODES.failed;
+  if (s.failed - (s.known_failures ?? 0) > 0 || s.not_submitted > 0) return EXIT_CODES.failed;
   if (s.pending > 0) return EXIT_CODES.pending;
   return EXIT_CODES.ok;
 }
@@ -137,13 +169,15 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   }
   const parts = [
     `${s.completed} completed`,
-    `${s.failed} failed`,
+    s.known_failures > 0 ? `${s.failed} failed (${s.known_failures} known from earlier runs)` : `${s.failed} failed`,
     `${s.skipped} skipped (completed earlier)`,
     `${s.pending} still pending`,
   ];
   if (s.not_submitted > 0) parts.push(`${s.not_submitted} not submitted`);
   if (s.not_documents.length > 0) parts.push(`${s.not_documents.length} not documents (skipped, uncharged)`);
+  if (s.still_changing.length > 0) parts.push(`${s.still_changing.length} still changing (left for the next run)`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
+  if (s.needs_review.length > 0) parts.push(`${s.needs_review.length} with null fields to review`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
   const lines = [
     `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`,
@@ -162,7 +196,14 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
         : 'no journal was kept (--no-state, or --local without --state): a rerun sends every file again',
     );
   }
-  const left = s.documents.filter((d) => d.outcome === 'left').length;
+  const left = s.documents.filter((d) => d.outcome === 'left' && !isKnownFailure(d)).length;
+  if (s.known_failures > 0) {
+    const n = s.known_failures;
+    lines.push(
+      `${n} document${n === 1 ? '' : 's'} failed in an earlier run in a way that fails again (the service judged ${n === 1 ? 'it' : 'them'}): ` +
+        `set aside, listed in the report and "extract status", not sent again and not failing this run; --retry-failed sends ${n === 1 ? 'it' : 'them'} again`,
+    );
+  }
   if (left > 0) {
     lines.push(
       `${left} document${left === 1 ? '' : 's'} failed in an earlier run in a way a plain rerun does not repeat (it may have been charged, or the service ` +

@@ -37,6 +37,10 @@ export type RunFlags = {
   dryRun?: boolean;
   maxCredits?: string;
   report?: string;
+  review?: string;
+  moveDone?: string;
+  moveFailed?: string;
+  settle?: string;
   /** false for --no-progress. */
   progress?: boolean;
   quiet?: boolean;
@@ -80,6 +84,10 @@ export function batchOptionsFromFlags(
     format: flags.format,
     explode: parseExplode(flags.explode),
     report: flags.report,
+    review: flags.review,
+    moveDone: flags.moveDone,
+    moveFailed: flags.moveFailed,
+    settleMs: flags.settle === undefined ? 0 : parseDuration(flags.settle, '--settle'),
     noProgress: flags.progress === false,
     verbosity,
   };

@@ -16,7 +16,8 @@ import type { RunFlags } from './flags.ts';
 const EXIT_CODES_HELP = `
 Exit codes:
   0    every document completed
-  1    some documents failed (or were not submitted: --max-credits)
+  1    some documents failed (or were not submitted: --max-credits); a failure an earlier
+       run set aside (it fails the same way again) is listed but known, not new: alone, exit 0
   2    usage or configuration error (bad flag, no input matched, no API key,
        a base URL that is not the service: outputs left as they were)
   3    stopped: the service said 402, out of credits (state kept; top up and rerun)
@@ -25,7 +26,8 @@ Exit codes:
   6    the journal could not be used (postgres:// unreachable, a .sqlite file locked past
        --state-wait, or a full disk under the journal: what was charged is kept for the rerun); fix it, then rerun
   7    the service stopped answering: no further submissions (rerun once it is back)
-  8    an output or the report could not be written (full disk, reader gone): fix it and rerun, nothing is paid again
+  8    an output or the report could not be written (full disk, reader gone), or --move-done/
+       --move-failed could not move a file (it stays): fix it and rerun, nothing is paid again
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 
 Examples:
@@ -109,6 +111,19 @@ export function registerRun(program: Command): void {
     .option('--dry-run', 'list each file, its route and page count, and the credits the run would cost; send nothing')
     .option('--max-credits <n>', 'stop submitting before the pages of this run would exceed n')
     .option('--report <file>', 'write the summary as JSON, one entry per document (- for stdout)')
+    .option(
+      '--review <file>',
+      'write the completed documents with null fields, for a person, as JSON Lines (- for stdout)',
+    )
+    .option(
+      '--move-done <dir>',
+      'once its record is written, move each completed file into DIR (path under the folder kept; a clash gets "name (1).pdf")',
+    )
+    .option('--move-failed <dir>', 'likewise for files that failed in a way that fails again (set aside)')
+    .option(
+      '--settle <duration>',
+      'leave files changed less than this long ago (still being written?) for the next run, with a line saying so; a bare number is seconds; default: off',
+    )
     .option('--no-progress', 'plain timestamped lines instead of a progress bar')
     .option('-q, --quiet', 'print only errors')
     .option('-v, --verbose', 'print every request')

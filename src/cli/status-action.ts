@@ -5,7 +5,13 @@ import type { Env, SettingsStore } from '../config/settings.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
 export async function statusFromCli(
-  flags: { state?: string | undefined; json?: boolean | undefined; stateWait?: string | undefined },
+  flags: {
+    state?: string | undefined;
+    json?: boolean | undefined;
+    stateWait?: string | undefined;
+    failed?: boolean | undefined;
+    needsReview?: boolean | undefined;
+  },
   env: Env,
 ): Promise<number> {
   let state = flags.state;
@@ -19,6 +25,8 @@ export async function statusFromCli(
     {
       state,
       json: flags.json === true,
+      failed: flags.failed === true,
+      needsReview: flags.needsReview === true,
       leaseMs: DEFAULT_LEASE_MS,
       outageMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait'),
     },

@@ -1,12 +1,13 @@
 import type { FieldDefinition, LeafField, LeafValue, Results } from '../contract/index.ts';
 import { parseDate } from './dates.ts';
-import { isIdentifierName, readIban, readIdentifier, readVatId } from './identifiers.ts';
+import { isIdentifierName, opensWithVatId, readIban, readIdentifier, readVatId } from './identifiers.ts';
 import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
+import { dueDatesIn } from './terms.ts';
 import { currenciesOfAmounts, looksLikeAmount, parseValue } from './values.ts';
 import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
@@ -26,6 +27,8 @@ type Candidate = { text: string; strong: boolean; tier: number; at: Place | unde
 
 /** Extended labels of amounts ("Total for this invoice") are the weakest tier. */
 const EXTENDED_TIER = 3;
+/** A due date read from payment terms written as a sentence: below every label. */
+const TERMS_TIER = 3;
 
 /** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
 const QUALIFIERS = new Set([
@@ -308,6 +311,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
   const amount = field.type === 'decimal' || field.type === 'integer';
   const push = (text: string, strong: boolean, tier: number, line: Line, cell: Cell | undefined) => {
     const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined };
+    if (concept === 'tax' && amount && opensWithVatId(text)) return;
     if (field.type === 'string') {
       // A VAT-id label also stands before tax and company numbers ("Steuernummer", "SIRET"): only a VAT id counts.
       if (concept === 'vat_id') {
@@ -322,6 +326,10 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
   };
   for (const [i, sl] of doc.scope.entries()) {
     for (const [j, cell] of sl.cells.entries()) {
+      // "Bitte überweisen Sie bis zum 30.05.2017.": payment terms, weaker than any label.
+      if (concept === 'due_date' && field.type === 'date')
+        for (const date of dueDatesIn(cell.text, doc.hints.dateOrder))
+          out.push({ text: date, strong: false, tier: TERMS_TIER, at: placeOf(sl.line, cell), parsed: date });
       const m = doc.labels.match(cell.text);
       if (!m) continue;
       // "Rechnung Nr. 42 vom 31.01.2014": the invoice's date follows its number.
@@ -382,13 +390,22 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
         continue;
       }
-      // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant").
-      if (!rightParses && inHeaderRow(sl, j, doc)) continue;
+      // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant"),
+      // but a due-date column of one row gives its date ("Beschreibung │ Fälligkeit" over one term).
+      if (!rightParses && inHeaderRow(sl, j, doc)) {
+        const sole = concept === 'due_date' ? soleCellBelow(doc.scope, i, j, doc) : undefined;
+        if (sole && parseValue('date', sole.cell.text, doc.hints) !== null)
+          push(sole.cell.text, false, tier, sole.line, sole.cell);
+        continue;
+      }
       // Below when the right-hand neighbour is no value of the field's type.
       const below = cellBelow(doc.scope, i, j, doc);
       const belowParses = below !== undefined && parseValue(field.type, below.text, doc.hints) !== null;
-      // "Invoice Number   INV-1" above "Reference   R-7": both are values; the field is null.
-      if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
+      // "Invoice Number   INV-1" above "Reference   R-7": both are values; the field is null,
+      // unless the label stands in a column of keys that the vocabulary knows.
+      if (rightParses && belowParses && right && inKeyColumn(doc.scope, i, cell, right, doc))
+        push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
+      else if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
       else if (rightParses && right) push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
       else if (belowParses && below)
         push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
@@ -534,6 +551,49 @@ function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): Cell
   const mine = overlap(cell, label);
   if (here.cells.some((other, k) => k !== cellAt && overlap(cell, other) >= mine)) return undefined;
   return doc.labels.isLabelled(cell.text) ? undefined : cell;
+}
+
+/**
+ * A label in a column of keys, each with its value beside it ("Date de facture │ 13/11/2017",
+ * "Votre référence │ PO445", "Réf. marché │ MSPE2017", "N° TVA client │ FR…"): the lines
+ * around it, without a blank gap, open with a cell at the label's left edge and hold a cell
+ * at its value's, and another key of the column is a label of the vocabulary. Then the cell
+ * below the label is the next key, not this label's value.
+ */
+function inKeyColumn(scope: Scope, at: number, label: Cell, value: Cell, doc: Doc): boolean {
+  const here = scope[at];
+  if (!here) return false;
+  const tolerance = here.line.height;
+  const pairOf = (sl: ScopeLine): Cell | undefined => {
+    const [key, val] = sl.cells;
+    if (!key || !val || Math.abs(key.x0 - label.x0) > tolerance) return undefined;
+    return Math.abs(val.x0 - value.x0) <= tolerance ? key : undefined;
+  };
+  let labelled = 0;
+  for (const step of [-1, 1]) {
+    let previous = here.line;
+    for (let k = at + step; k >= 0 && k < scope.length; k += step) {
+      const next = scope[k];
+      if (!next || next.cells.length === 0) continue;
+      if (!(step > 0 ? follows(previous, next.line) : follows(next.line, previous))) break;
+      const key = pairOf(next);
+      if (!key) break;
+      if (doc.labels.isLabelled(key.text)) labelled++;
+      previous = next.line;
+    }
+  }
+  return labelled > 0;
+}
+
+/** The cell below a column's title when it is the column's only one: nothing under the title on the line after it. */
+function soleCellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): { cell: Cell; line: Line } | undefined {
+  const cell = cellBelow(scope, lineAt, cellAt, doc);
+  const label = scope[lineAt]?.cells[cellAt];
+  const below = nextLineWithText(scope, lineAt);
+  if (!cell || !label || !below) return undefined;
+  const after = nextLineWithText(scope, scope.indexOf(below));
+  if (after && follows(below.line, after.line) && after.cells.some((c) => overlap(c, label) > 0)) return undefined;
+  return { cell, line: below.line };
 }
 
 function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {

@@ -26,9 +26,16 @@ export type Identifier = { id: string | null; date: string | null };
 export function readIdentifier(text: string): Identifier {
   const t = text.trim().replace(/\s+/g, ' ');
   const clause = CLAUSE.exec(t);
-  const head = clause ? t.slice(0, clause.index) : t;
+  const head = beforeComma(clause ? t.slice(0, clause.index) : t);
   const date = clause?.[1] !== undefined ? dateIn(clause[1]) : null;
   return { id: tokenLike(head) ? head.replace(/[,;:]$/, '') : null, date };
+}
+
+/** "B6100, Lieferschein-Nr. L876": a comma ends the identifier when words follow it, not another id. */
+function beforeComma(text: string): string {
+  const at = text.search(/[,;] /);
+  if (at < 0 || tokenLike(text.slice(at + 2))) return text;
+  return text.slice(0, at);
 }
 
 /** "GB 987 6543 21" and "R-7" are token-like; "471102 Kunde Muster" is not. */
@@ -72,4 +79,14 @@ export function readVatId(text: string, checksum: boolean): string | null {
   const r = checkVAT(t, countries);
   if (!r.isSupportedCountry || !r.isValidFormat || (checksum && !r.isValid)) return null;
   return t;
+}
+
+/**
+ * Whether a cell opens with a VAT id whose check digits hold ("FR11999999998 - SIRET : …"):
+ * then the tax label before it ("TVA :", "VAT:") announces the seller's id, not an amount.
+ */
+export function opensWithVatId(text: string): boolean {
+  const words = text.trim().split(/\s+/).slice(0, 5);
+  for (let n = words.length; n > 0; n--) if (readVatId(words.slice(0, n).join(' '), true) !== null) return true;
+  return false;
 }

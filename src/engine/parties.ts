@@ -8,6 +8,7 @@ import type { Grounding } from './types.ts';
 import { parseDate } from './dates.ts';
 import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
+import { addressWindow } from './window.ts';
 
 /**
  * Objects and parties. An object's fields are looked for in the blocks under its headings
@@ -152,6 +153,15 @@ export function fillParty(
     if (found) {
       results.name = found.text.replace(/\s+/g, ' ');
       grounding[`${outPath}.name`] = found.at;
+    }
+  }
+  // No block of the party's own: the letter's address window names the seller and the buyer.
+  if (name && results.name === null && blocks.length === 0 && (concept === 'seller' || concept === 'buyer')) {
+    const window = addressWindow(doc, (t) => readsAsName({ text: t, x0: 0, x1: 0 }, doc));
+    const party = concept === 'seller' ? window?.sender : window?.recipient;
+    if (party) {
+      results.name = party.text;
+      grounding[`${outPath}.name`] = placeOf(party.line, party.cell);
     }
   }
   if (concept !== 'seller') return;

@@ -1,7 +1,8 @@
 import type { LeafField, TableField } from '../contract/index.ts';
-import type { FieldPath } from './labels.ts';
+import { type FieldPath, nameWords } from './labels.ts';
 import { type Cell, overlap } from './layout.ts';
 import type { Doc, ScopeLine } from './scope.ts';
+import { columnConcept } from './vocabulary/columns.ts';
 
 /**
  * The header row of a table: a line whose cells are column titles, with the title lines
@@ -12,10 +13,13 @@ import type { Doc, ScopeLine } from './scope.ts';
  * them are never given to a neighbour.
  */
 
-/** A column of the header: where it stands, and the Table field's column it names, if any. */
-export type Column = { x0: number; x1: number; field: LeafField | null };
-/** `at` is the header's main line, `last` the last line of its band: rows start below it. */
-export type Header = { at: number; last: number; columns: Column[]; matched: Set<string> };
+/** A column of the header: where it stands, its title, and the Table field's column it names, if any. */
+export type Column = { x0: number; x1: number; title: string; field: LeafField | null };
+/**
+ * `at` is the header's main line, `last` the last line of its band: rows start below it.
+ * `twofold`: fields that two columns answer (a net and a gross amount): their values are null.
+ */
+export type Header = { at: number; last: number; columns: Column[]; matched: Set<string>; twofold: Set<string> };
 
 /** Title lines closer than this many text heights to the header line belong to it. */
 const BAND_EM = 1.5;
@@ -66,10 +70,41 @@ function headerAt(at: number, field: TableField, path: FieldPath, doc: Doc): Hea
     if (named === 'twice') return null;
     if (named && matched.has(named.name)) return null; // two columns with one name: no reading is sure
     if (named) matched.add(named.name);
-    columns.push({ x0, x1, field: named });
+    columns.push({ x0, x1, title: group.map((c) => c.text).join(' '), field: named });
   }
   columns.sort((a, b) => a.x0 - b.x0);
-  return { at, last, columns, matched };
+  return { at, last, columns, matched, twofold: twofold(columns) };
+}
+
+/** "Brutto", "Gesamt inkl. MwSt.", "Gross", "Montant TTC": amounts with the tax in. */
+const GROSS = /(?:^|[^\p{L}])(?:brutto|gross|ttc|incl|inkl|including|einschl)/iu;
+/** "Netto", "Net", "Montant HT", "excl. VAT", "zzgl.": amounts before tax. */
+const NET = /(?:^|[^\p{L}])(?:netto|net|ht|excl|exkl|zzgl|ohne|hors)(?:$|[^\p{L}]|o?\p{Ll})/iu;
+const PRICE = /preis|price|prix|precio|prezzo|prijs|rate|tarif/iu;
+
+/**
+ * Fields that a net and a gross column both answer, when the field's name says neither
+ * ("amount" under "Netto" and "Brutto"): which one was meant is a guess. A name that says
+ * which ("net_amount") keeps the column that matches it.
+ */
+function twofold(columns: readonly Column[]): Set<string> {
+  const out = new Set<string>();
+  for (const gross of columns.filter((c) => GROSS.test(c.title))) {
+    const concept = PRICE.test(gross.title) ? 'unit_price' : 'line_amount';
+    const sameKind = (c: Column) => (c.field ? columnConcept(c.field, nameWords(c.field.name)) === concept : false);
+    for (const net of columns) {
+      if (net === gross || GROSS.test(net.title) || !(sameKind(net) || (NET.test(net.title) && sameKind(gross))))
+        continue;
+      const field = gross.field ?? net.field;
+      if (!field) continue;
+      const says = nameWords(field.name);
+      const saysNet = says.some((w) => w === 'net' || w === 'netto');
+      const saysGross = says.some((w) => w === 'gross' || w === 'brutto');
+      if ((saysNet && field === gross.field) || (saysGross && field === net.field) || (!saysNet && !saysGross))
+        out.add(field.name);
+    }
+  }
+  return out;
 }
 
 /** The column a title names: the whole title read top to bottom, else exactly one of its parts. */

@@ -3,9 +3,10 @@ import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
 import { type FieldPath, nameWords } from './labels.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { checkTable } from './table-checks.ts';
 import { type Column, type Header, findHeaders } from './table-header.ts';
 import type { Place } from './types.ts';
-import { parseValue } from './values.ts';
+import { type FormatHints, parseValue } from './values.ts';
 import { columnConcept } from './vocabulary/columns.ts';
 
 /**
@@ -38,7 +39,8 @@ export type TableRead = {
 
 /** A cell of a row: its text (joined over continuation lines) and where it stands. */
 type RowCell = { text: string; place: Place };
-type Row = { cells: Map<string, RowCell>; last: Line; amountChanged: boolean };
+/** `rates`: percentages printed under columns that name no field (a discount, a tax rate). */
+type Row = { cells: Map<string, RowCell>; last: Line; amountChanged: boolean; rates: number[] };
 type Segment = {
   page: number;
   rows: Row[];
@@ -48,6 +50,8 @@ type Segment = {
   ambiguous: boolean;
   /** The amount cell of the totals line that ended it. */
   total?: { line: string; cell: Cell };
+  /** Fields a net and a gross column both answer (table-header.ts). */
+  twofold: ReadonlySet<string>;
 };
 
 /** The box of a cell on its line. */
@@ -75,6 +79,8 @@ const END_WORDS =
 const CARRY_WORDS = /^((carried|brought|carry) forward|übertrag|zwischenübertrag|à reporter|a reporter|report\s*:?$)/i;
 /** A line that follows the row above this closely (in text heights) continues it. */
 const CONTINUE_EM = 1.6;
+/** "10%", "2,00 %": a rate printed in a column of its own. */
+const PERCENT = /^(-?\d+(?:[.,]\d+)?)\s*%$/u;
 /** "20 Stk", "2,5 Std.", "25 Liter(s)": a quantity and its unit. */
 const QUANTITY_WITH_UNIT = /^([-+]?\d[\d.,'\s]*?)\s*\p{L}[\p{L}.()²³/]*$/u;
 
@@ -111,7 +117,12 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
   if (read.length === 0) return none;
   const total = only.at(-1)?.total;
   if (total) totals.set(total.line, total.cell);
-  const rows = read.map((row) => rowValues(field, row, doc));
+  const lastLine = read.at(-1)?.last;
+  const below = doc.scope.findIndex((sl) => sl.line === lastLine) + 1;
+  const twofold = new Set(only.flatMap((s) => [...s.twofold]));
+  const as = read.map((row) => ({ values: rowValues(field, row, doc, twofold), rates: row.rates }));
+  const rows = checkTable(field.columns, as, doc, below);
+  if (rows === null) return none;
   const places = read.map((row, i) => {
     const out: Record<string, Place> = {};
     for (const [name, cell] of row.cells)
@@ -134,6 +145,7 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
     lines: new Set(),
     end: 'page',
     ambiguous: false,
+    twofold: header.twofold,
   };
   if (!headerLine) return segment;
   const { rows, lines } = segment;
@@ -162,7 +174,7 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
       if (amount) segment.total = { line: lineKey(sl.line), cell: amount };
       return finish('stop', i);
     }
-    const { cells: placed, unaligned } = place(sl, header);
+    const { cells: placed, unaligned, rates } = place(sl, header, doc.hints);
     if (rows.length >= 2 && isSumOfRows(placed, rows, doc)) return finish('stop', i);
     const current = rows.at(-1);
     if (current && !blank && continues(current, placed, sl.line, header)) {
@@ -171,17 +183,23 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
         current.cells.set(name, had ? { text: `${had.text} ${cell.text}`, place: union(had.place, cell.place) } : cell);
       }
       current.last = sl.line;
+      current.rates.push(...rates);
     } else if (fillsRow(placed, header, doc)) {
       if (unaligned) segment.ambiguous = true;
-      rows.push({ cells: placed, last: sl.line, amountChanged: false });
+      rows.push({ cells: placed, last: sl.line, amountChanged: false, rates });
     } else if (undescribedRow(placed, header, doc)) {
       // A row whose description stands on another line: which lines make which item is a guess.
       segment.ambiguous = true;
     } else if (current && changesAmount(placed, header, doc)) {
       current.amountChanged = true;
     } else {
-      // After a blank gap, text that is no row is past the table; before it, a note or a section title.
-      if (blank && rows.length > 0) return finish('gap', i);
+      // After a blank gap, text that is no row is past the table, unless only notes of the
+      // item above ("Verpackung: Flasche") stand between it and the next row; before it, a
+      // note or a section title.
+      if (blank && rows.length > 0 && !notesBeforeRow(header, doc, i)) return finish('gap', i);
+      // A sentence across the number columns before any row belongs to no item above it: it may be
+      // a line item of text only (EN 16931 allows them) or a note on the table; the count would be a guess.
+      if (rows.length === 0 && crossesNumberColumns(sl, header)) segment.ambiguous = true;
       previous = sl.line;
       continue;
     }
@@ -189,6 +207,14 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
     previous = sl.line;
   }
   return segment;
+}
+
+/** A cell of words that runs across a whole number column: text no column title names. */
+function crossesNumberColumns(sl: ScopeLine, header: Header): boolean {
+  const numbers = header.columns.filter((c) => c.field !== null && c.field.type !== 'string');
+  return sl.cells.some(
+    (cell) => /\p{L}{2}/u.test(cell.text) && numbers.some((c) => cell.x0 <= c.x0 && cell.x1 >= c.x1),
+  );
 }
 
 /** Whether a row of this table stands further down the page, before any totals: the end was not the end. */
@@ -199,7 +225,22 @@ function rowsFollow(field: TableField, header: Header, doc: Doc, from: number): 
     if (!sl || sl.line.page !== page) return false;
     if (sl.cells.length === 0 || sl.cells.some((c) => CARRY_WORDS.test(c.text))) continue;
     if (endsTable(sl, doc)) return false;
-    if (fillsRow(place(sl, header).cells, header, doc) && field.columns.length > 0) return true;
+    if (fillsRow(place(sl, header, doc.hints).cells, header, doc) && field.columns.length > 0) return true;
+  }
+  return false;
+}
+
+/** Whether lines of text in the text columns only, then a row, follow: an item's notes set apart. */
+function notesBeforeRow(header: Header, doc: Doc, from: number): boolean {
+  const page = doc.scope[from]?.line.page;
+  const texts = new Set(textColumns(header).map((f) => f.name));
+  for (let i = from; i < doc.scope.length; i++) {
+    const sl = doc.scope[i];
+    if (!sl || sl.line.page !== page || endsTable(sl, doc)) return false;
+    if (sl.cells.length === 0) continue;
+    const { cells, unaligned } = place(sl, header, doc.hints);
+    if (i > from && fillsRow(cells, header, doc)) return !unaligned;
+    if (unaligned || [...cells.keys()].some((name) => !texts.has(name))) return false;
   }
   return false;
 }
@@ -306,8 +347,13 @@ function cellValue(f: LeafField, text: string | undefined, doc: Doc): LeafValue 
  * none goes to the nearest; a number that overlaps none makes the line unaligned, since
  * which column it belongs to is a guess.
  */
-function place(sl: ScopeLine, header: Header): { cells: Map<string, RowCell>; unaligned: boolean } {
+function place(
+  sl: ScopeLine,
+  header: Header,
+  hints: FormatHints,
+): { cells: Map<string, RowCell>; unaligned: boolean; rates: number[] } {
   const out = new Map<string, RowCell>();
+  const rates: number[] = [];
   let unaligned = false;
   const cols = header.columns;
   for (const cell of sl.cells) {
@@ -328,7 +374,12 @@ function place(sl: ScopeLine, header: Header): { cells: Map<string, RowCell>; un
         return near === undefined || d < Math.abs((near.x0 + near.x1) / 2 - mid) ? col : near;
       }, undefined);
     }
-    if (!best?.field) continue;
+    if (!best?.field) {
+      const rate = PERCENT.exec(cell.text)?.[1];
+      const value = rate === undefined ? null : parseValue('decimal', rate, hints);
+      if (typeof value === 'number') rates.push(value);
+      continue;
+    }
     const name = best.field.name;
     const had = out.get(name);
     const here = placeOf(sl.line, cell);
@@ -337,13 +388,13 @@ function place(sl: ScopeLine, header: Header): { cells: Map<string, RowCell>; un
       had ? { text: `${had.text} ${cell.text}`, place: union(had.place, here) } : { text: cell.text, place: here },
     );
   }
-  return { cells: out, unaligned };
+  return { cells: out, unaligned, rates };
 }
 
-function rowValues(field: TableField, row: Row, doc: Doc): Results {
+function rowValues(field: TableField, row: Row, doc: Doc, twofold: ReadonlySet<string>): Results {
   const out: Results = {};
   for (const c of field.columns) {
-    const changed = row.amountChanged && isLineAmount(c);
+    const changed = (row.amountChanged && isLineAmount(c)) || twofold.has(c.name);
     out[c.name] = changed ? null : cellValue(c, row.cells.get(c.name)?.text, doc);
   }
   return out;

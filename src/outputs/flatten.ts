@@ -1,5 +1,6 @@
 import type { LeafValue, ResultValue, Results } from '../contract/index.ts';
 import type { DocumentRecord } from './record.ts';
+import { needsReview } from './review.ts';
 
 /**
  * Turns records into flat rows for CSV: one row per document, or one per row of an
@@ -10,7 +11,7 @@ import type { DocumentRecord } from './record.ts';
  */
 
 /** The columns every row starts with, before the fields of the results. */
-export const DOCUMENT_COLUMNS = ['file', 'document_id', 'status', 'page_count', 'error'] as const;
+export const DOCUMENT_COLUMNS = ['file', 'document_id', 'status', 'page_count', 'error', 'needs_review'] as const;
 
 /** A cell before CSV encoding. Tables not exploded travel as their JSON text. */
 export type Cell = LeafValue;
@@ -35,6 +36,7 @@ export function flattenRecords(records: readonly DocumentRecord[], explode?: str
       ['status', record.status],
       ['page_count', record.page_count],
       ['error', record.error],
+      ['needs_review', needsReview(record)],
     ]);
     let tableRows: Map<string, Cell>[] = [];
     const visit = (value: ResultValue, path: string): void => {

@@ -31,5 +31,10 @@ export const DocumentRecord = z.object({
   results: Results.nullable(),
   error: z.string().nullable(),
   route: Route.nullable(),
+  /**
+   * Whether a person must look at it: completed with a null in its results (outputs/review.ts).
+   * Null when it did not complete. Derived as the record is written (absent from stored records).
+   */
+  needs_review: z.boolean().nullable().optional(),
 });
 export type DocumentRecord = z.infer<typeof DocumentRecord>;

@@ -1,4 +1,5 @@
 import type { DocumentRecord } from './record-schema.ts';
+import { needsReview } from './review.ts';
 
 /**
  * A record's shape is the zod schema in record-schema.ts (the receiver validates stored records
@@ -60,6 +61,7 @@ export function recordFields(r: DocumentRecord, results: DocumentRecord['results
     page_count: r.page_count,
     route: r.route,
     error: r.error,
+    needs_review: needsReview(r),
     results,
   };
 }

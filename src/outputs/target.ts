@@ -128,21 +128,26 @@ export async function prepareOutput(target: OutputTarget): Promise<void> {
 }
 
 /**
- * -o and --report cannot both be stdout: two documents on one stream are neither. Checked
- * before anything is sent; a dry run prints its plan on stdout, so it counts as taken.
+ * -o, --report and --review cannot share stdout: two documents on one stream are neither.
+ * Checked before anything is sent; a dry run prints its plan on stdout, so it counts as taken.
  */
 export function checkSharedStdout(
   target: OutputTarget,
   report: string | undefined,
   dryRun: boolean,
   cwd: string,
+  others: ReadonlyArray<{ flag: string; path: string | undefined }> = [],
 ): void {
-  if (report === undefined || destinationOf(report, cwd).kind !== 'stdout') return;
-  if (target.kind !== 'stdout' && !dryRun) return;
-  const taken = dryRun ? "the dry run's plan" : 'the records (-o, stdout unless given)';
+  const streams = [
+    ...[{ flag: '--report', path: report }, ...others]
+      .filter((o) => o.path !== undefined && destinationOf(o.path, cwd).kind === 'stdout')
+      .map((o) => `${o.flag} ${o.path}`),
+    ...(dryRun ? ["the dry run's plan"] : target.kind === 'stdout' ? ['the records (-o, stdout unless given)'] : []),
+  ];
+  if (streams.length < 2) return;
   throw new ExtractError(
     'usage',
-    `--report ${report} and ${taken} would both go to stdout, and two streams cannot share it: write one of them to a file (--report report.json, or -o FILE)`,
+    `${streams.join(' and ')} would ${streams.length === 2 ? 'both' : 'all'} go to stdout, and two streams cannot share it: write all but one of them to a file (--report report.json, --review review.jsonl, -o FILE)`,
   );
 }
 

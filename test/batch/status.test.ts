@@ -52,9 +52,32 @@ describe('status', () => {
       ['b', 1, 1, 3],
     ]);
     const text = statusLines(view).join('\n');
-    expect(text).toContain('6 documents: 2 completed, 1 failed, 2 processing, 1 uncertain');
+    expect(text).toMatch(
+      /6 documents: 2 completed \(\d+ with null fields to review\), 1 failed, 2 processing, 1 uncertain/,
+    );
     expect(text).toContain('oldest still processing: d5.pdf (doc_5)');
     expect(text).toMatch(/ {2}a {2}1 completed, 0 failed, 0 pages; gone/);
+  });
+
+  it('status: failures that fail again are counted as set aside; one that may have been charged or may pass is not', () => {
+    const failed = (sha: string, extra: Partial<Extract<JournalFact, { fact: 'failed' }>>): JournalFact => ({
+      fact: 'failed',
+      ...c(sha),
+      route: 'upload',
+      document_id: null,
+      reason: 'x',
+      retryable: true,
+      ...extra,
+    });
+    const facts = [
+      failed('judged', { document_id: 'doc_1', charge: 'refunded' }),
+      failed('refused', { retryable: false, charge: 'none' }),
+      failed('down', { charge: 'none' }),
+      failed('lost', { charge: 'uncertain' }),
+    ].map((fact) => ({ fact, worker: null }));
+    const view = statusOf('j', { facts, workers: [], skipped: 0 });
+    expect(view).toMatchObject({ failed: 4, set_aside: 2 });
+    expect(statusLines(view).join('\n')).toContain('2 of the failed fail the same way again');
   });
 
   it('redact: a URL password, in any scheme, and a password= parameter', () => {

@@ -16,13 +16,13 @@ afterEach(() => {
 
 type BenchRow = { id: string; figure: number; peerFigure: number; ratio: number };
 
-test('bench: --tiny produces a number for every row', { timeout: 200_000 }, async () => {
+test('bench: --tiny produces a number for every row', { timeout: 420_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   dirs.push(dir);
   const json = join(dir, 'rows.json');
   const result = await execa(process.execPath, ['bench/run.ts', '--tiny', '--json', json], {
     reject: false,
-    timeout: 190_000,
+    timeout: 400_000,
   });
   const report = JSON.parse(readFileSync(json, 'utf8')) as { rows: BenchRow[]; failures: string[] };
   expect(report.failures, result.stderr.slice(-3000)).toEqual([]);
@@ -38,6 +38,7 @@ test('bench: --tiny produces a number for every row', { timeout: 200_000 }, asyn
     '3 wall',
     '3 put',
     '4 rerun',
+    '4 rerun sqlite',
     '4 append',
     '5 version',
     '5 help',

@@ -196,7 +196,7 @@ describe('a quiet night is a success', () => {
     const expected: Record<string, string> = {
       'r.json': '[]\n',
       'r.jsonl': '',
-      'r.csv': 'file,document_id,status,page_count,error\n',
+      'r.csv': 'file,document_id,status,page_count,error,needs_review\n',
     };
     for (const out of Object.keys(expected)) {
       const run = await extract(cwd, url, ['drop/', '-o', out]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FieldDefinition } from '../../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { extractInProcess } from '../../src/engine/index.ts';
 import { type Col, Sheet, drawTable, renderPdf } from '../../fixtures/lib/pdf.ts';
@@ -179,6 +180,146 @@ describe('engine: line items', () => {
     expect(results.line_items).toEqual([
       { description: 'Kunstrasen', quantity: 3, unit_price: 4, amount: null },
       { description: 'Schweinesteak', quantity: 5, unit_price: 5.5, amount: 27.5 },
+    ]);
+  });
+  it('tables: a sentence across the columns before the first row (a text-only item, or a note?) makes the table null', async () => {
+    const s = new Sheet();
+    drawTable(s, 100, GERMAN, []);
+    s.text(50, 122, 'Gemäß Ihrer Reklamation vom 10.09.2024 erhalten Sie die folgenden Leistungen gutgeschrieben:');
+    s.text(50, 150, '1')
+      .text(90, 150, 'Zitronensäure 100ml')
+      .right(340, 150, '-5 Stk')
+      .right(440, 150, '1,00')
+      .right(540, 150, '-5,00');
+    s.text(50, 166, '2')
+      .text(90, 166, 'Gelierzucker 250g')
+      .right(340, 166, '-2 Stk')
+      .right(440, 166, '1,45')
+      .right(540, 166, '-2,90');
+    s.text(300, 190, 'Summe netto').right(540, 190, '-7,90');
+    const { results } = await read([s]);
+    expect(results.line_items).toBeNull();
+    // The same table without the sentence is read: the sentence alone made it null.
+    const t = new Sheet();
+    drawTable(t, 100, GERMAN, [
+      ['1', 'Zitronensäure 100ml', '-5 Stk', '1,00', '-5,00'],
+      ['2', 'Gelierzucker 250g', '-2 Stk', '1,45', '-2,90'],
+    ]);
+    t.text(300, 150, 'Summe netto').right(540, 150, '-7,90');
+    expect((await read([t])).results.line_items).toEqual([
+      { description: 'Zitronensäure 100ml', quantity: -5, unit_price: 1, amount: -5 },
+      { description: 'Gelierzucker 250g', quantity: -2, unit_price: 1.45, amount: -2.9 },
+    ]);
+  });
+  it('tables: rows whose amounts add up to no amount printed below (priced parts under a bundle) make the table null', async () => {
+    const s = new Sheet();
+    const y = drawTable(s, 100, GERMAN, [
+      ['1', 'Werkzeugset komplett', '1', '100,00', '100,00'],
+      [null, '- davon Hammer', null, null, '60,00'],
+      [null, '- davon Zange', null, null, '40,00'],
+    ]);
+    s.text(300, y + 10, 'Summe netto').right(540, y + 10, '100,00');
+    s.text(300, y + 26, 'Gesamtbetrag').right(540, y + 26, '119,00');
+    const { results } = await read([s]);
+    expect(results.line_items).toBeNull();
+  });
+
+  it('tables: quantity × unit price that is not the amount (a price per 100) leaves those two null, the summed amount kept', async () => {
+    const s = new Sheet();
+    const y = drawTable(s, 100, GERMAN, [
+      ['1', 'Schrauben M4 (Preis je 100)', '500', '2,50', '12,50'],
+      ['2', 'Dübel 6 mm', '50', '0,20', '10,00'],
+    ]);
+    s.text(300, y + 10, 'Summe netto').right(540, y + 10, '22,50');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Schrauben M4 (Preis je 100)', quantity: null, unit_price: null, amount: 12.5 },
+      { description: 'Dübel 6 mm', quantity: 50, unit_price: 0.2, amount: 10 },
+    ]);
+  });
+
+  it('tables: a discount printed on the row ("Rem. 10%") and a credit note’s signed amounts pass the arithmetic', async () => {
+    const s = new Sheet();
+    const cols: Col[] = [
+      { x: 50, header: 'Désignation' },
+      { x: 330, header: 'Quantité', right: true },
+      { x: 410, header: 'Prix unitaire', right: true },
+      { x: 460, header: 'Rem.', right: true },
+      { x: 540, header: 'Prix HT', right: true },
+    ];
+    const y = drawTable(s, 100, cols, [
+      ['Nougat 250g', '5', '4,55 €', '10%', '-20,48 €'],
+      ['Huile d’olive', '10', '19,80 €', null, '-198,00 €'],
+    ]);
+    s.text(380, y + 10, 'Total HT').right(540, y + 10, '-218,48 €');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Nougat 250g', quantity: 5, unit_price: 4.55, amount: -20.48 },
+      { description: 'Huile d’olive', quantity: 10, unit_price: 19.8, amount: -198 },
+    ]);
+  });
+  it('tables: a net and a gross amount column leave a plain "amount" null; a column named net_amount takes the net one', async () => {
+    const s = new Sheet();
+    const cols: Col[] = [
+      { x: 50, header: 'Bezeichnung' },
+      { x: 280, header: 'Menge', right: true },
+      { x: 360, header: 'Einzelpreis', right: true },
+      { x: 400, header: 'USt', right: true },
+      { x: 470, header: 'Nettobetrag', right: true },
+      { x: 550, header: 'Bruttobetrag', right: true },
+    ];
+    const y = drawTable(s, 100, cols, [
+      ['Schrauben', '100', '0,10', '19%', '10,00', '11,90'],
+      ['Montage', '2', '50,00', '19%', '100,00', '119,00'],
+    ]);
+    s.text(300, y + 10, 'Summe netto').right(550, y + 10, '110,00');
+    s.text(300, y + 26, 'Gesamtbetrag').right(550, y + 26, '130,90');
+    const bytes = new Uint8Array(await renderPdf([s]));
+    const { results } = await extractInProcess({ bytes, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
+    expect(results.line_items).toEqual([
+      { description: 'Schrauben', quantity: 100, unit_price: 0.1, amount: null },
+      { description: 'Montage', quantity: 2, unit_price: 50, amount: null },
+    ]);
+    const fields = FieldDefinition.parse([
+      {
+        name: 'items',
+        type: 'table',
+        columns: [
+          { name: 'description', type: 'string' },
+          { name: 'quantity', type: 'decimal' },
+          { name: 'net_amount', type: 'decimal' },
+        ],
+      },
+    ]);
+    const net = await extractInProcess({ bytes, mimeType: 'application/pdf', fields });
+    expect(net.results.items).toEqual([
+      { description: 'Schrauben', quantity: 100, net_amount: 10 },
+      { description: 'Montage', quantity: 2, net_amount: 100 },
+    ]);
+  });
+  it('tables: an item’s notes set apart by a blank gap, then the next item, keep one table', async () => {
+    const s = new Sheet();
+    drawTable(s, 100, GERMAN, []);
+    const item = (
+      y: number,
+      pos: string,
+      name: string,
+      qty: string,
+      price: string,
+      amount: string,
+      notes: string[],
+    ) => {
+      s.text(50, y, pos).text(90, y, name).right(340, y, qty).right(440, y, price).right(540, y, amount);
+      for (const [k, n] of notes.entries()) s.text(90, y + 34 + k * 10, n);
+      return y + 34 + notes.length * 10 + 30;
+    };
+    let y = item(124, '1', 'Zitronensäure 100ml', '5 Stk', '1,00', '5,00', ['Verpackung: Flasche', 'VKE/Geb: 1']);
+    y = item(y, '2', 'Gelierzucker Extra 250g', '2 Stk', '1,45', '2,90', ['Verpackung: Karton', 'VKE/Geb: 1']);
+    s.text(300, y + 10, 'Summe netto').right(540, y + 10, '7,90');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Zitronensäure 100ml', quantity: 5, unit_price: 1, amount: 5 },
+      { description: 'Gelierzucker Extra 250g', quantity: 2, unit_price: 1.45, amount: 2.9 },
     ]);
   });
 });

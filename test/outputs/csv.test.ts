@@ -17,6 +17,7 @@ describe('csv', () => {
       'status',
       'page_count',
       'error',
+      'needs_review',
       'invoice_number',
       'total',
       'paid',
@@ -109,6 +110,7 @@ describe('csv', () => {
       'status',
       'page_count',
       'error',
+      'needs_review',
       'invoice_number',
       'total',
       'paid',
@@ -151,7 +153,7 @@ describe('csv', () => {
       record({ results: { extra: 'e', lines: [{ c: true }] } }),
     ];
     const [header] = readCsv(csv(records, 'lines'));
-    expect(header?.slice(5)).toEqual(['lines.a', 'lines.b', 'lines.c', 'extra']);
+    expect(header?.slice(6)).toEqual(['lines.a', 'lines.b', 'lines.c', 'extra']);
     // lines.c is first seen after extra, but stays with its table's other columns.
   });
 
@@ -161,7 +163,7 @@ describe('csv', () => {
       record({ results: { customer: { name: 'B', email: 'b@x.io', address: { city: 'Lyon' } }, total: 2 } }),
     ];
     const [header] = readCsv(csv(records));
-    expect(header?.slice(5)).toEqual(['customer.name', 'customer.email', 'customer.address.city', 'total']);
+    expect(header?.slice(6)).toEqual(['customer.name', 'customer.email', 'customer.address.city', 'total']);
   });
 
   it('csv: an --explode path with no table warns, names the tables, and keeps one row per document', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach } from 'vitest';
 import type { DocumentRecord } from '../../src/outputs/record.ts';
+import { needsReview } from '../../src/outputs/review.ts';
 
 /** Reads CSV back as the writer meant it: a bare empty cell is null, a quoted one is "". */
 export function readCsv(text: string): (string | null)[][] {
@@ -92,3 +93,8 @@ export const SAMPLE: DocumentRecord[] = [
     route: 'inline->upload',
   }),
 ];
+
+/** A record as the writers write it: with `needs_review` derived from its results. */
+export function asWritten(r: DocumentRecord): DocumentRecord {
+  return { ...r, needs_review: needsReview(r) };
+}

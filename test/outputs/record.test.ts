@@ -33,7 +33,29 @@ describe('record constructors', () => {
   it('recordFields keeps only the record, whatever the entry carries beside it', () => {
     const entry = { ...errorRecord(origin, 'no'), outcome: 'failed', sha256: 'ab' };
     expect(Object.keys(recordFields(entry)).sort()).toEqual(
-      ['document_id', 'error', 'file', 'page_count', 'results', 'route', 'status'].sort(),
+      ['document_id', 'error', 'file', 'needs_review', 'page_count', 'results', 'route', 'status'].sort(),
     );
+  });
+});
+
+describe('needs_review', () => {
+  it('a completed record needs review when any value is null, stored results included (read as text, a "null" inside a string is no null)', async () => {
+    const { needsReview } = await import('../../src/outputs/review.ts');
+    const { storedResults } = await import('../../src/outputs/stored-results.ts');
+    const cases: Array<[Record<string, unknown>, boolean]> = [
+      [{ total: 1, note: 'null', q: 'say \\"null\\"' }, false],
+      [{ total: null }, true],
+      [{ lines: [{ a: 1 }, { a: null }] }, true],
+      [{ customer: { email: null } }, true],
+      [{ 'key "null"': 'x\\\\', n: 0 }, false],
+      [{ a: 'x\\\\', b: null }, true],
+    ];
+    for (const [results, expected] of cases) {
+      const plain = completedRecord(origin, 1, results as never);
+      const stored = completedRecord(origin, 1, storedResults(JSON.stringify(results)));
+      expect([needsReview(plain), needsReview(stored)], JSON.stringify(results)).toEqual([expected, expected]);
+    }
+    expect(needsReview(completedRecord(origin, 1, null))).toBe(true);
+    expect(needsReview(errorRecord(origin, 'no'))).toBeNull();
   });
 });

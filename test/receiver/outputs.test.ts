@@ -69,9 +69,10 @@ describe('listen: outputs', () => {
       page_count: 3,
       route: 'webhook',
       error: null,
+      needs_review: true,
       results: withNulls.data,
     });
-    expect(second).toMatchObject({ document_id: 'doc_full', results: complete.data });
+    expect(second).toMatchObject({ document_id: 'doc_full', needs_review: false, results: complete.data });
   });
 
   it('listen: CSV output is rewritten from every record after each batch; null cells stay empty, never 0', async () => {

@@ -35,7 +35,7 @@ export const FR: Vocabulary = {
   },
   amount_due: { labels: ['Net à payer', 'Solde à payer', 'Reste à payer', 'Montant à payer', 'Total à payer'] },
   subtotal: { labels: ['Total HT', 'Montant HT', 'Sous-total', 'Total hors taxes', 'Prix HT'] },
-  tax: { labels: ['TVA', 'Montant TVA', 'Total TVA', 'Total taxes', 'Taxes'] },
+  tax: { labels: ['TVA', 'Montant TVA', 'Total TVA', 'Total taxes', 'Total des taxes', 'Montant total TVA', 'Taxes'] },
   paid_amount: { labels: ['Acompte', 'Déjà payé', 'Montant payé', 'Règlement'] },
   currency: { labels: ['Devise', 'Monnaie'] },
   purchase_order: {

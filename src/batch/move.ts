@@ -1,0 +1,171 @@
+import { constants } from 'node:fs';
+import { copyFile, link, mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { describeFsError } from './discover.ts';
+import { errnoCode } from '../errno.ts';
+import type { FsPath } from './paths.ts';
+import type { ReportEntry } from './summary.ts';
+
+/**
+ * --move-done DIR and --move-failed DIR: a document's file leaves the drop folder once its
+ * record is safe (the journal's fact is fdatasync'd and the outputs are written; the caller
+ * decides when that is: the batch after its outputs, `extract watch` after each record). The
+ * journal knows documents by content, so a moved file dropped back in is recognised and costs
+ * nothing.
+ *
+ * Never lost, never overwriting: the file is linked under its new name (link(2) fails rather
+ * than replace a name that exists, so a clash is found without a race and the next suffix tried),
+ * the folder synced, and only then the old name removed. Across file systems (EXDEV) it is
+ * copied to a hidden temporary name beside the target, synced, linked into place the same way,
+ * and the original removed last. A crash at any point leaves the file where it was, or in both
+ * places; never in neither. fs-extra's and move-file's `move` check for an existing target with
+ * a stat and then rename, which replaces a file that appears in between; hence this module.
+ */
+
+export type MoveFolders = {
+  /** --move-done: where completed documents go (this run's, earlier runs', other workers'). */
+  done?: string | undefined;
+  /** --move-failed: where failures that fail again go (set aside: set-aside.ts). */
+  failed?: string | undefined;
+};
+
+/** What became of one file: moved (where to), or kept in place (why). */
+export type MoveResult = { moved_to: string } | { move_error: string };
+
+/** The folder a finished document's file goes to, if any. Pending, unsent and retryable failures stay. */
+export function folderFor(entry: Pick<ReportEntry, 'outcome' | 'status' | 'set_aside'>, folders: MoveFolders) {
+  if (entry.status === 'completed' && ['completed', 'skipped', 'other_worker'].includes(entry.outcome))
+    return folders.done;
+  if (entry.set_aside === true && (entry.outcome === 'failed' || entry.outcome === 'left')) return folders.failed;
+  return undefined;
+}
+
+/**
+ * The move folders as exclusions of the walk: a folder inside the drop folder (`drop/ --move-done
+ * drop/done`) is not walked, or each night would list its files again and move them one level deeper.
+ */
+export function folderExclusions(folders: MoveFolders, cwd: string): string[] {
+  return [folders.done, folders.failed]
+    .filter((f): f is string => f !== undefined)
+    .map((f) => `${relative(cwd, resolve(cwd, f)).split(sep).join('/')}/**`);
+}
+
+/**
+ * Moves `from` to `folder/rel` (`rel`: its path under the folder it was found in), the folders
+ * under `folder` made as needed. A name that exists gets the first free suffix: `a.pdf`, then
+ * `a (1).pdf`, `a (2).pdf`. `folder` itself must exist: a mistyped folder is an error for the
+ * file (it stays where it is), not a new folder somewhere unexpected.
+ */
+export async function moveInto(from: FsPath, folder: string, rel: string, cwd: string): Promise<MoveResult> {
+  const root = resolve(cwd, folder);
+  const shown = (path: string) => (isAbsolute(folder) ? path : join(folder, path.slice(root.length + 1)));
+  const safeRel = insideRel(rel);
+  try {
+    const info = await stat(root).catch((err: unknown) => {
+      throw new MoveError(`${folder} does not exist (${describeFsError(err)}): create it, then rerun`);
+    });
+    if (!info.isDirectory()) throw new MoveError(`${folder} is not a folder: name a folder, then rerun`);
+    const target = join(root, safeRel);
+    await mkdir(dirname(target), { recursive: true });
+    const placed = await placeWithoutOverwriting(from, target);
+    return { moved_to: shown(placed) };
+  } catch (err) {
+    const why = err instanceof MoveError ? err.message : `${describeFsError(err)}: make ${folder} writable, then rerun`;
+    return {
+      move_error: `not moved to ${folder}: ${why} (the file stays where it is; its result is kept, so the rerun costs nothing)`,
+    };
+  }
+}
+
+class MoveError extends Error {}
+
+/** `rel` kept under the folder: no absolute path, no `..` climbing out of it. */
+function insideRel(rel: string): string {
+  const parts = normalize(rel)
+    .split(sep)
+    .filter((p) => p !== '' && p !== '.' && p !== '..');
+  return parts.length > 0 ? join(...parts) : 'file';
+}
+
+/** The n-th name tried for `target`: itself, then `name (n).ext`. */
+export function suffixed(target: string, n: number): string {
+  if (n === 0) return target;
+  const ext = extname(target);
+  return join(dirname(target), `${basename(target, ext)} (${n})${ext}`);
+}
+
+const MOST_SUFFIXES = 10_000;
+
+async function placeWithoutOverwriting(from: FsPath, target: string): Promise<string> {
+  try {
+    const placed = await linkFree(from, target);
+    await syncFolder(dirname(placed));
+    await unlink(from);
+    return placed;
+  } catch (err) {
+    if (errnoCode(err) !== 'EXDEV' && !NO_LINKS.has(errnoCode(err) ?? '')) throw err;
+  }
+  // Another file system (or one without hard links): a synced copy beside the target first.
+  const temp = join(dirname(target), `.${basename(target)}.moving-${process.pid}`);
+  await copyFile(from, temp, constants.COPYFILE_EXCL);
+  try {
+    const was = await stat(from);
+    await utimes(temp, was.atime, was.mtime);
+    const handle = await open(temp, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const placed = await linkFree(temp, target).catch(async (err: unknown) => {
+      if (!NO_LINKS.has(errnoCode(err) ?? '')) throw err;
+      return renameFree(temp, target);
+    });
+    await syncFolder(dirname(placed));
+    await unlink(from);
+    return placed;
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+}
+
+/** File systems that refuse hard links (FAT, some FUSE and network shares). */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK']);
+
+async function linkFree(from: FsPath, target: string): Promise<string> {
+  for (let n = 0; n < MOST_SUFFIXES; n++) {
+    const name = suffixed(target, n);
+    try {
+      await link(from, name);
+      return name;
+    } catch (err) {
+      if (errnoCode(err) !== 'EEXIST') throw err;
+    }
+  }
+  throw new MoveError(`${MOST_SUFFIXES} files already hold the name ${basename(target)}: clear some, then rerun`);
+}
+
+/** Without hard links: the first free name, checked then renamed (a file that appears in between may be replaced). */
+async function renameFree(from: string, target: string): Promise<string> {
+  for (let n = 0; n < MOST_SUFFIXES; n++) {
+    const name = suffixed(target, n);
+    const taken = await stat(name).then(
+      () => true,
+      () => false,
+    );
+    if (taken) continue;
+    await rename(from, name);
+    return name;
+  }
+  throw new MoveError(`${MOST_SUFFIXES} files already hold the name ${basename(target)}: clear some, then rerun`);
+}
+
+/** The new name on disk before the old one goes. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,82 @@
+import type { LeafField, Results } from '../contract/index.ts';
+import { nameWords } from './labels.ts';
+import type { Doc } from './scope.ts';
+import { looksLikeAmount, parseValue } from './values.ts';
+import { type ColumnConcept, columnConcept } from './vocabulary/columns.ts';
+
+/**
+ * The arithmetic a table read must pass before its rows are returned (tables.ts). A table
+ * whose columns were told wrong, or whose rows were cut or joined wrong, rarely adds up:
+ * - the rows' amounts sum to an amount printed below the table (the net subtotal, the goods
+ *   value, the total): when amounts are printed there and none is the sum, a row is
+ *   missing, extra or misread, and the table is null;
+ * - a row that prints its quantity, unit price and amount has quantity × unit price =
+ *   amount, within the rounding of the printed price, less a discount printed on the row
+ *   ("Rem. 10%"); a credit note may sign only the amount. A row that fails keeps its
+ *   amount when the sum confirmed it, and loses the figures the check cannot vouch for.
+ * A check that cannot be made (no amount column, a row without its amount) is no failure.
+ */
+
+/** A row as read: its values, and the percentages printed in columns that name no field. */
+export type CheckedRow = { values: Results; rates: readonly number[] };
+
+/** The rows with what their arithmetic cannot vouch for set to null, or null when the table fails. */
+export function checkTable(
+  columns: readonly LeafField[],
+  rows: readonly CheckedRow[],
+  doc: Doc,
+  below: number,
+): Results[] | null {
+  const of = (concept: ColumnConcept) => columns.find((c) => columnConcept(c, nameWords(c.name)) === concept)?.name;
+  const quantity = of('quantity');
+  const price = of('unit_price');
+  const amount = of('line_amount');
+  const out = rows.map((r) => ({ ...r.values }));
+  if (amount === undefined) return out;
+  const amounts = rows.flatMap((r) => {
+    const a = r.values[amount];
+    return typeof a === 'number' ? [a] : [];
+  });
+  const sum = amounts.reduce((s, a) => s + a, 0);
+  const printed = amounts.length === rows.length ? printedBelow(sum, doc, below) : 'none';
+  if (printed === 'other') return null;
+  for (const [i, row] of rows.entries()) {
+    const a = row.values[amount];
+    const q = quantity === undefined ? null : row.values[quantity];
+    const p = price === undefined ? null : row.values[price];
+    if (typeof a !== 'number' || typeof q !== 'number' || typeof p !== 'number') continue;
+    if (productIs(q, p, a, row.rates)) continue;
+    const values = out[i];
+    if (!values || quantity === undefined || price === undefined) continue;
+    values[quantity] = null;
+    values[price] = null;
+    if (printed !== 'sum') values[amount] = null;
+  }
+  return out;
+}
+
+/** A price printed to the cent may have been rounded from a finer one: half a cent per unit. */
+function productIs(quantity: number, price: number, amount: number, rates: readonly number[]): boolean {
+  const tolerance = Math.abs(quantity) * 0.005 + 0.011;
+  const gross = Math.abs(quantity * price);
+  return [0, ...rates].some((r) => Math.abs(gross * (1 - r / 100) - Math.abs(amount)) <= tolerance);
+}
+
+/** Numbers as a cell may hold them among words: "Summe netto: 1.420,00 €". */
+const NUMBER = /-?\d[\d.,'\s]*\d|\d/gu;
+
+/** Whether the sum is printed below the table, or other amounts only, or no amount at all (nothing to check). */
+function printedBelow(sum: number, doc: Doc, from: number): 'sum' | 'other' | 'none' {
+  let other = false;
+  for (let i = from; i < doc.scope.length; i++) {
+    for (const cell of doc.scope[i]?.cells ?? []) {
+      for (const m of cell.text.replaceAll('−', '-').matchAll(NUMBER)) {
+        const v = parseValue('decimal', m[0], doc.hints);
+        if (typeof v !== 'number') continue;
+        if (Math.abs(Math.abs(v) - Math.abs(sum)) < 0.005) return 'sum';
+        other ||= looksLikeAmount(m[0]);
+      }
+    }
+  }
+  return other ? 'other' : 'none';
+}
