@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Log } from '../client/deps.ts';
 import { discoverInputs } from '../batch/discover.ts';
+import { folderExclusions } from '../batch/move.ts';
 import type { BatchOptions } from '../batch/options.ts';
 import { parseStateSpec } from '../batch/state/index.ts';
 import { userJournalPath } from '../batch/state/user-journal.ts';
@@ -19,9 +20,11 @@ export async function listFolders(
   log: Log,
 ): Promise<string[] | undefined> {
   try {
+    // Move folders inside a watched folder are not walked, as in a batch run.
+    const moved = folderExclusions({ done: batch.moveDone, failed: batch.moveFailed }, deps.cwd);
     const found = await discoverInputs(folders, {
       cwd: deps.cwd,
-      ignore: batch.ignore,
+      ignore: [...batch.ignore, ...moved],
       followLinks: batch.followLinks,
     });
     for (const u of found.unreadable) log('warn', u.reason);
@@ -47,6 +50,9 @@ export function skipperFor(
   const own: Array<{ path: string; below: string }> = [];
   if (target.kind === 'file') own.push({ path: target.path, below: '' });
   if (target.kind === 'dir') own.push({ path: target.path, below: sep });
+  // --move-done/--move-failed folders inside a watched folder: what is moved there is done.
+  for (const dir of [batch.moveDone, batch.moveFailed])
+    if (dir !== undefined) own.push({ path: resolve(deps.cwd, dir), below: sep });
   if (batch.report !== undefined && batch.report !== '-')
     own.push({ path: resolve(deps.cwd, batch.report), below: '' });
   if (batch.state !== null) {

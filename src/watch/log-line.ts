@@ -20,6 +20,11 @@ export function describeEntry(entry: ReportEntry, written: boolean): { level: Lo
         ? { level: 'info', text: `${entry.file}: completed earlier (${id}); its record is written from the journal` }
         : { level: 'debug', text: `${entry.file}: completed earlier (${id}): nothing sent` };
     case 'left':
+      if (entry.set_aside === true)
+        return {
+          level: written ? 'warn' : 'debug',
+          text: `${entry.file}: set aside by an earlier run (it fails the same way again: ${entry.error ?? 'no reason given'}); --retry-failed sends it again`,
+        };
       return {
         level: written ? 'warn' : 'debug',
         text: `${entry.file}: failed earlier: ${entry.error ?? 'no reason given'}; --retry-failed sends it again`,

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import type { BatchOptions } from '../batch/options.ts';
+import { folderFor, moveInto } from '../batch/move.ts';
 import { runBatch } from '../batch/run.ts';
 import type { BatchSummary, ReportEntry } from '../batch/summary.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
@@ -15,6 +16,8 @@ import type { WatchDeps } from './watch.ts';
 
 export type SendContext = {
   batch: BatchOptions;
+  /** The watched folders, resolved: a moved file keeps its path under the one it was found in. */
+  roots: string[];
   deps: WatchDeps;
   log: Log;
   appender: Appender;
@@ -31,6 +34,7 @@ export async function sendSettled(
   ctx: SendContext,
 ): Promise<number | 'stopped' | undefined> {
   const { batch, deps, log, appender, settler } = ctx;
+  const moves = { done: batch.moveDone, failed: batch.moveFailed };
   let writing: Promise<void> = Promise.resolve();
   const gone = new Set<string>();
   let outputFailed: unknown;
@@ -46,21 +50,37 @@ export async function sendSettled(
       !(entry.outcome === 'pending' || entry.outcome === 'not_submitted') && !(known && appender.holds(entry));
     const line = describeEntry(entry, write);
     log(line.level, line.text);
-    if (!write) return;
+    const folder = folderFor(entry, moves);
+    if (!write && folder === undefined) return;
     writing = writing.then(async () => {
       if (outputFailed !== undefined) return;
       try {
-        await appender.append([entry]);
+        if (write) await appender.append([entry]);
       } catch (err) {
         outputFailed = err;
+        return;
       }
+      // Moved only once its record is written (appended and synced, or already in the output).
+      if (folder !== undefined) await _move(entry, folder, ctx);
     });
   };
   let summary: BatchSummary;
   try {
     summary = await runBatch(
       ready.map((r) => r.path),
-      { ...batch, out: '-', format: 'jsonl', report: undefined, dryRun: false, asFound: true },
+      {
+        ...batch,
+        out: '-',
+        format: 'jsonl',
+        report: undefined,
+        review: undefined,
+        dryRun: false,
+        asFound: true,
+        // The watcher settled these files by its own looks, and moves each one after its record.
+        settleMs: 0,
+        moveDone: undefined,
+        moveFailed: undefined,
+      },
       {
         ...deps,
         // The batch's own records and lines are for a one-off run: the watcher writes its own.
@@ -103,6 +123,15 @@ export async function sendSettled(
     else settler.handled(r.path, r.stamp);
   }
   return _afterStop(summary, log);
+}
+
+/** --move-done/--move-failed for one document (batch/move.ts); a failure leaves the file where it is and says why. */
+async function _move(entry: ReportEntry, folder: string, ctx: SendContext): Promise<void> {
+  const path = resolve(ctx.deps.cwd, entry.file);
+  const root = ctx.roots.find((r) => path.startsWith(r + sep)) ?? dirname(path);
+  const result = await moveInto(path, folder, relative(root, path), ctx.deps.cwd);
+  if ('move_error' in result) ctx.log('error', `${entry.file}: ${result.move_error}`);
+  else ctx.log('info', `${entry.file}: moved to ${result.moved_to}`);
 }
 
 function _afterStop(summary: BatchSummary, log: Log): number | 'stopped' | undefined {

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, openSync, readFileSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
@@ -168,6 +178,49 @@ describe('extract watch', () => {
     expect(records).toHaveLength(2);
     expect(records[0]!.document_id).not.toBe(records[1]!.document_id);
     expect((await reservesBySha(url)).size).toBe(2);
+  });
+
+  it('--move-done/--move-failed: each file leaves the drop folder once its record is written; a name clash is suffixed', async () => {
+    const { url } = await serve();
+    const cwd = dropDir();
+    mkdirSync(join(cwd, 'done'));
+    mkdirSync(join(cwd, 'failed'));
+    writeFileSync(join(cwd, 'done', 'a.pdf'), 'an older a.pdf, kept');
+    const watcher = await startWatch(cwd, url, [
+      'in',
+      '-o',
+      'out.jsonl',
+      '--settle',
+      '1s',
+      '--move-done',
+      'done',
+      '--move-failed',
+      'failed',
+    ]);
+    writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(16));
+    mkdirSync(join(cwd, 'in', 'sub'));
+    writeFileSync(join(cwd, 'in', 'sub', 'b.pdf'), await invoicePdf(17));
+    writeFileSync(join(cwd, 'in', 'bad.pdf'), 'not a PDF at all, only its name says so');
+    await until(
+      () => readdirSync(join(cwd, 'in'), { recursive: true }).filter((f) => String(f).endsWith('.pdf')).length === 0,
+      'the drop folder emptied',
+      watcher,
+    );
+    expect(readdirSync(join(cwd, 'done'), { recursive: true }).map(String).sort()).toEqual([
+      'a (1).pdf',
+      'a.pdf',
+      'sub',
+      join('sub', 'b.pdf'),
+    ]);
+    expect(readFileSync(join(cwd, 'done', 'a.pdf'), 'utf8')).toBe('an older a.pdf, kept');
+    expect(readdirSync(join(cwd, 'failed'))).toEqual(['bad.pdf']);
+    const records = jsonLinesOf(join(cwd, 'out.jsonl'));
+    expect(records.map((r) => [r.file, r.status]).sort()).toEqual([
+      ['in/a.pdf', 'completed'],
+      ['in/bad.pdf', 'error'],
+      ['in/sub/b.pdf', 'completed'],
+    ]);
+    expect(watcher.stderr()).toMatch(/in\/a\.pdf: moved to done\/a \(1\)\.pdf/);
   });
 
   it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
