@@ -71,7 +71,7 @@ describe('extract watch across stops', () => {
     const files = await dropInvoices(cwd, 4);
     // Submitted (charged), not finished: in flight.
     await until(async () => (await extractPosts(url)) >= 2, 'two submissions', first);
-    expect(jsonLinesOf(out).length).toBeLessThan(4);
+    expect(jsonLinesOf(out).length, first.stderr()).toBeLessThan(4);
     first.child.kill('SIGTERM');
     const stopped = await first.child;
     expect(stopped.exitCode, first.stderr()).toBe(0);
@@ -79,10 +79,11 @@ describe('extract watch across stops', () => {
 
     const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === 4, 'all 4 records', second);
-    expect(filesIn(jsonLinesOf(out)).sort()).toEqual([...files].sort());
+    const said = `first:\n${first.stderr()}\nsecond:\n${second.stderr()}`;
+    expect(filesIn(jsonLinesOf(out)).sort(), said).toEqual([...files].sort());
     const reserves = await reservesBySha(url);
-    expect(reserves.size).toBe(4);
-    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+    expect(Object.fromEntries(reserves), said).toEqual(Object.fromEntries([...reserves.keys()].map((k) => [k, 1])));
+    expect(reserves.size, said).toBe(4);
   }, 300_000);
 
   it('a watcher and a cron-style run on the same folder at once: each document charged once', async () => {

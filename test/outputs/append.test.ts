@@ -55,13 +55,22 @@ describe('outputs that grow (extract watch)', () => {
     expect(b.holds(done('in/a.pdf', 'doc_a', 1))).toBe(true);
     await b.append([done('in/b.pdf', 'doc_b', 2)]);
     const rows: string[][] = parse(readFileSync(path, 'utf8'));
-    expect(rows[0]).toEqual(['file', 'document_id', 'status', 'page_count', 'error', 'invoice_number', 'total']);
-    expect(rows.slice(1).map((r) => [r[0], r[6]])).toEqual([
+    expect(rows[0]).toEqual([
+      'file',
+      'document_id',
+      'status',
+      'page_count',
+      'error',
+      'needs_review',
+      'invoice_number',
+      'total',
+    ]);
+    expect(rows.slice(1).map((r) => [r[0], r[7]])).toEqual([
       ['in/bad.pdf', ''],
       ['in/a.pdf', '1'],
       ['in/b.pdf', '2'],
     ]);
-    expect(rows.slice(1).every((r) => r.length === 7)).toBe(true);
+    expect(rows.slice(1).every((r) => r.length === 8)).toBe(true);
   });
 
   it('a folder: one JSON per document, mirrored below the watched folder', async () => {
