@@ -64,3 +64,11 @@ export async function until(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Sends a signal as systemd or docker stop would: once. (execa's own kill() follows a SIGTERM
+ * with a SIGKILL after 5 s, while documents in flight may still be finishing.)
+ */
+export function signal(watcher: CliProcess, name: 'SIGTERM' | 'SIGINT'): void {
+  process.kill(watcher.child.pid!, name);
+}

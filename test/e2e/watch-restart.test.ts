@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extract, ledger, readJsonLines, reservesBySha, serve } from './batch-helpers.ts';
-import { dropDir, dropInvoices, jsonLinesOf, startWatch, until } from './watch-helpers.ts';
+import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch, until } from './watch-helpers.ts';
 
 /**
  * `extract watch` stopped, killed and run beside a cron run, against an emulator that ignores
@@ -26,7 +26,7 @@ describe('extract watch across stops', () => {
     const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
     const files = await dropInvoices(cwd, 40);
     await until(() => jsonLinesOf(out).length >= 8, 'some records', first);
-    first.child.kill('SIGTERM');
+    signal(first, 'SIGTERM');
     expect((await first.child).exitCode, first.stderr()).toBe(0);
     expect(jsonLinesOf(out).length).toBeLessThan(40);
 
@@ -72,7 +72,7 @@ describe('extract watch across stops', () => {
     // Submitted (charged), not finished: in flight.
     await until(async () => (await extractPosts(url)) >= 2, 'two submissions', first);
     expect(jsonLinesOf(out).length, first.stderr()).toBeLessThan(4);
-    first.child.kill('SIGTERM');
+    signal(first, 'SIGTERM');
     const stopped = await first.child;
     expect(stopped.exitCode, first.stderr()).toBe(0);
     expect(first.stderr()).toMatch(/SIGTERM: stopping/);

@@ -15,7 +15,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { extract, reservesBySha, serve } from './batch-helpers.ts';
-import { dropDir, dropInvoices, jsonLinesOf, startWatch, until } from './watch-helpers.ts';
+import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch, until } from './watch-helpers.ts';
 
 /** `extract watch` as a child process against a real `extract serve`, on a real folder. */
 
@@ -116,7 +116,7 @@ describe('extract watch', () => {
       // -v: the second start's "completed earlier" lines are debug lines (nothing written).
       const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '1s', '-v']);
       await watcher.waitFor(/in\/inv-004\.pdf: completed earlier/, 60_000);
-      watcher.child.kill('SIGTERM');
+      signal(watcher, 'SIGTERM');
       expect((await watcher.child).exitCode).toBe(0);
     }
     const records = jsonLinesOf(join(cwd, 'watch.jsonl'));
@@ -140,7 +140,7 @@ describe('extract watch', () => {
     ]);
     writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(9));
     await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length === 1, 'the record', watcher);
-    watcher.child.kill('SIGINT');
+    signal(watcher, 'SIGINT');
     const done = await watcher.child;
     expect(done.exitCode, watcher.stderr()).toBe(0);
     expect(watcher.stderr()).toMatch(/SIGINT: stopping/);
