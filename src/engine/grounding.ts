@@ -334,7 +334,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
       if (!m) continue;
       // "Rechnung Nr. 42 vom 31.01.2014": the invoice's date follows its number.
       if (concept === 'invoice_date' && m.rest !== '' && numbersInvoice(m, doc)) {
-        const date = readIdentifier(m.rest).date;
+        const date = readIdentifier(m.rest).date ?? dateUnder(m.rest, doc.scope, i, cell);
         if (date !== null) out.push({ text: date, strong: false, tier: 1, at: placeOf(sl.line, cell), parsed: date });
       }
       // "Facture FA-2017-0010": a title and one identifier, when no label names the number.
@@ -594,6 +594,21 @@ function soleCellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): 
   const after = nextLineWithText(scope, scope.indexOf(below));
   if (after && follows(below.line, after.line) && after.cells.some((c) => overlap(c, label) > 0)) return undefined;
   return { cell, line: below.line };
+}
+
+/**
+ * "Rechnung Nr. 471102" over "vom 05.03.2018": a heading wrapped before its date clause. The
+ * line right under it, starting where the label's cell starts, is the clause and nothing else.
+ */
+function dateUnder(rest: string, scope: Scope, at: number, label: Cell): string | null {
+  const here = scope[at];
+  const next = nextLineWithText(scope, at);
+  const [first] = next?.cells ?? [];
+  if (!here || !next || !first || next.cells.length !== 1 || !follows(here.line, next.line)) return null;
+  if (Math.abs(first.x0 - label.x0) > here.line.height) return null;
+  const alone = readIdentifier(rest);
+  const joined = readIdentifier(`${rest} ${first.text}`);
+  return alone.id !== null && joined.id === alone.id ? joined.date : null;
 }
 
 function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {

@@ -90,6 +90,44 @@ function tokens(text: string): Token[] {
   return out;
 }
 
+/** Words that point a heading at another document ("Rechnung zur Bestellung Nr."): its number is not the invoice's. */
+const POINTING = new Set([
+  'zu',
+  'zur',
+  'zum',
+  'fur',
+  'for',
+  'to',
+  'on',
+  'per',
+  'pour',
+  'a',
+  'au',
+  'aux',
+  'sur',
+  'bei',
+  'aus',
+  'from',
+  'of',
+  'against',
+  're',
+  'betreffend',
+  'betr',
+  'gemass',
+  'laut',
+  'lt',
+  'nach',
+  'ref',
+  'voor',
+  'bij',
+  'para',
+  'por',
+  'per',
+  'di',
+  'del',
+  'della',
+]);
+
 /** A label word this long may be found cut in two by a space (shorter words could be two real words). */
 const SPLIT_WORD_MIN = 7;
 
@@ -293,7 +331,33 @@ export class LabelIndex {
       if (best.rest !== '' || best.colon) return null;
       return { ...best, box };
     }
+    if (box === undefined && (best === null || (best.title && best.kind === 'loose')))
+      return this.numberAcross(body, toks) ?? best;
     return best;
+  }
+
+  /**
+   * A heading that names its issuer or its kind between the title and the number word
+   * ("Rechnung des Versicherers (575) Nr. 4711", "Schlussrechnung Bau Nr. 4711"): read as
+   * the title's own number label ("Rechnung Nr."), when one or two plain words stand between
+   * and neither they nor what they open are a label ("Bestellung Nr." is an order's number)
+   * or a preposition pointing at another document ("zur Bestellung", "for Order").
+   */
+  private numberAcross(body: string, toks: Token[]): LabelMatch | null {
+    const [first] = toks;
+    if (!first) return null;
+    for (let k = 2; k <= 3; k++) {
+      const numberWord = toks[k];
+      if (!numberWord || !NUMBER_WORDS.has(numberWord.word)) continue;
+      const between = toks.slice(1, k);
+      if (between.some((t) => !/^\p{L}+$/u.test(t.word) || POINTING.has(t.word))) return null;
+      if (!BETWEEN_WORDS.test(body.slice(first.end, between[0]?.start))) return null;
+      if (between.some((t) => this.match(body.slice(t.start)) !== null)) return null;
+      const m = this.match(`${body.slice(0, first.end)} ${body.slice(numberWord.start)}`);
+      if (!m?.concepts.has('invoice_number') || m.size < 2 || m.kind !== 'clean') return null;
+      return m;
+    }
+    return null;
   }
 
   private matchForm(body: string, toks: Token[], form: LabelForm): LabelMatch | null {
