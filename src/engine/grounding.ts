@@ -9,7 +9,7 @@ import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
 import { dueDatesIn } from './terms.ts';
 import { currenciesOfAmounts, looksLikeAmount, parseValue } from './values.ts';
-import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
+import { type Concept, IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
 /**
  * Grounding: a field gets a value only when a label of that field stands before it on the
@@ -23,7 +23,15 @@ import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
  * A value seen for a field: strong when the label announces it, weak when only found below;
  * its tier is the label's (the best tier that finds anything decides); `at` is where it is.
  */
-type Candidate = { text: string; strong: boolean; tier: number; at: Place | undefined; parsed?: LeafValue };
+type Candidate = {
+  text: string;
+  strong: boolean;
+  tier: number;
+  at: Place | undefined;
+  parsed?: LeafValue;
+  /** The vocabulary's ranks of the label that gave it. */
+  ranks?: ReadonlyMap<Concept, 1 | 2>;
+};
 
 /** Extended labels of amounts ("Total for this invoice") are the weakest tier. */
 const EXTENDED_TIER = 3;
@@ -228,6 +236,42 @@ function groundFields(
 function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafValue; at: Place | undefined } {
   const vetoes: string[] = [];
   const all = candidates(field, path, doc, vetoes);
+  const found = decide(field, all, vetoes, doc);
+  if (found.value !== null) return found;
+  const ranked = byVocabularyRank(all, doc.labels.conceptOf.get(path));
+  return ranked ? decide(field, ranked, vetoes, doc) : found;
+}
+
+/**
+ * A user's labels of equal rank that disagree ("Gesamtbetrag" and "Zahlbetrag" both aliases,
+ * and a deposit between them): the vocabulary's own ranking of those labels for the field's
+ * concept (or the one concept they share) decides, as it does for the built-in fields, with
+ * the same checks. Labels the vocabulary does not rank for it: no ranking.
+ */
+function byVocabularyRank(all: Candidate[], concept: Concept | undefined): Candidate[] | null {
+  const own = all.filter((c) => c.tier === 0);
+  if (own.length < 2) return null;
+  let shared = concept;
+  if (shared === undefined) {
+    const common = [...(own[0]?.ranks?.keys() ?? [])].filter((k) => own.every((c) => c.ranks?.has(k)));
+    if (common.length !== 1) return null;
+    shared = common[0];
+  }
+  const ranked: Candidate[] = [];
+  for (const c of own) {
+    const rank = shared === undefined ? undefined : c.ranks?.get(shared);
+    if (rank === undefined) return null;
+    ranked.push({ ...c, tier: rank });
+  }
+  return ranked;
+}
+
+function decide(
+  field: LeafField,
+  all: Candidate[],
+  vetoes: string[],
+  doc: Doc,
+): { value: LeafValue; at: Place | undefined } {
   const best = Math.min(Infinity, ...all.map((c) => c.tier));
   const values = new Set<string>();
   let found: { value: LeafValue; at: Place | undefined } = { value: null, at: undefined };
@@ -309,8 +353,9 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
   const concept = doc.labels.conceptOf.get(path);
   const identifier = identifierField(field, path, doc);
   const amount = field.type === 'decimal' || field.type === 'integer';
+  let ranks: ReadonlyMap<Concept, 1 | 2> | undefined;
   const push = (text: string, strong: boolean, tier: number, line: Line, cell: Cell | undefined) => {
-    const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined };
+    const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined, ranks };
     if (concept === 'tax' && amount && opensWithVatId(text)) return;
     if (field.type === 'string') {
       // A VAT-id label also stands before tax and company numbers ("Steuernummer", "SIRET"): only a VAT id counts.
@@ -332,6 +377,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
           out.push({ text: date, strong: false, tier: TERMS_TIER, at: placeOf(sl.line, cell), parsed: date });
       const m = doc.labels.match(cell.text);
       if (!m) continue;
+      ranks = m.ranks;
       // "Rechnung Nr. 42 vom 31.01.2014": the invoice's date follows its number.
       if (concept === 'invoice_date' && m.rest !== '' && numbersInvoice(m, doc)) {
         const date = readIdentifier(m.rest).date ?? dateUnder(m.rest, doc.scope, i, cell);

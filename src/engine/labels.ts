@@ -32,7 +32,14 @@ type Token = { word: string; start: number; end: number };
 export type Tier = 0 | 1 | 2;
 
 /** One way a label is written, as normalised words, the fields it names (with tiers) and its concepts. */
-type LabelForm = { words: string[]; owners: Map<FieldPath, Tier>; concepts: Set<Concept>; title: boolean };
+type LabelForm = {
+  words: string[];
+  owners: Map<FieldPath, Tier>;
+  concepts: Set<Concept>;
+  /** The vocabulary's rank of the label for each concept: 1 its own label, 2 a fallback. */
+  ranks: Map<Concept, 1 | 2>;
+  title: boolean;
+};
 
 export type LabelMatch = {
   /** Fields the label names (a label such as "Name" can name a field of several objects). */
@@ -41,6 +48,8 @@ export type LabelMatch = {
   tiers: ReadonlyMap<FieldPath, Tier>;
   /** The vocabulary's concepts the label names ("Lieferdatum": delivery_date). */
   concepts: ReadonlySet<Concept>;
+  /** The vocabulary's rank of the label for each of its concepts: 1 its own label, 2 a fallback ("Zahlbetrag" for a total). */
+  ranks: ReadonlyMap<Concept, 1 | 2>;
   /**
    * Words between the label and its colon or the cell's end that are not part of any label
    * ("Total for this invoice", "Date of delivery"): the label is extended, and weaker.
@@ -128,6 +137,13 @@ const POINTING = new Set([
   'della',
 ]);
 
+/** The best rank each concept has among labels of the same words. */
+function bestRanks(matches: readonly LabelMatch[]): Map<Concept, 1 | 2> {
+  const out = new Map<Concept, 1 | 2>();
+  for (const m of matches) for (const [c, r] of m.ranks) if (r < (out.get(c) ?? 3)) out.set(c, r);
+  return out;
+}
+
 /** A label word this long may be found cut in two by a space (shorter words could be two real words). */
 const SPLIT_WORD_MIN = 7;
 
@@ -206,6 +222,7 @@ export class LabelIndex {
         [...words],
         concept,
         owners.map((path) => [path, fallback ? 2 : 1]),
+        fallback ? 2 : 1,
       );
     }
   }
@@ -249,12 +266,13 @@ export class LabelIndex {
     words: string[],
     concept: Concept | 'invoice_title' | undefined,
     owners: Array<[FieldPath, Tier]>,
+    rank: 1 | 2 = 1,
   ): void {
     if (words.length === 0) return;
     const key = words.map(indexWord).join(' ');
     let form = this.byKey.get(key);
     if (!form) {
-      form = { words, owners: new Map(), concepts: new Set(), title: false };
+      form = { words, owners: new Map(), concepts: new Set(), ranks: new Map(), title: false };
       this.forms.push(form);
       this.byKey.set(key, form);
       const first = indexWord(words[0] ?? '');
@@ -262,7 +280,10 @@ export class LabelIndex {
       else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form]);
     }
     if (concept === 'invoice_title') form.title = true;
-    else if (concept) form.concepts.add(concept);
+    else if (concept) {
+      form.concepts.add(concept);
+      if (rank < (form.ranks.get(concept) ?? 3)) form.ranks.set(concept, rank);
+    }
     for (const [path, tier] of owners) {
       const known = form.owners.get(path);
       if (known === undefined || tier < known) form.owners.set(path, tier);
@@ -324,6 +345,7 @@ export class LabelIndex {
           owners: new Set(tiers.keys()),
           tiers,
           concepts: new Set(longest.flatMap((m) => [...m.concepts])),
+          ranks: bestRanks(longest),
           title: longest.some((m) => m.title),
         }
       : null;
@@ -395,6 +417,7 @@ export class LabelIndex {
       owners: new Set(form.owners.keys()),
       tiers: form.owners,
       concepts: form.concepts,
+      ranks: form.ranks,
       size: form.words.length,
       title: form.title,
     };
