@@ -5,6 +5,7 @@ import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
+import { roleFor, summaryBelow } from './summary.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
 import { dueDatesIn } from './terms.ts';
@@ -37,6 +38,8 @@ type Candidate = {
 const EXTENDED_TIER = 3;
 /** A due date read from payment terms written as a sentence: below every label. */
 const TERMS_TIER = 3;
+/** The last row of a summary table of totals that its arithmetic vouches for (summary.ts): below every label. */
+const SUMMARY_TIER = 3;
 
 /** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
 const QUALIFIERS = new Set([
@@ -370,6 +373,13 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
     out.push(c);
   };
   for (const [i, sl] of doc.scope.entries()) {
+    // "Nettobetrag │ MwSt-Betrag │ Endbetrag" over rows by rate and their sum: weaker than any label.
+    const summary = amount && sl.cells.length >= 3 && !path.includes('.') ? summaryBelow(doc.scope, i, doc) : undefined;
+    const role = summary && roleFor(concept, path, summary, doc);
+    if (summary && role) {
+      const { cell, line } = summary.row[role];
+      out.push({ text: cell.text, strong: false, tier: SUMMARY_TIER, at: placeOf(line, cell) });
+    }
     for (const [j, cell] of sl.cells.entries()) {
       // "Bitte überweisen Sie bis zum 30.05.2017.": payment terms, weaker than any label.
       if (concept === 'due_date' && field.type === 'date')

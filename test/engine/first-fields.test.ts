@@ -28,10 +28,12 @@ function heading(text: string, next?: string): Sheet {
 
 describe('the invoice number and date of a heading', () => {
   it('engine: words between the title and "Nr." that name no other document ("Rechnung des Versicherers (575) Nr.", "Schlussrechnung Bau Nr.")', async () => {
-    expect(await read(heading('Rechnung des Versicherers (575) Nr. 00.123.456.7-2018-1 vom 11.03.2018'))).toMatchObject({
-      invoice_number: '00.123.456.7-2018-1',
-      invoice_date: '2018-03-11',
-    });
+    expect(await read(heading('Rechnung des Versicherers (575) Nr. 00.123.456.7-2018-1 vom 11.03.2018'))).toMatchObject(
+      {
+        invoice_number: '00.123.456.7-2018-1',
+        invoice_date: '2018-03-11',
+      },
+    );
     expect(await read(heading('Schlussrechnung Bau (877) Nr. 181301674 vom 25.04.2018'))).toMatchObject({
       invoice_number: '181301674',
       invoice_date: '2018-04-25',
@@ -75,7 +77,8 @@ describe("a user's aliases of equal rank", () => {
   const totals = (rows: Array<[string, string]>) => {
     const s = new Sheet();
     s.text(57, 60, 'Rechnung Nr. 4711');
-    for (const [i, [label, amount]] of rows.entries()) s.text(350, 500 + 16 * i, label).right(540, 500 + 16 * i, amount);
+    for (const [i, [label, amount]] of rows.entries())
+      s.text(350, 500 + 16 * i, label).right(540, 500 + 16 * i, amount);
     return s;
   };
 
@@ -102,5 +105,79 @@ describe("a user's aliases of equal rank", () => {
       ['Summe', '470,15'],
     ]);
     expect((await read(s, fields)).amount).toBeNull();
+  });
+});
+
+describe('a summary table of totals', () => {
+  /** Column titles at the x of each, then rows of amounts right-aligned under them. */
+  const summary = (titles: Array<[number, string]>, rows: string[][], gapBeforeLast = true) => {
+    const s = new Sheet();
+    s.text(57, 60, 'Rechnung Nr. 4711');
+    for (const [x, t] of titles) s.text(x, 600, t, { size: 8 });
+    for (const [i, row] of rows.entries()) {
+      const y = 612 + 10 * i + (gapBeforeLast && i === rows.length - 1 ? 8 : 0);
+      for (const [k, amount] of row.entries()) s.right((titles[k]?.[0] ?? 0) + 55, y, amount, { size: 8 });
+    }
+    return s;
+  };
+  const de: Array<[number, string]> = [
+    [50, 'Warenwert'],
+    [150, 'Nettobetrag'],
+    [250, 'MwSt-Betrag'],
+    [350, 'MwSt-%'],
+    [450, 'Endbetrag'],
+  ];
+
+  it('engine: "Nettobetrag │ MwSt-Betrag │ Endbetrag" over a row per rate and their sum: the sum row is subtotal, tax and total', async () => {
+    const s = summary(de, [
+      ['326,50', '321,40', '61,07', '19,0', '382,47'],
+      ['130,70', '127,59', '8,93', '7,0', '136,52'],
+      ['457,20', '448,99', '70,00', 'EUR', '518,99'],
+    ]);
+    expect(await read(s)).toMatchObject({ subtotal: 448.99, tax: 70, total: 518.99 });
+    const en = summary(
+      [
+        [50, 'Net Amount'],
+        [150, 'VAT Amount'],
+        [250, 'Total Amount'],
+      ],
+      [
+        ['100.00', '20.00', '120.00'],
+        ['100.00', '20.00', '120.00'],
+      ],
+    );
+    expect(await read(en)).toMatchObject({ subtotal: 100, tax: 20, total: 120 });
+  });
+
+  it('engine: no sum row, a row whose net and tax do not make its gross, or a sum that does not add up: null', async () => {
+    const noSum = summary(de, [
+      ['326,50', '321,40', '61,07', '19,0', '382,47'],
+      ['130,70', '127,59', '8,93', '7,0', '136,52'],
+    ]);
+    expect(await read(noSum)).toMatchObject({ subtotal: null, tax: null, total: null });
+    const lone = summary(de, [['457,20', '448,99', '70,00', 'EUR', '518,99']]);
+    expect(await read(lone)).toMatchObject({ subtotal: null, tax: null, total: null });
+    const badRow = summary(de, [
+      ['326,50', '321,40', '61,07', '19,0', '382,47'],
+      ['130,70', '127,59', '8,93', '7,0', '136,50'],
+      ['457,20', '448,99', '70,00', 'EUR', '518,97'],
+    ]);
+    expect(await read(badRow)).toMatchObject({ subtotal: null, tax: null, total: null });
+    const badSum = summary(de, [
+      ['326,50', '321,40', '61,07', '19,0', '382,47'],
+      ['130,70', '127,59', '8,93', '7,0', '136,52'],
+      ['457,20', '448,00', '70,00', 'EUR', '518,00'],
+    ]);
+    expect(await read(badSum)).toMatchObject({ subtotal: null, tax: null, total: null });
+  });
+
+  it('engine: a labelled total elsewhere outranks the summary table', async () => {
+    const s = summary(de, [
+      ['100,00', '100,00', '19,00', '19,0', '119,00'],
+      ['100,00', '100,00', '19,00', 'EUR', '119,00'],
+    ]);
+    s.text(350, 700, 'Zahlbetrag:').right(540, 700, '119,00');
+    s.text(350, 715, 'Gesamtbetrag:').right(540, 715, '119,00');
+    expect((await read(s)).total).toBe(119);
   });
 });
