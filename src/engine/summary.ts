@@ -1,6 +1,6 @@
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
-import { type Doc, type Scope, follows } from './scope.ts';
+import type { Doc, Scope } from './scope.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
 import type { Concept } from './vocabulary/types.ts';
 
@@ -19,6 +19,9 @@ type Role = (typeof ROLES)[number];
 export type SummaryRow = Record<Role, { cell: Cell; line: Line; value: number }>;
 /** The last row and the column titles it stands under. */
 export type Summary = { row: SummaryRow; titles: Record<Role, Cell> };
+
+/** How far below the rows, in text heights, their sum row may stand. */
+const SUM_ROW_GAP_EM = 4;
 
 const close = (a: number, b: number) => Math.abs(a - b) < 0.005;
 
@@ -71,8 +74,9 @@ function vouched(scope: Scope, at: number, titles: Record<Role, Cell>, doc: Doc)
   for (let k = at + 1; k < scope.length; k++) {
     const sl = scope[k];
     if (!sl || sl.cells.length === 0) continue;
-    // Rows sit close together; a sum row may stand one blank line apart, no further.
-    if (sl.line.page !== previous.page || !follows(previous, { ...sl.line, y: sl.line.y - previous.height })) break;
+    // Rows sit close together; a sum row may stand a few blank lines apart (its arithmetic vouches for it).
+    const gap = sl.line.y - previous.y;
+    if (sl.line.page !== previous.page || gap > SUM_ROW_GAP_EM * Math.max(sl.line.height, previous.height)) break;
     const row: Partial<SummaryRow> = {};
     for (const role of ROLES) {
       const cell = under(sl.cells, titles[role], header.cells);

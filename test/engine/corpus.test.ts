@@ -16,12 +16,12 @@ import {
  * scored); raise it when the engine finds more, never lower it.
  */
 const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
-  aliases: { right: { invoice_number: 67, date: 60, amount: 61 } },
-  'built-in': { right: { invoice_number: 67, date: 60, amount: 61 } },
+  aliases: { right: { invoice_number: 67, date: 60, amount: 62 } },
+  'built-in': { right: { invoice_number: 67, date: 60, amount: 62 } },
 };
 
 /** Right values of every field of the built-in parser on fields.json (645 scored), the same ratchet. */
-const EVERY_FIELD_RIGHT = 515;
+const EVERY_FIELD_RIGHT = 518;
 
 /**
  * fields.json values the PDF does not print (the scorer's "unprinted", fields-score.test.ts)

@@ -110,12 +110,12 @@ describe("a user's aliases of equal rank", () => {
 
 describe('a summary table of totals', () => {
   /** Column titles at the x of each, then rows of amounts right-aligned under them. */
-  const summary = (titles: Array<[number, string]>, rows: string[][], gapBeforeLast = true) => {
+  const summary = (titles: Array<[number, string]>, rows: string[][], gapBeforeLast = 8) => {
     const s = new Sheet();
     s.text(57, 60, 'Rechnung Nr. 4711');
     for (const [x, t] of titles) s.text(x, 600, t, { size: 8 });
     for (const [i, row] of rows.entries()) {
-      const y = 612 + 10 * i + (gapBeforeLast && i === rows.length - 1 ? 8 : 0);
+      const y = 612 + 10 * i + (i === rows.length - 1 ? gapBeforeLast : 0);
       for (const [k, amount] of row.entries()) s.right((titles[k]?.[0] ?? 0) + 55, y, amount, { size: 8 });
     }
     return s;
@@ -169,6 +169,15 @@ describe('a summary table of totals', () => {
       ['457,20', '448,00', '70,00', 'EUR', '518,00'],
     ]);
     expect(await read(badSum)).toMatchObject({ subtotal: null, tax: null, total: null });
+  });
+
+  it('engine: a sum row a few blank lines under the rates is still the sum row; one far below is not', async () => {
+    const rows = [
+      ['1062,60', '1056,05', '200,65', '19,0', '1256,70'],
+      ['1062,60', '1056,05', '200,65', 'EUR', '1256,70'],
+    ];
+    expect(await read(summary(de, rows, 20))).toMatchObject({ subtotal: 1056.05, tax: 200.65, total: 1256.7 });
+    expect(await read(summary(de, rows, 80))).toMatchObject({ subtotal: null, tax: null, total: null });
   });
 
   it('engine: a labelled total elsewhere outranks the summary table', async () => {
