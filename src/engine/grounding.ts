@@ -5,7 +5,7 @@ import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
-import { roleFor, summaryBelow } from './summary.ts';
+import { printedSum, roleFor, summaryBelow } from './summary.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
 import { dueDatesIn } from './terms.ts';
@@ -204,6 +204,8 @@ function groundFields(
   grounding: Grounding,
 ): Results {
   const out: Results = {};
+  /** Decimal fields no label offered any value for. */
+  const unlabelled: string[] = [];
   for (const f of fields) {
     const path = prefix + f.name;
     const outPath = outPrefix + f.name;
@@ -228,21 +230,50 @@ function groundFields(
     } else {
       let found = groundLeaf(f, path, doc);
       if (found.value === null && prefix === '' && doc.labels.conceptOf.get(path) === 'currency')
-        found = currencyOfAmounts(path, doc) ?? found;
+        found = { ...(currencyOfAmounts(path, doc) ?? found), offered: found.offered };
+      if (found.value === null && !found.offered && prefix === '' && f.type === 'decimal') unlabelled.push(f.name);
       out[f.name] = found.value;
       if (found.value !== null && found.at) grounding[outPath] = found.at;
     }
   }
+  if (prefix === '') totalOfNetAndTax(fields, unlabelled, out, doc, grounding);
   return out;
 }
 
-function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafValue; at: Place | undefined } {
+/**
+ * A total no label names ("Due payable: 571.04 €"), when the subtotal and the tax were read:
+ * the one amount printed that is their sum, since a gross total is the net total plus the tax.
+ */
+function totalOfNetAndTax(
+  fields: FieldDefinition,
+  unlabelled: readonly string[],
+  out: Results,
+  doc: Doc,
+  grounding: Grounding,
+): void {
+  const byConcept = (c: Concept) => fields.find((f) => doc.labels.conceptOf.get(f.name) === c)?.name;
+  const [net, tax, total] = [byConcept('subtotal'), byConcept('tax'), byConcept('total')];
+  if (!net || !tax || !total || !unlabelled.includes(total)) return;
+  const [a, b] = [out[net], out[tax]];
+  if (typeof a !== 'number' || typeof b !== 'number') return;
+  const found = printedSum(a + b, doc);
+  if (!found) return;
+  out[total] = found.value;
+  grounding[total] = found.at;
+}
+
+function groundLeaf(
+  field: LeafField,
+  path: FieldPath,
+  doc: Doc,
+): { value: LeafValue; at: Place | undefined; offered: boolean } {
   const vetoes: string[] = [];
   const all = candidates(field, path, doc, vetoes);
+  const offered = all.length > 0;
   const found = decide(field, all, vetoes, doc);
-  if (found.value !== null) return found;
+  if (found.value !== null) return { ...found, offered };
   const ranked = byVocabularyRank(all, doc.labels.conceptOf.get(path));
-  return ranked ? decide(field, ranked, vetoes, doc) : found;
+  return { ...(ranked ? decide(field, ranked, vetoes, doc) : found), offered };
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
 import type { Doc, Scope } from './scope.ts';
+import { placeOf } from './tables.ts';
+import type { Place } from './types.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
 import type { Concept } from './vocabulary/types.ts';
 
@@ -106,4 +108,20 @@ export function roleFor(concept: Concept | undefined, path: string, summary: Sum
   if (concept !== undefined) return ROLES.find((r) => r === concept);
   const own = ROLES.filter((r) => doc.labels.match(summary.titles[r].text)?.owners.has(path));
   return own.length === 1 ? own[0] : undefined;
+}
+
+/** The amount a cell ends with ("Due payable: 571.04 €", "571,04"), written as an amount. */
+const TRAILING_AMOUNT = /(-?\d[\d.,' \u00a0]*\d)\s*(?:€|EUR|\$|USD|£|GBP|CHF)?\s*$/u;
+
+/** Where the document prints an amount equal to `sum`; several places that print it are one answer. */
+export function printedSum(sum: number, doc: Doc): { value: number; at: Place } | undefined {
+  for (const sl of doc.scope) {
+    for (const cell of sl.cells) {
+      const token = TRAILING_AMOUNT.exec(cell.text)?.[1];
+      if (token === undefined || !looksLikeAmount(token)) continue;
+      const value = parseValue('decimal', token, doc.hints);
+      if (typeof value === 'number' && close(value, sum)) return { value, at: placeOf(sl.line, cell) };
+    }
+  }
+  return undefined;
 }

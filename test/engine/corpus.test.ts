@@ -17,11 +17,11 @@ import {
  */
 const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
   aliases: { right: { invoice_number: 67, date: 60, amount: 62 } },
-  'built-in': { right: { invoice_number: 67, date: 60, amount: 62 } },
+  'built-in': { right: { invoice_number: 67, date: 60, amount: 65 } },
 };
 
 /** Right values of every field of the built-in parser on fields.json (645 scored), the same ratchet. */
-const EVERY_FIELD_RIGHT = 518;
+const EVERY_FIELD_RIGHT = 521;
 
 /**
  * fields.json values the PDF does not print (the scorer's "unprinted", fields-score.test.ts)

@@ -190,3 +190,25 @@ describe('a summary table of totals', () => {
     expect((await read(s)).total).toBe(119);
   });
 });
+
+describe('a total no label names', () => {
+  const sheet = (...lines: string[]) => {
+    const s = new Sheet();
+    s.text(57, 60, 'Invoice No. 2044');
+    for (const [i, t] of lines.entries()) s.text(57, 500 + 16 * i, t);
+    return s;
+  };
+
+  it('engine: the one printed amount that is the subtotal plus the tax ("Subtotal: 200.00", "Sales Tax: 16.50", "Kindly transfer: 216.50")', async () => {
+    const r = await read(sheet('Subtotal: 200.00', 'Sales Tax: 16.50', 'Kindly transfer: 216.50 USD'));
+    expect(r).toMatchObject({ subtotal: 200, tax: 16.5, total: 216.5 });
+  });
+
+  it('engine: no printed sum, or a total label whose values disagree, stays null', async () => {
+    expect((await read(sheet('Subtotal: 200.00', 'Sales Tax: 16.50', 'Kindly transfer: 226.50'))).total).toBeNull();
+    const disagree = await read(
+      sheet('Subtotal: 200.00', 'Sales Tax: 16.50', 'Total: 216.50', 'Total: 240.00', 'Kindly transfer: 216.50'),
+    );
+    expect(disagree.total).toBeNull();
+  });
+});
