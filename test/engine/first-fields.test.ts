@@ -212,3 +212,29 @@ describe('a total no label names', () => {
     expect(disagree.total).toBeNull();
   });
 });
+
+describe("a party's block that opens with its registered number", () => {
+  const block = (heading: string, lines: string[]) => {
+    const s = new Sheet();
+    s.text(350, 60, 'Invoice No. 2044');
+    s.text(40, 150, heading);
+    s.lines(53, 166, 12, lines);
+    return s;
+  };
+
+  it('engine: "Bill To" / "DUNS 150483782" / "Acme Corp": the name is the line after the number', async () => {
+    const r = await read(block('Bill To', ['DUNS 150483782', 'Acme Corp', '12 Main Street', 'Springfield, IL 62701']));
+    expect((r.bill_to as { name: unknown }).name).toBe('Acme Corp');
+    const de = await read(
+      block('Rechnungsempfänger', ['GLN 4000001987658', 'Kunden AG Mitte', 'Kundenstraße 15', '69876 Frankfurt']),
+    );
+    expect((de.bill_to as { name: unknown }).name).toBe('Kunden AG Mitte');
+  });
+
+  it('engine: a short customer number, or a salutation after the number, names no one', async () => {
+    const short = await read(block('Bill To', ['Cust 12345', 'Acme Corp', '12 Main Street']));
+    expect((short.bill_to as { name: unknown }).name).toBeNull();
+    const salutation = await read(block('Bill To', ['DUNS 150483782', 'Mr.', 'John Smith']));
+    expect((salutation.bill_to as { name: unknown }).name).toBeNull();
+  });
+});
