@@ -93,8 +93,9 @@ export async function finishBatch(
     if (completed.length > 0 && !listTablePaths(completed).includes(options.explode))
       summary.exitCode = EXIT_CODES.usage;
   }
-  await written(() => writeReport(options.report, summary, deps.cwd, io()));
-  if (summary.stopped_by !== 'wrong_service') await written(() => writeReview(options.review, summary, deps.cwd, io()));
+  await written(() => writeSideFile(options.report, 'the report', reportChunks(summary), deps.cwd, io()));
+  if (summary.stopped_by !== 'wrong_service')
+    await written(() => writeSideFile(options.review, 'the review list', reviewChunks(summary), deps.cwd, io()));
   if (written.failed()) summary.exitCode = exitCodeOf(summary, true);
   printSummary(summary, deps, options);
   if (deps.env.GITHUB_ACTIONS === 'true')
@@ -168,7 +169,10 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
   deps.stdout.write(
     `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`,
   );
-  await writeReport(options.report, summary, deps.cwd, { stdout: deps.stdout, stderr: deps.stderr });
+  await writeSideFile(options.report, 'the report', reportChunks(summary), deps.cwd, {
+    stdout: deps.stdout,
+    stderr: deps.stderr,
+  });
   printSummary(summary, deps, options);
   return summary;
 }
@@ -200,34 +204,23 @@ function dryRunLine(job: Job, records: Records): string {
   return `${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`;
 }
 
-/** --report FILE, or `-` for stdout (run.ts made sure the records are not there too). */
-async function writeReport(
+/**
+ * A run's side file (--report: the summary as JSON; --review: one JSON line per document with
+ * null fields, empty when none has), or `-` for stdout (run.ts made sure only one stream is there).
+ */
+async function writeSideFile(
   path: string | undefined,
-  summary: BatchSummary,
+  what: 'the report' | 'the review list',
+  chunks: () => string[],
   cwd: string,
   io: Omit<DestinationOptions, 'what'>,
 ): Promise<void> {
   if (path === undefined) return;
-  await writeDestination(destinationOf(path, cwd), [redact(`${JSON.stringify(summary, null, 2)}\n`)], {
-    ...io,
-    what: 'the report',
-  });
+  await writeDestination(destinationOf(path, cwd), chunks().map(redact), { ...io, what });
 }
 
-/** --review FILE: one JSON line per completed document with null fields (an empty file when none has). */
-async function writeReview(
-  path: string | undefined,
-  summary: BatchSummary,
-  cwd: string,
-  io: Omit<DestinationOptions, 'what'>,
-): Promise<void> {
-  if (path === undefined) return;
-  await writeDestination(
-    destinationOf(path, cwd),
-    summary.needs_review.map((entry) => redact(`${JSON.stringify(entry)}\n`)),
-    { ...io, what: 'the review list' },
-  );
-}
+const reportChunks = (summary: BatchSummary) => () => [`${JSON.stringify(summary, null, 2)}\n`];
+const reviewChunks = (summary: BatchSummary) => () => summary.needs_review.map((e) => `${JSON.stringify(e)}\n`);
 
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {
   // -q prints only errors: the summary only when something needs attention.

@@ -5,11 +5,12 @@ import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
+import { printedSum, roleFor, summaryBelow } from './summary.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
 import { dueDatesIn } from './terms.ts';
 import { currenciesOfAmounts, looksLikeAmount, parseValue } from './values.ts';
-import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
+import { type Concept, IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
 /**
  * Grounding: a field gets a value only when a label of that field stands before it on the
@@ -23,12 +24,22 @@ import { IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
  * A value seen for a field: strong when the label announces it, weak when only found below;
  * its tier is the label's (the best tier that finds anything decides); `at` is where it is.
  */
-type Candidate = { text: string; strong: boolean; tier: number; at: Place | undefined; parsed?: LeafValue };
+type Candidate = {
+  text: string;
+  strong: boolean;
+  tier: number;
+  at: Place | undefined;
+  parsed?: LeafValue;
+  /** The vocabulary's ranks of the label that gave it. */
+  ranks?: ReadonlyMap<Concept, 1 | 2>;
+};
 
 /** Extended labels of amounts ("Total for this invoice") are the weakest tier. */
 const EXTENDED_TIER = 3;
 /** A due date read from payment terms written as a sentence: below every label. */
 const TERMS_TIER = 3;
+/** The last row of a summary table of totals that its arithmetic vouches for (summary.ts): below every label. */
+const SUMMARY_TIER = 3;
 
 /** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
 const QUALIFIERS = new Set([
@@ -193,6 +204,8 @@ function groundFields(
   grounding: Grounding,
 ): Results {
   const out: Results = {};
+  /** Decimal fields no label offered any value for. */
+  const unlabelled: string[] = [];
   for (const f of fields) {
     const path = prefix + f.name;
     const outPath = outPrefix + f.name;
@@ -217,17 +230,82 @@ function groundFields(
     } else {
       let found = groundLeaf(f, path, doc);
       if (found.value === null && prefix === '' && doc.labels.conceptOf.get(path) === 'currency')
-        found = currencyOfAmounts(path, doc) ?? found;
+        found = { ...(currencyOfAmounts(path, doc) ?? found), offered: found.offered };
+      if (found.value === null && !found.offered && prefix === '' && f.type === 'decimal') unlabelled.push(f.name);
       out[f.name] = found.value;
       if (found.value !== null && found.at) grounding[outPath] = found.at;
     }
   }
+  if (prefix === '') totalOfNetAndTax(fields, unlabelled, out, doc, grounding);
   return out;
 }
 
-function groundLeaf(field: LeafField, path: FieldPath, doc: Doc): { value: LeafValue; at: Place | undefined } {
+/**
+ * A total no label names ("Due payable: 571.04 €"), when the subtotal and the tax were read:
+ * the one amount printed that is their sum, since a gross total is the net total plus the tax.
+ */
+function totalOfNetAndTax(
+  fields: FieldDefinition,
+  unlabelled: readonly string[],
+  out: Results,
+  doc: Doc,
+  grounding: Grounding,
+): void {
+  const byConcept = (c: Concept) => fields.find((f) => doc.labels.conceptOf.get(f.name) === c)?.name;
+  const [net, tax, total] = [byConcept('subtotal'), byConcept('tax'), byConcept('total')];
+  if (!net || !tax || !total || !unlabelled.includes(total)) return;
+  const [a, b] = [out[net], out[tax]];
+  if (typeof a !== 'number' || typeof b !== 'number') return;
+  const found = printedSum(a + b, doc);
+  if (!found) return;
+  out[total] = found.value;
+  grounding[total] = found.at;
+}
+
+function groundLeaf(
+  field: LeafField,
+  path: FieldPath,
+  doc: Doc,
+): { value: LeafValue; at: Place | undefined; offered: boolean } {
   const vetoes: string[] = [];
   const all = candidates(field, path, doc, vetoes);
+  const offered = all.length > 0;
+  const found = decide(field, all, vetoes, doc);
+  if (found.value !== null) return { ...found, offered };
+  const ranked = byVocabularyRank(all, doc.labels.conceptOf.get(path));
+  return { ...(ranked ? decide(field, ranked, vetoes, doc) : found), offered };
+}
+
+/**
+ * A user's labels of equal rank that disagree ("Gesamtbetrag" and "Zahlbetrag" both aliases,
+ * and a deposit between them): the vocabulary's own ranking of those labels for the field's
+ * concept (or the one concept they share) decides, as it does for the built-in fields, with
+ * the same checks. Labels the vocabulary does not rank for it: no ranking.
+ */
+function byVocabularyRank(all: Candidate[], concept: Concept | undefined): Candidate[] | null {
+  const own = all.filter((c) => c.tier === 0);
+  if (own.length < 2) return null;
+  let shared = concept;
+  if (shared === undefined) {
+    const common = [...(own[0]?.ranks?.keys() ?? [])].filter((k) => own.every((c) => c.ranks?.has(k)));
+    if (common.length !== 1) return null;
+    shared = common[0];
+  }
+  const ranked: Candidate[] = [];
+  for (const c of own) {
+    const rank = shared === undefined ? undefined : c.ranks?.get(shared);
+    if (rank === undefined) return null;
+    ranked.push({ ...c, tier: rank });
+  }
+  return ranked;
+}
+
+function decide(
+  field: LeafField,
+  all: Candidate[],
+  vetoes: string[],
+  doc: Doc,
+): { value: LeafValue; at: Place | undefined } {
   const best = Math.min(Infinity, ...all.map((c) => c.tier));
   const values = new Set<string>();
   let found: { value: LeafValue; at: Place | undefined } = { value: null, at: undefined };
@@ -309,8 +387,9 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
   const concept = doc.labels.conceptOf.get(path);
   const identifier = identifierField(field, path, doc);
   const amount = field.type === 'decimal' || field.type === 'integer';
+  let ranks: ReadonlyMap<Concept, 1 | 2> | undefined;
   const push = (text: string, strong: boolean, tier: number, line: Line, cell: Cell | undefined) => {
-    const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined };
+    const c: Candidate = { text, strong, tier, at: cell ? placeOf(line, cell) : undefined, ranks };
     if (concept === 'tax' && amount && opensWithVatId(text)) return;
     if (field.type === 'string') {
       // A VAT-id label also stands before tax and company numbers ("Steuernummer", "SIRET"): only a VAT id counts.
@@ -325,6 +404,13 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
     out.push(c);
   };
   for (const [i, sl] of doc.scope.entries()) {
+    // "Nettobetrag │ MwSt-Betrag │ Endbetrag" over rows by rate and their sum: weaker than any label.
+    const summary = amount && sl.cells.length >= 3 && !path.includes('.') ? summaryBelow(doc.scope, i, doc) : undefined;
+    const role = summary && roleFor(concept, path, summary, doc);
+    if (summary && role) {
+      const { cell, line } = summary.row[role];
+      out.push({ text: cell.text, strong: false, tier: SUMMARY_TIER, at: placeOf(line, cell) });
+    }
     for (const [j, cell] of sl.cells.entries()) {
       // "Bitte überweisen Sie bis zum 30.05.2017.": payment terms, weaker than any label.
       if (concept === 'due_date' && field.type === 'date')
@@ -332,9 +418,10 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
           out.push({ text: date, strong: false, tier: TERMS_TIER, at: placeOf(sl.line, cell), parsed: date });
       const m = doc.labels.match(cell.text);
       if (!m) continue;
+      ranks = m.ranks;
       // "Rechnung Nr. 42 vom 31.01.2014": the invoice's date follows its number.
       if (concept === 'invoice_date' && m.rest !== '' && numbersInvoice(m, doc)) {
-        const date = readIdentifier(m.rest).date;
+        const date = readIdentifier(m.rest).date ?? dateUnder(m.rest, doc.scope, i, cell);
         if (date !== null) out.push({ text: date, strong: false, tier: 1, at: placeOf(sl.line, cell), parsed: date });
       }
       // "Facture FA-2017-0010": a title and one identifier, when no label names the number.
@@ -594,6 +681,21 @@ function soleCellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): 
   const after = nextLineWithText(scope, scope.indexOf(below));
   if (after && follows(below.line, after.line) && after.cells.some((c) => overlap(c, label) > 0)) return undefined;
   return { cell, line: below.line };
+}
+
+/**
+ * "Rechnung Nr. 471102" over "vom 05.03.2018": a heading wrapped before its date clause. The
+ * line right under it, starting where the label's cell starts, is the clause and nothing else.
+ */
+function dateUnder(rest: string, scope: Scope, at: number, label: Cell): string | null {
+  const here = scope[at];
+  const next = nextLineWithText(scope, at);
+  const [first] = next?.cells ?? [];
+  if (!here || !next || !first || next.cells.length !== 1 || !follows(here.line, next.line)) return null;
+  if (Math.abs(first.x0 - label.x0) > here.line.height) return null;
+  const alone = readIdentifier(rest);
+  const joined = readIdentifier(`${rest} ${first.text}`);
+  return alone.id !== null && joined.id === alone.id ? joined.date : null;
 }
 
 function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {

@@ -32,7 +32,14 @@ type Token = { word: string; start: number; end: number };
 export type Tier = 0 | 1 | 2;
 
 /** One way a label is written, as normalised words, the fields it names (with tiers) and its concepts. */
-type LabelForm = { words: string[]; owners: Map<FieldPath, Tier>; concepts: Set<Concept>; title: boolean };
+type LabelForm = {
+  words: string[];
+  owners: Map<FieldPath, Tier>;
+  concepts: Set<Concept>;
+  /** The vocabulary's rank of the label for each concept: 1 its own label, 2 a fallback. */
+  ranks: Map<Concept, 1 | 2>;
+  title: boolean;
+};
 
 export type LabelMatch = {
   /** Fields the label names (a label such as "Name" can name a field of several objects). */
@@ -41,6 +48,8 @@ export type LabelMatch = {
   tiers: ReadonlyMap<FieldPath, Tier>;
   /** The vocabulary's concepts the label names ("Lieferdatum": delivery_date). */
   concepts: ReadonlySet<Concept>;
+  /** The vocabulary's rank of the label for each of its concepts: 1 its own label, 2 a fallback ("Zahlbetrag" for a total). */
+  ranks: ReadonlyMap<Concept, 1 | 2>;
   /**
    * Words between the label and its colon or the cell's end that are not part of any label
    * ("Total for this invoice", "Date of delivery"): the label is extended, and weaker.
@@ -87,6 +96,51 @@ function tokens(text: string): Token[] {
       end: m.index + m[0].length,
     });
   }
+  return out;
+}
+
+/** Words that point a heading at another document ("Rechnung zur Bestellung Nr."): its number is not the invoice's. */
+const POINTING = new Set([
+  'zu',
+  'zur',
+  'zum',
+  'fur',
+  'for',
+  'to',
+  'on',
+  'per',
+  'pour',
+  'a',
+  'au',
+  'aux',
+  'sur',
+  'bei',
+  'aus',
+  'from',
+  'of',
+  'against',
+  're',
+  'betreffend',
+  'betr',
+  'gemass',
+  'laut',
+  'lt',
+  'nach',
+  'ref',
+  'voor',
+  'bij',
+  'para',
+  'por',
+  'per',
+  'di',
+  'del',
+  'della',
+]);
+
+/** The best rank each concept has among labels of the same words. */
+function bestRanks(matches: readonly LabelMatch[]): Map<Concept, 1 | 2> {
+  const out = new Map<Concept, 1 | 2>();
+  for (const m of matches) for (const [c, r] of m.ranks) if (r < (out.get(c) ?? 3)) out.set(c, r);
   return out;
 }
 
@@ -168,6 +222,7 @@ export class LabelIndex {
         [...words],
         concept,
         owners.map((path) => [path, fallback ? 2 : 1]),
+        fallback ? 2 : 1,
       );
     }
   }
@@ -211,12 +266,13 @@ export class LabelIndex {
     words: string[],
     concept: Concept | 'invoice_title' | undefined,
     owners: Array<[FieldPath, Tier]>,
+    rank: 1 | 2 = 1,
   ): void {
     if (words.length === 0) return;
     const key = words.map(indexWord).join(' ');
     let form = this.byKey.get(key);
     if (!form) {
-      form = { words, owners: new Map(), concepts: new Set(), title: false };
+      form = { words, owners: new Map(), concepts: new Set(), ranks: new Map(), title: false };
       this.forms.push(form);
       this.byKey.set(key, form);
       const first = indexWord(words[0] ?? '');
@@ -224,7 +280,10 @@ export class LabelIndex {
       else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form]);
     }
     if (concept === 'invoice_title') form.title = true;
-    else if (concept) form.concepts.add(concept);
+    else if (concept) {
+      form.concepts.add(concept);
+      if (rank < (form.ranks.get(concept) ?? 3)) form.ranks.set(concept, rank);
+    }
     for (const [path, tier] of owners) {
       const known = form.owners.get(path);
       if (known === undefined || tier < known) form.owners.set(path, tier);
@@ -286,6 +345,7 @@ export class LabelIndex {
           owners: new Set(tiers.keys()),
           tiers,
           concepts: new Set(longest.flatMap((m) => [...m.concepts])),
+          ranks: bestRanks(longest),
           title: longest.some((m) => m.title),
         }
       : null;
@@ -293,7 +353,33 @@ export class LabelIndex {
       if (best.rest !== '' || best.colon) return null;
       return { ...best, box };
     }
+    if (box === undefined && (best === null || (best.title && best.kind === 'loose')))
+      return this.numberAcross(body, toks) ?? best;
     return best;
+  }
+
+  /**
+   * A heading that names its issuer or its kind between the title and the number word
+   * ("Rechnung des Versicherers (575) Nr. 4711", "Schlussrechnung Bau Nr. 4711"): read as
+   * the title's own number label ("Rechnung Nr."), when one or two plain words stand between
+   * and neither they nor what they open are a label ("Bestellung Nr." is an order's number)
+   * or a preposition pointing at another document ("zur Bestellung", "for Order").
+   */
+  private numberAcross(body: string, toks: Token[]): LabelMatch | null {
+    const [first] = toks;
+    if (!first) return null;
+    for (let k = 2; k <= 3; k++) {
+      const numberWord = toks[k];
+      if (!numberWord || !NUMBER_WORDS.has(numberWord.word)) continue;
+      const between = toks.slice(1, k);
+      if (between.some((t) => !/^\p{L}+$/u.test(t.word) || POINTING.has(t.word))) return null;
+      if (!BETWEEN_WORDS.test(body.slice(first.end, between[0]?.start))) return null;
+      if (between.some((t) => this.match(body.slice(t.start)) !== null)) return null;
+      const m = this.match(`${body.slice(0, first.end)} ${body.slice(numberWord.start)}`);
+      if (!m?.concepts.has('invoice_number') || m.size < 2 || m.kind !== 'clean') return null;
+      return m;
+    }
+    return null;
   }
 
   private matchForm(body: string, toks: Token[], form: LabelForm): LabelMatch | null {
@@ -331,6 +417,7 @@ export class LabelIndex {
       owners: new Set(form.owners.keys()),
       tiers: form.owners,
       concepts: form.concepts,
+      ranks: form.ranks,
       size: form.words.length,
       title: form.title,
     };

@@ -2,7 +2,7 @@ import type { Field, ObjectField, Results } from '../contract/index.ts';
 import { readVatId } from './identifiers.ts';
 import type { Cell } from './layout.ts';
 import type { FieldPath } from './labels.ts';
-import { type Doc, type Scope, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
 import { placeOf } from './tables.ts';
 import type { Grounding } from './types.ts';
 import { parseDate } from './dates.ts';
@@ -108,7 +108,7 @@ const SALUTATIONS = new Set([
 function nameOfBlocks(blocks: readonly Scope[], doc: Doc): { text: string; at: ReturnType<typeof placeOf> } | null {
   let found: { text: string; at: ReturnType<typeof placeOf> } | null = null;
   for (const block of blocks) {
-    const first = block[0];
+    const first = block[0] && idLine(block[0]) ? block[1] : block[0];
     const [cell, ...more] = first?.cells ?? [];
     if (!first || !cell || more.length > 0 || !readsAsName(cell, doc)) return null;
     if (found && squeeze(found.text) !== squeeze(cell.text)) return null;
@@ -118,6 +118,15 @@ function nameOfBlocks(blocks: readonly Scope[], doc: Doc): { text: string; at: R
 }
 
 const squeeze = (s: string) => s.replace(/\s+/g, '').toLowerCase();
+
+/**
+ * A line that is only a party's registered number, a code and its digits ("GLN 4304171000002",
+ * "DUNS 150483782"): printed above the name in some blocks, so the name is on the next line.
+ */
+function idLine(sl: ScopeLine): boolean {
+  const [cell, ...more] = sl.cells;
+  return cell !== undefined && more.length === 0 && /^[A-Z]{2,5}[\s:.#-]*\d[\d\s]{7,}$/.test(cell.text.trim());
+}
 
 function readsAsName(cell: Cell, doc: Doc): boolean {
   const t = cell.text.trim();
