@@ -145,6 +145,14 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
       const i = next++;
       const file = input.files[i];
       if (!file) continue;
+      if (file.size === 0 && !file.explicit && input.allFiles !== true) {
+        // Found in a folder or by a pattern, an empty file is no document (what `file` calls
+        // inode/x-empty): skipped and listed as other non-documents are, so a drop folder's stray
+        // empty file does not fail every night. Named by itself, it is refused below.
+        ignored[i] = { file: file.file, realPath: file.realPath, mimeType: 'inode/x-empty' };
+        tick();
+        continue;
+      }
       if (file.size === 0) {
         // Nothing to extract, and a service would charge or refuse it: refused here, by name.
         unreadable.push({

@@ -45,6 +45,15 @@ describe('only documents are sent', () => {
     expect(named.summary.not_documents.map((x) => x.file)).toEqual(['in/totals.csv']);
   });
 
+  it('an empty file found in a folder is no document: skipped, listed, exit 0 (a drop folder does not fail every night for it)', async () => {
+    const cwd = await invoiceDir(1);
+    writeFileSync(join(cwd, 'in', 'empty.pdf'), '');
+    const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
+    expect(r.summary.exitCode).toBe(0);
+    expect(r.summary.not_documents).toEqual([{ file: 'in/empty.pdf', type: 'inode/x-empty' }]);
+    expect(r.stderr).toMatch(/skipped 1 file that is not a PDF or an image, uncharged: in\/empty\.pdf \(inode\/x-empty\)/);
+  });
+
   it('an empty file is refused locally, by name, before any request', async () => {
     const cwd = await invoiceDir(1);
     writeFileSync(join(cwd, 'in', 'empty.pdf'), '');
