@@ -9,9 +9,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OEM, createWorker } from 'tesseract.js';
+import { OCR_LANGUAGES } from '../../src/engine/ocr.ts';
 
 const [image = '', repsArg = '1'] = process.argv.slice(2);
-const LANGS = ['eng', 'deu', 'fra'];
+const LANGS = [...OCR_LANGUAGES];
 const require = createRequire(import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'bench-tess-'));
 for (const code of LANGS)
