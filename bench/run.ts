@@ -5,20 +5,22 @@
  *
  *   --tiny          each row once at a tiny size (CI: nothing rots; nothing about speed is asserted)
  *   --write         also write the table and the machine's description into BENCHMARKS.md
+ *                   (with --only, only the rows run are replaced; the others keep their figures)
  *   --json FILE     also write the rows as JSON (the smoke test reads it)
  *   --only 1,4      run only these row groups (1 covers rows 1 and 2)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeMachine } from './lib/machine.ts';
 import { ROOT } from './lib/paths.ts';
 import type { BenchContext, Row } from './lib/row.ts';
-import { renderTable } from './lib/table.ts';
+import { mergeTable, renderTable } from './lib/table.ts';
 import { emulatorExtractionRows } from './rows/emulator-extraction.ts';
 import { emulatorReadRows } from './rows/emulator-reads.ts';
 import { largeFileRows } from './rows/large-file.ts';
+import { ocrRows } from './rows/ocr.ts';
 import { pollingRows } from './rows/polling.ts';
 import { resumeRows } from './rows/resume.ts';
 import { sharedRows } from './rows/shared.ts';
@@ -34,6 +36,7 @@ const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> 
   { id: '7', run: emulatorExtractionRows },
   { id: '8', run: pollingRows },
   { id: '9', run: sharedRows },
+  { id: '10', run: ocrRows },
 ];
 
 const SCALE_NOTES = `Sizes in full mode are the issue's: 500 one-page PDFs (rows 1-2), a 2 GiB file (row 3), 20,000 files and journals of 1,000 and 20,000 lines (row 4), 20 start-ups (row 5), wrk with 64 connections for 10 s (row 6), four 300-page PDFs (row 7), documents completing after 1, 4, 12 and 20 s (row 8); nothing is scaled down. The stand-in (bench/lib/standin.ts) runs in the runner's process; \`extract serve\` runs in a child process, in memory, with processing.ms_per_page 0. The CLI runs as a child process with a fresh journal (its default behaviour), -o a JSON Lines file.\n`;
@@ -80,7 +83,11 @@ process.stdout.write(
   `\nMachine: ${machine}\nMode: ${tiny ? 'tiny (each row once, tiny sizes; no goal judged)' : 'full'}; ${minutes} min\n\n${table}`,
 );
 if (values.json) writeFileSync(values.json, JSON.stringify({ machine, tiny, rows, failures }, null, 2));
-if (values.write) writeFileSync(join(ROOT, 'BENCHMARKS.md'), benchmarksMd(machine, minutes, table));
+const benchmarks = join(ROOT, 'BENCHMARKS.md');
+if (values.write && only && existsSync(benchmarks)) {
+  const stamp = `Rows ${only.join(', ')} measured again on ${new Date().toISOString().slice(0, 10)} (\`--only ${only.join(',')}\`, ${minutes} min; ${machine}).`;
+  writeFileSync(benchmarks, mergeTable(readFileSync(benchmarks, 'utf8'), rows, stamp));
+} else if (values.write) writeFileSync(benchmarks, benchmarksMd(machine, minutes, table));
 if (failures.length > 0) {
   process.stderr.write(`\n${failures.join('\n\n')}\n`);
   process.exitCode = 1;

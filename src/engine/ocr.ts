@@ -14,8 +14,13 @@ import { OEM, PSM, type Worker, createWorker } from 'tesseract.js';
  * keeps a process alive.
  */
 
-/** The languages read, as tesseract names their data (@tesseract.js-data/<code>). */
-export const OCR_LANGUAGES = ['eng', 'deu', 'fra'] as const;
+/**
+ * The languages read, as tesseract names their data (@tesseract.js-data/<code>). English comes
+ * last: first, its model (which has no "ü" or "é") read "Hélène Français" as "Helene Francais"
+ * and "Jürgen Böhm" as "Jurgen Bohm" with high confidence, wrong values no rule could catch;
+ * the German and French models read English words as well.
+ */
+export const OCR_LANGUAGES = ['deu', 'fra', 'eng'] as const;
 export const OCR_LANGUAGE_NAMES = 'English, German and French';
 
 /** One recognised word, in the pixels of the image read. y grows down. */

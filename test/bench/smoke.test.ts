@@ -45,11 +45,14 @@ test('bench: --tiny produces a number for every row', { timeout: 420_000 }, asyn
     '6',
     '7 p99',
     '7 engine',
+    '7 core',
     '8',
     '9 fact',
     '9 w1',
     '9 w2',
     '9 w3',
+    '10 png',
+    '10 pdf',
   ]) {
     expect(ids).toContain(id);
   }

@@ -1,0 +1,76 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { extractInProcess } from '../../src/engine/extract.ts';
+import { closeOcr } from '../../src/engine/ocr.ts';
+import { grayPng, imagePdf, renderGray } from '../../test/helpers/scan.ts';
+import { NODE, ROOT } from '../lib/paths.ts';
+import { longPdf } from '../lib/pdfs.ts';
+import { check, run } from '../lib/proc.ts';
+import { row, type BenchContext, type Row } from '../lib/row.ts';
+import { median } from '../lib/stats.ts';
+
+/** A scanner's office resolution, and the one the engine renders PDF pages at; tiny mode (CI) draws fewer pixels. */
+const DPI = 300;
+const TINY_DPI = 150;
+
+/**
+ * Row 10: seconds a page for a scanned page read by the engine (OCR, then layout and
+ * grounding), as a PNG and as a PDF that holds only the image (rendered by the engine first),
+ * against tesseract.js alone on the same PNG. All warm: the recogniser's start (about 2 s
+ * for three languages) is paid once per engine thread, not per page.
+ */
+export async function ocrRows(ctx: BenchContext): Promise<Row[]> {
+  const reps = ctx.tiny ? 1 : 3;
+  const dpi = ctx.tiny ? TINY_DPI : DPI;
+  const gray = await renderGray(await longPdf(1, 1), dpi);
+  const png = new Uint8Array(await grayPng(gray));
+  const pdf = new Uint8Array(await imagePdf(gray, dpi));
+  const file = join(ctx.tmp, 'scan.png');
+  writeFileSync(file, png);
+  const read = async (bytes: Uint8Array, mimeType: string) => {
+    const t = performance.now();
+    const out = await extractInProcess({ bytes, mimeType, fields: INVOICE_FIELDS });
+    if (out.results.invoice_number !== 'INV-001000')
+      throw new Error(`row 10: the scan read ${JSON.stringify(out.results.invoice_number)}, not INV-001000`);
+    return (performance.now() - t) / 1000;
+  };
+  const engine: Record<'png' | 'pdf', number[]> = { png: [], pdf: [] };
+  try {
+    ctx.log(`row 10: warming the engine's recogniser on a ${gray.width}x${gray.height} page`);
+    if (!ctx.tiny) await read(png, 'image/png');
+    for (let r = 0; r < reps; r++) {
+      ctx.log(`row 10: engine, rep ${r + 1}/${reps}`);
+      engine.png.push(await read(png, 'image/png'));
+      engine.pdf.push(await read(pdf, 'application/pdf'));
+    }
+  } finally {
+    await closeOcr();
+  }
+  ctx.log('row 10: bare tesseract.js');
+  const bare = await run(NODE, [join(ROOT, 'bench/peers/tesseract-bare.ts'), file, String(reps)]);
+  check(bare, 'bare tesseract.js');
+  const bareSeconds = Number(bare.stdout.trim());
+  const size = `an A4 invoice page at ${dpi} dpi (${gray.width}x${gray.height} px)`;
+  return [
+    row(ctx, {
+      id: '10 png',
+      measurement: `OCR: engine seconds a page, ${size} as a grey PNG`,
+      figure: median(engine.png),
+      unit: 's/page',
+      peer: 'tesseract.js alone (createWorker + recognize), same page, same languages',
+      peerFigure: bareSeconds,
+      goal: 'reported',
+      note: 'the engine reads eng+deu+fra with page segmentation for blocks and columns, then lays out and grounds the words',
+    }),
+    row(ctx, {
+      id: '10 pdf',
+      measurement: `OCR: engine seconds a page, the same page as a PDF holding only the image (rendered at 300 dpi, then OCR)`,
+      figure: median(engine.pdf),
+      unit: 's/page',
+      peer: 'tesseract.js alone on the PNG',
+      peerFigure: bareSeconds,
+      goal: 'reported',
+    }),
+  ];
+}

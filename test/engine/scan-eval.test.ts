@@ -1,0 +1,80 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  SAMPLE_STEP,
+  type ScanScore,
+  formatScans,
+  scanOf,
+  scanOnlyWrong,
+  scanSample,
+} from '../../fixtures/lib/scans.ts';
+import { blankFieldsScore } from '../../fixtures/lib/fields.ts';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { extractInProcess } from '../../src/engine/extract.ts';
+import { closeOcr } from '../../src/engine/ocr.ts';
+import { openPdf, readPdf } from '../../src/engine/pdf-text.ts';
+import { makePdf } from '../helpers/pdf.ts';
+
+/**
+ * `npm run eval`'s scans (fixtures/lib/scans.ts): a PDF rendered at run time into a PDF of
+ * images, read back through OCR and scored beside its text layer. Tested on a PDF the test
+ * draws, never the corpus. OCR is seconds a page on a loaded 2-core machine: generous time-outs.
+ */
+
+const OCR_MS = 120_000;
+afterAll(() => closeOcr());
+
+describe('the corpus read as scans', () => {
+  it(
+    'a scan keeps every page and its size, has no text layer, and the engine reads its values through OCR',
+    async () => {
+      const original = await makePdf([['Invoice number INV-1234', '', 'Total 99.50'], ['Terms: 30 days']]);
+      const scan = new Uint8Array(await scanOf(new Uint8Array(original)));
+      const text = await readPdf(scan);
+      expect(text.pageCount).toBe(2);
+      expect(text.layout.pages.every((p) => p.lines.length === 0)).toBe(true);
+      expect(text.scanned).toEqual([1, 2]);
+      const { pdf, close } = await openPdf(scan);
+      const size = (await pdf.getPage(1)).getViewport({ scale: 1 });
+      await close();
+      // A4 in points, as pdfkit drew the original.
+      expect(Math.round(size.width)).toBe(595);
+      expect(Math.round(size.height)).toBe(842);
+      const out = await extractInProcess({ bytes: scan, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
+      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
+    },
+    OCR_MS,
+  );
+
+  it('the default sample is a fixed one, every SAMPLE_STEP-th invoice in name order; --scans reads all', () => {
+    const files = Array.from({ length: 25 }, (_, i) => `inv-${String(i).padStart(2, '0')}.pdf`);
+    const shuffled = [...files].reverse();
+    expect(scanSample(shuffled, false)).toEqual(files.filter((_, i) => i % SAMPLE_STEP === 0));
+    expect(scanSample(shuffled, false)).toEqual(scanSample(files, false));
+    expect(scanSample(shuffled, true)).toEqual(files);
+  });
+
+  it('prints per field right / wrong / null from the text beside the scan, the recall ratio, and every wrong scan value', () => {
+    const side = () => ({
+      every: blankFieldsScore(),
+      three: { right: 0, wrong: 0, null: 0, sign: 0, scored: 0 },
+      wrong: [] as ScanScore['scan']['wrong'],
+      pages: 2,
+      ms: 4000,
+    });
+    const s: ScanScore = { files: ['a.pdf'], text: side(), scan: side() };
+    Object.assign(s.text.every.all, { right: 8, wrong: 0, null: 2, scored: 10 });
+    Object.assign(s.scan.every.all, { right: 6, wrong: 1, null: 3, scored: 10 });
+    Object.assign(s.text.every.fields.total, { right: 1, scored: 1 });
+    Object.assign(s.scan.every.fields.total, { wrong: 1, scored: 1 });
+    s.scan.wrong.push({ file: 'a.pdf', key: 'total', expected: [99.5], actual: 99.8 });
+    s.scan.wrong.push({ file: 'b.pdf', key: 'tax', expected: [1], actual: 2, alsoText: true });
+    expect(scanOnlyWrong(s).map((w) => w.file)).toEqual(['a.pdf']);
+    const out = formatScans(s, false);
+    expect(out).toMatch(/^ALL FIELDS\s+8\s+0\s+2\s+6\s+1\s+3\s+0\.75$/m);
+    expect(out).toMatch(/^total\s+1\s+0\s+0\s+0\s+1\s+0\s+0\.00$/m);
+    expect(out).toContain('scan recall / text recall, all fields: 0.75 (target >= 0.6, 0 wrong)');
+    expect(out).toContain('WRONG scan a.pdf: total expected [99.5], got 99.8');
+    expect(out).toContain('WRONG scan b.pdf: tax expected [1], got 2 (the text layer gives the same');
+    expect(out).toContain('--scans reads all');
+  });
+});
