@@ -56,7 +56,7 @@ describe('the corpus read as scans', () => {
   it('prints per field right / wrong / null from the text beside the scan, the recall ratio, and every wrong scan value', () => {
     const side = () => ({
       every: blankFieldsScore(),
-      three: { right: 0, wrong: 0, null: 0, sign: 0, scored: 0 },
+      three: { right: 0, wrong: 0, null: 0, sign: 0, unprinted: 0, scored: 0 },
       wrong: [] as ScanScore['scan']['wrong'],
       pages: 2,
       ms: 4000,
