@@ -5,23 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { LedgerBody } from '../../src/contract/index.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { grayTiff } from '../helpers/scan.ts';
 import { batchOptions, invoiceDir, run } from './harness.ts';
 
 /**
- * A TIFF of `pages` pages: the header, then one empty image file directory a page, chained.
- * The service charges a page each; an estimate that calls every image one page is wrong.
+ * A TIFF of `pages` blank grey pages, one image file directory a page. The service charges a
+ * page each; an estimate that calls every image one page is wrong.
  */
 function tiff(pages: number): Buffer {
-  const bytes = Buffer.alloc(8 + pages * 6);
-  bytes.write('II', 0, 'latin1');
-  bytes.writeUInt16LE(42, 2);
-  bytes.writeUInt32LE(8, 4);
-  for (let p = 0; p < pages; p++) {
-    const at = 8 + p * 6;
-    bytes.writeUInt16LE(0, at); // no entries
-    bytes.writeUInt32LE(p === pages - 1 ? 0 : at + 6, at + 2);
-  }
-  return bytes;
+  const blank = { width: 64, height: 64, pixels: new Uint8Array(64 * 64).fill(255) };
+  return grayTiff(Array.from({ length: pages }, () => blank));
 }
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
