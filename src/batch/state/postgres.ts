@@ -146,11 +146,16 @@ class PostgresState implements StateJournal {
     if (keys.length === 0 || max <= 0) return [];
     // One order for every worker, so that two inserting overlapping keys cannot deadlock.
     const sorted = [...new Set(keys)].sort();
+    // The rows first, in a statement of their own (the server commits it whatever the client does):
+    // inside the claim's transaction, a worker paused between its INSERT and its COMMIT (SIGSTOP, a
+    // frozen VM) would hold those new rows, and another worker's INSERT of the same keys would wait
+    // for it forever. The claim itself only skips rows another holds (SKIP LOCKED).
+    await this.#db.query(
+      'claim documents',
+      `INSERT INTO extract_claims (key, worker, expires) SELECT k, NULL, '-infinity' FROM unnest($1::text[]) AS k ON CONFLICT (key) DO NOTHING`,
+      [sorted],
+    );
     return this.#db.transaction('claim documents', async (client) => {
-      await client.query(
-        `INSERT INTO extract_claims (key, worker, expires) SELECT k, NULL, '-infinity' FROM unnest($1::text[]) AS k ON CONFLICT (key) DO NOTHING`,
-        [sorted],
-      );
       const won = await client.query<{ key: string; taken_from: string | null }>(
         `WITH free AS (
            SELECT key, worker AS before FROM extract_claims
