@@ -51,7 +51,9 @@ describe('only documents are sent', () => {
     const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
     expect(r.summary.exitCode).toBe(0);
     expect(r.summary.not_documents).toEqual([{ file: 'in/empty.pdf', type: 'inode/x-empty' }]);
-    expect(r.stderr).toMatch(/skipped 1 file that is not a PDF or an image, uncharged: in\/empty\.pdf \(inode\/x-empty\)/);
+    expect(r.stderr).toMatch(
+      /skipped 1 file that is not a PDF or an image, uncharged: in\/empty\.pdf \(inode\/x-empty\)/,
+    );
   });
 
   it('an empty file is refused locally, by name, before any request', async () => {
