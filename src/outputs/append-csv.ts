@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { errnoCode } from '../errno.ts';
-import { writeFileAtomic } from './atomic.ts';
+import { readTextOrEmpty, writeFileAtomic } from './atomic.ts';
 import { encodeCell, neutraliseFormula } from './csv.ts';
 import { flattenRecords } from './flatten.ts';
 import type { DocumentRecord } from './record.ts';
@@ -27,7 +25,7 @@ export type CsvFile = {
 type Cell = string | null;
 
 export async function openCsvFile(path: string, appendText: (text: string) => Promise<void>): Promise<CsvFile> {
-  const text = await _readOrEmpty(path);
+  const text = await readTextOrEmpty(path);
   // A quoted empty cell is the empty string, a bare one null, as csv-writer wrote them.
   const table: Cell[][] =
     text.trim() === ''
@@ -65,7 +63,7 @@ export async function openCsvFile(path: string, appendText: (text: string) => Pr
         await appendText(prefix + stringify(body, STRINGIFY_OPTIONS));
         return;
       }
-      const old: Cell[][] = parse(await _readOrEmpty(path), {
+      const old: Cell[][] = parse(await readTextOrEmpty(path), {
         relax_column_count: true,
         cast: (value, context) => (value === '' && !context.quoting ? null : value),
       });
@@ -77,13 +75,4 @@ export async function openCsvFile(path: string, appendText: (text: string) => Pr
       needsNewline = false;
     },
   };
-}
-
-async function _readOrEmpty(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return '';
-    throw err;
-  }
 }

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
-import { writeFileAtomic } from './atomic.ts';
+import { readTextOrEmpty, writeFileAtomic } from './atomic.ts';
 import { followLinks } from './destination.ts';
 import { documentJson, jsonLine } from './json.ts';
 import { createStreamWriter, drained } from './stream.ts';
@@ -88,7 +88,7 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
           },
         };
       }
-      const text = await _guard(path, () => _readOrEmpty(path));
+      const text = await _guard(path, () => readTextOrEmpty(path));
       remember(_jsonlRows(text));
       let needsNewline = text !== '' && !text.endsWith('\n');
       return {
@@ -168,15 +168,6 @@ async function _appendDurably(path: string, text: string): Promise<void> {
 
 async function _write(out: Writable, text: string): Promise<void> {
   if (text !== '' && !out.write(text)) await drained(out);
-}
-
-async function _readOrEmpty(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return '';
-    throw err;
-  }
 }
 
 /** A failed write of the file system, in the user's words; anything else is a bug, passed on. */

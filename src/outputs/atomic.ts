@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { hasErrno } from '../errno.ts';
+import { errnoCode, hasErrno } from '../errno.ts';
 import { followLinks } from './destination.ts';
 
 /** Characters gathered before one write. */
@@ -170,5 +170,15 @@ async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
     const { bytesWritten } = await handle.write(bytes, at, bytes.length - at);
     if (bytesWritten === 0) throw Object.assign(new Error('the file accepted no bytes'), { code: 'EIO' });
     at += bytesWritten;
+  }
+}
+
+/** A file's text, or '' when there is no file yet (an output about to be appended to). */
+export async function readTextOrEmpty(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT') return '';
+    throw err;
   }
 }
