@@ -60,14 +60,22 @@ const N = 0x6e;
 /** One line of a review list: `extract listen`'s review.jsonl, a run's --review file and report. */
 export type ReviewEntry = { document_id: string | null; file_name: string; null_fields: string[] };
 
-/** The review entry of a record that needs one. */
+/**
+ * The review entry of a record that needs one. Its paths are found when first read (the report,
+ * --review): a run that only counts them scans stored results as text and parses none.
+ */
 export function reviewEntry(
   record: Pick<DocumentRecord, 'status' | 'results' | 'file' | 'document_id'>,
 ): ReviewEntry | undefined {
   if (needsReview(record) !== true) return undefined;
+  const results = record.results;
+  let paths: string[] | undefined;
   return {
     document_id: record.document_id,
     file_name: record.file,
-    null_fields: record.results === null ? [] : nullFields(record.results),
+    get null_fields(): string[] {
+      paths ??= results === null ? [] : nullFields(results);
+      return paths;
+    },
   };
 }
