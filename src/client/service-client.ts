@@ -13,7 +13,7 @@ import {
   type ExtractStoredRequest,
   type UploadUrlRequest,
 } from '../contract/index.ts';
-import { redact } from '../redact.ts';
+import { redact, rememberSecret } from '../redact.ts';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff.ts';
 import type { ClientDeps, LogLevel } from './deps.ts';
 import { errnoCode } from '../errno.ts';
@@ -106,6 +106,8 @@ export class ServiceClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#shownBase = describeUrl(this.baseUrl).replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
+    // Wherever the key shows up again (a service that echoes it in an error), it is redacted by value.
+    rememberSecret(options.apiKey);
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#limits = {
       requestMs: REQUEST_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_KEY_PREFIX } from '../contract/constants.ts';
+import { API_KEY_PREFIX, API_KEY_SYNTAX } from '../contract/constants.ts';
 import { ExtractError } from '../errors.ts';
 import { redactUrl } from '../redact.ts';
 
@@ -57,12 +57,12 @@ export function checkApiKey(value: string, from: string): string {
       `the API key from ${from} does not start with "${API_KEY_PREFIX}": API keys of the service look like ${API_KEY_PREFIX}…; copy your parser's key again`,
     );
   }
-  // A key is sent in a header: a line break or a control character there can only be a paste
-  // gone wrong (or an attempt to smuggle a header), and undici would refuse it mid-run.
-  if (/[^\x21-\x7e]/.test(key)) {
+  // A key is sent as a bearer token: a line break, a space, a quote or a comma there can only be
+  // a paste gone wrong (or an attempt to smuggle a header), and undici would refuse some mid-run.
+  if (!API_KEY_SYNTAX.test(key)) {
     throw new ExtractError(
       'usage',
-      `the API key from ${from} contains a line break, a space or another character no key has: copy your parser's key again, on one line`,
+      `the API key from ${from} holds a character no key has (after "${API_KEY_PREFIX}" a key is letters, digits and - . _ ~ + /, then = padding): copy your parser's key again, on one line`,
     );
   }
   return key;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_KEY_PREFIX, MAX_BALANCE_PAGES, MAX_ENGINE_FILE_BYTES } from './constants.ts';
+import { API_KEY_PREFIX, API_KEY_SYNTAX, MAX_BALANCE_PAGES, MAX_ENGINE_FILE_BYTES } from './constants.ts';
 import { FaultRuleInput } from './emulator.ts';
 import { FieldDefinition } from './fields.ts';
 
@@ -24,7 +24,11 @@ export type WebhookIntegration = z.infer<typeof WebhookIntegration>;
 export const ApiKey = z
   .string()
   .startsWith(API_KEY_PREFIX, `an API key starts with "${API_KEY_PREFIX}"`)
-  .min(API_KEY_PREFIX.length + 8, 'an API key has at least 8 characters after its prefix');
+  .min(API_KEY_PREFIX.length + 8, 'an API key has at least 8 characters after its prefix')
+  .regex(
+    API_KEY_SYNTAX,
+    'an API key is a bearer token: letters, digits and - . _ ~ + / after its prefix, then = padding',
+  );
 
 export const ParserConfig = z.strictObject({
   parser_id: z

@@ -4,6 +4,13 @@
  */
 export const API_PREFIX = '/api/v1';
 export const API_KEY_PREFIX = 'ext_';
+/**
+ * What an API key may hold after its prefix. The spec does not show how keys are issued; a key
+ * travels as a bearer token, whose syntax (RFC 6750 §2.1, b64token) is the widest the header
+ * allows: letters, digits, `-._~+/`, then `=` padding. A key with anything else is a paste gone wrong.
+ */
+export const API_KEY_CHARS = 'A-Za-z0-9\\-._~+/';
+export const API_KEY_SYNTAX = new RegExp(`^${API_KEY_PREFIX}[${API_KEY_CHARS}]+=*$`);
 
 /** The emulator's ledger bounds: one top-up at most, and the balance at most (so sums stay exact integers). */
 export const MAX_TOP_UP_PAGES = 1_000_000_000;

@@ -329,7 +329,7 @@ describe('journal (postgres): connection', () => {
     expect(err).toBeInstanceOf(Error);
     const message = (err as Error).message;
     expect(message).toMatch(
-      /could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1/,
+      /could not create the journal tables in the state database postgres:\/\/\*\*\*@127\.0\.0\.1/,
     );
     expect(message).not.toContain('WRONG_pw_55aa');
   });

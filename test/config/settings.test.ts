@@ -128,7 +128,7 @@ describe('settings: the shared journal', () => {
     })();
     expect(err).toBeInstanceOf(ExtractError);
     expect((err as ExtractError).message).toMatch(
-      /the state URL from EXTRACT_STATE_URL \(mysql:\/\/u:\*\*\*@db\/x\) is not a postgres:\/\/ URL/,
+      /the state URL from EXTRACT_STATE_URL \(mysql:\/\/\*\*\*@db\/x\) is not a postgres:\/\/ URL/,
     );
     expect((err as ExtractError).message).not.toContain('secret_pw');
   });

@@ -90,7 +90,7 @@ describe('hostile: the client against a hostile server', () => {
       },
     );
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('contains a line break');
+    expect(r.stderr).toContain('holds a character no key has');
     expect(r.stderr).not.toContain(KEY);
     expect(requests).toBe(0);
   });

@@ -249,10 +249,10 @@ describe('security', () => {
         }),
       ];
       expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 6, 6, 2, 2]);
-      expect(runs[1]!.stdout).toMatch(/^postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1:\d+\//);
-      expect(runs[3]!.stderr).toMatch(/sharing the batch through postgres:\/\/extract_test:\*\*\*@/);
+      expect(runs[1]!.stdout).toMatch(/^postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\//);
+      expect(runs[3]!.stderr).toMatch(/sharing the batch through postgres:\/\/\*\*\*@/);
       expect(runs[8]!.stderr).toMatch(
-        /could not create the journal tables in the state database postgres:\/\/extract_test:\*\*\*@.*password authentication failed/,
+        /could not create the journal tables in the state database postgres:\/\/\*\*\*@.*password authentication failed/,
       );
       const texts = [
         ...runs.flatMap((r, i) => [

@@ -270,7 +270,7 @@ describe('many workers, one batch (PostgreSQL)', () => {
     const stderr = workers.map((w) => w.stderr()).join('\n---\n');
     expect(exits, stderr).toEqual([6, 6]);
     expect(stderr).toMatch(
-      /the state database postgres:\/\/extract_test:\*\*\*@127\.0\.0\.1:\d+\/\w+ has been unreachable for \d+ s .*: stopped; nothing recorded is lost, rerun the same command when it is back/,
+      /the state database postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/\w+ has been unreachable for \d+ s .*: stopped; nothing recorded is lost, rerun the same command when it is back/,
     );
     expect(stderr).not.toMatch(/unexpected error|at .*\.js:\d+/); // a message, not a stack
     expect(stderr).not.toContain(PG_PASSWORD);

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
-import { redactUrl } from '../../redact.ts';
+import { redactUrl, rememberSecret } from '../../redact.ts';
 
 export { redactUrl };
 import {
@@ -117,7 +117,7 @@ export function parseStateSpec(value: string, cwd: string): StateSpec {
   }
   if (/^postgres(ql)?:\/\//i.test(value)) {
     try {
-      new URL(value);
+      rememberUrlPassword(new URL(value));
     } catch {
       throw new ExtractError(
         'usage',
@@ -196,4 +196,15 @@ export async function openState(spec: StateSpec, options: OpenStateOptions): Pro
   if (spec.kind === 'file') return (await import('./file.ts')).openFileState(spec.path, options);
   if (spec.kind === 'sqlite') return (await import('./sqlite.ts')).openSqliteState(spec.path, options);
   return (await import('./postgres.ts')).openPostgresState(spec.url, options);
+}
+
+/** A state URL's password is redacted by its value wherever it shows up (a driver's error, say). */
+function rememberUrlPassword(url: URL): void {
+  if (url.password === '') return;
+  rememberSecret(url.password);
+  try {
+    rememberSecret(decodeURIComponent(url.password));
+  } catch {
+    // A malformed escape: the password as written is already remembered.
+  }
 }
