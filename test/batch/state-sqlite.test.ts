@@ -353,3 +353,50 @@ describe('sqlite journal: a holder that is gone', () => {
     expect(await local.claim([key('d1')], 1)).toEqual([]);
   });
 });
+
+describe('sqlite journal: group commit', () => {
+  /** Frames in the write-ahead log (page size 4096 + a 24-byte header each): each commit adds one per page it changed. */
+  function walFrames(path: string): number {
+    return Math.floor(statSync(`${path}-wal`).size / (4096 + 24));
+  }
+
+  it('facts appended in one turn are one transaction: the log grows by one commit, not one per fact', async () => {
+    const path = journalPath();
+    const s = await open(path);
+    await s.replay();
+    await s.append({ fact: 'submitted', ...common('warm'), route: 'upload', document_id: 'doc_warm' });
+    const before = walFrames(path);
+    const shas = Array.from({ length: 100 }, (_, i) => `g${i}`);
+    await Promise.all(
+      shas.map((sha, i) => s.append({ fact: 'submitted', ...common(sha), route: 'upload', document_id: `doc_${i}` })),
+    );
+    const grew = walFrames(path) - before;
+    // One commit of 100 rows touches a handful of pages; 100 commits wrote 200 frames or more.
+    expect(grew).toBeGreaterThan(0);
+    expect(grew).toBeLessThan(40);
+    const again = await open(path, true);
+    const known = (await again.replay()).known;
+    for (const sha of shas) expect(known.get(key(sha))?.fact).toBe('submitted');
+  });
+
+  it('a sending whose claim is lost is refused alone; the rest of its group is written', async () => {
+    const path = journalPath();
+    const s = await open(path);
+    await s.replay();
+    const held = await s.claim([key('mine')], 1);
+    expect(held).toHaveLength(1);
+    const outcomes = await Promise.allSettled([
+      s.append({ fact: 'sending', ...common('mine'), route: 'inline' }),
+      s.append({ fact: 'sending', ...common('never-claimed'), route: 'inline' }),
+      s.append({ fact: 'submitted', ...common('other'), route: 'upload', document_id: 'doc_o' }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/claim/i);
+    expect(s.lost(key('never-claimed'))).toBe(true);
+    const bodies = new DatabaseSync(path, { readOnly: true })
+      .prepare('SELECT body FROM extract_facts WHERE key IS NOT NULL')
+      .all()
+      .map((r) => JSON.parse(String(r.body)).sha256);
+    expect(bodies).toEqual(['mine', 'other']);
+  });
+});

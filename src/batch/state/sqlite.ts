@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import { ExtractError } from '../../errors.ts';
 import { resultsJson, storedResults } from '../../outputs/stored-results.ts';
 import { transaction } from '../../sqlite.ts';
@@ -128,6 +128,10 @@ class SqliteState implements StateJournal {
   readonly #now: () => number;
   readonly #leaseMs: number;
   readonly #lost = new Set<string>();
+  readonly #statements = new Map<string, StatementSync>();
+  /** Facts waiting for the next group's transaction, and the flush that will write them. */
+  #pending: Array<{ fact: JournalFact; resolve: () => void; reject: (err: unknown) => void }> = [];
+  #flushing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout | undefined;
   /** The highest fact id of the replay: facts above it were written while this run went on. */
   #watermark = 0;
@@ -175,26 +179,74 @@ class SqliteState implements StateJournal {
     });
   }
 
+  /**
+   * Group commit, as the JSONL journal does: facts appended in one turn of the event loop (the
+   * documents whose answers arrived together) go to disk in one transaction and one sync, and
+   * each append resolves only once that transaction has committed. A `sending` whose claim was
+   * lost is refused alone (it writes nothing); any other failure refuses the whole group, none
+   * of which was written.
+   */
   append(fact: JournalFact): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push({ fact, resolve, reject });
+      this.#flushing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.#flush());
+    });
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const group = this.#pending;
+      this.#pending = [];
+      let refused: Array<ClaimLostError | undefined> = [];
+      try {
+        await this.#guard.run('record a fact', () =>
+          transaction(this.#db, () => {
+            refused = group.map(({ fact }) => this.#record(fact));
+          }),
+        );
+      } catch (err) {
+        for (const waiter of group) waiter.reject(err);
+        continue;
+      }
+      group.forEach((waiter, i) => {
+        const lost = refused[i];
+        if (lost === undefined) waiter.resolve();
+        else waiter.reject(lost);
+      });
+    }
+    this.#flushing = undefined;
+  }
+
+  /** One fact, inside the group's transaction; a lost claim is returned (nothing written), not thrown. */
+  #record(fact: JournalFact): ClaimLostError | undefined {
     const key = factKey(fact) ?? null;
-    return this.#guard.run('record a fact', () =>
-      transaction(this.#db, () => {
-        if (fact.fact === 'sending' && key !== null) {
-          // Only the holder may spend: the claim is checked (and its lease extended) in the same transaction.
-          const held = this.#db
-            .prepare('UPDATE extract_claims SET expires = ? WHERE key = ? AND worker = ?')
-            .run(this.#now() + this.#leaseMs, key, this.worker);
-          if (held.changes === 0) {
-            this.#lost.add(key);
-            throw new ClaimLostError(key);
-          }
-        }
-        const id = this.#insertFact(key, fact, this.worker);
-        // A legacy reset forgets all before it; a parser or journal fact is about no document.
-        if (fact.fact === 'reset') this.#db.exec('DELETE FROM extract_documents');
-        else if (key !== null) this.#writeDocument(key, step(this.#readDocument(key), key, fact), id, this.worker);
-      }),
-    );
+    if (fact.fact === 'sending' && key !== null) {
+      // Only the holder may spend: the claim is checked (and its lease extended) in the same transaction.
+      const held = this.#statement('UPDATE extract_claims SET expires = ? WHERE key = ? AND worker = ?').run(
+        this.#now() + this.#leaseMs,
+        key,
+        this.worker,
+      );
+      if (held.changes === 0) {
+        this.#lost.add(key);
+        return new ClaimLostError(key);
+      }
+    }
+    const id = this.#insertFact(key, fact, this.worker);
+    // A legacy reset forgets all before it; a parser or journal fact is about no document.
+    if (fact.fact === 'reset') this.#db.exec('DELETE FROM extract_documents');
+    else if (key !== null) this.#writeDocument(key, step(this.#readDocument(key), key, fact), id, this.worker);
+    return undefined;
+  }
+
+  /** Prepared once per journal: a run records two or three facts per document. */
+  #statement(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   claim(keys: readonly string[], max: number): Promise<Claim[]> {
@@ -353,6 +405,9 @@ class SqliteState implements StateJournal {
 
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
+    // What was appended is written before the file is closed (each append's caller hears how it went).
+    while (this.#flushing !== undefined) await this.#flushing;
+    if (!this.#db.isOpen) return;
     if (this.#timer) clearInterval(this.#timer);
     try {
       if (this.#leaseMs > 0) {
@@ -421,27 +476,25 @@ class SqliteState implements StateJournal {
   }
 
   #insertFact(key: string | null, fact: JournalFact, worker: string | null): number {
-    const { lastInsertRowid } = this.#db
-      .prepare('INSERT INTO extract_facts (key, fact, body, worker, at) VALUES (?, ?, ?, ?, ?)')
-      .run(key, fact.fact, JSON.stringify(fact), worker, this.#now());
+    const { lastInsertRowid } = this.#statement(
+      'INSERT INTO extract_facts (key, fact, body, worker, at) VALUES (?, ?, ?, ?, ?)',
+    ).run(key, fact.fact, JSON.stringify(fact), worker, this.#now());
     return Number(lastInsertRowid);
   }
 
   #readDocument(key: string): DocumentRow {
-    const row = this.#db.prepare('SELECT state, results, before FROM extract_documents WHERE key = ?').get(key);
+    const row = this.#statement('SELECT state, results, before FROM extract_documents WHERE key = ?').get(key);
     if (row === undefined) return { state: undefined, before: undefined };
     return { state: readState(row.state, row.results), before: readState(row.before, null) };
   }
 
   #writeDocument(key: string, doc: DocumentRow, lastFact: number, lastWorker: string | null): void {
     const { state, results } = splitState(doc.state);
-    this.#db
-      .prepare(
-        `INSERT INTO extract_documents (key, state, results, before, last_fact, last_worker) VALUES (?, ?, ?, ?, ?, ?)
+    this.#statement(
+      `INSERT INTO extract_documents (key, state, results, before, last_fact, last_worker) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET state = excluded.state, results = excluded.results, before = excluded.before,
            last_fact = excluded.last_fact, last_worker = excluded.last_worker`,
-      )
-      .run(key, state, results, doc.before === undefined ? null : JSON.stringify(doc.before), lastFact, lastWorker);
+    ).run(key, state, results, doc.before === undefined ? null : JSON.stringify(doc.before), lastFact, lastWorker);
   }
 
   /** A document's state from all its facts, in the order they happened (imported facts are older than their ids). */
