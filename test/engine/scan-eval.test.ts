@@ -4,6 +4,7 @@ import {
   type ScanScore,
   formatScans,
   scanOf,
+  scoreScanFile,
   scanOnlyWrong,
   scanSample,
 } from '../../fixtures/lib/scans.ts';
@@ -58,6 +59,7 @@ describe('the corpus read as scans', () => {
       every: blankFieldsScore(),
       three: { right: 0, wrong: 0, null: 0, sign: 0, unprinted: 0, scored: 0 },
       wrong: [] as ScanScore['scan']['wrong'],
+      unprinted: [] as ScanScore['scan']['unprinted'],
       pages: 2,
       ms: 4000,
     });
@@ -77,4 +79,33 @@ describe('the corpus read as scans', () => {
     expect(out).toContain('WRONG scan b.pdf: tax expected [1], got 2 (the text layer gives the same');
     expect(out).toContain('--scans reads all');
   });
+
+  it(
+    'a value whose truth the PDF does not print, where the value read is, is unprinted on both sides, not wrong, and listed',
+    async () => {
+      // The XML says 120.00; the print says 99.50 and nothing else: the engine reads what is printed.
+      const pdf = new Uint8Array(await makePdf([['Invoice Number: INV-1234', 'Total: 99.50']]));
+      const blank = () => ({
+        every: blankFieldsScore(),
+        three: { right: 0, wrong: 0, null: 0, sign: 0, unprinted: 0, scored: 0 },
+        wrong: [] as ScanScore['scan']['wrong'],
+        unprinted: [] as ScanScore['scan']['unprinted'],
+        pages: 0,
+        ms: 0,
+      });
+      const s: ScanScore = { files: ['a.pdf'], text: blank(), scan: blank() };
+      // The scan side reads the same bytes (no OCR here): the scorer is what is tested.
+      await scoreScanFile(s, 'a.pdf', pdf, pdf.slice(), undefined, { total: [120], 'vendor.name': ['Other Co'] });
+      for (const side of [s.text, s.scan]) {
+        expect(side.every.fields.total).toMatchObject({ right: 0, wrong: 0, unprinted: 1, scored: 1 });
+        expect(side.every.fields['vendor.name']).toMatchObject({ null: 1, scored: 1 });
+        expect(side.wrong).toEqual([]);
+      }
+      expect(scanOnlyWrong(s)).toEqual([]);
+      const out = formatScans(s, false);
+      expect(out).toContain('unprinted  scan a.pdf: total expected [120] (not printed), gave 99.5 (printed)');
+      expect(out).not.toContain('WRONG');
+    },
+    OCR_MS,
+  );
 });
