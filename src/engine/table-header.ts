@@ -33,6 +33,7 @@ export function findHeaders(field: TableField, path: FieldPath, doc: Doc): Heade
   for (let at = 0; at < doc.scope.length; at++) {
     const header = headerAt(at, field, path, doc);
     if (!header || header.matched.size < need || header.matched.size * 2 < header.columns.length) continue;
+    if (summaryOfTotals(header, field)) continue;
     const previous = headers.at(-1);
     // Two lines of one band each read as the header: keep the reading that names more columns.
     if (previous && header.at <= previous.last) {
@@ -74,6 +75,26 @@ function headerAt(at: number, field: TableField, path: FieldPath, doc: Doc): Hea
   }
   columns.sort((a, b) => a.x0 - b.x0);
   return { at, last, columns, matched, twofold: twofold(columns) };
+}
+
+/** A column titled only as a total ("Total", "Summe", "Gesamt"): the last column of a table of totals as well as of items. */
+const TOTALS_TITLE =
+  /^(?:sub-?total|total|totals|grand total|summe|gesamt|endsumme|total ttc|total ht|totaal|totale)\s*[:.]?$/iu;
+
+/**
+ * A table of totals ("Rate │ Net │ VAT │ Total" over a row by tax rate): its amount column is
+ * titled only as a total and no column names the items' descriptions, where the Table field
+ * has one. Read as line items it would hide the totals from their labels and give rows that
+ * are tax rates.
+ */
+function summaryOfTotals(header: Header, field: TableField): boolean {
+  const concept = (c: LeafField) => columnConcept(c, nameWords(c.name));
+  if (!field.columns.some((c) => concept(c) === 'description')) return false;
+  if (header.columns.some((c) => c.field !== null && concept(c.field) === 'description')) return false;
+  return header.columns.some(
+    (c) =>
+      c.field !== null && concept(c.field) === 'line_amount' && TOTALS_TITLE.test(c.title.replace(CURRENCY_SUFFIX, '')),
+  );
 }
 
 /** "Brutto", "Gesamt inkl. MwSt.", "Gross", "Montant TTC": amounts with the tax in. */

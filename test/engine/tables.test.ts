@@ -322,4 +322,58 @@ describe('engine: line items', () => {
       { description: 'Gelierzucker Extra 250g', quantity: 2, unit_price: 1.45, amount: 2.9 },
     ]);
   });
+
+  it('tables: a table of totals titled "Rate │ Net │ VAT │ Total" is no line items: the items read, its rows give subtotal, tax and total', async () => {
+    const s = new Sheet();
+    s.text(50, 50, 'Invoice No. INV-300').text(330, 50, 'Date: 2024-03-15');
+    const items: Col[] = [
+      { x: 50, header: 'Description' },
+      { x: 300, header: 'Qty', right: true },
+      { x: 400, header: 'Unit Price', right: true },
+      { x: 540, header: 'Amount', right: true },
+    ];
+    const y = drawTable(s, 120, items, [
+      ['Widget', '2', '50.00', '100.00'],
+      ['Gadget', '1', '25.00', '25.00'],
+    ]);
+    // "Rate" titles a unit price and "Total" a line's amount in an items table; here they head a table of totals.
+    const totals: Col[] = [
+      { x: 50, header: 'Rate' },
+      { x: 300, header: 'Net', right: true },
+      { x: 400, header: 'VAT', right: true },
+      { x: 540, header: 'Total', right: true },
+    ];
+    drawTable(s, y + 40, totals, [
+      ['20%', '100.00', '20.00', '120.00'],
+      ['10%', '25.00', '2.50', '27.50'],
+      ['', '125.00', '22.50', '147.50'],
+    ]);
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Widget', quantity: 2, unit_price: 50, amount: 100 },
+      { description: 'Gadget', quantity: 1, unit_price: 25, amount: 25 },
+    ]);
+    expect(results).toMatchObject({ subtotal: 125, tax: 22.5, total: 147.5 });
+  });
+
+  it('tables: an items table whose amount column is titled "Total" is still read when a column names the items', async () => {
+    const s = new Sheet();
+    s.text(50, 50, 'Invoice No. INV-301');
+    const cols: Col[] = [
+      { x: 50, header: 'Item' },
+      { x: 300, header: 'Qty', right: true },
+      { x: 400, header: 'Rate', right: true },
+      { x: 540, header: 'Total', right: true },
+    ];
+    const y = drawTable(s, 120, cols, [
+      ['Consulting', '3', '80.00', '240.00'],
+      ['Travel', '1', '60.00', '60.00'],
+    ]);
+    s.text(300, y + 10, 'Subtotal').right(540, y + 10, '300.00');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Consulting', quantity: 3, unit_price: 80, amount: 240 },
+      { description: 'Travel', quantity: 1, unit_price: 60, amount: 60 },
+    ]);
+  });
 });
