@@ -5,7 +5,7 @@ import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
-import { printedSum, roleFor, summaryBelow } from './summary.ts';
+import { printedSum, roleFor, summaryBelow, taxOfRateRow } from './summary.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
 import { dueDatesIn } from './terms.ts';
@@ -40,6 +40,8 @@ const EXTENDED_TIER = 3;
 const TERMS_TIER = 3;
 /** The last row of a summary table of totals that its arithmetic vouches for (summary.ts): below every label. */
 const SUMMARY_TIER = 3;
+/** The tax of one rate row that its arithmetic vouches for (summary.ts `taxOfRateRow`): below every label. */
+const RATE_ROW_TIER = 3;
 
 /** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
 const QUALIFIERS = new Set([
@@ -468,7 +470,10 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         if (row.length > 1) {
           // The table's amount column says which number is the total when the sums cannot.
           const chosen = totalOfRow(row) ?? doc.tableTotals?.get(lineKey(sl.line));
+          // A tax rate row (base │ rate │ tax): the tax of one rate, below every label of the invoice's tax.
+          const rated = chosen || concept !== 'tax' ? undefined : taxOfRateRow(row);
           if (chosen) push(chosen.text, true, tier, sl.line, chosen);
+          else if (rated) push(rated.text, true, RATE_ROW_TIER, sl.line, rated);
           else push('', true, tier, sl.line, undefined);
           continue;
         }

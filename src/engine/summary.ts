@@ -103,6 +103,21 @@ function vouched(scope: Scope, at: number, titles: Record<Role, Cell>, doc: Doc)
   return { row: last, titles };
 }
 
+/**
+ * The tax of a rate row ("Umsatzsteuer (S) │ 113,03 │ 7 │ 7,91", "VAT │ 100.00 │ 20 │ 20.00"):
+ * three numbers, a base, a rate in percent and an amount, where base × rate / 100 is the
+ * amount to the cent. The checksum says which number is the tax; a zero rate checks nothing.
+ * It is the tax of one rate: callers rank it below every label of the invoice's tax.
+ */
+export function taxOfRateRow<C extends { text: string; value: number }>(row: readonly C[]): C | undefined {
+  if (row.length !== 3) return undefined;
+  const [base, rate, amount] = row;
+  if (!base || !rate || !amount || !looksLikeAmount(base.text) || !looksLikeAmount(amount.text)) return undefined;
+  if (!(rate.value > 0 && rate.value <= 100) || Math.abs(amount.value) >= Math.abs(base.value)) return undefined;
+  // Rounded to the cent: within half a cent (and a float's error).
+  return Math.abs((base.value * rate.value) / 100 - amount.value) <= 0.005 + 1e-9 ? amount : undefined;
+}
+
 /** The role of a summary's column a field answers: its concept's, or the column whose title is its own label. */
 export function roleFor(concept: Concept | undefined, path: string, summary: Summary, doc: Doc): Role | undefined {
   if (concept !== undefined) return ROLES.find((r) => r === concept);

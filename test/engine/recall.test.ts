@@ -97,6 +97,46 @@ describe('recall: tax', () => {
     expect((await read(sum)).tax).toBe(21.31);
   });
 
+  it('engine: a rate row "Umsatzsteuer (S) │ base │ rate │ tax" gives its tax when base × rate / 100 is the tax; below the invoice\'s tax label', async () => {
+    const table = (s: Sheet, rows: Array<[string, string, string]>) => {
+      s.text(50, 50, 'Rechnung Nr. 471102').text(330, 50, 'Datum: 05.06.2018');
+      s.text(50, 200, 'Umsatzsteueraufschlüsselung');
+      s.text(50, 220, 'Art (Kategorie)').text(200, 220, 'Warenwert').text(340, 220, 'Basisbetrag');
+      s.text(420, 220, 'Steuersatz [%]').text(500, 220, 'Steuerbetrag');
+      for (const [i, [base, rate, tax]] of rows.entries())
+        s.text(50, 245 + 25 * i, 'Umsatzsteuer (S)')
+          .right(400, 245 + 25 * i, base)
+          .right(470, 245 + 25 * i, rate)
+          .right(540, 245 + 25 * i, tax);
+      return s;
+    };
+    const one = table(new Sheet(), [['113,03', '7', '7,91']]);
+    one.text(200, 400, 'Rechnungssumme ohne USt.').right(540, 400, '113,03');
+    one.text(200, 440, 'Bruttosumme').right(540, 440, '120,94');
+    expect(await read(one)).toMatchObject({ subtotal: 113.03, tax: 7.91, total: 120.94 });
+
+    // Two rates: each row's tax is a part; the invoice's own tax label gives the whole.
+    const two = table(new Sheet(), [
+      ['113,03', '7', '7,91'],
+      ['64,46', '19', '12,25'],
+    ]);
+    two.text(200, 400, 'Rechnungssumme ohne USt.').right(540, 400, '177,49');
+    two.text(200, 420, 'Steuerbetrag').right(540, 420, '20,16');
+    two.text(200, 440, 'Bruttosumme').right(540, 440, '197,65');
+    expect(await read(two)).toMatchObject({ subtotal: 177.49, tax: 20.16, total: 197.65 });
+
+    // Two rates and no tax label: the parts disagree, so null.
+    const parts = table(new Sheet(), [
+      ['113,03', '7', '7,91'],
+      ['64,46', '19', '12,25'],
+    ]);
+    expect((await read(parts)).tax).toBeNull();
+
+    // The checksum fails (113,03 × 19 % is not 7,91): which number is the tax is a guess.
+    const off = table(new Sheet(), [['113,03', '19', '7,91']]);
+    expect((await read(off)).tax).toBeNull();
+  });
+
   it('engine: a tax label before a VAT id that fails its check digits still makes the tax null', async () => {
     const s = new Sheet();
     s.text(111, 57, 'TVA : FR11999999999 - SIRET : 99999999800010', { size: 8 });
