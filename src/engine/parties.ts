@@ -8,7 +8,7 @@ import type { Grounding } from './types.ts';
 import { parseDate } from './dates.ts';
 import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
-import { addressWindow } from './window.ts';
+import { addressWindow, hasLegalForm, letterhead } from './window.ts';
 
 /**
  * Objects and parties. An object's fields are looked for in the blocks under its headings
@@ -121,11 +121,13 @@ const squeeze = (s: string) => s.replace(/\s+/g, '').toLowerCase();
 
 /**
  * A line that is only a party's registered number, a code and its digits ("GLN 4304171000002",
- * "DUNS 150483782"): printed above the name in some blocks, so the name is on the next line.
+ * "DUNS 150483782"), maybe followed by other numbers under their keys ("GLN 4333741000005
+ * Lief-Nr: 549910"): printed above the name in some blocks, so the name is on the next line.
  */
+const ID_LINE = /^[A-Z]{2,5}[\s:.#-]*\d[\d\s]{7,}(?:\s+\p{L}[\p{L}.-]{0,20}[\s:.#]*\d[\d\s]{2,})*$/u;
 function idLine(sl: ScopeLine): boolean {
   const [cell, ...more] = sl.cells;
-  return cell !== undefined && more.length === 0 && /^[A-Z]{2,5}[\s:.#-]*\d[\d\s]{7,}$/.test(cell.text.trim());
+  return cell !== undefined && more.length === 0 && ID_LINE.test(cell.text.trim());
 }
 
 function readsAsName(cell: Cell, doc: Doc): boolean {
@@ -156,25 +158,10 @@ export function fillParty(
 ): void {
   const concept = doc.labels.conceptOf.get(path);
   if (concept === undefined || !PARTY_CONCEPTS.has(concept)) return;
-  const name = field.fields.find((f) => f.name === 'name' && f.type === 'string');
-  if (name && results.name === null && blocks.length > 0 && !labelledIn(blocks, `${path}.name`, doc)) {
-    const found = nameOfBlocks(blocks, doc);
-    if (found) {
-      results.name = found.text.replace(/\s+/g, ' ');
-      grounding[`${outPath}.name`] = found.at;
-    }
-  }
-  // No block of the party's own: the letter's address window names the seller and the buyer.
-  if (name && results.name === null && blocks.length === 0 && (concept === 'seller' || concept === 'buyer')) {
-    const window = addressWindow(doc, (t) => readsAsName({ text: t, x0: 0, x1: 0 }, doc));
-    const party = concept === 'seller' ? window?.sender : window?.recipient;
-    if (party) {
-      results.name = party.text;
-      grounding[`${outPath}.name`] = placeOf(party.line, party.cell);
-    }
-  }
-  if (concept !== 'seller') return;
-  const vat = field.fields.find((f): f is Field => doc.labels.conceptOf.get(`${path}.${f.name}`) === 'vat_id');
+  const vat =
+    concept === 'seller'
+      ? field.fields.find((f): f is Field => doc.labels.conceptOf.get(`${path}.${f.name}`) === 'vat_id')
+      : undefined;
   if (vat && results[vat.name] === null) {
     const found = sellerVatId(path, doc);
     if (found) {
@@ -182,6 +169,63 @@ export function fillParty(
       grounding[`${outPath}.${vat.name}`] = found.at;
     }
   }
+  const name = field.fields.find((f) => f.name === 'name' && f.type === 'string');
+  if (!name || results.name !== null) return;
+  // The seller's imprint: its legal name on the line that prints its VAT id ("Muster GmbH │ USt-IdNr: DE…").
+  const vatId = vat ? results[vat.name] : null;
+  const imprint = typeof vatId === 'string' ? imprintName(vatId, doc) : null;
+  // A label of the name in its blocks that gave no value: the name stays null.
+  if (blocks.length > 0 && labelledIn(blocks, `${path}.name`, doc)) return;
+  if (blocks.length > 0) {
+    const found = nameOfBlocks(blocks, doc);
+    // The block and the imprint name two sellers: which one is meant is a guess.
+    if (found && imprint && squeeze(found.text) !== squeeze(imprint.text)) return;
+    if (found) {
+      results.name = found.text.replace(/\s+/g, ' ');
+      grounding[`${outPath}.name`] = found.at;
+      return;
+    }
+  }
+  if (imprint) {
+    results.name = imprint.text;
+    grounding[`${outPath}.name`] = imprint.at;
+    return;
+  }
+  if (blocks.length > 0 || (concept !== 'seller' && concept !== 'buyer')) return;
+  // No block of the party's own: the letter's address window names the seller and the buyer.
+  const fits = (t: string) => readsAsName({ text: t, x0: 0, x1: 0 }, doc);
+  const window = addressWindow(doc, fits);
+  const party = concept === 'seller' ? window?.sender : window?.recipient;
+  if (party) {
+    results.name = party.text;
+    grounding[`${outPath}.name`] = placeOf(party.line, party.cell);
+    return;
+  }
+  // Nor a window: the letterhead of page 1, a company's name above the addressee's block.
+  const head = concept === 'seller' && !window ? letterhead(doc, fits) : null;
+  if (head) {
+    results.name = head.text;
+    grounding[`${outPath}.name`] = placeOf(head.line, head.cell);
+  }
+}
+
+/**
+ * The seller's legal name as its imprint prints it: the first cell of a line that also prints
+ * its VAT id, ending with a legal form ("MUSTER GMBH │ Geschäftsführung: │ USt-IdNr: DE123456789").
+ * Two different names: none.
+ */
+function imprintName(vatId: string, doc: Doc): { text: string; at: ReturnType<typeof placeOf> } | null {
+  const id = vatId.replace(/\s+/g, '').toUpperCase();
+  let found: { text: string; at: ReturnType<typeof placeOf> } | null = null;
+  for (const sl of doc.whole ?? doc.scope) {
+    const [first, ...rest] = sl.cells;
+    if (!first || !rest.some((c) => c.text.replace(/\s+/g, '').toUpperCase().includes(id))) continue;
+    const text = first.text.trim().replace(/\s+/g, ' ');
+    if (!hasLegalForm(text) || !readsAsName(first, doc)) continue;
+    if (found && squeeze(found.text) !== squeeze(text)) return null;
+    found ??= { text, at: placeOf(sl.line, first) };
+  }
+  return found;
 }
 
 /** Words that make a VAT-id label the buyer's ("N° TVA client", "Customer VAT No"). */

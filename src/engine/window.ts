@@ -1,5 +1,5 @@
 import type { Cell, Line } from './layout.ts';
-import type { Doc, ScopeLine } from './scope.ts';
+import { BLANK_GAP_EM, type Doc, type ScopeLine } from './scope.ts';
 
 /**
  * The address window of a letter (DIN 5008, and the windowed envelopes of most countries):
@@ -80,4 +80,57 @@ export function addressWindow(doc: Doc, readsAsName: (t: string) => boolean): Ad
     };
   }
   return found;
+}
+
+/** Legal forms written after a company's name: spelled out or with dots, any case. */
+const LEGAL_FORM_WORDS =
+  /(?:^|\s)(?:gmbh(?:\s*&\s*co\.?\s*kg)?|mbh|a\.\s?g\.|e\.\s?k\.|e\.\s?v\.|kgaa|sarl|s\.a\.r\.l\.|s\.a\.s\.?|s\.a\.|eurl|sasu|ltd\.?|limited|plc|llp|llc|inc\.?|corp\.?|b\.v\.|n\.v\.|s\.r\.l\.|s\.p\.a\.|s\.l\.)$/iu;
+/** Short legal forms, only in capitals ("Muster AG", "Bau KG", "Vins SA"). */
+const LEGAL_FORM_CAPS = /(?:^|\s)(?:AG|KG|OHG|GbR|UG|SA|SAS|BV|NV|SRL|SpA|SE)$/u;
+
+/** Whether a name ends with a company's legal form ("Muster GmbH", "Au bon moulin SARL", "Acme Inc."). */
+export function hasLegalForm(name: string): boolean {
+  const t = name.trim().replace(/[,\s]+$/, '');
+  return LEGAL_FORM_WORDS.test(t) || LEGAL_FORM_CAPS.test(t);
+}
+
+/** How many lines below the letterhead the addressee's block may run to its postcode. */
+const ADDRESSEE_LINES = 6;
+
+/**
+ * The letterhead of a letter: page 1's first line of text, alone on its line (or wrapped onto
+ * the line just under it), a company's name with its legal form ("Muster GmbH", "MVM
+ * Musterhafter" over "Versicherungsverein a.G."), set apart by a blank gap from an addressee's
+ * block below it in its column that ends with a postcode. The first block of a page with no
+ * letterhead text is the addressee's own: it holds the postcode, and is no letterhead.
+ */
+export function letterhead(doc: Doc, readsAsName: (t: string) => boolean): WindowParty | null {
+  const lines = (doc.whole ?? doc.scope).filter((sl) => sl.line.page === 1 && sl.cells.length > 0);
+  const [first, second] = lines;
+  const cell = first?.cells[0];
+  if (!first || !cell || first.cells.length !== 1) return null;
+  const height = (a: ScopeLine, b: ScopeLine) => Math.max(a.line.height, b.line.height);
+  const under = (a: ScopeLine, b: ScopeLine) =>
+    Math.abs((b.cells[0]?.x0 ?? Infinity) - (a.cells[0]?.x0 ?? 0)) < a.line.height;
+  let text = cell.text.trim().replace(/\s+/g, ' ');
+  let last = first;
+  if (!hasLegalForm(text) && second && second.cells.length === 1 && under(first, second)) {
+    if (second.line.y - first.line.y > 1.6 * height(first, second)) return null;
+    text = `${text} ${second.cells[0]?.text.trim().replace(/\s+/g, ' ')}`;
+    last = second;
+  }
+  if (!hasLegalForm(text) || !readsAsName(text)) return null;
+  // A blank gap, then the addressee's block in the letterhead's column, down to its postcode.
+  const rest = lines.slice(lines.indexOf(last) + 1);
+  const [next] = rest;
+  if (!next || !under(first, next) || next.line.y - last.line.y <= BLANK_GAP_EM * height(last, next)) return null;
+  let previous = next;
+  for (const sl of rest.slice(0, ADDRESSEE_LINES)) {
+    if (sl !== next && sl.line.y - previous.line.y > BLANK_GAP_EM * height(previous, sl)) return null;
+    const own = sl.cells.find((c) => Math.abs(c.x0 - cell.x0) < first.line.height);
+    if (!own) return null;
+    if (POSTCODE.test(own.text.trim())) return { text, line: first.line, cell };
+    previous = sl;
+  }
+  return null;
 }

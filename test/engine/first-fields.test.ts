@@ -231,6 +231,21 @@ describe("a party's block that opens with its registered number", () => {
     expect((de.bill_to as { name: unknown }).name).toBe('Kunden AG Mitte');
   });
 
+  it('engine: "Lieferant" / "GLN 4333741000005 Lief-Nr: 549910" / "MUSTER GMBH": numbers under their keys after the registered one', async () => {
+    const r = await read(
+      block('Lieferant', [
+        'GLN 4333741000005 Lief-Nr: 549910',
+        'MUSTER GMBH',
+        'Bahnhofstraße 99',
+        '99199 Musterhausen',
+      ]),
+    );
+    expect((r.vendor as { name: unknown }).name).toBe('MUSTER GMBH');
+    // The line after the numbers is no name (a key and its value): null.
+    const key = await read(block('Lieferant', ['GLN 4333741000005 Lief-Nr: 549910', 'Kunden-Nr: 4711', 'MUSTER GMBH']));
+    expect((key.vendor as { name: unknown }).name).toBeNull();
+  });
+
   it('engine: a short customer number, or a salutation after the number, names no one', async () => {
     const short = await read(block('Bill To', ['Cust 12345', 'Acme Corp', '12 Main Street']));
     expect((short.bill_to as { name: unknown }).name).toBeNull();

@@ -257,3 +257,58 @@ describe('recall: parties from the address window', () => {
     expect((await read(s)).vendor).toMatchObject({ name: 'Lieferant GmbH' });
   });
 });
+
+describe('recall: the seller from its imprint and letterhead', () => {
+  const imprint = (s: Sheet, name: string) => {
+    s.text(50, 50, 'Rechnung Nr. 4711');
+    s.text(44, 780, name, { size: 7 }).text(157, 780, 'Geschäftsführung: M. Muster', { size: 7 });
+    s.text(270, 780, 'USt-IdNr: DE123456789', { size: 7 }).text(384, 780, 'HRB Nr. 372876', { size: 7 });
+    return s;
+  };
+
+  it("engine: the legal name on the line that prints the seller's VAT id is the seller's name", async () => {
+    expect((await read(imprint(new Sheet(), 'MUSTERLIEFERANT GMBH'))).vendor).toMatchObject({
+      name: 'MUSTERLIEFERANT GMBH',
+      vat_id: 'DE123456789',
+    });
+    // A block that names the seller the same way agrees with it.
+    const same = imprint(new Sheet(), 'MUSTERLIEFERANT GMBH');
+    same
+      .text(40, 120, 'Lieferant')
+      .lines(40, 135, 12, ['MUSTERLIEFERANT GMBH', 'Bahnhofstraße 99', '99199 Musterhausen']);
+    expect((await read(same)).vendor).toMatchObject({ name: 'MUSTERLIEFERANT GMBH' });
+  });
+
+  it('engine: a block and an imprint that name two sellers, or an imprint with no legal form: null', async () => {
+    const two = imprint(new Sheet(), 'MUSTERLIEFERANT GMBH');
+    two
+      .text(40, 120, 'Lieferant')
+      .lines(40, 135, 12, ['KOSTENLIEFERANT GMBH', 'Bahnhofstraße 99', '99199 Musterhausen']);
+    expect((await read(two)).vendor).toMatchObject({ name: null, vat_id: 'DE123456789' });
+    expect((await read(imprint(new Sheet(), 'Deutschland'))).vendor).toMatchObject({ name: null });
+  });
+
+  it("engine: a company's name heading page 1 above the addressee's block is the seller (wrapped or not)", async () => {
+    const letter = (head: string[]) => {
+      const s = new Sheet();
+      s.lines(71, 114, 12, head);
+      s.lines(71, 160, 12, ['Herrn', 'Max Mustermann', 'Musterstr. 11', '12346 Bad Musterhausen']);
+      s.text(71, 333, 'Beitragsrechnung Nr. 00.123.456.7');
+      return s;
+    };
+    expect((await read(letter(['Muster Versicherung AG']))).vendor).toMatchObject({ name: 'Muster Versicherung AG' });
+    expect((await read(letter(['MVM Musterhafter', 'Versicherungsverein Musterstadt a.G.']))).vendor).toMatchObject({
+      name: 'MVM Musterhafter Versicherungsverein Musterstadt a.G.',
+    });
+    // No legal form: any first line (a slogan, a department) could head the page.
+    expect((await read(letter(['Versicherungsbüro Muster']))).vendor).toMatchObject({ name: null });
+  });
+
+  it("engine: the first block of a page that is the addressee's own (its postcode in it) is no letterhead", async () => {
+    const s = new Sheet();
+    s.lines(71, 114, 12, ['Globex GmbH', 'Hauptstr. 1', '10115 Berlin']);
+    s.lines(71, 190, 12, ['Kundennummer 4711', 'Hauptstr. 1', '10115 Berlin']);
+    s.text(71, 333, 'Rechnung Nr. 2024-1');
+    expect((await read(s)).vendor).toMatchObject({ name: null });
+  });
+});
