@@ -42,6 +42,8 @@ const TERMS_TIER = 3;
 const SUMMARY_TIER = 3;
 /** The tax of one rate row that its arithmetic vouches for (summary.ts `taxOfRateRow`): below every label. */
 const RATE_ROW_TIER = 3;
+/** What a tax label's cell may end with when its rate is printed in it ("MwSt. 19%", "VAT 20 %"). */
+const RATE_REST = /^(\d{1,2}(?:[.,]\d{1,2})?)\s*%$/u;
 
 /** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
 const QUALIFIERS = new Set([
@@ -457,6 +459,17 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         continue;
       }
       if (m.rest !== '') {
+        // "MwSt. 19% │ 198,00 │ 37,62": a rate in the label, then the base and the tax its checksum vouches for.
+        const rate = concept === 'tax' && amount ? RATE_REST.exec(m.rest)?.[1] : undefined;
+        const [base, taxed, ...more] = rate === undefined ? [] : numbersAfter(sl, j, field, doc);
+        const rated =
+          rate !== undefined && base && taxed && more.length === 0
+            ? taxOfRateRow([base, { ...cell, text: m.rest, value: Number(rate.replace(',', '.')) }, taxed])
+            : undefined;
+        if (rated) {
+          push(rated.text, true, RATE_ROW_TIER, sl.line, rated);
+          continue;
+        }
         if (m.kind === 'clean') push(m.rest, true, tier, sl.line, cell);
         else if (looseValueFits(field, m.rest, doc)) push(m.rest, true, tier, sl.line, cell);
         continue;

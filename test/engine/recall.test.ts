@@ -137,6 +137,25 @@ describe('recall: tax', () => {
     expect((await read(off)).tax).toBeNull();
   });
 
+  it('engine: "MwSt. 19% │ 198,00 │ 37,62": the rate in the label, the base and the tax its checksum vouches for', async () => {
+    const rated = (label: string, base: string, tax: string) => {
+      const s = new Sheet();
+      s.text(50, 50, 'Rechnung Nr. 471102');
+      s.text(60, 367, 'Rechnungssumme Netto').right(540, 367, '198,00');
+      s.text(60, 381, label).right(480, 381, base).right(540, 381, tax);
+      s.text(60, 400, 'Rechnungssumme Brutto').right(540, 400, '235,62');
+      return s;
+    };
+    expect(await read(rated('MwSt. 19%', '198,00', '37,62'))).toMatchObject({
+      subtotal: 198,
+      tax: 37.62,
+      total: 235.62,
+    });
+    expect((await read(rated('USt 19 %', '198,00', '37,62'))).tax).toBe(37.62);
+    // 20 % of 198,00 is not 37,62: which number is the tax is a guess.
+    expect((await read(rated('MwSt. 20%', '198,00', '37,62'))).tax).toBeNull();
+  });
+
   it('engine: a tax label before a VAT id that fails its check digits still makes the tax null', async () => {
     const s = new Sheet();
     s.text(111, 57, 'TVA : FR11999999999 - SIRET : 99999999800010', { size: 8 });
