@@ -1,8 +1,10 @@
+import { truncateSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countPagesInProcess, extractInProcess } from '../../src/engine/extract.ts';
+import { IMAGE_MAX_BYTES, TEXT_MAX_BYTES, countPagesInProcess, extractInProcess } from '../../src/engine/extract.ts';
 import { LOADED_BYTES_BUDGET, WHOLE_READ_BYTES } from '../../src/engine/pdf-text.ts';
+import { EngineError } from '../../src/engine/types.ts';
 import { type ByteSource, type FileReader, fileSource } from '../../src/engine/source.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { writeBigPdf } from '../helpers/big-pdf.ts';
@@ -69,5 +71,55 @@ describe('engine: large files by ranges', () => {
       await c.source.close();
     }
     console.log(`extract: ${c.bytesRead()} of ${pdf.size} bytes read in ${c.reads()} reads`);
+  });
+
+  it('a TIFF over the whole-image budget is counted from its page directories, and its extraction is too_large, read no further', async () => {
+    // Two pages whose directories sit at the start; the rest is a hole in a sparse file.
+    const path = join(tempDir(), 'scan.tiff');
+    const head = Buffer.alloc(64);
+    head.write('II*\0', 0, 'latin1');
+    head.writeUInt32LE(8, 4);
+    head.writeUInt16LE(1, 8); // one entry: width 100
+    head.writeUInt16LE(256, 10);
+    head.writeUInt16LE(3, 12);
+    head.writeUInt32LE(1, 14);
+    head.writeUInt16LE(100, 18);
+    head.writeUInt32LE(26, 22); // next directory
+    head.writeUInt16LE(0, 26); // an empty second page
+    head.writeUInt32LE(0, 28);
+    writeFileSync(path, head);
+    truncateSync(path, IMAGE_MAX_BYTES + 1);
+    const c = await counted(path);
+    try {
+      expect(await countPagesInProcess(c.source, 'image/tiff')).toBe(2);
+      expect(c.bytesRead()).toBeLessThan(16_384);
+      const err = await extractInProcess({ bytes: c.source, mimeType: 'image/tiff', fields: INVOICE_FIELDS }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(EngineError);
+      expect(err).toMatchObject({ code: 'too_large' });
+      expect((err as Error).message).toContain(`the engine reads images up to ${IMAGE_MAX_BYTES} bytes whole`);
+      expect(c.bytesRead()).toBeLessThan(32_768);
+    } finally {
+      await c.source.close();
+    }
+  });
+
+  it('a text file over its budget is one page, counted from its head; its extraction is too_large', async () => {
+    const path = join(tempDir(), 'notes.txt');
+    writeFileSync(path, 'Invoice Number: INV-1\n');
+    truncateSync(path, TEXT_MAX_BYTES + 1); // declared text/plain: the kind is the declared type's
+    const c = await counted(path);
+    try {
+      expect(await countPagesInProcess(c.source, 'text/plain')).toBe(1);
+      expect(c.bytesRead()).toBeLessThanOrEqual(8192);
+      const err = await extractInProcess({ bytes: c.source, mimeType: 'text/plain', fields: INVOICE_FIELDS }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: 'too_large' });
+      expect((err as Error).message).toContain(`the engine reads text files up to ${TEXT_MAX_BYTES} bytes whole`);
+    } finally {
+      await c.source.close();
+    }
   });
 });
