@@ -28,9 +28,9 @@ import { EngineError } from './types.ts';
 /** Files up to this size are read whole (one read, no range round trips); larger ones by ranges. */
 export const WHOLE_READ_BYTES = 16 * 1024 * 1024;
 /** What pdfjs may have loaded of a range-read file before readPdf reopens it to let that go. */
-export const LOADED_BYTES_BUDGET = 64 * 1024 * 1024;
+export const LOADED_BYTES_BUDGET = 128 * 1024 * 1024;
 /** The unit of what pdfjs asks for: small, since a page tree walk loads one unit per page object. */
-const RANGE_CHUNK_BYTES = 16 * 1024;
+const RANGE_CHUNK_BYTES = 4 * 1024;
 
 const PDFJS_ROOT = fileURLToPath(new URL('./', import.meta.resolve('pdfjs-dist/package.json')));
 
@@ -43,6 +43,14 @@ const OPTIONS = {
   standardFontDataUrl: `${PDFJS_ROOT}standard_fonts/`,
   enableXfa: false,
 } as const;
+
+/**
+ * Single chunks (an object each: the cross-reference table, the page tree's nodes and pages) kept
+ * across the reopenings of one reading, up to KEPT_CHUNK_BYTES: opening a document walks its
+ * page tree again, and those reads would otherwise go to the file once per reopening.
+ */
+type KeptChunks = { chunks: Map<number, Uint8Array>; bytes: number };
+const KEPT_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /** loaded: bytes delivered to pdfjs so far (all of them for a file read whole). */
 type Opened = {
@@ -59,15 +67,27 @@ class SourceRanges extends PDFDataRangeTransport {
   failure: unknown = undefined;
   onFailure: (() => void) | undefined;
   private readonly source: ByteSource;
-  constructor(source: ByteSource) {
+  private readonly kept: KeptChunks | undefined;
+  constructor(source: ByteSource, kept: KeptChunks | undefined) {
     super(source.size, new Uint8Array(0));
     this.source = source;
+    this.kept = kept;
   }
   override requestDataRange(begin: number, end: number): void {
-    this.source.read(begin, end - begin).then(
+    const kept = this.kept?.chunks.get(begin);
+    const read = kept?.length === end - begin ? Promise.resolve(kept) : this.source.read(begin, end - begin);
+    read.then(
       (chunk) => {
         this.loaded += chunk.length;
-        this.onDataRange(begin, chunk);
+        const keep = this.kept;
+        let shared = chunk === kept;
+        if (keep && !shared && chunk.length <= RANGE_CHUNK_BYTES && keep.bytes < KEPT_CHUNK_BYTES) {
+          keep.chunks.set(begin, chunk);
+          keep.bytes += chunk.length;
+          shared = true;
+        }
+        // pdfjs takes ownership of (detaches) what it is given: a kept chunk is handed over as a copy.
+        this.onDataRange(begin, shared ? new Uint8Array(chunk) : chunk);
       },
       (error: unknown) => {
         this.failure ??= error;
@@ -78,7 +98,7 @@ class SourceRanges extends PDFDataRangeTransport {
 }
 
 /** The document opened (scan.ts renders its pages from it); `close` must be called. */
-export async function openPdf(input: ByteSource | Uint8Array): Promise<Opened> {
+export async function openPdf(input: ByteSource | Uint8Array, kept?: KeptChunks): Promise<Opened> {
   const source = input instanceof Uint8Array ? bytesSource(input) : input;
   if (source.size <= WHOLE_READ_BYTES) {
     // pdfjs takes ownership of (detaches) the buffer it is given: hand it a copy.
@@ -96,7 +116,7 @@ export async function openPdf(input: ByteSource | Uint8Array): Promise<Opened> {
       throw pdfError(e);
     }
   }
-  const range = new SourceRanges(source);
+  const range = new SourceRanges(source, kept);
   const task = getDocument({
     ...OPTIONS,
     range,
@@ -161,7 +181,8 @@ const IMAGE_OPS: ReadonlySet<number> = new Set([
  */
 export async function readPdf(input: SourceInput): Promise<{ pageCount: number; layout: Layout; scanned: number[] }> {
   return withSource(input, async (source) => {
-    let opened = await openPdf(source);
+    const kept: KeptChunks = { chunks: new Map(), bytes: 0 };
+    let opened = await openPdf(source, kept);
     try {
       const pageCount = opened.pdf.numPages;
       const pages = [];
@@ -170,7 +191,7 @@ export async function readPdf(input: SourceInput): Promise<{ pageCount: number; 
         if (opened.loaded() > LOADED_BYTES_BUDGET) {
           // What pdfjs loaded so far is let go with the document; the next pages load afresh.
           await opened.close();
-          opened = await openPdf(source);
+          opened = await openPdf(source, kept);
         }
         const page = await opened.pdf.getPage(n);
         const viewport = page.getViewport({ scale: 1 });
