@@ -11,6 +11,7 @@ const MEASURED = [
   'test/reliability/hostile-webhooks.test.ts',
   'test/reliability/load.test.ts',
   'test/e2e/batch-cron.test.ts',
+  'test/reliability/big-files.test.ts',
 ];
 
 const shared = {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { EngineError } from '../engine/types.ts';
 import type { FsPath } from './paths.ts';
 
@@ -7,16 +7,22 @@ import type { FsPath } from './paths.ts';
  * the engine's own counter (the one the emulator charges by): a PDF's page tree, a TIFF's
  * pages, one page for any other image or a text file. A file the engine cannot read (damaged,
  * encrypted, of a type it does not take) has no estimate: null, since the service refuses it
- * uncharged rather than charging a guess.
+ * uncharged rather than charging a guess. The file is read by ranges (a PDF's cross-reference
+ * table and page tree, an image's headers), never whole: a 1 GB file is counted in kilobytes.
  */
 export async function countPages(path: FsPath, mimeType: string): Promise<number | null> {
-  const bytes = new Uint8Array(await readFile(path));
   // Imported here: the engine brings pdfjs, which is large, and only dry runs and --max-credits need it.
-  const { countPagesInProcess } = await import('../engine/extract.ts');
+  const [{ countPagesInProcess }, { fileSource }] = await Promise.all([
+    import('../engine/extract.ts'),
+    import('../engine/source.ts'),
+  ]);
+  const source = await fileSource(await open(path, 'r'));
   try {
-    return await countPagesInProcess(bytes, mimeType);
+    return await countPagesInProcess(source, mimeType);
   } catch (err) {
     if (err instanceof EngineError) return null;
     throw err;
+  } finally {
+    await source.close();
   }
 }

@@ -70,7 +70,10 @@ export const EmulatorConfig = z
         concurrency: z.number().int().positive().default(2),
         /** A background extraction that takes longer is stopped, and the document fails (refunded). */
         timeout_ms: z.number().int().positive().default(600_000),
-        /** The largest file the engine reads (422 beyond); the real service has no such ceiling. */
+        /**
+         * The rehearsal limit: a larger file is accepted and counted, then ends in error with its
+         * credits refunded (as a failure does on the real service, which has no ceiling).
+         */
         max_file_bytes: z.number().int().positive().max(MAX_ENGINE_FILE_BYTES).default(MAX_ENGINE_FILE_BYTES),
       })
       .default({ ms_per_page: 20, concurrency: 2, timeout_ms: 600_000, max_file_bytes: MAX_ENGINE_FILE_BYTES }),

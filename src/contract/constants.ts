@@ -16,5 +16,10 @@ export const API_KEY_SYNTAX = new RegExp(`^${API_KEY_PREFIX}[${API_KEY_CHARS}]+=
 export const MAX_TOP_UP_PAGES = 1_000_000_000;
 export const MAX_BALANCE_PAGES = 1_000_000_000_000;
 
-/** The largest file the emulator's engine reads; the real service has no such ceiling (README: Emulator behaviour). */
-export const MAX_ENGINE_FILE_BYTES = 256 * 1024 * 1024;
+/**
+ * The largest file the emulator's engine can read at all (4 GiB): it reads a stored PDF by ranges,
+ * but pdfjs addresses the file through one typed array of its length, which Node 20 caps at 2^32
+ * bytes. Also the default and the maximum of `processing.max_file_bytes`, the rehearsal limit
+ * beyond which a document ends in error, refunded; the real service has no ceiling (README: Emulator behaviour).
+ */
+export const MAX_ENGINE_FILE_BYTES = 2 ** 32;

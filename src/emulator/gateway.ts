@@ -261,13 +261,6 @@ export function createGateway(input: {
         `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`,
       );
     }
-    const maxBytes = config.processing.max_file_bytes;
-    if (row.size > maxBytes) {
-      throw new GatewayError(
-        'unreadable_document',
-        `the uploaded file is ${row.size} bytes; the emulator's engine reads files up to ${maxBytes} bytes (processing.max_file_bytes; the real service has no such ceiling): rehearse with a smaller file; nothing was charged`,
-      );
-    }
     // From here to the row that marks it submitted, a PUT to this path is refused (409).
     const release = uploads.freeze(row.storage_path);
     try {

@@ -127,6 +127,8 @@ export function createProcessor(input: {
         await simulated();
         return { status: 'error', cause: 'internal', error: `${injectedError}; the credits were refunded` };
       }
+      const maxBytes = config.processing.max_file_bytes;
+      if (doc.size > maxBytes) return overRehearsalLimit(doc.size, maxBytes);
       // The worker reads the stored file itself: the server's thread never holds the bytes.
       const [out] = await Promise.all([
         engine.extract(
@@ -227,6 +229,18 @@ export function createProcessor(input: {
     },
   };
   return processor;
+}
+
+/**
+ * A file over `processing.max_file_bytes` was counted and charged like any other, and fails as a
+ * failed extraction does on the real service (which has no ceiling): error, refunded.
+ */
+function overRehearsalLimit(size: number, maxBytes: number): Outcome {
+  return {
+    status: 'error',
+    cause: 'unreadable',
+    error: `the file is ${size} bytes, over the emulator's rehearsal limit of ${maxBytes} bytes (processing.max_file_bytes; the real service has no ceiling): raise processing.max_file_bytes in serve's config to rehearse this file; the credits were refunded`,
+  };
 }
 
 /** `promise`, or the signal's reason as soon as it aborts. */

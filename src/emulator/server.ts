@@ -75,9 +75,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const log = options.log ?? (() => {});
   const emit = options.events;
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
-  const engine =
-    options.engine ??
-    (await import('../engine/index.ts')).createEngine({ maxFileBytes: config.processing.max_file_bytes });
+  const engine = options.engine ?? (await import('../engine/index.ts')).createEngine();
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;
   const host = options.host ?? '127.0.0.1';

@@ -2,17 +2,28 @@ import type { FieldDefinition, Results } from '../contract/index.ts';
 import { emptyResults } from '../contract/index.ts';
 import { groundDefinition } from './grounding.ts';
 import { formatHints } from './hints.ts';
-import { type ImageKind, countImagePages, imageKindOf } from './images.ts';
+import { type ImageKind, countImagePages, countImagePagesFrom, imageKindOf } from './images.ts';
 import { LabelIndex } from './labels.ts';
 import { type Layout, layoutText } from './layout.ts';
 import { countPdfPages, readPdf } from './pdf-text.ts';
 import { wholeDocument } from './scope.ts';
+import { type ByteSource, type SourceInput, readAll, withSource } from './source.ts';
 import { EngineError, type EngineInput, type EngineOutput, type Grounding, type Place } from './types.ts';
 
 /**
  * The engine's whole job in the calling thread: what kind of document the bytes are,
  * its real page count, and results grounded in its text. The worker runs exactly this.
+ * A stored file is read by ranges (source.ts): its kind from its head, a PDF's pages and
+ * text by the ranges pdfjs asks for, an image's pages from its headers. Only what is read
+ * whole has a byte budget of its own: an image for OCR, a text file.
  */
+
+/** The largest image file read whole for OCR (its pixels have their own budget, scan.ts); counted at any size. */
+export const IMAGE_MAX_BYTES = 256 * 1024 * 1024;
+/** The largest text file read (it is laid out as one page, held whole); counted at any size (one page). */
+export const TEXT_MAX_BYTES = 16 * 1024 * 1024;
+/** The head the kind of a document is told from. */
+const HEAD_BYTES = 8192;
 
 type DocumentKind = { kind: 'pdf' } | { kind: 'image'; image: ImageKind } | { kind: 'text' };
 
@@ -34,16 +45,17 @@ function isPdf(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-');
 }
 
-function kindOf(bytes: Uint8Array, mimeType: string): DocumentKind {
-  if (bytes.length === 0) {
+/** `head`: the first HEAD_BYTES of the document (all of it when shorter); `size`: its whole length. */
+function kindOf(head: Uint8Array, size: number, mimeType: string): DocumentKind {
+  if (size === 0) {
     throw new EngineError(
       'empty',
       'the document is empty (0 bytes); check that the upload sent the file and submit it again',
     );
   }
   const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (isPdf(bytes)) return { kind: 'pdf' };
-  const image = imageKindOf(bytes);
+  if (isPdf(head)) return { kind: 'pdf' };
+  const image = imageKindOf(head);
   if (image) return { kind: 'image', image };
   const declared = DECLARED[mime];
   if (declared !== undefined) {
@@ -53,7 +65,7 @@ function kindOf(bytes: Uint8Array, mimeType: string): DocumentKind {
     );
   }
   if (mime.startsWith('text/') || TEXT_TYPES.has(mime)) return { kind: 'text' };
-  if (UNDECLARED.has(mime) && looksLikeText(bytes)) return { kind: 'text' };
+  if (UNDECLARED.has(mime) && looksLikeText(head)) return { kind: 'text' };
   throw new EngineError(
     'unsupported_type',
     `documents of type ${mime || 'unknown'} cannot be read; the engine reads ${READS}`,
@@ -96,31 +108,61 @@ export function decodeText(bytes: Uint8Array): string {
   }
 }
 
-export async function countPagesInProcess(bytes: Uint8Array, mimeType: string): Promise<number> {
-  const kind = kindOf(bytes, mimeType);
-  if (kind.kind === 'pdf') return countPdfPages(bytes);
-  if (kind.kind === 'image') return countImagePages(kind.image, bytes);
-  return 1;
+/** The source's kind, from its head. */
+async function kindOfSource(source: ByteSource, mimeType: string): Promise<DocumentKind> {
+  return kindOf(await source.read(0, HEAD_BYTES), source.size, mimeType);
 }
 
-export async function extractInProcess(input: EngineInput): Promise<EngineOutput> {
-  const kind = kindOf(input.bytes, input.mimeType);
+function tooLargeToRead(what: string, size: number, budget: number): EngineError {
+  return new EngineError(
+    'too_large',
+    `the ${what} is ${size} bytes; the engine reads ${what}s up to ${budget} bytes whole: split it into smaller files and submit them again`,
+  );
+}
+
+/** The whole of a source read for extraction, within its kind's byte budget. */
+async function readWhole(source: ByteSource, what: string, budget: number): Promise<Uint8Array> {
+  if (source.size > budget) throw tooLargeToRead(what, source.size, budget);
+  return readAll(source);
+}
+
+/** Pages of bytes, a stored file (read by ranges, never whole) or an open source. */
+export async function countPagesInProcess(input: SourceInput, mimeType: string): Promise<number> {
+  return withSource(input, async (source) => {
+    const kind = await kindOfSource(source, mimeType);
+    if (kind.kind === 'pdf') return countPdfPages(source);
+    if (kind.kind === 'image') return countImagePagesFrom(kind.image, source);
+    return 1;
+  });
+}
+
+/** `input.bytes`: bytes, a stored file (read by ranges) or an open source. */
+export async function extractInProcess(
+  input: Omit<EngineInput, 'bytes'> & { bytes: SourceInput },
+): Promise<EngineOutput> {
+  return withSource(input.bytes, (source) => extractFrom(source, input.mimeType, input.fields));
+}
+
+async function extractFrom(source: ByteSource, mimeType: string, fields: FieldDefinition): Promise<EngineOutput> {
+  const kind = await kindOfSource(source, mimeType);
   if (kind.kind === 'image') {
-    const pageCount = countImagePages(kind.image, input.bytes);
+    const bytes = await readWhole(source, 'image', IMAGE_MAX_BYTES);
+    const pageCount = countImagePages(kind.image, bytes);
     // OCR is imported only here and for PDF pages without text: text documents never load it.
     const { readImage } = await import('./scan.ts');
-    const scan = await readImage(kind.image, input.bytes);
-    return { pageCount, ...(await groundScanned({ pages: scan.pages }, scan, input.fields)) };
+    const scan = await readImage(kind.image, bytes);
+    return { pageCount, ...(await groundScanned({ pages: scan.pages }, scan, fields)) };
   }
   if (kind.kind === 'text') {
-    return { pageCount: 1, ...groundLayout(layoutText(decodeText(input.bytes)), input.fields) };
+    const bytes = await readWhole(source, 'text file', TEXT_MAX_BYTES);
+    return { pageCount: 1, ...groundLayout(layoutText(decodeText(bytes)), fields) };
   }
-  const { pageCount, layout, scanned } = await readPdf(input.bytes);
-  if (scanned.length === 0) return { pageCount, ...groundLayout(layout, input.fields) };
+  const { pageCount, layout, scanned } = await readPdf(source);
+  if (scanned.length === 0) return { pageCount, ...groundLayout(layout, fields) };
   const { readPdfScans } = await import('./scan.ts');
-  const scan = await readPdfScans(input.bytes, scanned);
+  const scan = await readPdfScans(source, scanned);
   const pages = layout.pages.map((p) => scan.pages.find((s) => s.number === p.number) ?? p);
-  return { pageCount, ...(await groundScanned({ pages }, scan, input.fields)) };
+  return { pageCount, ...(await groundScanned({ pages }, scan, fields)) };
 }
 
 /** Grounding over pages of which some were read by OCR: its doubtful words null what they touch, and its notes are kept. */

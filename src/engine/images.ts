@@ -1,3 +1,4 @@
+import type { ByteSource } from './source.ts';
 import { EngineError } from './types.ts';
 
 /**
@@ -40,6 +41,43 @@ export function countImagePages(kind: ImageKind, bytes: Uint8Array): number {
     case 'tiff':
       return countTiffPages(bytes);
   }
+}
+
+/**
+ * The pages of an image file of any size, from its headers read by ranges (a PNG's header, a
+ * JPEG's end marker, a TIFF's chain of page directories): the file is never read whole.
+ */
+/** More pages than any scanner writes to one TIFF: a chain longer than this is damaged or hostile. */
+export const MAX_TIFF_PAGES = 100_000;
+
+export async function countImagePagesFrom(kind: ImageKind, source: ByteSource): Promise<number> {
+  if (kind === 'png') return countImagePages(kind, await source.read(0, 33));
+  if (kind === 'jpeg') {
+    if (source.size < 4) throw corrupt('the JPEG is truncated (it has no end-of-image marker)');
+    const head = await source.read(0, 2);
+    return countImagePages(kind, Uint8Array.of(...head, ...(await source.read(source.size - 2, 2))));
+  }
+  const header = await source.read(0, 8);
+  if (header.length < 8) throw corrupt('the TIFF header is truncated');
+  const little = header[0] === 0x49;
+  const u16 = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint16(0, little);
+  const u32 = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(0, little);
+  let offset = u32(header.subarray(4));
+  const seen = new Set<number>();
+  let pages = 0;
+  while (offset !== 0) {
+    if (seen.has(offset)) throw corrupt('the TIFF page chain loops');
+    if (pages >= MAX_TIFF_PAGES) throw corrupt(`the TIFF chains more than ${MAX_TIFF_PAGES} pages`);
+    if (offset + 2 > source.size) throw corrupt('the TIFF points past its end');
+    seen.add(offset);
+    const entries = u16(await source.read(offset, 2));
+    const next = offset + 2 + entries * 12;
+    if (next + 4 > source.size) throw corrupt('the TIFF page directory is truncated');
+    pages++;
+    offset = u32(await source.read(next, 4));
+  }
+  if (pages === 0) throw corrupt('the TIFF has no pages');
+  return pages;
 }
 
 /** A TIFF holds one image file directory (IFD) per page, chained by offsets from the header. */

@@ -4,6 +4,7 @@ import { type ImageKind, imageSizes, tiffPage } from './images.ts';
 import { type Page, type TextPiece, layoutPage } from './layout.ts';
 import { OCR_LANGUAGE_NAMES, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
 import { openPdf } from './pdf-text.ts';
+import { type ByteSource, type SourceInput, withSource } from './source.ts';
 import { EngineError, type Grounding, type Place } from './types.ts';
 
 /**
@@ -63,10 +64,14 @@ export async function readImage(kind: ImageKind, bytes: Uint8Array): Promise<Sca
 }
 
 /** The given pages of a PDF (those without text), rendered and read. Boxes are in PDF points. */
-export async function readPdfScans(bytes: Uint8Array, pageNumbers: readonly number[]): Promise<Scan> {
+export async function readPdfScans(input: SourceInput, pageNumbers: readonly number[]): Promise<Scan> {
+  return withSource(input, (source) => readScans(source, pageNumbers));
+}
+
+async function readScans(source: ByteSource, pageNumbers: readonly number[]): Promise<Scan> {
   const scan: Scan = { pages: [], doubtful: [], notes: [] };
   const budget = newBudget();
-  const { pdf, close } = await openPdf(bytes);
+  const { pdf, close } = await openPdf(source);
   try {
     for (const n of pageNumbers) {
       const page = await pdf.getPage(n);

@@ -21,7 +21,7 @@ export type EngineErrorCode =
   | 'encrypted'
   /** Zero bytes. */
   | 'empty'
-  /** More bytes, or more memory to read them, than the engine takes (MAX_ENGINE_FILE_BYTES, the worker's heap limit). */
+  /** More bytes, or more memory to read them, than the engine takes (MAX_ENGINE_FILE_BYTES, an image or text file over its whole-read budget, the worker's heap limit). */
   | 'too_large';
 
 export class EngineError extends Error {
@@ -35,7 +35,7 @@ export class EngineError extends Error {
 
 export { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
 
-/** A stored file, read by the engine's worker itself, so the server's thread never holds its bytes. */
+/** A stored file, read by the engine's worker itself by ranges (source.ts), so no thread ever holds it whole. */
 export type FileRef = { path: string };
 export type EngineSource = Uint8Array | FileRef;
 export type EngineJob = Omit<EngineInput, 'bytes'> & { bytes: EngineSource };

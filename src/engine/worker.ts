@@ -1,15 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import { countPagesInProcess, extractInProcess } from './extract.ts';
 import type { WorkerReply, WorkerRequest } from './protocol.ts';
-import { EngineError, type EngineSource } from './types.ts';
+import { EngineError } from './types.ts';
 
 /** One engine worker: reads one document at a time, off the server's event loop. */
 
 /** A stored file is read here, in the worker, so its bytes never pass through the server's thread. */
-const bytesOf = async (source: EngineSource): Promise<Uint8Array> =>
-  source instanceof Uint8Array ? source : readFile(source.path);
-
 async function handle(request: WorkerRequest): Promise<WorkerReply> {
   try {
     if (request.op === 'count') {
@@ -17,10 +13,10 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
         id: request.id,
         ok: true,
         op: 'count',
-        pages: await countPagesInProcess(await bytesOf(request.bytes), request.mimeType),
+        pages: await countPagesInProcess(request.bytes, request.mimeType),
       };
     }
-    const output = await extractInProcess({ ...request.input, bytes: await bytesOf(request.input.bytes) });
+    const output = await extractInProcess(request.input);
     return { id: request.id, ok: true, op: 'extract', output };
   } catch (e) {
     if (e instanceof EngineError)

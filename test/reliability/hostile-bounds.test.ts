@@ -13,7 +13,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
  * Issue 12, bounded requests: a decompression bomb costs at most the inline deadline and one
- * worker's heap, a file too large for the engine is a 422 that says so, and a full disk is a
+ * worker's heap, a file over the rehearsal limit is an error document, refunded, and a full disk is a
  * 507 with a JSON body. The bombs are small on disk (about 200 KB) so a 2-core CI runs them.
  */
 
@@ -75,27 +75,23 @@ describe('hostile: bounded requests', () => {
     });
   });
 
-  it('a stored file larger than the engine reads is a 422 that says so, nothing charged', async () => {
+  it('a stored file over the rehearsal limit (processing.max_file_bytes) is accepted, counted, then an error document, refunded: never a 422', async () => {
     const s = await emulator({ processing: { ms_per_page: 0, concurrency: 1, max_file_bytes: 100_000 } });
-    const big = Buffer.concat([await invoicePdf(3), Buffer.alloc(200_000, 0x20)]);
+    const big = Buffer.concat([await invoicePdf(3, 3), Buffer.alloc(200_000, 0x20)]);
     const ticket = await stored(s, big);
     const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
-    expect(r.status).toBe(422);
-    expect(r.body.error).toContain('reads files up to 100000 bytes');
-    expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
-    // The same address is not consumed: a smaller file can still be uploaded and extracted there.
-    expect(
-      (
-        await call(s, 'PUT', ticket.upload_url, {
-          raw: await invoicePdf(3),
-          key: null,
-          headers: { 'content-type': 'application/pdf' },
-        })
-      ).status,
-    ).toBe(200);
-    expect((await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } })).status).toBe(
-      200,
-    );
+    expect(r.status).toBe(200);
+    const doc = DocumentBody.parse((await waitForDocument(s, r.body.document_id)).body);
+    expect(doc).toMatchObject({ status: 'error', page_count: 3 });
+    expect(doc.error).toContain("over the emulator's rehearsal limit of 100000 bytes (processing.max_file_bytes");
+    expect(doc.error).toContain('refunded');
+    // Reserved at submission, refunded when it failed: the balance is whole again.
+    const ledger = await exactLedger(s, OPENING);
+    expect(ledger).toMatchObject({ balance: OPENING, sum: OPENING, negative: 0 });
+    expect(ledger.entries.filter((e) => e.document_id === doc.document_id).map((e) => [e.kind, e.pages])).toEqual([
+      ['reserve', 3],
+      ['refund', 3],
+    ]);
   });
 
   it('a full disk during a PUT is a 507 with a JSON body; the server goes on', async () => {

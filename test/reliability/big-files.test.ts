@@ -1,0 +1,173 @@
+import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DocumentBody } from '../../src/contract/index.ts';
+import { MAX_ENGINE_FILE_BYTES } from '../../src/contract/constants.ts';
+import { resolveConfig } from '../../src/emulator/config.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { IMAGE_MAX_BYTES } from '../../src/engine/extract.ts';
+import { extract } from '../e2e/batch-helpers.ts';
+import { writeBigPdf } from '../helpers/big-pdf.ts';
+import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { call } from '../helpers/emulator.ts';
+import { exactLedger } from '../helpers/hostile.ts';
+
+/**
+ * Issue 25 item 2: files over the spec's 300 MB boundary go by upload-and-poll, which has no size
+ * ceiling. A 1 GB, 2,000-page PDF is written by streaming, sent by the real CLI to a real
+ * `extract serve`, and is counted, charged, extracted, in bounded memory; a large image ends as
+ * an error document, refunded, never a 422.
+ *
+ * Memory is serve's own peak (VmHWM) plus the peak of every process it started (engine workers,
+ * should they be processes), sampled while the document is read.
+ */
+
+const CREDITS = 10_000;
+/** Serve's peak resident memory while it counts and extracts a 1 GB PDF, engine processes included. */
+const PEAK_RSS_BOUND_MB = 700;
+
+function vmHwmMb(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null; // gone meanwhile
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  const tasks = `/proc/${pid}/task`;
+  if (!existsSync(tasks)) return out;
+  for (const tid of readdirSync(tasks)) {
+    try {
+      const text = readFileSync(`${tasks}/${tid}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** Samples the peak of `pid` and of each of its descendants; `stop` returns serve's peak plus theirs. */
+function peakSampler(pid: number): { stop: () => { serveMb: number; descendantsMb: number } } {
+  const peaks = new Map<number, number>();
+  const sample = (): void => {
+    const todo = [pid];
+    while (todo.length > 0) {
+      const p = todo.pop()!;
+      const mb = vmHwmMb(p);
+      if (mb !== null) peaks.set(p, Math.max(peaks.get(p) ?? 0, mb));
+      todo.push(...childrenOf(p));
+    }
+  };
+  const timer = setInterval(sample, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      let descendantsMb = 0;
+      for (const [p, mb] of peaks) if (p !== pid) descendantsMb += mb;
+      return { serveMb: peaks.get(pid) ?? 0, descendantsMb };
+    },
+  };
+}
+
+async function startServe(dir: string) {
+  const config = writeJson(dir, 'config.json', {
+    ...DEFAULT_CONFIG,
+    credits: CREDITS,
+    processing: { ms_per_page: 0, concurrency: 1 },
+  });
+  return spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);
+}
+
+type RunRecord = { document_id: string; status: string; page_count: number | null; results: unknown; error: unknown };
+
+describe('big files: upload-and-poll has no size ceiling', () => {
+  it('the rehearsal limit defaults above the spec’s 300 MB boundary', () => {
+    expect(resolveConfig(DEFAULT_CONFIG).processing.max_file_bytes).toBe(MAX_ENGINE_FILE_BYTES);
+    expect(MAX_ENGINE_FILE_BYTES).toBeGreaterThan(300_000_000);
+  });
+
+  it('a 1 GB, 2,000-page PDF through upload-and-poll: counted, charged 2,000 credits, extracted, serve’s peak RSS under 700 MB', async () => {
+    const dir = tempDir('extract-big-');
+    const pdf = await writeBigPdf(join(dir, 'big.pdf'), { pages: 2000, imageBytes: 524_000 });
+    expect(pdf.size).toBeGreaterThan(1_000_000_000);
+    const serve = await startServe(dir);
+    const sampler = peakSampler(serve.child.pid!);
+    const started = Date.now();
+    const run = await extract(dir, serve.url, ['big.pdf', '--route', 'upload', '--poll-interval', '500ms']);
+    const elapsed = Date.now() - started;
+    const peak = sampler.stop();
+    expect(run.exitCode, `${run.stderr}`).toBe(0);
+    const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
+    expect(record).toMatchObject({ status: 'completed', page_count: 2000, error: null });
+    expect(record.results).toMatchObject({
+      invoice_number: 'INV-BIG-0001',
+      invoice_date: '2024-03-15',
+      due_date: '2024-04-15',
+      total: 4321,
+    });
+    const doc = DocumentBody.parse((await call(serve, 'GET', `/api/v1/documents/${record.document_id}`)).body);
+    expect(doc).toMatchObject({ status: 'completed', page_count: 2000 });
+    const ledger = await exactLedger(serve, CREDITS);
+    expect(ledger).toMatchObject({ balance: CREDITS - 2000, sum: CREDITS - 2000, negative: 0 });
+    expect(ledger.entries.map((e) => [e.kind, e.pages])).toEqual([['reserve', 2000]]);
+    const total = peak.serveMb + peak.descendantsMb;
+    console.log(
+      `1 GB PDF (${pdf.size} bytes, 2000 pages): sent, counted and extracted in ${elapsed} ms; serve peak RSS ${Math.round(peak.serveMb)} MB (+ ${Math.round(peak.descendantsMb)} MB in processes it started)`,
+    );
+    expect(total).toBeLessThan(PEAK_RSS_BOUND_MB);
+  }, 600_000);
+
+  it('a 300 MB TIFF (over the engine’s whole-image budget) is counted from its headers, charged, then an error document, refunded: no 422', async () => {
+    const dir = tempDir('extract-big-');
+    // One page, 12000 × 12000 grey, its strip a hole in a sparse file: 300 MB on the wire, nothing on disk.
+    const tiff = join(dir, 'scan.tiff');
+    const entries: Array<[number, number, number]> = [
+      [256, 4, 12_000], // width
+      [257, 4, 12_000], // height
+      [258, 3, 8], // bits per sample
+      [259, 3, 1], // no compression
+      [262, 3, 1], // black is zero
+      [273, 4, 4096], // strip offset
+      [277, 3, 1], // samples per pixel
+      [278, 4, 12_000], // rows per strip
+      [279, 4, 144_000_000], // strip bytes
+    ];
+    const head = Buffer.alloc(8 + 2 + entries.length * 12 + 4);
+    head.write('II*\0', 0, 'latin1');
+    head.writeUInt32LE(8, 4);
+    head.writeUInt16LE(entries.length, 8);
+    entries.forEach(([tag, type, value], i) => {
+      const at = 10 + i * 12;
+      head.writeUInt16LE(tag, at);
+      head.writeUInt16LE(type, at + 2);
+      head.writeUInt32LE(1, at + 4);
+      if (type === 3) head.writeUInt16LE(value, at + 8);
+      else head.writeUInt32LE(value, at + 8);
+    });
+    writeFileSync(tiff, head);
+    truncateSync(tiff, 300_000_000);
+    expect(300_000_000).toBeGreaterThan(IMAGE_MAX_BYTES);
+    const serve = await startServe(dir);
+    const sampler = peakSampler(serve.child.pid!);
+    const run = await extract(dir, serve.url, ['scan.tiff', '--route', 'upload', '--poll-interval', '500ms']);
+    const peak = sampler.stop();
+    const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
+    expect(record).toMatchObject({ status: 'error', page_count: 1 });
+    expect(String(record.error)).toContain(`the engine reads images up to ${IMAGE_MAX_BYTES} bytes whole`);
+    const ledger = await exactLedger(serve, CREDITS);
+    expect(ledger).toMatchObject({ balance: CREDITS, sum: CREDITS, negative: 0 });
+    expect(ledger.entries.map((e) => [e.kind, e.pages])).toEqual([
+      ['reserve', 1],
+      ['refund', 1],
+    ]);
+    console.log(
+      `300 MB TIFF: serve peak RSS ${Math.round(peak.serveMb)} MB (+ ${Math.round(peak.descendantsMb)} MB in processes it started)`,
+    );
+    expect(peak.serveMb + peak.descendantsMb).toBeLessThan(PEAK_RSS_BOUND_MB);
+  }, 300_000);
+});
