@@ -15,6 +15,7 @@ import {
 import { documentJson, jsonLine } from '../outputs/json.ts';
 import type { Inbox, SeenRow } from './inbox.ts';
 import { hasErrno } from '../errno.ts';
+import { documentFileName } from './file-names.ts';
 
 /**
  * Where processed documents go: the batch client's writers and formats, fed from the inbox.
@@ -24,8 +25,8 @@ import { hasErrno } from '../errno.ts';
  *   are appended and a torn last line is cut off.
  * - JSON or CSV file: whole-file formats, rewritten atomically from every record after
  *   each batch.
- * - directory: one `<document_id>.json` per document (file names repeat across documents,
- *   the document_id does not).
+ * - directory: one `<document_id>.json` per document, the id encoded injectively
+ *   (file-names.ts): file names repeat across documents, the document_id does not.
  * - stdout: JSON Lines as documents are processed; what was printed cannot be taken
  *   back, so a crash between printing and marking may print a document again on restart.
  * The review list (review.jsonl in the data directory) is rewritten from the inbox.
@@ -189,11 +190,9 @@ async function _appendDurably(path: string, text: string): Promise<void> {
   }
 }
 
-/** `<dir>/<document_id>.json`, with anything but letters, digits, `.`, `_` and `-` replaced, so an id cannot leave the directory. */
+/** `<dir>/<encoded document_id>.json` (file-names.ts: injective, never leaves the directory). */
 function _documentPath(dir: string, documentId: string): string {
-  // An empty id (the contract allows one) would make ".json", a hidden file: name it "_" instead.
-  const safe = documentId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_') || '_';
-  return join(dir, `${safe}.json`);
+  return join(dir, documentFileName(documentId));
 }
 
 function _describe(target: OutputTarget): string {

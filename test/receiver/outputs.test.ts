@@ -119,9 +119,48 @@ describe('listen: outputs', () => {
       payload({ document_id: '../escape', metadata: { ...withNulls.metadata, file_name: 'scan.pdf' } }),
     );
     await dir.drained();
-    expect((await readdir(join(base, 'docs'))).sort()).toEqual(['_._escape.json', 'doc_nulls.json']);
+    expect((await readdir(join(base, 'docs'))).sort()).toEqual(['%2E.%2Fescape.json', 'doc_nulls.json']);
     const doc: unknown = JSON.parse(await readFile(join(base, 'docs', 'doc_nulls.json'), 'utf8'));
     expect(doc).toMatchObject({ file: 'scan.pdf', results: { total: null } });
+  });
+
+  it('listen -o DIR/: distinct ids never share a file (inv/2024, inv_2024, inv:2024, ., .., long ids)', async () => {
+    const base = tempDir();
+    const dir = await receiver({ out: `${join(base, 'docs')}/` });
+    const long = 'x'.repeat(300);
+    const ids = [
+      'inv/2024',
+      'inv_2024',
+      'inv:2024',
+      'inv%2F2024',
+      '.',
+      '..',
+      '',
+      `${long}a`,
+      `${long}b`,
+      'Rechnung März',
+    ];
+    for (const id of ids) {
+      const r = await send(dir.url, payload({ document_id: id, data: { invoice_number: `for ${id}` } }));
+      expect(r.status).toBe(200);
+    }
+    await dir.drained();
+    const names = await readdir(join(base, 'docs'));
+    expect(names).toHaveLength(ids.length);
+    for (const name of names) expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+    // Each file holds its own document: none was overwritten by another.
+    const held = await Promise.all(
+      names.map(
+        async (n) => (JSON.parse(await readFile(join(base, 'docs', n), 'utf8')) as { document_id: string }).document_id,
+      ),
+    );
+    expect(held.sort()).toEqual([...ids].sort());
+    expect(names).toContain('inv%2F2024.json');
+    expect(names).toContain('inv_2024.json');
+    expect(names).toContain('inv%3A2024.json');
+    expect(names).toContain('inv%252F2024.json');
+    expect(names).toContain('%2E.json');
+    expect(names).toContain('%2E..json');
   });
 
   it('listen: without -o, records are JSON Lines on stdout; a whole-file --format needs -o', async () => {
