@@ -15,10 +15,29 @@ export type StagedFile = { path: string; size: number; sha256: string; head: Uin
 /** Bytes kept for MIME detection (file-type reads at most this many). */
 const HEAD_BYTES = 4100;
 
-export async function stageStream(partialDir: string, body: Readable): Promise<StagedFile> {
+/** What {@link stageStream} throws for a body over its `maxBytes`, once the rest has been read and discarded. */
+export class StagedTooLarge extends Error {
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    super(`over ${maxBytes} bytes`);
+    this.maxBytes = maxBytes;
+  }
+}
+
+/**
+ * Streams `body` to a file in partialDir. With `maxBytes`, bytes are counted as they arrive:
+ * past the limit nothing more is written, the rest of the body is read and discarded (so the
+ * sender gets its answer), the file is removed and {@link StagedTooLarge} thrown.
+ */
+export async function stageStream(
+  partialDir: string,
+  body: Readable,
+  options: { maxBytes?: number } = {},
+): Promise<StagedFile> {
   const path = join(partialDir, `staged-${randomBytes(9).toString('hex')}`);
   const hash = createHash('sha256');
   const head: Buffer[] = [];
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   let headBytes = 0;
   let size = 0;
   try {
@@ -26,8 +45,9 @@ export async function stageStream(partialDir: string, body: Readable): Promise<S
       body,
       async function* (chunks: AsyncIterable<Buffer>) {
         for await (const chunk of chunks) {
-          hash.update(chunk);
           size += chunk.length;
+          if (size > maxBytes) continue;
+          hash.update(chunk);
           if (headBytes < HEAD_BYTES) {
             head.push(chunk.subarray(0, HEAD_BYTES - headBytes));
             headBytes += Math.min(chunk.length, HEAD_BYTES - headBytes);
@@ -40,6 +60,10 @@ export async function stageStream(partialDir: string, body: Readable): Promise<S
   } catch (err) {
     await rm(path, { force: true });
     throw err;
+  }
+  if (size > maxBytes) {
+    await rm(path, { force: true });
+    throw new StagedTooLarge(maxBytes);
   }
   return { path, size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
 }

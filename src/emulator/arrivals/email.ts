@@ -1,16 +1,26 @@
+import { createReadStream } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { ParserConfig } from '../../contract/index.ts';
 import { GatewayError } from '../errors.ts';
-import { stageBytes, unstage, type StagedFile } from '../staging.ts';
+import { StagedTooLarge, stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
 import type { Arrival, Intake } from './intake.ts';
 
 /**
  * Documents by email (source_type "email"): an SMTP listener on loopback. A message to
  * `<parser_id>@<anything>` becomes one document per attachment. Out of credits is a
  * temporary SMTP failure (452), so the sending server tries again later, as mail does.
+ *
+ * Bounded whatever the sender does: the message is counted as it arrives and streamed to a file
+ * in partial/; past {@link MAX_MESSAGE_BYTES} nothing more is kept, the rest is read and
+ * discarded and the answer is 552. Only then is it parsed, from the file, one message at a time
+ * (the MIME parser holds attachments in memory, so concurrent messages share that one budget).
+ * A message the parser refuses is answered 554 as soon as it is read.
  */
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
+
+const tooLarge = () =>
+  Object.assign(new Error(`message too large: the limit is ${MAX_MESSAGE_BYTES} bytes`), { responseCode: 552 });
 
 export type EmailArrivals = { port: number; close(): Promise<void> };
 
@@ -24,6 +34,13 @@ export async function startEmailArrivals(input: {
   log: (line: string) => void;
 }): Promise<EmailArrivals> {
   const { intake, partialDir, parsers, log } = input;
+  // One message parsed at a time: the parser's memory is one budget for every sender.
+  let parsing: Promise<unknown> = Promise.resolve();
+  const parseInTurn = <T>(parse: () => Promise<T>): Promise<T> => {
+    const turn = parsing.then(parse, parse);
+    parsing = turn.catch(() => {});
+    return turn;
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -44,9 +61,27 @@ export async function startEmailArrivals(input: {
     },
     onData(stream, session, callback) {
       void (async () => {
-        const mail = await simpleParser(stream);
+        let message: StagedFile;
+        try {
+          message = await stageStream(partialDir, stream, { maxBytes: MAX_MESSAGE_BYTES });
+        } catch (err) {
+          if (err instanceof StagedTooLarge) throw tooLarge();
+          throw err;
+        }
         if ((stream as { sizeExceeded?: boolean }).sizeExceeded) {
-          throw Object.assign(new Error('message too large'), { responseCode: 552 });
+          await unstage(message);
+          throw tooLarge();
+        }
+        let mail: Awaited<ReturnType<typeof simpleParser>>;
+        try {
+          mail = await parseInTurn(() => simpleParser(createReadStream(message.path)));
+        } catch (err) {
+          throw Object.assign(
+            new Error(`the message could not be read as MIME (${(err as Error).message}): nothing was accepted`),
+            { responseCode: 554 },
+          );
+        } finally {
+          await unstage(message);
         }
         // One parser named twice in RCPT TO is one recipient: it gets each attachment once.
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.split('@')[0]!))];

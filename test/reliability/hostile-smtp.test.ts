@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
+import { peakRssMb, sendBigMail } from '../helpers/smtp.ts';
+
+/**
+ * Issue 25, part 3: SMTP counts bytes as they arrive. A message over the limit without SIZE= is
+ * answered 552 holding no more than the limit, concurrent ones share one budget, and a message
+ * the MIME parser refuses is answered as soon as it is read (not a 421 a minute later).
+ * serve runs as a child so its own peak memory (VmHWM) is what is measured.
+ */
+
+async function serveWithSmtp() {
+  const dir = tempDir();
+  const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 1 } });
+  const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--smtp-port', '0']);
+  const port = Number((await serve.waitFor(/via SMTP \S+:(\d+)/))[1]);
+  return { serve, port };
+}
+
+describe('hostile: SMTP bounded as it arrives', () => {
+  it('a 300 MB message without SIZE=, then two at once: 552 each, serve holds no more than the limit', {
+    timeout: 300_000,
+  }, async () => {
+    const { serve, port } = await serveWithSmtp();
+    const pid = serve.child.pid!;
+    const before = peakRssMb(pid);
+    const one = await sendBigMail(port, { to: 'prs_invoices@localhost', mib: 300 });
+    expect(one.reply).toMatch(/^552 /);
+    const afterOne = peakRssMb(pid);
+    const two = await Promise.all([1, 2].map(() => sendBigMail(port, { to: 'prs_invoices@localhost', mib: 300 })));
+    for (const r of two) expect(r.reply).toMatch(/^552 /);
+    const peak = peakRssMb(pid);
+    console.log(
+      `smtp: serve peak RSS ${Math.round(before)} MB before, ${Math.round(afterOne)} after one 300 MB message, ${Math.round(peak)} after two more at once`,
+    );
+    // The limit is 50 MB: never a copy of what was sent (300 MB, 600 MB at once).
+    expect(afterOne - before).toBeLessThan(200);
+    expect(peak - before).toBeLessThan(250);
+    // Still serving mail: an honest message is accepted.
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+    const ok = await transport.sendMail({
+      from: 'ap@example.com',
+      to: 'prs_invoices@localhost',
+      subject: 'Invoice',
+      text: 'attached',
+      attachments: [{ filename: 'inv.pdf', content: await invoicePdf(3), contentType: 'application/pdf' }],
+    });
+    expect(ok.response).toMatch(/^250 /);
+    transport.close();
+  });
+
+  it('a message the MIME parser refuses (a 2 MB header) over the socket buffers is answered within seconds, not a 421 after 60 s', {
+    timeout: 120_000,
+  }, async () => {
+    const { port } = await serveWithSmtp();
+    const r = await sendBigMail(port, { to: 'prs_invoices@localhost', mib: 20, headerBytes: 2 * 1024 * 1024 });
+    expect(r.reply).toMatch(/^554 .*could not be read as MIME/);
+    // Generous for a loaded machine; the old stall was a 421 after 60 s.
+    expect(r.msAfterLastByte).toBeLessThan(15_000);
+  });
+});
