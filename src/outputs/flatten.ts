@@ -21,10 +21,18 @@ export type FlatRows = {
   rows: Map<string, Cell>[];
   /** Things the reader should know, such as an --explode path no document has a table at. */
   warnings: string[];
+  /** With `maxColumns`: per document, the columns it has that the cap left out (in first-seen order). */
+  leftOut: Array<{ document_id: string | null; columns: string[] }>;
 };
 
-export function flattenRecords(records: readonly DocumentRecord[], explode?: string): FlatRows {
-  const columns = new _ColumnOrder(DOCUMENT_COLUMNS);
+/**
+ * `maxColumns` caps the columns (document columns included): the first ones seen are kept, in
+ * the order above; a column first seen past the cap is left out of every row and reported in
+ * `leftOut`, so a record of thousands of distinct fields cannot make every row that wide.
+ */
+export function flattenRecords(records: readonly DocumentRecord[], explode?: string, maxColumns?: number): FlatRows {
+  const columns = new _ColumnOrder(DOCUMENT_COLUMNS, maxColumns);
+  const leftOut: FlatRows['leftOut'] = [];
   const rows: Map<string, Cell>[] = [];
   let explodeSeen = false;
   const wrongKinds = new Set<string>();
@@ -39,6 +47,7 @@ export function flattenRecords(records: readonly DocumentRecord[], explode?: str
       ['needs_review', needsReview(record)],
     ]);
     let tableRows: Map<string, Cell>[] = [];
+    const left: string[] = [];
     const visit = (value: ResultValue, path: string): void => {
       if (explode !== undefined && path === explode) {
         if (Array.isArray(value)) {
@@ -54,10 +63,11 @@ export function flattenRecords(records: readonly DocumentRecord[], explode?: str
         return;
       }
       const column = _columnName(path);
-      columns.add(column);
-      base.set(column, Array.isArray(value) ? JSON.stringify(value) : value);
+      if (columns.add(column)) base.set(column, Array.isArray(value) ? JSON.stringify(value) : value);
+      else left.push(column);
     };
     for (const [key, value] of Object.entries(record.results ?? {})) visit(value, key);
+    if (left.length > 0) leftOut.push({ document_id: record.document_id, columns: left });
 
     // A document whose table is empty (or that has no results) still gets its one row.
     if (tableRows.length === 0) rows.push(base);
@@ -71,7 +81,7 @@ export function flattenRecords(records: readonly DocumentRecord[], explode?: str
     const hint = tables.length > 0 ? `the tables are: ${tables.join(', ')}` : 'no document has a table';
     warnings.push(`--explode ${explode}: no document has a table there${found}; ${hint}`);
   }
-  return { columns: columns.list(), rows, warnings };
+  return { columns: columns.list(), rows, warnings, leftOut };
 }
 
 /** Dotted paths of every Table field seen in the records, for messages about --explode. */
@@ -90,14 +100,13 @@ function _explodedRow(row: ResultValue, path: string, columns: _ColumnOrder): Ma
   // The spec says a row is an object of column values; anything else is kept whole, not lost.
   if (!_isResults(row)) {
     const column = _columnName(path);
-    columns.add(column);
-    cells.set(column, Array.isArray(row) ? JSON.stringify(row) : row);
+    if (columns.add(column)) cells.set(column, Array.isArray(row) ? JSON.stringify(row) : row);
     return cells;
   }
   for (const [key, value] of Object.entries(row)) {
     const column = _columnName(`${path}.${key}`);
-    columns.add(column);
-    cells.set(column, value !== null && typeof value === 'object' ? JSON.stringify(value) : value);
+    if (columns.add(column))
+      cells.set(column, value !== null && typeof value === 'object' ? JSON.stringify(value) : value);
   }
   return cells;
 }
@@ -115,22 +124,27 @@ function _isResults(value: ResultValue): value is Results {
 class _ColumnOrder {
   readonly #names: string[];
   readonly #seen: Set<string>;
-  constructor(initial: readonly string[]) {
+  readonly #max: number;
+  constructor(initial: readonly string[], max = Number.POSITIVE_INFINITY) {
     this.#names = [...initial];
     this.#seen = new Set(initial);
+    this.#max = max;
   }
-  add(name: string): void {
-    if (this.#seen.has(name)) return;
+  /** Whether `name` is a column (already, or added now); false when the cap leaves it out. */
+  add(name: string): boolean {
+    if (this.#seen.has(name)) return true;
+    if (this.#names.length >= this.#max) return false;
     this.#seen.add(name);
     for (let cut = name.lastIndexOf('.'); cut > 0; cut = name.lastIndexOf('.', cut - 1)) {
       const prefix = name.slice(0, cut + 1);
       const last = this.#names.findLastIndex((n) => n.startsWith(prefix));
       if (last >= 0) {
         this.#names.splice(last + 1, 0, name);
-        return;
+        return true;
       }
     }
     this.#names.push(name);
+    return true;
   }
   list(): string[] {
     return [...this.#names];

@@ -8,6 +8,6 @@ export {
   type ReceiverStats,
   type RunningReceiver,
 } from './options.ts';
-export { REVIEW_FILE } from './sink.ts';
+export { CSV_MAX_COLUMNS, OVERFLOW_FILE, REVIEW_FILE } from './sink.ts';
 export { INBOX_FILE } from './inbox.ts';
 export { nullFields, type ReviewEntry } from './records.ts';

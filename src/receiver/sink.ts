@@ -9,6 +9,8 @@ import {
   createStreamWriter,
   prepareOutput,
   resolveOutput,
+  type DocumentRecord,
+  writeDestination,
   writeFileAtomic,
   writeOutputs,
 } from '../outputs/index.ts';
@@ -45,6 +47,14 @@ export type RecordSink = {
 };
 
 export const REVIEW_FILE = 'review.jsonl';
+/** Beside the review list: per document, the CSV columns that the cap left out. */
+export const OVERFLOW_FILE = 'overflow.jsonl';
+/**
+ * A CSV output keeps at most this many columns (the document columns included), the first seen;
+ * an event of thousands of distinct fields cannot make every row that wide. The columns left
+ * out are listed per document in OVERFLOW_FILE; the JSON outputs keep every field.
+ */
+export const CSV_MAX_COLUMNS = 500;
 
 export type SinkOptions = {
   out: string | undefined;
@@ -74,6 +84,18 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
   await prepareOutput(target);
   const stream: StreamWriter | undefined = target.kind === 'stdout' ? createStreamWriter(options.stdout) : undefined;
   const reviewPath = join(options.dataDir, REVIEW_FILE);
+  const overflowPath = join(options.dataDir, OVERFLOW_FILE);
+  /** A CSV file output, its columns capped; the overflow file is rewritten beside it. */
+  const writeCsv = async (path: string, records: readonly DocumentRecord[]): Promise<void> => {
+    const { csvChunks } = await import('../outputs/csv-writer.ts');
+    let leftOut: Array<{ document_id: string | null; columns: string[] }> = [];
+    const chunks = csvChunks(records, { maxColumns: CSV_MAX_COLUMNS, onLeftOut: (l) => (leftOut = l) }, options.warn);
+    await writeDestination({ kind: 'file', path }, chunks, { what: 'the output' });
+    await writeFileAtomic(
+      overflowPath,
+      leftOut.map((l) => `${JSON.stringify({ document_id: l.document_id, csv_columns_left_out: l.columns })}\n`),
+    );
+  };
 
   const writeReview = async (inbox: Inbox): Promise<void> => {
     await writeFileAtomic(
@@ -89,6 +111,11 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
         await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
     } else if (target.format === 'jsonl') {
       await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
+    } else if (rows.length > 0 && target.format === 'csv') {
+      await writeCsv(
+        target.path,
+        inbox.allSeen().map((r) => r.record),
+      );
     } else if (rows.length > 0) {
       await writeOutputs(
         target,
@@ -105,7 +132,7 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
     async start(inbox) {
       const unwritten = inbox.unwritten();
       if (target.kind === 'stdout') await writeRecords(unwritten, inbox);
-      else await _reconcile(target, inbox, options);
+      else await _reconcile(target, inbox, options, writeCsv);
       inbox.markWritten(unwritten.map((r) => r.document_id));
       await writeReview(inbox);
     },
@@ -122,6 +149,7 @@ async function _reconcile(
   target: Exclude<OutputTarget, { kind: 'stdout' | 'stream' }>,
   inbox: Inbox,
   options: SinkOptions,
+  writeCsv: (path: string, records: readonly DocumentRecord[]) => Promise<void>,
 ): Promise<void> {
   const all = inbox.allSeen();
   if (target.kind === 'dir') {
@@ -130,6 +158,13 @@ async function _reconcile(
       const path = _documentPath(target.path, row.document_id);
       if (!existsSync(path)) await writeFileAtomic(path, [documentJson(row.record)]);
     }
+    return;
+  }
+  if (target.format === 'csv') {
+    await writeCsv(
+      target.path,
+      all.map((r) => r.record),
+    );
     return;
   }
   if (target.format !== 'jsonl') {
