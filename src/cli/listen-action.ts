@@ -20,6 +20,7 @@ export type ListenFlags = {
   format?: string;
   json?: boolean;
   maxBody: string;
+  maxConnections: string;
 };
 
 export type ListenDeps = {
@@ -52,6 +53,13 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
     Number.MAX_SAFE_INTEGER,
     'give a size in bytes, such as 5242880',
   );
+  const maxConnections = _integer(
+    flags.maxConnections,
+    '--max-connections',
+    1,
+    1_000_000,
+    'give a number of connections, such as 512',
+  );
   const auth = resolveAuth(flags, deps.env);
   const delay = deps.env[ENV.workerDelay];
   const say = (line: string): void => void deps.stderr.write(`${line}\n`);
@@ -74,6 +82,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
       format: flags.format,
       json: flags.json ?? false,
       maxBodyBytes,
+      maxConnections,
       log: say,
       ...(delay !== undefined && delay !== '' ? { workerDelayMs: Number(delay) } : {}),
     },

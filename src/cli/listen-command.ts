@@ -1,3 +1,4 @@
+import { CONNECTION_DEFAULTS } from '../connections.ts';
 import type { Command } from 'commander';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
 import type { ListenFlags } from './listen-action.ts';
@@ -27,6 +28,11 @@ export function registerListen(program: Command): void {
     .option('-o, --out <path>', 'where records go: - (stdout, JSON Lines), FILE.jsonl, FILE.json, FILE.csv, DIR/')
     .option('--format <format>', 'json, jsonl, csv or dir; overrides the extension of -o')
     .option('--max-body <bytes>', 'bodies larger than this are answered 413', String(RECEIVER_DEFAULTS.maxBodyBytes))
+    .option(
+      '--max-connections <n>',
+      'connections open at once; past it the one idle longest is closed, or a new one gets 503 when all are busy',
+      String(CONNECTION_DEFAULTS.maxConnections),
+    )
     .option('--json', 'log lines (stderr) as NDJSON')
     .addHelpText(
       'after',

@@ -85,6 +85,18 @@ export const EmulatorConfig = z
         time_scale: z.number().positive().default(1),
       })
       .default({ timeout_ms: 10_000, time_scale: 1 }),
+    /**
+     * The HTTP server's connections (src/connections.ts): at most `max` open (the one idle longest
+     * is closed to make room; when all are busy a new one is answered 503), an idle keep-alive
+     * connection closed after `idle_timeout_ms`, headers due within `headers_timeout_ms`.
+     */
+    connections: z
+      .strictObject({
+        max: z.number().int().positive().default(512),
+        idle_timeout_ms: z.number().int().positive().default(5000),
+        headers_timeout_ms: z.number().int().positive().default(10_000),
+      })
+      .default({ max: 512, idle_timeout_ms: 5000, headers_timeout_ms: 10_000 }),
     /** Faults injected from the start; more can be added at run time under /_emulator/faults. */
     faults: z
       .strictObject({ seed: z.number().int().optional(), rules: z.array(FaultRuleInput).default([]) })

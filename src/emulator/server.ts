@@ -1,3 +1,4 @@
+import { boundedServer } from '../connections.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { EmulatorConfig, EmulatorConfigInput } from '../contract/index.ts';
 import type { Engine } from '../engine/types.ts';
@@ -188,6 +189,14 @@ async function buildApp(
     bodyLimit: config.inline.max_body_bytes,
     forceCloseConnections: true,
     frameworkErrors,
+    serverFactory: boundedServer(
+      {
+        maxConnections: config.connections.max,
+        idleTimeoutMs: config.connections.idle_timeout_ms,
+        headersTimeoutMs: config.connections.headers_timeout_ms,
+      },
+      log,
+    ),
   });
   installErrorHandling(app, log);
   installDocumentNotes(app);

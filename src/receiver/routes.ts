@@ -1,3 +1,4 @@
+import { boundedServer, type ConnectionLimits } from '../connections.ts';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   describeZodErrorInline,
@@ -29,6 +30,8 @@ export type RoutesContext = {
   /** The address bound: a Host naming it is this machine. */
   host: string;
   maxBodyBytes: number;
+  /** Connection cap and timeouts (src/connections.ts). */
+  connections: ConnectionLimits;
   now: () => Date;
   logger: Logger;
   authenticator: Authenticator;
@@ -68,6 +71,7 @@ export function receiverApp(ctx: RoutesContext): FastifyInstance {
     bodyLimit: ctx.maxBodyBytes,
     forceCloseConnections: true,
     exposeHeadRoutes: false,
+    serverFactory: boundedServer(ctx.connections, (message) => ctx.logger({ type: 'error', message })),
   });
   // The raw bytes are what the inbox keeps, so every body is read as a buffer and parsed here.
   app.removeAllContentTypeParsers();

@@ -1,3 +1,4 @@
+import { CONNECTION_DEFAULTS } from '../connections.ts';
 import type { FastifyInstance } from 'fastify';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
@@ -61,6 +62,10 @@ export async function startReceiver(
     path,
     host,
     maxBodyBytes: options.maxBodyBytes ?? RECEIVER_DEFAULTS.maxBodyBytes,
+    connections: {
+      ...CONNECTION_DEFAULTS,
+      maxConnections: options.maxConnections ?? CONNECTION_DEFAULTS.maxConnections,
+    },
     now,
     logger,
     authenticator: createAuthenticator(options.auth),

@@ -1,0 +1,110 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Bounds the connections of an HTTP server (serve's and listen's alike), so idle sockets
+ * cannot use up the process's file descriptors:
+ * - a connection idle between requests (keep-alive) is closed after `idleTimeoutMs`; headers
+ *   must arrive within `headersTimeoutMs`;
+ * - at most `maxConnections` are open: a new one over the cap first makes room by closing the
+ *   connection idle longest (one with no request in progress); when every one is busy, the new
+ *   one is answered `503` with `Connection: close` and a JSON body saying why, and the refusal is
+ *   logged (node's own server.maxConnections closes silently, which nobody can diagnose).
+ */
+export type ConnectionLimits = { maxConnections: number; idleTimeoutMs: number; headersTimeoutMs: number };
+
+export const CONNECTION_DEFAULTS: ConnectionLimits = {
+  maxConnections: 512,
+  idleTimeoutMs: 5000,
+  headersTimeoutMs: 10_000,
+};
+
+const REFUSED_BODY = (max: number) =>
+  JSON.stringify({
+    success: false,
+    error: `too many connections open (the limit is ${max}, every one busy): try again shortly, or reuse a keep-alive connection`,
+  });
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** A Fastify `serverFactory`: the HTTP server, bounded as above, handing accepted requests to `handler`. */
+export function boundedServer(limits: ConnectionLimits, log: (line: string) => void) {
+  return (handler: Handler): Server => {
+    const refused = new WeakSet<Socket>();
+    const server = createServer((request, response) => {
+      if (!refused.has(request.socket)) return handler(request, response);
+      const body = REFUSED_BODY(limits.maxConnections);
+      response.writeHead(503, {
+        connection: 'close',
+        'retry-after': '1',
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
+      response.end(body);
+    });
+    boundConnections(server, limits, log, refused);
+    return server;
+  };
+}
+
+function boundConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  log: (line: string) => void,
+  refused: WeakSet<Socket>,
+): void {
+  server.keepAliveTimeout = limits.idleTimeoutMs;
+  server.headersTimeout = limits.headersTimeoutMs;
+  // requestTimeout must not be below headersTimeout; it bounds the whole request, body included.
+  server.requestTimeout = Math.max(server.requestTimeout, limits.headersTimeoutMs);
+  // Connections in the order they opened; `busy` counts requests in progress on each.
+  const open = new Map<Socket, { busy: number }>();
+  let lastLog = 0;
+  let quiet = 0;
+  const say = (line: string) => {
+    // One line a second at most: a flood of sockets must not flood the log too.
+    const now = Date.now();
+    if (now - lastLog < 1000) {
+      quiet++;
+      return;
+    }
+    log(quiet > 0 ? `${line} (and ${quiet} more since the last line)` : line);
+    lastLog = now;
+    quiet = 0;
+  };
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= limits.maxConnections) {
+      let idle: Socket | undefined;
+      for (const [s, state] of open) {
+        if (state.busy === 0) {
+          idle = s;
+          break;
+        }
+      }
+      if (idle) {
+        open.delete(idle);
+        idle.destroy();
+        say(`connections: ${limits.maxConnections} open, the limit: closed the one idle longest to make room`);
+      } else {
+        // Answered 503 by the request handler above, then closed; one that sends nothing is cut in a second.
+        refused.add(socket);
+        socket.setTimeout(1000, () => socket.destroy());
+        say(`connections: ${limits.maxConnections} open and busy, the limit: refused a new one with 503`);
+        return;
+      }
+    }
+    const state = { busy: 0 };
+    open.set(socket, state);
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (request, response) => {
+    const state = open.get(request.socket);
+    if (!state) return;
+    state.busy++;
+    response.once('close', () => {
+      state.busy--;
+      // Most recently used last: the one idle longest is found first.
+      if (open.delete(request.socket)) open.set(request.socket, state);
+    });
+  });
+}
