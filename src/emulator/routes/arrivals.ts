@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDiskFull } from '../../errno.ts';
 import { EMULATOR_PREFIX, ExtractInlineRequest, type ParserConfig, type SourceType } from '../../contract/index.ts';
 import { INBOUND_PREFIX, type InboundTokens } from '../arrivals/inbound.ts';
@@ -43,19 +43,29 @@ export function arrivalRoutes(input: {
      * Streams every file part to disk (staging.ts), then submits them all or none; the staged
      * files are removed whatever happens (the documents keep hard links of their own).
      */
-    const submitForm = async (request: FastifyRequest, parser: ParserConfig, source: SourceType) => {
+    const submitForm = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      parser: ParserConfig,
+      source: SourceType,
+    ) => {
       const staged: Array<{ file: StagedFile; fileName: string; declaredType: string }> = [];
       try {
         try {
           for await (const part of request.files()) {
+            const tooLarge = new GatewayError(
+              'payload_too_large',
+              `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`,
+            );
+            // Counted as it arrives: the answer goes as soon as the limit is passed, and the
+            // connection is closed after it rather than the rest of the file read and discarded.
+            part.file.once('limit', () => {
+              void reply.header('connection', 'close');
+              part.file.destroy(tooLarge);
+            });
             const file = await stageStream(partialDir, part.file);
             staged.push({ file, fileName: part.filename || 'upload', declaredType: part.mimetype });
-            if (part.file.truncated) {
-              throw new GatewayError(
-                'payload_too_large',
-                `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`,
-              );
-            }
+            if (part.file.truncated) throw tooLarge;
           }
         } catch (err) {
           // busboy reports a broken form as a plain Error: that is the sender's mistake, not ours.
@@ -80,17 +90,20 @@ export function arrivalRoutes(input: {
     };
 
     // The application's upload: what the web page's drop zone posts.
-    app.post<{ Params: { parser_id: string } }>(`${EMULATOR_PREFIX}/parsers/:parser_id/documents`, async (request) => {
-      const parser = parserOr404(request.params.parser_id);
-      if (!request.isMultipart())
-        throw new GatewayError('unsupported_media_type', 'upload files as multipart/form-data');
-      return { success: true, documents: await submitForm(request, parser, 'upload') };
-    });
+    app.post<{ Params: { parser_id: string } }>(
+      `${EMULATOR_PREFIX}/parsers/:parser_id/documents`,
+      async (request, reply) => {
+        const parser = parserOr404(request.params.parser_id);
+        if (!request.isMultipart())
+          throw new GatewayError('unsupported_media_type', 'upload files as multipart/form-data');
+        return { success: true, documents: await submitForm(request, reply, parser, 'upload') };
+      },
+    );
 
     // The inbound webhook: the address itself is the credential.
     app.post<{ Params: { parser_id: string; token: string } }>(
       `${INBOUND_PREFIX}/:parser_id/:token`,
-      async (request) => {
+      async (request, reply) => {
         const parser = parsers.get(request.params.parser_id);
         if (!parser || !inbound.verify(parser.parser_id, request.params.token)) {
           throw new GatewayError(
@@ -99,7 +112,7 @@ export function arrivalRoutes(input: {
           );
         }
         if (request.isMultipart()) {
-          const docs = await submitForm(request, parser, 'webhook');
+          const docs = await submitForm(request, reply, parser, 'webhook');
           return docs.length === 1 ? docs[0] : { success: true, documents: docs };
         }
         const { file } = parseBody(ExtractInlineRequest, request.body);
