@@ -19,6 +19,9 @@ export type LogEvent =
 
 export type Logger = (event: LogEvent) => void;
 
+/** Null fields named in a text review line; the rest are counted. */
+export const REVIEW_FIELDS_SHOWN = 20;
+
 export function createLogger(log: (line: string) => void, json: boolean): Logger {
   return (event) => log(json ? JSON.stringify(event) : formatText(event));
 }
@@ -27,8 +30,12 @@ export function formatText(event: LogEvent): string {
   switch (event.type) {
     case 'event':
       return `<-- ${event.document_id} parser=${_quoted(event.parser)} pages=${event.pages} ${event.outcome}`;
-    case 'review':
-      return `    ${event.document_id} (${event.file_name}) needs review: null ${event.null_fields.join(', ')}`;
+    case 'review': {
+      // A line stays a line: past the first few, the count (review.jsonl lists them all).
+      const shown = event.null_fields.slice(0, REVIEW_FIELDS_SHOWN).join(', ');
+      const more = event.null_fields.length - REVIEW_FIELDS_SHOWN;
+      return `    ${event.document_id} (${event.file_name}) needs review: null ${shown}${more > 0 ? ` and ${more} more (review.jsonl)` : ''}`;
+    }
     case 'unauthorized':
       return `<-- 401 ${event.method} ${event.path}: ${event.reason}`;
     case 'invalid':

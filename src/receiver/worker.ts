@@ -22,6 +22,11 @@ export type Worker = {
 export type WorkerCounts = { new: number; duplicates: number };
 
 const BATCH = 500;
+/**
+ * A pass parses and settles at most this many bytes of events before it lets the event loop
+ * answer the senders waiting: acknowledgements stay fast whatever the events' width or depth.
+ */
+const CHUNK_BYTES = 256 * 1024;
 /** After a failed write (disk full, output removed), wait this long before trying again. */
 const RETRY_MS = 1000;
 
@@ -52,7 +57,15 @@ export function createWorker(deps: {
   const pass = async (): Promise<void> => {
     for (;;) {
       const rows = inbox.unprocessed(BATCH);
-      if (rows.length > 0) _process(rows, inbox, logger, now, counts);
+      for (let i = 0; i < rows.length; ) {
+        let bytes = 0;
+        let end = i;
+        while (end < rows.length && (end === i || bytes + rows[end]!.body.length <= CHUNK_BYTES))
+          bytes += rows[end++]!.body.length;
+        _process(rows.slice(i, end), inbox, logger, now, counts);
+        i = end;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       const fresh = inbox.unwritten();
       await sink.write(fresh, inbox);
       inbox.markWritten(fresh.map((r) => r.document_id));

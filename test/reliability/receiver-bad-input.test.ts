@@ -222,7 +222,8 @@ describe('receiver: bad input, property-based', () => {
       expect(name, name).toMatch(/^(records|review\.jsonl|inbox\.db(-wal|-shm)?|[\w.-]+\.(db|sqlite)(-wal|-shm)?)$/);
     const records = readdirSync(outDir);
     for (const name of records) {
-      expect(name).toMatch(/^[A-Za-z0-9._-]+\.json$/);
+      // file-names.ts: percent-encoded, never hidden, a hash suffix after `~` when long.
+      expect(name).toMatch(/^[A-Za-z0-9_%~-][A-Za-z0-9._%~-]*\.json$/);
       expect(statSync(join(outDir, name)).isFile()).toBe(true);
     }
     expect(records).toContain('doc_after.json');
