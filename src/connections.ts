@@ -55,8 +55,9 @@ function boundConnections(
 ): void {
   server.keepAliveTimeout = limits.idleTimeoutMs;
   server.headersTimeout = limits.headersTimeoutMs;
-  // requestTimeout must not be below headersTimeout; it bounds the whole request, body included.
-  server.requestTimeout = Math.max(server.requestTimeout, limits.headersTimeoutMs);
+  // No bound on the whole request, as Fastify's own server has none: a 1 GB upload may take its
+  // time. (A sender that stalls mid-body keeps its connection: it counts against the cap, busy.)
+  server.requestTimeout = 0;
   // Connections in the order they opened; `busy` counts requests in progress on each.
   const open = new Map<Socket, { busy: number }>();
   let lastLog = 0;
