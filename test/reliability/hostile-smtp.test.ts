@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { peakRssMb, sendBigMail } from '../helpers/smtp.ts';
+import { MAX_SMTP_CLIENTS } from '../../src/emulator/arrivals/email.ts';
+import { emulator } from '../helpers/emulator.ts';
+import { peakRssMb, sendBigMail, smtpSession } from '../helpers/smtp.ts';
 
 /**
  * Issue 25, part 3: SMTP counts bytes as they arrive. A message over the limit without SIZE= is
@@ -61,5 +63,16 @@ describe('hostile: SMTP bounded as it arrives', () => {
     expect(r.reply).toMatch(/^554 .*could not be read as MIME/);
     // Generous for a loaded machine; the old stall was a 421 after 60 s.
     expect(r.msAfterLastByte).toBeLessThan(15_000);
+  });
+
+  it('SMTP sessions are capped: past MAX_SMTP_CLIENTS idle ones, a new one is told 421 and closed', {
+    timeout: 60_000,
+  }, async () => {
+    const s = await emulator({}, { smtpPort: 0 });
+    const idle = await Promise.all(Array.from({ length: MAX_SMTP_CLIENTS }, () => smtpSession(s.smtpPort!)));
+    for (const i of idle) expect(await i.next()).toMatch(/^220 /);
+    const extra = await smtpSession(s.smtpPort!);
+    expect(await extra.next()).toMatch(/^421 /);
+    for (const i of [...idle, extra]) i.socket.destroy();
   });
 });

@@ -19,6 +19,9 @@ import type { Arrival, Intake } from './intake.ts';
  */
 export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 
+/** SMTP sessions open at once (each holds a descriptor; a mail server needs few). */
+export const MAX_SMTP_CLIENTS = 64;
+
 const tooLarge = () =>
   Object.assign(new Error(`message too large: the limit is ${MAX_MESSAGE_BYTES} bytes`), { responseCode: 552 });
 
@@ -45,6 +48,8 @@ export async function startEmailArrivals(input: {
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: MAX_MESSAGE_BYTES,
+    // Connections bounded as HTTP's are: past this many, a new one is answered 421 and closed.
+    maxClients: MAX_SMTP_CLIENTS,
     banner: 'extract serve (emulated document intake)',
     logger: false,
     // On close, a sender still connected (one left hanging after a 452, say) is cut after a second, not the default 30.
