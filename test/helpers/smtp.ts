@@ -67,7 +67,7 @@ export async function sendBigMail(
     await command(s, `RCPT TO:<${options.to}>`, /^250/);
     await command(s, 'DATA', /^354/);
     const boundary = 'b0undary';
-    let head = 'From: sender@example.com\r\nTo: ' + options.to + '\r\nSubject: big\r\nMIME-Version: 1.0\r\n';
+    let head = `From: sender@example.com\r\nTo: ${options.to}\r\nSubject: big\r\nMIME-Version: 1.0\r\n`;
     if (options.headerBytes)
       head += `X-Pad: x\r\n${` ${'x'.repeat(70)}\r\n`.repeat(Math.ceil(options.headerBytes / 73))}`;
     head += `Content-Type: multipart/mixed; boundary="${boundary}"\r\n\r\n--${boundary}\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename="big.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\n`;
