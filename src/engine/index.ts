@@ -108,7 +108,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   function spawn(): Slot {
     const child = fork(workerPath(), [], {
-      execArgv: [`--max-old-space-size=${heapMb}`],
+      // The parent's flags (a loader hook, say) and the heap limit.
+      execArgv: [
+        ...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
+        `--max-old-space-size=${heapMb}`,
+      ],
       env: { ...process.env, EXTRACT_ENGINE_MEMORY_MB: String(memoryMb) },
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
