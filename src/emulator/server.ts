@@ -80,6 +80,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     (await import('../engine/index.ts')).createEngine({
       maxFileBytes: config.processing.max_file_bytes,
       memoryMb: config.processing.engine_memory_mb,
+      warm: true,
     });
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;

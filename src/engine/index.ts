@@ -26,7 +26,7 @@ import {
  *
  * - memory: each process's resident size (VmRSS in /proc/<pid>/status) is read every
  *   WATCH_INTERVAL_MS while it reads a document; past `memoryMb` it is killed and the document is
- *   refused as too_large. Its V8 heap has its own limit (--max-old-space-size=heapMb).
+ *   refused as too_large. Its V8 heap has a limit too (--max-old-space-size=heapMb), and running out of it is too_large as well.
  * - time: the caller's signal (a deadline) kills the process reading its document.
  * - fairness: a document read for longer than `slowMs` is slow. When fresh documents wait and no
  *   process is free, slow documents may hold at most `workers - 1` processes: the slowest beyond that
@@ -51,11 +51,16 @@ export type EngineOptions = {
   memoryMb?: number;
   slowMs?: number;
   maxFileBytes?: number;
+  /**
+   * Start every process now and replace one that was killed at once, so no document waits for a
+   * process to start (Node and pdfjs: 1–4 s on a loaded 2-core machine). serve does; a one-off caller need not.
+   */
+  warm?: boolean;
   /** The clock the fairness rule reads (tests inject one). */
   now?: () => number;
 };
 
-/** Each process's old-generation heap limit: room for a 300-page PDF, not for a decompression bomb. */
+/** Each process's V8 heap limit (at most its resident limit): room for a 300-page PDF, not for a bomb of objects. */
 export const ENGINE_HEAP_MB = 512;
 /** Each process's resident memory limit: a 300-page PDF or an OCR'd scan needs well under half of it. */
 export const ENGINE_MEMORY_MB = 1024;
@@ -81,6 +86,9 @@ function workerPath(): string {
     : fileURLToPath(new URL('./worker.ts', import.meta.url));
 }
 
+/** How a process that ran out of memory ends: its own check (137), V8's fatal heap error (abort). */
+const OUT_OF_MEMORY = new Set(['exit code 137', 'exit code 134', 'signal SIGABRT']);
+
 /** A process's resident memory in MB (Linux), or null when /proc cannot say (it has gone, or no /proc). */
 export function residentMb(pid: number): number | null {
   try {
@@ -93,8 +101,8 @@ export function residentMb(pid: number): number | null {
 
 export function createEngine(options: EngineOptions = {}): Engine {
   const size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-  const heapMb = options.heapMb ?? ENGINE_HEAP_MB;
   const memoryMb = options.memoryMb ?? ENGINE_MEMORY_MB;
+  const heapMb = Math.min(options.heapMb ?? ENGINE_HEAP_MB, memoryMb);
   const slowMs = options.slowMs ?? ENGINE_SLOW_MS;
   const now = options.now ?? Date.now;
   const maxFileBytes = Math.min(options.maxFileBytes ?? MAX_ENGINE_FILE_BYTES, MAX_ENGINE_FILE_BYTES);
@@ -137,7 +145,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       if (i >= 0) slots.splice(i, 1);
       if (job && stopping === 'requeue') {
         // Stopped to let fresh documents through: it is read again later, from the start.
-      } else if (job && (stopping === 'memory' || why === 'exit code 137')) {
+      } else if (job && (stopping === 'memory' || OUT_OF_MEMORY.has(why))) {
         job.reject(
           new EngineError(
             'too_large',
@@ -147,7 +155,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
       } else if (job) {
         job.reject(internalError(`the engine process stopped while reading a document (${why})`, undefined));
       }
-      if (!closed) dispatch();
+      if (!closed) {
+        dispatch();
+        if (options.warm) while (slots.length < size) spawn();
+      }
     };
     child.once('error', (e: Error) => {
       child.kill('SIGKILL');
@@ -272,6 +283,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       dispatch();
     });
   }
+
+  if (options.warm) while (slots.length < size) spawn();
 
   return {
     async countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number> {
