@@ -23,6 +23,13 @@ export type Outcome =
    */
   | { status: 'error'; error: string; cause: 'unreadable' | 'internal'; notes?: string[] };
 
+/**
+ * A background document still reading this long after its simulated time yields its place among
+ * `processing.concurrency` to the next one (it goes on, and the engine's fair queue puts fresh
+ * documents before it): a few slow or hostile documents never hold the background queue.
+ */
+export const OVERTIME_MS = 5000;
+
 /** Starts of background extraction before a document that never ends is failed (README: Emulator behaviour). */
 export const MAX_ATTEMPTS = 3;
 
@@ -218,17 +225,28 @@ export function createProcessor(input: {
     },
     enqueue(doc, injectedError) {
       if (closed) return;
-      const task = limit(() => (closed ? undefined : background(doc, injectedError)));
-      running.add(task);
-      // Nothing in the background may take the process down: a failure is logged, never thrown.
-      void task
-        .catch((err: unknown) => {
-          if (err instanceof EngineClosedError) return;
-          log(
-            `internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-          );
-        })
-        .finally(() => running.delete(task));
+      const slot = limit(async () => {
+        if (closed) return;
+        const work = background(doc, injectedError);
+        // Nothing in the background may take the process down: a failure is logged, never thrown.
+        running.add(work);
+        void work
+          .catch((err: unknown) => {
+            if (err instanceof EngineClosedError) return;
+            log(
+              `internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+            );
+          })
+          .finally(() => running.delete(work));
+        let timer: NodeJS.Timeout | undefined;
+        const overtime = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, (doc.page_count ?? 1) * config.processing.ms_per_page + OVERTIME_MS);
+          timer.unref();
+        });
+        await Promise.race([work.catch(() => {}), overtime]).finally(() => clearTimeout(timer));
+      });
+      running.add(slot);
+      void slot.catch(() => {}).finally(() => running.delete(slot));
     },
     abandon(documentId, reason) {
       finish(documentId, { status: 'error', cause: 'internal', error: reason });

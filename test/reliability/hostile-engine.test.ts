@@ -179,6 +179,33 @@ describe('hostile: the engine is bounded on every route', () => {
   );
 
   it(
+    'honest documents flow beside documents that read for long: neither the background queue nor the engine is held by them',
+    async () => {
+      // 400 MB of path operators, Flate'd twice (2 KB): tens of seconds of reading each, within the memory limit.
+      const slow = await flateBombPdf(400 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
+      const s = await emulator({ processing: { ms_per_page: 0, concurrency: 2 } });
+      const slowIds: string[] = [];
+      for (const name of ['slow-1.pdf', 'slow-2.pdf']) {
+        const ticket = await stored(s, slow, name);
+        const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+        expect(r.status).toBe(200);
+        slowIds.push(r.body.document_id as string);
+      }
+      // Both background places and both engine processes are taken by the slow ones.
+      const ticket = await stored(s, await invoicePdf(13), 'honest.pdf');
+      const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+      const honest = DocumentBody.parse((await waitForDocument(s, r.body.document_id, undefined, LONG)).body);
+      expect(honest.status, honest.error ?? '').toBe('completed');
+      // It went past them: both are still being read.
+      const states = await Promise.all(
+        slowIds.map(async (id) => DocumentBody.parse((await call(s, 'GET', `/api/v1/documents/${id}`)).body).status),
+      );
+      expect(states).toEqual(['processing', 'processing']);
+    },
+    LONG,
+  );
+
+  it(
     'a bomb past processing.timeout_ms ends in error, refunded, with the deadline in its notes',
     async () => {
       const s = await emulator({ processing: { ms_per_page: 0, concurrency: 2, timeout_ms: 1500 } });
