@@ -52,8 +52,8 @@ export type EngineOptions = {
   slowMs?: number;
   maxFileBytes?: number;
   /**
-   * Start every process now and replace one that was killed at once, so no document waits for a
-   * process to start (Node and pdfjs: 1–4 s on a loaded 2-core machine). serve does; a one-off caller need not.
+   * Keep one process started and idle (now, and after one is killed), so a document seldom waits for
+   * a process to start (Node and pdfjs: 1–4 s on a loaded 2-core machine). serve does; a one-off caller need not.
    */
   warm?: boolean;
   /** The clock the fairness rule reads (tests inject one). */
@@ -157,7 +157,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
       if (!closed) {
         dispatch();
-        if (options.warm) while (slots.length < size) spawn();
+        keepOneReady();
       }
     };
     child.once('error', (e: Error) => {
@@ -198,6 +198,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       free.child.channel?.ref();
       free.child.send(job.request);
     }
+    keepOneReady();
     watching();
   }
 
@@ -259,7 +260,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     source: EngineSource,
     options: EngineCallOptions = {},
   ): Promise<WorkerReply & { ok: true }> {
-    if (closed) throw new Error('the engine is closed');
+    if (closed) throw new EngineClosedError('the engine is closed');
     await refuseTooLarge(source, maxFileBytes);
     const signal = options.signal;
     signal?.throwIfAborted();
@@ -284,7 +285,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
     });
   }
 
-  if (options.warm) while (slots.length < size) spawn();
+  function keepOneReady(): void {
+    if (options.warm && !closed && slots.length < size && !slots.some((s) => s.job === null && !s.stopping)) spawn();
+  }
+  keepOneReady();
 
   return {
     async countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number> {
