@@ -181,9 +181,10 @@ describe('hostile: the engine is bounded on every route', () => {
   it(
     'honest documents flow beside documents that read for long: neither the background queue nor the engine is held by them',
     async () => {
-      // 400 MB of path operators, Flate'd twice (2 KB): tens of seconds of reading each, within the memory limit.
+      // 400 MB of path operators, Flate'd twice (2 KB): tens of seconds of reading each, within a raised
+      // memory limit (they peak past 1 GB), so only their time is in question here.
       const slow = await flateBombPdf(400 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
-      const s = await emulator({ processing: { ms_per_page: 0, concurrency: 2 } });
+      const s = await emulator({ processing: { ms_per_page: 0, concurrency: 2, engine_memory_mb: 4096 } });
       const slowIds: string[] = [];
       for (const name of ['slow-1.pdf', 'slow-2.pdf']) {
         const ticket = await stored(s, slow, name);
