@@ -131,7 +131,7 @@ describe('hostile: the engine is bounded on every route', () => {
   );
 
   it(
-    'a bomb by the app upload and by email ends in error, refunded; an honest one beside it completes',
+    'a bomb by the app upload, the inbound webhook and email ends in error, refunded; an honest one beside them completes',
     async () => {
       const s = await emulator({}, { smtpPort: 0 });
       const app = await postForm(
@@ -139,6 +139,11 @@ describe('hostile: the engine is bounded on every route', () => {
         formOf([{ name: 'app-bomb.pdf', bytes: bomb }]),
       );
       expect(app.status, JSON.stringify(app.body)).toBe(200);
+      const inbound = await postForm(
+        s.inboundUrls.get('prs_invoices')!,
+        formOf([{ name: 'inbound-bomb.pdf', bytes: bomb }]),
+      );
+      expect(inbound.status, JSON.stringify(inbound.body)).toBe(200);
       const transport = nodemailer.createTransport({
         host: '127.0.0.1',
         port: s.smtpPort!,
@@ -161,12 +166,17 @@ describe('hostile: the engine is bounded on every route', () => {
         file_name: string;
       }>;
       const byName = new Map(docs.map((d) => [d.file_name, d.document_id]));
-      expect([...byName.keys()].sort()).toEqual(['app-bomb.pdf', 'mail-bomb.pdf', 'mail-honest.pdf']);
+      expect([...byName.keys()].sort()).toEqual([
+        'app-bomb.pdf',
+        'inbound-bomb.pdf',
+        'mail-bomb.pdf',
+        'mail-honest.pdf',
+      ]);
       const honest = DocumentBody.parse(
         (await waitForDocument(s, byName.get('mail-honest.pdf')!, undefined, LONG)).body,
       );
       expect(honest.status, honest.error ?? '').toBe('completed');
-      for (const name of ['app-bomb.pdf', 'mail-bomb.pdf']) {
+      for (const name of ['app-bomb.pdf', 'inbound-bomb.pdf', 'mail-bomb.pdf']) {
         const { doc, notes, kinds } = await refundedError(s, byName.get(name)!);
         expect(doc.status).toBe('error');
         expect(doc.error).toContain('more memory than the engine allows');
