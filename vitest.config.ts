@@ -8,6 +8,7 @@ import SlowFirstSequencer from './test/sequencer.ts';
  */
 const MEASURED = [
   'test/reliability/hostile-bounds.test.ts',
+  'test/reliability/hostile-engine.test.ts',
   'test/reliability/hostile-webhooks.test.ts',
   'test/reliability/load.test.ts',
   'test/e2e/batch-cron.test.ts',

@@ -71,12 +71,23 @@ export const EmulatorConfig = z
         /** A background extraction that takes longer is stopped, and the document fails (refunded). */
         timeout_ms: z.number().int().positive().default(600_000),
         /**
+         * Each engine process's resident memory limit: a document that makes the reader hold more
+         * (a decompression bomb) is stopped there and fails as unreadable (refunded; 422 inline).
+         */
+        engine_memory_mb: z.number().int().min(128).default(1024),
+        /**
          * The rehearsal limit: a larger file is accepted and counted, then ends in error with its
          * credits refunded (as a failure does on the real service, which has no ceiling).
          */
         max_file_bytes: z.number().int().positive().max(MAX_ENGINE_FILE_BYTES).default(MAX_ENGINE_FILE_BYTES),
       })
-      .default({ ms_per_page: 20, concurrency: 2, timeout_ms: 600_000, max_file_bytes: MAX_ENGINE_FILE_BYTES }),
+      .default({
+        ms_per_page: 20,
+        concurrency: 2,
+        timeout_ms: 600_000,
+        engine_memory_mb: 1024,
+        max_file_bytes: MAX_ENGINE_FILE_BYTES,
+      }),
     webhook_delivery: z
       .strictObject({
         /** An attempt that has no 2xx answer within this time counts as failed. */

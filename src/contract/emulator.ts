@@ -97,7 +97,7 @@ export type Grounding = z.infer<typeof Grounding>;
  */
 /** Why pages were not read, or read as nothing (no text layer and no OCR result, OCR's budgets), in the user's words. */
 export const ReadingNotes = z.array(z.string());
-/** notes: empty when every page was read; the public API's answer never carries them. */
+/** notes: empty when every page was read; for a failed document, which limit stopped it. The public API's answer never carries them. */
 export const AppDocumentDetail = AppDocument.extend({
   grounding: Grounding.nullable(),
   notes: ReadingNotes,

@@ -50,7 +50,8 @@ export type Documents = {
     notes?: string[],
   ): boolean;
   /** processing -> error; false when it was no longer processing. */
-  fail(documentId: string, error: string, atMs: number): boolean;
+  /** notes: why it failed, for the emulator's own surface (which limit stopped it). */
+  fail(documentId: string, error: string, atMs: number, notes?: string[]): boolean;
   processing(): DocumentRow[];
   /** Counts one more start of background extraction and returns how many there were (restarts included). */
   startAttempt(documentId: string): number;
@@ -71,7 +72,7 @@ export function createDocuments(db: DatabaseSync): Documents {
     `UPDATE documents SET status = 'completed', page_count = ?, results = ?, grounding = ?, notes = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
   );
   const fail = db.prepare(
-    `UPDATE documents SET status = 'error', error = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
+    `UPDATE documents SET status = 'error', error = ?, notes = ?, finished_at = ? WHERE document_id = ? AND status = 'processing'`,
   );
   const attempt = db.prepare('UPDATE documents SET attempts = attempts + 1 WHERE document_id = ? RETURNING attempts');
   const processing = db.prepare(`SELECT * FROM documents WHERE status = 'processing' ORDER BY created_at, document_id`);
@@ -109,8 +110,11 @@ export function createDocuments(db: DatabaseSync): Documents {
         ).changes === 1
       );
     },
-    fail(documentId, error, atMs) {
-      return fail.run(error, atMs, documentId).changes === 1;
+    fail(documentId, error, atMs, notes) {
+      return (
+        fail.run(error, notes === undefined || notes.length === 0 ? null : JSON.stringify(notes), atMs, documentId)
+          .changes === 1
+      );
     },
     processing() {
       return (processing.all() as RawRow[]).map(decode);

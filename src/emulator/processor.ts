@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import type { EmulatorConfig, ParserConfig, Results } from '../contract/index.ts';
-import { EngineError, type Engine, type Grounding } from '../engine/types.ts';
+import { EngineClosedError, EngineError, type Engine, type Grounding } from '../engine/types.ts';
 import type { EmulatorDeps } from './clock.ts';
 import type { DocumentRow, Documents } from './documents.ts';
 import type { Ledger } from './ledger.ts';
@@ -17,8 +17,18 @@ import type { Store } from './store.ts';
 export type Outcome =
   /** grounding: where each value was found, kept for the emulator's own surface only. */
   | { status: 'completed'; pageCount: number; results: Results; grounding?: Grounding; notes?: string[] }
-  /** unreadable: the document's fault (corrupt, encrypted...); internal: the emulator's. */
-  | { status: 'error'; error: string; cause: 'unreadable' | 'internal' };
+  /**
+   * unreadable: the document's fault (corrupt, encrypted, over the engine's memory limit...); internal: the
+   * emulator's. notes: which limit stopped it, for the emulator's own surface.
+   */
+  | { status: 'error'; error: string; cause: 'unreadable' | 'internal'; notes?: string[] };
+
+/**
+ * A background document still reading this long after its simulated time yields its place among
+ * `processing.concurrency` to the next one (it goes on, and the engine's fair queue puts fresh
+ * documents before it): a few slow or hostile documents never hold the background queue.
+ */
+export const OVERTIME_MS = 5000;
 
 /** Starts of background extraction before a document that never ends is failed (README: Emulator behaviour). */
 export const MAX_ATTEMPTS = 3;
@@ -43,7 +53,12 @@ export type Processor = {
   onFinished(listener: (doc: DocumentRow) => void): void;
   /** Resolves when the background queue is empty. */
   idle(): Promise<void>;
-  /** Stops taking new work and waits for what is running. */
+  /**
+   * Stops taking new work and finishing documents: what the engine was reading when it was closed
+   * stays processing (resume() takes it up on the next start).
+   */
+  stop(): void;
+  /** stop(), then waits for what is running. */
   close(): Promise<void>;
 };
 
@@ -105,7 +120,7 @@ export function createProcessor(input: {
               outcome.grounding,
               outcome.notes,
             )
-          : documents.fail(documentId, outcome.error, deps.now());
+          : documents.fail(documentId, outcome.error, deps.now(), outcome.notes);
       if (done && outcome.status === 'error') ledger.refund(documentId, deps.now());
       if (done) onFinishedInTransaction?.(documents.get(documentId)!);
       if (done && outcome.status === 'completed') onCompleted?.(outcome.results);
@@ -153,8 +168,19 @@ export function createProcessor(input: {
         ...(out.notes ? { notes: out.notes } : {}),
       };
     } catch (err) {
-      if (signal?.aborted) return { status: 'error', cause: 'internal', error: reasonOf(signal) };
-      if (err instanceof EngineError) return { status: 'error', cause: 'unreadable', error: err.message };
+      // The server is stopping: the document was not read, and is neither failed nor refunded.
+      if (err instanceof EngineClosedError) throw err;
+      if (signal?.aborted) {
+        const error = reasonOf(signal);
+        return { status: 'error', cause: 'internal', error, notes: [`stopped: ${error}`] };
+      }
+      if (err instanceof EngineError) {
+        const notes =
+          err.code === 'too_large'
+            ? [`stopped by processing.engine_memory_mb (${config.processing.engine_memory_mb} MB): ${err.message}`]
+            : undefined;
+        return { status: 'error', cause: 'unreadable', error: err.message, ...(notes ? { notes } : {}) };
+      }
       return {
         status: 'error',
         cause: 'internal',
@@ -201,16 +227,28 @@ export function createProcessor(input: {
     },
     enqueue(doc, injectedError) {
       if (closed) return;
-      const task = limit(() => (closed ? undefined : background(doc, injectedError)));
-      running.add(task);
-      // Nothing in the background may take the process down: a failure is logged, never thrown.
-      void task
-        .catch((err: unknown) =>
-          log(
-            `internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-          ),
-        )
-        .finally(() => running.delete(task));
+      const slot = limit(async () => {
+        if (closed) return;
+        const work = background(doc, injectedError);
+        // Nothing in the background may take the process down: a failure is logged, never thrown.
+        running.add(work);
+        void work
+          .catch((err: unknown) => {
+            if (err instanceof EngineClosedError) return;
+            log(
+              `internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+            );
+          })
+          .finally(() => running.delete(work));
+        let timer: NodeJS.Timeout | undefined;
+        const overtime = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, (doc.page_count ?? 1) * config.processing.ms_per_page + OVERTIME_MS);
+          timer.unref();
+        });
+        await Promise.race([work.catch(() => {}), overtime]).finally(() => clearTimeout(timer));
+      });
+      running.add(slot);
+      void slot.catch(() => {}).finally(() => running.delete(slot));
     },
     abandon(documentId, reason) {
       finish(documentId, { status: 'error', cause: 'internal', error: reason });
@@ -220,6 +258,9 @@ export function createProcessor(input: {
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
+    },
+    stop() {
+      closed = true;
     },
     async close() {
       closed = true;

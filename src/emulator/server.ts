@@ -76,7 +76,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const log = options.log ?? (() => {});
   const emit = options.events;
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
-  const engine = options.engine ?? (await import('../engine/index.ts')).createEngine();
+  const engine =
+    options.engine ??
+    (await import('../engine/index.ts')).createEngine({ memoryMb: config.processing.engine_memory_mb, warm: true });
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;
   const host = options.host ?? '127.0.0.1';
@@ -119,11 +121,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     faults,
     close() {
       closing ??= (async () => {
+        // The engine's processes first, whatever they read (a bomb may take minutes): the documents
+        // they held stay processing, and resume() queues them again on the next start.
+        processor.stop();
+        if (!options.engine) await engine.close();
         await email?.close();
         await app.close();
         await processor.close();
         await webhooks.close();
-        if (!options.engine) await engine.close();
         store.close();
       })();
       return closing;

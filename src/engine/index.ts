@@ -1,15 +1,17 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { WorkerReply, WorkerRequest } from './protocol.ts';
 import { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
-import { hasErrno } from '../errno.ts';
 import { BUNDLED, PACKAGE_ROOT } from '../package-root.ts';
 import {
   type Engine,
   type EngineCallOptions,
+  EngineClosedError,
   EngineError,
   type EngineJob,
   type EngineOutput,
@@ -17,109 +19,237 @@ import {
 } from './types.ts';
 
 /**
- * The extraction engine as the emulator uses it: a small pool of worker threads, so that
- * reading a 300-page PDF never blocks the API's event loop. Each worker reads one document
- * at a time; more requests wait in order. Idle workers do not keep the process alive.
+ * The extraction engine as the emulator uses it: a small pool of child processes, so that reading
+ * a 300-page PDF never blocks the API's event loop, and whatever a document makes the reader hold
+ * (pdfjs's decoded streams are ArrayBuffers, outside any V8 heap limit) is bounded by a limit the
+ * pool enforces from outside and given back to the OS when it kills the process:
+ *
+ * - memory: each process's resident size (VmRSS in /proc/<pid>/status) is read every
+ *   WATCH_INTERVAL_MS while it reads a document; past `memoryMb` it is killed and the document is
+ *   refused as too_large. Its V8 heap has a limit too (--max-old-space-size=heapMb), and running out of it is too_large as well.
+ * - time: the caller's signal (a deadline) kills the process reading its document.
+ * - fairness: a document read for longer than `slowMs` is slow. When fresh documents wait and no
+ *   process is free, slow documents may hold at most `workers - 1` processes: the slowest beyond that
+ *   is stopped and queued again behind every fresh document (it starts over later, with the time it
+ *   has left under its caller's deadline). So documents that take long (a bomb of work, or a huge
+ *   honest one) never hold every process while others wait.
+ *
+ * Idle processes stay warm (unref'd: they keep nothing alive); `close()` kills them at once.
  */
 
 export { extractInProcess, countPagesInProcess } from './extract.ts';
-export { EngineError, MAX_ENGINE_FILE_BYTES } from './types.ts';
+export { EngineClosedError, EngineError, MAX_ENGINE_FILE_BYTES } from './types.ts';
 export type { Engine, EngineErrorCode, EngineInput, EngineJob, EngineOutput, EngineSource, FileRef } from './types.ts';
 
 /**
- * workers: threads at most. heapMb: each worker's V8 heap limit (resourceLimits); a document
- * that needs more is refused as too_large instead of taking the server's memory.
+ * workers: processes at most. heapMb: each process's V8 heap limit. memoryMb: each process's
+ * resident memory limit (the watchdog's). slowMs: when a document's reading counts as slow (fairness).
  */
-export type EngineOptions = { workers?: number; heapMb?: number; maxFileBytes?: number };
+export type EngineOptions = {
+  workers?: number;
+  heapMb?: number;
+  memoryMb?: number;
+  slowMs?: number;
+  maxFileBytes?: number;
+  /**
+   * Keep one process started and idle (now, and after one is killed), so a document seldom waits for
+   * a process to start (Node and pdfjs: 1–4 s on a loaded 2-core machine). serve does; a one-off caller need not.
+   */
+  warm?: boolean;
+  /** The clock the fairness rule reads (tests inject one). */
+  now?: () => number;
+};
 
-/** Each worker's old-generation heap limit: room for a 300-page PDF, not for a decompression bomb. */
+/** Each process's V8 heap limit (at most its resident limit): room for a 300-page PDF, not for a bomb of objects. */
 export const ENGINE_HEAP_MB = 512;
+/** Each process's resident memory limit: a 300-page PDF or an OCR'd scan needs well under half of it. */
+export const ENGINE_MEMORY_MB = 1024;
+/** A document read for longer than this is slow: it may be stopped and queued again behind fresh ones. */
+export const ENGINE_SLOW_MS = 5000;
+/** How often a busy process's resident memory is read. */
+export const WATCH_INTERVAL_MS = 100;
 
 type Job = {
   request: WorkerRequest;
   resolve: (reply: WorkerReply & { ok: true }) => void;
   reject: (error: Error) => void;
   signal: AbortSignal | undefined;
+  /** Times it was stopped to let fresh documents through. */
+  requeued: number;
 };
-type Slot = { worker: Worker; job: Job | null };
+type Slot = { child: ChildProcess; job: Job | null; startedAt: number; stopping: 'memory' | 'requeue' | null };
 
 /** The bundle's worker entry (dist/engine/worker.js) after a build; the .ts source under vitest (Node strips its types). */
-function workerUrl(): URL {
+function workerPath(): string {
   return BUNDLED
-    ? pathToFileURL(join(PACKAGE_ROOT, 'dist', 'engine', 'worker.js'))
-    : new URL('./worker.ts', import.meta.url);
+    ? join(PACKAGE_ROOT, 'dist', 'engine', 'worker.js')
+    : fileURLToPath(new URL('./worker.ts', import.meta.url));
+}
+
+/** How a process that ran out of memory ends: its own check (137), V8's fatal heap error (abort). */
+const OUT_OF_MEMORY = new Set(['exit code 137', 'exit code 134', 'signal SIGABRT']);
+
+/** A process's resident memory in MB (Linux), or null when /proc cannot say (it has gone, or no /proc). */
+export function residentMb(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
 }
 
 export function createEngine(options: EngineOptions = {}): Engine {
   const size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-  const heapMb = options.heapMb ?? ENGINE_HEAP_MB;
+  const memoryMb = options.memoryMb ?? ENGINE_MEMORY_MB;
+  const heapMb = Math.min(options.heapMb ?? ENGINE_HEAP_MB, memoryMb);
+  const slowMs = options.slowMs ?? ENGINE_SLOW_MS;
+  const now = options.now ?? Date.now;
   const maxFileBytes = Math.min(options.maxFileBytes ?? MAX_ENGINE_FILE_BYTES, MAX_ENGINE_FILE_BYTES);
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  /** Documents not yet read, in arrival order; then those stopped for running long, read when none waits. */
+  const fresh: Job[] = [];
+  const again: Job[] = [];
   let nextId = 1;
   let closed = false;
+  let watch: NodeJS.Timeout | undefined;
 
   function spawn(): Slot {
-    const worker = new Worker(workerUrl(), { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
-    const slot: Slot = { worker, job: null };
-    worker.unref();
-    worker.on('message', (reply: WorkerReply) => {
+    const child = fork(workerPath(), [], {
+      // The parent's flags (a loader hook, say) and the heap limit.
+      execArgv: [
+        ...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
+        `--max-old-space-size=${heapMb}`,
+      ],
+      env: { ...process.env, EXTRACT_ENGINE_MEMORY_MB: String(memoryMb) },
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    const slot: Slot = { child, job: null, startedAt: 0, stopping: null };
+    idle(slot);
+    child.on('message', (reply: WorkerReply) => {
       const job = slot.job;
       if (!job || job.request.id !== reply.id) return;
-      finish(slot);
+      slot.job = null;
+      idle(slot);
       if (reply.ok) job.resolve(reply);
       else if (reply.error.kind === 'engine') job.reject(new EngineError(reply.error.code, reply.error.message));
       else job.reject(internalError(reply.error.message, reply.error.stack));
+      dispatch();
     });
-    const lost = (why: string, outOfMemory = false) => {
+    const lost = (why: string) => {
       const job = slot.job;
+      const stopping = slot.stopping;
       slot.job = null;
       const i = slots.indexOf(slot);
       if (i >= 0) slots.splice(i, 1);
-      if (job && outOfMemory) {
+      if (job && stopping === 'requeue') {
+        // Stopped to let fresh documents through: it is read again later, from the start.
+      } else if (job && (stopping === 'memory' || OUT_OF_MEMORY.has(why))) {
         job.reject(
           new EngineError(
             'too_large',
-            `reading the document needs more memory than the engine allows (${heapMb} MB per worker): split or re-save the file and submit it again`,
+            `reading the document needs more memory than the engine allows (${memoryMb} MB per engine process): a decompression bomb, or a file to split or re-save before submitting it again`,
           ),
         );
       } else if (job) {
-        job.reject(internalError(`the engine worker stopped while reading a document (${why})`, undefined));
+        job.reject(internalError(`the engine process stopped while reading a document (${why})`, undefined));
       }
-      if (!closed) dispatch();
+      if (!closed) {
+        dispatch();
+        keepOneReady();
+      }
     };
-    worker.on('error', (e: Error) => lost(e.message, hasErrno(e, 'ERR_WORKER_OUT_OF_MEMORY')));
-    worker.on('exit', (code) => lost(`exit code ${code}`));
+    child.once('error', (e: Error) => {
+      child.kill('SIGKILL');
+      lost(e.message);
+    });
+    child.once('exit', (code, signal) => lost(signal ? `signal ${signal}` : `exit code ${code}`));
     slots.push(slot);
     return slot;
   }
 
-  function finish(slot: Slot): void {
-    slot.job = null;
-    slot.worker.unref();
-    dispatch();
+  /** An idle process keeps nothing alive (its channel and handle are unref'd); a busy one does. */
+  function idle(slot: Slot): void {
+    slot.child.unref();
+    slot.child.channel?.unref();
+  }
+
+  function stop(slot: Slot, why: 'memory' | 'requeue'): void {
+    if (slot.stopping) return;
+    slot.stopping = why;
+    slot.child.kill('SIGKILL');
   }
 
   function dispatch(): void {
-    while (queue.length > 0) {
-      const idle = slots.find((s) => s.job === null) ?? (slots.length < size ? spawn() : undefined);
-      const job = idle ? queue.shift() : undefined;
-      if (!idle || !job) return;
-      idle.job = job;
-      idle.worker.ref();
-      idle.worker.postMessage(job.request);
+    if (closed) return;
+    for (;;) {
+      const queue = fresh.length > 0 ? fresh : again;
+      if (queue.length === 0) break;
+      const free = slots.find((s) => s.job === null && !s.stopping) ?? (slots.length < size ? spawn() : undefined);
+      if (!free) {
+        if (fresh.length > 0) makeRoom();
+        break;
+      }
+      const job = queue.shift()!;
+      free.job = job;
+      free.startedAt = now();
+      free.child.ref();
+      free.child.channel?.ref();
+      free.child.send(job.request);
+    }
+    keepOneReady();
+    watching();
+  }
+
+  /** Fresh documents wait and every process is busy: slow documents keep at most size - 1 of them. */
+  function makeRoom(): void {
+    const t = now();
+    const slow = slots.filter((s) => s.job !== null && !s.stopping && t - s.startedAt >= slowMs);
+    const keep = size - 1;
+    if (slow.length <= keep) return;
+    slow.sort((a, b) => a.startedAt - b.startedAt);
+    for (const slot of slow.slice(0, slow.length - keep)) {
+      const job = slot.job!;
+      job.requeued++;
+      again.push(job);
+      stop(slot, 'requeue');
     }
   }
 
-  /** A cancelled job leaves the queue, or its worker is stopped (a new one is spawned for the next job). */
+  /** While any process reads, its memory is read every WATCH_INTERVAL_MS, and fairness is checked. */
+  function watching(): void {
+    const busy = slots.some((s) => s.job !== null);
+    if (busy && !watch) {
+      watch = setInterval(tick, WATCH_INTERVAL_MS);
+      watch.unref();
+    } else if (!busy && watch) {
+      clearInterval(watch);
+      watch = undefined;
+    }
+  }
+
+  function tick(): void {
+    for (const slot of slots) {
+      if (slot.job === null || slot.stopping || slot.child.pid === undefined) continue;
+      const mb = residentMb(slot.child.pid);
+      if (mb !== null && mb > memoryMb) stop(slot, 'memory');
+    }
+    if (fresh.length > 0) dispatch();
+    watching();
+  }
+
+  /** A cancelled job leaves its queue, or its process is killed (a new one is spawned for the next job). */
   function cancel(job: Job): void {
-    const queued = queue.indexOf(job);
-    if (queued >= 0) queue.splice(queued, 1);
+    for (const queue of [fresh, again]) {
+      const queued = queue.indexOf(job);
+      if (queued >= 0) queue.splice(queued, 1);
+    }
     const slot = slots.find((s) => s.job === job);
     if (slot) {
       slot.job = null;
       slots.splice(slots.indexOf(slot), 1);
-      void slot.worker.terminate();
+      slot.child.kill('SIGKILL');
     }
     job.reject(job.signal?.reason instanceof Error ? job.signal.reason : new Error('the engine call was cancelled'));
     dispatch();
@@ -130,7 +260,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     source: EngineSource,
     options: EngineCallOptions = {},
   ): Promise<WorkerReply & { ok: true }> {
-    if (closed) throw new Error('the engine is closed');
+    if (closed) throw new EngineClosedError('the engine is closed');
     await refuseTooLarge(source, maxFileBytes);
     const signal = options.signal;
     signal?.throwIfAborted();
@@ -147,12 +277,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
           reject(error);
         },
         signal,
+        requeued: 0,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      queue.push(job);
+      fresh.push(job);
       dispatch();
     });
   }
+
+  function keepOneReady(): void {
+    if (options.warm && !closed && slots.length < size && !slots.some((s) => s.job === null && !s.stopping)) spawn();
+  }
+  keepOneReady();
 
   return {
     async countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number> {
@@ -166,9 +302,26 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return reply.output;
     },
     async close(): Promise<void> {
+      if (closed) return;
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new Error('the engine was closed before it read this document'));
-      await Promise.all(slots.splice(0).map((s) => s.worker.terminate()));
+      if (watch) clearInterval(watch);
+      watch = undefined;
+      for (const job of [...fresh.splice(0), ...again.splice(0)])
+        job.reject(new EngineClosedError('the engine was closed before it read this document'));
+      const all = slots.splice(0);
+      await Promise.all(
+        all.map(async (slot) => {
+          const job = slot.job;
+          slot.job = null;
+          job?.reject(new EngineClosedError('the engine was closed while it read this document'));
+          if (slot.child.exitCode !== null || slot.child.signalCode !== null) return;
+          const exited = once(slot.child, 'exit');
+          // Referenced until it has exited, so the wait holds the event loop.
+          slot.child.ref();
+          slot.child.kill('SIGKILL');
+          await exited;
+        }),
+      );
     },
   };
 }

@@ -33,6 +33,11 @@ export class EngineError extends Error {
   }
 }
 
+/** The engine was closed (the server is stopping): the document was not read, through no fault of its own. */
+export class EngineClosedError extends Error {
+  override name = 'EngineClosedError';
+}
+
 export { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
 
 /** A stored file, read by the engine's worker itself by ranges (source.ts), so no thread ever holds it whole. */

@@ -56,3 +56,69 @@ export async function xrefBombPdf(entries: number): Promise<Buffer> {
     Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1'),
   ]);
 }
+
+/**
+ * A one-page PDF whose content stream is Flate'd twice over `inflated` bytes of zeros (issue 25:
+ * 5 KB on disk for 1 GB decoded). Built as streams (zeros -> deflate -> deflate), so making a 1 GB
+ * bomb never holds more than a few MB; a reader that decodes the page's content holds all of it.
+ */
+export async function flateBombPdf(
+  inflated: number,
+  text = 'Invoice Number: INV-BOMB',
+  pattern = '\0',
+): Promise<Buffer> {
+  const chunk = Buffer.alloc(1024 * 1024, pattern, 'latin1');
+  async function* zeros() {
+    for (let left = inflated; left > 0; left -= chunk.length)
+      yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+  }
+  const out: Buffer[] = [];
+  await pipeline(
+    Readable.from(zeros()),
+    createDeflate({ level: 9 }),
+    createDeflate({ level: 9 }),
+    async (chunks: AsyncIterable<Buffer>) => {
+      for await (const c of chunks) out.push(c);
+    },
+  );
+  const bomb = Buffer.concat(out);
+  // A little real text first, in a stream of its own, so the page reads as a page.
+  const honest = Buffer.from(`BT /F1 12 Tf 72 720 Td (${text}) Tj ET\n`, 'latin1');
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const add = (b: Buffer) => {
+    parts.push(b);
+    length += b.length;
+  };
+  const obj = (n: number, body: Buffer | string, stream?: Buffer) => {
+    offsets[n] = length;
+    add(Buffer.from(`${n} 0 obj\n`, 'latin1'));
+    add(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
+    if (stream) {
+      add(Buffer.from('\nstream\n', 'latin1'));
+      add(stream);
+      add(Buffer.from('\nendstream', 'latin1'));
+    }
+    add(Buffer.from('\nendobj\n', 'latin1'));
+  };
+  add(Buffer.from('%PDF-1.4\n', 'latin1'));
+  obj(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  obj(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+  obj(
+    3,
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents [5 0 R 6 0 R] >>',
+  );
+  obj(4, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+  obj(5, `<< /Length ${honest.length} >>`, honest);
+  obj(6, `<< /Length ${bomb.length} /Filter [/FlateDecode /FlateDecode] >>`, bomb);
+  const xrefAt = length;
+  const rows = offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`);
+  add(
+    Buffer.from(
+      `xref\n0 ${offsets.length}\n0000000000 65535 f \n${rows.join('')}trailer\n<< /Size ${offsets.length} /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
+  return Buffer.concat(parts);
+}

@@ -74,7 +74,7 @@ export function emulatorRoutes(input: {
         return {
           ...appDocument(doc),
           grounding: doc.status === 'completed' ? doc.grounding : null,
-          notes: doc.status === 'completed' ? (doc.notes ?? []) : [],
+          notes: doc.status === 'processing' ? [] : (doc.notes ?? []),
           file_url: `${EMULATOR_PREFIX}/documents/${encodeURIComponent(doc.document_id)}/file`,
         };
       },
