@@ -74,7 +74,14 @@ export type LabelMatch = {
 };
 
 export function normaliseWord(word: string): string {
+  // ASCII has no accents to strip and decomposes to itself: lower case is all (most words on most pages).
+  if (isAscii(word)) return word.toLowerCase();
   return word.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** Number words compare equal: index them under one key. */
@@ -178,6 +185,17 @@ export function labelsOf(field: Pick<Field, 'name' | 'label' | 'aliases'>): stri
   return forms.filter((f) => f.length > 0);
 }
 
+/** The words of the vocabulary's column titles, computed once per process (a fixed, small set). */
+const titleWordsCache = new Map<string, readonly string[]>();
+function titleWords(title: string): readonly string[] {
+  let words = titleWordsCache.get(title);
+  if (!words) {
+    words = tokens(title).map((t) => t.word);
+    titleWordsCache.set(title, words);
+  }
+  return words;
+}
+
 type VocabularyWords = { words: readonly string[]; concept: Concept | 'invoice_title'; fallback: boolean };
 let vocabularyCache: VocabularyWords[] | undefined;
 
@@ -195,16 +213,15 @@ function vocabularyWords(): VocabularyWords[] {
   return vocabularyCache;
 }
 
-/** Every label of a definition, each knowing the fields it names. */
-export class LabelIndex {
-  private readonly forms: LabelForm[] = [];
+/** The label forms of one definition, built once and shared by every document read with it (never changed after). */
+class LabelForms {
+  readonly forms: LabelForm[] = [];
   /** Forms by their first word, so a cell is compared only with the forms that can match it. */
-  private readonly byFirst = new Map<string, LabelForm[]>();
+  readonly byFirst = new Map<string, LabelForm[]>();
   /** Forms whose first word is a suffix ("*rechnung Nr"): compared with every cell. */
-  private readonly suffixed: LabelForm[] = [];
-  /** Every field asks about every cell: remember the answer per text. */
-  private readonly seen = new Map<string, LabelMatch | null>();
-
+  readonly suffixed: LabelForm[] = [];
+  /** Forms by their indexed words. */
+  private readonly byKey = new Map<string, LabelForm>();
   /** The concept each field path stands for. */
   readonly conceptOf = new Map<FieldPath, Concept>();
 
@@ -254,12 +271,7 @@ export class LabelIndex {
     this.addForms(column, path);
     const concept = columnConcept(column, nameWords(column.name));
     if (!concept) return;
-    for (const title of columnTitles(concept))
-      this.addForm(
-        tokens(title).map((t) => t.word),
-        undefined,
-        [[path, 1]],
-      );
+    for (const title of columnTitles(concept)) this.addForm([...titleWords(title)], undefined, [[path, 1]]);
   }
 
   private addForm(
@@ -276,8 +288,10 @@ export class LabelIndex {
       this.forms.push(form);
       this.byKey.set(key, form);
       const first = indexWord(words[0] ?? '');
+      const same = this.byFirst.get(first);
       if (first.startsWith('*')) this.suffixed.push(form);
-      else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form]);
+      else if (same) same.push(form);
+      else this.byFirst.set(first, [form]);
     }
     if (concept === 'invoice_title') form.title = true;
     else if (concept) {
@@ -289,9 +303,43 @@ export class LabelIndex {
       if (known === undefined || tier < known) form.owners.set(path, tier);
     }
   }
+}
 
-  /** Forms by their indexed words. */
-  private readonly byKey = new Map<string, LabelForm>();
+/** Definitions whose forms were built, by their JSON (a few parsers per emulator: small). */
+const FORMS_CACHE = new Map<string, LabelForms>();
+const FORMS_CACHE_SIZE = 32;
+
+function formsOf(fields: FieldDefinition): LabelForms {
+  const key = JSON.stringify(fields);
+  let forms = FORMS_CACHE.get(key);
+  if (forms) {
+    FORMS_CACHE.delete(key);
+  } else {
+    forms = new LabelForms(fields);
+    if (FORMS_CACHE.size >= FORMS_CACHE_SIZE) FORMS_CACHE.delete(FORMS_CACHE.keys().next().value ?? '');
+  }
+  FORMS_CACHE.set(key, forms);
+  return forms;
+}
+
+/**
+ * Every label of a definition, each knowing the fields it names. The forms are built once
+ * per definition (building them costs more than grounding a page); the answers per cell text
+ * are remembered per document.
+ */
+export class LabelIndex {
+  private readonly forms: LabelForms;
+  /** Every field asks about every cell: remember the answer per text. */
+  private readonly seen = new Map<string, LabelMatch | null>();
+
+  constructor(fields: FieldDefinition) {
+    this.forms = formsOf(fields);
+  }
+
+  /** The concept each field path stands for. */
+  get conceptOf(): ReadonlyMap<FieldPath, Concept> {
+    return this.forms.conceptOf;
+  }
 
   /** Whether a match is a document title ("Facture" in "Facture FA-2017-0010"). */
   isTitle(m: LabelMatch): boolean {
@@ -326,8 +374,14 @@ export class LabelIndex {
     if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
     const second = toks[1];
     const joined =
-      second && body.slice(first.end, second.start) === ' ' ? this.byFirst.get(first.word + second.word) : undefined;
-    const candidates = [...(this.byFirst.get(indexWord(first.word)) ?? []), ...(joined ?? []), ...this.suffixed];
+      second && body.slice(first.end, second.start) === ' '
+        ? this.forms.byFirst.get(first.word + second.word)
+        : undefined;
+    const candidates = [
+      ...(this.forms.byFirst.get(indexWord(first.word)) ?? []),
+      ...(joined ?? []),
+      ...this.forms.suffixed,
+    ];
     const all = candidates.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
     // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
     const plain = all.filter((m) => m.extra === undefined);
