@@ -2,7 +2,41 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { groundDefinition } from '../../src/engine/grounding.ts';
+import { formatHints } from '../../src/engine/hints.ts';
 import { LabelIndex, normaliseWord } from '../../src/engine/labels.ts';
+import type { Cell, Layout } from '../../src/engine/layout.ts';
+import { readPdf } from '../../src/engine/pdf-text.ts';
+import { type Doc, wholeDocument } from '../../src/engine/scope.ts';
+import { byLine, cellsLabelling, cellsWithTerms, labelledCells, linesOfLabels } from '../../src/engine/scope-index.ts';
+import { dueDatesIn } from '../../src/engine/terms.ts';
+import { makePdf } from '../helpers/pdf.ts';
+
+/** Invoice-like pages: a number, a date, parties, a few rows, payment terms and a total on each. */
+function invoicePages(count: number): string[][] {
+  return Array.from({ length: count }, (_, p) => [
+    `Invoice Number: INV-${String(p).padStart(6, '0')}`,
+    'Invoice Date: 2024-03-15',
+    `Vendor: Bench Supplies ${p}`,
+    'Bill To',
+    `Customer ${p} Ltd`,
+    ...Array.from({ length: 6 }, (_, i) => `Item ${i + 1}  ${i + 1} x ${p + i}.50`),
+    'Please pay by 2024-04-15.',
+    `Total: ${(100 + p).toFixed(2)}`,
+  ]);
+}
+
+function docOf(layout: Layout, fields: FieldDefinition): Doc {
+  return {
+    scope: wholeDocument(layout),
+    labels: new LabelIndex(fields),
+    hints: formatHints(layout),
+    objectPaths: new Set(['vendor', 'bill_to']),
+  };
+}
+
+const cellCount = (layout: Layout) =>
+  layout.pages.reduce((n, p) => n + p.lines.reduce((k, l) => k + l.cells.length, 0), 0);
 
 /**
  * The engine's work beyond pdfjs-dist's text, made cheaper without changing an answer
@@ -36,6 +70,99 @@ describe('engine speed: same answers, less work', () => {
     fc.assert(
       fc.property(words, (w) => normaliseWord(w) === reference(w)),
       { numRuns: 2000 },
+    );
+  });
+
+  it('engine: grounding asks about a cell label a few times per document, not once per field', async () => {
+    const { layout } = await readPdf(await makePdf(invoicePages(12)));
+    const doc = docOf(layout, INVOICE_FIELDS);
+    let asked = 0;
+    const match = doc.labels.match.bind(doc.labels);
+    doc.labels.match = (text: string) => {
+      asked++;
+      return match(text);
+    };
+    const { results } = groundDefinition(INVOICE_FIELDS, doc);
+    expect(results.total).toBeNull(); // twelve different totals: no answer, as before
+    // Every field asked about every cell: 16.9 times per cell here. Now the index of the document's scope
+    // asks once, and each object's blocks (twelve "Bill To" here) once more for their own cells: 4.8.
+    expect(asked).toBeLessThan(6 * cellCount(layout));
+  });
+
+  it('engine: the scope index finds exactly the cells a scan of every cell finds', () => {
+    const texts = fc.constantFrom(
+      'Invoice Number: 7',
+      'Invoice No. 42 vom 31.01.2014',
+      'Rechnung Nr. 471102',
+      'Facture FA-2017-0010',
+      'Total',
+      'Total: 12.50',
+      'Subtotal',
+      'Net',
+      'VAT',
+      'Tax (19%): 5',
+      'Bill To',
+      'Vendor: ACME',
+      'Name',
+      'Due Date',
+      'Please pay by 2024-04-15.',
+      'Zahlbar bis 30.05.2017',
+      '12.50',
+      'ACME Ltd',
+      'Item 1',
+      '[x] Paid',
+    );
+    const cells = fc.array(fc.tuple(texts, fc.nat(500)), { maxLength: 5 });
+    const lines = fc.array(cells, { maxLength: 12 });
+    fc.assert(
+      fc.property(lines, (rows) => {
+        const layout: Layout = {
+          pages: [
+            {
+              number: 1,
+              lines: rows.map((row, index) => ({
+                page: 1,
+                index,
+                y: index * 14,
+                height: 10,
+                cells: row.map(([text, x]): Cell => ({ text, x0: x, x1: x + 40 })),
+              })),
+            },
+          ],
+        };
+        const doc = docOf(layout, INVOICE_FIELDS);
+        const scan: Array<{ i: number; j: number; text: string }> = [];
+        doc.scope.forEach((sl, i) => {
+          sl.cells.forEach((c, j) => scan.push({ i, j, text: c.text }));
+        });
+        const labelled = scan.filter((c) => doc.labels.match(c.text) !== null);
+        expect(labelledCells(doc).map(({ i, j }) => ({ i, j }))).toEqual(labelled.map(({ i, j }) => ({ i, j })));
+        for (const path of ['invoice_number', 'total', 'vendor', 'bill_to', 'line_items[].description']) {
+          const owned = labelled.filter((c) => doc.labels.match(c.text)?.owners.has(path));
+          expect(cellsLabelling(path, doc).map(({ i, j }) => ({ i, j }))).toEqual(owned.map(({ i, j }) => ({ i, j })));
+        }
+        const wide = doc.scope.flatMap((_, i) => (labelled.filter((c) => c.i === i).length >= 3 ? [i] : []));
+        expect(linesOfLabels(doc)).toEqual(wide);
+        const terms = scan.filter((c) => dueDatesIn(c.text, doc.hints.dateOrder).length > 0);
+        expect(cellsWithTerms(doc)).toEqual(terms.map(({ i, j }) => ({ i, j })));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('engine: cells of several lists are visited by line, in reading order, each once', () => {
+    const at = fc.record({ i: fc.nat(8), j: fc.nat(5) });
+    fc.assert(
+      fc.property(fc.array(fc.array(at, { maxLength: 10 }), { maxLength: 4 }), fc.array(fc.nat(8)), (lists, lines) => {
+        const all = lists.flat();
+        const expected = [...new Set([...all.map((c) => c.i), ...lines])]
+          .sort((a, b) => a - b)
+          .map((i) => ({
+            at: i,
+            cells: [...new Set(all.filter((c) => c.i === i).map((c) => c.j))].sort((a, b) => a - b),
+          }));
+        expect(byLine(lists, lines)).toEqual(expected);
+      }),
     );
   });
 });
