@@ -90,20 +90,47 @@ function indexWord(word: string): string {
 }
 
 /** The words of a text; words inside parentheses are left out ("Handelsrechnung (380) Nr."). */
-function tokens(text: string): Token[] {
+export function tokens(text: string): Token[] {
+  if (!text.includes('(') && isAscii(text)) return asciiTokens(text);
   const out: Token[] = [];
   const parens = text.includes('(')
     ? [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const)
     : [];
   for (const m of text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)) {
     if (parens.length > 0 && parens.some(([a, b]) => m.index > a && m.index < b)) continue;
+    const word = normaliseWord(m[0]);
     out.push({
-      word: normaliseWord(m[0]) === '№' ? '#' : normaliseWord(m[0]),
+      word: word === '№' ? '#' : word,
       start: m.index,
       end: m.index + m[0].length,
     });
   }
   return out;
+}
+
+/** `tokens` of an ASCII text without parentheses (most cells): runs of letters and digits, and "#". */
+function asciiTokens(text: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x23) {
+      out.push({ word: '#', start: i, end: i + 1 });
+      i++;
+    } else if (isAsciiAlnum(c)) {
+      let j = i + 1;
+      while (j < text.length && isAsciiAlnum(text.charCodeAt(j))) j++;
+      out.push({ word: text.slice(i, j).toLowerCase(), start: i, end: j });
+      i = j;
+    } else {
+      i++;
+    }
+  }
+  return out;
+}
+
+function isAsciiAlnum(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
 /** Words that point a heading at another document ("Rechnung zur Bestellung Nr."): its number is not the invoice's. */
@@ -149,6 +176,20 @@ function bestRanks(matches: readonly LabelMatch[]): Map<Concept, 1 | 2> {
   const out = new Map<Concept, 1 | 2>();
   for (const m of matches) for (const [c, r] of m.ranks) if (r < (out.get(c) ?? 3)) out.set(c, r);
   return out;
+}
+
+/** Matches of the same length merged: the first's place in the text, and every one's fields, concepts and ranks. */
+function merged(longest: readonly LabelMatch[], top: LabelMatch): LabelMatch {
+  const tiers = new Map<FieldPath, Tier>();
+  for (const m of longest) for (const [p, t] of m.tiers) if (!tiers.has(p) || t < (tiers.get(p) ?? 2)) tiers.set(p, t);
+  return {
+    ...top,
+    owners: new Set(tiers.keys()),
+    tiers,
+    concepts: new Set(longest.flatMap((m) => [...m.concepts])),
+    ranks: bestRanks(longest),
+    title: longest.some((m) => m.title),
+  };
 }
 
 /** A label word this long may be found cut in two by a space (shorter words could be two real words). */
@@ -377,32 +418,20 @@ export class LabelIndex {
       second && body.slice(first.end, second.start) === ' '
         ? this.forms.byFirst.get(first.word + second.word)
         : undefined;
-    const candidates = [
-      ...(this.forms.byFirst.get(indexWord(first.word)) ?? []),
-      ...(joined ?? []),
-      ...this.forms.suffixed,
-    ];
-    const all = candidates.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
+    const all: LabelMatch[] = [];
+    for (const forms of [this.forms.byFirst.get(indexWord(first.word)), joined, this.forms.suffixed])
+      for (const form of forms ?? []) {
+        const m = this.matchForm(body, toks, form);
+        if (m) all.push(m);
+      }
     // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
     const plain = all.filter((m) => m.extra === undefined);
     const matches = plain.length > 0 ? plain : all;
     const size = Math.max(0, ...matches.map((m) => m.size));
     const longest = matches.filter((m) => m.size === size);
     const [top] = longest;
-    // Two labels of the same words ("Total" of the total and of a column) name all their fields.
-    const tiers = new Map<FieldPath, Tier>();
-    for (const m of longest)
-      for (const [p, t] of m.tiers) if (!tiers.has(p) || t < (tiers.get(p) ?? 2)) tiers.set(p, t);
-    const best: LabelMatch | null = top
-      ? {
-          ...top,
-          owners: new Set(tiers.keys()),
-          tiers,
-          concepts: new Set(longest.flatMap((m) => [...m.concepts])),
-          ranks: bestRanks(longest),
-          title: longest.some((m) => m.title),
-        }
-      : null;
+    // Two labels of the same words ("Total" of the total and of a column) name all their fields (one names its own).
+    const best: LabelMatch | null = top && longest.length > 1 ? merged(longest, top) : (top ?? null);
     if (best && box !== undefined) {
       if (best.rest !== '' || best.colon) return null;
       return { ...best, box };

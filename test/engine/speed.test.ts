@@ -4,12 +4,13 @@ import type { FieldDefinition } from '../../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { groundDefinition } from '../../src/engine/grounding.ts';
 import { formatHints } from '../../src/engine/hints.ts';
-import { LabelIndex, normaliseWord } from '../../src/engine/labels.ts';
+import { LabelIndex, normaliseWord, tokens } from '../../src/engine/labels.ts';
 import type { Cell, Layout } from '../../src/engine/layout.ts';
 import { readPdf } from '../../src/engine/pdf-text.ts';
 import { type Doc, wholeDocument } from '../../src/engine/scope.ts';
 import { byLine, cellsLabelling, cellsWithTerms, labelledCells, linesOfLabels } from '../../src/engine/scope-index.ts';
 import { dueDatesIn } from '../../src/engine/terms.ts';
+import { parseCurrency } from '../../src/engine/values.ts';
 import { makePdf } from '../helpers/pdf.ts';
 
 /** Invoice-like pages: a number, a date, parties, a few rows, payment terms and a total on each. */
@@ -163,5 +164,59 @@ describe('engine speed: same answers, less work', () => {
         expect(byLine(lists, lines)).toEqual(expected);
       }),
     );
+  });
+
+  it('engine: the words of an ASCII cell are read as the Unicode tokenizer reads them', () => {
+    // The tokenizer every cell went through before the ASCII path: the reference.
+    const reference = (text: string) => {
+      const parens = [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const);
+      return [...text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)]
+        .filter((m) => !parens.some(([a, b]) => m.index > a && m.index < b))
+        .map((m) => {
+          const word = m[0].normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+          return { word: word === '№' ? '#' : word, start: m.index, end: m.index + m[0].length };
+        });
+    };
+    const texts = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
+      fc.string({
+        unit: fc.constantFrom(...'Invoice No. #42 (EUR): 1,234.50 Nº № Fälligkeit\t-/'.split('')),
+        maxLength: 40,
+      }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+    );
+    fc.assert(
+      fc.property(texts, (t) => {
+        expect(tokens(t)).toEqual(reference(t));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('engine: a currency is read from a short text only, as before', () => {
+    const marks = ['EUR', 'eur', 'USD', 'CHF', '€', '£', 'US$', 'U.S.$', 'C$', 'Fr.', 'zł', 'Kč', '$', 'kr'];
+    const texts = fc.oneof(
+      fc.constantFrom(...marks),
+      fc.tuple(fc.constantFrom(...marks, ''), fc.string({ maxLength: 4 })).map(([m, s]) => m + s),
+      fc.string({ maxLength: 12 }),
+    );
+    const reference = (text: string) => {
+      const t = text.trim();
+      const byCode = /^[A-Za-z]{3}$/.test(t) && ['EUR', 'USD', 'CHF', 'GBP'].includes(t.toUpperCase());
+      return byCode ? t.toUpperCase() : undefined;
+    };
+    fc.assert(
+      fc.property(texts, (t) => {
+        const read = parseCurrency(t);
+        // Longer than any code or symbol: nothing. Codes read as codes; symbols keep their own answers.
+        if (t.trim().length > 5) expect(read).toBeNull();
+        const code = reference(t);
+        if (code !== undefined) expect(read).toBe(code);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(parseCurrency(' U.S.$ ')).toBe('USD');
+    expect(parseCurrency('€')).toBe('EUR');
+    expect(parseCurrency('$')).toBeNull();
   });
 });
