@@ -4,3 +4,5 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const NODE = process.execPath;
 export const CLI = `${ROOT}bin/extract.js`;
+/** The real corpus beside the project (../shared/corpus/factur-x), as fixtures/lib/corpus.ts finds it; it may be absent. */
+export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/factur-x', import.meta.url));

@@ -5,6 +5,14 @@ import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
+import {
+  type CellsByLine,
+  byLine,
+  cellsLabelling,
+  cellsWithTerms,
+  labelledCells,
+  linesOfLabels,
+} from './scope-index.ts';
 import { printedSum, roleFor, summaryBelow, taxOfRateRow } from './summary.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
@@ -363,10 +371,11 @@ function dueAgrees(total: number, all: Candidate[], field: LeafField, doc: Doc):
  * mark names the same ("529,87 €" throughout). A mark of several ("$") or two currencies: null.
  */
 function currencyOfAmounts(path: FieldPath, doc: Doc): { value: LeafValue; at: Place | undefined } | null {
+  // A label of the field printed anywhere: not this rule's to answer.
+  if (cellsLabelling(path, doc).length > 0) return null;
   const seen = new Map<string, Place>();
   for (const sl of doc.scope) {
     for (const cell of sl.cells) {
-      if (doc.labels.match(cell.text)?.owners.has(path)) return null;
       for (const currency of currenciesOfAmounts(cell.text)) seen.set(currency, placeOf(sl.line, cell));
     }
   }
@@ -407,7 +416,9 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
     }
     out.push(c);
   };
-  for (const [i, sl] of doc.scope.entries()) {
+  for (const { at: i, cells } of cellsToVisit(field, path, concept, doc)) {
+    const sl = doc.scope[i];
+    if (!sl) continue;
     // "Nettobetrag │ MwSt-Betrag │ Endbetrag" over rows by rate and their sum: weaker than any label.
     const summary = amount && sl.cells.length >= 3 && !path.includes('.') ? summaryBelow(doc.scope, i, doc) : undefined;
     const role = summary && roleFor(concept, path, summary, doc);
@@ -415,7 +426,9 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
       const { cell, line } = summary.row[role];
       out.push({ text: cell.text, strong: false, tier: SUMMARY_TIER, at: placeOf(line, cell) });
     }
-    for (const [j, cell] of sl.cells.entries()) {
+    for (const j of cells) {
+      const cell = sl.cells[j];
+      if (!cell) continue;
       // "Bitte überweisen Sie bis zum 30.05.2017.": payment terms, weaker than any label.
       if (concept === 'due_date' && field.type === 'date')
         for (const date of dueDatesIn(cell.text, doc.hints.dateOrder))
@@ -518,6 +531,22 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
     }
   }
   return out;
+}
+
+/**
+ * The cells `candidates` reads for a field, by line: the cells of its own labels; for an
+ * invoice's date, labels numbering the invoice with words after them; for its number, titles;
+ * for a due date, payment terms; and for a top-level amount, the lines where a summary table's
+ * header may stand. Every other cell gives the field nothing, so it is not visited.
+ */
+function cellsToVisit(field: LeafField, path: FieldPath, concept: Concept | undefined, doc: Doc): CellsByLine {
+  const lists: Array<ReadonlyArray<{ i: number; j: number }>> = [cellsLabelling(path, doc)];
+  if (concept === 'invoice_date')
+    lists.push(labelledCells(doc).filter((c) => c.m.rest !== '' && numbersInvoice(c.m, doc)));
+  if (concept === 'invoice_number') lists.push(labelledCells(doc).filter((c) => c.m.title));
+  if (concept === 'due_date' && field.type === 'date') lists.push(cellsWithTerms(doc));
+  const amount = field.type === 'decimal' || field.type === 'integer';
+  return byLine(lists, amount && !path.includes('.') ? linesOfLabels(doc) : []);
 }
 
 /**

@@ -13,14 +13,18 @@ export function formatHints(layout: Layout): FormatHints {
   for (const page of layout.pages) {
     for (const line of page.lines) {
       for (const cell of line.cells) {
-        for (const m of cell.text.matchAll(/\d[\d.,' \u00a0\u202f]*\d/g)) {
-          const mark = decimalMarkOf(m[0].trim());
-          if (mark) marks.add(mark);
-        }
-        for (const m of cell.text.matchAll(/\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g)) {
-          const order = dateOrderOf(m[0]);
-          if (order) orders.add(order);
-        }
+        // A number shows a mark only with a "." or ","; a date's order only with "/" or "-".
+        const text = cell.text;
+        if (text.includes('.') || text.includes(','))
+          for (const m of text.matchAll(/\d[\d.,' \u00a0\u202f]*\d/g)) {
+            const mark = decimalMarkOf(m[0].trim());
+            if (mark) marks.add(mark);
+          }
+        if (text.includes('/') || text.includes('-'))
+          for (const m of text.matchAll(/\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g)) {
+            const order = dateOrderOf(m[0]);
+            if (order) orders.add(order);
+          }
       }
     }
   }

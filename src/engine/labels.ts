@@ -74,7 +74,14 @@ export type LabelMatch = {
 };
 
 export function normaliseWord(word: string): string {
+  // ASCII has no accents to strip and decomposes to itself: lower case is all (most words on most pages).
+  if (isAscii(word)) return word.toLowerCase();
   return word.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** Number words compare equal: index them under one key. */
@@ -83,20 +90,47 @@ function indexWord(word: string): string {
 }
 
 /** The words of a text; words inside parentheses are left out ("Handelsrechnung (380) Nr."). */
-function tokens(text: string): Token[] {
+export function tokens(text: string): Token[] {
+  if (!text.includes('(') && isAscii(text)) return asciiTokens(text);
   const out: Token[] = [];
   const parens = text.includes('(')
     ? [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const)
     : [];
   for (const m of text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)) {
     if (parens.length > 0 && parens.some(([a, b]) => m.index > a && m.index < b)) continue;
+    const word = normaliseWord(m[0]);
     out.push({
-      word: normaliseWord(m[0]) === '№' ? '#' : normaliseWord(m[0]),
+      word: word === '№' ? '#' : word,
       start: m.index,
       end: m.index + m[0].length,
     });
   }
   return out;
+}
+
+/** `tokens` of an ASCII text without parentheses (most cells): runs of letters and digits, and "#". */
+function asciiTokens(text: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x23) {
+      out.push({ word: '#', start: i, end: i + 1 });
+      i++;
+    } else if (isAsciiAlnum(c)) {
+      let j = i + 1;
+      while (j < text.length && isAsciiAlnum(text.charCodeAt(j))) j++;
+      out.push({ word: text.slice(i, j).toLowerCase(), start: i, end: j });
+      i = j;
+    } else {
+      i++;
+    }
+  }
+  return out;
+}
+
+function isAsciiAlnum(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
 /** Words that point a heading at another document ("Rechnung zur Bestellung Nr."): its number is not the invoice's. */
@@ -144,6 +178,20 @@ function bestRanks(matches: readonly LabelMatch[]): Map<Concept, 1 | 2> {
   return out;
 }
 
+/** Matches of the same length merged: the first's place in the text, and every one's fields, concepts and ranks. */
+function merged(longest: readonly LabelMatch[], top: LabelMatch): LabelMatch {
+  const tiers = new Map<FieldPath, Tier>();
+  for (const m of longest) for (const [p, t] of m.tiers) if (!tiers.has(p) || t < (tiers.get(p) ?? 2)) tiers.set(p, t);
+  return {
+    ...top,
+    owners: new Set(tiers.keys()),
+    tiers,
+    concepts: new Set(longest.flatMap((m) => [...m.concepts])),
+    ranks: bestRanks(longest),
+    title: longest.some((m) => m.title),
+  };
+}
+
 /** A label word this long may be found cut in two by a space (shorter words could be two real words). */
 const SPLIT_WORD_MIN = 7;
 
@@ -178,6 +226,17 @@ export function labelsOf(field: Pick<Field, 'name' | 'label' | 'aliases'>): stri
   return forms.filter((f) => f.length > 0);
 }
 
+/** The words of the vocabulary's column titles, computed once per process (a fixed, small set). */
+const titleWordsCache = new Map<string, readonly string[]>();
+function titleWords(title: string): readonly string[] {
+  let words = titleWordsCache.get(title);
+  if (!words) {
+    words = tokens(title).map((t) => t.word);
+    titleWordsCache.set(title, words);
+  }
+  return words;
+}
+
 type VocabularyWords = { words: readonly string[]; concept: Concept | 'invoice_title'; fallback: boolean };
 let vocabularyCache: VocabularyWords[] | undefined;
 
@@ -195,16 +254,15 @@ function vocabularyWords(): VocabularyWords[] {
   return vocabularyCache;
 }
 
-/** Every label of a definition, each knowing the fields it names. */
-export class LabelIndex {
-  private readonly forms: LabelForm[] = [];
+/** The label forms of one definition, built once and shared by every document read with it (never changed after). */
+class LabelForms {
+  readonly forms: LabelForm[] = [];
   /** Forms by their first word, so a cell is compared only with the forms that can match it. */
-  private readonly byFirst = new Map<string, LabelForm[]>();
+  readonly byFirst = new Map<string, LabelForm[]>();
   /** Forms whose first word is a suffix ("*rechnung Nr"): compared with every cell. */
-  private readonly suffixed: LabelForm[] = [];
-  /** Every field asks about every cell: remember the answer per text. */
-  private readonly seen = new Map<string, LabelMatch | null>();
-
+  readonly suffixed: LabelForm[] = [];
+  /** Forms by their indexed words. */
+  private readonly byKey = new Map<string, LabelForm>();
   /** The concept each field path stands for. */
   readonly conceptOf = new Map<FieldPath, Concept>();
 
@@ -254,12 +312,7 @@ export class LabelIndex {
     this.addForms(column, path);
     const concept = columnConcept(column, nameWords(column.name));
     if (!concept) return;
-    for (const title of columnTitles(concept))
-      this.addForm(
-        tokens(title).map((t) => t.word),
-        undefined,
-        [[path, 1]],
-      );
+    for (const title of columnTitles(concept)) this.addForm([...titleWords(title)], undefined, [[path, 1]]);
   }
 
   private addForm(
@@ -276,8 +329,10 @@ export class LabelIndex {
       this.forms.push(form);
       this.byKey.set(key, form);
       const first = indexWord(words[0] ?? '');
+      const same = this.byFirst.get(first);
       if (first.startsWith('*')) this.suffixed.push(form);
-      else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form]);
+      else if (same) same.push(form);
+      else this.byFirst.set(first, [form]);
     }
     if (concept === 'invoice_title') form.title = true;
     else if (concept) {
@@ -289,9 +344,43 @@ export class LabelIndex {
       if (known === undefined || tier < known) form.owners.set(path, tier);
     }
   }
+}
 
-  /** Forms by their indexed words. */
-  private readonly byKey = new Map<string, LabelForm>();
+/** Definitions whose forms were built, by their JSON (a few parsers per emulator: small). */
+const FORMS_CACHE = new Map<string, LabelForms>();
+const FORMS_CACHE_SIZE = 32;
+
+function formsOf(fields: FieldDefinition): LabelForms {
+  const key = JSON.stringify(fields);
+  let forms = FORMS_CACHE.get(key);
+  if (forms) {
+    FORMS_CACHE.delete(key);
+  } else {
+    forms = new LabelForms(fields);
+    if (FORMS_CACHE.size >= FORMS_CACHE_SIZE) FORMS_CACHE.delete(FORMS_CACHE.keys().next().value ?? '');
+  }
+  FORMS_CACHE.set(key, forms);
+  return forms;
+}
+
+/**
+ * Every label of a definition, each knowing the fields it names. The forms are built once
+ * per definition (building them costs more than grounding a page); the answers per cell text
+ * are remembered per document.
+ */
+export class LabelIndex {
+  private readonly forms: LabelForms;
+  /** Every field asks about every cell: remember the answer per text. */
+  private readonly seen = new Map<string, LabelMatch | null>();
+
+  constructor(fields: FieldDefinition) {
+    this.forms = formsOf(fields);
+  }
+
+  /** The concept each field path stands for. */
+  get conceptOf(): ReadonlyMap<FieldPath, Concept> {
+    return this.forms.conceptOf;
+  }
 
   /** Whether a match is a document title ("Facture" in "Facture FA-2017-0010"). */
   isTitle(m: LabelMatch): boolean {
@@ -326,29 +415,23 @@ export class LabelIndex {
     if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
     const second = toks[1];
     const joined =
-      second && body.slice(first.end, second.start) === ' ' ? this.byFirst.get(first.word + second.word) : undefined;
-    const candidates = [...(this.byFirst.get(indexWord(first.word)) ?? []), ...(joined ?? []), ...this.suffixed];
-    const all = candidates.map((form) => this.matchForm(body, toks, form)).filter((m) => m !== null);
+      second && body.slice(first.end, second.start) === ' '
+        ? this.forms.byFirst.get(first.word + second.word)
+        : undefined;
+    const all: LabelMatch[] = [];
+    for (const forms of [this.forms.byFirst.get(indexWord(first.word)), joined, this.forms.suffixed])
+      for (const form of forms ?? []) {
+        const m = this.matchForm(body, toks, form);
+        if (m) all.push(m);
+      }
     // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
     const plain = all.filter((m) => m.extra === undefined);
     const matches = plain.length > 0 ? plain : all;
     const size = Math.max(0, ...matches.map((m) => m.size));
     const longest = matches.filter((m) => m.size === size);
     const [top] = longest;
-    // Two labels of the same words ("Total" of the total and of a column) name all their fields.
-    const tiers = new Map<FieldPath, Tier>();
-    for (const m of longest)
-      for (const [p, t] of m.tiers) if (!tiers.has(p) || t < (tiers.get(p) ?? 2)) tiers.set(p, t);
-    const best: LabelMatch | null = top
-      ? {
-          ...top,
-          owners: new Set(tiers.keys()),
-          tiers,
-          concepts: new Set(longest.flatMap((m) => [...m.concepts])),
-          ranks: bestRanks(longest),
-          title: longest.some((m) => m.title),
-        }
-      : null;
+    // Two labels of the same words ("Total" of the total and of a column) name all their fields (one names its own).
+    const best: LabelMatch | null = top && longest.length > 1 ? merged(longest, top) : (top ?? null);
     if (best && box !== undefined) {
       if (best.rest !== '' || best.colon) return null;
       return { ...best, box };

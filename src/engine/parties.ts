@@ -3,6 +3,7 @@ import { readVatId } from './identifiers.ts';
 import type { Cell } from './layout.ts';
 import type { FieldPath } from './labels.ts';
 import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { cellsLabelling, labelledCells } from './scope-index.ts';
 import { placeOf } from './tables.ts';
 import type { Grounding } from './types.ts';
 import { parseDate } from './dates.ts';
@@ -25,29 +26,31 @@ import { addressWindow, hasLegalForm, letterhead } from './window.ts';
  */
 export function blocksOf(path: FieldPath, doc: Doc): Scope[] {
   const blocks: Scope[] = [];
-  for (const [i, sl] of doc.scope.entries()) {
-    for (const [j, cell] of sl.cells.entries()) {
-      if (!isHeading(cell.text, path, doc)) continue;
-      const beside = sl.cells[j + 1];
-      if (beside && !doc.labels.isLabelled(beside.text) && !isAnyHeading(beside.text, doc)) continue;
-      const block: Scope = [];
-      const tolerance = sl.line.height;
-      const left = cell.x0 - tolerance;
-      const right = beside?.x0 ?? Infinity;
-      let previous = sl.line;
-      for (let k = i + 1; k < doc.scope.length; k++) {
-        const next = doc.scope[k];
-        if (!next) break;
-        const cells = next.cells.filter((c) => c.x0 >= left && c.x0 < right);
-        if (cells.length === 0) continue;
-        if (next.line.page !== previous.page) break;
-        if (next.line.y - previous.y > BLANK_GAP_EM * Math.max(previous.height, next.line.height)) break;
-        if (cells.some((c) => isAnyHeading(c.text, doc))) break;
-        block.push({ line: next.line, cells });
-        previous = next.line;
-      }
-      if (block.length > 0) blocks.push(block);
+  // A heading is a cell whose label names the object.
+  for (const { i, j } of cellsLabelling(path, doc)) {
+    const sl = doc.scope[i];
+    const cell = sl?.cells[j];
+    if (!sl || !cell) continue;
+    if (!isHeading(cell.text, path, doc)) continue;
+    const beside = sl.cells[j + 1];
+    if (beside && !doc.labels.isLabelled(beside.text) && !isAnyHeading(beside.text, doc)) continue;
+    const block: Scope = [];
+    const tolerance = sl.line.height;
+    const left = cell.x0 - tolerance;
+    const right = beside?.x0 ?? Infinity;
+    let previous = sl.line;
+    for (let k = i + 1; k < doc.scope.length; k++) {
+      const next = doc.scope[k];
+      if (!next) break;
+      const cells = next.cells.filter((c) => c.x0 >= left && c.x0 < right);
+      if (cells.length === 0) continue;
+      if (next.line.page !== previous.page) break;
+      if (next.line.y - previous.y > BLANK_GAP_EM * Math.max(previous.height, next.line.height)) break;
+      if (cells.some((c) => isAnyHeading(c.text, doc))) break;
+      block.push({ line: next.line, cells });
+      previous = next.line;
     }
+    if (block.length > 0) blocks.push(block);
   }
   return blocks;
 }
@@ -255,21 +258,20 @@ function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType
     for (const block of blocksOf(p, doc)) for (const sl of block) others.add(lineKey(sl.line));
   }
   const seen = new Map<string, ReturnType<typeof placeOf>>();
-  for (const sl of doc.scope) {
-    if (others.has(lineKey(sl.line))) continue;
-    for (const [j, cell] of sl.cells.entries()) {
-      const m = doc.labels.match(cell.text);
-      if (!m || m.extra !== undefined || m.box !== undefined) continue;
-      const vatLabel = m.concepts.has('vat_id');
-      if (namesBuyer(cell.text)) continue;
-      if (!vatLabel && !(m.concepts.has('tax') && m.colon)) continue;
-      const beside = sl.cells[j + 1];
-      const valueCell = m.rest !== '' ? cell : beside;
-      const text = m.rest !== '' ? m.rest : beside?.text.replace(/^:\s*/, '');
-      if (!valueCell || text === undefined) continue;
-      const id = readVatId(text, !vatLabel);
-      if (id !== null) seen.set(id, placeOf(sl.line, valueCell));
-    }
+  for (const { i, j, m } of labelledCells(doc)) {
+    const sl = doc.scope[i];
+    const cell = sl?.cells[j];
+    if (!sl || !cell || others.has(lineKey(sl.line))) continue;
+    if (m.extra !== undefined || m.box !== undefined) continue;
+    const vatLabel = m.concepts.has('vat_id');
+    if (namesBuyer(cell.text)) continue;
+    if (!vatLabel && !(m.concepts.has('tax') && m.colon)) continue;
+    const beside = sl.cells[j + 1];
+    const valueCell = m.rest !== '' ? cell : beside;
+    const text = m.rest !== '' ? m.rest : beside?.text.replace(/^:\s*/, '');
+    if (!valueCell || text === undefined) continue;
+    const id = readVatId(text, !vatLabel);
+    if (id !== null) seen.set(id, placeOf(sl.line, valueCell));
   }
   if (seen.size !== 1) return null;
   const [[value, at] = ['', undefined]] = seen;

@@ -76,12 +76,15 @@ const MONEY_MARK = new RegExp(
     .map((s) => s.replace(/[.$]/g, '\\$&'))
     .join('|'),
 );
+/** The longest code or symbol parseCurrency reads ("U.S.$"): a longer text names no currency. */
+const LONGEST_MARK = Math.max(3, ...Object.keys(CURRENCY_SYMBOLS).map((k) => k.length));
 const LEADING_MARK = new RegExp(`^(?:${MONEY_MARK.source})\\s*`);
 const TRAILING_MARK = new RegExp(`\\s*(?:${MONEY_MARK.source})$`);
 
 /** The currency an amount or a "Currency:" value names, or null when it names none or several. */
 export function parseCurrency(text: string): string | null {
   const t = text.trim();
+  if (t.length > LONGEST_MARK) return null;
   if (CURRENCY_CODES.has(t.toUpperCase()) && /^[A-Za-z]{3}$/.test(t)) return t.toUpperCase();
   const bySymbol = CURRENCY_SYMBOLS[t];
   if (bySymbol !== undefined) return bySymbol;

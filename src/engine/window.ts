@@ -15,6 +15,8 @@ export type AddressWindow = { sender: WindowParty; recipient: WindowParty };
 
 /** What separates the parts of a return line: a bullet, a middle dot, a bar, a dash between spaces. */
 const SEPARATOR = /\s*[●•·∙|]\s*|\s+[-–]\s+/u;
+/** Whether a text holds a separator of SEPARATOR, or a mark that joins cells (partsOf). */
+const ANY_SEPARATOR = /[●•·∙|]|\s[-–]\s/u;
 /** A postcode and its town ("12345 Stadthausen", "D-07545 GERA", "Springfield, IL 62701", "London EC1A 1BB"). */
 const POSTCODE =
   /^(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{L}|^\p{L}[\p{L} .'-]*,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?$|\s[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}$/u;
@@ -55,6 +57,8 @@ export function addressWindow(doc: Doc, readsAsName: (t: string) => boolean): Ad
   const scope = doc.whole ?? doc.scope;
   let found: AddressWindow | null = null;
   for (const [i, sl] of scope.entries()) {
+    // Without a separator, a line is one part: no return line.
+    if (!sl.cells.some((c) => ANY_SEPARATOR.test(c.text))) continue;
     const read = partsOf(sl);
     const first = read?.cells[0];
     const last = read?.cells.at(-1);

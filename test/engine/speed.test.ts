@@ -1,0 +1,222 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { FieldDefinition } from '../../src/contract/index.ts';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { groundDefinition } from '../../src/engine/grounding.ts';
+import { formatHints } from '../../src/engine/hints.ts';
+import { LabelIndex, normaliseWord, tokens } from '../../src/engine/labels.ts';
+import type { Cell, Layout } from '../../src/engine/layout.ts';
+import { readPdf } from '../../src/engine/pdf-text.ts';
+import { type Doc, wholeDocument } from '../../src/engine/scope.ts';
+import { byLine, cellsLabelling, cellsWithTerms, labelledCells, linesOfLabels } from '../../src/engine/scope-index.ts';
+import { dueDatesIn } from '../../src/engine/terms.ts';
+import { parseCurrency } from '../../src/engine/values.ts';
+import { makePdf } from '../helpers/pdf.ts';
+
+/** Invoice-like pages: a number, a date, parties, a few rows, payment terms and a total on each. */
+function invoicePages(count: number): string[][] {
+  return Array.from({ length: count }, (_, p) => [
+    `Invoice Number: INV-${String(p).padStart(6, '0')}`,
+    'Invoice Date: 2024-03-15',
+    `Vendor: Bench Supplies ${p}`,
+    'Bill To',
+    `Customer ${p} Ltd`,
+    ...Array.from({ length: 6 }, (_, i) => `Item ${i + 1}  ${i + 1} x ${p + i}.50`),
+    'Please pay by 2024-04-15.',
+    `Total: ${(100 + p).toFixed(2)}`,
+  ]);
+}
+
+function docOf(layout: Layout, fields: FieldDefinition): Doc {
+  return {
+    scope: wholeDocument(layout),
+    labels: new LabelIndex(fields),
+    hints: formatHints(layout),
+    objectPaths: new Set(['vendor', 'bill_to']),
+  };
+}
+
+const cellCount = (layout: Layout) =>
+  layout.pages.reduce((n, p) => n + p.lines.reduce((k, l) => k + l.cells.length, 0), 0);
+
+/**
+ * The engine's work beyond pdfjs-dist's text, made cheaper without changing an answer
+ * (issue 23, bench row "7 core"): what is built per definition is built once, what grounding
+ * asks of every cell is asked once per document, and each shortcut answers exactly as the
+ * plain computation it replaces. The corpus and fixtures tests hold the answers themselves.
+ */
+
+describe('engine speed: same answers, less work', () => {
+  it('engine: the labels of a definition are built once and shared by every document read with it', () => {
+    const a = new LabelIndex(INVOICE_FIELDS);
+    // A copy, as a worker receives the definition anew with every job.
+    const b = new LabelIndex(structuredClone(INVOICE_FIELDS));
+    expect(b.conceptOf).toBe(a.conceptOf);
+    // Each document still has answers of its own, and a changed definition its own labels.
+    expect(b.match('Total: 5')).toEqual(a.match('Total: 5'));
+    const changed: FieldDefinition = [...structuredClone(INVOICE_FIELDS), { name: 'kundennummer', type: 'string' }];
+    const c = new LabelIndex(changed);
+    expect(c.conceptOf).not.toBe(a.conceptOf);
+    expect(c.match('Kundennummer: 7')?.owners.has('kundennummer')).toBe(true);
+    expect(a.match('Kundennummer: 7')?.owners.has('kundennummer') ?? false).toBe(false);
+  });
+
+  it('engine: a word is normalised as Unicode NFKD without marks, lower case, ASCII or not', () => {
+    const reference = (w: string) => w.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+    const words = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii' }),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('Rechnungsnummer', 'FÄLLIG', 'Échéance', 'Nº', 'ﬁnal', 'Ⅻ', 'İstanbul', 'ß', 'ǅ'),
+    );
+    fc.assert(
+      fc.property(words, (w) => normaliseWord(w) === reference(w)),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('engine: grounding asks about a cell label a few times per document, not once per field', async () => {
+    const { layout } = await readPdf(await makePdf(invoicePages(12)));
+    const doc = docOf(layout, INVOICE_FIELDS);
+    let asked = 0;
+    const match = doc.labels.match.bind(doc.labels);
+    doc.labels.match = (text: string) => {
+      asked++;
+      return match(text);
+    };
+    const { results } = groundDefinition(INVOICE_FIELDS, doc);
+    expect(results.total).toBeNull(); // twelve different totals: no answer, as before
+    // Every field asked about every cell: 16.9 times per cell here. Now the index of the document's scope
+    // asks once, and each object's blocks (twelve "Bill To" here) once more for their own cells: 4.8.
+    expect(asked).toBeLessThan(6 * cellCount(layout));
+  });
+
+  it('engine: the scope index finds exactly the cells a scan of every cell finds', () => {
+    const texts = fc.constantFrom(
+      'Invoice Number: 7',
+      'Invoice No. 42 vom 31.01.2014',
+      'Rechnung Nr. 471102',
+      'Facture FA-2017-0010',
+      'Total',
+      'Total: 12.50',
+      'Subtotal',
+      'Net',
+      'VAT',
+      'Tax (19%): 5',
+      'Bill To',
+      'Vendor: ACME',
+      'Name',
+      'Due Date',
+      'Please pay by 2024-04-15.',
+      'Zahlbar bis 30.05.2017',
+      '12.50',
+      'ACME Ltd',
+      'Item 1',
+      '[x] Paid',
+    );
+    const cells = fc.array(fc.tuple(texts, fc.nat(500)), { maxLength: 5 });
+    const lines = fc.array(cells, { maxLength: 12 });
+    fc.assert(
+      fc.property(lines, (rows) => {
+        const layout: Layout = {
+          pages: [
+            {
+              number: 1,
+              lines: rows.map((row, index) => ({
+                page: 1,
+                index,
+                y: index * 14,
+                height: 10,
+                cells: row.map(([text, x]): Cell => ({ text, x0: x, x1: x + 40 })),
+              })),
+            },
+          ],
+        };
+        const doc = docOf(layout, INVOICE_FIELDS);
+        const scan: Array<{ i: number; j: number; text: string }> = [];
+        for (const [i, sl] of doc.scope.entries())
+          for (const [j, c] of sl.cells.entries()) scan.push({ i, j, text: c.text });
+        const labelled = scan.filter((c) => doc.labels.match(c.text) !== null);
+        expect(labelledCells(doc).map(({ i, j }) => ({ i, j }))).toEqual(labelled.map(({ i, j }) => ({ i, j })));
+        for (const path of ['invoice_number', 'total', 'vendor', 'bill_to', 'line_items[].description']) {
+          const owned = labelled.filter((c) => doc.labels.match(c.text)?.owners.has(path));
+          expect(cellsLabelling(path, doc).map(({ i, j }) => ({ i, j }))).toEqual(owned.map(({ i, j }) => ({ i, j })));
+        }
+        const wide = doc.scope.flatMap((_, i) => (labelled.filter((c) => c.i === i).length >= 3 ? [i] : []));
+        expect(linesOfLabels(doc)).toEqual(wide);
+        const terms = scan.filter((c) => dueDatesIn(c.text, doc.hints.dateOrder).length > 0);
+        expect(cellsWithTerms(doc)).toEqual(terms.map(({ i, j }) => ({ i, j })));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('engine: cells of several lists are visited by line, in reading order, each once', () => {
+    const at = fc.record({ i: fc.nat(8), j: fc.nat(5) });
+    fc.assert(
+      fc.property(fc.array(fc.array(at, { maxLength: 10 }), { maxLength: 4 }), fc.array(fc.nat(8)), (lists, lines) => {
+        const all = lists.flat();
+        const expected = [...new Set([...all.map((c) => c.i), ...lines])]
+          .sort((a, b) => a - b)
+          .map((i) => ({
+            at: i,
+            cells: [...new Set(all.filter((c) => c.i === i).map((c) => c.j))].sort((a, b) => a - b),
+          }));
+        expect(byLine(lists, lines)).toEqual(expected);
+      }),
+    );
+  });
+
+  it('engine: the words of an ASCII cell are read as the Unicode tokenizer reads them', () => {
+    // The tokenizer every cell went through before the ASCII path: the reference.
+    const reference = (text: string) => {
+      const parens = [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const);
+      return [...text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)]
+        .filter((m) => !parens.some(([a, b]) => m.index > a && m.index < b))
+        .map((m) => {
+          const word = m[0].normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+          return { word: word === '№' ? '#' : word, start: m.index, end: m.index + m[0].length };
+        });
+    };
+    const texts = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
+      fc.string({
+        unit: fc.constantFrom(...'Invoice No. #42 (EUR): 1,234.50 Nº № Fälligkeit\t-/'.split('')),
+        maxLength: 40,
+      }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+    );
+    fc.assert(
+      fc.property(texts, (t) => {
+        expect(tokens(t)).toEqual(reference(t));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('engine: a currency is read from a short text only, as before', () => {
+    const marks = ['EUR', 'eur', 'USD', 'CHF', '€', '£', 'US$', 'U.S.$', 'C$', 'Fr.', 'zł', 'Kč', '$', 'kr'];
+    const texts = fc.oneof(
+      fc.constantFrom(...marks),
+      fc.tuple(fc.constantFrom(...marks, ''), fc.string({ maxLength: 4 })).map(([m, s]) => m + s),
+      fc.string({ maxLength: 12 }),
+    );
+    const reference = (text: string) => {
+      const t = text.trim();
+      const byCode = /^[A-Za-z]{3}$/.test(t) && ['EUR', 'USD', 'CHF', 'GBP'].includes(t.toUpperCase());
+      return byCode ? t.toUpperCase() : undefined;
+    };
+    fc.assert(
+      fc.property(texts, (t) => {
+        const read = parseCurrency(t);
+        // Longer than any code or symbol: nothing. Codes read as codes; symbols keep their own answers.
+        if (t.trim().length > 5) expect(read).toBeNull();
+        const code = reference(t);
+        if (code !== undefined) expect(read).toBe(code);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(parseCurrency(' U.S.$ ')).toBe('USD');
+    expect(parseCurrency('€')).toBe('EUR');
+    expect(parseCurrency('$')).toBeNull();
+  });
+});
