@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import nodemailer from 'nodemailer';
 import {
   DeliveriesBody,
   Delivery,
@@ -14,6 +13,7 @@ import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { hookServer } from '../helpers/hook-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { mailer } from '../helpers/smtp.ts';
 
 type Hook = {
   url: string;
@@ -271,12 +271,7 @@ describe('emulator: every way a document arrives', () => {
   it('email with a PDF attachment, over a real SMTP conversation, arrives as source_type email', async () => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]), { smtpPort: 0 });
-    const transport = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: s.smtpPort!,
-      secure: false,
-      ignoreTLS: true,
-    });
+    const transport = mailer(s.smtpPort!);
     await transport.sendMail({
       from: 'ap@example.com',
       to: 'prs_invoices@localhost',

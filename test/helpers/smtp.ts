@@ -1,5 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
+import nodemailer from 'nodemailer';
+import { onTestFinished } from 'vitest';
 
 /**
  * A bare SMTP client for hostile tests: it sends what a careless or hostile sender would (no
@@ -87,4 +89,11 @@ export function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error('no VmHWM in /proc: these measurements need Linux');
   return Number(m[1]) / 1024;
+}
+
+/** An honest sender (nodemailer) to serve's SMTP port on loopback, closed when the test ends. */
+export function mailer(port: number): ReturnType<typeof nodemailer.createTransport> {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+  onTestFinished(() => transport.close());
+  return transport;
 }

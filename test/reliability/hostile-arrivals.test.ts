@@ -1,8 +1,8 @@
-import nodemailer from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { call, emulator } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { mailer } from '../helpers/smtp.ts';
 
 /**
  * Issue 12, all or nothing per message: an SMTP message or an inbound multipart request is
@@ -18,12 +18,7 @@ const documentsOf = async (s: { url: string }) =>
 describe('hostile: all or nothing per message', () => {
   it('an SMTP message with 3 attachments and credits for 2 gets 452 and charges nothing; its retry charges each once', async () => {
     const s = await emulator({ credits: 2 }, { smtpPort: 0 });
-    const transport = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: s.smtpPort!,
-      secure: false,
-      ignoreTLS: true,
-    });
+    const transport = mailer(s.smtpPort!);
     const attachments = await Promise.all(
       [1, 2, 3].map(async (n) => ({
         filename: `inv-${n}.pdf`,
@@ -47,17 +42,11 @@ describe('hostile: all or nothing per message', () => {
     const ledger = await exactLedger(s, 2);
     expect(ledger.entries.filter((e) => e.kind === 'reserve')).toHaveLength(3);
     expect(ledger.balance).toBe(12 - 3);
-    transport.close();
   });
 
   it('one parser named twice in RCPT TO gets each attachment once', async () => {
     const s = await emulator({}, { smtpPort: 0 });
-    const transport = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: s.smtpPort!,
-      secure: false,
-      ignoreTLS: true,
-    });
+    const transport = mailer(s.smtpPort!);
     await transport.sendMail({
       from: 'ap@example.com',
       to: ['prs_invoices@localhost', 'prs_invoices@example.com', 'prs_invoices@localhost'],
@@ -68,7 +57,6 @@ describe('hostile: all or nothing per message', () => {
     const docs = await documentsOf(s);
     expect(docs.map((d) => d.file_name)).toEqual(['once.pdf']);
     expect((await exactLedger(s, 1000)).entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
-    transport.close();
   });
 
   it('an inbound multipart request of 3 files with credits for 2 is refused whole (402), nothing charged; an unreadable file refuses it whole (422)', async () => {

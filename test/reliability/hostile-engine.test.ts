@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
@@ -10,6 +9,7 @@ import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { mailer } from '../helpers/smtp.ts';
 
 /**
  * Issue 25 item 1: serve's document work is bounded whatever the bytes, on every route. The bomb
@@ -144,12 +144,7 @@ describe('hostile: the engine is bounded on every route', () => {
         formOf([{ name: 'inbound-bomb.pdf', bytes: bomb }]),
       );
       expect(inbound.status, JSON.stringify(inbound.body)).toBe(200);
-      const transport = nodemailer.createTransport({
-        host: '127.0.0.1',
-        port: s.smtpPort!,
-        secure: false,
-        ignoreTLS: true,
-      });
+      const transport = mailer(s.smtpPort!);
       await transport.sendMail({
         from: 'ap@example.com',
         to: 'prs_invoices@localhost',
@@ -160,7 +155,6 @@ describe('hostile: the engine is bounded on every route', () => {
           { filename: 'mail-honest.pdf', content: await invoicePdf(9), contentType: 'application/pdf' },
         ],
       });
-      transport.close();
       const docs = (await call(s, 'GET', '/_emulator/documents?limit=100', { key: null })).body.documents as Array<{
         document_id: string;
         file_name: string;
