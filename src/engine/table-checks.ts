@@ -17,8 +17,11 @@ import { type ColumnConcept, columnConcept } from './vocabulary/columns.ts';
  * A check that cannot be made (no amount column, a row without its amount) is no failure.
  */
 
-/** A row as read: its values, and the percentages printed in columns that name no field. */
-export type CheckedRow = { values: Results; rates: readonly number[] };
+/**
+ * A row as read: its values, and the percentages and amounts printed in columns that name
+ * no field (`amounts` optional: a table read that has none to give).
+ */
+export type CheckedRow = { values: Results; rates: readonly number[]; amounts?: readonly number[] };
 
 /** The rows with what their arithmetic cannot vouch for set to null, or null when the table fails. */
 export function checkTable(
@@ -32,6 +35,9 @@ export function checkTable(
   const price = of('unit_price');
   const amount = of('line_amount');
   const out = rows.map((r) => ({ ...r.values }));
+  // Rows that print no amount of a field are checked against amounts in columns that name none.
+  const unnamed = rows.map((r) => (amount === undefined || typeof r.values[amount] !== 'number' ? r : null));
+  checkUnnamedAmounts(unnamed, out, quantity, price);
   if (amount === undefined) return out;
   const amounts = rows.flatMap((r) => {
     const a = r.values[amount];
@@ -56,7 +62,7 @@ export function checkTable(
 }
 
 /** A price printed to the cent may have been rounded from a finer one: half a cent per unit. */
-function productIs(quantity: number, price: number, amount: number, rates: readonly number[]): boolean {
+export function productIs(quantity: number, price: number, amount: number, rates: readonly number[]): boolean {
   const tolerance = Math.abs(quantity) * 0.005 + 0.011;
   const gross = Math.abs(quantity * price);
   return [0, ...rates].some((r) => Math.abs(gross * (1 - r / 100) - Math.abs(amount)) <= tolerance);
@@ -79,4 +85,38 @@ function printedBelow(sum: number, doc: Doc, from: number): 'sum' | 'other' | 'n
     }
   }
   return other ? 'other' : 'none';
+}
+
+/**
+ * A table whose amount column names no field ("Price w/o Tax" under a definition that asks
+ * for no amount) still prints the amount each row's quantity × unit price must make. Once
+ * one row's product is an amount printed on it (the layout vouches that such a column holds
+ * the rows' amounts), a row whose product is none of its printed amounts loses its quantity
+ * and unit price: one of them was misread ("455€" for "4.55 €").
+ */
+function checkUnnamedAmounts(
+  rows: ReadonlyArray<CheckedRow | null>,
+  out: Results[],
+  quantity: string | undefined,
+  price: string | undefined,
+): void {
+  if (quantity === undefined || price === undefined) return;
+  const figures = rows.map((r) => {
+    if (r === null) return null;
+    const q = r.values[quantity];
+    const p = r.values[price];
+    return typeof q === 'number' && typeof p === 'number' && (r.amounts ?? []).length > 0 ? { q, p } : null;
+  });
+  const matches = (i: number): boolean => {
+    const f = figures[i];
+    const row = rows[i];
+    return f != null && row != null && (row.amounts ?? []).some((a) => productIs(f.q, f.p, a, row.rates));
+  };
+  if (!figures.some((_, i) => matches(i))) return;
+  for (const [i, f] of figures.entries()) {
+    const values = out[i];
+    if (f === null || !values || matches(i)) continue;
+    values[quantity] = null;
+    values[price] = null;
+  }
 }

@@ -3,10 +3,10 @@ import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
 import { type FieldPath, nameWords } from './labels.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
-import { checkTable } from './table-checks.ts';
+import { type CheckedRow, checkTable, productIs } from './table-checks.ts';
 import { type Column, type Header, findHeaders } from './table-header.ts';
 import type { Place } from './types.ts';
-import { type FormatHints, parseValue } from './values.ts';
+import { type FormatHints, looksLikeAmount, parseValue } from './values.ts';
 import { columnConcept } from './vocabulary/columns.ts';
 
 /**
@@ -39,8 +39,11 @@ export type TableRead = {
 
 /** A cell of a row: its text (joined over continuation lines) and where it stands. */
 type RowCell = { text: string; place: Place };
-/** `rates`: percentages printed under columns that name no field (a discount, a tax rate). */
-type Row = { cells: Map<string, RowCell>; last: Line; amountChanged: boolean; rates: number[] };
+/**
+ * `rates`: percentages printed under columns that name no field (a discount, a tax rate);
+ * `amounts`: amounts printed there ("Price w/o Tax": a net amount the definition does not ask for).
+ */
+type Row = { cells: Map<string, RowCell>; last: Line; amountChanged: boolean; rates: number[]; amounts: number[] };
 type Segment = {
   page: number;
   rows: Row[];
@@ -120,7 +123,12 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
   const lastLine = read.at(-1)?.last;
   const below = doc.scope.findIndex((sl) => sl.line === lastLine) + 1;
   const twofold = new Set(only.flatMap((s) => [...s.twofold]));
-  const as = read.map((row) => ({ values: rowValues(field, row, doc, twofold), rates: row.rates }));
+  const as = read.map((row) => ({
+    values: rowValues(field, row, doc, twofold),
+    rates: row.rates,
+    amounts: row.amounts,
+  }));
+  dropUnseparated(field.columns, read, as);
   const rows = checkTable(field.columns, as, doc, below);
   if (rows === null) return none;
   const places = read.map((row, i) => {
@@ -174,7 +182,7 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
       if (amount) segment.total = { line: lineKey(sl.line), cell: amount };
       return finish('stop', i);
     }
-    const { cells: placed, unaligned, rates } = place(sl, header, doc.hints);
+    const { cells: placed, unaligned, rates, amounts } = place(sl, header, doc.hints);
     if (rows.length >= 2 && isSumOfRows(placed, rows, doc)) return finish('stop', i);
     const current = rows.at(-1);
     if (current && !blank && continues(current, placed, sl.line, header)) {
@@ -184,9 +192,10 @@ function readRows(field: TableField, header: Header, doc: Doc): Segment {
       }
       current.last = sl.line;
       current.rates.push(...rates);
+      current.amounts.push(...amounts);
     } else if (fillsRow(placed, header, doc)) {
       if (unaligned) segment.ambiguous = true;
-      rows.push({ cells: placed, last: sl.line, amountChanged: false, rates });
+      rows.push({ cells: placed, last: sl.line, amountChanged: false, rates, amounts });
     } else if (undescribedRow(placed, header, doc)) {
       // A row whose description stands on another line: which lines make which item is a guess.
       segment.ambiguous = true;
@@ -351,9 +360,10 @@ function place(
   sl: ScopeLine,
   header: Header,
   hints: FormatHints,
-): { cells: Map<string, RowCell>; unaligned: boolean; rates: number[] } {
+): { cells: Map<string, RowCell>; unaligned: boolean; rates: number[]; amounts: number[] } {
   const out = new Map<string, RowCell>();
   const rates: number[] = [];
+  const amounts: number[] = [];
   let unaligned = false;
   const cols = header.columns;
   for (const cell of sl.cells) {
@@ -378,6 +388,10 @@ function place(
       const rate = PERCENT.exec(cell.text)?.[1];
       const value = rate === undefined ? null : parseValue('decimal', rate, hints);
       if (typeof value === 'number') rates.push(value);
+      else if (looksLikeAmount(cell.text)) {
+        const amount = parseValue('decimal', cell.text, hints);
+        if (typeof amount === 'number') amounts.push(amount);
+      }
       continue;
     }
     const name = best.field.name;
@@ -388,7 +402,7 @@ function place(
       had ? { text: `${had.text} ${cell.text}`, place: union(had.place, here) } : { text: cell.text, place: here },
     );
   }
-  return { cells: out, unaligned, rates };
+  return { cells: out, unaligned, rates, amounts };
 }
 
 function rowValues(field: TableField, row: Row, doc: Doc, twofold: ReadonlySet<string>): Results {
@@ -398,4 +412,38 @@ function rowValues(field: TableField, row: Row, doc: Doc, twofold: ReadonlySet<s
     out[c.name] = changed ? null : cellValue(c, row.cells.get(c.name)?.text, doc);
   }
   return out;
+}
+
+/** Digits with a decimal mark and two decimals: "3.20", "1.980,00". */
+const CENTS = /\d[.,]\d{2}(?!\d)/u;
+
+/**
+ * In a money column (unit price, amount) whose other cells print cents, a cell printed
+ * with no decimal mark at all ("455€" among "3.20€" and "19.80 €") lost its mark to OCR
+ * or to the print: its value is null, unless its row's quantity × unit price makes the
+ * row's amount ("30 Meter │ 10 │ 300" among "1.000,00": printed so).
+ */
+function dropUnseparated(columns: readonly LeafField[], read: readonly Row[], as: readonly CheckedRow[]): void {
+  const of = (concept: string) => columns.find((c) => columnConcept(c, nameWords(c.name)) === concept)?.name;
+  const [quantity, price, amount] = [of('quantity'), of('unit_price'), of('line_amount')];
+  const vouched = (row: CheckedRow): boolean => {
+    const q = quantity === undefined ? null : row.values[quantity];
+    const p = price === undefined ? null : row.values[price];
+    const a = amount === undefined ? null : row.values[amount];
+    if (typeof q !== 'number' || typeof p !== 'number') return false;
+    const amounts = typeof a === 'number' ? [a] : (row.amounts ?? []);
+    return amounts.some((x) => productIs(q, p, x, row.rates));
+  };
+  const keep = as.map(vouched);
+  for (const c of columns) {
+    const concept = columnConcept(c, nameWords(c.name));
+    if (concept !== 'unit_price' && concept !== 'line_amount') continue;
+    const texts = read.map((row) => row.cells.get(c.name)?.text);
+    if (!texts.some((t) => t !== undefined && CENTS.test(t))) continue;
+    for (const [i, t] of texts.entries()) {
+      const values = as[i]?.values;
+      if (t === undefined || !values || keep[i] || !/\d/u.test(t) || /\d[.,]\d/u.test(t)) continue;
+      values[c.name] = null;
+    }
+  }
 }

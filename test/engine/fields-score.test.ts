@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addOutcomes, amountPrinted, blankFieldsScore, scoreDocumentFields } from '../../fixtures/lib/fields.ts';
+import {
+  addOutcomes,
+  amountPrinted,
+  blankFieldsScore,
+  inconsistentItems,
+  scoreDocumentFields,
+} from '../../fixtures/lib/fields.ts';
 
 /**
  * The scorer of every field (fixtures/lib/fields.ts) is honest: an amount printed with the
@@ -108,5 +114,22 @@ describe('fields.json scorer: truth the PDF does not print', () => {
     // A row whose amount is not printed: wrong.
     const unread = { line_items: [{ amount: 1000 }, { amount: 310 }, { amount: 120 }] };
     expect(scoreDocumentFields({ 'line_items.count': 1 }, unread, konik).map((x) => x.verdict)).toEqual(['wrong']);
+  });
+
+  it('engine eval: a line item whose quantity × unit price is not its amount is reported, against the XML when the engine gave none', () => {
+    const entry = { 'line_items.amount': [32.76, 64, 1980] };
+    const rows = (price: number) => ({
+      line_items: [
+        { quantity: 8, unit_price: price, amount: null },
+        { quantity: 20, unit_price: 3.2, amount: 64 },
+        { quantity: 100, unit_price: 19.8, amount: null },
+      ],
+    });
+    // 8 × 4.55 = 36.40 less the row's 10% discount is 32.76: consistent; 8 × 455 is not.
+    expect(inconsistentItems(entry, rows(4.55))).toEqual([]);
+    expect(inconsistentItems(entry, rows(455))).toEqual([{ row: 0, quantity: 8, unit_price: 455, amount: 32.76 }]);
+    // The engine's own amount is checked when it gave one; no amount anywhere is no check.
+    expect(inconsistentItems({}, { line_items: [{ quantity: 2, unit_price: 7, amount: 15 }] })).toHaveLength(1);
+    expect(inconsistentItems({}, rows(455))).toEqual([]);
   });
 });

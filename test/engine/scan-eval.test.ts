@@ -14,6 +14,7 @@ import { extractInProcess } from '../../src/engine/extract.ts';
 import { closeOcr } from '../../src/engine/ocr.ts';
 import { openPdf, readPdf } from '../../src/engine/pdf-text.ts';
 import { makePdf } from '../helpers/pdf.ts';
+import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
 
 /**
  * `npm run eval`'s scans (fixtures/lib/scans.ts): a PDF rendered at run time into a PDF of
@@ -105,6 +106,46 @@ describe('the corpus read as scans', () => {
       const out = formatScans(s, false);
       expect(out).toContain('unprinted  scan a.pdf: total expected [120] (not printed), gave 99.5 (printed)');
       expect(out).not.toContain('WRONG');
+    },
+    OCR_MS,
+  );
+
+  it(
+    'a line item whose quantity × unit price is not its line amount is a wrong value on either side, and fails the scan sample',
+    async () => {
+      // A table with no amount column: only the XML's line amounts (fields.json) can tell a price misread.
+      const sheet = (price: string) => {
+        const t = new Sheet();
+        t.text(50, 50, 'Invoice Number: INV-1234');
+        t.text(50, 120, 'Description', { bold: true })
+          .right(330, 120, 'Qty', { bold: true })
+          .right(440, 120, 'Unit Price', { bold: true });
+        t.text(50, 142, 'Nougat 250g').right(330, 142, '8').right(440, 142, price);
+        t.text(50, 160, 'Biscuits 300g').right(330, 160, '20').right(440, 160, '3.20');
+        return t;
+      };
+      const right = new Uint8Array(await renderPdf([sheet('4.55')]));
+      const misread = new Uint8Array(await renderPdf([sheet('455.00')]));
+      const blank = () => ({
+        every: blankFieldsScore(),
+        three: { right: 0, wrong: 0, null: 0, sign: 0, unprinted: 0, scored: 0 },
+        wrong: [] as ScanScore['scan']['wrong'],
+        unprinted: [] as ScanScore['scan']['unprinted'],
+        pages: 0,
+        ms: 0,
+      });
+      const s: ScanScore = { files: ['a.pdf'], text: blank(), scan: blank() };
+      // The "scan" is a text PDF that prints the misread: the scorer is what is tested.
+      await scoreScanFile(s, 'a.pdf', right, misread, undefined, { 'line_items.amount': [36.4, 64] });
+      expect(s.text.wrong).toEqual([]);
+      expect(scanOnlyWrong(s)).toEqual([
+        {
+          file: 'a.pdf',
+          key: 'line_items[0] (inconsistent)',
+          expected: 36.4,
+          actual: 'line_items[0] quantity 8 × unit_price 455 is not amount 36.4 (inconsistent)',
+        },
+      ]);
     },
     OCR_MS,
   );
