@@ -51,9 +51,13 @@ export type InboxRow = { seq: number; method: string; body: Uint8Array };
 export type SeenRow = { document_id: string; inbox_seq: number; record: DocumentRecord; null_fields: string[] };
 export type Outcome = 'new' | 'duplicate' | 'invalid';
 
+export type InboxEvent = { receivedAt: Date; method: string; documentId: string; body: Uint8Array };
+
 export type Inbox = {
   /** Appends an acknowledged event; durable (fsynced) when it returns. */
-  append(event: { receivedAt: Date; method: string; documentId: string; body: Uint8Array }): number;
+  append(event: InboxEvent): number;
+  /** Appends events in one transaction, one disk sync for all; durable when it returns. Their seqs, in order. */
+  appendMany(events: readonly InboxEvent[]): number[];
   /** Keeps a body answered 400 aside; returns its id in the rejected table. */
   reject(entry: {
     receivedAt: Date;
@@ -134,6 +138,14 @@ export function openInbox(dataDir: string): Inbox {
   return {
     append({ receivedAt, method, documentId, body }) {
       return Number(insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid);
+    },
+    appendMany(events) {
+      if (events.length === 1) return [this.append(events[0]!)];
+      return transaction(db, () =>
+        events.map(({ receivedAt, method, documentId, body }) =>
+          Number(insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid),
+        ),
+      );
     },
     reject({ receivedAt, method, contentType, reason, body }) {
       return Number(

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { createAuthenticator } from './auth.ts';
+import { groupAppend } from './group-append.ts';
 import { type Inbox, openInbox } from './inbox.ts';
 import { createLogger } from './log.ts';
 import {
@@ -70,6 +71,7 @@ export async function startReceiver(
     logger,
     authenticator: createAuthenticator(options.auth),
     inbox,
+    append: groupAppend(inbox),
     worker,
     stats,
   });

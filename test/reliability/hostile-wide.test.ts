@@ -20,7 +20,7 @@ const wide = (n: number) =>
   });
 
 describe('hostile: wide events into listen -o x.csv', () => {
-  it('20 events of 5,000 distinct null fields: each answered within 2 s, CSV columns capped, SIGTERM prompt', {
+  it('20 events of 5,000 distinct null fields at once: each answered within 2 s, CSV columns capped, SIGTERM prompt', {
     timeout: 180_000,
   }, async () => {
     const base = tempDir();
@@ -31,17 +31,20 @@ describe('hostile: wide events into listen -o x.csv', () => {
     const events = Array.from({ length: 20 }, (_, n) => wide(n));
     const bytes = events.reduce((sum, e) => sum + JSON.stringify(e).length, 0);
     expect(bytes).toBeGreaterThan(2_000_000);
-    // One after the other, as a service delivers them; each timed from its own start.
-    const took: number[] = [];
-    for (const e of events) {
-      const started = Date.now();
-      const r = await send(url!, e);
-      expect(r.status).toBe(200);
-      took.push(Date.now() - started);
-    }
-    // Then 5 more all at once, while the outputs of the first 20 are being written: each in a
-    // bound a sender's 10 s timeout never reaches (all 20 at once took 12-30 s before).
+    // All 20 at once (issue 25: "acknowledges within its own budget regardless of width"):
+    // each timed from its own start, each answered within 2 s.
     const burst = await Promise.all(
+      events.map(async (e) => {
+        const started = Date.now();
+        const r = await send(url!, e);
+        expect(r.status).toBe(200);
+        return Date.now() - started;
+      }),
+    );
+    console.log(`wide: burst of 20 acknowledged in ${Math.min(...burst)}-${Math.max(...burst)} ms`);
+    for (const ms of burst) expect(ms).toBeLessThan(2000);
+    // Then 5 more all at once, while the outputs of the first 20 are being written: the same bound.
+    const again = await Promise.all(
       events.slice(0, 5).map(async (e) => {
         const started = Date.now();
         const r = await send(url!, { ...e, document_id: `${e.document_id}_again` });
@@ -49,10 +52,8 @@ describe('hostile: wide events into listen -o x.csv', () => {
         return Date.now() - started;
       }),
     );
-    console.log(`wide: burst of 5 acknowledged in ${Math.max(...burst)} ms at most`);
-    for (const ms of burst) expect(ms).toBeLessThan(5000);
-    console.log(`wide: acknowledgements ${Math.min(...took)}-${Math.max(...took)} ms`);
-    for (const ms of took) expect(ms).toBeLessThan(2000);
+    console.log(`wide: burst of 5 more acknowledged in ${Math.max(...again)} ms at most`);
+    for (const ms of again) expect(ms).toBeLessThan(2000);
     await listen.waitFor(/doc_wide_4_again .*needs review/, 60_000);
     // The CSV is written after the acknowledgements: wait for the last document in it.
     const deadline = Date.now() + 60_000;
