@@ -37,6 +37,8 @@ export const ENV = {
   password: 'EXTRACT_LISTEN_PASSWORD',
   /** Tests only: hold processing this long after an acknowledgement (see ReceiverOptions.workerDelayMs). */
   workerDelay: 'EXTRACT_LISTEN_WORKER_DELAY_MS',
+  /** Tests only: the worker's byte budget (ReceiverOptions.batchBytes), small to make a run of many batches. */
+  batchBytes: 'EXTRACT_LISTEN_BATCH_BYTES',
 } as const;
 
 /**
@@ -62,6 +64,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
   );
   const auth = resolveAuth(flags, deps.env);
   const delay = deps.env[ENV.workerDelay];
+  const batchBytes = deps.env[ENV.batchBytes];
   const say = (line: string): void => void deps.stderr.write(`${line}\n`);
   // With --json every stderr line is NDJSON, the start-up notes included.
   const note = (message: string): void => say(flags.json ? JSON.stringify({ type: 'note', message }) : message);
@@ -85,6 +88,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
       maxConnections,
       log: say,
       ...(delay !== undefined && delay !== '' ? { workerDelayMs: Number(delay) } : {}),
+      ...(batchBytes !== undefined && batchBytes !== '' ? { batchBytes: Number(batchBytes) } : {}),
     },
     { stdout: deps.stdout, cwd: deps.cwd, now: () => new Date() },
   );

@@ -66,7 +66,11 @@ export type Inbox = {
     reason: string;
     body: Uint8Array;
   }): number;
-  unprocessed(limit: number): InboxRow[];
+  /**
+   * The oldest unprocessed events, as many as fit in `maxBytes` of bodies (at least one, however
+   * large): what the worker holds at once is bounded by size, not by a count of events.
+   */
+  unprocessed(maxBytes: number): InboxRow[];
   /**
    * Settles inbox rows in one transaction: a document_id seen for the first time is claimed
    * (its record stored), any other is a duplicate. Returns each row's outcome.
@@ -80,6 +84,13 @@ export type Inbox = {
   markWritten(documentIds: readonly string[]): void;
   /** Every document ever processed, in arrival order: whole-file outputs are rebuilt from it. */
   allSeen(): SeenRow[];
+  /** The inbox_seq of the last document processed (0 when none): a fixed end for a pass over seen. */
+  lastSeenSeq(): number;
+  /**
+   * Documents processed after `afterSeq` up to `upToSeq`, in arrival order, as many as fit in
+   * `maxBytes` of stored records (at least one): pages for outputs written without holding them all.
+   */
+  seenPage(afterSeq: number, upToSeq: number, maxBytes: number): SeenRow[];
   reviewEntries(): ReviewEntry[];
   close(): void;
 };
@@ -111,9 +122,7 @@ export function openInbox(dataDir: string): Inbox {
   const insertRejected = db.prepare(
     'INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)',
   );
-  const selectUnprocessed = db.prepare(
-    'SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq LIMIT ?',
-  );
+  const selectUnprocessed = db.prepare('SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq');
   const claim = db.prepare(
     'INSERT INTO seen (document_id, inbox_seq, file_name, record, null_fields, first_seen_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING',
   );
@@ -122,6 +131,10 @@ export function openInbox(dataDir: string): Inbox {
     'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE written = 0 ORDER BY inbox_seq',
   );
   const markWritten = db.prepare('UPDATE seen SET written = 1 WHERE document_id = ?');
+  const selectPage = db.prepare(
+    'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq',
+  );
+  const selectLastSeen = db.prepare('SELECT COALESCE(MAX(inbox_seq), 0) AS seq FROM seen');
   const selectAll = db.prepare('SELECT document_id, inbox_seq, record, null_fields FROM seen ORDER BY inbox_seq');
   const selectReview = db.prepare(
     "SELECT document_id, file_name, null_fields FROM seen WHERE null_fields <> '[]' ORDER BY inbox_seq",
@@ -152,10 +165,17 @@ export function openInbox(dataDir: string): Inbox {
         insertRejected.run(receivedAt.toISOString(), method, contentType ?? null, reason, body).lastInsertRowid,
       );
     },
-    unprocessed(limit) {
-      return selectUnprocessed
-        .all(limit)
-        .map((row) => ({ seq: Number(row.seq), method: String(row.method), body: _bytes(row.body) }));
+    unprocessed(maxBytes) {
+      const rows: InboxRow[] = [];
+      let bytes = 0;
+      // Breaking out of the iteration resets the statement: the bodies past the budget are never read.
+      for (const row of selectUnprocessed.iterate()) {
+        const body = _bytes(row.body);
+        if (rows.length > 0 && bytes + body.length > maxBytes) break;
+        rows.push({ seq: Number(row.seq), method: String(row.method), body });
+        bytes += body.length;
+      }
+      return rows;
     },
     settle(rows, at) {
       const when = at.toISOString();
@@ -189,6 +209,19 @@ export function openInbox(dataDir: string): Inbox {
     },
     allSeen() {
       return selectAll.all().map(_seenRow);
+    },
+    lastSeenSeq() {
+      return Number(selectLastSeen.get()?.seq ?? 0);
+    },
+    seenPage(afterSeq, upToSeq, maxBytes) {
+      const rows: SeenRow[] = [];
+      let bytes = 0;
+      for (const row of selectPage.iterate(afterSeq, upToSeq)) {
+        rows.push(_seenRow(row));
+        bytes += String(row.record).length + String(row.null_fields).length;
+        if (bytes >= maxBytes) break;
+      }
+      return rows;
     },
     reviewEntries() {
       return selectReview.all().map((row) => ({

@@ -45,6 +45,7 @@ export async function startReceiver(
     stdout,
     dataDir: options.dataDir,
     warn: (message) => logger({ type: 'error', message }),
+    pageBytes: options.batchBytes,
   });
   const inbox = openInbox(options.dataDir);
   const stats: ReceiverStats = { received: 0, duplicates: 0, rejected: 0, unauthorized: 0 };
@@ -56,6 +57,7 @@ export async function startReceiver(
     now,
     counts,
     delayMs: options.workerDelayMs ?? 0,
+    batchBytes: options.batchBytes,
     spacingMs: sink.wholeFile ? WHOLE_FILE_SPACING_MS : sink.toDisk ? FILE_SPACING_MS : 0,
   });
 

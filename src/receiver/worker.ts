@@ -21,7 +21,8 @@ export type Worker = {
 
 export type WorkerCounts = { new: number; duplicates: number };
 
-const BATCH = 500;
+/** What a pass holds at once by default: events are taken up to this many bytes of bodies, not by count. */
+export const WORKER_BATCH_BYTES = 16 * 1024 * 1024;
 /**
  * A pass parses and settles at most this many bytes of events before it lets the event loop
  * answer the senders waiting: acknowledgements stay fast whatever the events' width or depth.
@@ -39,8 +40,11 @@ export function createWorker(deps: {
   delayMs: number;
   /** Least time between two passes; lets events pile up into one batch when each pass rewrites a whole file. */
   spacingMs: number;
+  /** A pass takes at most this many bytes of event bodies (at least one event). */
+  batchBytes?: number | undefined;
 }): Worker {
   const { inbox, sink, logger, now, counts, delayMs, spacingMs } = deps;
+  const batchBytes = deps.batchBytes ?? WORKER_BATCH_BYTES;
   let lastPassEnd = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | undefined;
   let again = false;
@@ -56,7 +60,7 @@ export function createWorker(deps: {
 
   const pass = async (): Promise<void> => {
     for (;;) {
-      const rows = inbox.unprocessed(BATCH);
+      const rows = inbox.unprocessed(batchBytes);
       for (let i = 0; i < rows.length; ) {
         let bytes = 0;
         let end = i;
@@ -69,7 +73,7 @@ export function createWorker(deps: {
       const fresh = inbox.unwritten();
       await sink.write(fresh, inbox);
       inbox.markWritten(fresh.map((r) => r.document_id));
-      if (rows.length < BATCH) return;
+      if (rows.length === 0) return;
     }
   };
 
@@ -111,7 +115,7 @@ export function createWorker(deps: {
       else setImmediate(run);
     },
     idle() {
-      if (running === undefined && timer === undefined && inbox.unprocessed(1).length === 0) return Promise.resolve();
+      if (running === undefined && timer === undefined && inbox.unprocessed(0).length === 0) return Promise.resolve();
       return new Promise((resolve) => {
         waiters.push(resolve);
         if (running === undefined && timer === undefined) run();

@@ -22,7 +22,7 @@ describe('groupAppend: the inbox appends of one event-loop turn share one commit
     );
     expect(commits).toBe(1);
     expect(seqs).toEqual(Array.from({ length: 20 }, (_, n) => seqs[0]! + n));
-    const rows = inbox.unprocessed(100);
+    const rows = inbox.unprocessed(1_000_000);
     expect(rows.map((r) => new TextDecoder().decode(r.body))).toEqual(
       Array.from({ length: 20 }, (_, n) => `{"n":${n}}`),
     );
