@@ -13,6 +13,8 @@ import type { DocumentRecord } from './record.ts';
 // quotes, newlines) by itself, and leaves null cells bare.
 const STRINGIFY_OPTIONS = { quoted_match: /^$/ } as const;
 const ROWS_PER_CHUNK = 500;
+/** csvChunksFrom yields text in chunks of about this many characters. */
+const CHUNK_CHARS = 64 * 1024;
 
 export type CsvOptions = {
   explode?: string | undefined;
@@ -58,13 +60,15 @@ export async function learnColumns(source: RecordSource, maxColumns?: number): P
 export async function* csvChunksFrom(source: RecordSource, flattener: Flattener): AsyncGenerator<string> {
   const columns = flattener.columns();
   yield stringify([columns.map(neutraliseFormula)], STRINGIFY_OPTIONS);
-  let batch: ReturnType<typeof encodeCell>[][] = [];
+  // Chunks of about CHUNK_CHARS, whatever the number of rows: a record can be megabytes.
+  let pending = '';
   for await (const record of source()) {
-    for (const row of flattener.add(record).rows) batch.push(columns.map((c) => encodeCell(row.get(c))));
-    if (batch.length >= ROWS_PER_CHUNK) {
-      yield stringify(batch, STRINGIFY_OPTIONS);
-      batch = [];
+    const rows = flattener.add(record).rows.map((row) => columns.map((c) => encodeCell(row.get(c))));
+    pending += stringify(rows, STRINGIFY_OPTIONS);
+    if (pending.length >= CHUNK_CHARS) {
+      yield pending;
+      pending = '';
     }
   }
-  if (batch.length > 0) yield stringify(batch, STRINGIFY_OPTIONS);
+  if (pending !== '') yield pending;
 }

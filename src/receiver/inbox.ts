@@ -79,8 +79,8 @@ export type Inbox = {
     rows: readonly { seq: number; claim?: { record: DocumentRecord; nullFields: string[] } }[],
     at: Date,
   ): Outcome[];
-  /** Documents processed but not yet written to the outputs, oldest first. */
-  unwritten(): SeenRow[];
+  /** Documents processed but not yet written to the outputs, oldest first, as many as fit in `maxBytes` of records (at least one). */
+  unwritten(maxBytes: number): SeenRow[];
   markWritten(documentIds: readonly string[]): void;
   /** Every document ever processed, in arrival order: whole-file outputs are rebuilt from it. */
   allSeen(): SeenRow[];
@@ -199,8 +199,15 @@ export function openInbox(dataDir: string): Inbox {
         }),
       );
     },
-    unwritten() {
-      return selectUnwritten.all().map(_seenRow);
+    unwritten(maxBytes) {
+      const rows: SeenRow[] = [];
+      let bytes = 0;
+      for (const row of selectUnwritten.iterate()) {
+        rows.push(_seenRow(row));
+        bytes += String(row.record).length + String(row.null_fields).length;
+        if (bytes >= maxBytes) break;
+      }
+      return rows;
     },
     markWritten(documentIds) {
       bookkeeping(() => {

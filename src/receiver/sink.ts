@@ -35,8 +35,8 @@ import { documentFileName } from './file-names.ts';
 export type RecordSink = {
   /** Brings the outputs up to date with the inbox when the receiver starts. */
   start(inbox: Inbox): Promise<void>;
-  /** Writes documents processed since the last call. */
-  write(fresh: readonly SeenRow[], inbox: Inbox): Promise<void>;
+  /** Writes documents processed since the last call (the inbox's unwritten ones) and marks them written. */
+  write(inbox: Inbox): Promise<void>;
   /** Where the records go, for the start-up line. */
   readonly description: string;
   /** True when each write rewrites a whole file (JSON, CSV), so batches should be few. */
@@ -111,24 +111,40 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
   const writeReview = async (inbox: Inbox): Promise<void> => {
     await writeFileAtomic(reviewPath, _reviewLines(inbox, pageBytes));
   };
-  const writeRecords = async (rows: readonly SeenRow[], inbox: Inbox): Promise<void> => {
-    if (target.kind === 'stdout') {
-      for (const row of rows) await stream?.write(row.record);
-    } else if (target.kind === 'dir') {
-      for (const row of rows)
-        await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
-    } else if (target.format === 'jsonl') {
-      await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
-    } else if (rows.length > 0 && target.format === 'csv') {
-      await writeCsv(target.path, inbox);
-    } else if (rows.length > 0) {
-      await writeDestination(
-        { kind: 'file', path: target.path },
-        jsonArrayChunksFrom(_seenRecords(inbox, pageBytes)()),
-        {
-          what: 'the output',
-        },
+  /**
+   * Writes what was processed since the last call, a page of records at a time, each page
+   * marked written once it is on disk. A whole-file output is rewritten once (streamed from
+   * the inbox), not per page. The review list grows by the fresh documents' entries: appended,
+   * not rewritten (start() rewrites it whole, which also repairs a crash between two writes).
+   */
+  const writeFresh = async (inbox: Inbox): Promise<void> => {
+    const wholeFile = target.kind === 'file' && target.format !== 'jsonl';
+    if (wholeFile && inbox.unwritten(0).length > 0) {
+      if (target.format === 'csv') await writeCsv(target.path, inbox);
+      else
+        await writeDestination(
+          { kind: 'file', path: target.path },
+          jsonArrayChunksFrom(_seenRecords(inbox, pageBytes)()),
+          { what: 'the output' },
+        );
+    }
+    for (let rows = inbox.unwritten(pageBytes); rows.length > 0; rows = inbox.unwritten(pageBytes)) {
+      if (target.kind === 'stdout') {
+        for (const row of rows) await stream?.write(row.record);
+      } else if (target.kind === 'dir') {
+        for (const row of rows)
+          await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
+      } else if (target.format === 'jsonl') {
+        await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
+      }
+      await _appendDurably(
+        reviewPath,
+        rows
+          .filter((r) => r.null_fields.length > 0)
+          .map(_reviewLine)
+          .join(''),
       );
+      inbox.markWritten(rows.map((r) => r.document_id));
     }
   };
 
@@ -137,25 +153,15 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
     wholeFile: target.kind === 'file' && target.format !== 'jsonl',
     toDisk: target.kind !== 'stdout',
     async start(inbox) {
-      const unwritten = inbox.unwritten();
-      if (target.kind === 'stdout') await writeRecords(unwritten, inbox);
-      else await _reconcile(target, inbox, writeCsv, pageBytes);
-      inbox.markWritten(unwritten.map((r) => r.document_id));
+      if (target.kind === 'stdout') await writeFresh(inbox);
+      else {
+        await _reconcile(target, inbox, writeCsv, pageBytes);
+        for (let page = inbox.unwritten(pageBytes); page.length > 0; page = inbox.unwritten(pageBytes))
+          inbox.markWritten(page.map((r) => r.document_id));
+      }
       await writeReview(inbox);
     },
-    async write(fresh, inbox) {
-      if (fresh.length === 0) return;
-      await writeRecords(fresh, inbox);
-      // The review list grows by the fresh documents' entries: appended, not rewritten (start()
-      // rewrites it whole from the inbox, which also repairs a crash between the two writes).
-      await _appendDurably(
-        reviewPath,
-        fresh
-          .filter((r) => r.null_fields.length > 0)
-          .map(_reviewLine)
-          .join(''),
-      );
-    },
+    write: writeFresh,
   };
 }
 

@@ -23,6 +23,8 @@ export type WorkerCounts = { new: number; duplicates: number };
 
 /** What a pass holds at once by default: events are taken up to this many bytes of bodies, not by count. */
 export const WORKER_BATCH_BYTES = 16 * 1024 * 1024;
+/** A pass settles up to this many budgets of events between two writes of the outputs. */
+const BATCHES_PER_WRITE = 64;
 /**
  * A pass parses and settles at most this many bytes of events before it lets the event loop
  * answer the senders waiting: acknowledgements stay fast whatever the events' width or depth.
@@ -60,20 +62,25 @@ export function createWorker(deps: {
 
   const pass = async (): Promise<void> => {
     for (;;) {
-      const rows = inbox.unprocessed(batchBytes);
-      for (let i = 0; i < rows.length; ) {
-        let bytes = 0;
-        let end = i;
-        while (end < rows.length && (end === i || bytes + rows[end]!.body.length <= CHUNK_BYTES))
-          bytes += rows[end++]!.body.length;
-        _process(rows.slice(i, end), inbox, logger, now, counts);
-        i = end;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      // Events are taken a budget of bytes at a time and settled; the outputs are written once
+      // for up to BATCHES_PER_WRITE budgets (a whole-file output is not rewritten per budget).
+      let taken = 0;
+      for (let batch = 0; batch < BATCHES_PER_WRITE; batch++) {
+        const rows = inbox.unprocessed(batchBytes);
+        if (rows.length === 0) break;
+        taken += rows.length;
+        for (let i = 0; i < rows.length; ) {
+          let bytes = 0;
+          let end = i;
+          while (end < rows.length && (end === i || bytes + rows[end]!.body.length <= CHUNK_BYTES))
+            bytes += rows[end++]!.body.length;
+          _process(rows.slice(i, end), inbox, logger, now, counts);
+          i = end;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
-      const fresh = inbox.unwritten();
-      await sink.write(fresh, inbox);
-      inbox.markWritten(fresh.map((r) => r.document_id));
-      if (rows.length === 0) return;
+      await sink.write(inbox);
+      if (taken === 0) return;
     }
   };
 
