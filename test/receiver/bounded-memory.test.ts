@@ -100,7 +100,7 @@ describe('listen writes its outputs a page at a time, as the array writers did',
     const base = tempDir();
     const out = join(base, 'big.csv');
     // The worker waits until every event is in the inbox, so one pass meets them all at once.
-    const listen = spawnCli(['listen', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out], {
+    const listen = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out], {
       env: { EXTRACT_LISTEN_BATCH_BYTES: String(1024 * 1024), EXTRACT_LISTEN_WORKER_DELAY_MS: '20000' },
     });
     const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);

@@ -26,7 +26,7 @@ describe('hostile: wide events into listen -o x.csv', () => {
     const base = tempDir();
     const dataDir = join(base, 'inbox');
     const out = join(base, 'x.csv');
-    const listen = spawnCli(['listen', '--port', '0', '--data-dir', dataDir, '-o', out]);
+    const listen = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', dataDir, '-o', out]);
     const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);
     const events = Array.from({ length: 20 }, (_, n) => wide(n));
     const bytes = events.reduce((sum, e) => sum + JSON.stringify(e).length, 0);
