@@ -29,7 +29,7 @@ const BATCHES_PER_WRITE = 64;
  * A pass parses and settles at most this many bytes of events before it lets the event loop
  * answer the senders waiting: acknowledgements stay fast whatever the events' width or depth.
  */
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_BYTES = 64 * 1024;
 /** After a failed write (disk full, output removed), wait this long before trying again. */
 const RETRY_MS = 1000;
 
