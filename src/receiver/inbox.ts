@@ -5,7 +5,6 @@ import { isSqliteBusy } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { transaction } from '../sqlite.ts';
 import { DocumentRecord } from '../outputs/record-schema.ts';
-import type { ReviewEntry } from './records.ts';
 
 /**
  * The receiver's durable state, one SQLite database in the data directory:
@@ -82,16 +81,13 @@ export type Inbox = {
   /** Documents processed but not yet written to the outputs, oldest first, as many as fit in `maxBytes` of records (at least one). */
   unwritten(maxBytes: number): SeenRow[];
   markWritten(documentIds: readonly string[]): void;
-  /** Every document ever processed, in arrival order: whole-file outputs are rebuilt from it. */
-  allSeen(): SeenRow[];
-  /** The inbox_seq of the last document processed (0 when none): a fixed end for a pass over seen. */
+  /** The inbox_seq of the last document processed (0 when none): a fixed end for a pass over seen (whole-file outputs are rebuilt from it, a page at a time). */
   lastSeenSeq(): number;
   /**
    * Documents processed after `afterSeq` up to `upToSeq`, in arrival order, as many as fit in
    * `maxBytes` of stored records (at least one): pages for outputs written without holding them all.
    */
   seenPage(afterSeq: number, upToSeq: number, maxBytes: number): SeenRow[];
-  reviewEntries(): ReviewEntry[];
   close(): void;
 };
 
@@ -135,10 +131,6 @@ export function openInbox(dataDir: string): Inbox {
     'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq',
   );
   const selectLastSeen = db.prepare('SELECT COALESCE(MAX(inbox_seq), 0) AS seq FROM seen');
-  const selectAll = db.prepare('SELECT document_id, inbox_seq, record, null_fields FROM seen ORDER BY inbox_seq');
-  const selectReview = db.prepare(
-    "SELECT document_id, file_name, null_fields FROM seen WHERE null_fields <> '[]' ORDER BY inbox_seq",
-  );
 
   /**
    * The worker's own bookkeeping commits relaxed (synchronous=NORMAL, src/sqlite.ts): a power
@@ -214,9 +206,6 @@ export function openInbox(dataDir: string): Inbox {
         for (const id of documentIds) markWritten.run(id);
       });
     },
-    allSeen() {
-      return selectAll.all().map(_seenRow);
-    },
     lastSeenSeq() {
       return Number(selectLastSeen.get()?.seq ?? 0);
     },
@@ -229,13 +218,6 @@ export function openInbox(dataDir: string): Inbox {
         if (bytes >= maxBytes) break;
       }
       return rows;
-    },
-    reviewEntries() {
-      return selectReview.all().map((row) => ({
-        document_id: String(row.document_id),
-        file_name: String(row.file_name),
-        null_fields: _strings(row.null_fields),
-      }));
     },
     close() {
       db.close();
