@@ -13,6 +13,8 @@ const MEASURED = [
   'test/reliability/load.test.ts',
   'test/e2e/batch-cron.test.ts',
   'test/reliability/big-files.test.ts',
+  'test/reliability/hostile-wide.test.ts',
+  'test/receiver/bounded-memory.test.ts',
 ];
 
 const shared = {

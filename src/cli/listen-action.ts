@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import { ExtractError } from '../errors.ts';
 import type { ReceiverAuth } from '../receiver/options.ts';
 import { startReceiver } from '../receiver/server.ts';
+import { ensureToken } from '../receiver/token.ts';
 import { isLoopbackHost } from '../loopback.ts';
 
 /** The flags of `extract listen`, as commander hands them over. */
@@ -37,6 +38,8 @@ export const ENV = {
   password: 'EXTRACT_LISTEN_PASSWORD',
   /** Tests only: hold processing this long after an acknowledgement (see ReceiverOptions.workerDelayMs). */
   workerDelay: 'EXTRACT_LISTEN_WORKER_DELAY_MS',
+  /** Tests only: the worker's byte budget (ReceiverOptions.batchBytes), small to make a run of many batches. */
+  batchBytes: 'EXTRACT_LISTEN_BATCH_BYTES',
 } as const;
 
 /**
@@ -60,12 +63,35 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
     1_000_000,
     'give a number of connections, such as 512',
   );
-  const auth = resolveAuth(flags, deps.env);
+  const dataDir = resolve(deps.cwd, flags.dataDir);
+  const given = resolveAuth(flags, deps.env);
   const delay = deps.env[ENV.workerDelay];
+  const batchBytes = deps.env[ENV.batchBytes];
   const say = (line: string): void => void deps.stderr.write(`${line}\n`);
   // With --json every stderr line is NDJSON, the start-up notes included.
   const note = (message: string): void => say(flags.json ? JSON.stringify({ type: 'note', message }) : message);
 
+  // No credentials and no explicit --auth none: a token made once and kept in the data directory.
+  let auth: ReceiverAuth;
+  if (given === 'generate') {
+    const kept = ensureToken(dataDir);
+    auth = { type: 'bearer', token: kept.token };
+    if (kept.created) {
+      note(
+        `auth: bearer with a token made for this data directory (kept in ${kept.path}, mode 0600); senders must send:`,
+      );
+      // The one time the token is printed: a line to copy into the sender's settings.
+      say(
+        flags.json
+          ? JSON.stringify({ type: 'token', authorization: `Bearer ${kept.token}` })
+          : `Authorization: Bearer ${kept.token}`,
+      );
+    } else {
+      note(
+        `auth: bearer with the token kept in ${kept.path} (set ${ENV.token} for another, or --auth none to accept any sender)`,
+      );
+    }
+  } else auth = given;
   if (flags.token !== undefined)
     note(`note: --token is visible to other users of this machine (ps); prefer ${ENV.token}`);
   if (flags.password !== undefined)
@@ -77,7 +103,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
       port,
       path: flags.path,
       auth,
-      dataDir: resolve(deps.cwd, flags.dataDir),
+      dataDir,
       out: flags.out,
       format: flags.format,
       json: flags.json ?? false,
@@ -85,15 +111,14 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
       maxConnections,
       log: say,
       ...(delay !== undefined && delay !== '' ? { workerDelayMs: Number(delay) } : {}),
+      ...(batchBytes !== undefined && batchBytes !== '' ? { batchBytes: Number(batchBytes) } : {}),
     },
     { stdout: deps.stdout, cwd: deps.cwd, now: () => new Date() },
   );
   // Listening for signals before printing anything: whoever reads "Listening on" may stop us at once.
   const stop = Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
   deps.stdout.write(`Listening on ${receiver.url}\n`);
-  note(
-    `auth: ${auth.type}; inbox: ${resolve(deps.cwd, flags.dataDir)}; records: ${flags.out ?? 'stdout (JSON Lines)'}`,
-  );
+  note(`auth: ${auth.type}; inbox: ${dataDir}; records: ${flags.out ?? 'stdout (JSON Lines)'}`);
   if (!isLoopbackHost(flags.host)) {
     note(
       `warning: bound to ${flags.host}, not loopback: anyone who can reach this machine can send events` +
@@ -107,13 +132,14 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
 
 /**
  * The authentication from the flags and the environment. Without --auth it follows from
- * what was given (--token or EXTRACT_LISTEN_TOKEN: bearer; --user: basic; nothing: none);
- * a combination that cannot be meant (a token with --auth basic) is a usage error.
+ * what was given (--token or EXTRACT_LISTEN_TOKEN: bearer; --user: basic; nothing: 'generate',
+ * a bearer token made once and kept in the data directory); --auth none must be asked for.
+ * A combination that cannot be meant (a token with --auth basic) is a usage error.
  */
 export function resolveAuth(
   flags: Pick<ListenFlags, 'auth' | 'token' | 'user' | 'password'>,
   env: NodeJS.ProcessEnv,
-): ReceiverAuth {
+): ReceiverAuth | 'generate' {
   const envToken = _nonEmpty(env[ENV.token]);
   const envPassword = _nonEmpty(env[ENV.password]);
   const type =
@@ -122,7 +148,8 @@ export function resolveAuth(
       ? 'bearer'
       : flags.user !== undefined
         ? 'basic'
-        : 'none');
+        : 'generate');
+  if (type === 'generate') return 'generate';
   switch (type) {
     case 'none':
       if (flags.token !== undefined || flags.user !== undefined || flags.password !== undefined) {

@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { encodeCell, neutraliseFormula } from './csv.ts';
-import { type FlatRows, flattenRecords } from './flatten.ts';
+import { createFlattener, type Flattener, type FlatRows, flattenRecords } from './flatten.ts';
 import type { DocumentRecord } from './record.ts';
 
 /**
@@ -13,6 +13,8 @@ import type { DocumentRecord } from './record.ts';
 // quotes, newlines) by itself, and leaves null cells bare.
 const STRINGIFY_OPTIONS = { quoted_match: /^$/ } as const;
 const ROWS_PER_CHUNK = 500;
+/** csvChunksFrom yields text in chunks of about this many characters. */
+const CHUNK_CHARS = 64 * 1024;
 
 export type CsvOptions = {
   explode?: string | undefined;
@@ -35,4 +37,38 @@ export function* csvChunks(
     const batch = rows.slice(i, i + ROWS_PER_CHUNK).map((row) => columns.map((c) => encodeCell(row.get(c))));
     yield stringify(batch, STRINGIFY_OPTIONS);
   }
+}
+
+/** Records read again on each call, in the same order: a view of a store, not an array in memory. */
+export type RecordSource = () => AsyncIterable<DocumentRecord>;
+
+/**
+ * The first of two passes over records never all in memory at once: learns the columns (capped
+ * at `maxColumns`). The flattener it returns then turns each record into rows against columns
+ * that no longer grow, and names the columns the cap left out of it (`add(record).left`).
+ */
+export async function learnColumns(source: RecordSource, maxColumns?: number): Promise<Flattener> {
+  const flattener = createFlattener(undefined, maxColumns);
+  for await (const record of source()) flattener.add(record);
+  return flattener;
+}
+
+/**
+ * The second pass: the CSV text, the same as csvChunks over the same records in the same order
+ * (no --explode), a chunk of rows at a time.
+ */
+export async function* csvChunksFrom(source: RecordSource, flattener: Flattener): AsyncGenerator<string> {
+  const columns = flattener.columns();
+  yield stringify([columns.map(neutraliseFormula)], STRINGIFY_OPTIONS);
+  // Chunks of about CHUNK_CHARS, whatever the number of rows: a record can be megabytes.
+  let pending = '';
+  for await (const record of source()) {
+    const rows = flattener.add(record).rows.map((row) => columns.map((c) => encodeCell(row.get(c))));
+    pending += stringify(rows, STRINGIFY_OPTIONS);
+    if (pending.length >= CHUNK_CHARS) {
+      yield pending;
+      pending = '';
+    }
+  }
+  if (pending !== '') yield pending;
 }

@@ -31,57 +31,81 @@ export type FlatRows = {
  * `leftOut`, so a record of thousands of distinct fields cannot make every row that wide.
  */
 export function flattenRecords(records: readonly DocumentRecord[], explode?: string, maxColumns?: number): FlatRows {
-  const columns = new _ColumnOrder(DOCUMENT_COLUMNS, maxColumns);
+  const flattener = createFlattener(explode, maxColumns);
   const leftOut: FlatRows['leftOut'] = [];
   const rows: Map<string, Cell>[] = [];
-  let explodeSeen = false;
-  const wrongKinds = new Set<string>();
-
   for (const record of records) {
-    const base = new Map<string, Cell>([
-      ['file', record.file],
-      ['document_id', record.document_id],
-      ['status', record.status],
-      ['page_count', record.page_count],
-      ['error', record.error],
-      ['needs_review', needsReview(record)],
-    ]);
-    let tableRows: Map<string, Cell>[] = [];
-    const left: string[] = [];
-    const visit = (value: ResultValue, path: string): void => {
-      if (explode !== undefined && path === explode) {
-        if (Array.isArray(value)) {
-          explodeSeen = true;
-          tableRows = value.map((row: ResultValue) => _explodedRow(row, path, columns));
-          return;
-        }
-        if (value === null) return;
-        wrongKinds.add(typeof value === 'object' ? 'an object' : `a ${typeof value}`);
-      }
-      if (_isResults(value)) {
-        for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
-        return;
-      }
-      const column = _columnName(path);
-      if (columns.add(column)) base.set(column, Array.isArray(value) ? JSON.stringify(value) : value);
-      else left.push(column);
-    };
-    for (const [key, value] of Object.entries(record.results ?? {})) visit(value, key);
-    if (left.length > 0) leftOut.push({ document_id: record.document_id, columns: left });
-
-    // A document whose table is empty (or that has no results) still gets its one row.
-    if (tableRows.length === 0) rows.push(base);
-    for (const tableRow of tableRows) rows.push(new Map([...base, ...tableRow]));
+    const flat = flattener.add(record);
+    if (flat.left.length > 0) leftOut.push({ document_id: record.document_id, columns: flat.left });
+    rows.push(...flat.rows);
   }
-
   const warnings: string[] = [];
-  if (explode !== undefined && !explodeSeen) {
-    const found = wrongKinds.size > 0 ? ` (it holds ${[...wrongKinds].join(' or ')})` : '';
+  if (explode !== undefined && !flattener.explodeSeen()) {
+    const wrongKinds = flattener.wrongKinds();
+    const found = wrongKinds.length > 0 ? ` (it holds ${wrongKinds.join(' or ')})` : '';
     const tables = listTablePaths(records);
     const hint = tables.length > 0 ? `the tables are: ${tables.join(', ')}` : 'no document has a table';
     warnings.push(`--explode ${explode}: no document has a table there${found}; ${hint}`);
   }
-  return { columns: columns.list(), rows, warnings, leftOut };
+  return { columns: flattener.columns(), rows, warnings, leftOut };
+}
+
+/**
+ * Flattens one record at a time, the columns growing as records are added: what flattenRecords
+ * does over an array, for a caller that streams records (two passes: one to learn the columns,
+ * one to write the rows, each record's rows then built against columns that no longer grow).
+ */
+export type Flattener = {
+  /** The record's rows, and the columns it has that the cap left out. */
+  add(record: DocumentRecord): { rows: Map<string, Cell>[]; left: string[] };
+  columns(): string[];
+  explodeSeen(): boolean;
+  wrongKinds(): string[];
+};
+
+export function createFlattener(explode?: string, maxColumns?: number): Flattener {
+  const columns = new _ColumnOrder(DOCUMENT_COLUMNS, maxColumns);
+  let explodeSeen = false;
+  const wrongKinds = new Set<string>();
+  return {
+    add(record) {
+      const base = new Map<string, Cell>([
+        ['file', record.file],
+        ['document_id', record.document_id],
+        ['status', record.status],
+        ['page_count', record.page_count],
+        ['error', record.error],
+        ['needs_review', needsReview(record)],
+      ]);
+      let tableRows: Map<string, Cell>[] = [];
+      const left: string[] = [];
+      const visit = (value: ResultValue, path: string): void => {
+        if (explode !== undefined && path === explode) {
+          if (Array.isArray(value)) {
+            explodeSeen = true;
+            tableRows = value.map((row: ResultValue) => _explodedRow(row, path, columns));
+            return;
+          }
+          if (value === null) return;
+          wrongKinds.add(typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+        }
+        if (_isResults(value)) {
+          for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
+          return;
+        }
+        const column = _columnName(path);
+        if (columns.add(column)) base.set(column, Array.isArray(value) ? JSON.stringify(value) : value);
+        else left.push(column);
+      };
+      for (const [key, value] of Object.entries(record.results ?? {})) visit(value, key);
+      // A document whose table is empty (or that has no results) still gets its one row.
+      const rows = tableRows.length === 0 ? [base] : tableRows.map((tableRow) => new Map([...base, ...tableRow]));
+      return { rows, left };
+    },
+    columns: () => columns.list(),
+    explodeSeen: () => explodeSeen,
+    wrongKinds: () => [...wrongKinds],
+  };
 }
 
 /** Dotted paths of every Table field seen in the records, for messages about --explode. */

@@ -34,3 +34,20 @@ export function* jsonArrayChunks(records: readonly DocumentRecord[]): Generator<
 export function documentJson(record: DocumentRecord): string {
   return `${JSON.stringify(recordFields(record), null, 2)}\n`;
 }
+
+/** jsonArrayChunks over records read one at a time (never all in memory): the same text. */
+export async function* jsonArrayChunksFrom(records: AsyncIterable<DocumentRecord>): AsyncGenerator<string> {
+  let previous: DocumentRecord | undefined;
+  const indented = (record: DocumentRecord): string =>
+    JSON.stringify(recordFields(record), null, 2).replace(/^/gm, '  ');
+  for await (const record of records) {
+    yield previous === undefined ? '[\n' : `${indented(previous)},\n`;
+    previous = record;
+  }
+  if (previous === undefined) {
+    yield '[]\n';
+    return;
+  }
+  yield `${indented(previous)}\n`;
+  yield ']\n';
+}

@@ -5,7 +5,6 @@ import { isSqliteBusy } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { transaction } from '../sqlite.ts';
 import { DocumentRecord } from '../outputs/record-schema.ts';
-import type { ReviewEntry } from './records.ts';
 
 /**
  * The receiver's durable state, one SQLite database in the data directory:
@@ -51,9 +50,13 @@ export type InboxRow = { seq: number; method: string; body: Uint8Array };
 export type SeenRow = { document_id: string; inbox_seq: number; record: DocumentRecord; null_fields: string[] };
 export type Outcome = 'new' | 'duplicate' | 'invalid';
 
+export type InboxEvent = { receivedAt: Date; method: string; documentId: string; body: Uint8Array };
+
 export type Inbox = {
   /** Appends an acknowledged event; durable (fsynced) when it returns. */
-  append(event: { receivedAt: Date; method: string; documentId: string; body: Uint8Array }): number;
+  append(event: InboxEvent): number;
+  /** Appends events in one transaction, one disk sync for all; durable when it returns. Their seqs, in order. */
+  appendMany(events: readonly InboxEvent[]): number[];
   /** Keeps a body answered 400 aside; returns its id in the rejected table. */
   reject(entry: {
     receivedAt: Date;
@@ -62,7 +65,11 @@ export type Inbox = {
     reason: string;
     body: Uint8Array;
   }): number;
-  unprocessed(limit: number): InboxRow[];
+  /**
+   * The oldest unprocessed events, as many as fit in `maxBytes` of bodies (at least one, however
+   * large): what the worker holds at once is bounded by size, not by a count of events.
+   */
+  unprocessed(maxBytes: number): InboxRow[];
   /**
    * Settles inbox rows in one transaction: a document_id seen for the first time is claimed
    * (its record stored), any other is a duplicate. Returns each row's outcome.
@@ -71,12 +78,16 @@ export type Inbox = {
     rows: readonly { seq: number; claim?: { record: DocumentRecord; nullFields: string[] } }[],
     at: Date,
   ): Outcome[];
-  /** Documents processed but not yet written to the outputs, oldest first. */
-  unwritten(): SeenRow[];
+  /** Documents processed but not yet written to the outputs, oldest first, as many as fit in `maxBytes` of records (at least one). */
+  unwritten(maxBytes: number): SeenRow[];
   markWritten(documentIds: readonly string[]): void;
-  /** Every document ever processed, in arrival order: whole-file outputs are rebuilt from it. */
-  allSeen(): SeenRow[];
-  reviewEntries(): ReviewEntry[];
+  /** The inbox_seq of the last document processed (0 when none): a fixed end for a pass over seen (whole-file outputs are rebuilt from it, a page at a time). */
+  lastSeenSeq(): number;
+  /**
+   * Documents processed after `afterSeq` up to `upToSeq`, in arrival order, as many as fit in
+   * `maxBytes` of stored records (at least one): pages for outputs written without holding them all.
+   */
+  seenPage(afterSeq: number, upToSeq: number, maxBytes: number): SeenRow[];
   close(): void;
 };
 
@@ -107,9 +118,7 @@ export function openInbox(dataDir: string): Inbox {
   const insertRejected = db.prepare(
     'INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)',
   );
-  const selectUnprocessed = db.prepare(
-    'SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq LIMIT ?',
-  );
+  const selectUnprocessed = db.prepare('SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq');
   const claim = db.prepare(
     'INSERT INTO seen (document_id, inbox_seq, file_name, record, null_fields, first_seen_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING',
   );
@@ -118,10 +127,10 @@ export function openInbox(dataDir: string): Inbox {
     'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE written = 0 ORDER BY inbox_seq',
   );
   const markWritten = db.prepare('UPDATE seen SET written = 1 WHERE document_id = ?');
-  const selectAll = db.prepare('SELECT document_id, inbox_seq, record, null_fields FROM seen ORDER BY inbox_seq');
-  const selectReview = db.prepare(
-    "SELECT document_id, file_name, null_fields FROM seen WHERE null_fields <> '[]' ORDER BY inbox_seq",
+  const selectPage = db.prepare(
+    'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq',
   );
+  const selectLastSeen = db.prepare('SELECT COALESCE(MAX(inbox_seq), 0) AS seq FROM seen');
 
   /**
    * The worker's own bookkeeping commits relaxed (synchronous=NORMAL, src/sqlite.ts): a power
@@ -135,15 +144,30 @@ export function openInbox(dataDir: string): Inbox {
     append({ receivedAt, method, documentId, body }) {
       return Number(insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid);
     },
+    appendMany(events) {
+      if (events.length === 1) return [this.append(events[0]!)];
+      return transaction(db, () =>
+        events.map(({ receivedAt, method, documentId, body }) =>
+          Number(insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid),
+        ),
+      );
+    },
     reject({ receivedAt, method, contentType, reason, body }) {
       return Number(
         insertRejected.run(receivedAt.toISOString(), method, contentType ?? null, reason, body).lastInsertRowid,
       );
     },
-    unprocessed(limit) {
-      return selectUnprocessed
-        .all(limit)
-        .map((row) => ({ seq: Number(row.seq), method: String(row.method), body: _bytes(row.body) }));
+    unprocessed(maxBytes) {
+      const rows: InboxRow[] = [];
+      let bytes = 0;
+      // Breaking out of the iteration resets the statement: the bodies past the budget are never read.
+      for (const row of selectUnprocessed.iterate()) {
+        const body = _bytes(row.body);
+        if (rows.length > 0 && bytes + body.length > maxBytes) break;
+        rows.push({ seq: Number(row.seq), method: String(row.method), body });
+        bytes += body.length;
+      }
+      return rows;
     },
     settle(rows, at) {
       const when = at.toISOString();
@@ -167,23 +191,33 @@ export function openInbox(dataDir: string): Inbox {
         }),
       );
     },
-    unwritten() {
-      return selectUnwritten.all().map(_seenRow);
+    unwritten(maxBytes) {
+      const rows: SeenRow[] = [];
+      let bytes = 0;
+      for (const row of selectUnwritten.iterate()) {
+        rows.push(_seenRow(row));
+        bytes += String(row.record).length + String(row.null_fields).length;
+        if (bytes >= maxBytes) break;
+      }
+      return rows;
     },
     markWritten(documentIds) {
       bookkeeping(() => {
         for (const id of documentIds) markWritten.run(id);
       });
     },
-    allSeen() {
-      return selectAll.all().map(_seenRow);
+    lastSeenSeq() {
+      return Number(selectLastSeen.get()?.seq ?? 0);
     },
-    reviewEntries() {
-      return selectReview.all().map((row) => ({
-        document_id: String(row.document_id),
-        file_name: String(row.file_name),
-        null_fields: _strings(row.null_fields),
-      }));
+    seenPage(afterSeq, upToSeq, maxBytes) {
+      const rows: SeenRow[] = [];
+      let bytes = 0;
+      for (const row of selectPage.iterate(afterSeq, upToSeq)) {
+        rows.push(_seenRow(row));
+        bytes += String(row.record).length + String(row.null_fields).length;
+        if (bytes >= maxBytes) break;
+      }
+      return rows;
     },
     close() {
       db.close();

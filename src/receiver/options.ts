@@ -34,6 +34,11 @@ export type ReceiverOptions = {
    * lands between the 200 and the processing.
    */
   workerDelayMs?: number | undefined;
+  /**
+   * The worker takes events up to this many bytes of bodies at a time, and outputs are written
+   * from the inbox in pages of about this size: what listen holds in memory is bounded by it.
+   */
+  batchBytes?: number | undefined;
 };
 
 export type ReceiverDeps = {

@@ -13,6 +13,7 @@ import {
 } from '../contract/index.ts';
 import { crossOriginProblem, hostProblem } from '../loopback.ts';
 import type { Authenticator } from './auth.ts';
+import type { GroupAppend } from './group-append.ts';
 import type { Inbox } from './inbox.ts';
 import type { Logger } from './log.ts';
 import type { ReceiverStats } from './options.ts';
@@ -36,6 +37,8 @@ export type RoutesContext = {
   logger: Logger;
   authenticator: Authenticator;
   inbox: Inbox;
+  /** Appends to the inbox, grouped per turn of the event loop (group-append.ts). */
+  append: GroupAppend;
   worker: Pick<Worker, 'kick'>;
   stats: ReceiverStats;
 };
@@ -154,7 +157,7 @@ async function authenticate(ctx: RoutesContext, request: FastifyRequest, reply: 
 }
 
 /** An event: refused (and kept aside) if it is not one, acknowledged once it is on disk. */
-function receive(ctx: RoutesContext, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+async function receive(ctx: RoutesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const receivedAt = ctx.now();
   const verdict = validate(body);
@@ -183,7 +186,7 @@ function receive(ctx: RoutesContext, request: FastifyRequest, reply: FastifyRepl
     const test: ReceiverTestAccepted = { received: true, test: true, document_id: verdict.documentId };
     return reply.code(200).type('application/json').send(test);
   }
-  const seq = ctx.inbox.append({ receivedAt, method: request.method, documentId: verdict.documentId, body });
+  const seq = await ctx.append({ receivedAt, method: request.method, documentId: verdict.documentId, body });
   ctx.stats.received++;
   ctx.worker.kick();
   const accepted: ReceiverAccepted = { received: true, document_id: verdict.documentId, inbox_seq: seq };

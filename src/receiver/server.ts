@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { createAuthenticator } from './auth.ts';
+import { groupAppend } from './group-append.ts';
 import { type Inbox, openInbox } from './inbox.ts';
 import { createLogger } from './log.ts';
 import {
@@ -44,6 +45,7 @@ export async function startReceiver(
     stdout,
     dataDir: options.dataDir,
     warn: (message) => logger({ type: 'error', message }),
+    pageBytes: options.batchBytes,
   });
   const inbox = openInbox(options.dataDir);
   const stats: ReceiverStats = { received: 0, duplicates: 0, rejected: 0, unauthorized: 0 };
@@ -55,6 +57,7 @@ export async function startReceiver(
     now,
     counts,
     delayMs: options.workerDelayMs ?? 0,
+    batchBytes: options.batchBytes,
     spacingMs: sink.wholeFile ? WHOLE_FILE_SPACING_MS : sink.toDisk ? FILE_SPACING_MS : 0,
   });
 
@@ -70,6 +73,7 @@ export async function startReceiver(
     logger,
     authenticator: createAuthenticator(options.auth),
     inbox,
+    append: groupAppend(inbox),
     worker,
     stats,
   });

@@ -9,12 +9,11 @@ import {
   createStreamWriter,
   prepareOutput,
   resolveOutput,
-  type DocumentRecord,
   writeDestination,
   writeFileAtomic,
-  writeOutputs,
 } from '../outputs/index.ts';
-import { documentJson, jsonLine } from '../outputs/json.ts';
+import type { RecordSource } from '../outputs/csv-writer.ts';
+import { documentJson, jsonArrayChunksFrom, jsonLine } from '../outputs/json.ts';
 import type { Inbox, SeenRow } from './inbox.ts';
 import { hasErrno } from '../errno.ts';
 import { documentFileName } from './file-names.ts';
@@ -36,8 +35,8 @@ import { documentFileName } from './file-names.ts';
 export type RecordSink = {
   /** Brings the outputs up to date with the inbox when the receiver starts. */
   start(inbox: Inbox): Promise<void>;
-  /** Writes documents processed since the last call. */
-  write(fresh: readonly SeenRow[], inbox: Inbox): Promise<void>;
+  /** Writes documents processed since the last call (the inbox's unwritten ones) and marks them written. */
+  write(inbox: Inbox): Promise<void>;
   /** Where the records go, for the start-up line. */
   readonly description: string;
   /** True when each write rewrites a whole file (JSON, CSV), so batches should be few. */
@@ -63,7 +62,12 @@ export type SinkOptions = {
   stdout: Writable;
   dataDir: string;
   warn: (message: string) => void;
+  /** Whole-file outputs are written from the inbox in pages of about this many bytes of records. */
+  pageBytes?: number | undefined;
 };
+
+/** The default page: a few MiB of records at a time, whatever the number of documents. */
+const PAGE_BYTES = 4 * 1024 * 1024;
 
 /** Resolves -o and --format and checks the output can be written, before anything is acknowledged. */
 export async function createSink(options: SinkOptions): Promise<RecordSink> {
@@ -85,43 +89,62 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
   const stream: StreamWriter | undefined = target.kind === 'stdout' ? createStreamWriter(options.stdout) : undefined;
   const reviewPath = join(options.dataDir, REVIEW_FILE);
   const overflowPath = join(options.dataDir, OVERFLOW_FILE);
+  const pageBytes = options.pageBytes ?? PAGE_BYTES;
   /** A CSV file output, its columns capped; the overflow file is rewritten beside it. */
-  const writeCsv = async (path: string, records: readonly DocumentRecord[]): Promise<void> => {
-    const { csvChunks } = await import('../outputs/csv-writer.ts');
-    let leftOut: Array<{ document_id: string | null; columns: string[] }> = [];
-    const chunks = csvChunks(records, { maxColumns: CSV_MAX_COLUMNS, onLeftOut: (l) => (leftOut = l) }, options.warn);
-    await writeDestination({ kind: 'file', path }, chunks, { what: 'the output' });
+  const writeCsv = async (path: string, inbox: Inbox): Promise<void> => {
+    const { csvChunksFrom, learnColumns } = await import('../outputs/csv-writer.ts');
+    const source = _seenRecords(inbox, pageBytes);
+    const flattener = await learnColumns(source, CSV_MAX_COLUMNS);
+    await writeDestination({ kind: 'file', path }, csvChunksFrom(source, flattener), { what: 'the output' });
+    // The columns left out, per document: a pass of its own, so no list of every document's is held.
     await writeFileAtomic(
       overflowPath,
-      leftOut.map((l) => `${JSON.stringify({ document_id: l.document_id, csv_columns_left_out: l.columns })}\n`),
+      (async function* () {
+        for await (const record of source()) {
+          const { left } = flattener.add(record);
+          if (left.length > 0)
+            yield `${JSON.stringify({ document_id: record.document_id, csv_columns_left_out: left })}\n`;
+        }
+      })(),
     );
   };
-
   const writeReview = async (inbox: Inbox): Promise<void> => {
-    await writeFileAtomic(
-      reviewPath,
-      inbox.reviewEntries().map((e) => `${JSON.stringify(e)}\n`),
-    );
+    await writeFileAtomic(reviewPath, _reviewLines(inbox, pageBytes));
   };
-  const writeRecords = async (rows: readonly SeenRow[], inbox: Inbox): Promise<void> => {
-    if (target.kind === 'stdout') {
-      for (const row of rows) await stream?.write(row.record);
-    } else if (target.kind === 'dir') {
-      for (const row of rows)
-        await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
-    } else if (target.format === 'jsonl') {
-      await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
-    } else if (rows.length > 0 && target.format === 'csv') {
-      await writeCsv(
-        target.path,
-        inbox.allSeen().map((r) => r.record),
+  /**
+   * Writes what was processed since the last call, a page of records at a time, each page
+   * marked written once it is on disk. A whole-file output is rewritten once (streamed from
+   * the inbox), not per page. The review list grows by the fresh documents' entries: appended,
+   * not rewritten (start() rewrites it whole, which also repairs a crash between two writes).
+   */
+  const writeFresh = async (inbox: Inbox): Promise<void> => {
+    const wholeFile = target.kind === 'file' && target.format !== 'jsonl';
+    if (wholeFile && inbox.unwritten(0).length > 0) {
+      if (target.format === 'csv') await writeCsv(target.path, inbox);
+      else
+        await writeDestination(
+          { kind: 'file', path: target.path },
+          jsonArrayChunksFrom(_seenRecords(inbox, pageBytes)()),
+          { what: 'the output' },
+        );
+    }
+    for (let rows = inbox.unwritten(pageBytes); rows.length > 0; rows = inbox.unwritten(pageBytes)) {
+      if (target.kind === 'stdout') {
+        for (const row of rows) await stream?.write(row.record);
+      } else if (target.kind === 'dir') {
+        for (const row of rows)
+          await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
+      } else if (target.format === 'jsonl') {
+        await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
+      }
+      await _appendDurably(
+        reviewPath,
+        rows
+          .filter((r) => r.null_fields.length > 0)
+          .map(_reviewLine)
+          .join(''),
       );
-    } else if (rows.length > 0) {
-      await writeOutputs(
-        target,
-        inbox.allSeen().map((r) => r.record),
-        { cwd: options.cwd, warn: options.warn },
-      );
+      inbox.markWritten(rows.map((r) => r.document_id));
     }
   };
 
@@ -130,54 +153,96 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
     wholeFile: target.kind === 'file' && target.format !== 'jsonl',
     toDisk: target.kind !== 'stdout',
     async start(inbox) {
-      const unwritten = inbox.unwritten();
-      if (target.kind === 'stdout') await writeRecords(unwritten, inbox);
-      else await _reconcile(target, inbox, options, writeCsv);
-      inbox.markWritten(unwritten.map((r) => r.document_id));
+      if (target.kind === 'stdout') await writeFresh(inbox);
+      else {
+        await _reconcile(target, inbox, writeCsv, pageBytes);
+        for (let page = inbox.unwritten(pageBytes); page.length > 0; page = inbox.unwritten(pageBytes))
+          inbox.markWritten(page.map((r) => r.document_id));
+      }
       await writeReview(inbox);
     },
-    async write(fresh, inbox) {
-      if (fresh.length === 0) return;
-      await writeRecords(fresh, inbox);
-      if (fresh.some((r) => r.null_fields.length > 0)) await writeReview(inbox);
-    },
+    write: writeFresh,
   };
 }
 
-/** Makes a file or directory output hold every document of the inbox. */
+/** Makes a file or directory output hold every document of the inbox, a page of records at a time. */
 async function _reconcile(
   target: Exclude<OutputTarget, { kind: 'stdout' | 'stream' }>,
   inbox: Inbox,
-  options: SinkOptions,
-  writeCsv: (path: string, records: readonly DocumentRecord[]) => Promise<void>,
+  writeCsv: (path: string, inbox: Inbox) => Promise<void>,
+  pageBytes: number,
 ): Promise<void> {
-  const all = inbox.allSeen();
   if (target.kind === 'dir') {
     await mkdir(target.path, { recursive: true });
-    for (const row of all) {
-      const path = _documentPath(target.path, row.document_id);
-      if (!existsSync(path)) await writeFileAtomic(path, [documentJson(row.record)]);
+    for await (const record of _seenRecords(inbox, pageBytes)()) {
+      const path = _documentPath(target.path, record.document_id ?? '');
+      if (!existsSync(path)) await writeFileAtomic(path, [documentJson(record)]);
     }
     return;
   }
   if (target.format === 'csv') {
-    await writeCsv(
-      target.path,
-      all.map((r) => r.record),
-    );
+    await writeCsv(target.path, inbox);
     return;
   }
   if (target.format !== 'jsonl') {
-    await writeOutputs(
-      target,
-      all.map((r) => r.record),
-      { cwd: options.cwd, warn: options.warn },
-    );
+    await writeDestination({ kind: 'file', path: target.path }, jsonArrayChunksFrom(_seenRecords(inbox, pageBytes)()), {
+      what: 'the output',
+    });
     return;
   }
   const present = await _documentIdsInJsonl(target.path);
-  const missing = all.filter((r) => !present.has(r.document_id));
-  await _appendDurably(target.path, missing.map((r) => jsonLine(r.record)).join(''));
+  for await (const page of _seenPages(inbox, pageBytes)) {
+    const missing = page.filter((r) => !present.has(r.document_id));
+    await _appendDurably(target.path, missing.map((r) => jsonLine(r.record)).join(''));
+  }
+}
+
+/**
+ * Every document of the inbox's seen table, a page at a time, up to the last one processed when
+ * the pass began; the event loop gets a turn between pages (acknowledgements wait for no output).
+ */
+async function* _seenPages(inbox: Inbox, pageBytes: number): AsyncGenerator<SeenRow[]> {
+  const upTo = inbox.lastSeenSeq();
+  let after = 0;
+  for (;;) {
+    const page = inbox.seenPage(after, upTo, pageBytes);
+    if (page.length === 0) return;
+    yield page;
+    after = page[page.length - 1]!.inbox_seq;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The records of _seenPages, one at a time; each call reads them again, up to the same last one. */
+function _seenRecords(inbox: Inbox, pageBytes: number): RecordSource {
+  const upTo = inbox.lastSeenSeq();
+  return async function* () {
+    let after = 0;
+    for (;;) {
+      const page = inbox.seenPage(after, upTo, pageBytes);
+      if (page.length === 0) return;
+      for (const row of page) {
+        yield row.record;
+        // A turn of the event loop per record (a record can be thousands of fields to flatten):
+        // the senders waiting for a 200 are answered between two, not after a whole page.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      after = page[page.length - 1]!.inbox_seq;
+    }
+  };
+}
+
+/** One line of review.jsonl: a document that has null fields. */
+function _reviewLine(row: SeenRow): string {
+  return `${JSON.stringify({ document_id: row.document_id, file_name: row.record.file, null_fields: row.null_fields })}\n`;
+}
+
+async function* _reviewLines(inbox: Inbox, pageBytes: number): AsyncGenerator<string> {
+  for await (const page of _seenPages(inbox, pageBytes))
+    yield page
+      .filter((r) => r.null_fields.length > 0)
+      .map(_reviewLine)
+      .join('');
 }
 
 /** The document_ids already in a JSON Lines output; a torn last line (a write cut by a kill) is removed. */

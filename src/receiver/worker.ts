@@ -21,12 +21,15 @@ export type Worker = {
 
 export type WorkerCounts = { new: number; duplicates: number };
 
-const BATCH = 500;
+/** What a pass holds at once by default: events are taken up to this many bytes of bodies, not by count. */
+export const WORKER_BATCH_BYTES = 16 * 1024 * 1024;
+/** A pass settles up to this many budgets of events between two writes of the outputs. */
+const BATCHES_PER_WRITE = 64;
 /**
  * A pass parses and settles at most this many bytes of events before it lets the event loop
  * answer the senders waiting: acknowledgements stay fast whatever the events' width or depth.
  */
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_BYTES = 64 * 1024;
 /** After a failed write (disk full, output removed), wait this long before trying again. */
 const RETRY_MS = 1000;
 
@@ -39,8 +42,11 @@ export function createWorker(deps: {
   delayMs: number;
   /** Least time between two passes; lets events pile up into one batch when each pass rewrites a whole file. */
   spacingMs: number;
+  /** A pass takes at most this many bytes of event bodies (at least one event). */
+  batchBytes?: number | undefined;
 }): Worker {
   const { inbox, sink, logger, now, counts, delayMs, spacingMs } = deps;
+  const batchBytes = deps.batchBytes ?? WORKER_BATCH_BYTES;
   let lastPassEnd = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | undefined;
   let again = false;
@@ -56,20 +62,25 @@ export function createWorker(deps: {
 
   const pass = async (): Promise<void> => {
     for (;;) {
-      const rows = inbox.unprocessed(BATCH);
-      for (let i = 0; i < rows.length; ) {
-        let bytes = 0;
-        let end = i;
-        while (end < rows.length && (end === i || bytes + rows[end]!.body.length <= CHUNK_BYTES))
-          bytes += rows[end++]!.body.length;
-        _process(rows.slice(i, end), inbox, logger, now, counts);
-        i = end;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      // Events are taken a budget of bytes at a time and settled; the outputs are written once
+      // for up to BATCHES_PER_WRITE budgets (a whole-file output is not rewritten per budget).
+      let taken = 0;
+      for (let batch = 0; batch < BATCHES_PER_WRITE; batch++) {
+        const rows = inbox.unprocessed(batchBytes);
+        if (rows.length === 0) break;
+        taken += rows.length;
+        for (let i = 0; i < rows.length; ) {
+          let bytes = 0;
+          let end = i;
+          while (end < rows.length && (end === i || bytes + rows[end]!.body.length <= CHUNK_BYTES))
+            bytes += rows[end++]!.body.length;
+          _process(rows.slice(i, end), inbox, logger, now, counts);
+          i = end;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
-      const fresh = inbox.unwritten();
-      await sink.write(fresh, inbox);
-      inbox.markWritten(fresh.map((r) => r.document_id));
-      if (rows.length < BATCH) return;
+      await sink.write(inbox);
+      if (taken === 0) return;
     }
   };
 
@@ -111,7 +122,7 @@ export function createWorker(deps: {
       else setImmediate(run);
     },
     idle() {
-      if (running === undefined && timer === undefined && inbox.unprocessed(1).length === 0) return Promise.resolve();
+      if (running === undefined && timer === undefined && inbox.unprocessed(0).length === 0) return Promise.resolve();
       return new Promise((resolve) => {
         waiters.push(resolve);
         if (running === undefined && timer === undefined) run();

@@ -91,7 +91,7 @@ describe('listen: authentication', () => {
 describe('listen: auth flags', () => {
   const none = {};
   it('listen: --auth follows from the credentials given, the token may come from EXTRACT_LISTEN_TOKEN', () => {
-    expect(resolveAuth({}, none)).toEqual({ type: 'none' });
+    expect(resolveAuth({}, none)).toBe('generate');
     expect(resolveAuth({ token: 't' }, none)).toEqual({ type: 'bearer', token: 't' });
     expect(resolveAuth({}, { EXTRACT_LISTEN_TOKEN: 'e' })).toEqual({ type: 'bearer', token: 'e' });
     expect(resolveAuth({ auth: 'bearer' }, { EXTRACT_LISTEN_TOKEN: 'e' })).toEqual({ type: 'bearer', token: 'e' });

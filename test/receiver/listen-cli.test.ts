@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,10 +51,45 @@ describe('listen: end to end (built CLI)', () => {
     expect((await noToken.child).exitCode).toBe(2);
     expect(noToken.stderr()).toContain('--auth bearer needs a token: set EXTRACT_LISTEN_TOKEN');
 
-    const open = spawnCli(['listen', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir()]);
+    const open = spawnCli(['listen', '--auth', 'none', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir()]);
     await open.waitFor(/warning: bound to 0\.0\.0\.0, not loopback.*--auth none lets them all in/);
     open.child.kill('SIGTERM');
     const stopped = await open.child;
     expect(stopped.exitCode, `${stopped.signal} ${open.stderr()}`).toBe(0);
+  });
+  it('listen without credentials: a bearer token made once (0600 in the data dir), printed once, required, kept across restarts; --auth none is explicit', {
+    timeout: 60_000,
+  }, async () => {
+    const dataDir = join(tempDir(), 'inbox');
+    const first = spawnCli(['listen', '--port', '0', '--data-dir', dataDir]);
+    const [, url] = await first.waitFor(/^Listening on (\S+)$/m);
+    const [, token] = await first.waitFor(/^Authorization: Bearer (\S+)$/m);
+    expect(token!.length).toBeGreaterThanOrEqual(40);
+    expect(statSync(join(dataDir, 'listen-token')).mode & 0o777).toBe(0o600);
+    expect((await send(url!, payload({ document_id: 'doc_open' }))).status).toBe(401);
+    const ok = await send(url!, payload({ document_id: 'doc_tok' }), { authorization: `Bearer ${token}` });
+    expect(ok.status).toBe(200);
+    first.child.kill('SIGTERM');
+    await first.child;
+    // Printed once, on stderr only, as the line to copy.
+    expect(first.stdout()).not.toContain(token!);
+    expect(first.stderr().split(token!).length - 1).toBe(1);
+
+    const second = spawnCli(['listen', '--port', '0', '--data-dir', dataDir]);
+    const [, url2] = await second.waitFor(/^Listening on (\S+)$/m);
+    await second.waitFor(/auth: bearer with the token kept in/);
+    expect((await send(url2!, payload({ document_id: 'doc_2' }))).status).toBe(401);
+    expect((await send(url2!, payload({ document_id: 'doc_3' }), { authorization: `Bearer ${token}` })).status).toBe(
+      200,
+    );
+    second.child.kill('SIGTERM');
+    await second.child;
+    expect(second.output()).not.toContain(token!);
+
+    const open = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', dataDir]);
+    const [, url3] = await open.waitFor(/^Listening on (\S+)$/m);
+    expect((await send(url3!, payload({ document_id: 'doc_4' }))).status).toBe(200);
+    open.child.kill('SIGTERM');
+    await open.child;
   });
 });

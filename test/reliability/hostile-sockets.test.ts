@@ -99,7 +99,7 @@ describe('hostile: idle sockets', () => {
   }, async () => {
     const dir = tempDir();
     const listen = await startLimited(
-      ['listen', '--port', '0', '--data-dir', join(dir, 'inbox'), '--max-connections', '200'],
+      ['listen', '--auth', 'none', '--port', '0', '--data-dir', join(dir, 'inbox'), '--max-connections', '200'],
       400,
       /Listening on (\S+)/,
     );

@@ -20,28 +20,31 @@ const wide = (n: number) =>
   });
 
 describe('hostile: wide events into listen -o x.csv', () => {
-  it('20 events of 5,000 distinct null fields: each answered within 2 s, CSV columns capped, SIGTERM prompt', {
+  it('20 events of 5,000 distinct null fields at once: each answered within 2 s, CSV columns capped, SIGTERM prompt', {
     timeout: 180_000,
   }, async () => {
     const base = tempDir();
     const dataDir = join(base, 'inbox');
     const out = join(base, 'x.csv');
-    const listen = spawnCli(['listen', '--port', '0', '--data-dir', dataDir, '-o', out]);
+    const listen = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', dataDir, '-o', out]);
     const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);
     const events = Array.from({ length: 20 }, (_, n) => wide(n));
     const bytes = events.reduce((sum, e) => sum + JSON.stringify(e).length, 0);
     expect(bytes).toBeGreaterThan(2_000_000);
-    // One after the other, as a service delivers them; each timed from its own start.
-    const took: number[] = [];
-    for (const e of events) {
-      const started = Date.now();
-      const r = await send(url!, e);
-      expect(r.status).toBe(200);
-      took.push(Date.now() - started);
-    }
-    // Then 5 more all at once, while the outputs of the first 20 are being written: each in a
-    // bound a sender's 10 s timeout never reaches (all 20 at once took 12-30 s before).
+    // All 20 at once (issue 25: "acknowledges within its own budget regardless of width"):
+    // each timed from its own start, each answered within 2 s.
     const burst = await Promise.all(
+      events.map(async (e) => {
+        const started = Date.now();
+        const r = await send(url!, e);
+        expect(r.status).toBe(200);
+        return Date.now() - started;
+      }),
+    );
+    console.log(`wide: burst of 20 acknowledged in ${Math.min(...burst)}-${Math.max(...burst)} ms`);
+    for (const ms of burst) expect(ms).toBeLessThan(2000);
+    // Then 5 more all at once, while the outputs of the first 20 are being written: the same bound.
+    const again = await Promise.all(
       events.slice(0, 5).map(async (e) => {
         const started = Date.now();
         const r = await send(url!, { ...e, document_id: `${e.document_id}_again` });
@@ -49,17 +52,14 @@ describe('hostile: wide events into listen -o x.csv', () => {
         return Date.now() - started;
       }),
     );
-    console.log(`wide: burst of 5 acknowledged in ${Math.max(...burst)} ms at most`);
-    for (const ms of burst) expect(ms).toBeLessThan(5000);
-    console.log(`wide: acknowledgements ${Math.min(...took)}-${Math.max(...took)} ms`);
-    for (const ms of took) expect(ms).toBeLessThan(2000);
-    await listen.waitFor(/doc_wide_4_again .*needs review/, 60_000);
+    console.log(`wide: burst of 5 more acknowledged in ${Math.max(...again)} ms at most`);
+    for (const ms of again) expect(ms).toBeLessThan(2000);
     // The CSV is written after the acknowledgements: wait for the last document in it.
     const deadline = Date.now() + 60_000;
     let csv = '';
     while (Date.now() < deadline) {
       csv = await readFile(out, 'utf8').catch(() => '');
-      if (csv.includes('doc_wide_19') && csv.includes('doc_wide_4_again')) break;
+      if (csv.split('\n').filter((l) => l.includes('doc_wide_')).length === 25) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const header = csv.split('\n')[0]!.split(',');
@@ -72,13 +72,14 @@ describe('hostile: wide events into listen -o x.csv', () => {
     while (Date.now() < deadline) {
       if ((await readdir(dataDir)).includes('overflow.jsonl'))
         overflow = (await readFile(join(dataDir, 'overflow.jsonl'), 'utf8')).trim().split('\n');
-      if (overflow.some((l) => l.includes('doc_wide_4_again'))) break;
+      if (overflow.length === 25) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    // Every document but the first has fields past the cap; the first has 5,000 - 494.
+    // Every document but the first received has fields past the cap; the first has 5,000 - 494.
+    // (Sent at once, they arrive in any order: the first is the CSV's first row.)
     expect(overflow).toHaveLength(25);
     const first = JSON.parse(overflow[0]!) as { document_id: string; csv_columns_left_out: string[] };
-    expect(first.document_id).toBe('doc_wide_0');
+    expect(first.document_id).toBe(csv.split('\n')[1]!.split(',')[1]);
     expect(first.csv_columns_left_out).toHaveLength(5000 - (CSV_MAX_COLUMNS - 6));
     const peak = peakRssMb(listen.child.pid!);
     console.log(`wide: listen peak RSS ${Math.round(peak)} MB, CSV ${csv.length} bytes`);

@@ -288,6 +288,8 @@ describe('security', () => {
     expect((await listen.waitFor(/Listening on (\S+)/))[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     const openListen = spawnCli([
       'listen',
+      '--auth',
+      'none',
       '--host',
       '0.0.0.0',
       '--port',

@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { WebhookPayload } from '../../src/contract/index.ts';
+import { csvChunks } from '../../src/outputs/csv-writer.ts';
+import { jsonArrayChunks } from '../../src/outputs/json.ts';
+import { DocumentRecord } from '../../src/outputs/record-schema.ts';
+import { CSV_MAX_COLUMNS } from '../../src/receiver/index.ts';
+import { nullFields, recordOf } from '../../src/receiver/records.ts';
+import { spawnCli, tempDir } from '../helpers/cli.ts';
+import { peakRssMb } from '../helpers/smtp.ts';
+import { payload, receiver, send } from './helpers.ts';
+
+/**
+ * Issue 25, part 4: listen never holds a whole output. The worker takes events up to a byte
+ * budget, not 500 at a time; CSV and JSON are rewritten by streaming pages of the inbox, and
+ * review.jsonl is appended. What they write is what the array-at-once writers (csvChunks,
+ * jsonArrayChunks, the batch client's) write for the same records.
+ */
+
+/** A record as the inbox gives it back (stored as JSON, parsed with the schema): what the old writers were fed. */
+const stored = (p: WebhookPayload) => DocumentRecord.parse(JSON.parse(JSON.stringify(recordOf(p))));
+
+/** The first event of each document_id, in the order sent: the documents an output holds. */
+function firstOfEach(events: readonly WebhookPayload[]): WebhookPayload[] {
+  const seen = new Set<string>();
+  return events.filter((e) => !seen.has(e.document_id) && seen.add(e.document_id) !== undefined);
+}
+
+const leaf = fc.oneof(fc.constant(null), fc.string({ maxLength: 12 }), fc.integer(), fc.boolean());
+const results = fc.dictionary(
+  fc.string({ minLength: 1, maxLength: 6 }),
+  fc.oneof(leaf, fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), leaf, { maxKeys: 3 })),
+  { maxKeys: 6 },
+);
+const events = fc
+  .array(fc.tuple(fc.integer({ min: 0, max: 14 }), results, fc.integer({ min: 0, max: 9 })), {
+    minLength: 1,
+    maxLength: 24,
+  })
+  .map((list) =>
+    list.map(([id, data, wide]) =>
+      payload({
+        document_id: `doc_${id}`,
+        metadata: { file_name: `f${id}.pdf`, mime_type: 'application/pdf', source_type: 'api', page_count: 1 },
+        // Now and then a document wide enough to pass the CSV's column cap: overflow.jsonl has lines too.
+        data:
+          wide === 0
+            ? { ...data, ...Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`w${id}_${i}`, null])) }
+            : data,
+      }),
+    ),
+  );
+
+describe('listen writes its outputs a page at a time, as the array writers did', () => {
+  for (const format of ['csv', 'json'] as const) {
+    it(`${format}: random events, a 2 KB budget (many batches and pages) -> byte-identical output, review and overflow`, {
+      timeout: 120_000,
+    }, async () => {
+      await fc.assert(
+        fc.asyncProperty(events, async (sent) => {
+          const dir = tempDir();
+          const out = join(dir, `out.${format}`);
+          const r = await receiver({ out, batchBytes: 2048 });
+          for (const e of sent) expect((await send(r.url, e)).status).toBe(200);
+          await r.drained();
+          const docs = firstOfEach(sent);
+          const records = docs.map(stored);
+          let leftOut: Array<{ document_id: string | null; columns: string[] }> = [];
+          const expected =
+            format === 'csv'
+              ? [...csvChunks(records, { maxColumns: CSV_MAX_COLUMNS, onLeftOut: (l) => (leftOut = l) })].join('')
+              : [...jsonArrayChunks(records)].join('');
+          expect(await readFile(out, 'utf8')).toBe(expected);
+          const review = docs
+            .filter((d) => nullFields(d.data).length > 0)
+            .map(
+              (d) =>
+                `${JSON.stringify({ document_id: d.document_id, file_name: d.metadata.file_name, null_fields: nullFields(d.data) })}\n`,
+            )
+            .join('');
+          expect(await readFile(join(r.dataDir, 'review.jsonl'), 'utf8').catch(() => '')).toBe(review);
+          if (format === 'csv') {
+            const overflow = leftOut
+              .map((l) => `${JSON.stringify({ document_id: l.document_id, csv_columns_left_out: l.columns })}\n`)
+              .join('');
+            expect(await readFile(join(r.dataDir, 'overflow.jsonl'), 'utf8').catch(() => '')).toBe(overflow);
+          }
+          await r.close();
+        }),
+        { numRuns: 8, seed: 25 },
+      );
+    });
+  }
+
+  it('80 MB of events held back then processed with a 1 MB budget: peak RSS bounded, CSV complete and identical', {
+    timeout: 240_000,
+  }, async () => {
+    const base = tempDir();
+    const out = join(base, 'big.csv');
+    // The worker waits until every event is in the inbox, so one pass meets them all at once.
+    const listen = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out], {
+      env: { EXTRACT_LISTEN_BATCH_BYTES: String(1024 * 1024), EXTRACT_LISTEN_WORKER_DELAY_MS: '20000' },
+    });
+    const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);
+    const sent = Array.from({ length: 80 }, (_, n) =>
+      payload({
+        document_id: `doc_big_${n}`,
+        metadata: { file_name: `big${n}.pdf`, mime_type: 'application/pdf', source_type: 'api', page_count: 1 },
+        data: { n, text: `${n}`.padEnd(1_000_000, 'x'), note: null },
+      }),
+    );
+    const startedAt = Date.now();
+    for (const e of sent) expect((await send(url!, e)).status).toBe(200);
+    const idle = peakRssMb(listen.child.pid!);
+    expect(Date.now() - startedAt).toBeLessThan(20_000); // else the worker began early: the test measures less
+    await listen.waitFor(/doc_big_79 .*needs review/, 120_000);
+    const expected = [...csvChunks(sent.map(stored), { maxColumns: CSV_MAX_COLUMNS })].join('');
+    const deadline = Date.now() + 120_000;
+    let csv = '';
+    while (Date.now() < deadline) {
+      csv = await readFile(out, 'utf8').catch(() => '');
+      if (csv.length >= expected.length) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const peak = peakRssMb(listen.child.pid!);
+    console.log(`bounded: listen RSS after receiving ${Math.round(idle)} MB, peak ${Math.round(peak)} MB`);
+    expect(csv === expected).toBe(true);
+    // 80 MB of bodies, records and CSV rows at once would be several hundred MB over what
+    // receiving took; a page of 1 MB keeps the processing to a small margin above it.
+    expect(peak - idle).toBeLessThan(160);
+    listen.child.kill('SIGTERM');
+    await listen.child;
+  });
+});
