@@ -172,7 +172,10 @@ describe('the circuit breaker', () => {
     servers.delete(server);
     expect(r.summary.exitCode).toBe(7);
     const outcomes = r.summary.documents.map((d) => d.outcome);
-    expect(outcomes.filter((o) => o === 'pending').length).toBeGreaterThanOrEqual(2);
+    // The two submitted before it went away: still pending, or completed if the service finished one
+    // in the moment between its gate opening and its close (its engine runs apart from the API).
+    expect(outcomes.filter((o) => o === 'pending').length).toBeGreaterThanOrEqual(1);
+    expect(outcomes.filter((o) => o === 'pending' || o === 'completed').length).toBeGreaterThanOrEqual(2);
     // An extract request cut by the shutdown is the one failure: visible, and marked uncertain in the journal.
     const facts = journalFacts(cwd);
     for (const d of r.summary.documents) {

@@ -162,9 +162,7 @@ describe('many workers, one batch (PostgreSQL)', () => {
       runs.map((r) => r.stderr).join('\n---\n'),
     ).toEqual([0, 0, 0]);
     expect(runs[0]!.stderr).toMatch(
-      new RegExp(
-        `sharing the batch through postgres://extract_test:\\*\\*\\*@127\\.0\\.0\\.1:(?!${pgServer.port})\\d+/`,
-      ),
+      new RegExp(`sharing the batch through postgres://\\*\\*\\*@127\\.0\\.0\\.1:(?!${pgServer.port})\\d+/`),
     );
     for (const i of [0, 1, 2]) expectWholeBatch(s, i);
     await expectChargedOnce(s);
