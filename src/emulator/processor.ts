@@ -30,6 +30,12 @@ export type Outcome =
  */
 export const OVERTIME_MS = 5000;
 
+/**
+ * How long close() waits for documents still being read (an engine it does not own, say) before it
+ * returns and leaves them processing, as a kill would (resume() takes them up on the next start).
+ */
+export const CLOSE_WAIT_MS = 5000;
+
 /** Starts of background extraction before a document that never ends is failed (README: Emulator behaviour). */
 export const MAX_ATTEMPTS = 3;
 
@@ -223,6 +229,8 @@ export function createProcessor(input: {
   const processor: Processor = {
     async run(doc, injectedError, onCompleted, signal) {
       const outcome = await extract(doc, injectedError, signal);
+      // Read after the server stopped waiting for it: left processing for resume(), as a kill would.
+      if (closed) throw new EngineClosedError('the emulator stopped while this document was read');
       return finish(doc.document_id, outcome, onCompleted);
     },
     enqueue(doc, injectedError) {
@@ -266,7 +274,13 @@ export function createProcessor(input: {
       closed = true;
       // Queued tasks are not cleared (a cleared task's promise never settles, and close would wait
       // for it forever): each sees `closed` and returns at once; they stay processing for resume().
-      await Promise.allSettled([...running]);
+      // What is still being read gets CLOSE_WAIT_MS to end: stopping never waits on a document.
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_WAIT_MS);
+        timer.unref();
+      });
+      await Promise.race([Promise.allSettled([...running]), waited]).finally(() => clearTimeout(timer));
     },
   };
   return processor;

@@ -274,6 +274,11 @@ class PostgresState implements StateJournal {
 }
 
 /** The pool, with every operation retried while the database is briefly unreachable. */
+/** At least a second, and the lease otherwise (an integer: SET takes no bound parameter). */
+function idleInTransactionMs(leaseMs: number): number {
+  return Math.max(1_000, Math.round(Number.isFinite(leaseMs) ? leaseMs : 1_000));
+}
+
 class Db {
   readonly #pool: pg.Pool;
   readonly #where: string;
@@ -307,6 +312,12 @@ class Db {
       client.on('error', onError);
       try {
         await client.query('BEGIN');
+        // A worker paused inside a transaction (SIGSTOP, a frozen VM) would hold its rows locked for
+        // as long as it sleeps, and the others wait for documents it can never give back: the server
+        // ends such a transaction once it has been idle past the lease, as the worker's claims end.
+        await client.query(
+          `SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionMs(this.#options.leaseMs)}`,
+        );
         const result = await work(client);
         await client.query('COMMIT');
         return result;
@@ -385,7 +396,9 @@ function transient(err: unknown): boolean {
       code === '57P03' ||
       code === '53300' ||
       code === '40001' ||
-      code === '40P01'
+      code === '40P01' ||
+      // The server ended a transaction this worker left idle past the lease (a pause): do it again.
+      code === '25P03'
     );
   }
   // A bug of ours is not an outage.
