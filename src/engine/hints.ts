@@ -15,11 +15,13 @@ export function formatHints(layout: Layout): FormatHints {
       for (const cell of line.cells) {
         // A number shows a mark only with a "." or ","; a date's order only with "/" or "-".
         const text = cell.text;
-        if (text.includes('.') || text.includes(','))
-          for (const m of text.matchAll(/\d[\d.,' \u00a0\u202f]*\d/g)) {
-            const mark = decimalMarkOf(m[0].trim());
+        if (text.includes('.') || text.includes(',')) {
+          NUMBER.lastIndex = 0;
+          for (let m = NUMBER.exec(text); m !== null; m = NUMBER.exec(text)) {
+            const mark = decimalMarkOf(m[0]);
             if (mark) marks.add(mark);
           }
+        }
         if (text.includes('/') || text.includes('-'))
           for (const m of text.matchAll(/\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g)) {
             const order = dateOrderOf(m[0]);
@@ -33,21 +35,25 @@ export function formatHints(layout: Layout): FormatHints {
   return { decimalMark: mark, dateOrder: order };
 }
 
+/** A number as written, its digits grouped or not (it begins and ends with a digit). */
+const NUMBER = /\d[\d.,' \u00a0\u202f]*\d/g;
+
 /** "1,234.50" and "12.5" show "."; "1.234,50" and "12,50" show ","; "1,234" and dates show nothing. */
 function decimalMarkOf(number: string): DecimalMark | undefined {
   const dot = number.lastIndexOf('.');
   const comma = number.lastIndexOf(',');
   if (dot >= 0 && comma >= 0) {
     const mark: DecimalMark = dot > comma ? '.' : ',';
-    const other = mark === '.' ? ',' : '.';
-    const [intPart] = number.split(mark);
-    if (intPart === undefined || number.split(mark).length !== 2) return undefined;
-    return new RegExp(`^\\d{1,3}(\\${other}\\d{3})+$`).test(intPart) ? mark : undefined;
+    const at = Math.max(dot, comma);
+    // The mark once, and before it a whole number grouped by the other sign.
+    if (number.indexOf(mark) !== at) return undefined;
+    return (mark === '.' ? GROUPED_BY_COMMA : GROUPED_BY_DOT).test(number.slice(0, at)) ? mark : undefined;
   }
-  const sep = dot >= 0 ? '.' : comma >= 0 ? ',' : undefined;
-  if (sep === undefined) return undefined;
-  const parts = number.split(sep);
-  const tail = parts[1];
-  if (parts.length !== 2 || tail === undefined || /\s/.test(number)) return undefined;
-  return /^\d{1,2}$/.test(tail) ? sep : undefined;
+  const at = dot >= 0 ? dot : comma;
+  if (at < 0 || number.indexOf(number[at] as string) !== at || /\s/.test(number)) return undefined;
+  return ONE_OR_TWO_DIGITS.test(number.slice(at + 1)) ? (number[at] as DecimalMark) : undefined;
 }
+
+const GROUPED_BY_COMMA = /^\d{1,3}(,\d{3})+$/;
+const GROUPED_BY_DOT = /^\d{1,3}(\.\d{3})+$/;
+const ONE_OR_TWO_DIGITS = /^\d{1,2}$/;

@@ -35,6 +35,8 @@ export type Tier = 0 | 1 | 2;
 type LabelForm = {
   words: string[];
   owners: Map<FieldPath, Tier>;
+  /** The owners' paths, made at the first match (the forms are complete by then) and shared by every match. */
+  ownerSet?: ReadonlySet<FieldPath>;
   concepts: Set<Concept>;
   /** The vocabulary's rank of the label for each concept: 1 its own label, 2 a fallback. */
   ranks: Map<Concept, 1 | 2>;
@@ -472,11 +474,10 @@ export class LabelIndex {
     for (const w of form.words) {
       const t = toks[k];
       if (!t) return null;
-      if (prev && !BETWEEN_WORDS.test(body.slice(prev.end, t.start))) return null;
       const next = toks[k + 1];
+      let to: Token;
       if (wordsEqual(w, t.word)) {
-        prev = t;
-        k += 1;
+        to = t;
       } else if (
         next &&
         w.length >= SPLIT_WORD_MIN &&
@@ -484,11 +485,14 @@ export class LabelIndex {
         t.word + next.word === w
       ) {
         // pdfjs cut the word with a space inside a glyph run ("Br uttosumme", "Zahlbetr ag").
-        prev = next;
-        k += 2;
+        to = next;
       } else {
         return null;
       }
+      // The words compared first: most forms fail on a word, and this test is dearer.
+      if (prev && !BETWEEN_WORDS.test(body.slice(prev.end, t.start))) return null;
+      k += to === t ? 1 : 2;
+      prev = to;
     }
     const last = prev;
     if (!last) return null;
@@ -496,34 +500,35 @@ export class LabelIndex {
     const afterNumberSign = last.word === '#';
     rest = rest.replace(/^\.(?=\s|:|$)/, '');
     rest = rest.replace(/^\s*\([^)]*\)/, '');
-    const base = {
-      owners: new Set(form.owners.keys()),
+    form.ownerSet ??= new Set(form.owners.keys());
+    const owners = form.ownerSet;
+    const made = (kind: LabelMatch['kind'], rest: string, colon: boolean): LabelMatch => ({
+      owners,
       tiers: form.owners,
       concepts: form.concepts,
       ranks: form.ranks,
       size: form.words.length,
       title: form.title,
-    };
+      kind,
+      rest,
+      colon,
+    });
     const colon = /^\s*:/.test(rest);
-    if (colon) return { ...base, kind: 'clean', rest: rest.replace(/^\s*:/, '').trim(), colon };
-    if (rest.trim() === '') return { ...base, kind: 'clean', rest: '', colon };
+    if (colon) return made('clean', rest.replace(/^\s*:/, '').trim(), colon);
+    const trimmed = rest.trim();
+    if (trimmed === '') return made('clean', '', colon);
     // "Total EUR", "Betrag €": a currency after the label says what the amount is in.
-    if (parseCurrency(rest.trim()) !== null || /^\s*[$€£¥]\s*$/.test(rest))
-      return { ...base, kind: 'clean', rest: '', colon };
+    if (parseCurrency(trimmed) !== null || /^\s*[$€£¥]\s*$/.test(rest)) return made('clean', '', colon);
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
       const extended = kind === 'loose' ? EXTRA_WORDS.exec(rest) : null;
       if (extended?.[1] !== undefined) {
         const after = extended[2];
-        return {
-          ...base,
-          kind: 'clean',
-          rest: after === undefined ? '' : after.slice(1).trim(),
-          colon: after !== undefined,
-          extra: extended[1].trim(),
-        };
+        const m = made('clean', after === undefined ? '' : after.slice(1).trim(), after !== undefined);
+        m.extra = extended[1].trim();
+        return m;
       }
-      return { ...base, kind, rest: rest.trim(), colon };
+      return made(kind, trimmed, colon);
     }
     return null;
   }

@@ -19,10 +19,7 @@ const SAME_LINE_EM = 0.4;
 
 /** Lines and cells of one page from its positioned pieces of text. */
 export function layoutPage(pageNumber: number, pieces: readonly TextPiece[]): Page {
-  const sorted = pieces
-    .filter((p) => p.text.trim() !== '')
-    .slice()
-    .sort((a, b) => a.y - b.y || a.x - b.x);
+  const sorted = pieces.filter((p) => p.text.trim() !== '').sort((a, b) => a.y - b.y || a.x - b.x);
   const groups: TextPiece[][] = [];
   for (const piece of sorted) {
     const group = groups.at(-1);
@@ -34,13 +31,19 @@ export function layoutPage(pageNumber: number, pieces: readonly TextPiece[]): Pa
     }
   }
   const lines = groups.map((group, index): Line => {
-    const ordered = group.slice().sort((a, b) => a.x - b.x || a.y - b.y);
-    const height = Math.max(...ordered.map((p) => p.height));
-    const y = ordered.reduce((sum, p) => sum + p.y, 0) / ordered.length;
-    return { page: pageNumber, index, y, height, cells: cellsOf(ordered, height) };
+    const ordered = group.sort((a, b) => a.x - b.x || a.y - b.y);
+    let height = -Infinity;
+    let sum = 0;
+    for (const p of ordered) {
+      height = Math.max(height, p.height);
+      sum += p.y;
+    }
+    return { page: pageNumber, index, y: sum / ordered.length, height, cells: cellsOf(ordered, height) };
   });
   return { number: pageNumber, lines };
 }
+
+const SPACES = /\s+/g;
 
 function cellsOf(ordered: readonly TextPiece[], height: number): Cell[] {
   const cells: Cell[] = [];
@@ -55,8 +58,8 @@ function cellsOf(ordered: readonly TextPiece[], height: number): Cell[] {
       cells.push({ text: piece.text, x0: piece.x, x1: piece.x + piece.width });
     }
   }
-  for (const c of cells) c.text = c.text.trim().replace(/\s+/g, ' ');
-  return cells.filter((c) => c.text !== '');
+  for (const c of cells) c.text = c.text.trim().replace(SPACES, ' ');
+  return cells.every((c) => c.text !== '') ? cells : cells.filter((c) => c.text !== '');
 }
 
 /**

@@ -261,11 +261,10 @@ function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType
   for (const { i, j, m } of labelledCells(doc)) {
     const sl = doc.scope[i];
     const cell = sl?.cells[j];
-    if (!sl || !cell || others.has(lineKey(sl.line))) continue;
-    if (m.extra !== undefined || m.box !== undefined) continue;
+    if (!sl || !cell || m.extra !== undefined || m.box !== undefined) continue;
     const vatLabel = m.concepts.has('vat_id');
-    if (namesBuyer(cell.text)) continue;
     if (!vatLabel && !(m.concepts.has('tax') && m.colon)) continue;
+    if (others.has(lineKey(sl.line)) || namesBuyer(cell.text)) continue;
     const beside = sl.cells[j + 1];
     const valueCell = m.rest !== '' ? cell : beside;
     const text = m.rest !== '' ? m.rest : beside?.text.replace(/^:\s*/, '');

@@ -4,7 +4,6 @@ import {
   OPS,
   PDFDataRangeTransport,
   PasswordException,
-  Util,
   getDocument,
 } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -194,13 +193,19 @@ export async function readPdf(input: SourceInput): Promise<{ pageCount: number; 
           opened = await openPdf(source, kept);
         }
         const page = await opened.pdf.getPage(n);
-        const viewport = page.getViewport({ scale: 1 });
+        const [va = 0, vb = 0, vc = 0, vd = 0, ve = 0, vf = 0] = page.getViewport({ scale: 1 }).transform;
         const content = await page.getTextContent();
         const pieces: TextPiece[] = [];
         for (const item of content.items) {
           if (!('str' in item) || item.str.trim() === '') continue;
-          const m = Util.transform(viewport.transform, item.transform);
-          const [a = 0, b = 0, c = 0, d = 0, x = 0, y = 0] = m;
+          // pdfjs's Util.transform(viewport, item), written out: one array less for every piece of text.
+          const [ia = 0, ib = 0, ic = 0, id = 0, ie = 0, iF = 0] = item.transform as number[];
+          const a = va * ia + vc * ib;
+          const b = vb * ia + vd * ib;
+          const c = va * ic + vc * id;
+          const d = vb * ic + vd * id;
+          const x = va * ie + vc * iF + ve;
+          const y = vb * ie + vd * iF + vf;
           // Rotated or vertical text does not line up with the page's lines: leave it out.
           if (Math.abs(b) > 0.01 * Math.abs(a) || Math.abs(c) > 0.01 * Math.abs(d) || a <= 0) continue;
           pieces.push({ text: item.str, x, y, width: item.width, height: Math.abs(d) || item.height });

@@ -28,15 +28,22 @@ export type Doc = {
 export const BLANK_GAP_EM = 2;
 
 export function wholeDocument(layout: Layout): Scope {
-  return layout.pages.flatMap((p) =>
-    p.lines.map((line) => ({ line, cells: line.cells.filter((c) => !isRule(c.text)) })),
-  );
+  const scope: Scope = [];
+  for (const p of layout.pages)
+    // The line's own cells when none is a rule (most lines): nothing changes a scope's cells.
+    for (const line of p.lines)
+      scope.push({
+        line,
+        cells: line.cells.some((c) => isRule(c.text)) ? line.cells.filter((c) => !isRule(c.text)) : line.cells,
+      });
+  return scope;
 }
 
 /** A drawn rule in a text document ("-----", "=====", "|"): no text, only a line. */
 function isRule(text: string): boolean {
-  return /^[-=_|+*~.\s]+$/.test(text);
+  return RULE.test(text);
 }
+const RULE = /^[-=_|+*~.\s]+$/;
 
 /** Whether `b`, the line after `a`, follows it closely: same page and no blank gap between. */
 export function follows(a: Line, b: Line): boolean {

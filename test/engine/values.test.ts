@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDate } from '../../src/engine/dates.ts';
 import {
+  MAY_HOLD_MARK,
+  MONEY_MARKS,
+  currenciesOfAmounts,
   parseBoolean,
   parseCurrency,
   parseDecimal,
@@ -12,6 +15,21 @@ import {
 } from '../../src/engine/values.ts';
 
 describe('engine values', () => {
+  it('engine: the quick test for a money mark passes every mark, so no amount with a mark is skipped', () => {
+    expect(MONEY_MARKS.length).toBeGreaterThan(30);
+    for (const mark of MONEY_MARKS) {
+      expect(MAY_HOLD_MARK.test(mark), mark).toBe(true);
+      expect(currenciesOfAmounts(`Total 12.50 ${mark}`).length, mark).toBe(1);
+      expect(currenciesOfAmounts(`${mark} 12.50`).length, mark).toBe(1);
+    }
+    // Property: any text that holds a mark anywhere passes the quick test (it skips only texts with none).
+    fc.assert(
+      fc.property(fc.string(), fc.constantFrom(...MONEY_MARKS), fc.string(), (before, mark, after) => {
+        expect(MAY_HOLD_MARK.test(before + mark + after)).toBe(true);
+      }),
+    );
+  });
+
   it('engine: reads a US decimal with thousands and a dollar sign', () => {
     expect(parseDecimal('1,234.50')).toBe(1234.5);
     expect(parseDecimal('$1,234.50')).toBe(1234.5);
