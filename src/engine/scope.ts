@@ -29,8 +29,8 @@ export const BLANK_GAP_EM = 2;
 
 export function wholeDocument(layout: Layout): Scope {
   const scope: Scope = [];
+  // The line's own cells when none is a rule (most lines): nothing changes a scope's cells.
   for (const p of layout.pages)
-    // The line's own cells when none is a rule (most lines): nothing changes a scope's cells.
     for (const line of p.lines)
       scope.push({
         line,
