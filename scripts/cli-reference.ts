@@ -90,13 +90,21 @@ function optionInfo(o: Option): OptionInfo {
 function afterHelp(cmd: Command): string {
   let text = '';
   const saved = cmd.configureOutput();
-  cmd.configureOutput({ ...saved, writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+  // No colours and a fixed width, so the page is the same from a terminal, a pipe or CI.
+  cmd.configureOutput({
+    ...saved,
+    writeOut: (s) => (text += s),
+    writeErr: (s) => (text += s),
+    getOutHasColors: () => false,
+    getOutHelpWidth: () => 80,
+  });
+  let own: string;
   try {
     cmd.outputHelp();
+    own = cmd.helpInformation();
   } finally {
     cmd.configureOutput(saved);
   }
-  const own = cmd.helpInformation();
   const i = text.indexOf(own);
   const rest = i >= 0 ? text.slice(0, i) + text.slice(i + own.length) : '';
   return rest.replace(/^\n+/, '').replace(/\s+$/, '');

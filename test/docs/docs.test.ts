@@ -72,6 +72,8 @@ describe('docs', () => {
       renderMarkdown(commands),
     );
     expect(readFileSync(MAN_PATH, 'utf8'), 'man/extract.1 is stale: run npm run docs').toBe(renderMan(commands));
+    // What --help prints after the options (exit codes, examples) is on the page too.
+    expect(readFileSync(REFERENCE_PATH, 'utf8')).toContain('Exit codes:');
   });
 
   it('every command, argument and flag of the program is on the reference page', () => {
