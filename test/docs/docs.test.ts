@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { execa } from 'execa';
@@ -160,5 +161,23 @@ describe('docs', () => {
     expect(man.map((m) => resolve(ROOT, m))).toContain(MAN_PATH);
     expect(pkg.files).toContain('man');
     expect(pkg.scripts.docs).toBe('node scripts/cli-reference.ts');
+  });
+
+  it('man extract works after a global install (npm links the man field into share/man)', async () => {
+    const prefix = mkdtempSync(join(tmpdir(), 'extract-man-'));
+    try {
+      // A link install of this folder: no registry, no scripts; npm links bin and man into the prefix.
+      await execa('npm', ['install', '-g', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', ROOT]);
+      const page = join(prefix, 'share', 'man', 'man1', 'extract.1');
+      expect(readFileSync(page, 'utf8')).toBe(readFileSync(MAN_PATH, 'utf8'));
+      if ((await execa('sh', ['-c', 'command -v man'], { reject: false })).exitCode === 0) {
+        const shown = await execa('man', ['extract'], {
+          env: { ...process.env, MANPATH: join(prefix, 'share', 'man'), MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80' },
+        });
+        expect(shown.stdout).toContain('EXTRACT(1)');
+      }
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+    }
   });
 });
