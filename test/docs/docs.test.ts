@@ -122,6 +122,16 @@ describe('docs', () => {
     expect(checked).toBeGreaterThan(20);
   });
 
+  it('every page under docs/ opens with a task: "To ..., run/read ..." right under its title', () => {
+    const pages = markdownFiles().filter((f) => f.startsWith(join(ROOT, 'docs')));
+    expect(pages.length).toBeGreaterThan(20);
+    for (const page of pages) {
+      const [title, first] = readFileSync(page, 'utf8').split(/\n\n+/);
+      expect(title, relative(ROOT, page)).toMatch(/^# /);
+      expect(first, relative(ROOT, page)).toMatch(/^To /);
+    }
+  });
+
   it('the link check sees a broken file and a broken anchor', () => {
     // The checker itself: a heading's anchor as GitHub makes it, and a duplicate's -1.
     expect(githubAnchor('`extract serve`: the service on your machine')).toBe(
