@@ -108,6 +108,8 @@ describe('docs', () => {
         const [pathPart, anchor] = link.split('#', 2) as [string, string | undefined];
         const target = pathPart === '' ? file : resolve(dirname(file), decodeURIComponent(pathPart));
         const where = `${relative(ROOT, file)}: ${link}`;
+        // The spec lies beside the repository (../shared/spec), not in it: a clone elsewhere has no such file.
+        if (relative(ROOT, target).startsWith('..')) continue;
         if (!existsSync(target)) {
           broken.push(`${where} (no such file)`);
           continue;
