@@ -41,7 +41,7 @@ export function registerServe(program: Command): void {
     .option('--webhook-time-scale <factor>', 'multiply the webhook retry schedule (0.001 turns 5 min into 300 ms)')
     .option(
       '--fault <spec>',
-      'inject a fault, OPERATION:PROBABILITY:EFFECT, e.g. extract-inline:0.1:503 (repeatable; README: Fault injection)',
+      'inject a fault, OPERATION:PROBABILITY:EFFECT, e.g. extract-inline:0.1:503 (repeatable; docs/serve-limits.md)',
       (v: string, all: string[]) => [...all, v],
       [] as string[],
     )

@@ -14,7 +14,14 @@ describe('install', () => {
     const files = new Set(
       (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path),
     );
-    for (const f of ['bin/extract.js', 'dist/cli/main.js', 'dist/engine/worker.js', 'package.json', 'README.md'])
+    for (const f of [
+      'bin/extract.js',
+      'dist/cli/main.js',
+      'dist/engine/worker.js',
+      'package.json',
+      'README.md',
+      'man/extract.1',
+    ])
       expect(files.has(f), f).toBe(true);
     expect([...files].some((f) => f.startsWith('test/') || f.startsWith('src/'))).toBe(false);
     // The bundle's chunks (what dist/cli/main.js imports) ship too.
