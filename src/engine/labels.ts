@@ -91,14 +91,18 @@ function indexWord(word: string): string {
   return NUMBER_WORDS.has(word) ? '#' : word;
 }
 
-/** The words of a text; words inside parentheses are left out ("Handelsrechnung (380) Nr."). */
-export function tokens(text: string): Token[] {
-  if (!text.includes('(') && isAscii(text)) return asciiTokens(text);
+/**
+ * The words of a text; words inside parentheses are left out ("Handelsrechnung (380) Nr.").
+ * `limit`: at most this many, the first (a label is read from a cell's first words).
+ */
+export function tokens(text: string, limit = Number.POSITIVE_INFINITY): Token[] {
+  if (!text.includes('(') && isAscii(text)) return asciiTokens(text, limit);
   const out: Token[] = [];
   const parens = text.includes('(')
     ? [...text.matchAll(/\([^()]*\)/g)].map((m) => [m.index, m.index + m[0].length] as const)
     : [];
   for (const m of text.matchAll(/[nN][º°]|[\p{L}\p{N}]+|#|№/gu)) {
+    if (out.length >= limit) break;
     if (parens.length > 0 && parens.some(([a, b]) => m.index > a && m.index < b)) continue;
     const word = normaliseWord(m[0]);
     out.push({
@@ -111,10 +115,10 @@ export function tokens(text: string): Token[] {
 }
 
 /** `tokens` of an ASCII text without parentheses (most cells): runs of letters and digits, and "#". */
-function asciiTokens(text: string): Token[] {
+function asciiTokens(text: string, limit: number): Token[] {
   const out: Token[] = [];
   let i = 0;
-  while (i < text.length) {
+  while (i < text.length && out.length < limit) {
     const c = text.charCodeAt(i);
     if (c === 0x23) {
       out.push({ word: '#', start: i, end: i + 1 });
@@ -194,6 +198,18 @@ function merged(longest: readonly LabelMatch[], top: LabelMatch): LabelMatch {
   };
 }
 
+/** Of the forms that match a cell, the longest plain one; the fields of all of that length (merged). */
+function bestOf(all: readonly LabelMatch[]): LabelMatch | null {
+  // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
+  const plain = all.filter((m) => m.extra === undefined);
+  const matches = plain.length > 0 ? plain : all;
+  const size = Math.max(0, ...matches.map((m) => m.size));
+  const longest = matches.filter((m) => m.size === size);
+  const [top] = longest;
+  // Two labels of the same words ("Total" of the total and of a column) name all their fields (one names its own).
+  return top && longest.length > 1 ? merged(longest, top) : (top ?? null);
+}
+
 /** A label word this long may be found cut in two by a space (shorter words could be two real words). */
 const SPLIT_WORD_MIN = 7;
 
@@ -263,6 +279,8 @@ class LabelForms {
   readonly byFirst = new Map<string, LabelForm[]>();
   /** Forms whose first word is a suffix ("*rechnung Nr"): compared with every cell. */
   readonly suffixed: LabelForm[] = [];
+  /** The most words of any form: a cell's words past these (and two more) never decide its label. */
+  maxWords = 0;
   /** Forms by their indexed words. */
   private readonly byKey = new Map<string, LabelForm>();
   /** The concept each field path stands for. */
@@ -329,6 +347,7 @@ class LabelForms {
     if (!form) {
       form = { words, owners: new Map(), concepts: new Set(), ranks: new Map(), title: false };
       this.forms.push(form);
+      this.maxWords = Math.max(this.maxWords, words.length);
       this.byKey.set(key, form);
       const first = indexWord(words[0] ?? '');
       const same = this.byFirst.get(first);
@@ -411,7 +430,8 @@ export class LabelIndex {
       box = boxed[1];
       body = text.slice(boxed[0].length);
     }
-    const toks = tokens(body);
+    // The words a form can compare (one more for a word cut in two) and that numberAcross reads.
+    const toks = tokens(body, Math.max(this.forms.maxWords + 1, 4));
     const first = toks[0];
     if (!first || /[\p{L}\p{N}]/u.test(body.slice(0, first.start))) return null;
     if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
@@ -426,14 +446,7 @@ export class LabelIndex {
         const m = this.matchForm(body, toks, form);
         if (m) all.push(m);
       }
-    // A label followed by words that are no label ("Total for this invoice") counts only when no plain label matches.
-    const plain = all.filter((m) => m.extra === undefined);
-    const matches = plain.length > 0 ? plain : all;
-    const size = Math.max(0, ...matches.map((m) => m.size));
-    const longest = matches.filter((m) => m.size === size);
-    const [top] = longest;
-    // Two labels of the same words ("Total" of the total and of a column) name all their fields (one names its own).
-    const best: LabelMatch | null = top && longest.length > 1 ? merged(longest, top) : (top ?? null);
+    const best = all.length === 0 ? null : bestOf(all);
     if (best && box !== undefined) {
       if (best.rest !== '' || best.colon) return null;
       return { ...best, box };

@@ -33,15 +33,22 @@ const RANGE_CHUNK_BYTES = 4 * 1024;
 
 const PDFJS_ROOT = fileURLToPath(new URL('./', import.meta.resolve('pdfjs-dist/package.json')));
 
+/**
+ * For text: no standard font data. A font the PDF does not embed ("Helvetica") gets its text from
+ * its encoding and its widths from the PDF or pdfjs's built-in metrics either way; loading the
+ * font program as well only costs (about a tenth of pdfjs's time on the bench's 300-page PDFs),
+ * and changes no answer (results and grounding byte-identical on the fixtures and the corpus).
+ */
 const OPTIONS = {
   disableFontFace: true,
   useSystemFonts: false,
   verbosity: 0, // errors only: a damaged font must not spam the server's stderr
   cMapUrl: `${PDFJS_ROOT}cmaps/`,
   cMapPacked: true,
-  standardFontDataUrl: `${PDFJS_ROOT}standard_fonts/`,
   enableXfa: false,
 } as const;
+/** For drawing pages (scan.ts renders a page without text for OCR): the glyphs of fonts not embedded, too. */
+const RENDER_OPTIONS = { ...OPTIONS, standardFontDataUrl: `${PDFJS_ROOT}standard_fonts/` } as const;
 
 /**
  * Single chunks (an object each: the cross-reference table, the page tree's nodes and pages) kept
@@ -96,13 +103,17 @@ class SourceRanges extends PDFDataRangeTransport {
   }
 }
 
-/** The document opened (scan.ts renders its pages from it); `close` must be called. */
-export async function openPdf(input: ByteSource | Uint8Array, kept?: KeptChunks): Promise<Opened> {
+/** The document opened, for text or (scan.ts) for drawing its pages; `close` must be called. */
+export async function openPdf(
+  input: ByteSource | Uint8Array,
+  { kept, render = false }: { kept?: KeptChunks; render?: boolean } = {},
+): Promise<Opened> {
   const source = input instanceof Uint8Array ? bytesSource(input) : input;
+  const options = render ? RENDER_OPTIONS : OPTIONS;
   if (source.size <= WHOLE_READ_BYTES) {
     // pdfjs takes ownership of (detaches) the buffer it is given: hand it a copy.
     const data = new Uint8Array(await readAll(source));
-    const task = getDocument({ ...OPTIONS, data });
+    const task = getDocument({ ...options, data });
     try {
       return {
         pdf: await task.promise,
@@ -117,7 +128,7 @@ export async function openPdf(input: ByteSource | Uint8Array, kept?: KeptChunks)
   }
   const range = new SourceRanges(source, kept);
   const task = getDocument({
-    ...OPTIONS,
+    ...options,
     range,
     rangeChunkSize: RANGE_CHUNK_BYTES,
     disableAutoFetch: true,
@@ -181,7 +192,7 @@ const IMAGE_OPS: ReadonlySet<number> = new Set([
 export async function readPdf(input: SourceInput): Promise<{ pageCount: number; layout: Layout; scanned: number[] }> {
   return withSource(input, async (source) => {
     const kept: KeptChunks = { chunks: new Map(), bytes: 0 };
-    let opened = await openPdf(source, kept);
+    let opened = await openPdf(source, { kept });
     try {
       const pageCount = opened.pdf.numPages;
       const pages = [];
@@ -190,7 +201,7 @@ export async function readPdf(input: SourceInput): Promise<{ pageCount: number; 
         if (opened.loaded() > LOADED_BYTES_BUDGET) {
           // What pdfjs loaded so far is let go with the document; the next pages load afresh.
           await opened.close();
-          opened = await openPdf(source, kept);
+          opened = await openPdf(source, { kept });
         }
         const page = await opened.pdf.getPage(n);
         const [va = 0, vb = 0, vc = 0, vd = 0, ve = 0, vf = 0] = page.getViewport({ scale: 1 }).transform;

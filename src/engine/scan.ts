@@ -71,7 +71,7 @@ export async function readPdfScans(input: SourceInput, pageNumbers: readonly num
 async function readScans(source: ByteSource, pageNumbers: readonly number[]): Promise<Scan> {
   const scan: Scan = { pages: [], doubtful: [], notes: [] };
   const budget = newBudget();
-  const { pdf, close } = await openPdf(source);
+  const { pdf, close } = await openPdf(source, { render: true });
   try {
     for (const n of pageNumbers) {
       const page = await pdf.getPage(n);

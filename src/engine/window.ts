@@ -52,13 +52,16 @@ function isReturnLine(parts: readonly string[], readsAsName: (t: string) => bool
   return name !== undefined && readsAsName(name) && town >= 1 && town >= parts.length - 3;
 }
 
+const hasSeparator = (c: Cell): boolean => ANY_SEPARATOR.test(c.text);
+
 /** The one address window of the document, or null. */
 export function addressWindow(doc: Doc, readsAsName: (t: string) => boolean): AddressWindow | null {
   const scope = doc.whole ?? doc.scope;
   let found: AddressWindow | null = null;
-  for (const [i, sl] of scope.entries()) {
+  for (let i = 0; i < scope.length; i++) {
+    const sl = scope[i];
     // Without a separator, a line is one part: no return line.
-    if (!sl.cells.some((c) => ANY_SEPARATOR.test(c.text))) continue;
+    if (!sl?.cells.some(hasSeparator)) continue;
     const read = partsOf(sl);
     const first = read?.cells[0];
     const last = read?.cells.at(-1);
