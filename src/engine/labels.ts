@@ -1,6 +1,6 @@
 import type { Field, FieldDefinition } from '../contract/index.ts';
 import { BOX_PREFIX, parseCurrency } from './values.ts';
-import { columnConcept, columnTitles } from './vocabulary/columns.ts';
+import { type ColumnConcept, columnConcept, columnTitles } from './vocabulary/columns.ts';
 import { type Concept, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
 
 /**
@@ -233,6 +233,18 @@ export function nameWords(name: string): string[] {
     .split(/[_\-\s]+/)
     .filter((w) => w !== '')
     .map(normaliseWord);
+}
+
+const COLUMN_CONCEPTS = new WeakMap<object, ColumnConcept | null>();
+
+/** The concept a table's column stands for (columnConcept by its name's words), once per field object. */
+export function columnConceptOf(column: Pick<Field, 'name' | 'type'>): ColumnConcept | undefined {
+  let concept = COLUMN_CONCEPTS.get(column);
+  if (concept === undefined) {
+    concept = columnConcept(column, nameWords(column.name)) ?? null;
+    COLUMN_CONCEPTS.set(column, concept);
+  }
+  return concept ?? undefined;
 }
 
 /** All the labels of one field: its label, its aliases and the words of its name. */

@@ -1,8 +1,8 @@
 import type { LeafField, Results } from '../contract/index.ts';
-import { nameWords } from './labels.ts';
+import { columnConceptOf, nameWords } from './labels.ts';
 import type { Doc } from './scope.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
-import { type ColumnConcept, columnConcept } from './vocabulary/columns.ts';
+import type { ColumnConcept } from './vocabulary/columns.ts';
 
 /**
  * The arithmetic a table read must pass before its rows are returned (tables.ts). A table
@@ -30,7 +30,7 @@ export function checkTable(
   doc: Doc,
   below: number,
 ): Results[] | null {
-  const of = (concept: ColumnConcept) => columns.find((c) => columnConcept(c, nameWords(c.name)) === concept)?.name;
+  const of = (concept: ColumnConcept) => columns.find((c) => columnConceptOf(c) === concept)?.name;
   const quantity = of('quantity');
   const price = of('unit_price');
   const amount = of('line_amount');

@@ -1,8 +1,7 @@
 import type { LeafField, TableField } from '../contract/index.ts';
-import { type FieldPath, nameWords } from './labels.ts';
+import { type FieldPath, columnConceptOf, nameWords } from './labels.ts';
 import { type Cell, overlap } from './layout.ts';
 import type { Doc, ScopeLine } from './scope.ts';
-import { columnConcept } from './vocabulary/columns.ts';
 
 /**
  * The header row of a table: a line whose cells are column titles, with the title lines
@@ -88,7 +87,7 @@ const TOTALS_TITLE =
  * are tax rates.
  */
 function summaryOfTotals(header: Header, field: TableField): boolean {
-  const concept = (c: LeafField) => columnConcept(c, nameWords(c.name));
+  const concept = (c: LeafField) => columnConceptOf(c);
   if (!field.columns.some((c) => concept(c) === 'description')) return false;
   if (header.columns.some((c) => c.field !== null && concept(c.field) === 'description')) return false;
   return header.columns.some(
@@ -112,7 +111,7 @@ function twofold(columns: readonly Column[]): Set<string> {
   const out = new Set<string>();
   for (const gross of columns.filter((c) => GROSS.test(c.title))) {
     const concept = PRICE.test(gross.title) ? 'unit_price' : 'line_amount';
-    const sameKind = (c: Column) => (c.field ? columnConcept(c.field, nameWords(c.field.name)) === concept : false);
+    const sameKind = (c: Column) => (c.field ? columnConceptOf(c.field) === concept : false);
     for (const net of columns) {
       if (net === gross || GROSS.test(net.title) || !(sameKind(net) || (NET.test(net.title) && sameKind(gross))))
         continue;

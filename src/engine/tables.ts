@@ -1,13 +1,12 @@
 import type { LeafField, LeafValue, Results, TableField } from '../contract/index.ts';
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
-import { type FieldPath, nameWords } from './labels.ts';
+import { type FieldPath, columnConceptOf, nameWords } from './labels.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
 import { type CheckedRow, checkTable, productIs } from './table-checks.ts';
 import { type Column, type Header, findHeaders } from './table-header.ts';
 import type { Place } from './types.ts';
 import { type FormatHints, looksLikeAmount, parseValue } from './values.ts';
-import { columnConcept } from './vocabulary/columns.ts';
 
 /**
  * Table fields. The header (table-header.ts) names the columns; rows are read below it,
@@ -339,14 +338,14 @@ function isSumOfRows(placed: Map<string, RowCell>, rows: Row[], doc: Doc): boole
 }
 
 function isLineAmount(f: LeafField): boolean {
-  return columnConcept(f, nameWords(f.name)) === 'line_amount';
+  return columnConceptOf(f) === 'line_amount';
 }
 
 /** A cell's value as its column's type; a quantity may carry its unit ("20 Stk"). */
 function cellValue(f: LeafField, text: string | undefined, doc: Doc): LeafValue {
   if (text === undefined) return null;
   const value = parseValue(f.type, text, doc.hints);
-  if (value !== null || columnConcept(f, nameWords(f.name)) !== 'quantity') return value;
+  if (value !== null || columnConceptOf(f) !== 'quantity') return value;
   const number = QUANTITY_WITH_UNIT.exec(text.trim())?.[1];
   return number === undefined ? null : parseValue(f.type, number, doc.hints);
 }
@@ -424,7 +423,7 @@ const CENTS = /\d[.,]\d{2}(?!\d)/u;
  * row's amount ("30 Meter │ 10 │ 300" among "1.000,00": printed so).
  */
 function dropUnseparated(columns: readonly LeafField[], read: readonly Row[], as: readonly CheckedRow[]): void {
-  const of = (concept: string) => columns.find((c) => columnConcept(c, nameWords(c.name)) === concept)?.name;
+  const of = (concept: string) => columns.find((c) => columnConceptOf(c) === concept)?.name;
   const [quantity, price, amount] = [of('quantity'), of('unit_price'), of('line_amount')];
   const vouched = (row: CheckedRow): boolean => {
     const q = quantity === undefined ? null : row.values[quantity];
@@ -436,7 +435,7 @@ function dropUnseparated(columns: readonly LeafField[], read: readonly Row[], as
   };
   const keep = as.map(vouched);
   for (const c of columns) {
-    const concept = columnConcept(c, nameWords(c.name));
+    const concept = columnConceptOf(c);
     if (concept !== 'unit_price' && concept !== 'line_amount') continue;
     const texts = read.map((row) => row.cells.get(c.name)?.text);
     if (!texts.some((t) => t !== undefined && CENTS.test(t))) continue;
