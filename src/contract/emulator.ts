@@ -10,8 +10,11 @@ export { MAX_BALANCE_PAGES, MAX_TOP_UP_PAGES } from './constants.ts';
 
 export const EMULATOR_PREFIX = '/_emulator';
 
+/** What moved credits: a document's reservation, its refund, a top-up. */
+export const LedgerKind = z.enum(['reserve', 'refund', 'topup']);
+
 export const LedgerEntry = z.object({
-  kind: z.enum(['reserve', 'refund', 'topup']),
+  kind: LedgerKind,
   document_id: z.string().nullable(),
   file_name: z.string().nullable(),
   sha256: z.string().nullable(),

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { DeliveryState, LedgerKind } from '../contract/emulator.ts';
 
 /**
  * The emulator's storage: one SQLite database (node:sqlite) for documents, uploads,
@@ -17,6 +18,9 @@ export type Store = {
   dataDir: string | null;
   close(): void;
 };
+
+/** The values of one of the contract's enums as an SQL list: the CHECKs hold what the contract says. */
+const sqlList = (values: readonly string[]): string => values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', ');
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,7 +58,7 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE INDEX IF NOT EXISTS documents_status ON documents (status);
 CREATE TABLE IF NOT EXISTS ledger (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  kind TEXT NOT NULL CHECK (kind IN ('reserve', 'refund', 'topup')),
+  kind TEXT NOT NULL CHECK (kind IN (${sqlList(LedgerKind.options)})),
   document_id TEXT,
   file_name TEXT,
   sha256 TEXT,
@@ -74,7 +78,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
   integration_id TEXT NOT NULL,
   payload TEXT NOT NULL,
   test INTEGER NOT NULL DEFAULT 0,
-  state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+  state TEXT NOT NULL CHECK (state IN (${sqlList(DeliveryState.options)})),
   attempts INTEGER NOT NULL DEFAULT 0,
   next_at INTEGER,
   created_at INTEGER NOT NULL

@@ -2,10 +2,10 @@
 // Only the visible page is fetched, so the list stays fast with any number of documents.
 
 import { api, ApiError, getOrShow, getParsers, query } from '../api.js';
+import { DOCUMENT_STATUSES as STATUSES } from '../contract.js';
 import { badge, count, h, replace, rowLink, scroller, tickTimes, toast, when } from '../dom.js';
 
 export const PAGE_SIZE = 50;
-const STATUSES = ['processing', 'completed', 'error'];
 const SOURCES = { upload: 'Upload', api: 'API', email: 'Email', webhook: 'Inbound webhook' };
 
 const href = (page, status) => {

@@ -2,10 +2,10 @@
 // (every attempt with its status and latency), with resend.
 
 import { get, getOrShow, post, query } from '../api.js';
+import { DELIVERY_STATES as OUTCOMES } from '../contract.js';
 import { badge, clock, h, replace, scroller, tickTimes, toast, when } from '../dom.js';
 
 const LIMIT = 100;
-const OUTCOMES = ['pending', 'delivered', 'failed'];
 
 function authText(auth) {
   if (auth.type === 'bearer') return `Bearer token ${auth.token}`;

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { DocumentStatus } from '../../contract/api.ts';
+import { DeliveryState } from '../../contract/emulator.ts';
 import { PACKAGE_ROOT } from '../../package-root.ts';
 
 /** Where the page's static files live: the package's top-level app/. */
@@ -25,6 +27,15 @@ const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 } as const;
+
+/**
+ * The contract's enums as an ES module the page imports (`/_app/js/contract.js`), so that its
+ * filters and badges list what the API says, not a copy written by hand.
+ */
+export const APP_CONTRACT = `// Made by extract serve from its contract (src/contract): do not copy these lists into the page.
+export const DOCUMENT_STATUSES = ${JSON.stringify(DocumentStatus.options)};
+export const DELIVERY_STATES = ${JSON.stringify(DeliveryState.options)};
+`;
 
 /**
  * The application of `extract serve`: one HTML page at `/` and its hand-written ES modules
@@ -54,6 +65,9 @@ export function appRoutes(input: { root?: string } = {}) {
       allowedPath: (path) => PDFJS_FILES.test(path),
       setHeaders: (reply) => reply.headers(SECURITY_HEADERS),
     });
+    app.get(`${APP_PREFIX}js/contract.js`, async (_request, reply) =>
+      reply.headers(SECURITY_HEADERS).type('text/javascript; charset=utf-8').send(APP_CONTRACT),
+    );
     app.get('/', async (_request, reply) => reply.sendFile('index.html'));
   };
 }
