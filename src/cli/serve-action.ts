@@ -6,7 +6,7 @@ import { parseFaultFlag } from '../emulator/faults.ts';
 import { serve } from '../emulator/serve.ts';
 import { ExtractError } from '../errors.ts';
 import { isLoopbackHost } from '../loopback.ts';
-import { parsePort, parseTimeScale, type ServeFlags } from './serve-command.ts';
+import { parsePort, parseTimeScale, type ServeFlags } from './serve-flags.ts';
 
 type Out = { write(text: string): unknown };
 export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };

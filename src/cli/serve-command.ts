@@ -1,23 +1,6 @@
 import { type Command, Option } from 'commander';
 import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
-import { ExtractError } from '../errors.ts';
-
-export type ServeFlags = {
-  host: string;
-  port: string;
-  config?: string;
-  dataDir?: string;
-  inMemory?: boolean;
-  printConfig?: boolean;
-  smtpPort?: string;
-  webhookTimeScale?: string;
-  json?: boolean;
-  quiet?: boolean;
-  fault: string[];
-  seed?: string;
-  listen: boolean;
-  listenPort: string;
-};
+import type { ServeFlags } from './serve-flags.ts';
 
 /** `extract serve`: the local emulation of the service. The action only forwards. */
 export function registerServe(program: Command): void {
@@ -59,26 +42,4 @@ export function registerServe(program: Command): void {
       const { serveFromCli } = await import('./serve-action.ts');
       await serveFromCli(flags, { stdout: process.stdout, stderr: process.stderr, signals: process });
     });
-}
-
-export function parsePort(text: string, flag = '--port'): number {
-  const port = Number(text);
-  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ExtractError(
-      'usage',
-      `${flag} ${JSON.stringify(text)} is not a port number: use 0-65535 (0 picks a free port)`,
-    );
-  }
-  return port;
-}
-
-export function parseTimeScale(text: string): number {
-  const scale = Number(text);
-  if (!Number.isFinite(scale) || scale <= 0) {
-    throw new ExtractError(
-      'usage',
-      `--webhook-time-scale ${JSON.stringify(text)} is not a positive number: for example 0.001`,
-    );
-  }
-  return scale;
 }
