@@ -171,6 +171,11 @@ describe('listen and the journal lock (built CLI)', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     expect(JSON.parse(lines[0]!).document_id).toBe('doc_jq');
+    // With --json the banner is an NDJSON line of stderr, like every other line there.
+    const json = spawnCli(['listen', '--port', '0', '--auth', 'none', '--data-dir', join(dir, 'inbox2'), '--json']);
+    const [line] = await json.waitFor(/^\{"type":"listening".*$/m);
+    expect(JSON.parse(line)).toEqual({ type: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//) });
+    expect(json.stdout()).toBe('');
   });
 
   it('another run holding the journal exits 9 (not 2, the usage error), naming the holder', async () => {
