@@ -14,7 +14,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // process.getBuiltinModule, not `import`: an ESM import of a Node module runs every lazy getter
   // of its exports (node:fs loads fs/promises and the streams), a quarter of --version's time.
   const { readFileSync } = process.getBuiltinModule('node:fs');
-  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  // The same line as src/cli/main.ts's VERSION_LINE: the runtime and platform, as gh and rclone say theirs.
+  process.stdout.write(`extract ${version} (node ${process.version}, ${process.platform} ${process.arch})\n`);
 } else {
   // The compile cache keeps start-up close to Node's own after the first run.
   process.getBuiltinModule('node:module').enableCompileCache?.();

@@ -7,6 +7,8 @@ export type ErrorCode =
   | 'usage'
   /** No input matched the patterns: exit 2. */
   | 'no_input'
+  /** Another live run holds the journal (a .jsonl --state file's lock) or listen's inbox: exit 9. */
+  | 'locked'
   /** The service said 402: stop submitting, state kept: exit 3. */
   | 'out_of_credits'
   /** The service rejected the API key: exit 4. */
@@ -32,6 +34,7 @@ export const EXIT_CODES = {
   state: 6,
   unreachable: 7,
   output: 8,
+  locked: 9,
   interrupted: 130,
 } as const;
 
@@ -59,6 +62,8 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT_CODES.unreachable;
     case 'output':
       return EXIT_CODES.output;
+    case 'locked':
+      return EXIT_CODES.locked;
     case 'interrupted':
       return EXIT_CODES.interrupted;
     case 'internal':

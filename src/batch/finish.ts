@@ -79,24 +79,24 @@ export async function finishBatch(
       }),
     );
   if (!written.failed() && summary.stopped_by !== 'wrong_service' && (await moveFinished(plan, ctx)))
-    summary.exitCode = exitCodeOf(summary, true);
+    summary.exit_code = exitCodeOf(summary, true);
   if (written.failed()) {
     // A signal that ended the wait is the run's stop now; the exit code says the output is missing.
     summary.stopped_by = stopper.reason() ?? null;
     summary.message = stopper.message();
-    summary.exitCode = exitCodeOf(summary, true);
+    summary.exit_code = exitCodeOf(summary, true);
   }
   // --explode naming no table of the results (a typo, an Object field) was warned about above: a
   // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
-  if (options.explode !== undefined && summary.exitCode === EXIT_CODES.ok) {
+  if (options.explode !== undefined && summary.exit_code === EXIT_CODES.ok) {
     const completed = documents.filter((d) => d.status === 'completed');
     if (completed.length > 0 && !listTablePaths(completed).includes(options.explode))
-      summary.exitCode = EXIT_CODES.usage;
+      summary.exit_code = EXIT_CODES.usage;
   }
   await written(() => writeSideFile(options.report, 'the report', reportChunks(summary), deps.cwd, io()));
   if (summary.stopped_by !== 'wrong_service')
     await written(() => writeSideFile(options.review, 'the review list', reviewChunks(summary), deps.cwd, io()));
-  if (written.failed()) summary.exitCode = exitCodeOf(summary, true);
+  if (written.failed()) summary.exit_code = exitCodeOf(summary, true);
   printSummary(summary, deps, options);
   if (deps.env.GITHUB_ACTIONS === 'true')
     await (await import('./github.ts')).reportToGithub(summary, deps.env, deps.stderr, log);
@@ -167,7 +167,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     unsettled: plan.unsettled,
   });
   deps.stdout.write(
-    `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credits\n`,
+    `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credit${summary.credits_estimate === 1 ? '' : 's'}\n`,
   );
   await writeSideFile(options.report, 'the report', reportChunks(summary), deps.cwd, {
     stdout: deps.stdout,
@@ -186,7 +186,7 @@ function dryRunLine(job: Job, records: Records): string {
       sha256: job.sha256,
       pages_estimate: job.pages,
     });
-    return `${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} pages  ${job.input.file}  (${job.decision.why})`;
+    return `${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} ${job.pages === 1 ? 'page ' : 'pages'}  ${job.input.file}  (${job.decision.why})`;
   }
   if (job.action === 'resume') {
     const submitted = fetchable(job.prior);
@@ -224,6 +224,6 @@ const reviewChunks = (summary: BatchSummary) => () => summary.needs_review.map((
 
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {
   // -q prints only errors: the summary only when something needs attention.
-  if (options.verbosity === 'quiet' && summary.exitCode === 0) return;
+  if (options.verbosity === 'quiet' && summary.exit_code === 0) return;
   for (const line of summaryLines(summary, options.state !== null)) deps.stderr.write(`extract: ${redact(line)}\n`);
 }

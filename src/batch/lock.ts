@@ -40,20 +40,20 @@ export async function acquireLock(journalPath: string, deps: LockDeps = defaultL
     const holder = seen.holder;
     if (holder && holder.host !== deps.host) {
       throw new ExtractError(
-        'usage',
+        'locked',
         `${journalPath} is in use by process ${holder.pid} on ${holder.host} since ${holder.started}: wait for it, use another --state file, or delete ${path} if that run is over`,
       );
     }
     if (holder && holder.pid !== deps.pid && deps.isAlive(holder.pid)) {
       throw new ExtractError(
-        'usage',
+        'locked',
         `${journalPath} is in use by process ${holder.pid} (started ${holder.started}): wait for it to finish, or use another --state file`,
       );
     }
     // Dead holder, our own pid, or an unreadable (torn) lock: stale, take it over.
     await removeIfStill(path, seen.text);
   }
-  throw new ExtractError('usage', `could not take the lock ${path}: another run keeps taking it; try again`);
+  throw new ExtractError('locked', `could not take the lock ${path}: another run keeps taking it; try again`);
 }
 
 /**

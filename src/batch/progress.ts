@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { LogLevel } from '../client/deps.ts';
 import { redact } from '../redact.ts';
+import { formatDuration } from './units.ts';
 
 /**
  * What a person (or a log file) sees while a batch runs, on stderr only: stdout carries
@@ -72,6 +73,17 @@ function rate(tally: Tally, since: number, now: number): string {
   return seconds > 0 ? (tally.done / seconds).toFixed(1) : '0.0';
 }
 
+/**
+ * Time left at the rate so far (documents done per elapsed time), from the run's own clock:
+ * "ETA 40 s", "ETA 2 min 5 s"; "ETA --" before the first document ends, "" once all have.
+ */
+export function eta(tally: Tally, since: number, now: number): string {
+  if (tally.done >= tally.total) return '';
+  if (tally.done === 0 || now <= since) return 'ETA --';
+  const left = ((now - since) / tally.done) * (tally.total - tally.done);
+  return `ETA ${formatDuration(Math.max(1000, Math.round(left / 1000) * 1000))}`;
+}
+
 class PlainReporter implements Reporter {
   readonly #o: ReporterOptions;
   readonly #chalk: Paint;
@@ -90,7 +102,10 @@ class PlainReporter implements Reporter {
   }
   finished(file: string, how: Finish, detail: string, tally: Tally): void {
     const n = `[${tally.done}/${tally.total}]`;
-    if (how === 'ok') this.log('info', `${n} ${file}: ${detail} (${rate(tally, this.#started, this.#o.now())} docs/s)`);
+    const now = this.#o.now();
+    const left = eta(tally, this.#started, now);
+    if (how === 'ok')
+      this.log('info', `${n} ${file}: ${detail} (${rate(tally, this.#started, now)} docs/s${left ? `, ${left}` : ''})`);
     else this.log(LEVEL_OF[how], `${n} ${file}: ${detail}`);
   }
   log(level: LogLevel, message: string): void {
@@ -144,7 +159,7 @@ class TerminalReporter implements Reporter {
     this.#bars = new this.#cli.MultiBar(
       {
         stream: this.#o.stderr,
-        format: ` {bar} {value}/{total} documents | {pages} pages | {failed} failed | {rate} docs/s`,
+        format: ` {bar} {value}/{total} documents | {pages} pages | {failed} failed | {rate} docs/s | {eta}`,
         hideCursor: true,
         // cli-progress otherwise turns the terminal's line wrapping off while it draws, which
         // cuts every failure line at the terminal's width; with it on, the bar is cut instead.
@@ -155,14 +170,16 @@ class TerminalReporter implements Reporter {
       },
       this.#cli.Presets.shades_classic,
     );
-    this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0' });
+    this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0', eta: 'ETA --' });
   }
   finished(file: string, how: Finish, detail: string, tally: Tally): void {
     this.log(how === 'ok' ? 'debug' : LEVEL_OF[how], `${file}: ${detail}`);
+    const now = this.#o.now();
     this.#bar?.update(tally.done, {
       pages: tally.pages,
       failed: tally.failed,
-      rate: rate(tally, this.#started, this.#o.now()),
+      rate: rate(tally, this.#started, now),
+      eta: eta(tally, this.#started, now) || 'done',
     });
   }
   log(level: LogLevel, message: string): void {

@@ -33,7 +33,7 @@ import type { BatchSummary } from './summary.ts';
 /**
  * `extract [options] <inputs...>`: discovers the inputs, plans each file against the
  * journal, sends what is new, collects what earlier runs submitted, and writes one record
- * per input. Returns the summary; the CLI layer turns its exitCode into the process's.
+ * per input. Returns the summary; the CLI layer turns its exit_code into the process's.
  *
  * Three steps: plan (below: inputs, journal, what to do with each file), send (send.ts) and
  * finish (finish.ts: outputs, report, summary). A dry run plans and finishes.

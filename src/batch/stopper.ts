@@ -33,9 +33,14 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
     if (stoppedBy !== undefined) return;
     stoppedBy = reason;
     stopMessage = reason === 'auth' ? `${message}: ${keyHint(options.keySource)}` : message;
-    // An outage is said once, by the summary: the moment it was noticed only matters with -v.
+    // An outage, a rejected key or a wrong base URL is said once, by the summary (printed under -q
+    // too, the exit code not being 0): the moment it was noticed only matters with -v.
     log(
-      reason === 'unreachable' ? 'debug' : reason === 'interrupted' || reason === 'max_credits' ? 'warn' : 'error',
+      reason === 'unreachable' || reason === 'auth' || reason === 'wrong_service'
+        ? 'debug'
+        : reason === 'interrupted' || reason === 'max_credits'
+          ? 'warn'
+          : 'error',
       stopMessage,
     );
     // 402 and --max-credits only stop submitting; documents already paid for are still collected.

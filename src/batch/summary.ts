@@ -41,7 +41,7 @@ export type ReportEntry = DocumentRecord & {
 };
 
 export type BatchSummary = {
-  exitCode: number;
+  exit_code: number;
   completed: number;
   failed: number;
   /** Of `failed`: failures set aside by an earlier run (outcome left, set_aside), which do not fail this one. */
@@ -99,7 +99,7 @@ export function tallySummary(
   }
   const count = (...outcomes: EntryOutcome[]): number => outcomes.reduce((n, o) => n + (tally.get(o) ?? 0), 0);
   const summary: BatchSummary = {
-    exitCode: 0,
+    exit_code: 0,
     completed: count('completed'),
     failed: count('failed', 'left', 'unreadable'),
     known_failures: known,
@@ -127,7 +127,7 @@ export function tallySummary(
     needs_review: documents.flatMap((d) => reviewEntry(d) ?? []),
     documents,
   };
-  summary.exitCode = exitCodeOf(summary);
+  summary.exit_code = exitCodeOf(summary);
   return summary;
 }
 
@@ -164,7 +164,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.dry_run) {
     const planned = s.documents.filter((d) => d.outcome === 'planned').length;
     return [
-      `dry run: ${planned} document${planned === 1 ? '' : 's'} would be sent, costing about ${s.credits_estimate ?? 0} credits; ${s.skipped} already completed, ${s.pending} to resume; nothing was submitted`,
+      `dry run: ${planned} document${planned === 1 ? '' : 's'} would be sent, costing about ${s.credits_estimate ?? 0} credit${s.credits_estimate === 1 ? '' : 's'}; ${s.skipped} already completed, ${s.pending} to resume; nothing was submitted`,
     ];
   }
   const parts = [
@@ -190,10 +190,15 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   }
   if (s.message) lines.push(s.message);
   if (s.pending > 0 || s.not_submitted > 0) {
+    // A rejected key or a wrong base URL is not resumed by rerunning as it is: it needs the fix first.
+    const fixFirst =
+      s.stopped_by === 'auth' ? 'the API key' : s.stopped_by === 'wrong_service' ? 'the base URL' : undefined;
     lines.push(
-      resumeHint
-        ? 'rerun the same command to resume: completed documents are skipped and submitted ones are collected, not paid again'
-        : 'no journal was kept (--no-state, or --local without --state): a rerun sends every file again',
+      !resumeHint
+        ? 'no journal was kept (--no-state, or --local without --state): a rerun sends every file again'
+        : fixFirst !== undefined
+          ? `fix ${fixFirst}, then rerun the same command: completed documents are skipped and submitted ones are collected, not paid again`
+          : 'rerun the same command to resume: completed documents are skipped and submitted ones are collected, not paid again',
     );
   }
   const left = s.documents.filter((d) => d.outcome === 'left' && !isKnownFailure(d)).length;

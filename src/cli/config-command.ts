@@ -18,15 +18,20 @@ Precedence: --api-key/--base-url/--state, then ${ENV_API_KEY}/${ENV_BASE_URL}/${
 ${ENV_CONFIG_DIR} moves the store to another directory.
 
 Examples:
-  printf %s "$KEY" | extract config set api_key -   (keeps the key out of shell history)
+  extract config set api_key                        (asks for the key, not echoed: kept out of shell history)
+  printf %s "$KEY" | extract config set api_key      (reads it from standard input)
   extract config set base_url https://extract.example.com
   extract config list
 `,
     );
   config
-    .command('set <key> <value>')
-    .description('store a value; "-" reads it from standard input')
-    .action(async (key: string, value: string) => (await _commands()).configSet({ key, value }, await _defaultDeps()));
+    .command('set <key> [value]')
+    .description(
+      'store a value; with no value (or "-") it is read from standard input, or asked for unseen on a terminal',
+    )
+    .action(async (key: string, value: string | undefined) =>
+      (await _commands()).configSet({ key, value }, await _defaultDeps()),
+    );
   config
     .command('get <key>')
     .description('print a value (the API key as ext_…last4); exit 1 when not set')
@@ -60,8 +65,9 @@ async function _defaultDeps(): Promise<ConfigDeps> {
     stdout: (line) => process.stdout.write(`${line}\n`),
     stderr: (line) => process.stderr.write(`${line}\n`),
     readStdin: async () => {
-      // The first line only: a pasted key ends with Enter, with no need for Ctrl-D on a terminal.
-      if (process.stdin.isTTY) process.stderr.write('paste the value and press Enter: ');
+      if (process.stdin.isTTY)
+        return (await import('./hidden-prompt.ts')).hiddenPrompt('paste the value and press Enter: ');
+      // The first line only: a piped value needs no newline, a pasted one ends with Enter.
       const { createInterface } = await import('node:readline');
       const lines = createInterface({ input: process.stdin, terminal: false });
       for await (const line of lines) {

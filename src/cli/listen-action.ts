@@ -43,9 +43,9 @@ export const ENV = {
 } as const;
 
 /**
- * `extract listen`: runs the receiver until SIGINT or SIGTERM. The first stdout line is
- * "Listening on <url>" (scripts and tests read it); records follow on stdout when there is
- * no -o, everything else goes to stderr.
+ * `extract listen`: runs the receiver until SIGINT or SIGTERM. It says "Listening on <url>"
+ * on stderr (scripts and tests read it; with --json {"type":"listening","url":...}); stdout
+ * holds only the records (when there is no -o), as JSON Lines.
  */
 export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void> {
   const port = _integer(flags.port, '--port', 0, 65535, 'use 0-65535 (0 picks a free port)');
@@ -117,7 +117,8 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
   );
   // Listening for signals before printing anything: whoever reads "Listening on" may stop us at once.
   const stop = Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
-  deps.stdout.write(`Listening on ${receiver.url}\n`);
+  // On stderr, as every other line but the records: stdout stays pure JSON Lines (listen | jq -c .).
+  say(flags.json ? JSON.stringify({ type: 'listening', url: receiver.url }) : `Listening on ${receiver.url}`);
   note(`auth: ${auth.type}; inbox: ${dataDir}; records: ${flags.out ?? 'stdout (JSON Lines)'}`);
   if (!isLoopbackHost(flags.host)) {
     note(

@@ -37,7 +37,9 @@ export function registerListen(program: Command): void {
     .addHelpText(
       'after',
       '\nEnvironment: EXTRACT_LISTEN_TOKEN (bearer token), EXTRACT_LISTEN_PASSWORD (basic password).\n' +
-        'The first stdout line is "Listening on <url>"; without -o, records follow it as JSON Lines.\n',
+        'It says "Listening on <url>" on stderr ({"type":"listening","url":...} with --json); without -o,\n' +
+        'stdout holds only the records, as JSON Lines (extract listen | jq -c .).\n' +
+        'Exit codes: 0 stopped by SIGINT/SIGTERM, 2 usage, 9 another extract listen holds the --data-dir.\n',
     )
     .action(async (flags: ListenFlags) => {
       const { listen } = await import('./listen-action.ts');

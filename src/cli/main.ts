@@ -11,6 +11,8 @@ import { registerGet } from './get-command.ts';
 import { registerListen } from './listen-command.ts';
 import { registerStatus } from './status-command.ts';
 import { registerWatch } from './watch-command.ts';
+import { registerShell } from './shell-commands.ts';
+import { refuseMistypedCommand } from './run-command.ts';
 import { hideSqliteExperimentalWarning } from './warnings.ts';
 
 /**
@@ -21,7 +23,7 @@ import { hideSqliteExperimentalWarning } from './warnings.ts';
 export function buildProgram(): Command {
   const program = new Command('extract')
     .description('Batch document extraction, and a local emulator of the extraction service')
-    .version(VERSION, '-V, --version')
+    .version(VERSION_LINE, '-V, --version', 'print the version, runtime and platform')
     .showHelpAfterError('(run "extract --help" for usage)')
     // One prefix for every error, commander's own included ("error: ..." otherwise).
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'extract: ')) })
@@ -34,16 +36,25 @@ export function buildProgram(): Command {
   registerStatus(program);
   // After registerRun: watch takes the batch run's flags from the root command.
   registerWatch(program);
+  // Last: it walks the commands above (completion, --version on each).
+  registerShell(program, { version: VERSION, line: VERSION_LINE });
   return program;
 }
 
 /** The package's version, read from package.json. */
 export const VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
 
+/** What --version prints (bin/extract.js prints the same without loading this bundle). */
+export const VERSION_LINE = `extract ${VERSION} (node ${process.version}, ${process.platform} ${process.arch})`;
+
 export async function runMain(argv: string[]): Promise<void> {
   hideSqliteExperimentalWarning();
   const program = buildProgram();
   try {
+    // A first word that is no command but close to one ("sevre"): said before its flags are refused.
+    const first = argv[2];
+    if (first !== undefined && !first.startsWith('-') && !program.commands.some((c) => c.name() === first))
+      await refuseMistypedCommand(first, program);
     await program.parseAsync(argv);
     if (process.exitCode === undefined) process.exitCode = EXIT_CODES.ok;
   } catch (err) {

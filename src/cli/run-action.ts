@@ -39,7 +39,7 @@ export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: 
         exitNow: hooks.exitNow,
       };
       const summary = await runBatch(inputs, options, deps);
-      return summary.exitCode;
+      return summary.exit_code;
     },
   );
 }

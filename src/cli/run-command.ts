@@ -12,23 +12,11 @@ import { DEFAULT_INLINE_MAX } from '../batch/route.ts';
 import { durationFlag, sizeFlag } from '../batch/units.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
 import type { RunFlags } from './flags.ts';
+import { EXIT_CODES_TEXT } from './topics.ts';
 
 const EXIT_CODES_HELP = `
-Exit codes:
-  0    every document completed
-  1    some documents failed (or were not submitted: --max-credits); a failure an earlier
-       run set aside (it fails the same way again) is listed but known, not new: alone, exit 0
-  2    usage or configuration error (bad flag, no input matched, no API key,
-       a base URL that is not the service: outputs left as they were)
-  3    stopped: the service said 402, out of credits (state kept; top up and rerun)
-  4    the service rejected the API key
-  5    some documents still processing at the poll deadline (rerun to collect them)
-  6    the journal could not be used (postgres:// unreachable, a .sqlite file locked past
-       --state-wait, or a full disk under the journal: what was charged is kept for the rerun); fix it, then rerun
-  7    the service stopped answering: no further submissions (rerun once it is back)
-  8    an output or the report could not be written (full disk, reader gone), or --move-done/
-       --move-failed could not move a file (it stays): fix it and rerun, nothing is paid again
-  130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
+${EXIT_CODES_TEXT}
+Help topics: extract help environment, extract help exit-codes, extract help formats
 
 Examples:
   extract --local 'fixtures/invoices/*.pdf' -o invoices.csv
@@ -133,17 +121,7 @@ export function registerRun(program: Command): void {
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], flags: RunFlags, command: Command) => {
       if (inputs.length === 0) command.help({ error: true });
-      const typo = mistypedCommand(
-        inputs[0]!,
-        program.commands.map((c) => c.name()),
-      );
-      if (typo !== undefined) {
-        const { ExtractError } = await import('../errors.ts');
-        throw new ExtractError(
-          'usage',
-          `unknown command "${inputs[0]}": did you mean "extract ${typo}"? (to extract a file of that name, write ./${inputs[0]})`,
-        );
-      }
+      await refuseMistypedCommand(inputs[0]!, program);
       const { runBatchFromCli } = await import('./run-action.ts');
       const explicitState = command.getOptionValueSource('state') === 'cli';
       process.exitCode = await runBatchFromCli(inputs, flags, {
@@ -156,11 +134,28 @@ export function registerRun(program: Command): void {
 }
 
 /**
+ * A usage error when `input`, the first word, is probably a mistyped command ("sevre"):
+ * before the root command's flags are parsed, so `extract sevre --port 1` says so too.
+ */
+export async function refuseMistypedCommand(input: string, program: Command): Promise<void> {
+  const typo = mistypedCommand(
+    input,
+    program.commands.map((c) => c.name()),
+  );
+  if (typo === undefined) return;
+  const { ExtractError } = await import('../errors.ts');
+  throw new ExtractError(
+    'usage',
+    `unknown command "${input}": did you mean "extract ${typo}"? (to extract a file of that name, write ./${input})`,
+  );
+}
+
+/**
  * The subcommand a first input that is not a path was probably meant to be ("serv", "lsiten"):
  * within two edits of a command's name. A path that exists is always an input.
  */
-function mistypedCommand(input: string, commands: string[]): string | undefined {
-  if (/[/\\.*?[{!]/.test(input) || existsSync(input)) return undefined;
+export function mistypedCommand(input: string, commands: string[], mayBePath = true): string | undefined {
+  if (mayBePath && (/[/\\.*?[{!]/.test(input) || existsSync(input))) return undefined;
   let best: { name: string; distance: number } | undefined;
   for (const name of commands) {
     const distance = editDistance(input.toLowerCase(), name);

@@ -47,6 +47,7 @@ Exit codes:
   4    the service rejected the API key
   6    the journal could not be used
   8    the output could not be written (results are in the journal: fix it and restart)
+  9    another run holds the journal (a .jsonl --state file): stop it, or use another --state
 
 Examples:
   extract watch ./inbox -o results.jsonl

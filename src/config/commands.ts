@@ -21,19 +21,31 @@ export type ConfigDeps = {
   env: Env;
   stdout: (line: string) => void;
   stderr: (line: string) => void;
-  /** The value of `set KEY -`, so the key stays out of the shell's history. */
+  /** The value of `set KEY` or `set KEY -` (hidden on a terminal), so a secret stays out of the shell's history. */
   readStdin: () => Promise<string>;
 };
 
 const ENV_OF: Record<ConfigKey, string> = { api_key: ENV_API_KEY, base_url: ENV_BASE_URL, state_url: ENV_STATE_URL };
 
-export async function configSet(args: { key: string; value: string }, deps: ConfigDeps): Promise<void> {
+/**
+ * `set KEY VALUE`, or `set KEY` / `set KEY -`: the value from standard input (a hidden prompt on
+ * a terminal), which keeps a secret out of the shell's history. A secret given on the command
+ * line is stored, with a warning that it is now in that history.
+ */
+export async function configSet(args: { key: string; value?: string | undefined }, deps: ConfigDeps): Promise<void> {
   const key = parseConfigKey(args.key);
-  const fromStdin = args.value === '-';
-  const raw = fromStdin ? ((await deps.readStdin()).split(/\r?\n/)[0] ?? '') : args.value;
+  const fromStdin = args.value === undefined || args.value === '-';
+  const raw = fromStdin ? ((await deps.readStdin()).split(/\r?\n/)[0] ?? '') : args.value!;
   const value = validateConfigValue(key, raw, fromStdin ? 'standard input' : `"extract config set ${key}"`);
   deps.store.set(key, value);
   deps.stderr(`${key} set to ${_shown(key, value)} in ${deps.store.path}`);
+  if (!fromStdin && (key === 'api_key' || (key === 'state_url' && redactUrl(value) !== value))) {
+    const what = key === 'api_key' ? 'the API key' : "the state URL's password";
+    deps.stderr(
+      `warning: ${what} is now in your shell's history (and was visible in ps while this ran): ` +
+        `clear it from the history, and next time run "extract config set ${key}" with no value (it asks for it, or reads standard input)`,
+    );
+  }
   _noteOverride(key, deps);
 }
 

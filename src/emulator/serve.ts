@@ -61,7 +61,8 @@ export async function serve(options: EmulatorOptions): Promise<RunningEmulator> 
       events: options.events,
     });
   } catch (err) {
-    await receiver?.close();
+    // Never started for anyone: no "received 0 ..." line before the reason.
+    await receiver?.close({ silent: true });
     const code = errnoCode(err);
     if (code === 'EADDRINUSE')
       throw new ExtractError(
@@ -102,6 +103,7 @@ async function _startBuiltInReceiver(input: {
   mkdirSync(dataDir, { recursive: true });
   const token = randomBytes(24).toString('hex');
   const out = join(dataDir, 'received.jsonl');
+  let silent = false;
   const receiver = await startReceiver(
     {
       host: input.host,
@@ -109,7 +111,9 @@ async function _startBuiltInReceiver(input: {
       auth: { type: 'bearer', token },
       dataDir,
       out,
-      log: input.log,
+      log: (line) => {
+        if (!silent) input.log(line);
+      },
     },
     { stdout: NO_STDOUT },
   ).catch((err: unknown) => {
@@ -131,7 +135,9 @@ async function _startBuiltInReceiver(input: {
       method: 'POST' as const,
       auth: { type: 'bearer' as const, token },
     },
-    async close() {
+    /** `silent`: closed because serve did not start; its closing summary would only confuse. */
+    async close(options: { silent?: boolean } = {}) {
+      silent = options.silent === true;
       await receiver.close();
       if (input.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },

@@ -106,7 +106,7 @@ export function openInbox(dataDir: string): Inbox {
     db.close();
     const busy = isSqliteBusy(err);
     throw new ExtractError(
-      'usage',
+      busy ? 'locked' : 'usage',
       busy
         ? `the inbox in ${dataDir} is in use by another extract listen: stop it, or pass another --data-dir`
         : `cannot open the inbox ${path} (${err instanceof Error ? err.message : String(err)}): check the --data-dir permissions`,

@@ -8,7 +8,7 @@ import { afterEachTest } from '../helpers/cleanup.ts';
 // Code that runs in the page is passed as a string: the project's tsconfig has no DOM types,
 // and vitest would rewrite a function's dynamic import().
 
-/** Debian's chromium; `.ci/run` installs it when missing. */
+/** Debian's chromium; npm test's pretest (scripts/pretest.sh) installs it when missing. */
 export const CHROMIUM = process.env.EXTRACT_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = 'test-output/screenshots';
 
@@ -44,7 +44,7 @@ export async function browserPage(
   const executable = options.executable ?? CHROMIUM;
   if (!existsSync(executable)) {
     throw new Error(
-      `chromium is not installed at ${executable}: install it (apt-get update && apt-get install -y chromium; .ci/run does this), or set EXTRACT_TEST_CHROMIUM to its path`,
+      `chromium is not installed at ${executable}: install it (apt-get update && apt-get install -y chromium; npm test's pretest does this), or set EXTRACT_TEST_CHROMIUM to its path`,
     );
   }
   const dir = await mkdtemp(join(tmpdir(), 'extract-app-chromium-'));

@@ -49,7 +49,7 @@ describe('only documents are sent', () => {
     const cwd = await invoiceDir(1);
     writeFileSync(join(cwd, 'in', 'empty.pdf'), '');
     const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
-    expect(r.summary.exitCode).toBe(0);
+    expect(r.summary.exit_code).toBe(0);
     expect(r.summary.not_documents).toEqual([{ file: 'in/empty.pdf', type: 'inode/x-empty' }]);
     expect(r.stderr).toMatch(
       /skipped 1 file that is not a PDF or an image, uncharged: in\/empty\.pdf \(inode\/x-empty\)/,
@@ -61,7 +61,7 @@ describe('only documents are sent', () => {
     writeFileSync(join(cwd, 'in', 'empty.pdf'), '');
     // A closed port: had anything been sent, the run would end "service unreachable" instead.
     const r = await run(cwd, ['in/empty.pdf'], batchOptions('http://127.0.0.1:9', KEY));
-    expect(r.summary.exitCode).toBe(1);
+    expect(r.summary.exit_code).toBe(1);
     expect(r.summary.documents).toEqual([
       expect.objectContaining({ file: 'in/empty.pdf', outcome: 'unreadable', status: 'error' }),
     ]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../src/errors.ts';
+import { EXIT_CODES, exitCodeFor } from '../../src/errors.ts';
 import { exitCodeOf } from '../../src/batch/summary.ts';
 
 const calm = { stopped_by: null, failed: 0, pending: 0, not_submitted: 0 } as const;
@@ -12,5 +12,9 @@ describe('exitCodeOf', () => {
     expect(exitCodeOf({ ...calm, stopped_by: 'unreachable' }, true)).toBe(EXIT_CODES.unreachable);
     expect(exitCodeOf({ ...calm, failed: 2 })).toBe(EXIT_CODES.failed);
     expect(EXIT_CODES.output).toBe(8);
+    // Another run holding the journal is not a usage error (2): it has a code of its own.
+    expect(EXIT_CODES.locked).toBe(9);
+    expect(exitCodeFor('locked')).toBe(9);
+    expect(exitCodeFor('usage')).toBe(2);
   });
 });

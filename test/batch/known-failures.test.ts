@@ -30,13 +30,13 @@ describe('new and known failures', () => {
       const options = batchOptions(server.url, KEY, { route, poll: { ...batchOptions('', '').poll, intervalMs: 10 } });
 
       const first = await run(cwd, ['in/'], options);
-      expect(first.summary.exitCode, first.stderr).toBe(1);
+      expect(first.summary.exit_code, first.stderr).toBe(1);
       const met = first.summary.documents.find((d) => d.file.endsWith('broken.pdf'));
       expect(met).toMatchObject({ outcome: 'failed', set_aside: true });
       expect(first.summary.known_failures).toBe(0);
 
       const second = await run(cwd, ['in/'], options);
-      expect(second.summary.exitCode, second.stderr).toBe(0);
+      expect(second.summary.exit_code, second.stderr).toBe(0);
       expect(second.summary.documents.find((d) => d.file.endsWith('broken.pdf'))).toMatchObject({
         outcome: 'left',
         set_aside: true,
@@ -47,13 +47,13 @@ describe('new and known failures', () => {
 
       // Quiet with only known failures: nothing on stderr at all.
       const quiet = await run(cwd, ['in/'], { ...options, verbosity: 'quiet' });
-      expect(quiet.summary.exitCode).toBe(0);
+      expect(quiet.summary.exit_code).toBe(0);
       expect(quiet.stderr).toBe('');
 
       // A second bad file is new: the run fails, and says so under -q.
       writeFileSync(join(cwd, 'in', 'broken-too.pdf'), `${BROKEN}% another one\n`);
       const third = await run(cwd, ['in/'], { ...options, verbosity: 'quiet' });
-      expect(third.summary.exitCode).toBe(1);
+      expect(third.summary.exit_code).toBe(1);
       expect(third.summary).toMatchObject({ failed: 2, known_failures: 1 });
       expect(third.stderr).toMatch(/2 failed \(1 known from earlier runs\)/);
 
@@ -63,7 +63,7 @@ describe('new and known failures', () => {
       const before = sent();
       const retried = await run(cwd, ['in/'], { ...options, retryFailed: true });
       expect(sent()).toBe(before + 1);
-      expect(retried.summary.exitCode).toBe(1);
+      expect(retried.summary.exit_code).toBe(1);
       expect(retried.summary.known_failures).toBe(0);
     });
   }
@@ -77,11 +77,11 @@ describe('new and known failures', () => {
       body: JSON.stringify({ operation: 'extract-inline', probability: 1, effect: { type: 'status', status: 429 } }),
     });
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY));
-    expect(first.summary.exitCode).toBe(1);
+    expect(first.summary.exit_code).toBe(1);
     expect(first.summary.documents[0]?.set_aside).toBeUndefined();
     await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' });
     const second = await run(cwd, ['in/'], batchOptions(server.url, KEY));
-    expect(second.summary.exitCode).toBe(0);
+    expect(second.summary.exit_code).toBe(0);
     expect(second.summary.documents[0]?.outcome).toBe('completed');
   });
 });

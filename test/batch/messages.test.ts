@@ -33,7 +33,7 @@ describe('messages', () => {
     const cwd = await invoiceDir(1);
     const wrong = 'ext_not_a_key_of_this_parser';
     const fromConfig = await run(cwd, ['in/'], { ...batchOptions(server.url, wrong), keySource: 'config' });
-    expect(fromConfig.summary.exitCode).toBe(4);
+    expect(fromConfig.summary.exit_code).toBe(4);
     expect(fromConfig.stderr).toContain('the key came from the config store');
     expect(fromConfig.stderr).toContain('extract config set api_key -');
     expect(fromConfig.stderr).not.toContain('config get api-key');
@@ -59,7 +59,7 @@ describe('messages', () => {
     const cwd = await invoiceDir(2);
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { explode: 'no_such_table', out: 'out.csv' }));
     expect(r.summary.completed).toBe(2);
-    expect(r.summary.exitCode).toBe(2);
+    expect(r.summary.exit_code).toBe(2);
     expect(r.stderr).toMatch(/--explode no_such_table: no document has a table there/);
   });
 

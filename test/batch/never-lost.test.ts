@@ -52,7 +52,7 @@ describe('a journal that cannot be written', () => {
     // -c 1, inline: sending, completed per document; the 4th write is the second document's result.
     const first = await run(cwd, ['in/'], options, { writeJournal: diskFullAt(4) });
     expect(first.stderr).not.toMatch(/unexpected error|\n\s+at /);
-    expect(first.summary.exitCode).toBe(6);
+    expect(first.summary.exit_code).toBe(6);
     expect(first.summary.stopped_by).toBe('journal');
     expect(first.stderr).toMatch(/could not be written \(ENOSPC: no space left on the device\): stopped sending/);
     expect(first.stderr).toMatch(new RegExp(`kept in ${rescue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
@@ -68,7 +68,7 @@ describe('a journal that cannot be written', () => {
     expect(parseJournal(readFileSync(rescue, 'utf8')).facts.map((f) => f.fact)).toEqual(['completed']);
 
     const rerun = await run(cwd, ['in/'], options);
-    expect(rerun.summary.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.summary.exit_code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/took back into the journal 1 fact/);
     expect(existsSync(rescue)).toBe(false);
     const ledger = await ledgerTotals(server.url);
@@ -86,13 +86,13 @@ describe('a journal that cannot be written', () => {
     const options = batchOptions(server.url, KEY, { route: 'inline', concurrency: 1 });
     const journal = join(cwd, '.extract-state.jsonl');
     const first = await run(cwd, ['in/'], options, { writeJournal: diskFullAt(2, true) });
-    expect(first.summary.exitCode).toBe(6);
+    expect(first.summary.exit_code).toBe(6);
     expect(first.stderr).toMatch(/took the 1 fact it had refused on a second try/);
     expect(existsSync(rescuePathFor(journal))).toBe(false);
     const known = parseJournal(readFileSync(journal, 'utf8')).facts.filter((f) => f.fact === 'completed');
     expect(known).toHaveLength(1);
     const rerun = await run(cwd, ['in/'], options);
-    expect(rerun.summary.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.summary.exit_code, rerun.stderr).toBe(0);
     expect((await ledgerTotals(server.url)).net).toBe(4);
   });
 
@@ -126,7 +126,7 @@ describe('a completed record is never replaced by a worse one', () => {
     const cwd = await invoiceDir(3);
     const options = batchOptions(server.url, KEY, { route: 'inline', out: 'out.jsonl' });
     const good = await run(cwd, ['in/'], options);
-    expect(good.summary.exitCode).toBe(0);
+    expect(good.summary.exit_code).toBe(0);
     const before = readFileSync(join(cwd, 'out.jsonl'), 'utf8');
     const fresh = await run(cwd, ['in/'], { ...options, fresh: true });
     expect(fresh.summary.stopped_by).toBe('out_of_credits');

@@ -51,7 +51,7 @@ describe('one read pass for large files', () => {
     const server = await emulator();
     const cwd = await invoiceDir(1, 2);
     const first = await run(cwd, ['in'], batchOptions(server.url, KEY, onePass));
-    expect(first.summary.exitCode, first.stderr).toBe(0);
+    expect(first.summary.exit_code, first.stderr).toBe(0);
     const [done] = lines(first.stdout);
     expect(done).toMatchObject({ status: 'completed', page_count: 2 });
     const sha = sha256(join(cwd, 'in/doc-00.pdf'));
@@ -64,7 +64,7 @@ describe('one read pass for large files', () => {
     mkdirSync(join(cwd, 'renamed'));
     copyFileSync(join(cwd, 'in/doc-00.pdf'), join(cwd, 'renamed/copy.pdf'));
     const second = await run(cwd, ['renamed'], batchOptions(server.url, KEY, onePass));
-    expect(second.summary.exitCode, second.stderr).toBe(0);
+    expect(second.summary.exit_code, second.stderr).toBe(0);
     expect(lines(second.stdout)).toMatchObject([
       { file: 'renamed/copy.pdf', status: 'completed', document_id: done?.document_id, page_count: 2 },
     ]);
@@ -79,7 +79,7 @@ describe('one read pass for large files', () => {
     const cwd = await invoiceDir(1);
     copyFileSync(join(cwd, 'in/doc-00.pdf'), join(cwd, 'in/doc-00-copy.pdf'));
     const r = await run(cwd, ['in'], batchOptions(server.url, KEY, onePass));
-    expect(r.summary.exitCode, r.stderr).toBe(0);
+    expect(r.summary.exit_code, r.stderr).toBe(0);
     const out = lines(r.stdout);
     expect(out.map((l) => l.status)).toEqual(['completed', 'completed']);
     expect(out[0]?.document_id).toBe(out[1]?.document_id);
@@ -101,7 +101,7 @@ describe('one read pass for large files', () => {
     const before = rchar();
     const r = await run(cwd, ['in'], batchOptions(`http://127.0.0.1:${port}`, 'ext_one_pass_key_0001', onePass));
     const read = rchar() - before;
-    expect(r.summary.exitCode, r.stderr).toBe(0);
+    expect(r.summary.exit_code, r.stderr).toBe(0);
     expect(read).toBeGreaterThanOrEqual(size);
     expect(read / size).toBeLessThan(1.05);
   });
@@ -123,7 +123,7 @@ describe('one read pass for large files', () => {
 
     await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' });
     const again = await run(cwd, ['in'], batchOptions(server.url, KEY, onePass));
-    expect(again.summary.exitCode, again.stderr).toBe(0);
+    expect(again.summary.exit_code, again.stderr).toBe(0);
     expect(journalFacts(cwd).map((f) => f.sha256)).toEqual(Array(3).fill(sha256(join(cwd, 'in/doc-00.pdf'))));
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1]);
   }, 90_000);

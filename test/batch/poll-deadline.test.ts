@@ -55,7 +55,7 @@ describe('poll deadline', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { status: string; document_id: string | null });
     expect(records).toMatchObject([{ status: 'pending', document_id: 'doc_drip' }]);
-    expect(r.summary.exitCode).toBe(5);
+    expect(r.summary.exit_code).toBe(5);
     // The poll, then the one bounded read a stopped run makes to learn the pages charged.
     expect(service.gets()).toBe(2);
     expect(took).toBeLessThan(15_000);

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createReporter } from '../../src/batch/progress.ts';
+import { createReporter, eta } from '../../src/batch/progress.ts';
 
 async function linesOf(color: boolean): Promise<string> {
   const stderr = new PassThrough();
@@ -35,5 +35,37 @@ describe('progress', () => {
       '1970-01-01T00:00:00.000Z debug a detail',
       '1970-01-01T00:00:00.000Z info  a fact',
     ]);
+  });
+
+  it('progress: each document line and the bar say the time left at the rate so far (ETA), from the run clock', async () => {
+    const stderr = new PassThrough();
+    let text = '';
+    stderr.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    let now = 0;
+    const reporter = await createReporter({
+      stderr,
+      style: 'plain',
+      verbosity: 'normal',
+      color: false,
+      now: () => now,
+    });
+    reporter.start(4);
+    now = 2000;
+    reporter.finished('a.pdf', 'ok', 'completed', { total: 4, done: 1, failed: 0, pages: 1 });
+    now = 150_000;
+    reporter.finished('b.pdf', 'ok', 'completed', { total: 4, done: 3, failed: 0, pages: 3 });
+    now = 151_000;
+    reporter.finished('c.pdf', 'ok', 'completed', { total: 4, done: 4, failed: 0, pages: 4 });
+    reporter.stop();
+    const lines = text.split('\n');
+    expect(lines.find((l) => l.includes('a.pdf'))).toMatch(/\(0\.5 docs\/s, ETA 6\.0 s\)$/);
+    expect(lines.find((l) => l.includes('b.pdf'))).toMatch(/\(0\.0 docs\/s, ETA 50 s\)$/);
+    expect(lines.find((l) => l.includes('c.pdf'))).toMatch(/\(0\.0 docs\/s\)$/);
+    // The bar's own field.
+    expect(eta({ total: 10, done: 0, failed: 0, pages: 0 }, 0, 5000)).toBe('ETA --');
+    expect(eta({ total: 10, done: 5, failed: 0, pages: 0 }, 0, 100_000)).toBe('ETA 1 min 40 s');
+    expect(eta({ total: 10, done: 10, failed: 0, pages: 0 }, 0, 100_000)).toBe('');
   });
 });

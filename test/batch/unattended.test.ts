@@ -64,12 +64,12 @@ describe('unattended runs heal themselves', () => {
 
     const down = await run(cwd, ['in/'], batchOptions(url, KEY));
     expect(down.summary.completed).toBe(0);
-    expect(down.summary.exitCode).not.toBe(0);
+    expect(down.summary.exit_code).not.toBe(0);
 
     const up = await emulator({}, Number(new URL(url).port));
     const again = await run(cwd, ['in/'], batchOptions(up.url, KEY));
     expect(again.stderr).not.toMatch(/--retry-failed/);
-    expect(again.summary.exitCode, again.stderr).toBe(0);
+    expect(again.summary.exit_code, again.stderr).toBe(0);
     expect(again.summary.completed).toBe(4);
     const ledger = await ledgerTotals(up.url);
     expect([...ledger.reservesBySha.values()]).toEqual([1, 1, 1, 1]);
@@ -87,7 +87,7 @@ describe('unattended runs heal themselves', () => {
     });
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY));
     expect(first.summary.failed).toBe(3);
-    expect(first.summary.exitCode).toBe(1);
+    expect(first.summary.exit_code).toBe(1);
     // Retried within the run, on the backoff schedule (6 attempts per document).
     const rules = (await (await fetch(`${server.url}/_emulator/faults`)).json()) as {
       rules: Array<{ applied: number }>;
@@ -98,7 +98,7 @@ describe('unattended runs heal themselves', () => {
 
     await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' });
     const second = await run(cwd, ['in/'], batchOptions(server.url, KEY));
-    expect(second.summary.exitCode, second.stderr).toBe(0);
+    expect(second.summary.exit_code, second.stderr).toBe(0);
     expect(second.summary.completed).toBe(3);
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1]);
   });
@@ -115,11 +115,11 @@ describe('unattended runs heal themselves', () => {
     expect(first.summary.failed).toBe(2);
     await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' });
     const plain = await run(cwd, ['in/'], batchOptions(server.url, KEY));
-    expect(plain.summary.exitCode).toBe(1);
+    expect(plain.summary.exit_code).toBe(1);
     expect(plain.summary.documents.map((d) => d.outcome)).toEqual(['left', 'left']);
     expect(plain.stderr).toMatch(/--retry-failed/);
     const retried = await run(cwd, ['in/'], batchOptions(server.url, KEY, { retryFailed: true }));
-    expect(retried.summary.exitCode).toBe(0);
+    expect(retried.summary.exit_code).toBe(0);
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1]);
   });
 
@@ -140,7 +140,7 @@ describe('the circuit breaker', () => {
     const cwd = await invoiceDir(41);
     const url = await closedPort();
     const r = await run(cwd, ['in/'], batchOptions(url, KEY));
-    expect(r.summary.exitCode).toBe(7);
+    expect(r.summary.exit_code).toBe(7);
     expect(r.elapsedMs).toBeLessThan(15_000);
     expect(r.summary.not_submitted).toBe(41);
     expect(records(r.stdout).every((rec) => rec.status === 'not_submitted' && rec.document_id === null)).toBe(true);
@@ -170,7 +170,7 @@ describe('the circuit breaker', () => {
     });
     await closing;
     servers.delete(server);
-    expect(r.summary.exitCode).toBe(7);
+    expect(r.summary.exit_code).toBe(7);
     const outcomes = r.summary.documents.map((d) => d.outcome);
     // The two submitted before it went away: still pending, or completed if the service finished one
     // in the moment between its gate opening and its close (its engine runs apart from the API).
@@ -192,12 +192,12 @@ describe('pages charged add up to the ledger', () => {
     const server = await emulator({ credits: 5 });
     const cwd = await invoiceDir(6, 2);
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload', concurrency: 1 }));
-    expect(first.summary.exitCode).toBe(3);
+    expect(first.summary.exit_code).toBe(3);
     const after1 = await ledgerTotals(server.url);
     expect(first.summary.pages_charged).toBe(after1.net);
     await topUp(server.url, 100);
     const second = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload', concurrency: 4 }));
-    expect(second.summary.exitCode, second.stderr).toBe(0);
+    expect(second.summary.exit_code, second.stderr).toBe(0);
     const after2 = await ledgerTotals(server.url);
     expect(first.summary.pages_charged + second.summary.pages_charged).toBe(after2.net);
     expect(after2.net).toBe(12);
@@ -215,7 +215,7 @@ describe('pages charged add up to the ledger', () => {
         }
       },
     });
-    expect(first.summary.exitCode).toBe(130);
+    expect(first.summary.exit_code).toBe(130);
     const pending = records(first.stdout).filter((r) => r.status === 'pending');
     expect(pending.length).toBeGreaterThan(0);
     for (const p of pending) {
@@ -226,7 +226,7 @@ describe('pages charged add up to the ledger', () => {
     const after1 = await ledgerTotals(server.url);
     expect(first.summary.pages_charged).toBe(after1.net);
     const second = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload' }));
-    expect(second.summary.exitCode, second.stderr).toBe(0);
+    expect(second.summary.exit_code, second.stderr).toBe(0);
     const after2 = await ledgerTotals(server.url);
     expect(first.summary.pages_charged + second.summary.pages_charged).toBe(after2.net);
     expect(after2.net).toBe(9);
@@ -242,7 +242,7 @@ describe('pages charged add up to the ledger', () => {
       const cwd = await invoiceDir(2, 2);
       const options = batchOptions(server.url, KEY, { route: 'upload', out: 'out.json' });
       const r = await run(cwd, ['in/'], { ...options, poll: { ...options.poll, timeoutMs: 15 * 60_000 } });
-      expect(r.summary.exitCode).toBe(5);
+      expect(r.summary.exit_code).toBe(5);
       const out = JSON.parse(readFileSync(join(cwd, 'out.json'), 'utf8')) as Array<Record<string, unknown>>;
       expect(out.map((x) => x.status)).toEqual(['pending', 'pending']);
       expect(out.map((x) => x.page_count)).toEqual([2, 2]);
@@ -261,7 +261,7 @@ describe('duplicates and rate limits', () => {
     const { copyFileSync } = await import('node:fs');
     copyFileSync(join(cwd, 'in', 'doc-00.pdf'), join(cwd, 'in', 'doc-00-copy.pdf'));
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY));
-    expect(r.summary.exitCode).toBe(0);
+    expect(r.summary.exit_code).toBe(0);
     expect(r.summary.completed).toBe(3);
     const ledger = await ledgerTotals(server.url);
     expect([...ledger.reservesBySha.values()]).toEqual([1, 1]);
@@ -279,7 +279,7 @@ describe('duplicates and rate limits', () => {
       effect: { type: 'status', status: 429, retry_after: 1 },
     });
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { concurrency: 4 }));
-    expect(r.summary.exitCode, r.stderr).toBe(0);
+    expect(r.summary.exit_code, r.stderr).toBe(0);
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1, 1, 1, 1]);
     // Exactly three 429s (a drawn probability left no 429 at all about 1 run in 9), each Retry-After honoured (1 s, on the fake clock).
     expect(r.sleeps.filter((ms) => ms >= 1000).length).toBeGreaterThan(0);
@@ -299,13 +299,13 @@ describe('--fresh', () => {
       ['in/'],
       batchOptions(server.url, 'ext_wrong_key_for_this_parser', { fresh: true }),
     );
-    expect(rejected.summary.exitCode).toBe(4);
+    expect(rejected.summary.exit_code).toBe(4);
     const afterRejected = replayJournal(readFileSync(join(cwd, '.extract-state.jsonl'), 'utf8')).known;
     // Another key is another target: nothing the journal knew of the first key's documents changed.
     expect(afterRejected).toEqual(before);
 
     const plain = await run(cwd, ['in/'], batchOptions(server.url, KEY));
-    expect(plain.summary.exitCode).toBe(0);
+    expect(plain.summary.exit_code).toBe(0);
     expect(plain.summary.skipped).toBe(3);
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1]);
   });
@@ -319,10 +319,10 @@ describe('--fresh', () => {
     servers.delete(server);
     // The same target (URL and key), down now.
     const fresh = await run(cwd, ['in/'], batchOptions(url, KEY, { fresh: true }));
-    expect(fresh.summary.exitCode).toBe(7);
+    expect(fresh.summary.exit_code).toBe(7);
     const back = await emulator({}, Number(new URL(url).port));
     const plain = await run(cwd, ['in/'], batchOptions(back.url, KEY));
-    expect(plain.summary.exitCode, plain.stderr).toBe(0);
+    expect(plain.summary.exit_code, plain.stderr).toBe(0);
     expect(plain.summary.skipped).toBe(3);
     expect((await ledgerTotals(back.url)).reservesBySha.size).toBe(0);
   });

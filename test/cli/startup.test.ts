@@ -71,9 +71,14 @@ describe('start-up of the built CLI', () => {
 
   it("each command's --help loads no more than --help", async () => {
     const root = await loadedBy(['--help']);
-    for (const command of ['serve', 'listen', 'get', 'status', 'config']) {
+    for (const command of ['serve', 'listen', 'get', 'status', 'config', 'help', 'version', 'completion']) {
       const { files } = await loadedBy([command, '--help']);
       expect(files, command).toEqual(root.files);
+    }
+    // Help topics and a command's --version are text of the start-up file too.
+    for (const args of [['help'], ['help', 'serve'], ['help', 'exit-codes'], ['serve', '--version']]) {
+      const { files } = await loadedBy(args);
+      expect(files, args.join(' ')).toEqual(root.files);
     }
   });
 

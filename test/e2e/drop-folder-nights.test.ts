@@ -6,7 +6,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
 import { extract, reservesBySha, serve } from './batch-helpers.ts';
 
 type Report = {
-  exitCode: number;
+  exit_code: number;
   known_failures: number;
   documents: Array<{ file: string; outcome: string; set_aside?: boolean; status: string }>;
 };
@@ -29,7 +29,7 @@ describe('a drop folder over seven nights', () => {
       const r = await extract(cwd, url, ['drop/', '-q', '--report', 'last-run.json', '-o', 'out.jsonl']);
       codes.push(r.exitCode ?? -1);
       const report = JSON.parse(readFileSync(join(cwd, 'last-run.json'), 'utf8')) as Report;
-      expect(report.exitCode).toBe(r.exitCode);
+      expect(report.exit_code).toBe(r.exitCode);
       const corrupt = report.documents.find((d) => d.file === 'drop/corrupt.pdf');
       if (night === 1) {
         expect(corrupt).toBeUndefined();

@@ -31,7 +31,7 @@ describe('install', () => {
   it('extract --version and --help work from any directory', async () => {
     const cwd = tempDir();
     const version = await execa(process.execPath, [CLI, '--version'], { cwd, env: cleanEnv(), extendEnv: false });
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(version.stdout.trim()).toMatch(/^extract \d+\.\d+\.\d+ \(node v\d+\.\d+\.\d+, \w+ \w+\)$/);
     const help = await execa(process.execPath, [CLI, '--help'], { cwd, env: cleanEnv(), extendEnv: false });
     expect(help.stdout).toContain('Exit codes:');
   });

@@ -183,9 +183,9 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
       extract(cwd, server.url, [drop, '-q', '--state', 'link.jsonl'], { env }),
     ]);
     expect(await reserves(server.url)).toBe(DOCS);
-    // The loser is told who holds the journal, and sent nothing.
+    // The loser is told who holds the journal, and sent nothing: exit 9 (2 is for usage errors).
     const codes = [a.exitCode, b.exitCode].sort();
-    expect(codes).toEqual([0, 2]);
+    expect(codes).toEqual([0, 9]);
     expect(`${a.stderr}${b.stderr}`).toMatch(/in use by process/);
   });
 

@@ -26,8 +26,8 @@ import { extract, reservesBySha, serve } from './batch-helpers.ts';
  */
 
 type Entry = { file: string; outcome: string; status: string; moved_to?: string; move_error?: string };
-const report = (cwd: string): { exitCode: number; documents: Entry[] } =>
-  JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as { exitCode: number; documents: Entry[] };
+const report = (cwd: string): { exit_code: number; documents: Entry[] } =>
+  JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as { exit_code: number; documents: Entry[] };
 const CORRUPT = '%PDF-1.4\n1 0 obj\n<< /Type /Catalog';
 
 /** All charges stood once per content (the service ignores Idempotency-Key). */

@@ -158,7 +158,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 90_000 
       expect(statSync(join(cwd, 'full')).isCharacterDevice()).toBe(true);
       expect(completedFacts(cwd)).toBe(NAMES.length);
       // The report is still written, and says the run did not end well.
-      expect((JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as { exitCode: number }).exitCode).toBe(8);
+      expect((JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as { exit_code: number }).exit_code).toBe(8);
       // The rerun to a file costs nothing.
       const rerun = await extract(cwd, url, [...ARGS, '-o', 'out.jsonl']);
       expect(rerun.exitCode, rerun.stderr).toBe(0);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A throwaway PostgreSQL server for tests: Debian's `postgresql` package (.ci/run installs it),
+ * A throwaway PostgreSQL server for tests: Debian's `postgresql` package (npm test's pretest, scripts/pretest.sh, installs it),
  * initdb in a temp dir, pg_ctl on a free port of 127.0.0.1 with password authentication (so
  * the tests can check the password never shows). As root, it runs as the `postgres` user,
  * since PostgreSQL refuses to run as root. Each test takes its own database (`database()`).
@@ -33,7 +33,9 @@ function binDir(): string {
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions[0] === undefined)
-    throw new Error('PostgreSQL is not installed: apt-get install -y postgresql (bash .ci/run does it)');
+    throw new Error(
+      "PostgreSQL is not installed: apt-get install -y postgresql (npm test's pretest does it: scripts/pretest.sh)",
+    );
   return join(root, versions[0], 'bin');
 }
 

@@ -79,10 +79,10 @@ describe('listen: deduplication', () => {
     expect((await jsonl(out)).map((x) => x.document_id)).toEqual(['doc_x', 'doc_y']);
   });
 
-  it('listen: a second listener on the same data dir is refused with a usage error', async () => {
+  it('listen: a second listener on the same data dir is refused: another run holds it (exit 9)', async () => {
     const r = await receiver();
     await expect(receiver({ dataDir: r.dataDir })).rejects.toMatchObject({
-      code: 'usage',
+      code: 'locked',
       message: expect.stringMatching(/in use by another extract listen: stop it, or pass another --data-dir/),
     });
   });

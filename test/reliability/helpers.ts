@@ -82,7 +82,7 @@ export type ReportDoc = {
   page_count: number | null;
 };
 export type Report = {
-  exitCode: number;
+  exit_code: number;
   completed: number;
   failed: number;
   skipped: number;

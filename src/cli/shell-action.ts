@@ -1,0 +1,39 @@
+import { ENV_BASE_URL } from '../config/env-names.ts';
+import type { Env } from '../config/settings.ts';
+import { redactUrl } from '../redact.ts';
+
+export { completionScript } from './completion.ts';
+
+/**
+ * `extract version [--json]`: the version, the runtime and platform, and the service this
+ * machine's settings point at (EXTRACT_BASE_URL, else the config store). Never a secret: the
+ * API key is not looked at, and a URL's user and password are redacted.
+ */
+export async function versionReport(version: string, json: boolean, env: Env): Promise<string> {
+  const service = await configuredBaseUrl(env);
+  const report = {
+    name: 'extract',
+    version,
+    runtime: { name: 'node', version: process.versions.node },
+    platform: { os: process.platform, arch: process.arch },
+    base_url: service?.url ?? null,
+    base_url_source: service?.source ?? null,
+  };
+  if (json) return `${JSON.stringify(report)}\n`;
+  return (
+    `extract ${version}\n` +
+    `runtime:  node ${process.version}\n` +
+    `platform: ${process.platform} ${process.arch}\n` +
+    `service:  ${service === undefined ? `not configured (set ${ENV_BASE_URL}, or extract config set base_url https://…)` : `${service.url} (from ${service.source === 'env' ? ENV_BASE_URL : 'the config store'})`}\n`
+  );
+}
+
+async function configuredBaseUrl(env: Env): Promise<{ url: string; source: 'env' | 'config' } | undefined> {
+  const fromEnv = env[ENV_BASE_URL];
+  if (fromEnv !== undefined && fromEnv !== '') return { url: redactUrl(fromEnv.trim()), source: 'env' };
+  const { storeMayHold } = await import('../config/store-path.ts');
+  if (!storeMayHold(env, 'base_url')) return undefined;
+  const { openConfigStore } = await import('../config/store.ts');
+  const stored = openConfigStore({ env }).get('base_url');
+  return stored === undefined || stored === '' ? undefined : { url: redactUrl(stored), source: 'config' };
+}
