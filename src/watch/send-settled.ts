@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
-import type { BatchOptions } from '../batch/options.ts';
+import type { BatchDeps, BatchOptions } from '../batch/options.ts';
 import { folderFor, moveInto } from '../batch/move.ts';
 import { runBatch } from '../batch/run.ts';
 import type { BatchSummary, ReportEntry } from '../batch/summary.ts';
@@ -10,7 +10,6 @@ import { EXIT_CODES, ExtractError } from '../errors.ts';
 import type { Appender } from '../outputs/append.ts';
 import { describeEntry } from './log-line.ts';
 import type { FileStamp, Settler } from './settle.ts';
-import type { WatchDeps } from './watch.ts';
 
 /** The send step of `extract watch`: one batch run (runBatch) over the files that settled. */
 
@@ -18,7 +17,8 @@ export type SendContext = {
   batch: BatchOptions;
   /** The watched folders, resolved: a moved file keeps its path under the one it was found in. */
   roots: string[];
-  deps: WatchDeps;
+  /** The batch run's own (a watcher's are a batch run's and more). */
+  deps: BatchDeps;
   log: Log;
   appender: Appender;
   settler: Settler;
