@@ -86,12 +86,16 @@ describe('the document view keeps the page in sight', { timeout: 90_000 }, () =>
 
     // Hovering Total (on page 2): its box is highlighted and on screen, and Total itself did not move away.
     const total = page.locator('.field[data-path="total"]');
+    await total.scrollIntoViewIfNeeded();
+    const scrollY = await page.evaluate<number>('window.scrollY');
     await total.hover();
     const box = page.locator('.value-box[data-path="total"]');
     expect(await box.getAttribute('class')).toContain('highlight');
     expect(await page.locator('.page[data-page="2"] .value-box[data-path="total"]').count()).toBe(1);
     await expect.poll(async () => inside(await rect(page, '.value-box[data-path="total"]'), area)).toBe(true);
     expect(inside(await rect(page, '.field[data-path="total"]'), area)).toBe(true);
+    // Only the page pane scrolled: the window, and so the field under the pointer, stayed.
+    expect(await page.evaluate<number>('window.scrollY')).toBe(scrollY);
     await screenshot(page, 'layout-document-1366', { fullPage: false });
 
     // Focus from the keyboard does the same for a value on page 1.
