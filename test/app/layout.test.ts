@@ -126,6 +126,12 @@ describe('the document view keeps the page in sight', { timeout: 90_000 }, () =>
     // It comes before the page, which follows it.
     expect(review.top).toBeLessThan((await rect(page, '.pages')).top);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth - innerWidth')).toBeLessThanOrEqual(0);
+    // The line items (four columns) fit the phone's width: Amount is not behind a sideways scroll.
+    expect(
+      await page.evaluate<number>(
+        "(() => { const s = document.querySelector('table.result-table').closest('.table-scroll'); return s.scrollWidth - s.clientWidth; })()",
+      ),
+    ).toBeLessThanOrEqual(0);
     await screenshot(page, 'layout-document-390-first-screen', { fullPage: false });
     await screenshot(page, 'layout-document-390');
     expect(errors).toEqual([]);
