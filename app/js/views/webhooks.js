@@ -2,7 +2,7 @@
 // (every attempt with its status and latency), with resend.
 
 import { get, getOrShow, post, query } from '../api.js';
-import { badge, clock, h, replace, scroller, tickTimes, toast, when } from '../dom.js';
+import { badge, clock, h, labelCells, replace, scroller, tickTimes, toast, when } from '../dom.js';
 
 const LIMIT = 100;
 const OUTCOMES = ['pending', 'delivered', 'failed'];
@@ -84,7 +84,7 @@ export function mount(root, route) {
     scroller(
       h(
         'table',
-        { class: 'data deliveries' },
+        { class: 'data deliveries stack' },
         h('caption', { class: 'visually-hidden' }, `Latest ${LIMIT} deliveries, newest first`),
         h(
           'thead',
@@ -250,6 +250,7 @@ export function mount(root, route) {
           ),
         ),
       );
+    labelCells(tbody.closest('table'));
     if (focused) tbody.querySelector(`tr[data-delivery="${CSS.escape(focused)}"] button`)?.focus();
   }
 
