@@ -66,6 +66,18 @@ async function openDocument(page: Page, url: string, id: string, pages: number) 
   await page.locator('.results').waitFor();
   await page.locator(`.page[data-page="${pages}"] canvas`).waitFor();
   await page.locator('.value-box').first().waitFor();
+  // Drawn (dark pixels on the last page's canvas), so that the screenshots show the pages.
+  await expect
+    .poll(() =>
+      page.evaluate(`(() => {
+        const c = document.querySelector('.page[data-page="${pages}"] canvas');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let dark = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] < 100 && d[i + 3] > 0) dark++;
+        return dark;
+      })()`),
+    )
+    .toBeGreaterThan(500);
 }
 
 describe('the document view keeps the page in sight', { timeout: 90_000 }, () => {
@@ -135,6 +147,14 @@ describe('the document view keeps the page in sight', { timeout: 90_000 }, () =>
       ),
     ).toBeLessThanOrEqual(0);
     await screenshot(page, 'layout-document-390-first-screen', { fullPage: false });
+
+    // Each entry leads to its field, far below: in view and focused.
+    await page.locator('.review-list li[data-review="paid"] button').click();
+    const paid = '.field[data-path="paid"]';
+    expect(inside(await rect(page, paid), await visibleArea(page))).toBe(true);
+    expect(await page.evaluate<boolean>(`document.activeElement === document.querySelector('${paid}')`)).toBe(true);
+    await screenshot(page, 'layout-document-390-review-jump', { fullPage: false });
+    await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'layout-document-390');
     expect(errors).toEqual([]);
   });

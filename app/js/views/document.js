@@ -134,8 +134,15 @@ export function mount(root, route) {
               h(
                 'ul',
                 {},
+                // Each one leads to its field (far below on a phone, where this list comes first).
                 review.map((r) =>
-                  h('li', { dataset: { review: r.path } }, r.label, ' ', h('code', { class: 'field-name' }, r.path)),
+                  h(
+                    'li',
+                    { dataset: { review: r.path } },
+                    h('button', { type: 'button', class: 'link-button', onclick: () => showField(r.path) }, r.label),
+                    ' ',
+                    h('code', { class: 'field-name' }, r.path),
+                  ),
                 ),
               ),
             )
@@ -152,6 +159,18 @@ export function mount(root, route) {
           h('pre', {}, JSON.stringify(doc.results, null, 2)),
         ),
       );
+      /** Brings a field of the list into view, focused and marked for a moment. */
+      const showField = (path) => {
+        const target = [...results.querySelectorAll('[data-path], [data-group]')].find(
+          (el) => (el.dataset.path ?? el.dataset.group) === path,
+        );
+        if (!target) return;
+        if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+        target.scrollIntoView({ block: 'center' });
+        target.focus({ preventScroll: true });
+        target.classList.add('flash');
+        setTimeout(() => target.classList.remove('flash'), 2000);
+      };
       const pages = h('section', { class: 'pages', 'aria-label': 'Pages, with a box on each value found' });
       replace(body, h('div', { class: 'doc-split' }, summary, pages, results));
       // A value whose place is known can be focused (Tab) to show its box.
