@@ -16,6 +16,8 @@ const ONE_PAGE = 'fixtures/invoices/02-eu-formats.pdf';
 
 const LAPTOP = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
+/** Generous on a loaded machine: a scroll is one frame on an idle one. */
+const POLL = { timeout: 10_000 };
 
 type Rect = { top: number; bottom: number; left: number; right: number };
 
@@ -68,14 +70,16 @@ async function openDocument(page: Page, url: string, id: string, pages: number) 
   await page.locator('.value-box').first().waitFor();
   // Drawn (dark pixels on the last page's canvas), so that the screenshots show the pages.
   await expect
-    .poll(() =>
-      page.evaluate(`(() => {
+    .poll(
+      () =>
+        page.evaluate(`(() => {
         const c = document.querySelector('.page[data-page="${pages}"] canvas');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         let dark = 0;
         for (let i = 0; i < d.length; i += 4) if (d[i] < 100 && d[i + 3] > 0) dark++;
         return dark;
       })()`),
+      { timeout: 30_000 },
     )
     .toBeGreaterThan(500);
 }
@@ -106,7 +110,7 @@ describe('the document view keeps the page in sight', { timeout: 90_000 }, () =>
     const box = page.locator('.value-box[data-path="total"]');
     expect(await box.getAttribute('class')).toContain('highlight');
     expect(await page.locator('.page[data-page="2"] .value-box[data-path="total"]').count()).toBe(1);
-    await expect.poll(async () => inside(await rect(page, '.value-box[data-path="total"]'), area)).toBe(true);
+    await expect.poll(async () => inside(await rect(page, '.value-box[data-path="total"]'), area), POLL).toBe(true);
     expect(inside(await rect(page, '.field[data-path="total"]'), area)).toBe(true);
     // Only the page pane scrolled: the window, and so the field under the pointer, stayed.
     expect(await page.evaluate<number>('window.scrollY')).toBe(scrollY);
@@ -116,7 +120,7 @@ describe('the document view keeps the page in sight', { timeout: 90_000 }, () =>
     await page.locator('.field[data-path="invoice_number"]').focus();
     const first = '.value-box[data-path="invoice_number"]';
     expect(await page.locator(first).getAttribute('class')).toContain('highlight');
-    await expect.poll(async () => inside(await rect(page, first), area)).toBe(true);
+    await expect.poll(async () => inside(await rect(page, first), area), POLL).toBe(true);
     expect(inside(await rect(page, '.field[data-path="invoice_number"]'), area)).toBe(true);
 
     // And a table cell's box (the last line item, on page 2).
@@ -124,7 +128,7 @@ describe('the document view keeps the page in sight', { timeout: 90_000 }, () =>
     const last = cells.last();
     const path = await last.getAttribute('data-path');
     await last.hover();
-    await expect.poll(async () => inside(await rect(page, `.value-box[data-path="${path}"]`), area)).toBe(true);
+    await expect.poll(async () => inside(await rect(page, `.value-box[data-path="${path}"]`), area), POLL).toBe(true);
     expect(errors).toEqual([]);
   });
 
