@@ -96,6 +96,28 @@ export function rowLink(tr, label, open) {
 export const scroller = (table, label) =>
   h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
 
+/**
+ * Gives each cell of `table`'s body its column's heading as data-label, so that a narrow window
+ * can show the table as one small card per row (class "stack" in app.css), each value beside
+ * its name, instead of columns cut off at the right. Call it after the rows are (re)drawn.
+ */
+export function labelCells(table) {
+  // Explicit roles: a table whose parts are laid out as blocks stays a table to a screen reader.
+  table.setAttribute('role', 'table');
+  for (const group of table.querySelectorAll('thead, tbody')) group.setAttribute('role', 'rowgroup');
+  for (const th of table.querySelectorAll('thead th')) th.setAttribute('role', 'columnheader');
+  for (const tr of table.rows) tr.setAttribute('role', 'row');
+  const headings = [...table.querySelectorAll('thead th')].map((th) =>
+    th.querySelector('.visually-hidden') ? '' : th.textContent.trim(),
+  );
+  for (const tr of table.tBodies[0]?.rows ?? []) {
+    for (const td of tr.cells) td.setAttribute('role', 'cell');
+    if (tr.cells.length !== headings.length) continue; // a message across all columns
+    for (const [i, td] of [...tr.cells].entries()) td.dataset.label = headings[i];
+  }
+  return table;
+}
+
 /** Short toast in the polite live region. */
 export function toast(message, kind = 'info') {
   const box = document.getElementById('toasts');

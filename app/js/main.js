@@ -57,6 +57,12 @@ async function poll() {
   }
 }
 
+// The sticky header's height, for what sticks below it (a document's pages) and for scroll-padding.
+const header = document.querySelector('header.top');
+new ResizeObserver(() =>
+  document.documentElement.style.setProperty('--header-height', `${header.offsetHeight}px`),
+).observe(header);
+
 const connection = document.getElementById('connection');
 onReachability((ok) => {
   const text = ok ? '' : 'not reachable: is extract serve running?';

@@ -90,6 +90,36 @@ export async function renderPages(root, doc) {
 }
 
 /**
+ * Scrolls the page pane (and only it) so that `box` is in view, with a margin around it. The
+ * window never moves: the field the user is pointing at stays where it is. Where the pane does
+ * not scroll by itself (a narrow window, where it is part of the page), nothing moves.
+ */
+function showInPane(pane, box) {
+  if (pane.scrollHeight <= pane.clientHeight && pane.scrollWidth <= pane.clientWidth) return;
+  const margin = 24;
+  // The part of the pane on screen: near the end of the page it slides up under the sticky header.
+  const rect = pane.getBoundingClientRect();
+  const header = document.querySelector('header.top')?.getBoundingClientRect().bottom ?? 0;
+  const view = {
+    top: Math.max(rect.top, header),
+    bottom: Math.min(rect.bottom, window.innerHeight),
+    left: rect.left,
+    right: rect.right,
+  };
+  const r = box.getBoundingClientRect();
+  // Out of view (or at its edge): brought to the middle of the pane, with the page around it.
+  let top = pane.scrollTop;
+  let left = pane.scrollLeft;
+  if (r.top < view.top + margin || r.bottom > view.bottom - margin)
+    top += (r.top + r.bottom) / 2 - (view.top + view.bottom) / 2;
+  if (r.left < view.left + margin || r.right > view.right - margin)
+    left += (r.left + r.right) / 2 - (view.left + view.right) / 2;
+  if (top === pane.scrollTop && left === pane.scrollLeft) return;
+  const smooth = !window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  pane.scrollTo({ top, left, behavior: smooth ? 'smooth' : 'auto' });
+}
+
+/**
  * Hovering or focusing a value (an element with data-path in `fields`) highlights its box,
  * and hovering a box highlights its value.
  */
@@ -100,7 +130,7 @@ export function linkHighlights(fields, pages) {
     }
     if (on) {
       const box = [...pages.querySelectorAll('.value-box')].find((b) => b.dataset.path === path);
-      box?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      if (box) showInPane(pages, box);
     }
   };
   const pathOf = (event) => event.target.closest?.('[data-path]')?.dataset.path;

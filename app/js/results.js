@@ -53,10 +53,11 @@ export function leafValue(type, value) {
 
 const fieldName = (field) => h('code', { class: 'field-name' }, field.name);
 
-function group(field, body, extra) {
+/** An Object or Table field; `path` (data-group) is how the review list finds it. */
+function group(field, path, body, extra) {
   return h(
     'section',
-    { class: `group group-${field.type}`, dataset: { field: field.name } },
+    { class: `group group-${field.type}`, dataset: { field: field.name, group: path } },
     h('h3', {}, labelOf(field), ' ', fieldName(field), extra ?? null),
     body,
   );
@@ -64,10 +65,10 @@ function group(field, body, extra) {
 
 /** A Table field: an array of row objects whose keys are the column names. `path` names it in the grounding. */
 function tableOf(field, rows, path) {
-  if (rows === null || rows === undefined) return group(field, h('p', {}, leafValue('table', rows)));
-  if (!Array.isArray(rows)) return group(field, h('p', {}, leafValue('table', rows)));
+  if (rows === null || rows === undefined) return group(field, path, h('p', {}, leafValue('table', rows)));
+  if (!Array.isArray(rows)) return group(field, path, h('p', {}, leafValue('table', rows)));
   const count = h('span', { class: 'muted' }, ` ${rows.length} ${rows.length === 1 ? 'row' : 'rows'}`);
-  if (rows.length === 0) return group(field, h('p', { class: 'muted' }, 'No rows found in the document.'), count);
+  if (rows.length === 0) return group(field, path, h('p', { class: 'muted' }, 'No rows found in the document.'), count);
   const numeric = (c) => c.type === 'decimal' || c.type === 'integer';
   const table = h(
     'table',
@@ -102,7 +103,7 @@ function tableOf(field, rows, path) {
       ),
     ),
   );
-  return group(field, scroller(table, labelOf(field)), count);
+  return group(field, path, scroller(table, labelOf(field)), count);
 }
 
 /**
@@ -123,6 +124,7 @@ export function renderFields(fields, values, prefix = '') {
       out.push(
         group(
           field,
+          prefix + field.name,
           value === null || value === undefined
             ? h('p', {}, leafValue('object', value))
             : renderFields(field.fields, value, `${prefix}${field.name}.`),

@@ -69,12 +69,15 @@ export async function browserPage(
   return { page, errors };
 }
 
-/** Saves a full-page screenshot as test-output/screenshots/<name>.png, for a person to look at. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a screenshot as test-output/screenshots/<name>.png, for a person to look at: the whole
+ * page, or (`fullPage: false`) the window as the user sees it, sticky parts where they stick.
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
   await mkdir(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
   // Toasts are momentary; the picture is of the view.
   await page.evaluate("document.getElementById('toasts')?.replaceChildren()");
-  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  await page.screenshot({ path, fullPage, animations: 'disabled' });
   return path;
 }

@@ -89,7 +89,10 @@ export function mount(root, route) {
           { class: 'error-box', role: 'alert' },
           h('h2', {}, 'Extraction failed'),
           h('p', { class: 'error-message' }, doc.error ?? 'No reason was recorded.'),
-          h('p', { class: 'muted' }, 'The pages reserved for this document were refunded.'),
+          // Most of the emulator's messages already say so; the refund is said once.
+          /\brefund/i.test(doc.error ?? '')
+            ? null
+            : h('p', { class: 'muted' }, 'The pages reserved for this document were refunded.'),
         ),
       );
     } else {
@@ -97,13 +100,15 @@ export function mount(root, route) {
       const nulls = countNulls(fields, doc.results);
       const review = nullPaths(fields, doc.results);
       const list = renderFields(fields, doc.results);
-      const results = h(
+      // Three parts, so that a narrow window can put what needs review first: the summary (the
+      // count, why pages were not read, the fields that need review), the pages, then the fields.
+      const summary = h(
         'section',
-        { class: 'results', 'aria-label': 'Results' },
+        { class: 'results-summary', 'aria-labelledby': 'results-heading' },
         h(
           'div',
           { class: 'results-head' },
-          h('h2', {}, 'Results'),
+          h('h2', { id: 'results-heading' }, 'Results'),
           nulls
             ? h('span', { class: 'needs-review' }, `${nulls} ${nulls === 1 ? 'field needs' : 'fields need'} review`)
             : h('span', { class: 'badge badge-completed' }, 'every field found'),
@@ -129,12 +134,23 @@ export function mount(root, route) {
               h(
                 'ul',
                 {},
+                // Each one leads to its field (far below on a phone, where this list comes first).
                 review.map((r) =>
-                  h('li', { dataset: { review: r.path } }, r.label, ' ', h('code', { class: 'field-name' }, r.path)),
+                  h(
+                    'li',
+                    { dataset: { review: r.path } },
+                    h('button', { type: 'button', class: 'link-button', onclick: () => showField(r.path) }, r.label),
+                    ' ',
+                    h('code', { class: 'field-name' }, r.path),
+                  ),
                 ),
               ),
             )
           : null,
+      );
+      const results = h(
+        'section',
+        { class: 'results', 'aria-label': 'Fields' },
         list,
         h(
           'details',
@@ -143,8 +159,20 @@ export function mount(root, route) {
           h('pre', {}, JSON.stringify(doc.results, null, 2)),
         ),
       );
+      /** Brings a field of the list into view, focused and marked for a moment. */
+      const showField = (path) => {
+        const target = [...results.querySelectorAll('[data-path], [data-group]')].find(
+          (el) => (el.dataset.path ?? el.dataset.group) === path,
+        );
+        if (!target) return;
+        if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+        target.scrollIntoView({ block: 'center' });
+        target.focus({ preventScroll: true });
+        target.classList.add('flash');
+        setTimeout(() => target.classList.remove('flash'), 2000);
+      };
       const pages = h('section', { class: 'pages', 'aria-label': 'Pages, with a box on each value found' });
-      replace(body, h('div', { class: 'doc-split' }, pages, results));
+      replace(body, h('div', { class: 'doc-split' }, summary, pages, results));
       // A value whose place is known can be focused (Tab) to show its box.
       for (const el of results.querySelectorAll('[data-path]'))
         if (doc.grounding?.[el.dataset.path]) el.setAttribute('tabindex', '0');

@@ -1,7 +1,7 @@
 // Faults: the active fault injection rules, a form to add one, delete and clear.
 
 import { ApiError, del, get, post } from '../api.js';
-import { h, replace, scroller, toast } from '../dom.js';
+import { h, labelCells, replace, scroller, toast } from '../dom.js';
 
 /**
  * The fault vocabulary (operations, effects with their parameters and operations, statuses),
@@ -50,7 +50,7 @@ export function mount(root) {
     scroller(
       h(
         'table',
-        { class: 'data faults' },
+        { class: 'data faults stack' },
         h(
           'thead',
           {},
@@ -107,6 +107,7 @@ export function mount(root) {
     );
     if (!rules.length)
       tbody.append(h('tr', {}, h('td', { colspan: '5', class: 'muted' }, 'No rules: the emulator behaves.')));
+    labelCells(tbody.closest('table'));
     clearButton.disabled = rules.length === 0;
   }
 

@@ -3,7 +3,7 @@
 
 import { get, getOrShow, post, query } from '../api.js';
 import { DELIVERY_STATES as OUTCOMES } from '../contract.js';
-import { badge, clock, h, replace, scroller, tickTimes, toast, when } from '../dom.js';
+import { badge, clock, h, labelCells, replace, scroller, tickTimes, toast, when } from '../dom.js';
 
 const LIMIT = 100;
 
@@ -84,7 +84,7 @@ export function mount(root, route) {
     scroller(
       h(
         'table',
-        { class: 'data deliveries' },
+        { class: 'data deliveries stack' },
         h('caption', { class: 'visually-hidden' }, `Latest ${LIMIT} deliveries, newest first`),
         h(
           'thead',
@@ -250,6 +250,7 @@ export function mount(root, route) {
           ),
         ),
       );
+    labelCells(tbody.closest('table'));
     if (focused) tbody.querySelector(`tr[data-delivery="${CSS.escape(focused)}"] button`)?.focus();
   }
 
