@@ -40,8 +40,9 @@ export default defineConfig({
       { test: { ...shared, name: 'suite', include: ['test/**/*.test.ts'], exclude: MEASURED } },
       { test: { ...shared, name: 'measured', include: MEASURED, sequence: { groupOrder: 1 } } },
     ],
-    // The JSON report is what .ci/run counts (both projects); the default reporter is for people.
-    reporters: ['default', 'json'],
+    // The JSON report is what .ci/run counts (both projects); the default reporter is for people,
+    // and so is the list of the ten slowest files that follows it (test/slowest-files.ts).
+    reporters: ['default', 'json', './test/slowest-files.ts'],
     outputFile: { json: 'test-output/vitest-report.json' },
   },
 });
