@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ConnectionLimits } from './connection-defaults.ts';
+
+export { CONNECTION_DEFAULTS, type ConnectionLimits } from './connection-defaults.ts';
 
 /**
  * Bounds the connections of an HTTP server (serve's and listen's alike), so idle sockets
@@ -11,13 +14,6 @@ import type { Socket } from 'node:net';
  *   one is answered `503` with `Connection: close` and a JSON body saying why, and the refusal is
  *   logged (node's own server.maxConnections closes silently, which nobody can diagnose).
  */
-export type ConnectionLimits = { maxConnections: number; idleTimeoutMs: number; headersTimeoutMs: number };
-
-export const CONNECTION_DEFAULTS: ConnectionLimits = {
-  maxConnections: 512,
-  idleTimeoutMs: 5000,
-  headersTimeoutMs: 10_000,
-};
 
 const REFUSED_BODY = (max: number) =>
   JSON.stringify({
