@@ -105,6 +105,15 @@ describe('start-up of the built CLI', () => {
     expect(r.exitCode).toBe(0);
   });
 
+  it('--help loads three files of ours: the launcher, the start-up file and errors.js, which imports nothing', async () => {
+    const { files } = await loadedBy(['--help']);
+    expect(files.map((f) => f.replace(/^.*\/(bin|dist)\//, '$1/'))).toEqual([
+      'bin/extract.js',
+      'dist/cli/main.js',
+      'dist/cli/errors.js',
+    ]);
+  });
+
   it("each command's --help loads no more than --help", async () => {
     const root = await loadedBy(['--help']);
     for (const command of ['serve', 'listen', 'get', 'status', 'config']) {
