@@ -19,9 +19,9 @@
  * - CommonJS dependencies (commander, undici, fast-glob...) call require(); an ESM bundle gets a
  *   real one from createRequire.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Plugin } from 'esbuild';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -138,6 +138,38 @@ const lazyEntriesStayOutside: Plugin = {
   },
 };
 
+/**
+ * In the second pass, every import of errors.ts stays an import of the file dist/cli/errors.js
+ * (its path from each output file is written in after the build, below), which a third pass
+ * builds from errors.ts alone: as an entry of the split pass, esbuild moved the module, which
+ * several entries share, into a chunk and left the entry a re-export of it and an import of the
+ * chunk of its helpers, and `extract --help` loaded three files through Node's ESM loader, not one.
+ */
+const ERRORS_SOURCE = join(ROOT, 'src/errors.ts');
+const ERRORS_PLACEHOLDER = 'extract-errors-module-path';
+const errorsStayOneFile: Plugin = {
+  name: 'errors-stay-one-file',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) =>
+      resolve(args.resolveDir, args.path) === ERRORS_SOURCE ? { path: ERRORS_PLACEHOLDER, external: true } : undefined,
+    );
+  },
+};
+
+/** Writes the path of dist/cli/errors.js, from each file of the second pass, where the placeholder stands. */
+function pointAtErrorsFile(files: string[]): void {
+  const target = join(OUT, 'cli/errors.js');
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes(ERRORS_PLACEHOLDER)) continue;
+    const path = relative(dirname(file), target).split(sep).join('/');
+    writeFileSync(
+      file,
+      text.replaceAll(`"${ERRORS_PLACEHOLDER}"`, JSON.stringify(path.startsWith('.') ? path : `./${path}`)),
+    );
+  }
+}
+
 const COMMON = {
   absWorkingDir: ROOT,
   outdir: OUT,
@@ -168,12 +200,19 @@ const results = await Promise.all([
   }),
   build({
     ...COMMON,
-    entryPoints: LAZY_ENTRIES,
+    entryPoints: Object.fromEntries(Object.entries(LAZY_ENTRIES).filter(([name]) => name !== 'cli/errors')),
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [noChildProcessInCommander],
+    plugins: [noChildProcessInCommander, errorsStayOneFile],
   }),
+  // errors.ts alone, a file of its own that imports nothing (see errorsStayOneFile).
+  build({ ...COMMON, entryPoints: { 'cli/errors': 'src/errors.ts' } }),
 ]);
+pointAtErrorsFile(
+  Object.keys(results[1].metafile.outputs)
+    .filter((file) => file.endsWith('.js'))
+    .map((file) => resolve(ROOT, file)),
+);
 const outputs = results.flatMap((r) => Object.entries(r.metafile.outputs)).filter(([file]) => file.endsWith('.js'));
 const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0);
 process.stderr.write(`build: ${outputs.length} files in ${OUT}, ${(bytes / 1e6).toFixed(1)} MB of JavaScript\n`);

@@ -23,8 +23,13 @@ export async function startupRows(ctx: BenchContext): Promise<Row[]> {
     }
   }
   const base = median(times.node);
-  // Issue 14's goals: --version needs nothing but package.json; --help loads the start-up file only.
-  const goals = { version: 1.3, help: 1.8 } as const;
+  // Issue 14's goals: --version needs nothing but package.json; --help loads the start-up file only
+  // (issue 26: within 1.3x).
+  const goals = { version: 1.3, help: 1.3 } as const;
+  const notes = {
+    version: undefined,
+    help: "Profiled (task-clock, stdout a pipe, medians of 30 interleaved): over node's own start, loading dist/cli/main.js and errors.js (140 KB, from the compile cache) ~3.6 ms, building commander's program with every command's flags ~3.7 ms, parsing and writing the help ~2.2 ms. Cut: Node's network and stream modules (node:http through connections.ts's defaults; net and the streams through process.stdout on a pipe: help goes by write(2)), and errors.js's two chunks (5 files of ours -> 3): 35.9 -> 29.3 ms of CPU (node -e 0: 20.1), 1.79x -> 1.46x. Tried: registering no command but the root changed nothing measurable; a help text cached at build time would answer as --version does, but only off a terminal (width), so not done",
+  } as const;
   return (['version', 'help'] as const).map((name) =>
     row(ctx, {
       id: `5 ${name}`,
@@ -35,6 +40,7 @@ export async function startupRows(ctx: BenchContext): Promise<Row[]> {
       peerFigure: base,
       goal: `<= ${goals[name]}x`,
       pass: (x) => x <= goals[name],
+      ...(notes[name] === undefined ? {} : { note: notes[name] }),
     }),
   );
 }

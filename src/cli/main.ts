@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
@@ -28,6 +28,7 @@ export function buildProgram(): Command {
     // One prefix for every error, commander's own included ("error: ..." otherwise).
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'extract: ')) })
     .exitOverride();
+  program.configureOutput(helpOutput(program.configureOutput()));
   registerServe(program);
   registerConfig(program);
   registerRun(program);
@@ -39,6 +40,48 @@ export function buildProgram(): Command {
   // Last: it walks the commands above (completion, --version on each).
   registerShell(program, { version: VERSION, line: VERSION_LINE });
   return program;
+}
+
+type OutputConfiguration = ReturnType<Command['configureOutput']>;
+
+/**
+ * Help (and the version) written to a stdout that cannot be a terminal (a file, a pipe, a
+ * socket) with write(2) on fd 1, without process.stdout: creating that stream loads net, the
+ * stream machinery and the pipe's handle, about 3 ms of `extract --help | less` (a fifth of
+ * what --help adds to Node's start). A character device (a terminal, or /dev/null) keeps
+ * commander's own output, its width and colours. Our help has no colours to strip.
+ */
+export function helpOutput(defaults: OutputConfiguration): OutputConfiguration {
+  let plain: boolean | undefined;
+  const notATerminal = () => {
+    if (plain === undefined) {
+      try {
+        plain = !fstatSync(1).isCharacterDevice();
+      } catch {
+        plain = false;
+      }
+    }
+    return plain;
+  };
+  return {
+    writeOut: (text) => (notATerminal() ? writeStdout(text, defaults) : defaults.writeOut!(text)),
+    // 80: commander's own width when stdout is not a terminal.
+    getOutHelpWidth: () => (notATerminal() ? 80 : defaults.getOutHelpWidth!()),
+    getOutHasColors: () => (notATerminal() ? false : defaults.getOutHasColors!()),
+  };
+}
+
+/** Writes all of `text` to fd 1; a pipe that would block takes the rest through process.stdout, a closed one is left. */
+function writeStdout(text: string, defaults: OutputConfiguration): void {
+  let rest = Buffer.from(text);
+  try {
+    while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE') return;
+    if (code !== 'EAGAIN') throw err;
+    defaults.writeOut!(rest.toString());
+  }
 }
 
 /** The package's version, read from package.json. */

@@ -19,6 +19,8 @@ export type Faults = {
   clear(): void;
   /** The effect to apply to one occurrence of `operation`, or null. The first matching rule that fires wins. */
   draw(operation: FaultOperation): FaultEffect | null;
+  /** Whether a rule for `operation` may still fire (draw could return an effect). */
+  armed(operation: FaultOperation): boolean;
 };
 
 /** mulberry32: a small, well-known seeded generator; Math.random cannot be seeded. */
@@ -66,6 +68,11 @@ export function createFaults(input: {
         return rule.effect;
       }
       return null;
+    },
+    armed(operation) {
+      for (const rule of rules)
+        if (rule.operation === operation && (rule.times === undefined || rule.applied < rule.times)) return true;
+      return false;
     },
   };
   for (const r of input.rules) faults.add(r);

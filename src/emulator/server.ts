@@ -15,7 +15,8 @@ import { createGateway, type Gateway } from './gateway.ts';
 import { createPageCounter } from './pages.ts';
 import { createLedger } from './ledger.ts';
 import { createProcessor, type Processor } from './processor.ts';
-import { apiRoutes } from './routes/api.ts';
+import { apiRoutes, type KeptBodies } from './routes/api.ts';
+import { fastReads } from './routes/fast-reads.ts';
 import { appRoutes } from './routes/app.ts';
 import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
@@ -189,19 +190,24 @@ async function buildApp(
   m: ReturnType<typeof wireModules>,
   { config, deps, store, host, log, emit }: Omit<Wiring, 'engine'> & { host: string },
 ): Promise<FastifyInstance> {
+  const bounded = boundedServer(
+    {
+      maxConnections: config.connections.max,
+      idleTimeoutMs: config.connections.idle_timeout_ms,
+      headersTimeoutMs: config.connections.headers_timeout_ms,
+    },
+    log,
+  );
+  // Finished documents' bodies, kept by the document route; the server answers plain reads of
+  // them itself (routes/fast-reads.ts), unless requests are logged.
+  const kept: KeptBodies = new Map();
+  const reads = fastReads({ kept, keys: m.keys, faults: m.faults, boundHost: host });
   const app = Fastify({
     logger: false,
     bodyLimit: config.inline.max_body_bytes,
     forceCloseConnections: true,
     frameworkErrors,
-    serverFactory: boundedServer(
-      {
-        maxConnections: config.connections.max,
-        idleTimeoutMs: config.connections.idle_timeout_ms,
-        headersTimeoutMs: config.connections.headers_timeout_ms,
-      },
-      log,
-    ),
+    serverFactory: (handler) => bounded(emit ? handler : reads(handler)),
   });
   installErrorHandling(app, log);
   installDocumentNotes(app);
@@ -232,6 +238,7 @@ async function buildApp(
       honourIdempotencyKey: config.idempotency_key,
       maxBodyBytes,
       now: deps.now,
+      kept,
     }),
   );
   await app.register(storageRoutes(m.gateway));

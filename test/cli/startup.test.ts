@@ -69,6 +69,51 @@ describe('start-up of the built CLI', () => {
     expect(modules.some((m) => m.startsWith('node_modules/commander/'))).toBe(true);
   });
 
+  it("--help to a pipe loads none of Node's network or stream modules (node:http, net, stream), and a closed pipe is no error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'extract-builtins-'));
+    dirs.push(dir);
+    const log = join(dir, 'builtins.txt');
+    const hook = join(dir, 'hook.cjs');
+    writeFileSync(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n')));\n`,
+    );
+    // What Node itself loads for nothing (node -e 0) is not counted.
+    await execa(process.execPath, ['--require', hook, '-e', '0']);
+    const bare = new Set(readFileSync(log, 'utf8').split('\n'));
+    for (const args of [['--help'], ['listen', '--help'], ['serve', '--help']]) {
+      const r = await execa(process.execPath, ['--require', hook, CLI, ...args], {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: extract/);
+      const loaded = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((m) => !bare.has(m));
+      expect(
+        loaded.filter((m) => /^NativeModule (http|_http_\w+|net|stream|internal\/streams\/\w+)$/.test(m)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+    // A reader gone before the help is written (extract --help | true): no error, exit 0.
+    const gone = execa(process.execPath, [CLI, '--help'], { env: cleanEnv(), extendEnv: false, reject: false });
+    gone.stdout.destroy();
+    const r = await gone;
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+  });
+
+  it('--help loads three files of ours: the launcher, the start-up file and errors.js, which imports nothing', async () => {
+    const { files } = await loadedBy(['--help']);
+    expect(files.map((f) => f.replace(/^.*\/(bin|dist)\//, '$1/'))).toEqual([
+      'bin/extract.js',
+      'dist/cli/main.js',
+      'dist/cli/errors.js',
+    ]);
+  });
+
   it("each command's --help loads no more than --help", async () => {
     const root = await loadedBy(['--help']);
     for (const command of ['serve', 'listen', 'get', 'status', 'config', 'help', 'version', 'completion']) {

@@ -149,6 +149,57 @@ describe('emulator: document reads', () => {
     ]);
   });
 
+  it("without a request log (serve -q: kept bodies answered before Fastify), a kept read is the route's answer, and faults, Prefer, Host and keys apply as ever", async () => {
+    const s = await emulator(TWO_PARSERS);
+    const port = new URL(s.url).port;
+    const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(6)) });
+    const id = ExtractInlineResponse.parse(r.body).document_id;
+    const path = `/api/v1/documents/${id}`;
+    const raw = async (target: string, headers: Record<string, string>) => {
+      const res = await request(`${s.url}${target}`, { headers });
+      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+    };
+    const auth = { authorization: `Bearer ${KEY}` };
+    const first = await raw(path, auth);
+    const kept = await raw(path, auth);
+    expect(first.status).toBe(200);
+    expect(kept).toEqual({ ...first, headers: { ...first.headers, date: kept.headers.date } });
+    expect(kept.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(kept.headers['content-length']).toBe(String(Buffer.byteLength(first.text)));
+    // A query string or an escaped id: the route's answer, the same body.
+    expect((await raw(`${path}?x=1`, auth)).text).toBe(first.text);
+    expect((await raw(path.replace(/_/, '%5F'), auth)).text).toBe(first.text);
+    // Keys: another parser's 404, a wrong one 401, none 401.
+    expect((await raw(path, { authorization: `Bearer ${OTHER_KEY}` })).status).toBe(404);
+    expect((await raw(path, { authorization: 'Bearer ext_not_a_key' })).status).toBe(401);
+    expect((await raw(path, {})).status).toBe(401);
+    // The loopback guard: a Host naming another machine is refused, a kept body or not.
+    expect((await raw(path, { ...auth, host: `evil.example:${port}` })).status).toBe(403);
+    // Prefer, and a fault rule added at run time, until it is spent.
+    expect((await raw(path, { ...auth, prefer: 'code=402' })).status).toBe(402);
+    await call(s, 'POST', '/_emulator/faults', {
+      body: { operation: 'documents', effect: { type: 'status', status: 503 }, times: 2 },
+    });
+    expect((await raw(path, auth)).status).toBe(503);
+    expect((await raw(path, auth)).status).toBe(503);
+    expect(await raw(path, auth)).toMatchObject({ status: 200, text: first.text });
+    // A rule that fires now and then (probability) keeps every read going through the fault hooks.
+    await call(s, 'POST', '/_emulator/faults', {
+      body: { operation: 'documents', effect: { type: 'reset', when: 'before' }, probability: 0.5 },
+    });
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      try {
+        outcomes.add(String((await raw(path, auth)).status));
+      } catch {
+        outcomes.add('reset');
+      }
+    }
+    expect(outcomes).toEqual(new Set(['200', 'reset']));
+    await call(s, 'DELETE', '/_emulator/faults');
+    expect(await raw(path, auth)).toMatchObject({ status: 200, text: first.text });
+  });
+
   it('a Host verdict is the same every time, past the number of Hosts remembered', async () => {
     const s = await emulator();
     const port = new URL(s.url).port;

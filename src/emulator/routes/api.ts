@@ -9,6 +9,12 @@ import { HEADER, noteDocument, parseBody } from './http.ts';
 /** How many finished documents' bodies the document route keeps encoded (oldest dropped first). */
 const FINISHED_CACHE_SIZE = 2000;
 
+/**
+ * The encoded bodies of finished documents, by document_id: kept by the document route, read
+ * there and by the server's fast path for kept reads (fast-reads.ts). `bytes` is `encoded` as UTF-8.
+ */
+export type KeptBodies = Map<string, { parserId: string; encoded: string; bytes: Buffer }>;
+
 /** The emulated API under /api/v1 (spec, "Endpoints" 1, 3 and 4): decode, call the gateway, encode. */
 export function apiRoutes(input: {
   gateway: Gateway;
@@ -18,6 +24,8 @@ export function apiRoutes(input: {
   honourIdempotencyKey?: boolean;
   maxBodyBytes: number;
   now: () => number;
+  /** Shared with the fast path (fast-reads.ts); a map of the route's own without it. */
+  kept?: KeptBodies;
 }) {
   const { gateway, keys, maxBodyBytes, now } = input;
   const idempotency = input.honourIdempotencyKey === false ? undefined : input.idempotency;
@@ -58,7 +66,7 @@ export function apiRoutes(input: {
     // one), so its encoded body is kept: polling clients then cost a lookup, not a database read,
     // a JSON.parse and a JSON.stringify. A processing document is read afresh every time. The
     // handler is synchronous (nothing here awaits): no promise per read.
-    const finished = new Map<string, { parserId: string; encoded: string }>();
+    const finished: KeptBodies = input.kept ?? new Map();
     app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, (request, reply) => {
       const parser = parserOf(request);
       const documentId = request.params.document_id;
@@ -73,7 +81,7 @@ export function apiRoutes(input: {
         }
         encoded = JSON.stringify(body);
         if (finished.size >= FINISHED_CACHE_SIZE) finished.delete(finished.keys().next().value!);
-        finished.set(documentId, { parserId: parser.parser_id, encoded });
+        finished.set(documentId, { parserId: parser.parser_id, encoded, bytes: Buffer.from(encoded) });
       }
       request.extractDocumentId = documentId;
       void reply.type('application/json; charset=utf-8').send(encoded);

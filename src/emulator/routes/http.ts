@@ -135,14 +135,14 @@ const API_PREFIX_SLASH = `${API_PREFIX}/`;
 /** How many distinct Host values the guard remembers its answer for (any more and it starts over). */
 const REMEMBERED_HOSTS = 64;
 
-const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+export const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /**
  * hostProblem, remembered per Host value: a machine's clients send a handful of distinct values,
  * and the answer depends on nothing else, so the rule's parsing runs once per value rather than
  * once per request. Bounded, so a client sending endless distinct Hosts costs memory of 64.
  */
-function rememberedHostProblems(boundHost: string): (host: string | undefined) => string | null {
+export function rememberedHostProblems(boundHost: string): (host: string | undefined) => string | null {
   const known = new Map<string, string | null>();
   return (host) => {
     if (host === undefined) return hostProblem(host, boundHost);
