@@ -41,7 +41,12 @@ export function wholeDocument(layout: Layout): Scope {
 
 /** A drawn rule in a text document ("-----", "=====", "|"): no text, only a line. */
 function isRule(text: string): boolean {
-  return RULE.test(text);
+  // Most cells open with a letter or a digit: no rule, and no need of the pattern.
+  return !isAlnum(text.charCodeAt(0)) && RULE.test(text);
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 const RULE = /^[-=_|+*~.\s]+$/;
 
