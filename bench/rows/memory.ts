@@ -55,6 +55,8 @@ export async function memoryRows(ctx: BenchContext): Promise<Row[]> {
             concurrency: 8,
             out: join(ctx.tmp, 'mem-out.jsonl'),
             state: join(ctx.tmp, `mem-state-${++state}.sqlite`),
+            // 100,000 documents take minutes on a quiet machine, and a loaded one took 14 before its finish.
+            timeoutMs: 3_600_000,
           },
           home,
         );
