@@ -15,6 +15,7 @@ const MEASURED = [
   'test/reliability/big-files.test.ts',
   'test/reliability/hostile-wide.test.ts',
   'test/receiver/bounded-memory.test.ts',
+  'test/reliability/first-run-memory.test.ts',
 ];
 
 const shared = {

@@ -13,6 +13,8 @@ export type ExtractRun = {
   extra?: string[];
   /** Write the CLI's /proc/<pid>/io (rchar, read_bytes...) to this file when it ends. */
   ioFile?: string;
+  /** Kill the run after this long (default: proc.ts's 10 minutes). */
+  timeoutMs?: number;
 };
 
 /** The environment of a benchmarked CLI: a config store of its own, no key or URL from the caller's. */
@@ -30,7 +32,7 @@ export function runExtract(r: ExtractRun, home: string): Promise<Measured> {
   if (r.concurrency !== undefined) args.push('-c', String(r.concurrency));
   args.push(...(r.state === null ? ['--no-state'] : ['--state', r.state]));
   args.push(...(r.extra ?? []));
-  if (r.ioFile === undefined) return measure(NODE, args, { env: cleanEnv(home) });
+  if (r.ioFile === undefined) return measure(NODE, args, { env: cleanEnv(home), timeoutMs: r.timeoutMs });
   // A shell's /proc/<pid>/io counts the children it has waited for: the CLI's reads, with the shell's own few.
   return measure(
     'sh',

@@ -38,13 +38,13 @@ export function longPdf(seed: number, pages: number): Promise<Buffer> {
  * after %%EOF (readers ignore it; the sha256 differs). For runs against the stand-in,
  * which reads nothing.
  */
-export async function writeCopies(dir: string, n: number): Promise<void> {
+export async function writeCopies(dir: string, n: number, prefix = 'doc-'): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const template = await makePdf([invoicePage(0, 1)]);
   for (let i = 0; i < n; i++) {
     writeFileSync(
-      join(dir, `doc-${String(i).padStart(6, '0')}.pdf`),
-      Buffer.concat([template, Buffer.from(`%bench ${i}\n`)]),
+      join(dir, `${prefix}${String(i).padStart(6, '0')}.pdf`),
+      Buffer.concat([template, Buffer.from(`%bench ${prefix}${i}\n`)]),
     );
   }
 }

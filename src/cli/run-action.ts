@@ -3,6 +3,7 @@ import { runBatch } from '../batch/run.ts';
 import { defaultClientDeps } from '../client/deps.ts';
 import type { Env } from '../config/settings.ts';
 import { batchOptionsFromFlags, type RunFlags } from './flags.ts';
+import { favourMemory } from './heap.ts';
 import { withTarget } from './target.ts';
 
 export type CliHooks = {
@@ -38,6 +39,7 @@ export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: 
         onSignal: hooks.onSignal,
         exitNow: hooks.exitNow,
       };
+      favourMemory();
       const summary = await runBatch(inputs, options, deps);
       return summary.exit_code;
     },

@@ -5,6 +5,7 @@ import { ExtractError } from '../errors.ts';
 import { runWatch } from '../watch/watch.ts';
 import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
 import { batchOptionsFromFlags, type RunFlags } from './flags.ts';
+import { favourMemory } from './heap.ts';
 import type { CliHooks } from './run-action.ts';
 import { withTarget } from './target.ts';
 
@@ -36,6 +37,7 @@ export async function watchFromCli(folders: string[], flags: WatchFlags, hooks: 
       onSignal: hooks.onSignal,
       exitNow: hooks.exitNow,
     };
+    favourMemory();
     return runWatch(folders, { batch, settleMs, rescanMs, events: flags.events !== false }, deps);
   });
 }

@@ -56,6 +56,8 @@ test('bench: --tiny produces a number for every row', { timeout: 420_000 }, asyn
   ]) {
     expect(ids).toContain(id);
   }
+  // Issue 26's row 10 (group 12): one row per batch size, named by its size (tiny sizes here).
+  expect(ids.filter((id) => id.startsWith('10 mem '))).toHaveLength(3);
   for (const r of report.rows) {
     expect(Number.isFinite(r.figure), `${r.id}: figure`).toBe(true);
     expect(Number.isFinite(r.peerFigure) && r.peerFigure > 0, `${r.id}: comparison`).toBe(true);
