@@ -21,6 +21,10 @@ const MEASURED = [
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 30_000,
+  // expect.poll waits for what another process does (a delivery, a restart): its default of 1 s
+  // failed on a loaded machine (the SIGKILL-restart webhook test, load 20). It answers as soon
+  // as the condition holds, so a generous bound costs a passing test nothing.
+  expect: { poll: { timeout: 20_000 } },
   // Files share their worker and its loaded modules, which saves a fresh Node and a reload of
   // pdfjs, fastify and zod per file; the helpers' clean-up is run for every file by
   // test/setup.ts (test/helpers/cleanup.ts says why the helpers never call afterEach).
