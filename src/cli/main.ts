@@ -10,6 +10,7 @@ import { registerRun } from './run-command.ts';
 import { registerGet } from './get-command.ts';
 import { registerListen } from './listen-command.ts';
 import { registerStatus } from './status-command.ts';
+import { registerJournal } from './journal-command.ts';
 import { registerWatch } from './watch-command.ts';
 import { hideSqliteExperimentalWarning } from './warnings.ts';
 
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerGet(program);
   registerListen(program);
   registerStatus(program);
+  registerJournal(program);
   // After registerRun: watch takes the batch run's flags from the root command.
   registerWatch(program);
   return program;
