@@ -120,6 +120,7 @@ const LAZY_ENTRIES: Record<string, string> = {
   'cli/serve-action': 'src/cli/serve-action.ts',
   'cli/listen-action': 'src/cli/listen-action.ts',
   'cli/watch-action': 'src/cli/watch-action.ts',
+  'cli/journal-action': 'src/cli/journal-action.ts',
   'cli/config-commands': 'src/config/commands.ts',
   'cli/config-store': 'src/config/store.ts',
   'engine/worker': 'src/engine/worker.ts',
