@@ -4,6 +4,7 @@ import { storedResults, resultsJson } from '../../outputs/stored-results.ts';
 import {
   applyFact,
   replayer,
+  stateKey,
   targetsOf,
   type JournalFact,
   type KnownLookup,
@@ -267,6 +268,42 @@ export async function openIndexed(
       if (db?.isOpen) db.close();
     },
   };
+}
+
+/**
+ * Writes the index of `journal` as it is on disk from its documents' latest states, streamed
+ * (a journal made by a generator: the bench's journals of 10^6 documents). The caller vouches
+ * that `known` is the journal's replay.
+ */
+export function writeIndex(journal: string, known: Iterable<KnownState>, parsers: Iterable<ParserFact> = []): void {
+  const info = statSync(journal, { bigint: true });
+  const bytes = Number(info.size);
+  const path = indexPathFor(journal);
+  const temporary = `${path}.${process.pid}.tmp`;
+  rmSync(temporary, { force: true });
+  const db = new DatabaseSync(temporary);
+  try {
+    db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF');
+    db.exec(SCHEMA);
+    db.exec('BEGIN');
+    const put = db.prepare('INSERT OR REPLACE INTO known (key, state, results, file) VALUES (?, ?, ?, ?)');
+    for (const fact of known) {
+      const { state, results } = splitState(fact);
+      put.run(stateKey(fact.sha256, fact.target), state, results, fact.file);
+    }
+    const putParser = db.prepare('INSERT OR REPLACE INTO parsers (target, body) VALUES (?, ?)');
+    for (const fact of parsers) putParser.run(fact.target, JSON.stringify(fact));
+    db.prepare('INSERT INTO meta (id, v, ino, bytes, tail, skipped) VALUES (1, ?, ?, ?, ?, 0)').run(
+      VERSION,
+      String(info.ino),
+      bytes,
+      sha256Hex(readRange(journal, Math.max(0, bytes - TAIL_BYTES), bytes)),
+    );
+    db.exec('COMMIT');
+  } finally {
+    db.close();
+  }
+  renameSync(temporary, path);
 }
 
 /** The whole replay from the index and the facts after it; undefined when the index cannot be used (tests). */
