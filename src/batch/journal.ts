@@ -204,6 +204,11 @@ export interface KnownLookup {
   names(file: string): boolean;
   /** The targets documents are journaled under (one per key fingerprint seen: few). */
   targets(): Iterable<string>;
+  /**
+   * Reads these documents ahead, many in one query (a rerun's whole batch), so that their `get`s
+   * cost no query each. Each is kept until its first `get`.
+   */
+  prefetch?(keys: readonly string[]): void;
 }
 
 /** A replay's map as a lookup (memory journals, PostgreSQL, tests). */

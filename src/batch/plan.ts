@@ -1,7 +1,7 @@
 import { printableBase } from './paths.ts';
 import { type DocumentRecord, type Route, completedRecord, errorRecord } from '../outputs/record.ts';
 import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
-import { fileFacts, fileType } from './facts.ts';
+import { fileFacts, fileType, type FileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from './identity.ts';
 import { asLookup, chargeOf, stateKey, type KnownLookup, type KnownState, type SentRequest } from './journal.ts';
 import type { StateJournal } from './state/index.ts';
@@ -138,6 +138,19 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
   const above = input.hashWhileSendingAbove;
   const isNamed = (file: string): boolean => known.names(file);
+  // The contents the stat cache already knows are looked up in the journal together, ahead of the
+  // files' turns (one query per thousand documents, not one each); the cache is read once, in order.
+  const cachedFacts = input.cache === undefined ? undefined : new Array<FileFacts | undefined>(input.files.length);
+  if (cachedFacts !== undefined && input.cache !== undefined) {
+    const keys: string[] = [];
+    input.files.forEach((file, i) => {
+      if (file.size === 0) return;
+      const facts = input.cache!.get(file);
+      cachedFacts[i] = facts;
+      if (facts !== undefined) for (const target of identity.targets) keys.push(stateKey(facts.sha256, target));
+    });
+    if (keys.length > 0) known.prefetch?.(keys);
+  }
   const worker = async (): Promise<void> => {
     while (next < input.files.length) {
       const i = next++;
@@ -161,7 +174,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         continue;
       }
       try {
-        const cached = input.cache?.get(file);
+        const cached = cachedFacts?.[i];
         const decision = route(file.size);
         if (
           cached === undefined &&

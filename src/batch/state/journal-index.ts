@@ -34,6 +34,8 @@ import { sha256Hex } from './checksummed.ts';
  */
 
 const VERSION = 4;
+/** Documents read ahead in one query (json_each over their keys). */
+const PREFETCH_CHUNK = 1_000;
 /** Bytes before the offset compared with the index's digest of them. */
 const TAIL_BYTES = 4096;
 
@@ -139,14 +141,30 @@ export async function openIndexed(
     skipped = parsed.skipped;
   }
   const statement = memo(db);
+  // Documents read ahead (prefetch), each until its first lookup.
+  const ahead = new Map<string, KnownState | undefined>();
   const known = new Layered<KnownState>(
     db === undefined
       ? () => undefined
       : (key) => {
+          if (ahead.has(key)) {
+            const state = ahead.get(key);
+            ahead.delete(key);
+            return state;
+          }
           const row = statement('SELECT state, results FROM known WHERE key = ?').get(key);
           return row === undefined ? undefined : readState(row.state, row.results);
         },
   );
+  const prefetch = (keys: readonly string[]): void => {
+    if (db === undefined) return;
+    const many = statement('SELECT k.key, k.state, k.results FROM json_each(?) j JOIN known k ON k.key = j.value');
+    for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
+      const chunk = keys.slice(i, i + PREFETCH_CHUNK);
+      for (const key of chunk) ahead.set(key, undefined);
+      for (const row of many.all(JSON.stringify(chunk))) ahead.set(String(row.key), readState(row.state, row.results));
+    }
+  };
   const before = new Layered<KnownState>(
     db === undefined
       ? () => undefined
@@ -173,6 +191,7 @@ export async function openIndexed(
 
   const lookups = (layer: () => Layered<KnownState>): KnownLookup => ({
     get: (key) => layer().get(key),
+    prefetch,
     names: (file) => {
       const k = layer();
       for (const [key, fact] of k.changed) if (fact?.file === file && k.get(key) !== undefined) return true;
