@@ -206,9 +206,10 @@ export interface KnownLookup {
   targets(): Iterable<string>;
   /**
    * Reads these documents ahead, many in one query (a rerun's whole batch), so that their `get`s
-   * cost no query each. Each is kept until its first `get`.
+   * cost no query each. Each is kept until its first `get`. A journal whose reads are
+   * asynchronous (PostgreSQL) answers `get` only for documents read ahead.
    */
-  prefetch?(keys: readonly string[]): void;
+  prefetch?(keys: readonly string[]): void | Promise<void>;
 }
 
 /** A replay's map as a lookup (memory journals, PostgreSQL, tests). */

@@ -138,19 +138,11 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
   const above = input.hashWhileSendingAbove;
   const isNamed = (file: string): boolean => known.names(file);
-  // The contents the stat cache already knows are looked up in the journal together, ahead of the
-  // files' turns (one query per thousand documents, not one each); the cache is read once, in order.
-  const cachedFacts = input.cache === undefined ? undefined : new Array<FileFacts | undefined>(input.files.length);
-  if (cachedFacts !== undefined && input.cache !== undefined) {
-    const keys: string[] = [];
-    input.files.forEach((file, i) => {
-      if (file.size === 0) return;
-      const facts = input.cache!.get(file);
-      cachedFacts[i] = facts;
-      if (facts !== undefined) for (const target of identity.targets) keys.push(stateKey(facts.sha256, target));
-    });
-    if (keys.length > 0) known.prefetch?.(keys);
-  }
+  // Files whose content is known (hashed, or from the stat cache), looked up in the journal once all are:
+  // together, a thousand a query (a database a round trip), not one at a time.
+  const hashed: Array<{ file: InputFile; facts: FileFacts; decision: RouteDecision } | undefined> = new Array(
+    input.files.length,
+  );
   const worker = async (): Promise<void> => {
     while (next < input.files.length) {
       const i = next++;
@@ -174,7 +166,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
         continue;
       }
       try {
-        const cached = cachedFacts?.[i];
+        const cached = input.cache?.get(file);
         const decision = route(file.size);
         if (
           cached === undefined &&
@@ -211,19 +203,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           tick();
           continue;
         }
-        const { key, target, prior } = lookup(known, facts.sha256, identity);
-        const action = actionFor(prior, input.retryFailed, input.fresh === true);
-        jobs[i] = {
-          input: file,
-          sha256: facts.sha256,
-          mimeType: facts.mimeType,
-          key,
-          target,
-          decision,
-          action,
-          prior,
-          resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,
-        };
+        hashed[i] = { file, facts, decision };
       } catch (err) {
         unreadable.push({
           file: file.file,
@@ -234,6 +214,28 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, input.files.length) }, worker));
+  if (known.prefetch !== undefined) {
+    const keys: string[] = [];
+    for (const h of hashed)
+      if (h !== undefined) for (const t of identity.targets) keys.push(stateKey(h.facts.sha256, t));
+    if (keys.length > 0) await known.prefetch(keys);
+  }
+  hashed.forEach((h, i) => {
+    if (h === undefined) return;
+    const { key, target, prior } = lookup(known, h.facts.sha256, identity);
+    const action = actionFor(prior, input.retryFailed, input.fresh === true);
+    jobs[i] = {
+      input: h.file,
+      sha256: h.facts.sha256,
+      mimeType: h.facts.mimeType,
+      key,
+      target,
+      decision: h.decision,
+      action,
+      prior,
+      resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,
+    };
+  });
   return {
     jobs: jobs.filter((j): j is Job => j !== undefined),
     unreadable,

@@ -13,7 +13,7 @@ import type { ClientDeps, Log } from '../client/deps.ts';
 import { discoverInputs, type LinkNotFollowed } from './discover.ts';
 import { finishBatch, finishDryRun } from './finish.ts';
 import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from './identity.ts';
-import { knownFromMap, type JournalView, type KnownLookup, type ParserFact } from './journal.ts';
+import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from './journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { folderExclusions } from './move.ts';
@@ -316,6 +316,9 @@ async function settleIdentity(
 ): Promise<Identity> {
   const { known, parsers, identity, foreign } = seen;
   const fresh = jobs.filter((j) => j.action === 'submit' && j.prior === undefined && j.unhashed === undefined);
+  const ahead = (targets: Iterable<string>) =>
+    known.prefetch?.(fresh.flatMap((j) => Array.from(targets, (target) => stateKey(j.sha256, target))));
+  await ahead(foreign);
   const found = candidates(
     known,
     fresh.map((j) => j.sha256),
@@ -333,6 +336,7 @@ async function settleIdentity(
       'info',
       'this API key reads documents the journal holds under another key: they are the same parser, and what the journal knows of them stands (nothing is sent again)',
     );
+  await ahead(next.targets);
   for (const job of fresh) {
     const { key, target, prior } = lookup(known, job.sha256, next);
     if (prior === undefined) continue;

@@ -6,7 +6,9 @@ import { replayJournal } from '../../src/batch/journal-facts.ts';
 import { replayer, stateKey, type JournalFact, type JournalView, type KnownState } from '../../src/batch/journal.ts';
 import { compactJournal } from '../../src/batch/state/compact.ts';
 import { openState, type StateJournal, type StateSpec } from '../../src/batch/state/index.ts';
+import pg from 'pg';
 import { tempDir } from '../helpers/cli.ts';
+import { startPostgres } from '../helpers/postgres.ts';
 
 /**
  * A journal that knows many documents opens without a replay (issue 26): what a run looks up
@@ -212,5 +214,41 @@ describe('a journal of many documents opens without a replay and answers as a re
     for (const { fact } of history.facts) again.apply(fact);
     expect(JSON.stringify([...again.known].sort())).toBe(JSON.stringify([...replay.known].sort()));
     await compacted.close();
+  }, 120_000);
+
+  it('PostgreSQL: a worker reads the documents of its batch by key (a thousand a query), as a replay of every fact says', async () => {
+    const server = await startPostgres();
+    try {
+      const url = await server.database();
+      // The tables as a worker makes them, then the facts as workers write them (in one statement, not 10^5 round trips).
+      const first = await openAt({ kind: 'postgres', url });
+      await first.close();
+      const facts = [...syntheticFacts(DOCUMENTS / 4)];
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(
+          `INSERT INTO extract_facts (key, fact, body, worker)
+           SELECT CASE WHEN f->>'sha256' IS NULL THEN NULL ELSE (f->>'target') || ':' || (f->>'sha256') END, f->>'fact', f, 'w'
+             FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(f, n) ORDER BY n`,
+          [JSON.stringify(facts)],
+        );
+      } finally {
+        await client.end();
+      }
+      const replay = replayJournal(`${facts.map((f) => JSON.stringify(f)).join('\n')}\n`);
+      const reader = await openAt({ kind: 'postgres', url });
+      const view = await reader.view!();
+      expect(view.parsers).toEqual(replay.parsers);
+      expect(new Set(view.known.targets())).toEqual(new Set(TARGETS));
+      // Every document read ahead, and some no fact names.
+      const keys = [...replay.known.keys()];
+      await view.known.prefetch!([...keys, 'ta:absent']);
+      expect(view.known.get('ta:absent')).toBeUndefined();
+      for (const [key, fact] of replay.known) expect(view.known.get(key), key).toEqual(fact);
+      await reader.close();
+    } finally {
+      server.stop();
+    }
   }, 120_000);
 });
