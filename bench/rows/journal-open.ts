@@ -113,7 +113,7 @@ function* documents(n: number, target: string): Generator<KnownState> {
 }
 
 /** A journal of `n` completed documents, written directly (a real run would take hours at 10^6). */
-async function makeJournal(path: string, n: number, target: string): Promise<void> {
+export async function makeJournal(path: string, n: number, target: string): Promise<void> {
   rmSync(path, { force: true });
   rmSync(`${path}.index`, { force: true });
   if (path.endsWith('.jsonl')) {
