@@ -121,7 +121,7 @@ export async function openIndexed(
   parse: () => Promise<(text: string, path: string) => { facts: JournalFact[]; skipped: number; torn?: boolean }>,
   readOnly: boolean,
 ): Promise<IndexedJournal> {
-  const usable = openUsable(journal);
+  const usable = openUsable(journal, readOnly);
   let db: DatabaseSync | undefined;
   let after: { facts: JournalFact[]; skipped: number };
   let torn: boolean;
@@ -399,7 +399,7 @@ function writeChanges(
 }
 
 /** The index when it matches the journal, with the journal's bytes after its offset. */
-function openUsable(journal: string): { db: DatabaseSync; meta: Meta; tail: Buffer; torn: boolean } | undefined {
+function openUsable(journal: string, readOnly: boolean): { db: DatabaseSync; meta: Meta; tail: Buffer; torn: boolean } | undefined {
   let size: number;
   let ino: string;
   try {
@@ -412,8 +412,9 @@ function openUsable(journal: string): { db: DatabaseSync; meta: Meta; tail: Buff
   }
   let db: DatabaseSync | undefined;
   try {
-    db = new DatabaseSync(indexPathFor(journal), { timeout: 2_000 });
-    db.exec('PRAGMA synchronous = FULL');
+    // A dry run only reads (a journal in a folder it may not write is still read through its index).
+    db = new DatabaseSync(indexPathFor(journal), { timeout: 2_000, readOnly });
+    if (!readOnly) db.exec('PRAGMA synchronous = FULL');
     const row = db.prepare('SELECT v, ino, bytes, tail, skipped FROM meta WHERE id = 1').get();
     if (row === undefined || Number(row.v) !== VERSION || String(row.ino) !== ino || Number(row.bytes) > size)
       throw new Error('stale');
