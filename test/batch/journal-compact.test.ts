@@ -1,8 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { parseJournal } from '../../src/batch/journal-facts.ts';
+import type { JournalFact } from '../../src/batch/journal.ts';
 import { compactJournal } from '../../src/batch/state/compact.ts';
-import { parseStateSpec } from '../../src/batch/state/index.ts';
+import { openState, parseStateSpec } from '../../src/batch/state/index.ts';
+import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
 
@@ -58,4 +62,81 @@ describe('extract journal compact', () => {
       expect(twice.factsAfter).toBe(done.factsAfter);
     }, 120_000);
   }
+
+  it('the command: what it did, on stdout; a PostgreSQL journal or no journal: exit 2', async () => {
+    const dir = tempDir('journal-compact-cli-');
+    const journal = join(dir, 'j.jsonl');
+    const fact = (i: number, kind: 'sending' | 'completed'): JournalFact =>
+      kind === 'sending'
+        ? {
+            fact: 'sending',
+            at: `2026-01-01T00:00:0${i}.000Z`,
+            sha256: `s${i}`,
+            target: 't',
+            file: `f${i}.pdf`,
+            route: 'inline',
+          }
+        : {
+            fact: 'completed',
+            at: `2026-01-01T00:00:0${i}.500Z`,
+            sha256: `s${i}`,
+            target: 't',
+            file: `f${i}.pdf`,
+            route: 'inline',
+            document_id: `d${i}`,
+            page_count: 1,
+            results: { total: i },
+          };
+    writeFileSync(
+      journal,
+      [0, 1, 2]
+        .flatMap((i) => [fact(i, 'sending'), fact(i, 'completed')])
+        .map((f) => `${JSON.stringify(f)}\n`)
+        .join(''),
+    );
+    const ok = await execa(process.execPath, [CLI, 'journal', 'compact', '--state', journal, '--json'], {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ journal, documents: 3, factsBefore: 6, factsAfter: 4 });
+    expect(parseJournal(readFileSync(journal, 'utf8')).facts.map((f) => f.fact)).toEqual([
+      'journal',
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    const text = await execa(process.execPath, [CLI, 'journal', 'compact', '--state', journal], {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(text.stdout).toMatch(
+      /^compacted .*j\.jsonl: 3 documents, 4 facts -> 4, \d+ bytes -> \d+ \(\d+ -> \d+ bytes a document\)$/,
+    );
+    for (const state of ['postgres://u:secret@localhost/x', join(dir, 'none.sqlite')]) {
+      const refused = await execa(process.execPath, [CLI, 'journal', 'compact', '--state', state], {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+      });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toMatch(/^extract: /);
+      expect(refused.stderr).not.toContain('secret');
+    }
+  }, 60_000);
+
+  it('a SQLite journal a run is sending through (it holds claims) is left as it is', async () => {
+    const path = join(tempDir('journal-compact-busy-'), 'j.sqlite');
+    const state = await openState({ kind: 'sqlite', path }, { readOnly: false, leaseMs: 30_000, log: () => {} });
+    try {
+      expect(await state.claim(['t:s1'], 1)).toHaveLength(1);
+      await expect(compactJournal({ kind: 'sqlite', path }, { log: () => {} })).rejects.toThrow(/is in use/);
+    } finally {
+      await state.close();
+    }
+    // Released at its close: now it may be compacted.
+    await expect(compactJournal({ kind: 'sqlite', path }, { log: () => {} })).resolves.toMatchObject({ documents: 0 });
+  });
 });
