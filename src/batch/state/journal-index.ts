@@ -158,6 +158,16 @@ export async function openIndexed(
   );
   const prefetch = (keys: readonly string[]): void => {
     if (db === undefined) return;
+    if (keys.length * 2 >= Number(statement('SELECT max(rowid) AS n FROM known').get()?.n ?? 0)) {
+      // The batch is most of the journal (a rerun): one pass over its rows costs less than lookups.
+      const want = new Set(keys);
+      for (const key of keys) ahead.set(key, undefined);
+      for (const row of statement('SELECT key, state, results FROM known').iterate()) {
+        const key = String(row.key);
+        if (want.has(key)) ahead.set(key, readState(row.state, row.results));
+      }
+      return;
+    }
     const many = statement('SELECT k.key, k.state, k.results FROM json_each(?) j JOIN known k ON k.key = j.value');
     for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
       const chunk = keys.slice(i, i + PREFETCH_CHUNK);
@@ -399,7 +409,10 @@ function writeChanges(
 }
 
 /** The index when it matches the journal, with the journal's bytes after its offset. */
-function openUsable(journal: string, readOnly: boolean): { db: DatabaseSync; meta: Meta; tail: Buffer; torn: boolean } | undefined {
+function openUsable(
+  journal: string,
+  readOnly: boolean,
+): { db: DatabaseSync; meta: Meta; tail: Buffer; torn: boolean } | undefined {
   let size: number;
   let ino: string;
   try {

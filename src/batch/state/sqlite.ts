@@ -218,6 +218,16 @@ class SqliteState implements StateJournal {
         return row === undefined ? undefined : readState(row.state, row.results);
       },
       prefetch: (keys) => {
+        if (keys.length * 2 >= Number(this.#statement('SELECT max(rowid) AS n FROM extract_documents').get()?.n ?? 0)) {
+          // The batch is most of the journal (a rerun): one pass over its rows costs less than lookups.
+          const want = new Set(keys);
+          for (const key of keys) ahead.set(key, undefined);
+          for (const row of this.#statement('SELECT key, state, results FROM extract_documents').iterate()) {
+            const key = String(row.key);
+            if (want.has(key)) ahead.set(key, readState(row.state, row.results));
+          }
+          return;
+        }
         const many = this.#statement(
           'SELECT d.key, d.state, d.results FROM json_each(?) j JOIN extract_documents d ON d.key = j.value',
         );
