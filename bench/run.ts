@@ -19,6 +19,7 @@ import type { BenchContext, Row } from './lib/row.ts';
 import { mergeTable, renderTable } from './lib/table.ts';
 import { emulatorExtractionRows } from './rows/emulator-extraction.ts';
 import { emulatorReadRows } from './rows/emulator-reads.ts';
+import { journalOpenRows } from './rows/journal-open.ts';
 import { largeFileRows } from './rows/large-file.ts';
 import { memoryRows } from './rows/memory.ts';
 import { ocrRows } from './rows/ocr.ts';
@@ -38,11 +39,12 @@ const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> 
   { id: '8', run: pollingRows },
   { id: '9', run: sharedRows },
   { id: '10', run: ocrRows },
+  { id: '11', run: journalOpenRows },
   // Issue 26's row 10 (first-run memory); group 10 was taken by OCR.
   { id: '12', run: memoryRows },
 ];
 
-const SCALE_NOTES = `Sizes in full mode are the issue's: 500 one-page PDFs (rows 1-2), a 2 GiB file (row 3), 20,000 files and journals of 1,000 and 20,000 lines (row 4), 20 start-ups (row 5), wrk with 64 connections for 10 s (row 6), four 300-page PDFs (row 7), documents completing after 1, 4, 12 and 20 s (row 8), first runs over 1,000, 10,000 and 100,000 one-page PDFs (row 10 mem, group 12); nothing is scaled down. The stand-in (bench/lib/standin.ts) runs in the runner's process; \`extract serve\` runs in a child process, in memory, with processing.ms_per_page 0. The CLI runs as a child process with a fresh journal (its default behaviour), -o a JSON Lines file.\n`;
+const SCALE_NOTES = `Sizes in full mode are the issue's: 500 one-page PDFs (rows 1-2), a 2 GiB file (row 3), 6,000, 20,000 and 100,000 files and journals of 1,000 and 20,000 lines (row 4), 20 start-ups (row 5), wrk with 64 connections for 10 s (row 6), four 300-page PDFs (row 7), documents completing after 1, 4, 12 and 20 s (row 8), journals of 10^4, 10^5 and 10^6 documents (row 11), first runs over 1,000, 10,000 and 100,000 one-page PDFs (row 10 mem, group 12); nothing is scaled down. The stand-in (bench/lib/standin.ts) runs in the runner's process; \`extract serve\` runs in a child process, in memory, with processing.ms_per_page 0. The CLI runs as a child process with a fresh journal (its default behaviour), -o a JSON Lines file.\n`;
 
 const { values } = parseArgs({
   options: {

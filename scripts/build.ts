@@ -121,6 +121,7 @@ const LAZY_ENTRIES: Record<string, string> = {
   'cli/listen-action': 'src/cli/listen-action.ts',
   'cli/watch-action': 'src/cli/watch-action.ts',
   'cli/shell-action': 'src/cli/shell-action.ts',
+  'cli/journal-action': 'src/cli/journal-action.ts',
   'cli/config-commands': 'src/config/commands.ts',
   'cli/config-store': 'src/config/store.ts',
   'engine/worker': 'src/engine/worker.ts',

@@ -1,4 +1,7 @@
-import { stateKey, type KnownState, type ParserFact } from './journal.ts';
+import { asLookup, stateKey, type KnownLookup, type KnownState, type ParserFact } from './journal.ts';
+
+/** What the journal knows: a lookup into it, or a replay's map. */
+type Known = KnownLookup | ReadonlyMap<string, KnownState>;
 
 /**
  * Whose documents a run works on. The journal keys a document by (target, sha256); a target is
@@ -55,7 +58,7 @@ export type Found = { target: string; key: string; prior: KnownState | undefined
  * (completed, then submitted, then a send in flight, then a failure), or nothing (then the
  * document goes under the primary target).
  */
-export function lookup(known: ReadonlyMap<string, KnownState>, sha256: string, identity: Identity): Found {
+export function lookup(known: Pick<KnownLookup, 'get'>, sha256: string, identity: Identity): Found {
   const targets = identity.targets;
   const first = stateKey(sha256, identity.primary);
   if (targets.length === 1) return { target: identity.primary, key: first, prior: known.get(first) };
@@ -86,17 +89,12 @@ function rank(state: KnownState | undefined): number {
 
 /**
  * The targets the journal holds documents under that may be this key's parser under another
- * key: neither the parser's own nor ruled out. One pass over the journal's keys.
+ * key: neither the parser's own nor ruled out. Asked of the journal's index (targets are few).
  */
-export function foreignTargets(known: ReadonlyMap<string, KnownState>, identity: Identity): Set<string> {
+export function foreignTargets(known: Known, identity: Identity): Set<string> {
   const others = new Set<string>();
-  let last = '';
-  for (const key of known.keys()) {
-    const target = key.slice(0, key.indexOf(':'));
-    if (target === last) continue;
-    last = target;
+  for (const target of asLookup(known).targets())
     if (!identity.targets.includes(target) && !identity.not.has(target)) others.add(target);
-  }
   return others;
 }
 
@@ -106,20 +104,21 @@ export type Candidate = { target: string; documentId: string; fact: KnownState }
 /**
  * Targets outside this key's parser (and not ruled out) that hold one of these contents with a
  * document_id: the keys that may be this parser's under another name. One document each, a
- * completed one when there is one. A pass over the journal's keys, made only by a run that has
+ * completed one when there is one. A lookup per content and target, made only by a run that has
  * contents to send.
  */
 export function candidates(
-  known: ReadonlyMap<string, KnownState>,
+  known: Known,
   sha256s: Iterable<string>,
   identity: Identity,
   others = foreignTargets(known, identity),
 ): Candidate[] {
   if (others.size === 0) return [];
+  const lookups = asLookup(known);
   const found = new Map<string, Candidate>();
   for (const sha256 of sha256s) {
     for (const target of others) {
-      const fact = known.get(stateKey(sha256, target));
+      const fact = lookups.get(stateKey(sha256, target));
       if (fact === undefined || (fact.fact !== 'completed' && fact.fact !== 'submitted')) continue;
       const seen = found.get(target);
       if (seen === undefined || (seen.fact.fact !== 'completed' && fact.fact === 'completed'))

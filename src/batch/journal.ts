@@ -84,39 +84,53 @@ export function replayer(from?: ReplayState): ReplayState & { apply(fact: Journa
   // What was known of a document before its extract request went out, restored by `unsent`.
   const before = from?.before ?? new Map<string, KnownState | undefined>();
   const parsers = from?.parsers ?? new Map<string, ParserFact>();
-  return {
-    known,
-    before,
-    parsers,
-    apply(fact) {
-      if (fact.fact === 'journal') return;
-      if (fact.fact === 'parser') {
-        parsers.set(fact.target, fact);
-        return;
-      }
-      if (fact.fact === 'reset') {
-        known.clear();
-        before.clear();
-        return;
-      }
-      const key = stateKey(fact.sha256, fact.target);
-      const current = known.get(key);
-      if (fact.fact === 'sending') {
-        // Nothing known before is the same as no entry (unsent then forgets the document): a
-        // journal of first sends keeps no entry per document, nor does its index.
-        if (current === undefined) before.delete(key);
-        else before.set(key, current);
-        known.set(key, fact);
-      } else if (fact.fact === 'unsent') {
-        const prior = before.get(key);
-        before.delete(key);
-        if (prior === undefined) known.delete(key);
-        else known.set(key, prior);
-      } else if (costNothing(fact) && current !== undefined && !costNothing(current)) {
-        // Nothing happened at the service: what an earlier run learned stands.
-      } else known.set(key, fact);
-    },
-  };
+  const stores = { known, before, parsers };
+  return { known, before, parsers, apply: (fact) => applyFact(stores, fact) };
+}
+
+/** Where a replay keeps what it knows: maps, or (state/journal-index.ts) changes over an index on disk. */
+export interface Store<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  delete(key: string): void;
+  clear(): void;
+}
+
+export type ReplayStores = {
+  known: Store<KnownState>;
+  before: Store<KnownState | undefined>;
+  parsers: Store<ParserFact>;
+};
+
+/** The replay step (see `replayer`) over any stores. */
+export function applyFact(stores: ReplayStores, fact: JournalFact): void {
+  const { known, before, parsers } = stores;
+  if (fact.fact === 'journal') return;
+  if (fact.fact === 'parser') {
+    parsers.set(fact.target, fact);
+    return;
+  }
+  if (fact.fact === 'reset') {
+    known.clear();
+    before.clear();
+    return;
+  }
+  const key = stateKey(fact.sha256, fact.target);
+  const current = known.get(key);
+  if (fact.fact === 'sending') {
+    // Nothing known before is the same as no entry (unsent then forgets the document): a
+    // journal of first sends keeps no entry per document, nor does its index.
+    if (current === undefined) before.delete(key);
+    else before.set(key, current);
+    known.set(key, fact);
+  } else if (fact.fact === 'unsent') {
+    const prior = before.get(key);
+    before.delete(key);
+    if (prior === undefined) known.delete(key);
+    else known.set(key, prior);
+  } else if (costNothing(fact) && current !== undefined && !costNothing(current)) {
+    // Nothing happened at the service: what an earlier run learned stands.
+  } else known.set(key, fact);
 }
 
 /** The document a fact is about (undefined for a fact about no document: reset, parser, journal). */
@@ -177,3 +191,63 @@ export function versionFact(at = new Date()): JournalFact {
 
 /** For --no-state and --dry-run. */
 export const NO_JOURNAL: JournalWriter = { append: async () => {}, close: async () => {} };
+
+/**
+ * What the journal knows, looked up per document: a backend answers from an index (SQLite's
+ * `extract_documents`, the JSONL journal's sidecar), so opening a journal costs the same
+ * whatever it knows, and a run pays per file it looks up, not per document ever sent.
+ */
+export interface KnownLookup {
+  /** The latest state of a document (stateKey), as a replay would say. */
+  get(key: string): KnownState | undefined;
+  /** Whether the latest fact of some document names this file (`file`, as runs write it). */
+  names(file: string): boolean;
+  /** The targets documents are journaled under (one per key fingerprint seen: few). */
+  targets(): Iterable<string>;
+  /**
+   * Reads these documents ahead, many in one query (a rerun's whole batch), so that their `get`s
+   * cost no query each. Each is kept until its first `get`. A journal whose reads are
+   * asynchronous (PostgreSQL) answers `get` only for documents read ahead.
+   */
+  prefetch?(keys: readonly string[]): void | Promise<void>;
+}
+
+/** A replay's map as a lookup (memory journals, PostgreSQL, tests). */
+export function knownFromMap(known: ReadonlyMap<string, KnownState>): KnownLookup {
+  let named: Set<string> | undefined;
+  return {
+    get: (key) => known.get(key),
+    names: (file) => {
+      named ??= new Set(Array.from(known.values(), (f) => f.file));
+      return named.has(file);
+    },
+    targets: () => targetsOf(known.keys()),
+  };
+}
+
+/** The distinct targets of keys grouped by target (a replay's insertion order, or sorted). */
+export function targetsOf(keys: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  let last = '';
+  for (const key of keys) {
+    const target = key.slice(0, key.indexOf(':'));
+    if (target === last) continue;
+    last = target;
+    out.add(target);
+  }
+  return out;
+}
+
+/** A lookup, from either shape. */
+export function asLookup(known: KnownLookup | ReadonlyMap<string, KnownState>): KnownLookup {
+  return known instanceof Map ? knownFromMap(known) : (known as KnownLookup);
+}
+
+/** What a run starts from: lookups into the journal, not its replay. */
+export type JournalView = {
+  known: KnownLookup;
+  /** The latest parser fact per key fingerprint (few). */
+  parsers: Map<string, ParserFact>;
+  skipped: number;
+  torn: boolean;
+};

@@ -16,7 +16,7 @@ import {
 import { redact } from '../redact.ts';
 import { fileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from './identity.ts';
-import type { FailureCharge, JournalWriter, KnownState, SentRequest } from './journal.ts';
+import type { FailureCharge, JournalWriter, KnownLookup, SentRequest } from './journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
 import { actionFor, fetchable, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
@@ -73,7 +73,7 @@ export type PipelineContext = {
    * What the journal knew at the start (the replay), for files hashed while they are sent:
    * their content is looked up once its hash is known, before POST extract.
    */
-  known?: ReadonlyMap<string, KnownState> | undefined;
+  known?: Pick<KnownLookup, 'get'> | undefined;
   retryFailed?: boolean | undefined;
   fresh?: boolean | undefined;
 };

@@ -1,9 +1,9 @@
 import { printableBase } from './paths.ts';
 import { type DocumentRecord, type Route, completedRecord, errorRecord } from '../outputs/record.ts';
 import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
-import { fileFacts, fileType } from './facts.ts';
+import { fileFacts, fileType, type FileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from './identity.ts';
-import { chargeOf, stateKey, type KnownState, type SentRequest } from './journal.ts';
+import { asLookup, chargeOf, stateKey, type KnownLookup, type KnownState, type SentRequest } from './journal.ts';
 import type { StateJournal } from './state/index.ts';
 import type { Unsettled } from './settle.ts';
 import type { StatCache } from './state/stat-cache.ts';
@@ -66,7 +66,8 @@ export type IgnoredInput = { file: string; realPath: string; mimeType: string };
 
 export type PlanInput = {
   files: InputFile[];
-  known: Map<string, KnownState>;
+  /** What the journal knows, looked up per file (a replay's map will do). */
+  known: KnownLookup | ReadonlyMap<string, KnownState>;
   target: string;
   /** The parser's targets (identity.ts); absent: `target` alone. */
   identity?: Identity | undefined;
@@ -94,8 +95,8 @@ export type PlanInput = {
 /** What the plan step hands the send and finish steps. */
 export type BatchPlan = {
   journal: StateJournal;
-  /** What the journal knew of each document at the start (a large file hashed on its upload is looked up in it). */
-  known: Map<string, KnownState>;
+  /** What the journal knows of each document (a large file hashed on its upload is looked up in it). */
+  known: KnownLookup;
   /** The journal's fingerprint of base URL and key ('no-key' for a dry run without one). */
   targetId: string;
   /** The parser's targets in the journal, which the run's documents are looked up under. */
@@ -132,14 +133,16 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   };
   const route = routeChooser(input.route, input.inlineMax);
   const identity = input.identity ?? soleIdentity(input.target);
+  const known = asLookup(input.known);
   // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
-  // Built at the first large unhashed file: a rerun whose files the stat cache knows never needs it.
+  // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
   const above = input.hashWhileSendingAbove;
-  let named: Set<string> | undefined;
-  const isNamed = (file: string): boolean => {
-    named ??= new Set(Array.from(input.known.values(), (f) => f.file));
-    return named.has(file);
-  };
+  const isNamed = (file: string): boolean => known.names(file);
+  // Files whose content is known (hashed, or from the stat cache), looked up in the journal once all are:
+  // together, a thousand a query (a database a round trip), not one at a time.
+  const hashed: Array<{ file: InputFile; facts: FileFacts; decision: RouteDecision } | undefined> = new Array(
+    input.files.length,
+  );
   const worker = async (): Promise<void> => {
     while (next < input.files.length) {
       const i = next++;
@@ -200,19 +203,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
           tick();
           continue;
         }
-        const { key, target, prior } = lookup(input.known, facts.sha256, identity);
-        const action = actionFor(prior, input.retryFailed, input.fresh === true);
-        jobs[i] = {
-          input: file,
-          sha256: facts.sha256,
-          mimeType: facts.mimeType,
-          key,
-          target,
-          decision,
-          action,
-          prior,
-          resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,
-        };
+        hashed[i] = { file, facts, decision };
       } catch (err) {
         unreadable.push({
           file: file.file,
@@ -223,6 +214,28 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, input.files.length) }, worker));
+  if (known.prefetch !== undefined) {
+    const keys: string[] = [];
+    for (const h of hashed)
+      if (h !== undefined) for (const t of identity.targets) keys.push(stateKey(h.facts.sha256, t));
+    if (keys.length > 0) await known.prefetch(keys);
+  }
+  hashed.forEach((h, i) => {
+    if (h === undefined) return;
+    const { key, target, prior } = lookup(known, h.facts.sha256, identity);
+    const action = actionFor(prior, input.retryFailed, input.fresh === true);
+    jobs[i] = {
+      input: h.file,
+      sha256: h.facts.sha256,
+      mimeType: h.facts.mimeType,
+      key,
+      target,
+      decision: h.decision,
+      action,
+      prior,
+      resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,
+    };
+  });
   return {
     jobs: jobs.filter((j): j is Job => j !== undefined),
     unreadable,

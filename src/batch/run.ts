@@ -13,7 +13,7 @@ import type { ClientDeps, Log } from '../client/deps.ts';
 import { discoverInputs, type LinkNotFollowed } from './discover.ts';
 import { finishBatch, finishDryRun } from './finish.ts';
 import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from './identity.ts';
-import type { KnownState, Replay } from './journal.ts';
+import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from './journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { folderExclusions } from './move.ts';
@@ -180,17 +180,23 @@ async function planBatch(
       );
     }
   }
-  let replay: Replay = { known: new Map(), parsers: new Map(), skipped: 0, torn: false };
   // --fresh reads the journal too: it sends every file again, but what the journal knows of a
   // document changes only when this run actually sends it (a run that sends nothing changes nothing).
-  if (spec !== null) replay = await journal.replay();
-  if (options.dryRun) {
+  let replay: JournalView = await viewOf(spec === null ? undefined : journal);
+  if (options.dryRun && earlier.length > 0) {
+    // A dry run only reads the older journals: what they know stands behind the journal's own answers.
     const { readJournal } = await import('./journal-facts.ts');
-    for (const path of earlier) {
-      const old = await readJournal(path);
-      for (const [key, fact] of old.known) if (!replay.known.has(key)) replay.known.set(key, fact);
-      for (const [key, fact] of old.parsers) if (!replay.parsers.has(key)) replay.parsers.set(key, fact);
-    }
+    const olds = await Promise.all(earlier.map((path) => readJournal(path)));
+    const parsers = new Map(replay.parsers);
+    for (const old of olds) for (const [key, fact] of old.parsers) if (!parsers.has(key)) parsers.set(key, fact);
+    replay = {
+      ...replay,
+      known: behind(
+        replay.known,
+        olds.map((old) => knownFromMap(old.known)),
+      ),
+      parsers,
+    };
   }
   if (replay.skipped > 0)
     log(
@@ -305,11 +311,14 @@ async function planBatch(
  */
 async function settleIdentity(
   jobs: Job[],
-  seen: { known: Map<string, KnownState>; parsers: Replay['parsers']; identity: Identity; foreign: Set<string> },
+  seen: { known: KnownLookup; parsers: Map<string, ParserFact>; identity: Identity; foreign: Set<string> },
   ctx: { journal: StateJournal; service: { baseUrl: string; apiKey: string }; deps: ClientDeps; retryFailed: boolean },
 ): Promise<Identity> {
   const { known, parsers, identity, foreign } = seen;
   const fresh = jobs.filter((j) => j.action === 'submit' && j.prior === undefined && j.unhashed === undefined);
+  const ahead = (targets: Iterable<string>) =>
+    known.prefetch?.(fresh.flatMap((j) => Array.from(targets, (target) => stateKey(j.sha256, target))));
+  await ahead(foreign);
   const found = candidates(
     known,
     fresh.map((j) => j.sha256),
@@ -327,12 +336,37 @@ async function settleIdentity(
       'info',
       'this API key reads documents the journal holds under another key: they are the same parser, and what the journal knows of them stands (nothing is sent again)',
     );
+  await ahead(next.targets);
   for (const job of fresh) {
     const { key, target, prior } = lookup(known, job.sha256, next);
     if (prior === undefined) continue;
     Object.assign(job, replan({ ...job, key, target }, prior, ctx.retryFailed, false));
   }
   return next;
+}
+
+/** What a run starts from: the journal's lookups (its index), or a replay for a backend without one. */
+async function viewOf(journal: StateJournal | undefined): Promise<JournalView> {
+  if (journal === undefined) return { known: knownFromMap(new Map()), parsers: new Map(), skipped: 0, torn: false };
+  if (journal.view !== undefined) return journal.view();
+  const replay = await journal.replay();
+  return { ...replay, known: knownFromMap(replay.known) };
+}
+
+/** Lookups in `first`, then (for what it does not know) in each of `rest`. */
+function behind(first: KnownLookup, rest: KnownLookup[]): KnownLookup {
+  const all = [first, ...rest];
+  return {
+    get: (key) => {
+      for (const known of all) {
+        const fact = known.get(key);
+        if (fact !== undefined) return fact;
+      }
+      return undefined;
+    },
+    names: (file) => all.some((known) => known.names(file)),
+    targets: () => new Set(all.flatMap((known) => [...known.targets()])),
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import { registerRun } from './run-command.ts';
 import { registerGet } from './get-command.ts';
 import { registerListen } from './listen-command.ts';
 import { registerStatus } from './status-command.ts';
+import { registerJournal } from './journal-command.ts';
 import { registerWatch } from './watch-command.ts';
 import { registerShell } from './shell-commands.ts';
 import { refuseMistypedCommand } from './run-command.ts';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerGet(program);
   registerListen(program);
   registerStatus(program);
+  registerJournal(program);
   // After registerRun: watch takes the batch run's flags from the root command.
   registerWatch(program);
   // Last: it walks the commands above (completion, --version on each).

@@ -45,7 +45,7 @@ export async function statusFromCli(
  * has taken them in, an earlier version's journal (the user's JSONL one, or this folder's); with
  * no service configured, this folder's.
  */
-async function userJournalOf(env: Env, store: SettingsStore): Promise<string> {
+export async function userJournalOf(env: Env, store: SettingsStore): Promise<string> {
   const { existsSync } = await import('node:fs');
   const { resolveSettings } = await import('../config/settings.ts');
   const { LEGACY_STATE, earlierJournals, userJournalPath } = await import('../batch/state/user-journal.ts');

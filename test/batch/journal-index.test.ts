@@ -1,6 +1,7 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { replayJournal } from '../../src/batch/journal-facts.ts';
 import type { JournalFact } from '../../src/batch/journal.ts';
@@ -46,6 +47,19 @@ function facts(n: number, from = 0): JournalFact[] {
 const lines = (list: JournalFact[]): string => list.map((f) => `${JSON.stringify(f)}\n`).join('');
 const sorted = <T>(m: Map<string, T>): Array<[string, T]> => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
 
+/** The index's `before` entries: what an unsent fact would restore, per document. */
+function beforeRows(): Array<[string, { fact: string }]> {
+  const db = new DatabaseSync(indexPathFor(journal), { readOnly: true });
+  try {
+    return db
+      .prepare('SELECT key, state FROM before ORDER BY key')
+      .all()
+      .map((row) => [String(row.key), JSON.parse(String(row.state)) as { fact: string }]);
+  } finally {
+    db.close();
+  }
+}
+
 async function runWith(list: JournalFact[]): Promise<void> {
   const state = await openFileState(journal, { readOnly: false, leaseMs: 30_000, log: () => {} });
   for (const f of list) await state.append(f);
@@ -66,14 +80,11 @@ describe('journal index', () => {
 
   it('first sends leave nothing to restore: the index keeps no entry per document for them', async () => {
     await runWith(facts(40));
-    const header = JSON.parse(readFileSync(indexPathFor(journal), 'utf8').split('\n')[1]!) as { before: unknown[] };
-    expect(header.before).toEqual([]);
+    expect(beforeRows()).toEqual([]);
     // A resend of a known document remembers what was known, so that a refusal (unsent) restores it.
     const resend = facts(5).filter((f) => f.fact === 'sending' && f.sha256 === 'sha4');
     await runWith(resend);
-    const again = JSON.parse(readFileSync(indexPathFor(journal), 'utf8').split('\n')[1]!) as {
-      before: Array<[string, { fact: string }]>;
-    };
+    const again = { before: beforeRows() };
     expect(again.before.map(([key, fact]) => [key, fact.fact])).toEqual([['t:sha4', 'completed']]);
   });
 

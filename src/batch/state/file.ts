@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { openJournal, replayer, type JournalWriter, type Replay } from '../journal.ts';
+import { openJournal, type JournalWriter } from '../journal.ts';
 import { acquireLock, type Lock } from '../lock.ts';
 import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
 import { hasErrno } from '../../errno.ts';
 import type { Log } from '../../client/deps.ts';
-import { loadIndexed, saveIndex } from './journal-index.ts';
+import { openIndexed, type IndexedJournal } from './journal-index.ts';
 import { rescuer, takeBackRescued } from './rescue.ts';
 
 /**
@@ -17,42 +17,31 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
   try {
     // What an earlier run could not write (a full disk) is the journal's before anything is planned.
     if (!options.readOnly) takeBackRescued(path, options.log);
-    // The index (a cache of the replay) when it matches the journal; else the whole journal, once.
-    // Only journal text is validated (journal-facts.ts, imported for it): a current index loads no zod.
-    const indexed = await loadIndexed(path);
-    let live: ReturnType<typeof replayer>;
-    let skipped: number;
-    let torn: boolean;
-    if (indexed) {
-      live = replayer(indexed.state);
-      ({ skipped, torn } = indexed);
-    } else {
-      // A new journal has nothing to validate: its first run builds no journal schema.
-      const text = await readText(path);
-      const parsed =
-        text === ''
-          ? { facts: [], skipped: 0, torn: false }
-          : (await import('../journal-facts.ts')).parseJournal(text, path);
-      live = replayer();
-      for (const fact of parsed.facts) live.apply(fact);
-      ({ skipped, torn } = parsed);
-    }
-    // The replay as it was at the start; this run's own facts continue it in a copy, made at the
-    // first append (a rerun with nothing to send copies nothing).
-    const replay: Replay = { known: live.known, parsers: live.parsers, skipped, torn };
-    let copied = false;
+    // The index (a cache of the replay, looked up per document) when it matches the journal; else
+    // the whole journal, once. Only journal text is validated (journal-facts.ts, imported for it):
+    // a current index loads no zod.
+    const indexed = await openIndexed(
+      path,
+      async () => (await import('../journal-facts.ts')).parseJournal,
+      options.readOnly,
+    );
+    const { skipped, torn } = indexed;
     const writer: JournalWriter | undefined = options.readOnly
       ? undefined
       : await openJournal(path, torn, options.write);
     const rescue = rescuer(path, options.log, options.write);
     // Saved at close when this run wrote facts or the index was missing or behind; never after a failed append.
-    let indexBehind = indexed === undefined || indexed.replayedAfter > 0;
     let appendFailed = false;
     return {
       where: path,
       shared: false,
       worker: 'local',
-      replay: async () => replay,
+      // The replay as it was at the start, whole (status and tests; a run uses the view).
+      replay: async () => {
+        const state = indexed.materialize();
+        return { known: state.known, parsers: state.parsers, skipped, torn };
+      },
+      view: async () => ({ known: indexed.known, parsers: indexed.parsers, skipped, torn }),
       append: async (fact) => {
         if (!writer) throw new Error(`the journal ${path} was opened read-only`);
         if (rescue.failure === undefined) {
@@ -68,17 +57,12 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
           if (fact.fact === 'sending') throw rescue.failure;
           rescue.keep(fact);
         }
-        if (!copied) {
-          live = replayer({ known: new Map(live.known), before: live.before, parsers: new Map(live.parsers) });
-          copied = true;
-        }
-        live.apply(fact);
-        indexBehind = true;
+        indexed.apply(fact);
       },
       claim: async (keys, max) =>
         keys
           .slice(0, max)
-          .map((key): Claim => ({ key, known: live.known.get(key), concurrent: false, takenFrom: null })),
+          .map((key): Claim => ({ key, known: indexed.live.get(key), concurrent: false, takenFrom: null })),
       release: async () => {},
       lost: () => false,
       holders: async () => new Map(),
@@ -91,8 +75,9 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
         try {
           await writer?.close();
           rescue.flush();
-          if (writer && indexBehind && !appendFailed) saveIndexQuietly(path, live, skipped, options.log);
+          if (writer && indexed.behind() && !appendFailed) saveIndexQuietly(path, indexed, options.log);
         } finally {
+          indexed.close();
           await lock?.release();
         }
       },
@@ -113,9 +98,9 @@ async function readText(path: string): Promise<string> {
 }
 
 /** The index is a cache: failing to write it costs the next run a full replay, not this run its result. */
-function saveIndexQuietly(path: string, state: Parameters<typeof saveIndex>[1], skipped: number, log: Log): void {
+function saveIndexQuietly(path: string, indexed: IndexedJournal, log: Log): void {
   try {
-    saveIndex(path, state, skipped);
+    indexed.save();
   } catch (err) {
     log(
       'debug',

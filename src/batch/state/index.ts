@@ -9,6 +9,7 @@ import {
   replayer,
   type JournalFact,
   type JournalWriter,
+  type JournalView,
   type KnownState,
   type Replay,
   type WriteBytes,
@@ -32,8 +33,13 @@ export interface StateJournal extends JournalWriter {
   readonly shared: boolean;
   /** This worker's name in the journal (host/pid/nonce), shown by `extract status`. */
   readonly worker: string;
-  /** What every earlier fact says: the latest state of each document. */
+  /** What every earlier fact says: the latest state of each document (a whole replay: status, tests). */
   replay(): Promise<Replay>;
+  /**
+   * What a run starts from: the journal's answers per document, looked up through its index, so
+   * opening costs the same whatever the journal knows. Absent: the run wraps `replay()`.
+   */
+  view?(): Promise<JournalView>;
   /**
    * Takes up to `max` of `keys` for this worker: documents no live worker holds (never
    * claimed, released, or whose holder's lease ran out). The answer says what the journal

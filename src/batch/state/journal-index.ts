@@ -1,138 +1,479 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import { storedResults, resultsJson } from '../../outputs/stored-results.ts';
-import { replayer, stateKey, type KnownState, type ParserFact, type ReplayState } from '../journal.ts';
-import { readChecksummed, sha256Hex, writeChecksummed } from './checksummed.ts';
+import {
+  applyFact,
+  replayer,
+  stateKey,
+  targetsOf,
+  type JournalFact,
+  type KnownLookup,
+  type KnownState,
+  type ParserFact,
+  type ReplayState,
+  type ReplayStores,
+  type Store,
+} from '../journal.ts';
+import { sha256Hex } from './checksummed.ts';
 
 /**
- * The journal index: the replay of the JSONL journal up to a byte offset (the latest fact of
- * each document, and what `unsent` would restore), saved beside it as `<journal>.index`. A
- * rerun reads it and parses only the facts written after that offset, instead of reading and
- * validating the whole history (40,000 lines for 20,000 documents).
+ * The journal index: the replay of the JSONL journal up to a byte offset, kept beside it as
+ * `<journal>.index`, a SQLite file (node:sqlite, built in) with one row per document (its
+ * latest fact; a completed one's results as the JSON text they were stored as), what `unsent`
+ * would restore, and the parser facts. A run opens it and looks documents up by key (or by
+ * file name) as it plans them: opening costs the same whatever the journal knows, and no
+ * document's results are in memory unless the run asked for that document. Facts written
+ * after the offset are replayed on top, in memory; at close, this run's facts (and those) are
+ * written into the index in one transaction with the new offset: a run pays for what it
+ * changed, not for the history.
  *
- * The journal stays the truth. The index is used only when its checksum holds, the journal is
- * the same file (inode) at least as long as the offset, and the last 4 KB before the offset
- * are the bytes the index saw; otherwise the run replays the whole journal and writes a new
- * index. Facts appended after the offset by a run that did not save the index (a crash) are
- * replayed on top of it.
- *
- * The file, after its checksum line: a header line (JSON: the offset, the journal's identity,
- * and `before`), then one line per document, its latest fact as JSON. A completed fact's
- * results follow a tab, as the JSON text they were stored as (JSON text holds no raw tab): a
- * rerun keeps them as text (outputs/stored-results.ts), which the JSON Lines output copies.
+ * The journal stays the truth. The index is used only when it opens as a database of this
+ * version, the journal is the same file (inode) at least as long as the offset, and the last
+ * 4 KB before the offset are the bytes the index saw; otherwise the run replays the whole
+ * journal once and writes a new index (into a temporary file, renamed over the old one).
  */
 
-const VERSION = 3;
+const VERSION = 4;
+/** Documents read ahead in one query (json_each over their keys). */
+const PREFETCH_CHUNK = 1_000;
 /** Bytes before the offset compared with the index's digest of them. */
 const TAIL_BYTES = 4096;
 
-type IndexHeader = {
-  v: number;
-  ino: string;
-  bytes: number;
-  tail: string;
-  skipped: number;
-  before: Array<[string, KnownState | null]>;
-  parsers: ParserFact[];
-};
+const SCHEMA = `
+  CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), v INTEGER NOT NULL, ino TEXT NOT NULL,
+    bytes INTEGER NOT NULL, tail TEXT NOT NULL, skipped INTEGER NOT NULL);
+  -- key: target:sha256; state: the latest fact without its results; results: their JSON text.
+  CREATE TABLE known (key TEXT PRIMARY KEY, state TEXT NOT NULL, results TEXT, file TEXT NOT NULL);
+  CREATE INDEX known_file ON known (file);
+  CREATE TABLE before (key TEXT PRIMARY KEY, state TEXT NOT NULL);
+  CREATE TABLE parsers (target TEXT PRIMARY KEY, body TEXT NOT NULL);
+`;
 
 export function indexPathFor(journal: string): string {
   return `${journal}.index`;
 }
 
-export type IndexedReplay = {
-  state: ReplayState;
-  skipped: number;
-  torn: boolean;
+type Meta = { v: number; ino: string; bytes: number; tail: string; skipped: number };
+
+/** Changes over what the index holds: set, deleted (undefined), or all cleared (a legacy reset). */
+class Layered<V> implements Store<V> {
+  changed = new Map<string, V | undefined>();
+  cleared = false;
+  readonly base: (key: string) => V | undefined;
+  constructor(base: (key: string) => V | undefined) {
+    this.base = base;
+  }
+  get(key: string): V | undefined {
+    if (this.changed.has(key)) return this.changed.get(key);
+    return this.cleared ? undefined : this.base(key);
+  }
+  set(key: string, value: V): void {
+    this.changed.set(key, value);
+  }
+  delete(key: string): void {
+    this.changed.set(key, undefined);
+  }
+  clear(): void {
+    this.changed.clear();
+    this.cleared = true;
+  }
+  /** The same base and a copy of the changes: what was known before this run's facts stays as it was. */
+  fork(): Layered<V> {
+    const copy = new Layered(this.base);
+    copy.changed = new Map(this.changed);
+    copy.cleared = this.cleared;
+    return copy;
+  }
+}
+
+/**
+ * The replay of a JSONL journal as a run uses it: what the index holds plus the facts after
+ * its offset and this run's own, with lookups by key and file name.
+ */
+export type IndexedJournal = {
+  /** Lookups (a snapshot made at the first `apply`: what was known when the run started). */
+  readonly known: KnownLookup;
+  /** The same, including this run's facts (claims). */
+  readonly live: KnownLookup;
+  readonly parsers: Map<string, ParserFact>;
+  readonly skipped: number;
+  readonly torn: boolean;
   /** Facts read from the journal after the index's offset (0: the index was current). */
-  replayedAfter: number;
+  readonly replayedAfter: number;
+  /** Whether the index was usable (false: the whole journal was replayed). */
+  readonly fromIndex: boolean;
+  apply(fact: JournalFact): void;
+  /** Whether the index on disk is behind what this replay knows. */
+  behind(): boolean;
+  /** Writes what changed into the index, with the journal's current length as its offset (no append under way). */
+  save(): void;
+  /** The whole replay as it was at the start, in memory (status, tests): a read of every row. */
+  materialize(): ReplayState;
+  close(): void;
 };
 
-/** The replay from the index and the facts after it; undefined when the index cannot be used. */
-export async function loadIndexed(journal: string): Promise<IndexedReplay | undefined> {
-  const body = readChecksummed(indexPathFor(journal));
-  if (body === undefined) return undefined;
-  const lines = body.split('\n');
-  const index = parseHeader(lines[0]);
-  if (index === undefined) return undefined;
+/**
+ * Opens the index of `journal`, or replays the journal when it cannot be used. `parse` validates
+ * journal text (journal-facts.ts, loaded by the caller only when there is text to read).
+ */
+export async function openIndexed(
+  journal: string,
+  parse: () => Promise<(text: string, path: string) => { facts: JournalFact[]; skipped: number; torn?: boolean }>,
+  readOnly: boolean,
+): Promise<IndexedJournal> {
+  const usable = openUsable(journal, readOnly);
+  let db: DatabaseSync | undefined;
+  let after: { facts: JournalFact[]; skipped: number };
+  let torn: boolean;
+  let skipped: number;
+  if (usable !== undefined) {
+    db = usable.db;
+    const tail = usable.tail.toString('utf8');
+    after = tail === '' ? { facts: [], skipped: 0 } : (await parse())(tail, journal);
+    torn = usable.torn;
+    skipped = usable.meta.skipped + after.skipped;
+  } else {
+    const bytes = readAll(journal);
+    const text = bytes.toString('utf8');
+    const parsed = text === '' ? { facts: [], skipped: 0, torn: false } : (await parse())(text, journal);
+    after = parsed;
+    torn = bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a;
+    skipped = parsed.skipped;
+  }
+  const statement = memo(db);
+  // Documents read ahead (prefetch), each until its first lookup.
+  const ahead = new Map<string, KnownState | undefined>();
+  const known = new Layered<KnownState>(
+    db === undefined
+      ? () => undefined
+      : (key) => {
+          if (ahead.has(key)) {
+            const state = ahead.get(key);
+            ahead.delete(key);
+            return state;
+          }
+          const row = statement('SELECT state, results FROM known WHERE key = ?').get(key);
+          return row === undefined ? undefined : readState(row.state, row.results);
+        },
+  );
+  const prefetch = (keys: readonly string[]): void => {
+    if (db === undefined) return;
+    if (keys.length * 2 >= Number(statement('SELECT max(rowid) AS n FROM known').get()?.n ?? 0)) {
+      // The batch is most of the journal (a rerun): one pass over its rows costs less than lookups.
+      const want = new Set(keys);
+      for (const key of keys) ahead.set(key, undefined);
+      for (const row of statement('SELECT key, state, results FROM known').iterate()) {
+        const key = String(row.key);
+        if (want.has(key)) ahead.set(key, readState(row.state, row.results));
+      }
+      return;
+    }
+    const many = statement('SELECT k.key, k.state, k.results FROM json_each(?) j JOIN known k ON k.key = j.value');
+    for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
+      const chunk = keys.slice(i, i + PREFETCH_CHUNK);
+      for (const key of chunk) ahead.set(key, undefined);
+      for (const row of many.all(JSON.stringify(chunk))) ahead.set(String(row.key), readState(row.state, row.results));
+    }
+  };
+  const before = new Layered<KnownState>(
+    db === undefined
+      ? () => undefined
+      : (key) => {
+          const row = statement('SELECT state FROM before WHERE key = ?').get(key);
+          return row === undefined ? undefined : readState(row.state, null);
+        },
+  );
+  const parsers = new Map<string, ParserFact>();
+  if (db !== undefined)
+    for (const row of db.prepare('SELECT body FROM parsers').all()) {
+      const fact = parseJson(row.body) as ParserFact;
+      parsers.set(fact.target, fact);
+    }
+  let stores: { known: Layered<KnownState>; before: Layered<KnownState>; parsers: Map<string, ParserFact> } = {
+    known,
+    before,
+    parsers,
+  };
+  for (const fact of after.facts) applyFact(stores as ReplayStores, fact);
+  const start = stores;
+  let forked = false;
+  let dirty = usable === undefined || after.facts.length > 0;
+
+  const lookups = (layer: () => Layered<KnownState>): KnownLookup => ({
+    get: (key) => layer().get(key),
+    prefetch,
+    names: (file) => {
+      const k = layer();
+      for (const [key, fact] of k.changed) if (fact?.file === file && k.get(key) !== undefined) return true;
+      if (db === undefined || k.cleared) return false;
+      for (const row of statement('SELECT key FROM known WHERE file = ?').all(file))
+        if (!k.changed.has(String(row.key))) return true;
+      return false;
+    },
+    targets: () => {
+      const k = layer();
+      const out = targetsOf([...k.changed].filter(([, fact]) => fact !== undefined).map(([key]) => key));
+      if (db !== undefined && !k.cleared)
+        for (const row of statement(SKIP_SCAN_TARGETS).all()) out.add(String(row.target));
+      return out;
+    },
+  });
+
+  return {
+    known: lookups(() => start.known),
+    live: lookups(() => stores.known),
+    parsers: start.parsers,
+    skipped,
+    torn,
+    replayedAfter: after.facts.length,
+    fromIndex: usable !== undefined,
+    apply(fact) {
+      if (!forked) {
+        stores = { known: stores.known.fork(), before: stores.before.fork(), parsers: new Map(stores.parsers) };
+        forked = true;
+      }
+      applyFact(stores as ReplayStores, fact);
+      dirty = true;
+    },
+    behind: () => dirty,
+    save() {
+      if (readOnly) return;
+      const info = statSync(journal, { bigint: true });
+      const bytes = Number(info.size);
+      const meta: Meta = {
+        v: VERSION,
+        ino: String(info.ino),
+        bytes,
+        tail: sha256Hex(readRange(journal, Math.max(0, bytes - TAIL_BYTES), bytes)),
+        skipped,
+      };
+      if (db !== undefined) {
+        writeChanges(db, stores, meta);
+        dirty = false;
+        return;
+      }
+      // A new index: written whole beside the old one, then renamed over it.
+      const path = indexPathFor(journal);
+      const temporary = `${path}.${process.pid}.tmp`;
+      rmSync(temporary, { force: true });
+      const fresh = new DatabaseSync(temporary);
+      try {
+        fresh.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF');
+        fresh.exec(SCHEMA);
+        writeChanges(fresh, stores, meta);
+        fresh.exec('VACUUM');
+      } finally {
+        fresh.close();
+      }
+      const fd = openSync(temporary, 'r');
+      try {
+        // The rename makes it the index: its bytes are on disk first.
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, path);
+      dirty = false;
+    },
+    materialize() {
+      const all = new Map<string, KnownState>();
+      const prior = new Map<string, KnownState | undefined>();
+      const k = start.known;
+      const b = start.before;
+      if (db !== undefined && !k.cleared) {
+        for (const row of db.prepare('SELECT key, state, results FROM known').iterate()) {
+          const state = readState(row.state, row.results);
+          if (state !== undefined) all.set(String(row.key), state);
+        }
+      }
+      if (db !== undefined && !b.cleared)
+        for (const row of db.prepare('SELECT key, state FROM before').iterate())
+          prior.set(String(row.key), readState(row.state, null));
+      for (const [key, fact] of k.changed) fact === undefined ? all.delete(key) : all.set(key, fact);
+      for (const [key, fact] of b.changed) fact === undefined ? prior.delete(key) : prior.set(key, fact);
+      return replayer({ known: all, before: prior, parsers: new Map(start.parsers) });
+    },
+    close() {
+      if (db?.isOpen) db.close();
+    },
+  };
+}
+
+/**
+ * Writes the index of `journal` as it is on disk from its documents' latest states, streamed
+ * (a journal made by a generator: the bench's journals of 10^6 documents). The caller vouches
+ * that `known` is the journal's replay.
+ */
+export function writeIndex(journal: string, known: Iterable<KnownState>, parsers: Iterable<ParserFact> = []): void {
+  const info = statSync(journal, { bigint: true });
+  const bytes = Number(info.size);
+  const path = indexPathFor(journal);
+  const temporary = `${path}.${process.pid}.tmp`;
+  rmSync(temporary, { force: true });
+  const db = new DatabaseSync(temporary);
+  try {
+    db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF');
+    db.exec(SCHEMA);
+    db.exec('BEGIN');
+    const put = db.prepare('INSERT OR REPLACE INTO known (key, state, results, file) VALUES (?, ?, ?, ?)');
+    for (const fact of known) {
+      const { state, results } = splitState(fact);
+      put.run(stateKey(fact.sha256, fact.target), state, results, fact.file);
+    }
+    const putParser = db.prepare('INSERT OR REPLACE INTO parsers (target, body) VALUES (?, ?)');
+    for (const fact of parsers) putParser.run(fact.target, JSON.stringify(fact));
+    db.prepare('INSERT INTO meta (id, v, ino, bytes, tail, skipped) VALUES (1, ?, ?, ?, ?, 0)').run(
+      VERSION,
+      String(info.ino),
+      bytes,
+      sha256Hex(readRange(journal, Math.max(0, bytes - TAIL_BYTES), bytes)),
+    );
+    db.exec('COMMIT');
+  } finally {
+    db.close();
+  }
+  renameSync(temporary, path);
+}
+
+/** The whole replay from the index and the facts after it; undefined when the index cannot be used (tests). */
+export async function loadIndexed(
+  journal: string,
+): Promise<{ state: ReplayState; skipped: number; torn: boolean; replayedAfter: number } | undefined> {
+  const indexed = await openIndexed(journal, async () => (await import('../journal-facts.ts')).parseJournal, true);
+  try {
+    if (!indexed.fromIndex) return undefined;
+    return {
+      state: indexed.materialize(),
+      skipped: indexed.skipped,
+      torn: indexed.torn,
+      replayedAfter: indexed.replayedAfter,
+    };
+  } finally {
+    indexed.close();
+  }
+}
+
+/** One probe per target: keys are target:sha256, and ';' follows ':'. */
+const SKIP_SCAN_TARGETS = `WITH RECURSIVE t(target) AS (
+    SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM known ORDER BY key LIMIT 1)
+    UNION ALL
+    SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM known WHERE key > t.target || ';' ORDER BY key LIMIT 1)
+      FROM t WHERE t.target IS NOT NULL)
+  SELECT target FROM t WHERE target IS NOT NULL`;
+
+function writeChanges(
+  db: DatabaseSync,
+  stores: { known: Layered<KnownState>; before: Layered<KnownState>; parsers: Map<string, ParserFact> },
+  meta: Meta,
+): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    if (stores.known.cleared) db.exec('DELETE FROM known');
+    if (stores.before.cleared) db.exec('DELETE FROM before');
+    const putKnown = db.prepare(
+      'INSERT INTO known (key, state, results, file) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state, results = excluded.results, file = excluded.file',
+    );
+    const dropKnown = db.prepare('DELETE FROM known WHERE key = ?');
+    for (const [key, fact] of stores.known.changed) {
+      if (fact === undefined) dropKnown.run(key);
+      else {
+        const { state, results } = splitState(fact);
+        putKnown.run(key, state, results, fact.file);
+      }
+    }
+    const putBefore = db.prepare(
+      'INSERT INTO before (key, state) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state',
+    );
+    const dropBefore = db.prepare('DELETE FROM before WHERE key = ?');
+    for (const [key, fact] of stores.before.changed) {
+      if (fact === undefined) dropBefore.run(key);
+      else putBefore.run(key, JSON.stringify(fact));
+    }
+    db.exec('DELETE FROM parsers');
+    const putParser = db.prepare('INSERT INTO parsers (target, body) VALUES (?, ?)');
+    for (const [target, fact] of stores.parsers) putParser.run(target, JSON.stringify(fact));
+    db.prepare(
+      `INSERT INTO meta (id, v, ino, bytes, tail, skipped) VALUES (1, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET v = excluded.v, ino = excluded.ino, bytes = excluded.bytes, tail = excluded.tail, skipped = excluded.skipped`,
+    ).run(meta.v, meta.ino, meta.bytes, meta.tail, meta.skipped);
+    db.exec('COMMIT');
+  } catch (err) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+  // What is saved is now the base: the changes are no longer changes.
+  for (const layer of [stores.known, stores.before]) {
+    layer.changed.clear();
+    layer.cleared = false;
+  }
+}
+
+/** The index when it matches the journal, with the journal's bytes after its offset. */
+function openUsable(
+  journal: string,
+  readOnly: boolean,
+): { db: DatabaseSync; meta: Meta; tail: Buffer; torn: boolean } | undefined {
   let size: number;
   let ino: string;
   try {
     const info = statSync(journal, { bigint: true });
     size = Number(info.size);
     ino = String(info.ino);
+    statSync(indexPathFor(journal));
   } catch {
     return undefined;
   }
-  if (ino !== index.ino || size < index.bytes) return undefined;
-  const start = Math.max(0, index.bytes - TAIL_BYTES);
-  const bytes = readRange(journal, start, size);
-  if (bytes.length !== size - start) return undefined;
-  if (sha256Hex(bytes.subarray(0, index.bytes - start)) !== index.tail) return undefined;
+  let db: DatabaseSync | undefined;
+  try {
+    // A dry run only reads (a journal in a folder it may not write is still read through its index).
+    db = new DatabaseSync(indexPathFor(journal), { timeout: 2_000, readOnly });
+    if (!readOnly) db.exec('PRAGMA synchronous = FULL');
+    const row = db.prepare('SELECT v, ino, bytes, tail, skipped FROM meta WHERE id = 1').get();
+    if (row === undefined || Number(row.v) !== VERSION || String(row.ino) !== ino || Number(row.bytes) > size)
+      throw new Error('stale');
+    const meta: Meta = {
+      v: VERSION,
+      ino,
+      bytes: Number(row.bytes),
+      tail: String(row.tail),
+      skipped: Number(row.skipped),
+    };
+    const start = Math.max(0, meta.bytes - TAIL_BYTES);
+    const bytes = readRange(journal, start, size);
+    if (bytes.length !== size - start) throw new Error('short');
+    if (sha256Hex(bytes.subarray(0, meta.bytes - start)) !== meta.tail) throw new Error('changed');
+    return {
+      db,
+      meta,
+      tail: bytes.subarray(meta.bytes - start),
+      torn: size > 0 && bytes[bytes.length - 1] !== 0x0a,
+    };
+  } catch {
+    // Not a database, another version, damaged, or another journal's: replayed and rebuilt.
+    if (db?.isOpen) db.close();
+    return undefined;
+  }
+}
 
-  const known = readKnown(lines);
-  if (known === undefined) return undefined;
-  const live = replayer({
-    known,
-    before: new Map(index.before.map(([key, fact]) => [key, fact ?? undefined])),
-    parsers: new Map(index.parsers.map((fact) => [fact.target, fact])),
-  });
-  // Facts after the offset are validated (journal-facts.ts and zod load only when there are some).
-  const tail = bytes.subarray(index.bytes - start).toString('utf8');
-  const after =
-    tail === '' ? { facts: [], skipped: 0 } : (await import('../journal-facts.ts')).parseJournal(tail, journal);
-  for (const fact of after.facts) live.apply(fact);
-  return {
-    state: live,
-    skipped: index.skipped + after.skipped,
-    torn: size > 0 && bytes[bytes.length - 1] !== 0x0a,
-    replayedAfter: after.facts.length,
+function memo(db: DatabaseSync | undefined): (sql: string) => StatementSync {
+  const statements = new Map<string, StatementSync>();
+  return (sql) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db!.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
   };
 }
 
-/** Saves the replay of the journal as it is now on disk (call with no append under way). */
-export function saveIndex(journal: string, state: ReplayState, skipped: number): void {
-  const info = statSync(journal, { bigint: true });
-  const bytes = Number(info.size);
-  const start = Math.max(0, bytes - TAIL_BYTES);
-  const header: IndexHeader = {
-    v: VERSION,
-    ino: String(info.ino),
-    bytes,
-    tail: sha256Hex(readRange(journal, start, bytes)),
-    skipped,
-    before: [...state.before].map(([key, fact]) => [key, fact ?? null]),
-    parsers: [...state.parsers.values()],
-  };
-  const lines = [JSON.stringify(header)];
-  for (const fact of state.known.values()) {
-    if (fact.fact === 'completed' && fact.results !== null) {
-      const { results, ...rest } = fact;
-      lines.push(`${JSON.stringify(rest)}\t${resultsJson(results)}`);
-    } else lines.push(JSON.stringify(fact));
+function readAll(path: string): Buffer {
+  try {
+    return readRange(path, 0, Number(statSync(path).size));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+    throw err;
   }
-  writeChecksummed(indexPathFor(journal), lines.join('\n'));
-}
-
-/** The documents' lines (after the header), keyed as the replay keys them; undefined if one is not a fact. */
-function readKnown(lines: string[]): Map<string, KnownState> | undefined {
-  const known = new Map<string, KnownState>();
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const tab = line.indexOf('\t');
-    let fact: unknown;
-    try {
-      fact = JSON.parse(tab < 0 ? line : line.slice(0, tab));
-    } catch {
-      return undefined;
-    }
-    if (!isKnownState(fact)) return undefined;
-    if (tab >= 0) {
-      if (fact.fact !== 'completed') return undefined;
-      fact.results = storedResults(line.slice(tab + 1));
-    }
-    known.set(stateKey(fact.sha256, fact.target), fact);
-  }
-  return known;
 }
 
 function readRange(path: string, start: number, end: number): Buffer {
@@ -151,32 +492,33 @@ function readRange(path: string, start: number, end: number): Buffer {
   }
 }
 
+/** A completed fact's results are kept as their own text: a rerun copies them without parsing. */
+function splitState(fact: KnownState): { state: string; results: string | null } {
+  if (fact.fact === 'completed' && fact.results !== null) {
+    const { results, ...rest } = fact;
+    return { state: JSON.stringify(rest), results: resultsJson(results) };
+  }
+  return { state: JSON.stringify(fact), results: null };
+}
+
 /**
- * The shape only, not each fact: the checksum says the file is the one this program wrote,
- * from facts it had validated; validating 20,000 of them again is what the index saves.
+ * The shape only, not each fact: the index holds facts this program validated; validating them
+ * again is what the index saves.
  */
-function parseHeader(line: string | undefined): IndexHeader | undefined {
-  let value: unknown;
+function readState(text: SQLOutputValue | undefined, results: SQLOutputValue | undefined): KnownState | undefined {
+  const fact = parseJson(text);
+  if (typeof fact !== 'object' || fact === null) return undefined;
+  const f = fact as Record<string, unknown>;
+  if (typeof f.fact !== 'string' || typeof f.sha256 !== 'string' || typeof f.target !== 'string') return undefined;
+  if (f.fact === 'completed' && typeof results === 'string') f.results = storedResults(results);
+  return fact as KnownState;
+}
+
+function parseJson(text: SQLOutputValue | undefined): unknown {
+  if (typeof text !== 'string') return undefined;
   try {
-    value = JSON.parse(line ?? '');
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Partial<Record<keyof IndexHeader, unknown>>;
-  const ok =
-    v.v === VERSION &&
-    typeof v.ino === 'string' &&
-    typeof v.bytes === 'number' &&
-    typeof v.tail === 'string' &&
-    typeof v.skipped === 'number' &&
-    Array.isArray(v.before) &&
-    Array.isArray(v.parsers);
-  return ok ? (value as IndexHeader) : undefined;
-}
-
-function isKnownState(value: unknown): value is KnownState {
-  if (typeof value !== 'object' || value === null) return false;
-  const f = value as Record<string, unknown>;
-  return typeof f.fact === 'string' && typeof f.sha256 === 'string' && typeof f.target === 'string';
 }

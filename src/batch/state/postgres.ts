@@ -4,7 +4,15 @@ import pg from 'pg';
 import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
 import { readFact, type JournalFact } from '../journal-facts.ts';
-import { factKey, replayer, type Replay } from '../journal.ts';
+import {
+  factKey,
+  replayer,
+  type JournalView,
+  type KnownLookup,
+  type KnownState,
+  type ParserFact,
+  type Replay,
+} from '../journal.ts';
 import {
   ClaimLostError,
   memoryState,
@@ -115,6 +123,64 @@ class PostgresState implements StateJournal {
       replay.apply(readFact(row.body, this.where));
     }
     return { known: replay.known, parsers: replay.parsers, skipped, torn: false };
+  }
+
+  /**
+   * What a worker starts from, without replaying every fact: the watermark, the parser facts
+   * (few), the targets (a skip scan of the facts' key index: one probe per target), and the
+   * documents read ahead by key (`prefetch`, a thousand a query, each replayed from its own
+   * facts). A document not read ahead is answered as unknown: the claim, which reads it in
+   * its transaction, decides before anything is sent.
+   */
+  async view(): Promise<JournalView> {
+    const { rows } = await this.#db.query<{ id: string | null }>(
+      'read the journal',
+      'SELECT max(id) AS id FROM extract_facts',
+    );
+    this.#watermark = Math.max(this.#watermark, Number(rows[0]?.id ?? 0));
+    const parsers = new Map<string, ParserFact>();
+    const found = await this.#db.query<{ body: unknown }>(
+      'read the journal',
+      'SELECT body FROM extract_facts WHERE key IS NULL ORDER BY id',
+    );
+    for (const row of found.rows) {
+      const fact = readFact(row.body, this.where);
+      if (fact.fact === 'parser') parsers.set(fact.target, fact);
+    }
+    const targets = await this.#db.query<{ target: string }>(
+      'read the journal',
+      `WITH RECURSIVE t(key) AS (
+         SELECT min(key) FROM extract_facts WHERE key IS NOT NULL
+         UNION ALL
+         SELECT (SELECT min(key) FROM extract_facts WHERE key > split_part(t.key, ':', 1) || ';') FROM t WHERE t.key IS NOT NULL)
+       SELECT split_part(key, ':', 1) AS target FROM t WHERE key IS NOT NULL`,
+    );
+    const known = new Set(targets.rows.map((r) => r.target));
+    const ahead = new Map<string, KnownState | undefined>();
+    const lookups: KnownLookup = {
+      get: (key) => {
+        const state = ahead.get(key);
+        ahead.delete(key);
+        return state;
+      },
+      // Never asked of a shared journal (no file is hashed while it is sent): "probably known" hashes first.
+      names: () => true,
+      targets: () => known,
+      prefetch: async (keys) => {
+        for (let i = 0; i < keys.length; i += 1_000) {
+          const chunk = [...new Set(keys.slice(i, i + 1_000))];
+          const facts = await this.#db.query<{ body: unknown }>(
+            'read the journal',
+            'SELECT body FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
+            [chunk],
+          );
+          const replay = replayer();
+          for (const row of facts.rows) replay.apply(readFact(row.body, this.where));
+          for (const key of chunk) ahead.set(key, replay.known.get(key));
+        }
+      },
+    };
+    return { known: lookups, parsers, skipped: 0, torn: false };
   }
 
   async append(fact: JournalFact): Promise<void> {

@@ -6,7 +6,16 @@ import { ExtractError } from '../../errors.ts';
 import { resultsJson, storedResults } from '../../outputs/stored-results.ts';
 import { transaction } from '../../sqlite.ts';
 import { defaultLockDeps, type LockDeps } from '../lock.ts';
-import { factKey, replayer, type JournalFact, type KnownState, type ParserFact, type Replay } from '../journal.ts';
+import {
+  factKey,
+  replayer,
+  type JournalFact,
+  type JournalView,
+  type KnownLookup,
+  type KnownState,
+  type ParserFact,
+  type Replay,
+} from '../journal.ts';
 import {
   ClaimLostError,
   memoryState,
@@ -39,6 +48,9 @@ import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 
 /** How long one statement waits for another process's write before the retry loop takes over. */
 const BUSY_TIMEOUT_MS = 2_000;
+
+/** Documents read ahead in one query (json_each over their keys): 1.7x fewer CPU ms than a query each. */
+const PREFETCH_CHUNK = 1_000;
 
 /** The workers this process opened: another worker with its pid was an earlier process's. */
 const OWN_WORKERS = new Set<string>();
@@ -167,16 +179,92 @@ class SqliteState implements StateJournal {
           if (state !== undefined) known.set(String(row.key), state);
         }
         // What each API key is known to be (identity.ts): few facts, about no document, read whole.
-        const parsers = new Map<string, ParserFact>();
-        for (const row of db.prepare('SELECT body FROM extract_facts WHERE key IS NULL ORDER BY id').all()) {
-          const fact = parseFact(row.body);
-          if (fact?.fact === 'parser') parsers.set(fact.target, fact);
-        }
-        return { known, parsers, skipped: 0, torn: false };
+        return { known, parsers: this.#parsers(), skipped: 0, torn: false };
       } finally {
         db.exec('COMMIT');
       }
     });
+  }
+
+  /**
+   * What a run starts from, without reading every document: the watermark, the parser facts
+   * (few), and lookups by key through `extract_documents`' primary key. Each lookup reads the
+   * latest row, which may be newer than the watermark (another worker's fact): a claim tells.
+   */
+  view(): Promise<JournalView> {
+    return this.#guard.run('read the journal', () => {
+      const db = this.#db;
+      db.exec('BEGIN');
+      try {
+        this.#watermark = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM extract_facts').get()?.id ?? 0);
+        return { known: this.#lookups(), parsers: this.#parsers(), skipped: 0, torn: false };
+      } finally {
+        db.exec('COMMIT');
+      }
+    });
+  }
+
+  #lookups(): KnownLookup {
+    const get = this.#statement('SELECT state, results FROM extract_documents WHERE key = ?');
+    const ahead = new Map<string, KnownState | undefined>();
+    return {
+      get: (key) => {
+        if (ahead.has(key)) {
+          const state = ahead.get(key);
+          ahead.delete(key);
+          return state;
+        }
+        const row = get.get(key);
+        return row === undefined ? undefined : readState(row.state, row.results);
+      },
+      prefetch: (keys) => {
+        if (keys.length * 2 >= Number(this.#statement('SELECT max(rowid) AS n FROM extract_documents').get()?.n ?? 0)) {
+          // The batch is most of the journal (a rerun): one pass over its rows costs less than lookups.
+          const want = new Set(keys);
+          for (const key of keys) ahead.set(key, undefined);
+          for (const row of this.#statement('SELECT key, state, results FROM extract_documents').iterate()) {
+            const key = String(row.key);
+            if (want.has(key)) ahead.set(key, readState(row.state, row.results));
+          }
+          return;
+        }
+        const many = this.#statement(
+          'SELECT d.key, d.state, d.results FROM json_each(?) j JOIN extract_documents d ON d.key = j.value',
+        );
+        for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
+          const chunk = keys.slice(i, i + PREFETCH_CHUNK);
+          for (const key of chunk) ahead.set(key, undefined);
+          for (const row of many.all(JSON.stringify(chunk)))
+            ahead.set(String(row.key), readState(row.state, row.results));
+        }
+      },
+      // A scan: asked only before hashing a large file while it is sent, which a shared journal never does.
+      names: (file) =>
+        this.#statement(
+          "SELECT 1 AS hit FROM extract_documents WHERE state IS NOT NULL AND json_extract(state, '$.file') = ? LIMIT 1",
+        ).get(file) !== undefined,
+      // A skip scan over the primary key: one probe per target (keys are target:sha256, and ';' follows ':').
+      targets: () =>
+        this.#statement(
+          `WITH RECURSIVE t(target) AS (
+             SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM extract_documents ORDER BY key LIMIT 1)
+             UNION ALL
+             SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM extract_documents WHERE key > t.target || ';' ORDER BY key LIMIT 1)
+               FROM t WHERE t.target IS NOT NULL)
+           SELECT target FROM t WHERE target IS NOT NULL`,
+        )
+          .all()
+          .map((row) => String(row.target)),
+    };
+  }
+
+  #parsers(): Map<string, ParserFact> {
+    const parsers = new Map<string, ParserFact>();
+    for (const row of this.#db.prepare('SELECT body FROM extract_facts WHERE key IS NULL ORDER BY id').all()) {
+      const fact = parseFact(row.body);
+      if (fact?.fact === 'parser') parsers.set(fact.target, fact);
+    }
+    return parsers;
   }
 
   /**

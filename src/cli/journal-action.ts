@@ -1,0 +1,41 @@
+import { parseStateSpec } from '../batch/state/index.ts';
+import { compactJournal } from '../batch/state/compact.ts';
+import type { Env } from '../config/settings.ts';
+import { userJournalOf } from './status-action.ts';
+
+/** Glue between `extract journal compact` and compactJournal: which journal, process streams. */
+export async function compactFromCli(
+  flags: { state?: string | undefined; json?: boolean | undefined },
+  env: Env,
+): Promise<number> {
+  let state = flags.state;
+  if (state === undefined) {
+    const { resolveStateUrl } = await import('../config/settings.ts');
+    const { openConfigStore } = await import('../config/store.ts');
+    const store = openConfigStore({ env });
+    state = resolveStateUrl(env, store) ?? (await userJournalOf(env, store));
+  }
+  const done = await compactJournal(parseStateSpec(state, process.cwd()), {
+    log: (level, message) =>
+      level === 'warn' || level === 'error' ? process.stderr.write(`extract: ${message}\n`) : undefined,
+  });
+  if (flags.json === true) {
+    // snake_case, as every JSON the CLI prints (the report's keys).
+    const json = {
+      journal: done.journal,
+      documents: done.documents,
+      facts_before: done.factsBefore,
+      facts_after: done.factsAfter,
+      bytes_before: done.bytesBefore,
+      bytes_after: done.bytesAfter,
+    };
+    process.stdout.write(`${JSON.stringify(json)}\n`);
+  } else {
+    const perDocument = (bytes: number) => (done.documents === 0 ? 0 : Math.round(bytes / done.documents));
+    process.stdout.write(
+      `compacted ${done.journal}: ${done.documents} documents, ${done.factsBefore} facts -> ${done.factsAfter}, ` +
+        `${done.bytesBefore} bytes -> ${done.bytesAfter} (${perDocument(done.bytesBefore)} -> ${perDocument(done.bytesAfter)} bytes a document)\n`,
+    );
+  }
+  return 0;
+}
