@@ -111,80 +111,93 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
     let round = 0;
     let rechecking = false;
     for (;;) {
-      rethrow();
-      if (input.stopped()) {
-        // No new claims: the pipeline settles each remaining job as not submitted (or polls
-        // one submitted earlier, which costs nothing) without sending anything.
-        for (const job of queue) {
-          if (job.action === 'leave') input.decided(job, false);
-          else begin(job);
-        }
-        queue = [];
-        break;
-      }
-      const want = Math.min(sendAhead - sending.size, maxHeld - running.size);
-      if (queue.length > 0 && want > 0) {
-        const slice = shared ? queue.slice(0, Math.max(64, want * 4)) : queue;
-        const claims = await state.claim(
-          slice.map((j) => j.key),
-          want,
-        );
-        const won = new Set(claims.map((c) => c.key));
-        // Documents came free: the others are moving, so look again soon.
-        if (rechecking && claims.length > 0) round = 0;
-        const kept = claims.length < want ? [] : slice.filter((j) => !won.has(j.key));
-        // Fewer than asked: every other document of the slice is held by a live worker.
-        if (claims.length < want) waiting.push(...slice.filter((j) => !won.has(j.key)));
-        queue = [...kept, ...queue.slice(slice.length)];
-        const started: Job[] = [];
-        for (const claim of claims) {
-          const job = byKey.get(claim.key);
-          if (!job) continue;
-          if (claim.takenFrom !== null)
-            input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
-          const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
-          byKey.set(job.key, next);
-          if (next.action === 'submit' || next.action === 'resume') started.push(next);
-          else {
-            input.decided(next, claim.concurrent);
-            void state.release([job.key]).catch(() => undefined);
+      for (;;) {
+        rethrow();
+        if (input.stopped()) {
+          // No new claims: the pipeline settles each remaining job as not submitted (or polls
+          // one submitted earlier, which costs nothing) without sending anything.
+          for (const job of queue) {
+            if (job.action === 'leave') input.decided(job, false);
+            else begin(job);
           }
+          queue = [];
+          break;
         }
-        // Documents already paid for first: they need no send slot.
-        for (const job of started.filter((j) => j.action === 'resume')) begin(job);
-        for (const job of started.filter((j) => j.action === 'submit')) begin(job);
-        continue;
-      }
-      if (queue.length === 0 && waiting.length === 0) break;
-      if (queue.length === 0) {
-        // Only documents other workers hold are left: look again after a poll interval.
-        if (waitingSince === undefined) {
-          waitingSince = input.deps.now();
-          input.log(
-            'info',
-            `waiting for ${waiting.length} document${waiting.length === 1 ? '' : 's'} other workers hold (up to ${Math.round(input.poll.timeoutMs / 1000)} s, --poll-timeout), to write the whole batch's records`,
+        const want = Math.min(sendAhead - sending.size, maxHeld - running.size);
+        if (queue.length > 0 && want > 0) {
+          const slice = shared ? queue.slice(0, Math.max(64, want * 4)) : queue;
+          const claims = await state.claim(
+            slice.map((j) => j.key),
+            want,
           );
+          const won = new Set(claims.map((c) => c.key));
+          // Documents came free: the others are moving, so look again soon.
+          if (rechecking && claims.length > 0) round = 0;
+          const kept = claims.length < want ? [] : slice.filter((j) => !won.has(j.key));
+          // Fewer than asked: every other document of the slice is held by a live worker.
+          if (claims.length < want) waiting.push(...slice.filter((j) => !won.has(j.key)));
+          queue = [...kept, ...queue.slice(slice.length)];
+          const started: Job[] = [];
+          for (const claim of claims) {
+            const job = byKey.get(claim.key);
+            if (!job) continue;
+            if (claim.takenFrom !== null)
+              input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
+            const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
+            byKey.set(job.key, next);
+            if (next.action === 'submit' || next.action === 'resume') started.push(next);
+            else {
+              input.decided(next, claim.concurrent);
+              void state.release([job.key]).catch(() => undefined);
+            }
+          }
+          // Documents already paid for first: they need no send slot.
+          for (const job of started.filter((j) => j.action === 'resume')) begin(job);
+          for (const job of started.filter((j) => j.action === 'submit')) begin(job);
+          continue;
         }
-        const left = waitingSince + input.poll.timeoutMs - input.deps.now();
-        if (left <= 0) break;
-        await Promise.race([
-          input.deps.sleep(Math.min(heldDelay(round++, input.poll), left), input.signal),
-          nextWake(),
-        ]);
-        if (input.signal.aborted) break;
+        if (queue.length === 0 && waiting.length === 0) break;
+        if (queue.length === 0) {
+          // Only documents other workers hold are left: look again after a poll interval.
+          if (waitingSince === undefined) {
+            waitingSince = input.deps.now();
+            input.log(
+              'info',
+              `waiting for ${waiting.length} document${waiting.length === 1 ? '' : 's'} other workers hold (up to ${Math.round(input.poll.timeoutMs / 1000)} s, --poll-timeout), to write the whole batch's records`,
+            );
+          }
+          const left = waitingSince + input.poll.timeoutMs - input.deps.now();
+          if (left <= 0) break;
+          await Promise.race([
+            input.deps.sleep(Math.min(heldDelay(round++, input.poll), left), input.signal),
+            nextWake(),
+          ]);
+          if (input.signal.aborted) break;
+          queue = waiting;
+          waiting = [];
+          rechecking = true;
+          continue;
+        }
+        // Full: wait for a send to end or a document to settle.
+        await nextWake();
+      }
+      // Each job's end wakes this loop. Not Promise.race(running): every race adds a reaction to
+      // every job still running, which is quadratic (20,000 documents: 200 million, out of heap).
+      const waitingAtEnd = waiting.length;
+      while (running.size > 0) {
+        await nextWake();
+        rethrow();
+      }
+      // A document lost to another worker while it ran here (this worker paused past its lease)
+      // joins `waiting` when its run ends, which may be after the loop above gave up: look at it
+      // once more (its new holder may have finished it) before calling it held elsewhere.
+      if (waiting.length > waitingAtEnd && !input.stopped() && !input.signal.aborted) {
         queue = waiting;
         waiting = [];
         rechecking = true;
         continue;
       }
-      // Full: wait for a send to end or a document to settle.
-      await nextWake();
-    }
-    // Each job's end wakes this loop. Not Promise.race(running): every race adds a reaction to
-    // every job still running, which is quadratic (20,000 documents: 200 million, out of heap).
-    while (running.size > 0) {
-      await nextWake();
-      rethrow();
+      break;
     }
     if (waiting.length === 0) return [];
     const holders = await state.holders(waiting.map((j) => j.key)).catch(() => new Map<string, string>());

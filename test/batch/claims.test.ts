@@ -150,4 +150,40 @@ describe('claims', () => {
     expect(clock.now()).toBeGreaterThanOrEqual(60_000);
     expect(clock.now()).toBeLessThan(70_000);
   });
+  it('a document lost to another worker while it ran here, found after the claims ended, is looked at again: done by the other, it is not called held', async () => {
+    const clock = fakeClock();
+    const others = new Map<string, { freeAt: number }>();
+    const { state, held } = fakeShared(others, clock.now);
+    let lost = false;
+    state.lost = (key) => lost && key === job(0).key;
+    let finish: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const decided: Array<{ key: string; action: string }> = [];
+    const share = workThrough({
+      state,
+      jobs: [job(0)],
+      retryFailed: false,
+      concurrency: 1,
+      maxPending: 1,
+      poll: DEFAULT_POLL,
+      deps: clock,
+      signal: new AbortController().signal,
+      stopped: () => false,
+      log: () => {},
+      start: () => running,
+      decided: (j) => decided.push({ key: j.key, action: j.action }),
+    });
+    const result = share.run();
+    // This worker paused past its lease: the other took the document over and completed it.
+    setTimeout(() => {
+      lost = true;
+      held.delete(job(0).key);
+      others.set(job(0).key, { freeAt: 0 });
+      finish();
+    }, 20);
+    expect(await result).toEqual([]);
+    expect(decided).toEqual([{ key: job(0).key, action: 'done' }]);
+  });
 });
