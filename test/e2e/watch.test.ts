@@ -30,7 +30,10 @@ async function writeSlowly(path: string, bytes: Buffer, chunks: number, gapMs: n
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-describe('extract watch', () => {
+// Each test waits (`until`) up to 120 s for what the watcher does; the test's own bound sits above
+// it, so a slow machine gets the watcher's stderr in the failure, not a bare time-out (a CI run
+// timed the move test out at 30 s while it was still working).
+describe('extract watch', { timeout: 150_000 }, () => {
   it('a file written slowly in chunks over 3 s is sent once, complete: one charge, no failure', async () => {
     const { url } = await serve();
     const cwd = dropDir();
