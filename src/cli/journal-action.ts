@@ -1,20 +1,14 @@
 import { parseStateSpec } from '../batch/state/index.ts';
 import { compactJournal } from '../batch/state/compact.ts';
 import type { Env } from '../config/settings.ts';
-import { userJournalOf } from './status-action.ts';
+import { journalOf } from './status-action.ts';
 
 /** Glue between `extract journal compact` and compactJournal: which journal, process streams. */
 export async function compactFromCli(
   flags: { state?: string | undefined; json?: boolean | undefined },
   env: Env,
 ): Promise<number> {
-  let state = flags.state;
-  if (state === undefined) {
-    const { resolveStateUrl } = await import('../config/settings.ts');
-    const { openConfigStore } = await import('../config/store.ts');
-    const store = openConfigStore({ env });
-    state = resolveStateUrl(env, store) ?? (await userJournalOf(env, store));
-  }
+  const state = await journalOf(flags.state, env);
   const done = await compactJournal(parseStateSpec(state, process.cwd()), {
     log: (level, message) =>
       level === 'warn' || level === 'error' ? process.stderr.write(`extract: ${message}\n`) : undefined,

@@ -14,13 +14,7 @@ export async function statusFromCli(
   },
   env: Env,
 ): Promise<number> {
-  let state = flags.state;
-  if (state === undefined) {
-    const { resolveStateUrl } = await import('../config/settings.ts');
-    const { openConfigStore } = await import('../config/store.ts');
-    const store = openConfigStore({ env });
-    state = resolveStateUrl(env, store) ?? (await userJournalOf(env, store));
-  }
+  const state = await journalOf(flags.state, env);
   await runStatus(
     {
       state,
@@ -45,6 +39,15 @@ export async function statusFromCli(
  * has taken them in, an earlier version's journal (the user's JSONL one, or this folder's); with
  * no service configured, this folder's.
  */
+/** The journal a command reads: `--state`, else the shared journal's URL, else the user's own. */
+export async function journalOf(flagged: string | undefined, env: Env): Promise<string> {
+  if (flagged !== undefined) return flagged;
+  const { resolveStateUrl } = await import('../config/settings.ts');
+  const { openConfigStore } = await import('../config/store.ts');
+  const store = openConfigStore({ env });
+  return resolveStateUrl(env, store) ?? (await userJournalOf(env, store));
+}
+
 export async function userJournalOf(env: Env, store: SettingsStore): Promise<string> {
   const { existsSync } = await import('node:fs');
   const { resolveSettings } = await import('../config/settings.ts');

@@ -9,6 +9,7 @@ import { openState, type StateJournal, type StateSpec } from '../../src/batch/st
 import pg from 'pg';
 import { tempDir } from '../helpers/cli.ts';
 import { startPostgres } from '../helpers/postgres.ts';
+import { seededRandom } from '../../src/emulator/faults.ts';
 
 /**
  * A journal that knows many documents opens without a replay (issue 26): what a run looks up
@@ -20,21 +21,9 @@ import { startPostgres } from '../helpers/postgres.ts';
 const DOCUMENTS = 40_000;
 const TARGETS = ['ta', 'tb', 'tc'];
 
-/** A seeded generator (mulberry32): the same journal every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Every kind of history a document can have, about 2.5 facts a document, in time order. */
 function* syntheticFacts(documents: number, seed = 26): Generator<JournalFact> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   let clock = Date.parse('2026-01-01T00:00:00.000Z');
   const at = () => new Date(clock++).toISOString();
   yield { fact: 'journal', at: at(), version: 2 };
