@@ -1,10 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { Results } from '../contract/index.ts';
-import { hasErrno } from '../errno.ts';
 import { Route } from '../outputs/record-schema.ts';
-import { ExtractError } from '../errors.ts';
-import { JOURNAL_VERSION, replayer, type Replay } from './journal.ts';
 
 /**
  * The journal's facts as a zod schema (journal.ts says what they mean), and the readers that
@@ -101,63 +97,3 @@ export const JournalFact = z.discriminatedUnion('fact', [
   z.object({ fact: z.literal('journal'), at: z.string(), version: z.number().int().positive() }),
 ]);
 export type JournalFact = z.infer<typeof JournalFact>;
-
-/** Replays the journal text (see replayer for the rules). */
-export function replayJournal(text: string, where = 'the journal'): Replay {
-  const replay = replayer();
-  const parsed = parseJournal(text, where);
-  for (const fact of parsed.facts) replay.apply(fact);
-  return { known: replay.known, parsers: replay.parsers, skipped: parsed.skipped, torn: parsed.torn };
-}
-
-/**
- * A fact as stored (a journal line parsed as JSON, a database row). A fact this version cannot
- * read was written by a newer one (a kind, a field or a value it does not know): the run stops
- * rather than take the document for unknown and pay for it again.
- */
-export function readFact(value: unknown, where: string): JournalFact {
-  const parsed = JournalFact.safeParse(value);
-  if (parsed.success && (parsed.data.fact !== 'journal' || parsed.data.version <= JOURNAL_VERSION)) return parsed.data;
-  throw new ExtractError(
-    'usage',
-    `${where} holds a fact this version of extract cannot read (written by a newer extract, or edited by hand): upgrade extract (npm install -g extract-cli@latest) and rerun; nothing was sent`,
-  );
-}
-
-/**
- * The facts of the journal text in order. A line that is not JSON is a torn write (a crash
- * mid-line): counted and skipped. A line that is JSON but no fact this version knows stops the
- * run (readFact).
- */
-export function parseJournal(
-  text: string,
-  where = 'the journal',
-): { facts: JournalFact[]; skipped: number; torn: boolean } {
-  const facts: JournalFact[] = [];
-  let skipped = 0;
-  let n = 0;
-  for (const line of text.split('\n')) {
-    n++;
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      skipped++;
-      continue;
-    }
-    facts.push(readFact(value, `${where} (line ${n})`));
-  }
-  return { facts, skipped, torn: text.length > 0 && !text.endsWith('\n') };
-}
-
-export async function readJournal(path: string): Promise<Replay> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if (hasErrno(err, 'ENOENT')) return { known: new Map(), parsers: new Map(), skipped: 0, torn: false };
-    throw err;
-  }
-  return replayJournal(text, path);
-}

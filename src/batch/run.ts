@@ -185,7 +185,7 @@ async function planBatch(
   let replay: JournalView = await viewOf(spec === null ? undefined : journal);
   if (options.dryRun && earlier.length > 0) {
     // A dry run only reads the older journals: what they know stands behind the journal's own answers.
-    const { readJournal } = await import('./journal-facts.ts');
+    const { readJournal } = await import('./journal-read.ts');
     const olds = await Promise.all(earlier.map((path) => readJournal(path)));
     const parsers = new Map(replay.parsers);
     for (const old of olds) for (const [key, fact] of old.parsers) if (!parsers.has(key)) parsers.set(key, fact);

@@ -1,7 +1,7 @@
 import type { LeafField, LeafValue, Results, TableField } from '../contract/index.ts';
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
-import { type FieldPath, columnConceptOf, nameWords } from './labels.ts';
+import { type FieldPath, columnConceptOf } from './labels.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
 import { type CheckedRow, checkTable, productIs } from './table-checks.ts';
 import { type Column, type Header, findHeaders } from './table-header.ts';

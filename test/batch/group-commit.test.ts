@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_VERSION, openJournal, type JournalFact } from '../../src/batch/journal.ts';
-import { replayJournal } from '../../src/batch/journal-facts.ts';
+import { replayJournal } from '../../src/batch/journal-read.ts';
 import { groupCommit, type LogSink } from '../../src/batch/state/group-commit.ts';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/batch/journal-facts.ts';
+import { parseJournal } from '../../src/batch/journal-read.ts';
 import type { JournalFact } from '../../src/batch/journal.ts';
 import { compactJournal } from '../../src/batch/state/compact.ts';
 import { openState, parseStateSpec } from '../../src/batch/state/index.ts';

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { foreignTargets, soleIdentity } from '../../src/batch/identity.ts';
-import { replayJournal } from '../../src/batch/journal-facts.ts';
+import { replayJournal } from '../../src/batch/journal-read.ts';
 import { replayer, stateKey, type JournalFact, type JournalView, type KnownState } from '../../src/batch/journal.ts';
 import { compactJournal } from '../../src/batch/state/compact.ts';
 import { openState, type StateJournal, type StateSpec } from '../../src/batch/state/index.ts';

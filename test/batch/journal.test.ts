@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readJournal, replayJournal } from '../../src/batch/journal-facts.ts';
+import { readJournal, replayJournal } from '../../src/batch/journal-read.ts';
 import { openJournal, stateKey, type JournalFact } from '../../src/batch/journal.ts';
 import { acquireLock, lockPathFor } from '../../src/batch/lock.ts';
 import { actionFor } from '../../src/batch/plan.ts';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/batch/journal-facts.ts';
+import { parseJournal } from '../../src/batch/journal-read.ts';
 import type { WriteBytes } from '../../src/batch/journal.ts';
 import { rescuePathFor, takeBackRescued } from '../../src/batch/state/rescue.ts';
 import { ExtractError } from '../../src/errors.ts';

@@ -56,7 +56,7 @@ async function compactFile(path: string, options: { log: Log; lock?: LockDeps | 
   try {
     takeBackRescued(path, options.log);
     const bytesBefore = sizeOf(path);
-    const { parseJournal } = await import('../journal-facts.ts');
+    const { parseJournal } = await import('../journal-read.ts');
     const { readFileSync } = await import('node:fs');
     let text = '';
     try {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { openJournal, type JournalWriter } from '../journal.ts';
 import { acquireLock, type Lock } from '../lock.ts';
-import type { Claim, OpenStateOptions, StateJournal } from './index.ts';
+import type { Claim, OpenStateOptions, StateJournal } from './journal-state.ts';
 import { hasErrno } from '../../errno.ts';
 import type { Log } from '../../client/deps.ts';
 import { openIndexed, type IndexedJournal } from './journal-index.ts';
@@ -22,7 +22,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
     // a current index loads no zod.
     const indexed = await openIndexed(
       path,
-      async () => (await import('../journal-facts.ts')).parseJournal,
+      async () => (await import('../journal-read.ts')).parseJournal,
       options.readOnly,
     );
     const { skipped, torn } = indexed;
@@ -67,7 +67,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       lost: () => false,
       holders: async () => new Map(),
       history: async () => {
-        const { parseJournal } = await import('../journal-facts.ts');
+        const { parseJournal } = await import('../journal-read.ts');
         const { facts, skipped } = parseJournal(await readText(path), path);
         return { facts: facts.map((fact) => ({ fact, worker: null })), workers: [], skipped };
       },

@@ -339,7 +339,7 @@ export function writeIndex(journal: string, known: Iterable<KnownState>, parsers
 export async function loadIndexed(
   journal: string,
 ): Promise<{ state: ReplayState; skipped: number; torn: boolean; replayedAfter: number } | undefined> {
-  const indexed = await openIndexed(journal, async () => (await import('../journal-facts.ts')).parseJournal, true);
+  const indexed = await openIndexed(journal, async () => (await import('../journal-read.ts')).parseJournal, true);
   try {
     if (!indexed.fromIndex) return undefined;
     return {

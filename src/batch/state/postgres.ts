@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
-import { readFact, type JournalFact } from '../journal-facts.ts';
+import type { JournalFact } from '../journal-facts.ts';
+import { readFact } from '../journal-read.ts';
 import {
   factKey,
   replayer,
@@ -16,14 +17,14 @@ import {
 import {
   ClaimLostError,
   memoryState,
-  redactUrl,
   type Claim,
   type History,
   type OpenStateOptions,
   type StateJournal,
   type WorkerInfo,
-} from './index.ts';
+} from './journal-state.ts';
 import { migrate } from './schema.ts';
+import { redactUrl } from '../../redact.ts';
 
 /**
  * The PostgreSQL backend: the journal's facts in a table many workers share, and a claim

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { realSleep } from '../../client/deps.ts';
 import { isDiskFull, isSqliteBusy, sqliteCode } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
-import { ClaimLostError, type OpenStateOptions } from './index.ts';
+import { ClaimLostError, type OpenStateOptions } from './journal-state.ts';
 
 /** How long a journal may stay locked by other processes before the run stops (--state-wait's default). */
 const DEFAULT_OUTAGE_MS = 60_000;

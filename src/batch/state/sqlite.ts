@@ -24,7 +24,7 @@ import {
   type OpenStateOptions,
   type StateJournal,
   type WorkerInfo,
-} from './index.ts';
+} from './journal-state.ts';
 import { describe, Guard } from './sqlite-guard.ts';
 import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 

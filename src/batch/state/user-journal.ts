@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { StateJournal } from './index.ts';
+import type { StateJournal } from './journal-state.ts';
 
 /**
  * Where the journal lives when --state does not say: in the user's state directory, one per
@@ -67,7 +67,7 @@ export async function importLegacy(
   path: string,
 ): Promise<{ facts: number; keptAs: string }> {
   const { readFile } = await import('node:fs/promises');
-  const { parseJournal } = await import('../journal-facts.ts');
+  const { parseJournal } = await import('../journal-read.ts');
   if (journal.importFacts === undefined) throw new Error(`${journal.where} cannot import an older journal`);
   const { facts } = parseJournal(await readFile(path, 'utf8'), path);
   const taken = await journal.importFacts(facts, path);
