@@ -13,7 +13,7 @@ import {
 } from '../journal/journal.ts';
 import type { StateJournal } from '../journal/state/index.ts';
 import type { Unsettled } from './settle.ts';
-import type { StatCache } from '../journal/state/stat-cache.ts';
+import type { StatCache } from './stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
 /**
