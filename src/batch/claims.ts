@@ -146,8 +146,9 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
             if (!job) continue;
             if (claim.takenFrom !== null)
               input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
+            // Not kept in byKey: a claim made again (a document waited for) plans again from the
+            // claim's answer, so the plan's job will do, and the batch holds one job per document.
             const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
-            byKey.set(job.key, next);
             if (next.action === 'submit' || next.action === 'resume') started.push(next);
             else {
               input.decided(next, claim.concurrent);
