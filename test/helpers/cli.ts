@@ -98,7 +98,16 @@ export type CliProcess = {
  * clean environment plus `env`, and lets the test wait for lines it prints.
  */
 export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
-  const child = execa(process.execPath, [CLI, ...args], {
+  return spawnNode([CLI, ...args], options);
+}
+
+/**
+ * Starts a Node script (`args[0]`, then its arguments) as spawnCli starts the CLI: a clean
+ * environment, killed after the test, its output waited on; its stdin is a pipe the test may
+ * write to.
+ */
+export function spawnNode(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+  const child = execa(process.execPath, args, {
     env: cleanEnv({
       ...(options.cwd !== undefined ? { XDG_STATE_HOME: stateHomeIn(options.cwd) } : {}),
       ...options.env,
