@@ -71,7 +71,7 @@ describe('the documents list with many documents', () => {
     await page.getByRole('link', { name: 'First page' }).first().click();
     await range.filter({ hasText: `1–50 of ${fmt(DOCUMENTS)}` }).waitFor();
     await call(server, 'POST', '/api/v1/extract', { body: inlineBody(pdf, 'newest.pdf') });
-    await range.filter({ hasText: `1–50 of ${fmt(DOCUMENTS + 1)}` }).waitFor({ timeout: 5000 });
+    await range.filter({ hasText: `1–50 of ${fmt(DOCUMENTS + 1)}` }).waitFor();
     expect((await namesOnPage())[0]).toBe('newest.pdf');
 
     // The status filter pages too.

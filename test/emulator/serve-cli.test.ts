@@ -84,7 +84,7 @@ describe('extract serve: the whole loop out of the box', () => {
     expect(r.status).toBe(200);
     const out = receiverLine![2]!;
     await expect
-      .poll(() => existsSync(out) && readFileSync(out, 'utf8').includes(r.body.document_id), { timeout: 10_000 })
+      .poll(() => existsSync(out) && readFileSync(out, 'utf8').includes(r.body.document_id))
       .toBe(true);
     const record = JSON.parse(readFileSync(out, 'utf8').trim().split('\n')[0]!);
     expect(record).toMatchObject({
