@@ -206,7 +206,9 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 90_000 
     run.kill('SIGTERM');
     const done = await run;
     const exitMs = performance.now() - killedAt;
-    console.log(`FIFO with no reader: exited ${exitMs.toFixed(0)} ms after SIGTERM (the CLI starts in ${startMs.toFixed(0)} ms)`);
+    console.log(
+      `FIFO with no reader: exited ${exitMs.toFixed(0)} ms after SIGTERM (the CLI starts in ${startMs.toFixed(0)} ms)`,
+    );
     // Promptly: within a few of the CLI's start-ups, measured just before (issue #22: SIGTERM was
     // ignored for minutes). A bound in seconds failed whenever the machine was busy.
     expect(exitMs).toBeLessThan(10 * startMs);

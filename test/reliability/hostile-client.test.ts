@@ -28,9 +28,7 @@ const KEY = 'ext_hostile_test_key_0001';
 describe('hostile: the client against a hostile server', () => {
   it('an answer of 300 MB is refused at the cap, and the server could send only a little of it', async () => {
     let written = (): number => 0;
-    let requests = 0;
     const url = await hostile((res) => {
-      requests++;
       res.writeHead(200, { 'content-type': 'application/json' });
       written = flood(res, 0x20).written;
     });
