@@ -12,7 +12,7 @@
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { createInterface } from 'node:readline';
-import { acquireLock } from '../../src/batch/lock.ts';
+import { acquireLock } from '../../src/journal/lock.ts';
 
 const [journal, mode, continueFile] = process.argv.slice(2);
 if (!journal || (mode !== undefined && (mode !== '--slow-maker' || !continueFile)))

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { lockPathFor } from '../../src/batch/lock.ts';
+import { lockPathFor } from '../../src/journal/lock.ts';
 import { type CliProcess, spawnNode, tempDir } from '../helpers/cli.ts';
 
 /**
