@@ -76,7 +76,7 @@ export type ServeProcess = CliProcess & { url: string };
  * Starts `extract serve --port 0 ...` as a child process and waits for its start-up lines
  * (the last is "Try: ..."). stdout and stderr stay apart, as for spawnCli.
  */
-export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
+export async function spawnServe(args: string[], timeoutMs = 60_000): Promise<ServeProcess> {
   const serve = spawnCli(['serve', '--port', '0', '--listen-port', '0', ...args]);
   const url = (await serve.waitFor(/Listening on (\S+)/, timeoutMs))[1]!;
   await serve.waitFor(/^Try: /m, timeoutMs);
@@ -145,7 +145,7 @@ export function spawnNode(args: string[], options: { env?: Record<string, string
     stdout: () => out,
     stderr: () => err,
     output: () => both,
-    waitFor(pattern, timeoutMs = 20_000) {
+    waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const m = pattern.exec(both);
