@@ -55,7 +55,7 @@ function mkfifo(path: string): void {
 const isRoot = process.getuid?.() === 0;
 
 // Each test runs the CLI against its own serve: generous on a loaded 2-core machine.
-describe('outputs: - means stdout', { timeout: 90_000 }, () => {
+describe('outputs: - means stdout', { timeout: 120_000 }, () => {
   it('--report - writes the report on stdout (no file named "-"); -o FILE keeps the records', async () => {
     const { url } = await serve({ idempotency_key: false });
     const cwd = workDir();
@@ -98,7 +98,7 @@ describe('outputs: - means stdout', { timeout: 90_000 }, () => {
   });
 });
 
-describe('outputs: files keep what they are', { timeout: 90_000 }, () => {
+describe('outputs: files keep what they are', { timeout: 120_000 }, () => {
   it('-o link.jsonl writes through the link to its target, atomically; a dangling link creates its target', async () => {
     const { url } = await serve({ idempotency_key: false });
     const cwd = workDir();
@@ -131,7 +131,7 @@ describe('outputs: files keep what they are', { timeout: 90_000 }, () => {
   });
 });
 
-describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 90_000 }, () => {
+describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000 }, () => {
   it.skipIf(!isRoot)(
     'as root (mknod needs it; /dev/null unit-tested in test/outputs/destination.test.ts), -o and --report to a null device leave the device a device',
     async () => {

@@ -25,7 +25,7 @@ const log = () => {};
 let server: PgServer;
 beforeAll(async () => {
   server = await startPostgres();
-}, 60_000);
+}, 120_000);
 afterAll(() => server?.stop());
 
 const opened: StateJournal[] = [];

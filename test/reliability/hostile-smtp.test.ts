@@ -69,7 +69,7 @@ describe('hostile: SMTP bounded as it arrives', () => {
   });
 
   it('SMTP sessions are capped: past MAX_SMTP_CLIENTS idle ones, a new one is told 421 and closed', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const s = await emulator({}, { smtpPort: 0 });
     const idle = await Promise.all(Array.from({ length: MAX_SMTP_CLIENTS }, () => smtpSession(s.smtpPort!)));
