@@ -1,5 +1,5 @@
 import type { BatchOptions } from '../batch/options.ts';
-import type { Verbosity } from '../batch/progress.ts';
+import type { Verbosity } from '../ui/progress.ts';
 import type { KeySource } from '../batch/session.ts';
 import { DEFAULT_POLL, type PollPolicy } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';

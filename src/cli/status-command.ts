@@ -5,7 +5,7 @@ import { parseFlags } from '../flags/parse.ts';
 
 /**
  * `extract status [--state FILE|URL] [--json]`: what a batch's journal says, from any
- * machine. The action only forwards to runStatus (src/batch/status.ts).
+ * machine. The action only forwards to runStatus (src/commands/status.ts).
  */
 export function registerStatus(program: Command): void {
   const status = program

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { durationFlag, sizeFlag } from '../batch/units.ts';
+import { durationFlag, sizeFlag } from './units.ts';
 import { type FlagSpec, type FlagTable, longName } from './spec.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { durationFlag, parseCount, parseDuration, parseSize } from '../batch/units.ts';
+import { durationFlag, parseCount, parseDuration, parseSize } from './units.ts';
 import { ExtractError } from '../errors.ts';
 import { attributeOf, type FlagSpec, type FlagTable, type FlagValues, flagLabel } from './spec.ts';
 
