@@ -50,7 +50,7 @@ const STATE_WAIT = {
 /** `extract [options] <inputs...>`, in the order --help lists them. */
 export const RUN_FLAGS = defineFlags({
   out: {
-    kind: 'text',
+    kind: 'path',
     short: 'o',
     value: 'path',
     description:
@@ -90,7 +90,7 @@ export const RUN_FLAGS = defineFlags({
   },
   ...POLL,
   state: {
-    kind: 'text',
+    kind: 'path',
     value: 'file|url',
     description: `the journal that makes reruns resume and never pay twice: a file (.jsonl; .sqlite/.db shared by runs on this machine), or postgres://… shared by many workers (or EXTRACT_STATE_URL); default: the user's journal of the service, ${DEFAULT_STATE_HELP}`,
   },
@@ -133,23 +133,23 @@ export const RUN_FLAGS = defineFlags({
     min: 0,
   },
   report: {
-    kind: 'text',
+    kind: 'path',
     value: 'file',
     description: 'write the summary as JSON, one entry per document (- for stdout)',
   },
   review: {
-    kind: 'text',
+    kind: 'path',
     value: 'file',
     description: 'write the completed documents with null fields, for a person, as JSON Lines (- for stdout)',
   },
   moveDone: {
-    kind: 'text',
+    kind: 'path',
     value: 'dir',
     description:
       'once its record is written, move each completed file into DIR (path under the folder kept; a clash gets "name (1).pdf")',
   },
   moveFailed: {
-    kind: 'text',
+    kind: 'path',
     value: 'dir',
     description: 'likewise for files that failed in a way that fails again (set aside)',
   },
@@ -263,7 +263,7 @@ export type StatusValues = FlagValues<typeof STATUS_FLAGS>;
 /** `extract journal compact`. */
 export const COMPACT_FLAGS = defineFlags({
   state: {
-    kind: 'text',
+    kind: 'path',
     value: 'file',
     description:
       'the journal file (JSON Lines, or SQLite: .sqlite, .db, sqlite:PATH; default: the user journal of the configured service)',

@@ -24,8 +24,9 @@ function optionOf(key: string, spec: FlagSpec): Option {
   switch (spec.kind) {
     case 'list':
       return option.argParser((value: string, previous: string[]) => [...previous, value]).default([]);
+    case 'path':
     case 'text':
-      if (spec.choices !== undefined) option.choices(spec.choices);
+      if (spec.kind === 'text' && spec.choices !== undefined) option.choices(spec.choices);
       if (spec.conflicts !== undefined) option.conflicts(spec.conflicts);
       return spec.default === undefined ? option : option.default(spec.default);
     case 'size':

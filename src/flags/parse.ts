@@ -37,6 +37,8 @@ function parseValue(key: string, spec: FlagSpec, given: unknown): unknown {
       if (spec.choices !== undefined && !spec.choices.includes(text))
         throw new ExtractError('usage', `${flag} "${text}": use ${spec.choices.join(', ')}`);
       return text;
+    case 'path':
+      return text;
     case 'size':
       return parseSize(text, flag);
     case 'duration': {

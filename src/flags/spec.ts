@@ -27,6 +27,8 @@ export type FlagSpec =
   | (Common & { kind: 'off' })
   /** Text as typed, or one of `choices`. `conflicts`: the key of a flag it cannot go with. */
   | (Valued & { kind: 'text'; default?: string; choices?: readonly string[]; conflicts?: string })
+  /** A file or directory (or, for --state, a URL): completion offers files after it. */
+  | (Valued & { kind: 'path'; default?: string; conflicts?: string })
   /** Repeatable text (--ignore a --ignore b): every value, in order; none is []. */
   | (Valued & { kind: 'list' })
   /** Bytes, written 500000, 512KB, 8MB (units.ts parseSize); the default in bytes. */
