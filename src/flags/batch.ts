@@ -5,7 +5,7 @@ import {
   DEFAULT_STATE_HELP,
   DEFAULT_STATE_WAIT_MS,
 } from '../batch/options.ts';
-import { DEFAULT_INLINE_MAX } from '../batch/route.ts';
+import { DEFAULT_INLINE_MAX, ROUTES } from '../batch/route.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
 import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
 import { defineFlags, type FlagValues, pickFlags } from './spec.ts';
@@ -66,7 +66,7 @@ export const RUN_FLAGS = defineFlags({
     kind: 'text',
     value: 'route',
     description: 'force a route; auto chooses by size',
-    choices: ['auto', 'inline', 'upload'],
+    choices: ROUTES,
     default: 'auto',
   },
   inlineMax: {
