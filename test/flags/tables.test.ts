@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { REFERENCE_PATH } from '../../scripts/cli-reference.ts';
 import { DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS } from '../../src/batch/options.ts';
@@ -8,7 +9,7 @@ import { buildProgram } from '../../src/cli/main.ts';
 import { ExtractError } from '../../src/errors.ts';
 import type { RunValues, WatchValues } from '../../src/flags/batch.ts';
 import { RUN_FLAGS, WATCH_FLAGS } from '../../src/flags/batch.ts';
-import { flagsOf } from '../../src/flags/commander.ts';
+import { addFlags, flagsOf } from '../../src/flags/commander.ts';
 import { parseFlags } from '../../src/flags/parse.ts';
 import { type ServeValues, SERVE_FLAGS } from '../../src/flags/servers.ts';
 import { attributeOf, type FlagTable } from '../../src/flags/spec.ts';
@@ -62,6 +63,56 @@ function pageDefaults(path: string): Map<string, string> {
   return out;
 }
 
+const DOCS = join(import.meta.dirname, '../../docs');
+
+/** The task pages that hold tables of a command's flags (docs/reference.md is generated), and whose flags they are. */
+const PAGES_WITH_FLAG_TABLES: Record<string, string> = {
+  'batch.md': 'extract',
+  'journal.md': 'extract',
+  'outputs.md': 'extract',
+  'serve.md': 'extract serve',
+};
+
+/**
+ * What the hand-written flag tables of a page say that the flag tables contradict: a flag the
+ * command does not have, or a default other than the one --help shows (a "Default" column, or
+ * "default `x`" in the row).
+ */
+function pageContradictions(page: string, text: string, table: FlagTable): string[] {
+  const out: string[] = [];
+  const command = new Command('x');
+  addFlags(command, table);
+  const byLong = new Map(command.options.map((o) => [o.long, o]));
+  let defaultColumn = -1;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('|')) {
+      defaultColumn = -1;
+      continue;
+    }
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim());
+    const header = cells.findIndex((c) => /^default$/i.test(c));
+    if (header >= 0) defaultColumn = header;
+    if (!cells[0]?.startsWith('`-')) continue;
+    const longs = [...cells[0].matchAll(/(--[a-z][a-z-]*)/g)].map((m) => m[1]!);
+    for (const long of longs) {
+      const option = byLong.get(long);
+      if (option === undefined) {
+        out.push(`${page}: ${long} is no flag of the command`);
+        continue;
+      }
+      const written =
+        defaultColumn >= 0 ? /^`([^`]+)`$/.exec(cells[defaultColumn] ?? '')?.[1] : /default `([^`]+)`/.exec(line)?.[1];
+      const shown = option.defaultValue === undefined ? undefined : String(option.defaultValue);
+      if (written !== undefined && shown !== undefined && written !== shown)
+        out.push(`${page}: ${long} says default ${written}, --help says ${shown}`);
+    }
+  }
+  return out;
+}
+
 describe('flags: one table per command', () => {
   it('every option of every command is in its table, and every flag of a table is an option, in order', () => {
     expect(mismatches(buildProgram(), FLAG_TABLES)).toEqual([]);
@@ -103,6 +154,24 @@ describe('flags: one table per command', () => {
       }
     }
     expect(checked).toBeGreaterThan(20);
+  });
+
+  it("the task pages' hand-written flag tables name flags the command has, with the defaults --help shows", () => {
+    const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md') && f !== 'reference.md');
+    const withTables = pages.filter((f) => /^\| `-/m.test(readFileSync(join(DOCS, f), 'utf8')));
+    expect(withTables.sort()).toEqual(Object.keys(PAGES_WITH_FLAG_TABLES).sort());
+    const found: string[] = [];
+    for (const [page, path] of Object.entries(PAGES_WITH_FLAG_TABLES))
+      found.push(...pageContradictions(page, readFileSync(join(DOCS, page), 'utf8'), FLAG_TABLES[path]!));
+    expect(found).toEqual([]);
+    // The check itself, on a page that is wrong both ways.
+    const wrong = ['| Flag | Default | Meaning |', '| --- | --- | --- |', '| `-c, --concurrency N` | `8` | x |'];
+    wrong.push('| `--no-such-flag` | | x |', '', '| flag | meaning |', '| `--poll-timeout D` | default `10m` |');
+    expect(pageContradictions('p.md', wrong.join('\n'), RUN_FLAGS)).toEqual([
+      'p.md: --concurrency says default 8, --help says 4',
+      'p.md: --no-such-flag is no flag of the command',
+      'p.md: --poll-timeout says default 10m, --help says 15m',
+    ]);
   });
 
   it("a command line without flags parses to the tables' defaults, through commander as the CLI runs it", () => {
