@@ -1,6 +1,6 @@
 import type { Command, Option } from 'commander';
 import { CONFIG_KEYS } from '../config/settings.ts';
-import { flagsOf } from '../flags/commander.ts';
+import { flagsOf } from '../flags/spec.ts';
 import { FLAG_TABLES } from '../flags/tables.ts';
 import { TOPIC_NAMES } from './topics.ts';
 

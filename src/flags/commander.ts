@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { durationFlag, sizeFlag } from './units.ts';
-import { type FlagSpec, type FlagTable, longName } from './spec.ts';
+import { type FlagSpec, type FlagTable, flagsOf } from './spec.ts';
 
 /**
  * Adds a table's flags to a commander command, in the table's order (the order --help lists).
@@ -10,13 +10,6 @@ import { type FlagSpec, type FlagTable, longName } from './spec.ts';
 export function addFlags(command: Command, table: FlagTable): Command {
   for (const [key, spec] of Object.entries(table)) command.addOption(optionOf(key, spec));
   return command;
-}
-
-/** The commander syntax of a flag: `-o, --out <path>`, `--no-state`. */
-export function flagsOf(key: string, spec: FlagSpec): string {
-  const short = spec.short === undefined ? '' : `-${spec.short}, `;
-  const value = 'value' in spec ? ` <${spec.value}>` : '';
-  return `${short}--${longName(key)}${value}`;
 }
 
 function optionOf(key: string, spec: FlagSpec): Option {

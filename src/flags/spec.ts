@@ -81,6 +81,13 @@ export function longName(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
+/** The commander syntax of a flag: `-o, --out <path>`, `--no-state` (completion.ts reads it without commander). */
+export function flagsOf(key: string, spec: FlagSpec): string {
+  const short = spec.short === undefined ? '' : `-${spec.short}, `;
+  const value = 'value' in spec ? ` <${spec.value}>` : '';
+  return `${short}--${longName(key)}${value}`;
+}
+
 /** How commander names a flag's value: `--no-state` sets `state`. */
 export function attributeOf(key: string, spec: FlagSpec): string {
   return spec.kind === 'off' ? key.charAt(2).toLowerCase() + key.slice(3) : key;

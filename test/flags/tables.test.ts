@@ -9,10 +9,10 @@ import { buildProgram } from '../../src/cli/main.ts';
 import { ExtractError } from '../../src/errors.ts';
 import type { RunValues, WatchValues } from '../../src/flags/batch.ts';
 import { RUN_FLAGS, WATCH_FLAGS } from '../../src/flags/batch.ts';
-import { addFlags, flagsOf } from '../../src/flags/commander.ts';
+import { addFlags } from '../../src/flags/commander.ts';
 import { parseFlags } from '../../src/flags/parse.ts';
 import { type ServeValues, SERVE_FLAGS } from '../../src/flags/servers.ts';
-import { attributeOf, type FlagTable } from '../../src/flags/spec.ts';
+import { attributeOf, type FlagTable, flagsOf } from '../../src/flags/spec.ts';
 import { FLAG_TABLES } from '../../src/flags/tables.ts';
 
 /**
