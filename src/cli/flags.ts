@@ -7,7 +7,7 @@ import type { RunValues, WatchValues } from '../flags/batch.ts';
 import { parseExplode } from '../outputs/index.ts';
 
 /** What a watcher shares with a batch run; the run's own flags it lacks are those of a run that says nothing. */
-export type BatchFlagValues = Pick<RunValues, keyof WatchValues & keyof RunValues> & Partial<RunValues>;
+type BatchFlagValues = Pick<RunValues, keyof WatchValues & keyof RunValues> & Partial<RunValues>;
 
 /**
  * The batch run's options from its parsed flags (src/flags/batch.ts, where each default is

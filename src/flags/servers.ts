@@ -7,9 +7,9 @@ import { defineFlags, type FlagValues } from './spec.ts';
 /** The flags of the two servers, `extract serve` and `extract listen`, and the parsers of their values. */
 
 /** The inbox of `extract listen`: beside the work, so a restart in the same place keeps deduplicating. */
-export const DEFAULT_INBOX_DIR = './.extract-inbox';
+const DEFAULT_INBOX_DIR = './.extract-inbox';
 
-export function parsePort(text: string, flag = '--port'): number {
+function parsePort(text: string, flag = '--port'): number {
   const port = Number(text);
   if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ExtractError(
@@ -20,7 +20,7 @@ export function parsePort(text: string, flag = '--port'): number {
   return port;
 }
 
-export function parseTimeScale(text: string): number {
+function parseTimeScale(text: string): number {
   const scale = Number(text);
   if (!Number.isFinite(scale) || scale <= 0) {
     throw new ExtractError(

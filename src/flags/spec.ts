@@ -61,7 +61,7 @@ export function pickFlags<const T extends FlagTable, const K extends keyof T & s
 type Given<S, V> = S extends { default: unknown } ? V : V | undefined;
 
 /** What a flag's value is once parsed: a defaulted flag always has one. */
-export type FlagValue<S extends FlagSpec> = S extends { kind: 'switch' | 'off' }
+type FlagValue<S extends FlagSpec> = S extends { kind: 'switch' | 'off' }
   ? boolean
   : S extends { kind: 'list' }
     ? string[]
@@ -77,7 +77,7 @@ export type FlagValue<S extends FlagSpec> = S extends { kind: 'switch' | 'off' }
 export type FlagValues<T extends FlagTable> = { -readonly [K in keyof T]: FlagValue<T[K]> };
 
 /** `inlineMax` -> `inline-max`: a flag's long name from its key. */
-export function longName(key: string): string {
+function longName(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
