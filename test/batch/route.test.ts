@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INLINE_MAX, type RouteFlag, routeChooser, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
+import { DEFAULT_INLINE_MAX, ROUTES, routeChooser, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
 
 /**
  * Route choice, every case: over 300 MB a file is uploaded whatever the flags say (the spec's
@@ -8,7 +8,6 @@ import { DEFAULT_INLINE_MAX, type RouteFlag, routeChooser, UPLOAD_ONLY_ABOVE } f
  * --inline-max. (test/batch/units.test.ts holds the examples a reader starts from.)
  */
 
-const FLAGS: RouteFlag[] = ['auto', 'inline', 'upload'];
 const size = fc.oneof(
   fc.integer({ min: 0, max: 2 * UPLOAD_ONLY_ABOVE }),
   fc.constantFrom(0, DEFAULT_INLINE_MAX, DEFAULT_INLINE_MAX + 1, UPLOAD_ONLY_ABOVE, UPLOAD_ONLY_ABOVE + 1),
@@ -18,7 +17,7 @@ describe('route choice', () => {
   it('any flag, any --inline-max, any size: the rule, and a reason that names what decided it', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...FLAGS),
+        fc.constantFrom(...ROUTES),
         fc.integer({ min: 0, max: 2 * UPLOAD_ONLY_ABOVE }),
         size,
         (flag, max, n) => {
