@@ -2,8 +2,16 @@ import { defineConfig } from 'vitest/config';
 import { MEASURED, PROCESSES } from './test/layers.ts';
 import SlowFirstSequencer from './test/sequencer.ts';
 
-/** How many process-test files run at once (EXTRACT_TEST_PROCESS_WORKERS=1: one at a time). */
+/** Three at a time: the engine's and OCR's CPU keep both cores busy, the servers' waits fill the gaps. */
+const IN_PROCESS_WORKERS = 3;
+/**
+ * How many process-test files run at once: 2, after the in-process files, by default;
+ * EXTRACT_TEST_PROCESS_WORKERS=1 runs them one at a time (a machine busy already), and =3 runs
+ * them among the in-process files, as one pool (no wait between the two: the fastest on an idle
+ * machine, vitest allowing projects to share a turn only when they run as many at a time).
+ */
 const processWorkers = Number(process.env.EXTRACT_TEST_PROCESS_WORKERS ?? 2);
+const processTurn = processWorkers === IN_PROCESS_WORKERS ? 0 : 1;
 
 const shared = {
   // Files share their worker and its loaded modules, which saves a fresh Node and a reload of
@@ -28,8 +36,7 @@ export default defineConfig({
     // The slowest files of each project start first (test/sequencer.ts), so no core idles at the end.
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
-      // Three at a time: the engine's and OCR's CPU keep both cores busy, the servers' waits fill
-      // the gaps (vitest's default on 2 cores is one at a time: 7-8 minutes on an idle machine).
+      // (vitest's default on 2 cores is one file at a time: 7-8 minutes on an idle machine)
       {
         test: {
           ...shared,
@@ -37,7 +44,7 @@ export default defineConfig({
           name: 'in-process',
           include: ['test/**/*.test.ts'],
           exclude: [...PROCESSES, ...MEASURED],
-          maxWorkers: 3,
+          maxWorkers: IN_PROCESS_WORKERS,
         },
       },
       // After them, fewer at a time: each file starts its own processes.
@@ -49,18 +56,19 @@ export default defineConfig({
           include: PROCESSES,
           exclude: MEASURED,
           maxWorkers: processWorkers,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: processTurn },
         },
       },
-      // Last, once the suite's own load is over: the files that read the machine.
+      // Last, once the rest of the suite is done: the files that read the machine. Three at a
+      // time, as before this split (one at a time would add minutes: they are the longest files).
       {
         test: {
           ...shared,
           ...patient(120_000),
           name: 'measured',
           include: MEASURED,
-          maxWorkers: 1,
-          sequence: { groupOrder: 2 },
+          maxWorkers: 3,
+          sequence: { groupOrder: processTurn + 1 },
         },
       },
     ],

@@ -7,9 +7,9 @@
  *   worker processes included. Three files at a time.
  * - processes: files that start the CLI, `serve` or `listen` as child processes, a browser,
  *   PostgreSQL or npm. They wait on other processes, which a loaded machine slows most: they run
- *   after the in-process files, fewer at a time, with longer time-outs.
+ *   after the in-process files, two at a time, with longer time-outs.
  * - measured: files that read the machine (peak memory, CPU ticks, a deadline in seconds): last,
- *   when the suite's own load is over.
+ *   when the rest of the suite is done.
  */
 
 export const MEASURED = [
