@@ -36,7 +36,7 @@ export function nullPaths(fields, values, prefix = '', labels = '') {
 }
 
 /** One leaf value, written so that null, "" and 0 can never be mistaken for one another. */
-export function leafValue(type, value) {
+function leafValue(type, value) {
   if (value === null)
     return h(
       'span',

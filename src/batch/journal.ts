@@ -16,7 +16,7 @@ import { groupCommit, type LogSink } from './state/group-commit.ts';
 
 export type { FailureCharge, JournalFact, SentRequest } from './journal-facts.ts';
 /** A fact about one document (the others: reset, parser, journal). */
-export type DocumentFact = Exclude<JournalFact, { fact: 'reset' | 'parser' | 'journal' }>;
+type DocumentFact = Exclude<JournalFact, { fact: 'reset' | 'parser' | 'journal' }>;
 /** What an API key is known to be: which parser's documents it sees (batch/identity.ts). */
 export type ParserFact = Extract<JournalFact, { fact: 'parser' }>;
 
@@ -188,9 +188,6 @@ function appendSink(handle: FileHandle, write: WriteBytes): LogSink {
 export function versionFact(at = new Date()): JournalFact {
   return { fact: 'journal', at: at.toISOString(), version: JOURNAL_VERSION };
 }
-
-/** For --no-state and --dry-run. */
-export const NO_JOURNAL: JournalWriter = { append: async () => {}, close: async () => {} };
 
 /**
  * What the journal knows, looked up per document: a backend answers from an index (SQLite's

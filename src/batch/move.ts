@@ -88,7 +88,7 @@ function insideRel(rel: string): string {
 }
 
 /** The n-th name tried for `target`: itself, then `name (n).ext`. */
-export function suffixed(target: string, n: number): string {
+function suffixed(target: string, n: number): string {
   if (n === 0) return target;
   const ext = extname(target);
   return join(dirname(target), `${basename(target, ext)} (${n})${ext}`);

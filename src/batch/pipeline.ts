@@ -48,7 +48,7 @@ export type Charges = { reserved: number; refunded: number; unknown: number };
  * - pending: submitted, still processing at the deadline or when the run stopped; a rerun resumes it
  * - not_submitted: never sent, because the run stopped (402, auth, signal, --max-credits); a rerun sends it
  */
-export type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
+type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
 export type Outcome = { kind: OutcomeKind; record: DocumentRecord; retryable?: boolean; charge?: FailureCharge };
 
 export type PipelineContext = {
@@ -684,7 +684,7 @@ function pageCountOf(answer: Record<string, unknown>): number | null {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
-export function reasonText(reason: StopReason): string {
+function reasonText(reason: StopReason): string {
   switch (reason) {
     case 'out_of_credits':
       return 'the service is out of credits (402); top up, then rerun the same command';

@@ -57,7 +57,7 @@ export function serviceName(job: Job): string {
  * by a pattern that are something else (notes, spreadsheets, archives) are skipped unless
  * --all-files; a file named by itself is always sent.
  */
-export function isDocumentType(mimeType: string): boolean {
+function isDocumentType(mimeType: string): boolean {
   return mimeType === 'application/pdf' || (mimeType.startsWith('image/') && mimeType !== 'image/svg+xml');
 }
 

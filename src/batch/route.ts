@@ -1,5 +1,5 @@
 /** How a file travels: base64 in the extract body, or upload-and-poll. */
-export type RouteChoice = 'inline' | 'upload';
+type RouteChoice = 'inline' | 'upload';
 export type RouteFlag = 'auto' | 'inline' | 'upload';
 
 /**

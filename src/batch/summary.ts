@@ -132,7 +132,7 @@ export function tallySummary(
 }
 
 /** A failure an earlier run reported and set aside: listed again, not new. */
-export function isKnownFailure(d: ReportEntry): boolean {
+function isKnownFailure(d: ReportEntry): boolean {
   return d.outcome === 'left' && d.set_aside === true;
 }
 

@@ -4,7 +4,7 @@ import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
 import type { ListenFlags } from './listen-action.ts';
 
 /** The inbox of `extract listen`: beside the work, so a restart in the same place keeps deduplicating. */
-export const DEFAULT_INBOX_DIR = './.extract-inbox';
+const DEFAULT_INBOX_DIR = './.extract-inbox';
 
 /** `extract listen`: the webhook receiver (README: extract listen). The action only forwards. */
 export function registerListen(program: Command): void {

@@ -8,7 +8,7 @@
  */
 export type CircuitPolicy = { failures: number; spanMs: number };
 
-export const DEFAULT_CIRCUIT: CircuitPolicy = { failures: 5, spanMs: 5_000 };
+const DEFAULT_CIRCUIT: CircuitPolicy = { failures: 5, spanMs: 5_000 };
 
 export class Circuit {
   readonly #now: () => number;

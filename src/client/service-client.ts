@@ -37,7 +37,7 @@ export type AcceptedResult = z.infer<typeof AcceptedExtract>;
 export type FetchedDocument = DocumentBody;
 
 /** The steps of the API; only extract is not idempotent (it reserves credits). */
-export type Step = 'upload-url' | 'put' | 'extract' | 'get';
+type Step = 'upload-url' | 'put' | 'extract' | 'get';
 
 /** Callbacks the batch pipeline uses for AIMD: 429s lower its concurrency, successes raise it. */
 export type ClientHooks = { rateLimited?: () => void; succeeded?: () => void };
@@ -392,11 +392,11 @@ export class ServiceClient {
 }
 
 /** The largest answer the client reads: a result is kilobytes; a hostile or broken server's 300 MB is refused. */
-export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** Per attempt, for the small requests (upload-url, GET document): a slow drip is cut here and retried. */
-export const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 /** Per attempt of POST extract: longer, since an inline extraction answers when it is done. */
-export const EXTRACT_TIMEOUT_MS = 300_000;
+const EXTRACT_TIMEOUT_MS = 300_000;
 
 /**
  * A body read up to `limit` bytes and within `timeLeftMs`; beyond either, the read stops (the

@@ -8,7 +8,7 @@ import { GatewayError } from './errors.ts';
  * successful answers are kept; after an error the key is free again, so a retry after a
  * 402 and a top-up goes through.
  */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type Idempotency = {
   /** The stored answer for this key, or null when the request should run. */

@@ -14,7 +14,7 @@ import type { Store } from './store.ts';
  * the same transaction. Stored-path documents run here in the background; inline ones
  * are awaited by their request. Nothing here knows HTTP.
  */
-export type Outcome =
+type Outcome =
   /** grounding: where each value was found, kept for the emulator's own surface only. */
   | { status: 'completed'; pageCount: number; results: Results; grounding?: Grounding; notes?: string[] }
   /**
@@ -28,13 +28,13 @@ export type Outcome =
  * `processing.concurrency` to the next one (it goes on, and the engine's fair queue puts fresh
  * documents before it): a few slow or hostile documents never hold the background queue.
  */
-export const OVERTIME_MS = 5000;
+const OVERTIME_MS = 5000;
 
 /**
  * How long close() waits for documents still being read (an engine it does not own, say) before it
  * returns and leaves them processing, as a kill would (resume() takes them up on the next start).
  */
-export const CLOSE_WAIT_MS = 5000;
+const CLOSE_WAIT_MS = 5000;
 
 /** Starts of background extraction before a document that never ends is failed (README: Emulator behaviour). */
 export const MAX_ATTEMPTS = 3;
@@ -299,7 +299,7 @@ function overRehearsalLimit(size: number, maxBytes: number): Outcome {
 }
 
 /** `promise`, or the signal's reason as soon as it aborts. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
@@ -319,5 +319,5 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
 }
 
 /** The text an abort leaves on the document (the caller names the limit in its reason). */
-export const reasonOf = (signal: AbortSignal): string =>
+const reasonOf = (signal: AbortSignal): string =>
   signal.reason instanceof Error ? signal.reason.message : 'extraction was cancelled; the credits were refunded';

@@ -11,7 +11,7 @@ import { needsReview } from './review.ts';
  */
 
 /** The columns every row starts with, before the fields of the results. */
-export const DOCUMENT_COLUMNS = ['file', 'document_id', 'status', 'page_count', 'error', 'needs_review'] as const;
+const DOCUMENT_COLUMNS = ['file', 'document_id', 'status', 'page_count', 'error', 'needs_review'] as const;
 
 /** A cell before CSV encoding. Tables not exploded travel as their JSON text. */
 export type Cell = LeafValue;

@@ -5,7 +5,7 @@ import { needsReview } from './review.ts';
  * A record's shape is the zod schema in record-schema.ts (the receiver validates stored records
  * with it); this module takes only its types, so a batch run that validates nothing loads no zod.
  */
-export type { DocumentRecord, RecordStatus, Route } from './record-schema.ts';
+export type { DocumentRecord, Route } from './record-schema.ts';
 
 export type OutputFormat = 'json' | 'jsonl' | 'csv' | 'dir';
 

@@ -48,7 +48,7 @@ export const INBOX_FILE = 'inbox.db';
 
 export type InboxRow = { seq: number; method: string; body: Uint8Array };
 export type SeenRow = { document_id: string; inbox_seq: number; record: DocumentRecord; null_fields: string[] };
-export type Outcome = 'new' | 'duplicate' | 'invalid';
+type Outcome = 'new' | 'duplicate' | 'invalid';
 
 export type InboxEvent = { receivedAt: Date; method: string; documentId: string; body: Uint8Array };
 

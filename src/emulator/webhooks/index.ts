@@ -16,7 +16,7 @@ import { processedPayload, testPayload } from './payload.ts';
 export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /** Integrations get an id from the config, or `<parser_id>-webhook-<n>`. */
-export function resolveIntegrations(parsers: readonly ParserConfig[]): Map<string, ResolvedIntegration> {
+function resolveIntegrations(parsers: readonly ParserConfig[]): Map<string, ResolvedIntegration> {
   const out = new Map<string, ResolvedIntegration>();
   for (const p of parsers) {
     p.webhooks.forEach((w, i) => {
