@@ -15,7 +15,8 @@ import { createGateway, type Gateway } from './gateway.ts';
 import { createPageCounter } from './pages.ts';
 import { createLedger } from './ledger.ts';
 import { createProcessor, type Processor } from './processor.ts';
-import { apiRoutes, type KeptBodies } from './routes/api.ts';
+import { apiRoutes } from './routes/api.ts';
+import { FinishedBodies } from './finished-bodies.ts';
 import { fastReads } from './routes/fast-reads.ts';
 import { appRoutes } from './routes/app.ts';
 import { arrivalRoutes } from './routes/arrivals.ts';
@@ -32,7 +33,7 @@ import { openStore, type Store } from './store.ts';
 import { createSigner } from './tickets.ts';
 import { createUploads } from './uploads.ts';
 import { createFaults, type Faults } from './faults.ts';
-import { createIdempotency } from './idempotency.ts';
+import { Idempotency } from './idempotency.ts';
 import { faultRoutes, installFaults } from './routes/faults.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 
@@ -181,7 +182,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
     intake,
     inbound: createInboundTokens(store.db),
     keys: createKeyRing(config.parsers),
-    idempotency: createIdempotency(store.db),
+    idempotency: new Idempotency(store.db, { honoured: config.idempotency_key }),
   };
 }
 
@@ -200,7 +201,7 @@ async function buildApp(
   );
   // Finished documents' bodies, kept by the document route; the server answers plain reads of
   // them itself (routes/fast-reads.ts), unless requests are logged.
-  const kept: KeptBodies = new Map();
+  const kept = new FinishedBodies();
   const reads = fastReads({ kept, keys: m.keys, faults: m.faults, boundHost: host });
   const app = Fastify({
     logger: false,
@@ -235,10 +236,9 @@ async function buildApp(
       gateway: m.gateway,
       keys: m.keys,
       idempotency: m.idempotency,
-      honourIdempotencyKey: config.idempotency_key,
       maxBodyBytes,
       now: deps.now,
-      kept,
+      finished: kept,
     }),
   );
   await app.register(storageRoutes(m.gateway));
