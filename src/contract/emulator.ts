@@ -113,12 +113,14 @@ const DocumentsPage = z.object({
   offset: z.number().int(),
   documents: z.array(AppDocument),
 });
+export type DocumentsPage = z.infer<typeof DocumentsPage>;
 
 export const DocumentsQuery = z.object({
   offset: z.coerce.number().int().nonnegative().default(0),
   limit: z.coerce.number().int().positive().max(500).default(50),
   status: DocumentStatus.optional(),
 });
+export type DocumentsQuery = z.infer<typeof DocumentsQuery>;
 
 /** Fault injection (README: "Fault injection"). */
 export const FaultOperation = z.enum([

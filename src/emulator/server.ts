@@ -21,6 +21,7 @@ import { fastReads } from './routes/fast-reads.ts';
 import { appRoutes } from './routes/app.ts';
 import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
+import { Surface } from './surface.ts';
 import {
   documentOf,
   frameworkErrors,
@@ -250,11 +251,14 @@ async function buildApp(
   await app.register(
     emulatorRoutes({
       ledger: m.ledger,
-      documents: m.documents,
+      surface: new Surface({
+        documents: m.documents,
+        integrations: m.webhooks.integrations,
+        parsers: config.parsers,
+        blobDir: store.blobDir,
+      }),
       webhooks: m.webhooks,
-      parsers: config.parsers,
       deps,
-      blobDir: store.blobDir,
     }),
   );
   return app;
