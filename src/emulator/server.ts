@@ -11,7 +11,7 @@ import { SERVE_DEFAULTS } from './defaults.ts';
 import { createDocuments } from './documents.ts';
 import type { ServerEvent } from './events.ts';
 import { createIntake } from './arrivals/intake.ts';
-import { createGateway, type Gateway } from './gateway.ts';
+import { Gateway } from './gateway.ts';
 import { createPageCounter } from './pages.ts';
 import { createLedger } from './ledger.ts';
 import { createProcessor, type Processor } from './processor.ts';
@@ -169,7 +169,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
     log,
   });
   processor.onFinished(() => webhooks.flush());
-  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
+  const gateway = new Gateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
   const countPages = createPageCounter(engine);
   const intake = createIntake({ store, documents, ledger, processor, faults, countPages, deps });
   return {
