@@ -5,7 +5,7 @@ import type { Faults } from '../faults.ts';
 import type { DocumentRow } from '../documents.ts';
 import { GatewayError } from '../errors.ts';
 import { createDispatcher, type DeliveryLog, type ResolvedIntegration } from './dispatcher.ts';
-import { createOutbox } from './outbox.ts';
+import { Outbox } from './outbox.ts';
 import { processedPayload, testPayload } from './payload.ts';
 
 /**
@@ -35,7 +35,7 @@ export function createWebhooks(input: {
   log: DeliveryLog;
 }) {
   const { db, config, deps, faults, log } = input;
-  const outbox = createOutbox(db);
+  const outbox = new Outbox(db);
   const integrations = resolveIntegrations(config.parsers);
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
   const dispatcher = createDispatcher({
