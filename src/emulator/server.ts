@@ -10,7 +10,7 @@ import { resolveConfig } from './config.ts';
 import { SERVE_DEFAULTS } from './defaults.ts';
 import { createDocuments } from './documents.ts';
 import type { ServerEvent } from './events.ts';
-import { createIntake } from './arrivals/intake.ts';
+import { Intake } from './arrivals/intake.ts';
 import { Gateway } from './gateway.ts';
 import { createPageCounter } from './pages.ts';
 import { createLedger } from './ledger.ts';
@@ -171,7 +171,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
   processor.onFinished(() => webhooks.flush());
   const gateway = new Gateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
   const countPages = createPageCounter(engine);
-  const intake = createIntake({ store, documents, ledger, processor, faults, countPages, deps });
+  const intake = new Intake({ store, documents, ledger, processor, faults, countPages, deps });
   return {
     documents,
     ledger,
