@@ -14,7 +14,7 @@ import { Intake } from './arrivals/intake.ts';
 import { Gateway } from './gateway.ts';
 import { createPageCounter } from './pages.ts';
 import { createLedger } from './ledger.ts';
-import { createProcessor, type Processor } from './processor.ts';
+import { Processor } from './processor.ts';
 import { apiRoutes } from './routes/api.ts';
 import { FinishedBodies } from './finished-bodies.ts';
 import { fastReads } from './routes/fast-reads.ts';
@@ -157,7 +157,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
   const faults = createFaults({ rules: config.faults.rules, seed: config.faults.seed, deps });
   const webhooks = createWebhooks({ db: store.db, config, deps, faults, log: (event) => emit?.(event) });
-  const processor = createProcessor({
+  const processor = new Processor({
     store,
     documents,
     ledger,
