@@ -1,9 +1,9 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { stateKey, versionFact, type KnownState } from '../../src/batch/journal.ts';
-import { openState, parseStateSpec } from '../../src/batch/state/index.ts';
-import { writeIndex } from '../../src/batch/state/journal-index.ts';
+import { stateKey, versionFact, type KnownState } from '../../src/journal/journal.ts';
+import { openState, parseStateSpec } from '../../src/journal/state/index.ts';
+import { writeIndex } from '../../src/journal/state/journal-index.ts';
 import { keyFingerprint } from '../../src/config/settings.ts';
 import { runExtract } from '../lib/cli.ts';
 import { writeCopies } from '../lib/pdfs.ts';

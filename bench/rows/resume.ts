@@ -2,8 +2,8 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { JournalFact } from '../../src/batch/journal-facts.ts';
-import { openJournal } from '../../src/batch/journal.ts';
+import { JournalFact } from '../../src/journal/journal-facts.ts';
+import { openJournal } from '../../src/journal/journal.ts';
 import { runExtract } from '../lib/cli.ts';
 import { writeCopies } from '../lib/pdfs.ts';
 import { check, measure, type Measured } from '../lib/proc.ts';
@@ -205,7 +205,7 @@ async function appendCost(ctx: BenchContext, journal: string, available: number)
     peerFigure: median(perAppend.small),
     goal: '~1x (constant)',
     pass: (x) => x <= 1.5,
-    note: `median of ${appends} appends through src/batch/journal.ts openJournal(), the real facts of the run above`,
+    note: `median of ${appends} appends through src/journal/journal.ts openJournal(), the real facts of the run above`,
   });
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openState, parseStateSpec, type StateJournal } from '../../src/batch/state/index.ts';
-import { stateKey, type JournalFact } from '../../src/batch/journal.ts';
+import { openState, parseStateSpec, type StateJournal } from '../../src/journal/state/index.ts';
+import { stateKey, type JournalFact } from '../../src/journal/journal.ts';
 import { startPostgres } from '../../test/helpers/postgres.ts';
 import { runExtract } from '../lib/cli.ts';
 import { writeInvoices } from '../lib/pdfs.ts';
@@ -144,6 +144,6 @@ async function factCost(ctx: BenchContext, url: string): Promise<Row> {
     peer: 'the JSONL file (write + fdatasync)',
     peerFigure: median(perFact.file),
     goal: 'reported',
-    note: `median of ${appends} appends through src/batch/state (openState), the same facts for both`,
+    note: `median of ${appends} appends through src/journal/state (openState), the same facts for both`,
   });
 }

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
-import type { WriteBytes } from './journal.ts';
-import type { LockDeps } from './lock.ts';
+import type { WriteBytes } from '../journal/journal.ts';
+import type { LockDeps } from '../journal/lock.ts';
 import type { KeySource } from './session.ts';
-import type { Verbosity } from './progress.ts';
+import type { Verbosity } from '../ui/progress.ts';
 import type { RouteFlag } from './route.ts';
 import type { ReportEntry } from './summary.ts';
 

@@ -15,12 +15,12 @@ import {
 } from '../outputs/record.ts';
 import { redact } from '../redact.ts';
 import { fileFacts } from './facts.ts';
-import { lookup, soleIdentity, type Identity } from './identity.ts';
-import type { FailureCharge, JournalWriter, KnownLookup, SentRequest } from './journal.ts';
+import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
+import type { FailureCharge, JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
 import { actionFor, fetchable, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
-import { ClaimLostError, JournalWriteError } from './state/index.ts';
+import { ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
 export type StopReason =

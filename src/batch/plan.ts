@@ -2,11 +2,18 @@ import { printableBase } from './paths.ts';
 import { type DocumentRecord, type Route, completedRecord, errorRecord } from '../outputs/record.ts';
 import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType, type FileFacts } from './facts.ts';
-import { lookup, soleIdentity, type Identity } from './identity.ts';
-import { asLookup, chargeOf, stateKey, type KnownLookup, type KnownState, type SentRequest } from './journal.ts';
-import type { StateJournal } from './state/index.ts';
+import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
+import {
+  asLookup,
+  chargeOf,
+  stateKey,
+  type KnownLookup,
+  type KnownState,
+  type SentRequest,
+} from '../journal/journal.ts';
+import type { StateJournal } from '../journal/state/index.ts';
 import type { Unsettled } from './settle.ts';
-import type { StatCache } from './state/stat-cache.ts';
+import type { StatCache } from '../journal/state/stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
 /**

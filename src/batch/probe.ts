@@ -3,7 +3,7 @@ import type { ClientDeps } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import { ExtractError } from '../errors.ts';
-import type { Candidate } from './identity.ts';
+import type { Candidate } from '../journal/identity.ts';
 
 /**
  * Which of the candidates' documents this key can read: the spec scopes a key to one parser,

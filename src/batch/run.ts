@@ -12,21 +12,21 @@ import { errorRecord } from '../outputs/record.ts';
 import type { ClientDeps, Log } from '../client/deps.ts';
 import { discoverInputs, type LinkNotFollowed } from './discover.ts';
 import { finishBatch, finishDryRun } from './finish.ts';
-import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from './identity.ts';
-import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from './journal.ts';
+import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from '../journal/identity.ts';
+import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from '../journal/journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { folderExclusions } from './move.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, replan, type BatchPlan, type Job } from './plan.ts';
-import { chooseStyle, createReporter, useColor, type Reporter } from './progress.ts';
+import { chooseStyle, createReporter, useColor, type Reporter } from '../ui/progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
-import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from './state/index.ts';
-import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
-import { openStatCache, statCachePathFor, type StatCache } from './state/stat-cache.ts';
-import { setAsideEarlier } from './set-aside.ts';
+import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from '../journal/state/index.ts';
+import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from '../journal/state/user-journal.ts';
+import { openStatCache, statCachePathFor, type StatCache } from '../journal/state/stat-cache.ts';
+import { setAsideEarlier } from '../journal/set-aside.ts';
 import { settledOnly, type Unsettled } from './settle.ts';
-import { formatDuration } from './units.ts';
+import { formatDuration } from '../flags/units.ts';
 import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
 
@@ -185,7 +185,7 @@ async function planBatch(
   let replay: JournalView = await viewOf(spec === null ? undefined : journal);
   if (options.dryRun && earlier.length > 0) {
     // A dry run only reads the older journals: what they know stands behind the journal's own answers.
-    const { readJournal } = await import('./journal-read.ts');
+    const { readJournal } = await import('../journal/journal-read.ts');
     const olds = await Promise.all(earlier.map((path) => readJournal(path)));
     const parsers = new Map(replay.parsers);
     for (const old of olds) for (const [key, fact] of old.parsers) if (!parsers.has(key)) parsers.set(key, fact);

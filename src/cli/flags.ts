@@ -5,10 +5,10 @@ import {
   DEFAULT_MAX_PENDING,
   DEFAULT_STATE_WAIT_MS,
 } from '../batch/options.ts';
-import type { Verbosity } from '../batch/progress.ts';
+import type { Verbosity } from '../ui/progress.ts';
 import { DEFAULT_INLINE_MAX, type RouteFlag } from '../batch/route.ts';
 import type { KeySource } from '../batch/session.ts';
-import { parseCount, parseDuration, parseSize } from '../batch/units.ts';
+import { parseCount, parseDuration, parseSize } from '../flags/units.ts';
 import { DEFAULT_POLL, type PollPolicy } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';
 import { parseExplode } from '../outputs/index.ts';

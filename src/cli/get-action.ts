@@ -1,4 +1,4 @@
-import { runGet } from '../batch/get.ts';
+import { runGet } from '../commands/get.ts';
 import { defaultClientDeps } from '../client/deps.ts';
 import type { Env } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { durationFlag } from '../batch/units.ts';
+import { durationFlag } from '../flags/units.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
 import type { GetCliFlags } from './get-action.ts';
 

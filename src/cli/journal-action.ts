@@ -1,5 +1,5 @@
-import { parseStateSpec } from '../batch/state/index.ts';
-import { compactJournal } from '../batch/state/compact.ts';
+import { parseStateSpec } from '../journal/state/index.ts';
+import { compactJournal } from '../journal/state/compact.ts';
 import type { Env } from '../config/settings.ts';
 import { journalOf } from './status-action.ts';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 
 /**
  * `extract journal compact [--state FILE]`: keeps, per document, only the facts its replay needs
- * (src/batch/state/compact.ts). The action only forwards to journal-action.ts.
+ * (src/journal/state/compact.ts). The action only forwards to journal-action.ts.
  */
 export function registerJournal(program: Command): void {
   const journal = program.command('journal').description('Maintain the journal of sent documents');

@@ -9,7 +9,7 @@ import {
   type StopSignal,
 } from '../batch/options.ts';
 import { DEFAULT_INLINE_MAX } from '../batch/route.ts';
-import { durationFlag, sizeFlag } from '../batch/units.ts';
+import { durationFlag, sizeFlag } from '../flags/units.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
 import type { RunFlags } from './flags.ts';
 import { EXIT_CODES_TEXT } from './topics.ts';

@@ -1,6 +1,6 @@
 import { DEFAULT_LEASE_MS, DEFAULT_STATE_WAIT_MS } from '../batch/options.ts';
-import { runStatus } from '../batch/status.ts';
-import { parseDuration } from '../batch/units.ts';
+import { runStatus } from '../commands/status.ts';
+import { parseDuration } from '../flags/units.ts';
 import type { Env, SettingsStore } from '../config/settings.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
@@ -51,7 +51,7 @@ export async function journalOf(flagged: string | undefined, env: Env): Promise<
 export async function userJournalOf(env: Env, store: SettingsStore): Promise<string> {
   const { existsSync } = await import('node:fs');
   const { resolveSettings } = await import('../config/settings.ts');
-  const { LEGACY_STATE, earlierJournals, userJournalPath } = await import('../batch/state/user-journal.ts');
+  const { LEGACY_STATE, earlierJournals, userJournalPath } = await import('../journal/state/user-journal.ts');
   const { baseUrl } = resolveSettings({ flags: {}, env, store });
   if (baseUrl === undefined) return LEGACY_STATE;
   const path = userJournalPath(env, baseUrl);

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { DEFAULT_STATE_WAIT_MS } from '../batch/options.ts';
-import { durationFlag } from '../batch/units.ts';
+import { durationFlag } from '../flags/units.ts';
 
 /**
  * `extract status [--state FILE|URL] [--json]`: what a batch's journal says, from any
- * machine. The action only forwards to runStatus (src/batch/status.ts).
+ * machine. The action only forwards to runStatus (src/commands/status.ts).
  */
 export function registerStatus(program: Command): void {
   program

@@ -1,5 +1,5 @@
 import type { BatchDeps } from '../batch/options.ts';
-import { parseDuration } from '../batch/units.ts';
+import { parseDuration } from '../flags/units.ts';
 import { defaultClientDeps } from '../client/deps.ts';
 import { ExtractError } from '../errors.ts';
 import { runWatch } from '../watch/watch.ts';

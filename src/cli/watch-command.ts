@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { durationFlag } from '../batch/units.ts';
+import { durationFlag } from '../flags/units.ts';
 import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
 import type { WatchFlags } from './watch-action.ts';
 import { subscribeSignals } from './run-command.ts';

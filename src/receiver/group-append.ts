@@ -1,7 +1,7 @@
 import type { Inbox, InboxEvent } from './inbox.ts';
 
 /**
- * Group commit for the inbox's appends (as src/batch/state/group-commit.ts does for the
+ * Group commit for the inbox's appends (as src/journal/state/group-commit.ts does for the
  * journal): events whose bodies were read in the same turn of the event loop are appended in
  * one transaction, so a burst of N senders waits for one disk sync, not N queued one after the
  * other. Each append resolves with its inbox_seq only once the commit that holds it has

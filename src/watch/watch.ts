@@ -1,7 +1,7 @@
 import { normalize, resolve } from 'node:path';
 import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
-import { createReporter } from '../batch/progress.ts';
+import { createReporter } from '../ui/progress.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
 import { openAppender } from '../outputs/append.ts';
 import { checkExplode, prepareOutput, resolveOutput } from '../outputs/index.ts';

@@ -1,4 +1,4 @@
-import { stateKey } from '../../src/batch/journal.ts';
+import { stateKey } from '../../src/journal/journal.ts';
 import type { Job } from '../../src/batch/plan.ts';
 
 /** A small inline job for the scheduler's tests: distinct content per n, nothing read from disk. */

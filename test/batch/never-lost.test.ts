@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/batch/journal-read.ts';
-import type { WriteBytes } from '../../src/batch/journal.ts';
-import { rescuePathFor, takeBackRescued } from '../../src/batch/state/rescue.ts';
+import { parseJournal } from '../../src/journal/journal-read.ts';
+import type { WriteBytes } from '../../src/journal/journal.ts';
+import { rescuePathFor, takeBackRescued } from '../../src/journal/state/rescue.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { readJournalLines } from '../helpers/journal.ts';

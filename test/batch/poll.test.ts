@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runGet } from '../../src/batch/get.ts';
+import { runGet } from '../../src/commands/get.ts';
 import { pollDocument } from '../../src/batch/poll.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { ServiceClient } from '../../src/client/service-client.ts';

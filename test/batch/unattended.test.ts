@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { startServer, type RunningServer } from '../../src/emulator/server.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
-import { replayJournal } from '../../src/batch/journal-read.ts';
+import { replayJournal } from '../../src/journal/journal-read.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { batchOptions, closedPort, invoiceDir, journalFacts, ledgerTotals, run, topUp } from './harness.ts';

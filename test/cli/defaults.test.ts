@@ -7,7 +7,7 @@ import {
   DEFAULT_STATE_WAIT_MS,
 } from '../../src/batch/options.ts';
 import { DEFAULT_INLINE_MAX } from '../../src/batch/route.ts';
-import { durationFlag, parseDuration, parseSize, sizeFlag } from '../../src/batch/units.ts';
+import { durationFlag, parseDuration, parseSize, sizeFlag } from '../../src/flags/units.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 import { SERVE_DEFAULTS } from '../../src/emulator/defaults.ts';

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { userJournalPath } from '../../src/batch/state/user-journal.ts';
+import { userJournalPath } from '../../src/journal/state/user-journal.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';

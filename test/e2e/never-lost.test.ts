@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/batch/journal-read.ts';
+import { parseJournal } from '../../src/journal/journal-read.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { httpServer } from '../helpers/http-server.ts';
 import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { replayJournal } from '../../src/batch/journal-read.ts';
-import { stateKey, type JournalFact } from '../../src/batch/journal.ts';
+import { replayJournal } from '../../src/journal/journal-read.ts';
+import { stateKey, type JournalFact } from '../../src/journal/journal.ts';
 import { idempotencyKey } from '../../src/batch/pipeline.ts';
 import { actionFor, priorRecord, uncertainRequest, UNCERTAIN_SEND, type Job } from '../../src/batch/plan.ts';
 

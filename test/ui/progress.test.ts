@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createReporter, eta } from '../../src/batch/progress.ts';
+import { createReporter, eta } from '../../src/ui/progress.ts';
 
 async function linesOf(color: boolean): Promise<string> {
   const stderr = new PassThrough();

@@ -19,8 +19,8 @@ import {
   pendingRecord,
   UNEXPLAINED_ERROR,
 } from '../outputs/record.ts';
-import { pollDocument } from './poll.ts';
-import { keyHint, type KeySource } from './session.ts';
+import { pollDocument } from '../batch/poll.ts';
+import { keyHint, type KeySource } from '../batch/session.ts';
 
 export type GetOptions = {
   baseUrl: string;

@@ -81,7 +81,7 @@ export const JournalFact = z.discriminatedUnion('fact', [
   /** Written by older versions for --fresh: facts before this line are ignored. No longer written. */
   z.object({ fact: z.literal('reset'), at: z.string() }),
   /**
-   * What an API key is known to be, learned without paying (batch/identity.ts): `target` is the
+   * What an API key is known to be, learned without paying (journal/identity.ts): `target` is the
    * key's fingerprint (of base URL and key), `parser` the target its parser's documents are
    * journaled under (the fingerprint of the first key seen for that parser, or its own), and
    * `not` the targets this key was shown not to see (another parser's).

@@ -1,11 +1,11 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { foreignTargets, soleIdentity } from '../../src/batch/identity.ts';
-import { replayJournal } from '../../src/batch/journal-read.ts';
-import { replayer, stateKey, type JournalFact, type JournalView, type KnownState } from '../../src/batch/journal.ts';
-import { compactJournal } from '../../src/batch/state/compact.ts';
-import { openState, type StateJournal, type StateSpec } from '../../src/batch/state/index.ts';
+import { foreignTargets, soleIdentity } from '../../src/journal/identity.ts';
+import { replayJournal } from '../../src/journal/journal-read.ts';
+import { replayer, stateKey, type JournalFact, type JournalView, type KnownState } from '../../src/journal/journal.ts';
+import { compactJournal } from '../../src/journal/state/compact.ts';
+import { openState, type StateJournal, type StateSpec } from '../../src/journal/state/index.ts';
 import pg from 'pg';
 import { tempDir } from '../helpers/cli.ts';
 import { startPostgres } from '../helpers/postgres.ts';

@@ -2,13 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/batch/journal-read.ts';
-import type { JournalFact } from '../../src/batch/journal.ts';
-import { compactJournal } from '../../src/batch/state/compact.ts';
-import { openState, parseStateSpec } from '../../src/batch/state/index.ts';
+import { parseJournal } from '../../src/journal/journal-read.ts';
+import type { JournalFact } from '../../src/journal/journal.ts';
+import { compactJournal } from '../../src/journal/state/compact.ts';
+import { openState, parseStateSpec } from '../../src/journal/state/index.ts';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
-import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { batchOptions, invoiceDir, ledgerTotals, run } from '../batch/harness.ts';
 
 /**
  * `extract journal compact` keeps the guarantees (issue 26): after it, a rerun sends nothing

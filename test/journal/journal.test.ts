@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readJournal, replayJournal } from '../../src/batch/journal-read.ts';
-import { openJournal, stateKey, type JournalFact } from '../../src/batch/journal.ts';
-import { acquireLock, lockPathFor } from '../../src/batch/lock.ts';
+import { readJournal, replayJournal } from '../../src/journal/journal-read.ts';
+import { openJournal, stateKey, type JournalFact } from '../../src/journal/journal.ts';
+import { acquireLock, lockPathFor } from '../../src/journal/lock.ts';
 import { actionFor } from '../../src/batch/plan.ts';
 
 const common = { at: '2026-01-01T00:00:00.000Z', sha256: 'abc', target: 't1', file: 'a.pdf' };

@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
-import { chargeOf, factKey, replayer } from './journal.ts';
-import { setAsideEarlier } from './set-aside.ts';
-import { openState, parseStateSpec, type History } from './state/index.ts';
+import { chargeOf, factKey, replayer } from '../journal/journal.ts';
+import { setAsideEarlier } from '../journal/set-aside.ts';
+import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
 
 /**
  * `extract status`: a batch's view from anywhere, read from its journal (the file, or the

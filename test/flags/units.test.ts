@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseSize } from '../../src/batch/units.ts';
+import { parseDuration, parseSize } from '../../src/flags/units.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
 import { routeChooser, DEFAULT_INLINE_MAX, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
 

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { stateKey, type JournalFact } from '../../src/batch/journal.ts';
-import { ClaimLostError, openState, parseStateSpec, type StateJournal } from '../../src/batch/state/index.ts';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/batch/state/schema.ts';
-import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/batch/state/sqlite-schema.ts';
+import { stateKey, type JournalFact } from '../../src/journal/journal.ts';
+import { ClaimLostError, openState, parseStateSpec, type StateJournal } from '../../src/journal/state/index.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/state/schema.ts';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/journal/state/sqlite-schema.ts';
 import { PG_PASSWORD, startPostgres, type PgServer } from '../helpers/postgres.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JournalFact } from '../../src/batch/journal.ts';
-import { statusLines, statusOf } from '../../src/batch/status.ts';
+import type { JournalFact } from '../../src/journal/journal.ts';
+import { statusLines, statusOf } from '../../src/commands/status.ts';
 
 const c = (sha256: string, at = '2026-01-01T00:00:00.000Z') => ({ at, sha256, target: 't', file: `${sha256}.pdf` });
 

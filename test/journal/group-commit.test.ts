@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JOURNAL_VERSION, openJournal, type JournalFact } from '../../src/batch/journal.ts';
-import { replayJournal } from '../../src/batch/journal-read.ts';
-import { groupCommit, type LogSink } from '../../src/batch/state/group-commit.ts';
+import { JOURNAL_VERSION, openJournal, type JournalFact } from '../../src/journal/journal.ts';
+import { replayJournal } from '../../src/journal/journal-read.ts';
+import { groupCommit, type LogSink } from '../../src/journal/state/group-commit.ts';
 
 /**
  * A sink that records each call and lets the test decide when a write or a sync returns:

@@ -1,7 +1,7 @@
 import type { PollPolicy } from '../client/backoff.ts';
 import type { Log } from '../client/deps.ts';
 import { factKey, type JournalFact, type JournalWriter } from './journal.ts';
-import { replan, type Job } from './plan.ts';
+import { replan, type Job } from '../batch/plan.ts';
 import type { StateJournal } from './state/index.ts';
 
 /**

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { replayer, stateKey, type JournalFact } from '../../src/batch/journal.ts';
-import { openState, parseStateSpec, type StateJournal } from '../../src/batch/state/index.ts';
-import { journalRefusal } from '../../src/batch/state/sqlite-guard.ts';
+import { replayer, stateKey, type JournalFact } from '../../src/journal/journal.ts';
+import { openState, parseStateSpec, type StateJournal } from '../../src/journal/state/index.ts';
+import { journalRefusal } from '../../src/journal/state/sqlite-guard.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { tempDir } from '../helpers/cli.ts';
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { replayJournal } from '../../src/batch/journal-read.ts';
-import type { JournalFact } from '../../src/batch/journal.ts';
-import { openFileState } from '../../src/batch/state/file.ts';
-import { indexPathFor, loadIndexed } from '../../src/batch/state/journal-index.ts';
+import { replayJournal } from '../../src/journal/journal-read.ts';
+import type { JournalFact } from '../../src/journal/journal.ts';
+import { openFileState } from '../../src/journal/state/file.ts';
+import { indexPathFor, loadIndexed } from '../../src/journal/state/journal-index.ts';
 import { storedText } from '../../src/outputs/stored-results.ts';
 
 let dir: string;

@@ -17,7 +17,7 @@ import { groupCommit, type LogSink } from './state/group-commit.ts';
 export type { FailureCharge, JournalFact, SentRequest } from './journal-facts.ts';
 /** A fact about one document (the others: reset, parser, journal). */
 export type DocumentFact = Exclude<JournalFact, { fact: 'reset' | 'parser' | 'journal' }>;
-/** What an API key is known to be: which parser's documents it sees (batch/identity.ts). */
+/** What an API key is known to be: which parser's documents it sees (journal/identity.ts). */
 export type ParserFact = Extract<JournalFact, { fact: 'parser' }>;
 
 /**

@@ -1,5 +1,5 @@
-import { stampChangedMs, type InputFile } from '../discover.ts';
-import type { FileFacts } from '../facts.ts';
+import { stampChangedMs, type InputFile } from '../../batch/discover.ts';
+import type { FileFacts } from '../../batch/facts.ts';
 import { readChecksummed, writeChecksummed } from './checksummed.ts';
 
 /**

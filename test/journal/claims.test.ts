@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
-import { workThrough } from '../../src/batch/claims.ts';
-import type { KnownState } from '../../src/batch/journal.ts';
-import { job } from './jobs.ts';
-import type { Claim, StateJournal } from '../../src/batch/state/index.ts';
+import { workThrough } from '../../src/journal/claims.ts';
+import type { KnownState } from '../../src/journal/journal.ts';
+import { job } from '../batch/jobs.ts';
+import type { Claim, StateJournal } from '../../src/journal/state/index.ts';
 
 /**
  * The scheduler that feeds the pipeline what this worker holds, over a fake shared journal

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockPathFor } from '../../src/batch/lock.ts';
+import { lockPathFor } from '../../src/journal/lock.ts';
 
 /**
  * Runs racing for one journal's lock, as real processes (a cron job started twice, two
