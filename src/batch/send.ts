@@ -7,7 +7,7 @@ import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { Pipeline, type Charges, type Outcome } from './pipeline.ts';
 import { priorRecord, type BatchPlan, type Job } from './plan.ts';
-import { failsAgain, setAsideEarlier } from '../journal/set-aside.ts';
+import { failsAgain, setAsideEarlier } from '../cost/rerun.ts';
 import type { Finish, Reporter, Tally } from '../ui/progress.ts';
 import type { Records } from './records.ts';
 import type { Stopper } from './stopper.ts';

@@ -1,8 +1,9 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
-import { chargeOf, factKey, replayer } from '../journal/journal.ts';
-import { setAsideEarlier } from '../journal/set-aside.ts';
+import { chargeOf } from '../cost/charge.ts';
+import { factKey, replayer } from '../journal/journal.ts';
+import { setAsideEarlier } from '../cost/rerun.ts';
 import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
 
 /**
@@ -15,7 +16,7 @@ export type StatusView = {
   documents: number;
   completed: number;
   failed: number;
-  /** Of `failed`: failures that fail the same way again (set-aside.ts), which runs list but do not fail on. */
+  /** Of `failed`: failures that fail the same way again (cost/rerun.ts failsAgain), which runs list but do not fail on. */
   set_aside: number;
   /** Submitted, result not collected yet. */
   processing: number;
