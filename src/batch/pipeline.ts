@@ -20,7 +20,7 @@ import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
 import { fetchable, priorRecord, serviceName, type Job } from './plan.ts';
-import { stopsTheRun } from '../cost/attempt.ts';
+import { stopsTheRun, uploadAgain } from '../cost/attempt.ts';
 import { createdNothing, failureOutcome, type FailureCharge } from '../cost/charge.ts';
 import { rerunAction, resendOf } from '../cost/rerun.ts';
 import { ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
@@ -52,7 +52,12 @@ export type Charges = { reserved: number; refunded: number; unknown: number };
  * - not_submitted: never sent, because the run stopped (402, auth, signal, --max-credits); a rerun sends it
  */
 export type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
-export type Outcome = { kind: OutcomeKind; record: DocumentRecord; retryable?: boolean; charge?: FailureCharge };
+/** `failure`: what a failed fact of this run says (absent for a failure an earlier run recorded). */
+export type Outcome = {
+  kind: OutcomeKind;
+  record: DocumentRecord;
+  failure?: { retryable: boolean; charge: FailureCharge };
+};
 
 export type PipelineContext = {
   client: ServiceClient;
@@ -380,7 +385,7 @@ export class Pipeline {
       } catch (err) {
         // A storage path the service does not know (404) or no longer has (410) was refused
         // before any charge: upload again.
-        if (err instanceof ServiceError && (err.status === 404 || err.status === 410) && attempt < TICKET_ATTEMPTS) {
+        if (err instanceof ServiceError && uploadAgain(err.status) && attempt < TICKET_ATTEMPTS) {
           c.log(
             'info',
             `${job.input.file}: the service refused the storage path (${err.message}); uploading again (${Math.round((c.deps.now() - issuedAt) / 1000)} s after the ticket)`,
@@ -559,7 +564,7 @@ export class Pipeline {
     // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
     const how = failureOutcome({
       ended: 'error',
-      retryable: err instanceof ServiceError ? err.retryable : true,
+      retryable: err instanceof ServiceError ? err.retryable : undefined,
       requestInDoubt: uncertain !== undefined,
       documentId,
     });
@@ -609,8 +614,7 @@ export class Pipeline {
       });
     this.#c.settle(job, {
       kind: 'failed',
-      retryable: how.retryable,
-      charge: how.charge,
+      failure: { retryable: how.retryable, charge: how.charge },
       record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, how.pageCount),
     });
   }

@@ -17,6 +17,7 @@ import { redact, rememberSecret } from '../redact.ts';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff.ts';
 import type { ClientDeps, LogLevel } from './deps.ts';
 import { errnoCode } from '../errno.ts';
+import { createdNothing } from '../cost/charge.ts';
 import {
   type AttemptFacts,
   decide,
@@ -363,7 +364,7 @@ export class ServiceClient {
       case 'network':
         return new ServiceError(
           'network',
-          charge === 'uncertain'
+          !createdNothing(charge)
             ? `the connection failed (${got.code}) after the extract request for ${call.subject} may have reached the service; ` +
                 'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
                 '(which resends the same request under the same Idempotency-Key)'
@@ -393,7 +394,7 @@ export class ServiceClient {
       case 'server':
         return new ServiceError(
           kind,
-          charge === 'uncertain'
+          !createdNothing(charge)
             ? `${what}: the answer came from a proxy, not the service, so the extract request may have reached the service and been charged; ` +
                 'it was not sent again: check the document list, then rerun with --retry-failed (same request, same Idempotency-Key)'
             : `the service failed on ${what}; nothing was charged, and a rerun tries again`,

@@ -75,17 +75,11 @@ export function retryableKind(kind: ServiceErrorKind): boolean {
 /** Kinds that stop the whole run: what was not sent is "not submitted", and a rerun sends it. */
 export type RunStop = 'auth' | 'out_of_credits' | 'unreachable' | 'wrong_service';
 
+const RUN_STOPS: readonly RunStop[] = ['auth', 'out_of_credits', 'unreachable', 'wrong_service'];
+
 /** The reason this failure stops the run, if it does. */
 export function stopsTheRun(kind: ServiceErrorKind): RunStop | undefined {
-  switch (kind) {
-    case 'auth':
-    case 'out_of_credits':
-    case 'unreachable':
-    case 'wrong_service':
-      return kind;
-    default:
-      return undefined;
-  }
+  return RUN_STOPS.find((stop) => stop === kind);
 }
 
 /** Statuses a proxy in front of the service answers when the service itself did not. */
@@ -94,6 +88,14 @@ const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 /** A proxy's answer for a service that did not answer (the circuit counts it as no answer). */
 export function isGatewayStatus(status: number): boolean {
   return GATEWAY_STATUSES.has(status);
+}
+
+/**
+ * A storage-path extract refused because the service does not know (404) or no longer has (410)
+ * the uploaded file: refused before any charge, so the pipeline uploads it again.
+ */
+export function uploadAgain(status: number | undefined): boolean {
+  return status === 404 || status === 410;
 }
 
 /** Statuses the storage answers a PUT with when its signed address is no longer good. */
@@ -130,6 +132,8 @@ export type AttemptFacts = {
       pastDeadline?: boolean | undefined;
     }
 );
+
+type Answered = Extract<AttemptFacts, { connection: 'answered' }>;
 
 /** What the circuit breaker (client/circuit.ts) hears of an attempt, before it is decided. */
 export function circuitSignal(facts: AttemptFacts): 'answered' | 'unanswered' | undefined {
@@ -187,11 +191,8 @@ export function decide(facts: AttemptFacts, circuitOpened = false): Decision {
   return classify(facts, status, refusedByService);
 }
 
-function classify(facts: AttemptFacts, status: number, refusedByService: boolean): Failure {
-  if (
-    facts.step === 'put' &&
-    (TICKET_REFUSALS.has(status) || (facts.connection === 'answered' && facts.saysExpired === true))
-  )
+function classify(facts: Answered, status: number, refusedByService: boolean): Failure {
+  if (facts.step === 'put' && (TICKET_REFUSALS.has(status) || facts.saysExpired === true))
     return failed('ticket_expired');
   if (status === 401 || status === 403) return failed('auth');
   if (status === 402) return failed('out_of_credits');
@@ -209,7 +210,7 @@ function classify(facts: AttemptFacts, status: number, refusedByService: boolean
  * documents/{id} is an unknown document, and one of a storage-path extract an expired upload:
  * both legitimate answers of the service.
  */
-function isWrongService(facts: AttemptFacts & { connection: 'answered' }): boolean {
+function isWrongService(facts: Answered): boolean {
   if (facts.step === 'put' || facts.status >= 500) return false;
   return facts.html === true || (facts.status === 404 && (facts.step === 'upload-url' || facts.inline === true));
 }

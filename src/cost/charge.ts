@@ -66,10 +66,12 @@ export type FailureCase =
   /** A 2xx the client could not take that still named its document: the service made it. */
   | { ended: 'answer-refused' }
   /**
-   * Any other failure: `requestInDoubt` when the extract request may have reached the service
-   * unanswered (kept for --retry-failed), `documentId` when the service had named the document.
+   * Any other failure: `retryable` as the service's answer said (undefined: no answer of the
+   * service's, such as a local error, which may pass next time), `requestInDoubt` when the extract
+   * request may have reached the service unanswered (kept for --retry-failed), `documentId` when
+   * the service had named the document.
    */
-  | { ended: 'error'; retryable: boolean; requestInDoubt: boolean; documentId: string | null };
+  | { ended: 'error'; retryable: boolean | undefined; requestInDoubt: boolean; documentId: string | null };
 
 /** What a failed fact says: may the same document pass on a later try, and what did it cost. */
 export function failureOutcome(c: FailureCase): { retryable: boolean; charge: FailureCharge } {
@@ -79,6 +81,9 @@ export function failureOutcome(c: FailureCase): { retryable: boolean; charge: Fa
     case 'answer-refused':
       return { retryable: false, charge: 'uncertain' };
     case 'error':
-      return { retryable: c.retryable, charge: c.requestInDoubt || c.documentId !== null ? 'uncertain' : 'none' };
+      return {
+        retryable: c.retryable ?? true,
+        charge: c.requestInDoubt || c.documentId !== null ? 'uncertain' : 'none',
+      };
   }
 }

@@ -12,6 +12,7 @@ import {
   type Step,
   stopsTheRun,
   unreadableAnswer,
+  uploadAgain,
 } from '../../src/cost/attempt.ts';
 
 /**
@@ -103,6 +104,7 @@ const ROWS: Row[] = [
   ['extract 200: charged', answer('extract', 200, inline), false, ok('charged')],
   ['extract 202 accepted: charged', answer('extract', 202), false, ok('charged')],
   ['get 299: success', answer('get', 299), false, ok('none')],
+  ['get 199: not a success, refused', answer('get', 199), false, fails('rejected', 'none', false, 'with-retry-failed')],
   ['get 300: not a success, refused', answer('get', 300), false, fails('rejected', 'none', false, 'with-retry-failed')],
   [
     'extract 2xx unreadable: possibly charged, never sent again by itself',
@@ -291,6 +293,11 @@ describe('cost: the attempt table', () => {
     expect(decide(facts, opened)).toEqual(expected);
   });
 
+  it('the circuit has not opened unless the client says so', () => {
+    expect(decide(noAnswer('get', 'never'))).toEqual({ retry: 'now', charge: 'none' });
+    expect(decide(answer('get', 502))).toEqual({ retry: 'now', charge: 'none' });
+  });
+
   it('the circuit is told of no answer, of a gateway, of any other answer; not of a page that is not the service', () => {
     expect(circuitSignal(noAnswer('get', 'never'))).toBe('unanswered');
     expect(circuitSignal(noAnswer('extract', 'no-answer'))).toBe('unanswered');
@@ -346,6 +353,10 @@ describe('cost: the attempt table', () => {
       retryable: false,
       retry: 'with-retry-failed',
     });
+  });
+
+  it('a storage-path extract refused for its upload (404, 410) is uploaded again', () => {
+    expect([400, 403, 404, 409, 410, 500, undefined].filter(uploadAgain)).toEqual([404, 410]);
   });
 
   it('an unreadable 2xx costs what its step may cost', () => {

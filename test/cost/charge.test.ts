@@ -86,5 +86,7 @@ describe('cost: what a failure cost', () => {
     expect(failureOutcome({ ...error, retryable: false })).toEqual({ retryable: false, charge: 'none' });
     expect(failureOutcome({ ...error, requestInDoubt: true })).toEqual({ retryable: true, charge: 'uncertain' });
     expect(failureOutcome({ ...error, documentId: 'doc-1' })).toEqual({ retryable: true, charge: 'uncertain' });
+    // A failure that is no answer of the service's (a local error) may pass next time.
+    expect(failureOutcome({ ...error, retryable: undefined })).toEqual({ retryable: true, charge: 'none' });
   });
 });
