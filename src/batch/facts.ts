@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { detectMimeType } from '../mime.ts';
+import { detectMimeType } from '../mime/detect.ts';
 import { printableBase, type FsPath } from './paths.ts';
 
 /** What the pipeline learns about a file before sending it: its identity and its type. */

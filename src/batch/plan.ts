@@ -7,7 +7,7 @@ import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest
 import { type Action, fetchable, rerunAction, resendOf, uncertainRequest } from '../cost/rerun.ts';
 import type { StateJournal } from '../journal/state/index.ts';
 import type { Unsettled } from './settle.ts';
-import type { StatCache } from '../journal/state/stat-cache.ts';
+import type { StatCache } from './stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
 /** A planned document: one input file, what we know of it, and what this run does with it (cost/rerun.ts Action). */

@@ -23,7 +23,7 @@ import { chooseStyle, createReporter, useColor, type Reporter } from '../ui/prog
 import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from '../journal/state/index.ts';
 import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from '../journal/state/user-journal.ts';
-import { openStatCache, statCachePathFor, type StatCache } from '../journal/state/stat-cache.ts';
+import { openStatCache, statCachePathFor, type StatCache } from './stat-cache.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
 import { settledOnly, type Unsettled } from './settle.ts';
 import { formatDuration } from '../flags/units.ts';

@@ -2,7 +2,7 @@ import { Circuit } from '../client/circuit.ts';
 import type { Log } from '../client/deps.ts';
 import { ServiceClient } from '../client/service-client.ts';
 import { errorRecord } from '../outputs/record.ts';
-import { workThrough } from '../journal/claims.ts';
+import { workThrough } from './claims.ts';
 import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { Pipeline, type Charges, type Outcome } from './pipeline.ts';

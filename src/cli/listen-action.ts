@@ -5,7 +5,7 @@ import { ExtractError } from '../errors.ts';
 import type { ReceiverAuth } from '../receiver/options.ts';
 import { startReceiver } from '../receiver/server.ts';
 import { ensureToken } from '../receiver/token.ts';
-import { isLoopbackHost } from '../loopback.ts';
+import { isLoopbackHost } from '../net/loopback.ts';
 
 /** The flags of `extract listen`, as commander hands them over. */
 export type ListenFlags = {

@@ -1,4 +1,4 @@
-import { CONNECTION_DEFAULTS } from '../connection-defaults.ts';
+import { CONNECTION_DEFAULTS } from '../net/connection-defaults.ts';
 import type { Command } from 'commander';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
 import type { ListenFlags } from './listen-action.ts';

@@ -5,7 +5,7 @@ import { formatEvent } from '../emulator/events.ts';
 import { parseFaultFlag } from '../emulator/faults.ts';
 import { serve } from '../emulator/serve.ts';
 import { ExtractError } from '../errors.ts';
-import { isLoopbackHost } from '../loopback.ts';
+import { isLoopbackHost } from '../net/loopback.ts';
 import { parsePort, parseTimeScale, type ServeFlags } from './serve-flags.ts';
 
 type Out = { write(text: string): unknown };

@@ -97,7 +97,7 @@ export const EmulatorConfig = z
       })
       .default({ timeout_ms: 10_000, time_scale: 1 }),
     /**
-     * The HTTP server's connections (src/connections.ts): at most `max` open (the one idle longest
+     * The HTTP server's connections (src/net/connections.ts): at most `max` open (the one idle longest
      * is closed to make room; when all are busy a new one is answered 503), an idle keep-alive
      * connection closed after `idle_timeout_ms`, headers due within `headers_timeout_ms`.
      */

@@ -17,7 +17,7 @@ import {
   type UploadUrlRequest,
 } from '../contract/index.ts';
 import type { Engine } from '../engine/types.ts';
-import { detectMimeType, mediaTypeEssence } from '../mime.ts';
+import { detectMimeType, mediaTypeEssence } from '../mime/detect.ts';
 import type { EmulatorDeps } from './clock.ts';
 import { documentBody, type DocumentRow, type Documents } from './documents.ts';
 import { GatewayError } from './errors.ts';

@@ -1,4 +1,4 @@
-import { boundedServer } from '../connections.ts';
+import { boundedServer } from '../net/connections.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { EmulatorConfig, EmulatorConfigInput } from '../contract/index.ts';
 import type { Engine } from '../engine/types.ts';

@@ -26,7 +26,7 @@ export type ReceiverOptions = {
   json?: boolean | undefined;
   /** Bodies larger than this are 413. */
   maxBodyBytes?: number | undefined;
-  /** At most this many connections open (src/connections.ts: the idle longest is closed, else 503). */
+  /** At most this many connections open (src/net/connections.ts: the idle longest is closed, else 503). */
   maxConnections?: number | undefined;
   /**
    * Waits this long after an acknowledgement before the worker processes the inbox.

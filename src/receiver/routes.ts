@@ -1,4 +1,4 @@
-import { boundedServer, type ConnectionLimits } from '../connections.ts';
+import { boundedServer, type ConnectionLimits } from '../net/connections.ts';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   describeZodErrorInline,
@@ -11,7 +11,7 @@ import {
   type ReceiverTestAccepted,
   WebhookPayload,
 } from '../contract/index.ts';
-import { crossOriginProblem, hostProblem } from '../loopback.ts';
+import { crossOriginProblem, hostProblem } from '../net/loopback.ts';
 import type { Authenticator } from './auth.ts';
 import type { GroupAppend } from './group-append.ts';
 import type { Inbox } from './inbox.ts';
@@ -31,7 +31,7 @@ export type RoutesContext = {
   /** The address bound: a Host naming it is this machine. */
   host: string;
   maxBodyBytes: number;
-  /** Connection cap and timeouts (src/connections.ts). */
+  /** Connection cap and timeouts (src/net/connections.ts). */
   connections: ConnectionLimits;
   now: () => Date;
   logger: Logger;
@@ -101,7 +101,7 @@ export function receiverApp(ctx: RoutesContext): FastifyInstance {
   return app;
 }
 
-/** Only this machine's senders (src/loopback.ts): no DNS-rebinding Host, no write from another origin's page. */
+/** Only this machine's senders (src/net/loopback.ts): no DNS-rebinding Host, no write from another origin's page. */
 function installLoopbackGuard(app: FastifyInstance, ctx: RoutesContext): void {
   app.addHook('onRequest', async (request, reply) => {
     const header = (name: string) => {

@@ -1,4 +1,4 @@
-import { CONNECTION_DEFAULTS } from '../connections.ts';
+import { CONNECTION_DEFAULTS } from '../net/connections.ts';
 import type { FastifyInstance } from 'fastify';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';

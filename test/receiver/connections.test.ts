@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { receiver } from './helpers.ts';
 
 /**
- * Issue 25, part 5 (src/connections.ts): past the connection cap, when no connection is idle to
+ * Issue 25, part 5 (src/net/connections.ts): past the connection cap, when no connection is idle to
  * close, a new one is answered 503 with Connection: close and a body saying why, and it is
  * logged; nothing is refused silently.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost } from '../../src/loopback.ts';
+import { isLoopbackHost } from '../../src/net/loopback.ts';
 
 describe('loopback: which --host earns no warning', () => {
   it('127.0.0.0/8, ::1 (bracketed or not) and localhost are loopback; everything else is not', () => {

@@ -1,7 +1,7 @@
 import { link, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { API_PREFIX, type ExtractAcceptedResponse, type ParserConfig, type SourceType } from '../../contract/index.ts';
-import { detectMimeType } from '../../mime.ts';
+import { detectMimeType } from '../../mime/detect.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Documents } from '../documents.ts';
 import { GatewayError } from '../errors.ts';

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { z } from 'zod';
 import { API_PREFIX, describeZodErrorInline, type ErrorBody } from '../../contract/index.ts';
 import { errnoCode, isDiskFull } from '../../errno.ts';
-import { crossOriginProblem, hostProblem } from '../../loopback.ts';
+import { crossOriginProblem, hostProblem } from '../../net/loopback.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
 import { GatewayError, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
 
@@ -105,7 +105,7 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
 }
 
 /**
- * The loopback surface serves only this machine's pages (src/loopback.ts): every request's Host
+ * The loopback surface serves only this machine's pages (src/net/loopback.ts): every request's Host
  * must name this machine (DNS rebinding), and a write to anything but the emulated API and its
  * signed storage, which take credentials a page cannot send, must not come from another origin's
  * page. JSON routes take JSON only: text/plain, which a page may send without asking, is 415.

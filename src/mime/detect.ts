@@ -1,6 +1,6 @@
-/** The sniffing libraries (src/sniffers.ts), loaded when first needed. */
-let byContent: Promise<typeof import('./sniffers.ts')> | undefined;
-let byName: Promise<typeof import('./sniffers-by-name.ts')> | undefined;
+/** The sniffing libraries (by-content.ts, by-name.ts), loaded when first needed. */
+let byContent: Promise<typeof import('./by-content.ts')> | undefined;
+let byName: Promise<typeof import('./by-name.ts')> | undefined;
 
 /**
  * A document's MIME type from its content first (magic bytes, via file-type), then its
@@ -8,10 +8,10 @@ let byName: Promise<typeof import('./sniffers-by-name.ts')> | undefined;
  * no magic bytes, so for them the extension decides.
  */
 export async function detectMimeType(head: Uint8Array, fileName: string, declared?: string): Promise<string> {
-  byContent ??= import('./sniffers.ts');
+  byContent ??= import('./by-content.ts');
   const sniffed = await (await byContent).fileTypeFromBuffer(head);
   if (sniffed) return sniffed.mime;
-  byName ??= import('./sniffers-by-name.ts');
+  byName ??= import('./by-name.ts');
   const named = (await byName).mime.lookup(fileName);
   if (named) return named;
   if (declared && declared.trim() !== '') return declared.trim().toLowerCase();

@@ -1,6 +1,6 @@
-import { stampChangedMs, type InputFile } from '../../batch/discover.ts';
-import type { FileFacts } from '../../batch/facts.ts';
-import { readChecksummed, writeChecksummed } from './checksummed.ts';
+import { stampChangedMs, type InputFile } from './discover.ts';
+import type { FileFacts } from './facts.ts';
+import { readChecksummed, writeChecksummed } from '../journal/state/checksummed.ts';
 
 /**
  * The stat cache, like git's index: a file's real path with its size, mtime and ctime (Node's

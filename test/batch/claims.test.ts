@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
-import { workThrough } from '../../src/journal/claims.ts';
+import { workThrough } from '../../src/batch/claims.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
-import { job } from '../batch/jobs.ts';
+import { job } from './jobs.ts';
 import type { Claim, StateJournal } from '../../src/journal/state/index.ts';
 
 /**

@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { boundedServer } from '../src/connections.ts';
+import { boundedServer } from '../../src/net/connections.ts';
 
 /**
- * src/connections.ts: at the cap, a new connection first makes room by closing the connection
+ * src/net/connections.ts: at the cap, a new connection first makes room by closing the connection
  * idle longest: never one with a request in progress, never one used more recently than another
  * idle one. (What every request pays for this bookkeeping is `npm run bench` row 6.)
  */

@@ -1,5 +1,5 @@
 /**
- * The MIME sniffing libraries, each in a module of its own so that src/mime.ts loads them when
+ * The MIME sniffing libraries, each in a module of its own so that detect.ts loads them when
  * first needed rather than at start-up: file-type on the first file sniffed (a rerun whose files
  * the stat cache knows sniffs none), mime-types and mime-db's table only for a file whose content
  * file-type cannot name (a PDF or an image never needs it). A static import here, not a dynamic
