@@ -95,6 +95,10 @@ describe('identity: lookups across a parser', () => {
     expect(pick(sending('k1'), failed('k3'))).toMatchObject({ target: 'k1' });
     expect(pick(failed('k3'))).toMatchObject({ target: 'k3' });
     expect(pick(submitted('k2'), submitted('k3'))).toMatchObject({ target: 'k2' });
+    // Each rank above the next: a later target's state wins only when it is further on.
+    expect(pick(submitted('k1'), completed('k3'))).toMatchObject({ target: 'k3' });
+    expect(pick(sending('k1'), submitted('k3'))).toMatchObject({ target: 'k3' });
+    expect(pick(failed('k1'), sending('k3'))).toMatchObject({ target: 'k3' });
     expect(pick()).toEqual({ target: 'k1', key: stateKey('sha', 'k1'), prior: undefined });
   });
 
@@ -124,6 +128,9 @@ describe('identity: lookups across a parser', () => {
     expect(candidates(kept, ['s1', 's2'], id)).toEqual([
       { target: 'o1', documentId: 'doc-o1', fact: kept.get(stateKey('s1', 'o1')) },
     ]);
+    // Two completed: the first stays.
+    const done = known(completed('o1', 's1', 'c1'), completed('o1', 's2', 'c2'));
+    expect(candidates(done, ['s1', 's2'], id)).toMatchObject([{ documentId: 'c1' }]);
     // Two submitted: the first stays.
     const two = known(submitted('o1', 's1', 'first'), submitted('o1', 's2', 'second'));
     expect(candidates(two, ['s1', 's2'], id)).toMatchObject([{ documentId: 'first' }]);
@@ -152,6 +159,13 @@ describe('identity: what a probe teaches', () => {
     expect(learned(id, new Map(), ['o1', 'k1'], ['y', 'x'], when)).toEqual([
       { fact: 'parser', at, target: 'k2', parser: 'k1', not: ['x', 'y'] },
       { fact: 'parser', at, target: 'o1', parser: 'k1' },
+    ]);
+  });
+
+  it('nothing ruled out: no `not` at all; a joining target without one gets none', () => {
+    expect(learned(soleIdentity('k1'), new Map(), ['o1', 'o2'], [], when)).toStrictEqual([
+      { fact: 'parser', at, target: 'k1', parser: 'o1' },
+      { fact: 'parser', at, target: 'o2', parser: 'o1' },
     ]);
   });
 

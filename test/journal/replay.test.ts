@@ -106,6 +106,14 @@ describe('journal: the replay step', () => {
     expect(first.known.get(key)).toEqual(completed);
   });
 
+  it('a first send drops a stale entry an index still held for the document', () => {
+    const known = new Map<string, KnownState>();
+    const before = new Map<string, KnownState | undefined>([[key, completed]]);
+    applyFact({ known, before, parsers: new Map() }, sending);
+    expect(before.has(key)).toBe(false);
+    expect(known.get(key)).toEqual(sending);
+  });
+
   it('applyFact works over any stores', () => {
     const known = new Map<string, KnownState>();
     const before = new Map<string, KnownState | undefined>();
@@ -131,6 +139,9 @@ describe('journal: reading text', () => {
       /j\.jsonl \(line 2\) holds a fact this version of extract cannot read/,
     );
     expect(() => readFact({ fact: 'teleported' }, 'here')).toThrow(/^here holds a fact/);
+    expect(() => parseJournal(line({ fact: 'teleported' }))).toThrow(/^the journal \(line 1\) holds a fact/);
+    expect(() => replayJournal(line({ fact: 'teleported' }))).toThrow(/^the journal \(line 1\) holds a fact/);
+    expect(() => readFact({ fact: 'teleported' }, 'here')).toThrow(expect.objectContaining({ code: 'usage' }));
     expect(() => readFact({ fact: 'teleported' }, 'here')).toThrow(/nothing was sent$/);
   });
 
