@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
-import { chargeOf } from '../cost/charge.ts';
+import { chargeOf, type FailureCharge } from '../cost/charge.ts';
 import { factKey, replayer } from '../journal/journal.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
 import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
@@ -27,7 +27,7 @@ export type StatusView = {
   needs_review: number;
   oldest_pending: { file: string; document_id: string; since: string } | null;
   /** With --failed: each failed document, newest first. */
-  failed_documents?: Array<{ file: string; document_id: string | null; error: string; charge: string; at: string }>;
+  failed_documents?: Array<{ file: string; document_id: string | null; error: string; charge: FailureCharge; at: string }>;
   /** With --needs-review: each completed document with null fields (listen's review.jsonl shape), newest first. */
   review?: Array<ReviewEntry & { at: string }>;
   workers: Array<{
