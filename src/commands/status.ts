@@ -27,7 +27,13 @@ export type StatusView = {
   needs_review: number;
   oldest_pending: { file: string; document_id: string; since: string } | null;
   /** With --failed: each failed document, newest first. */
-  failed_documents?: Array<{ file: string; document_id: string | null; error: string; charge: FailureCharge; at: string }>;
+  failed_documents?: Array<{
+    file: string;
+    document_id: string | null;
+    error: string;
+    charge: FailureCharge;
+    at: string;
+  }>;
   /** With --needs-review: each completed document with null fields (listen's review.jsonl shape), newest first. */
   review?: Array<ReviewEntry & { at: string }>;
   workers: Array<{
