@@ -25,7 +25,7 @@ import type { ReportEntry } from './summary.ts';
 export type MoveFolders = {
   /** --move-done: where completed documents go (this run's, earlier runs', other workers'). */
   done?: string | undefined;
-  /** --move-failed: where failures that fail again go (set aside: set-aside.ts). */
+  /** --move-failed: where failures that fail again go (set aside: cost/rerun.ts failsAgain). */
   failed?: string | undefined;
 };
 
