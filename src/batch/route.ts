@@ -1,5 +1,5 @@
 /** How a file travels: base64 in the extract body, or upload-and-poll. */
-export type RouteChoice = 'inline' | 'upload';
+type RouteChoice = 'inline' | 'upload';
 /** --route's choices (src/flags/batch.ts offers them). */
 export const ROUTES = ['auto', 'inline', 'upload'] as const;
 export type RouteFlag = (typeof ROUTES)[number];

@@ -64,7 +64,7 @@ Examples:
 }
 
 /** The text of `extract help WORDS...`. An unknown word is a usage error naming what there is. */
-export function helpText(program: Command, words: string[]): string {
+function helpText(program: Command, words: string[]): string {
   if (words.length === 0) return program.helpInformation();
   const topic = words.length === 1 ? (TOPICS as Record<string, { text: string }>)[words[0]!] : undefined;
   if (topic !== undefined) return topic.text;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Circuit, DEFAULT_CIRCUIT } from '../../src/client/index.ts';
+import { Circuit, DEFAULT_CIRCUIT } from '../../src/client/circuit.ts';
 
 /**
  * The circuit breaker on its own, on a clock the test moves: it opens only when `failures`

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/index.ts';
-import { createEngine, extractInProcess } from '../../src/engine/index.ts';
+import { EnginePool, extractInProcess } from '../../src/engine/index.ts';
 import { closeOcr } from '../../src/engine/ocr.ts';
 import { OCR_MAX_PAGES, dropDoubtful } from '../../src/engine/scan.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
@@ -125,7 +125,7 @@ describe('scans read by OCR', () => {
 describe('scans in the engine worker threads', () => {
   let engine: Engine;
   beforeAll(() => {
-    engine = createEngine({ workers: 1 });
+    engine = new EnginePool({ workers: 1 });
   });
   afterAll(() => engine.close());
 

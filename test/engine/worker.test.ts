@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/index.ts';
 import type { WorkerReply, WorkerRequest } from '../../src/engine/protocol.ts';
-import { EngineError, createEngine, extractInProcess } from '../../src/engine/index.ts';
+import { EngineError, EnginePool, extractInProcess } from '../../src/engine/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { ROWS_PER_PAGE, longInvoice } from '../../fixtures/lib/long.ts';
 import { FIXTURES_DIR, loadFixtures } from '../../fixtures/lib/manifest.ts';
@@ -17,7 +17,7 @@ afterEach(async () => {
   await Promise.all(engines.splice(0).map((e) => e.close()));
 });
 function engine(workers?: number): Engine {
-  const e = createEngine(workers === undefined ? {} : { workers });
+  const e = new EnginePool(workers === undefined ? {} : { workers });
   engines.push(e);
   return e;
 }
@@ -51,7 +51,7 @@ describe('engine workers', () => {
   });
 
   it('engine: refuses work after close', async () => {
-    const e = createEngine({ workers: 1 });
+    const e = new EnginePool({ workers: 1 });
     await e.close();
     await expect(e.countPages(new Uint8Array([1]), 'text/plain')).rejects.toThrow(/closed/);
   });
