@@ -32,63 +32,14 @@ export type SendContext = {
 export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Charges> {
   const { options, deps, log, reporter, records, stopper } = ctx;
   const { journal } = plan;
-
-  // Two inputs with the same content are one document: sent once, recorded under each name.
-  const copies = new Map<string, Job[]>();
-  const leaders: Job[] = [];
-  for (const job of plan.jobs) {
-    const same = copies.get(job.key);
-    if (same) same.push(job);
-    else {
-      copies.set(job.key, [job]);
-      leaders.push(job);
-    }
-  }
-  const emitCopies = (job: Job, entry: (copy: Job) => Parameters<Records['emit']>[1]): void => {
-    for (const copy of copies.get(job.key) ?? [job]) records.emit(copy.input.realPath, entry(copy));
-  };
+  const { copies, leaders } = groupCopies(plan.jobs);
+  const emit = (job: Job, entry: CopyEntry): void => emitCopies(records, copies, job, entry);
   const toSend = leaders.filter((j) => j.action === 'submit');
   const toResume = leaders.filter((j) => j.action === 'resume');
   const toCheck = journal.shared ? leaders.filter((j) => j.action === 'leave') : [];
   const tally: Tally = { total: toSend.length + toResume.length + toCheck.length, done: 0, failed: 0, pages: 0 };
 
   const sendSlots = new Limiter(options.concurrency, { now: deps.now });
-  const client = new ServiceClient(
-    {
-      baseUrl: options.baseUrl,
-      apiKey: options.apiKey ?? '',
-      hooks: { rateLimited: () => sendSlots.rateLimited(), succeeded: () => sendSlots.succeeded() },
-      circuit: new Circuit(deps.now, deps.circuit),
-    },
-    { ...deps, log },
-  );
-  const settle = (job: Job, outcome: Outcome): void => {
-    // Taken over by another worker (this one held it past its lease): nothing was sent from here; it is waited for.
-    if (journal.lost(job.key)) return;
-    // A file the run never sent did not finish: the bar counts only what did; the stop line says why.
-    if (outcome.kind !== 'not_submitted') tally.done++;
-    if (outcome.kind === 'failed') tally.failed++;
-    if (outcome.kind === 'completed') tally.pages += outcome.record.page_count ?? 0;
-    const detail =
-      outcome.kind === 'completed'
-        ? `completed, ${outcome.record.page_count ?? '?'} page${outcome.record.page_count === 1 ? '' : 's'} (${outcome.record.route})`
-        : (outcome.record.error ?? outcome.kind);
-    reporter.finished(job.input.file, barKind(outcome), detail, tally);
-    const kind: EntryOutcome = outcome.kind;
-    // A result the journal holds is never replaced by a worse one (--fresh stopped or refused):
-    // the record stays the completed one; the report's outcome says what this run's attempt came to.
-    const kept = outcome.kind !== 'completed' && job.prior?.fact === 'completed' ? priorRecord(job) : undefined;
-    // '' for a large file stopped before it was hashed (on its upload).
-    const setAside =
-      kept === undefined && outcome.kind === 'failed' && outcome.failure !== undefined && failsAgain(outcome.failure);
-    emitCopies(job, (copy) => ({
-      ...(kept ?? outcome.record),
-      file: copy.input.file,
-      outcome: kind,
-      sha256: job.sha256 || null,
-      ...(setAside ? { set_aside: true as const } : {}),
-    }));
-  };
   const share = workThrough({
     state: journal,
     jobs: [...toResume, ...toSend, ...toCheck],
@@ -102,36 +53,10 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     stopped: () => stopper.reason() !== undefined,
     log,
     start: (job) => (job.action === 'resume' ? pipeline.resume(job) : pipeline.submit(job)),
-    decided: (job, concurrent) => {
-      tally.done++;
-      const prior = priorRecord(job);
-      if (!prior) return;
-      const outcome: EntryOutcome = concurrent
-        ? job.prior?.fact === 'completed'
-          ? 'other_worker'
-          : 'failed'
-        : job.action === 'done'
-          ? 'skipped'
-          : 'left';
-      if (outcome === 'failed') tally.failed++;
-      reporter.finished(
-        job.input.file,
-        outcome !== 'failed' ? 'ok' : 'failed',
-        outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome),
-        tally,
-      );
-      const setAside = outcome !== 'other_worker' && setAsideEarlier(job.prior);
-      emitCopies(job, (copy) => ({
-        ...prior,
-        file: copy.input.file,
-        outcome,
-        sha256: job.sha256,
-        ...(setAside ? { set_aside: true as const } : {}),
-      }));
-    },
+    decided: (job, concurrent) => decided(job, concurrent, tally, reporter, emit),
   });
   const pipeline = new Pipeline({
-    client,
+    client: serviceClient(options, deps, log, sendSlots),
     journal: share.journal,
     target: plan.targetId,
     identity: plan.identity,
@@ -144,7 +69,10 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     log,
     stopped: () => stopper.reason(),
     stop: stopper.stop,
-    settle,
+    settle: (job, outcome) => {
+      // Taken over by another worker (this one held it past its lease): nothing was sent from here; it is waited for.
+      if (!journal.lost(job.key)) settled(job, outcome, tally, reporter, emit);
+    },
     known: plan.known,
     retryFailed: options.retryFailed,
     fresh: options.fresh,
@@ -154,16 +82,129 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
   if (toResume.length > 0)
     log('info', `resuming ${toResume.length} document${toResume.length === 1 ? '' : 's'} submitted by an earlier run`);
   const held = await share.run();
-  for (const { job, holder } of held) {
-    const why = `${holder ? `worker ${holder}` : 'another worker'} still held it ${stopper.reason() ? 'when this run stopped' : `after waiting ${Math.round(options.poll.timeoutMs / 1000)} s`}: rerun the same command (or see extract status) to collect its outcome`;
-    const documentId = job.prior?.fact === 'submitted' ? job.prior.document_id : null;
-    emitCopies(job, (copy) => ({
-      ...errorRecord({ file: copy.input.file, document_id: documentId, route: job.prior?.route ?? null }, why),
-      outcome: 'pending',
-      sha256: job.sha256,
-    }));
-  }
+  for (const { job, holder } of held)
+    emit(job, heldEntry(job, holder, stopper.reason() !== undefined, options.poll.timeoutMs));
   return pipeline.charges();
+}
+
+type Entry = Parameters<Records['emit']>[1];
+/** One input's record, made for each copy (input) of a document. */
+type CopyEntry = (copy: Job) => Entry;
+
+/** Two inputs with the same content are one document: sent once (the leader), recorded under each name. */
+export function groupCopies(jobs: readonly Job[]): { copies: Map<string, Job[]>; leaders: Job[] } {
+  const copies = new Map<string, Job[]>();
+  const leaders: Job[] = [];
+  for (const job of jobs) {
+    const same = copies.get(job.key);
+    if (same) same.push(job);
+    else {
+      copies.set(job.key, [job]);
+      leaders.push(job);
+    }
+  }
+  return { copies, leaders };
+}
+
+function emitCopies(records: Records, copies: Map<string, Job[]>, job: Job, entry: CopyEntry): void {
+  for (const copy of copies.get(job.key) ?? [job]) records.emit(copy.input.realPath, entry(copy));
+}
+
+function serviceClient(options: BatchOptions, deps: BatchDeps, log: Log, sendSlots: Limiter): ServiceClient {
+  return new ServiceClient(
+    {
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey ?? '',
+      hooks: { rateLimited: () => sendSlots.rateLimited(), succeeded: () => sendSlots.succeeded() },
+      circuit: new Circuit(deps.now, deps.circuit),
+    },
+    { ...deps, log },
+  );
+}
+
+/** A document the pipeline ended: counted, shown, and recorded under each of its names. */
+function settled(
+  job: Job,
+  outcome: Outcome,
+  tally: Tally,
+  reporter: Reporter,
+  emit: (job: Job, entry: CopyEntry) => void,
+): void {
+  // A file the run never sent did not finish: the bar counts only what did; the stop line says why.
+  if (outcome.kind !== 'not_submitted') tally.done++;
+  if (outcome.kind === 'failed') tally.failed++;
+  if (outcome.kind === 'completed') tally.pages += outcome.record.page_count ?? 0;
+  reporter.finished(job.input.file, barKind(outcome), finishedDetail(outcome), tally);
+  const kind: EntryOutcome = outcome.kind;
+  // A result the journal holds is never replaced by a worse one (--fresh stopped or refused):
+  // the record stays the completed one; the report's outcome says what this run's attempt came to.
+  const kept = outcome.kind !== 'completed' && job.prior?.fact === 'completed' ? priorRecord(job) : undefined;
+  // '' for a large file stopped before it was hashed (on its upload).
+  const setAside =
+    kept === undefined && outcome.kind === 'failed' && outcome.failure !== undefined && failsAgain(outcome.failure);
+  emit(job, (copy) => ({
+    ...(kept ?? outcome.record),
+    file: copy.input.file,
+    outcome: kind,
+    sha256: job.sha256 || null,
+    ...(setAside ? { set_aside: true as const } : {}),
+  }));
+}
+
+/** The progress line's detail for a document the pipeline ended. */
+function finishedDetail(outcome: Outcome): string {
+  return outcome.kind === 'completed'
+    ? `completed, ${outcome.record.page_count ?? '?'} page${outcome.record.page_count === 1 ? '' : 's'} (${outcome.record.route})`
+    : (outcome.record.error ?? outcome.kind);
+}
+
+/** A claimed document needing no work from this worker: its record comes from the journal. */
+function decided(
+  job: Job,
+  concurrent: boolean,
+  tally: Tally,
+  reporter: Reporter,
+  emit: (job: Job, entry: CopyEntry) => void,
+): void {
+  tally.done++;
+  const prior = priorRecord(job);
+  if (!prior) return;
+  const outcome = decidedOutcome(job, concurrent);
+  if (outcome === 'failed') tally.failed++;
+  reporter.finished(
+    job.input.file,
+    outcome !== 'failed' ? 'ok' : 'failed',
+    outcome === 'other_worker' ? 'completed by another worker' : (prior.error ?? outcome),
+    tally,
+  );
+  const setAside = outcome !== 'other_worker' && setAsideEarlier(job.prior);
+  emit(job, (copy) => ({
+    ...prior,
+    file: copy.input.file,
+    outcome,
+    sha256: job.sha256,
+    ...(setAside ? { set_aside: true as const } : {}),
+  }));
+}
+
+/**
+ * The report's outcome of a document this worker did not send: settled by another worker while
+ * the batch ran (`concurrent`: its completion or its failure), or by an earlier run (skipped, left).
+ */
+export function decidedOutcome(job: Job, concurrent: boolean): EntryOutcome {
+  if (concurrent) return job.prior?.fact === 'completed' ? 'other_worker' : 'failed';
+  return job.action === 'done' ? 'skipped' : 'left';
+}
+
+/** The record of a document another worker still holds when this run ends: pending, to collect on a rerun. */
+function heldEntry(job: Job, holder: string | undefined, stopped: boolean, timeoutMs: number): CopyEntry {
+  const why = `${holder ? `worker ${holder}` : 'another worker'} still held it ${stopped ? 'when this run stopped' : `after waiting ${Math.round(timeoutMs / 1000)} s`}: rerun the same command (or see extract status) to collect its outcome`;
+  const documentId = job.prior?.fact === 'submitted' ? job.prior.document_id : null;
+  return (copy) => ({
+    ...errorRecord({ file: copy.input.file, document_id: documentId, route: job.prior?.route ?? null }, why),
+    outcome: 'pending',
+    sha256: job.sha256,
+  });
 }
 
 function barKind(outcome: Outcome): Finish {
