@@ -43,190 +43,273 @@ export type WorkThrough = {
 };
 
 export function workThrough(input: WorkThroughInput): WorkThrough {
-  const { state } = input;
-  const byKey = new Map(input.jobs.map((j) => [j.key, j]));
+  const loop = new ClaimLoop(input);
+  return { journal: loop.journal, run: () => loop.run() };
+}
+
+type Held = Array<{ job: Job; holder: string | undefined }>;
+
+/** The scheduler behind workThrough: one method per step of a worker's loop (admit, claim, wait, settle). */
+class ClaimLoop {
+  readonly journal: JournalWriter;
+  readonly #input: WorkThroughInput;
+  readonly #state: StateJournal;
+  readonly #byKey: Map<string, Job>;
   // Jobs this worker holds and has not seen submitted yet (they need a send slot).
-  const sending = new Set<string>();
-  const running = new Set<Promise<void>>();
-  let kick: (() => void) | undefined;
-  const wake = (): void => {
-    kick?.();
-    kick = undefined;
-  };
+  readonly #sending = new Set<string>();
+  readonly #running = new Set<Promise<void>>();
+  #kick: (() => void) | undefined;
+  #queue: JobQueue;
+  #waiting: Job[] = [];
+  #failure: { err: unknown } | undefined;
+  #waitingSince: number | undefined;
+  #round = 0;
+  #rechecking = false;
 
-  const journal: JournalWriter = {
-    append: async (fact: JournalFact) => {
-      await state.append(fact);
-      // Any fact after `sending` means the send is over (submitted, completed, failed, unsent).
-      const key = fact.fact === 'sending' ? undefined : factKey(fact);
-      if (key !== undefined && sending.delete(key)) wake();
-    },
-    close: () => state.close(),
-  };
+  constructor(input: WorkThroughInput) {
+    this.#input = input;
+    const state = input.state;
+    this.#state = state;
+    this.#byKey = new Map(input.jobs.map((j) => [j.key, j]));
+    this.#queue = new JobQueue(input.jobs);
+    this.journal = {
+      append: async (fact: JournalFact) => {
+        await state.append(fact);
+        // Any fact after `sending` means the send is over (submitted, completed, failed, unsent).
+        const key = fact.fact === 'sending' ? undefined : factKey(fact);
+        if (key !== undefined && this.#sending.delete(key)) this.#wake();
+      },
+      close: () => state.close(),
+    };
+  }
 
-  const begin = (job: Job): void => {
-    if (job.action === 'submit') sending.add(job.key);
-    const p = input
-      .start(job)
-      .catch((err: unknown) => {
-        // The journal could not be written (its database gone past the wait): the run stops with that error.
-        failure ??= { err };
-      })
-      .finally(() => {
-        sending.delete(job.key);
-        running.delete(p);
-        // A document lost to another worker (past its lease) is waited for like any held one.
-        if (state.lost(job.key)) {
-          input.log(
-            'warn',
-            `${job.input.file}: another worker took it over (this one held it past its lease); not sent from here, waiting for its outcome`,
-          );
-          waiting.push(job);
-        } else
-          void state
-            .release([job.key])
-            .catch((err) =>
-              input.log(
-                'warn',
-                `could not release ${job.input.file} in ${state.where}: ${err instanceof Error ? err.message : String(err)}`,
-              ),
-            );
-        wake();
-      });
-    running.add(p);
-  };
-
-  let queue = new JobQueue(input.jobs);
-  let waiting: Job[] = [];
-  let failure: { err: unknown } | undefined;
-  const rethrow = (): void => {
-    if (failure) throw failure.err;
-  };
-
-  async function run(): Promise<Array<{ job: Job; holder: string | undefined }>> {
-    const shared = state.shared;
-    // Jobs are admitted as slots free up, whatever the journal: a batch of N files holds about
-    // -c + --max-pending jobs in flight, not N promises queued on the limiters.
-    const sendAhead = input.concurrency * 2;
-    const maxHeld = input.concurrency + input.maxPending;
-    let waitingSince: number | undefined;
-    let round = 0;
-    let rechecking = false;
+  async run(): Promise<Held> {
     for (;;) {
-      for (;;) {
-        rethrow();
-        if (input.stopped()) {
-          // No new claims: the pipeline settles each remaining job as not submitted (or polls
-          // one submitted earlier, which costs nothing) without sending anything.
-          for (const job of queue.drain()) {
-            if (job.action === 'leave') input.decided(job, false);
-            else begin(job);
-          }
-          break;
-        }
-        const want = Math.min(sendAhead - sending.size, maxHeld - running.size);
-        if (queue.size > 0 && want > 0) {
-          // One worker is granted every claim: it asks for what it can start. A shared worker asks
-          // about more, since other workers may hold some.
-          const slice = queue.take(shared ? Math.max(64, want * 4) : want);
-          const claims = await state.claim(
-            slice.map((j) => j.key),
-            want,
-          );
-          const won = new Set(claims.map((c) => c.key));
-          // Documents came free: the others are moving, so look again soon.
-          if (rechecking && claims.length > 0) round = 0;
-          const kept = claims.length < want ? [] : slice.filter((j) => !won.has(j.key));
-          // Fewer than asked: every other document of the slice is held by a live worker.
-          if (claims.length < want) waiting.push(...slice.filter((j) => !won.has(j.key)));
-          queue.putBack(kept);
-          const started: Job[] = [];
-          for (const claim of claims) {
-            const job = byKey.get(claim.key);
-            if (!job) continue;
-            if (claim.takenFrom !== null)
-              input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
-            // Not kept in byKey: a claim made again (a document waited for) plans again from the
-            // claim's answer, so the plan's job will do, and the batch holds one job per document.
-            const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
-            if (next.action === 'submit' || next.action === 'resume') started.push(next);
-            else {
-              input.decided(next, claim.concurrent);
-              void state.release([job.key]).catch(() => undefined);
-            }
-          }
-          // Documents already paid for first: they need no send slot.
-          for (const job of started.filter((j) => j.action === 'resume')) begin(job);
-          for (const job of started.filter((j) => j.action === 'submit')) begin(job);
-          continue;
-        }
-        if (queue.size === 0 && waiting.length === 0) break;
-        if (queue.size === 0) {
-          // Only documents other workers hold are left: look again after a poll interval.
-          if (waitingSince === undefined) {
-            waitingSince = input.deps.now();
-            input.log(
-              'info',
-              `waiting for ${waiting.length} document${waiting.length === 1 ? '' : 's'} other workers hold (up to ${Math.round(input.poll.timeoutMs / 1000)} s, --poll-timeout), to write the whole batch's records`,
-            );
-          }
-          const left = waitingSince + input.poll.timeoutMs - input.deps.now();
-          if (left <= 0) break;
-          await Promise.race([
-            input.deps.sleep(Math.min(heldDelay(round++, input.poll), left), input.signal),
-            nextWake(),
-          ]);
-          if (input.signal.aborted) break;
-          queue = new JobQueue(waiting);
-          waiting = [];
-          rechecking = true;
-          continue;
-        }
-        // Full: wait for a send to end or a document to settle.
-        await nextWake();
-      }
+      await this.#admit();
       // Each job's end wakes this loop. Not Promise.race(running): every race adds a reaction to
       // every job still running, which is quadratic (20,000 documents: 200 million, out of heap).
-      const waitingAtEnd = waiting.length;
-      while (running.size > 0) {
-        await nextWake();
-        rethrow();
+      const waitingAtEnd = this.#waiting.length;
+      while (this.#running.size > 0) {
+        await this.#nextWake();
+        this.#rethrow();
       }
       // A document lost to another worker while it ran here (this worker paused past its lease)
-      // joins `waiting` when its run ends, which may be after the loop above gave up: look at it
+      // joins `waiting` when its run ends, which may be after #admit gave up: look at it
       // once more (its new holder may have finished it) before calling it held elsewhere.
-      if (waiting.length > waitingAtEnd && !input.stopped() && !input.signal.aborted) {
-        queue = new JobQueue(waiting);
-        waiting = [];
-        rechecking = true;
+      if (this.#waiting.length > waitingAtEnd && !this.#input.stopped() && !this.#input.signal.aborted) {
+        this.#recheck();
         continue;
       }
       break;
     }
-    if (waiting.length === 0) return [];
-    const holders = await state.holders(waiting.map((j) => j.key)).catch(() => new Map<string, string>());
-    return waiting.map((job) => ({ job, holder: holders.get(job.key) }));
+    return this.#heldElsewhere();
+  }
+
+  /** Starts jobs as slots free up until none is left to start here (or the run stopped, or the wait ran out). */
+  async #admit(): Promise<void> {
+    const input = this.#input;
+    // Jobs are admitted as slots free up, whatever the journal: a batch of N files holds about
+    // -c + --max-pending jobs in flight, not N promises queued on the limiters.
+    for (;;) {
+      this.#rethrow();
+      if (input.stopped()) {
+        this.#settleUnclaimed();
+        return;
+      }
+      const want = claimWant(input, this.#sending.size, this.#running.size);
+      if (this.#queue.size > 0 && want > 0) {
+        await this.#claim(want);
+        continue;
+      }
+      if (this.#queue.size === 0 && this.#waiting.length === 0) return;
+      if (this.#queue.size === 0) {
+        if (!(await this.#waitForHeld())) return;
+        continue;
+      }
+      // Full: wait for a send to end or a document to settle.
+      await this.#nextWake();
+    }
   }
 
   /**
-   * Another worker's document cannot wake this one (a pooler forbids LISTEN), so it is looked
-   * at again soon and then less often: 200 ms, x1.5, up to the poll's longest interval (5 s at most).
+   * No new claims: the pipeline settles each remaining job as not submitted (or polls
+   * one submitted earlier, which costs nothing) without sending anything.
    */
-  function heldDelay(round: number, poll: PollPolicy): number {
-    return Math.min(200 * 1.5 ** round, poll.maxIntervalMs, 5_000);
+  #settleUnclaimed(): void {
+    for (const job of this.#queue.drain()) {
+      if (job.action === 'leave') this.#input.decided(job, false);
+      else this.#begin(job);
+    }
   }
 
-  function nextWake(): Promise<void> {
+  /** Claims up to `want` documents from the front of the queue and starts those that need work. */
+  async #claim(want: number): Promise<void> {
+    const input = this.#input;
+    const slice = this.#queue.take(claimAsk(this.#state.shared, want));
+    const claims = await this.#state.claim(
+      slice.map((j) => j.key),
+      want,
+    );
+    // Documents came free: the others are moving, so look again soon.
+    if (this.#rechecking && claims.length > 0) this.#round = 0;
+    const { kept, held } = unclaimed(slice, claims, want);
+    this.#waiting.push(...held);
+    this.#queue.putBack(kept);
+    const started: Job[] = [];
+    for (const claim of claims) {
+      const job = this.#byKey.get(claim.key);
+      if (!job) continue;
+      if (claim.takenFrom !== null)
+        input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
+      // Not kept in byKey: a claim made again (a document waited for) plans again from the
+      // claim's answer, so the plan's job will do, and the batch holds one job per document.
+      const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
+      if (next.action === 'submit' || next.action === 'resume') started.push(next);
+      else {
+        input.decided(next, claim.concurrent);
+        void this.#state.release([job.key]).catch(() => undefined);
+      }
+    }
+    // Documents already paid for first: they need no send slot.
+    for (const job of started.filter((j) => j.action === 'resume')) this.#begin(job);
+    for (const job of started.filter((j) => j.action === 'submit')) this.#begin(job);
+  }
+
+  /**
+   * Only documents other workers hold are left: look again after a poll interval. False once
+   * the poll deadline has passed or the run was aborted (the rest is held elsewhere).
+   */
+  async #waitForHeld(): Promise<boolean> {
+    const input = this.#input;
+    if (this.#waitingSince === undefined) {
+      this.#waitingSince = input.deps.now();
+      input.log(
+        'info',
+        `waiting for ${this.#waiting.length} document${this.#waiting.length === 1 ? '' : 's'} other workers hold (up to ${Math.round(input.poll.timeoutMs / 1000)} s, --poll-timeout), to write the whole batch's records`,
+      );
+    }
+    const left = this.#waitingSince + input.poll.timeoutMs - input.deps.now();
+    if (left <= 0) return false;
+    await Promise.race([
+      input.deps.sleep(Math.min(heldDelay(this.#round++, input.poll), left), input.signal),
+      this.#nextWake(),
+    ]);
+    if (input.signal.aborted) return false;
+    this.#recheck();
+    return true;
+  }
+
+  /** The documents waited for go back in the queue, to be claimed again. */
+  #recheck(): void {
+    this.#queue = new JobQueue(this.#waiting);
+    this.#waiting = [];
+    this.#rechecking = true;
+  }
+
+  async #heldElsewhere(): Promise<Held> {
+    const waiting = this.#waiting;
+    if (waiting.length === 0) return [];
+    const holders = await this.#state.holders(waiting.map((j) => j.key)).catch(() => new Map<string, string>());
+    return waiting.map((job) => ({ job, holder: holders.get(job.key) }));
+  }
+
+  #begin(job: Job): void {
+    if (job.action === 'submit') this.#sending.add(job.key);
+    const p = this.#input
+      .start(job)
+      .catch((err: unknown) => {
+        // The journal could not be written (its database gone past the wait): the run stops with that error.
+        this.#failure ??= { err };
+      })
+      .finally(() => this.#ended(job, p));
+    this.#running.add(p);
+  }
+
+  #ended(job: Job, p: Promise<void>): void {
+    const input = this.#input;
+    const state = this.#state;
+    this.#sending.delete(job.key);
+    this.#running.delete(p);
+    // A document lost to another worker (past its lease) is waited for like any held one.
+    if (state.lost(job.key)) {
+      input.log(
+        'warn',
+        `${job.input.file}: another worker took it over (this one held it past its lease); not sent from here, waiting for its outcome`,
+      );
+      this.#waiting.push(job);
+    } else
+      void state
+        .release([job.key])
+        .catch((err) =>
+          input.log(
+            'warn',
+            `could not release ${job.input.file} in ${state.where}: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        );
+    this.#wake();
+  }
+
+  #rethrow(): void {
+    if (this.#failure) throw this.#failure.err;
+  }
+
+  #wake(): void {
+    this.#kick?.();
+    this.#kick = undefined;
+  }
+
+  #nextWake(): Promise<void> {
     return new Promise((resolve) => {
-      const previous = kick;
-      kick = () => {
+      const previous = this.#kick;
+      this.#kick = () => {
         previous?.();
         resolve();
       };
     });
   }
+}
 
-  return { journal, run };
+/**
+ * How many documents to claim now: sends run -c at once and a worker claims a little ahead of
+ * them (-c more), and it holds at most -c + --max-pending jobs at once.
+ */
+export function claimWant(
+  limits: { concurrency: number; maxPending: number },
+  sending: number,
+  running: number,
+): number {
+  return Math.min(limits.concurrency * 2 - sending, limits.concurrency + limits.maxPending - running);
+}
+
+/**
+ * How many queued documents to ask about. One worker is granted every claim: it asks for what it
+ * can start. A shared worker asks about more, since other workers may hold some.
+ */
+export function claimAsk(shared: boolean, want: number): number {
+  return shared ? Math.max(64, want * 4) : want;
+}
+
+/**
+ * The documents of a claimed slice this worker did not get. Granted as many as asked: the rest
+ * were not looked at, and go back in the queue (`kept`). Fewer: every other document of the
+ * slice is held by a live worker, and is waited for (`held`).
+ */
+export function unclaimed(
+  slice: readonly Job[],
+  claims: ReadonlyArray<{ key: string }>,
+  want: number,
+): { kept: Job[]; held: Job[] } {
+  const won = new Set(claims.map((c) => c.key));
+  const rest = slice.filter((j) => !won.has(j.key));
+  return claims.length < want ? { kept: [], held: rest } : { kept: rest, held: [] };
+}
+
+/**
+ * Another worker's document cannot wake this one (a pooler forbids LISTEN), so it is looked
+ * at again soon and then less often: 200 ms, x1.5, up to the poll's longest interval (5 s at most).
+ */
+export function heldDelay(round: number, poll: PollPolicy): number {
+  return Math.min(200 * 1.5 ** round, poll.maxIntervalMs, 5_000);
 }
 
 /**
