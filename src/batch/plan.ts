@@ -108,106 +108,33 @@ export type BatchPlan = {
 export type Plan = { jobs: Job[]; unreadable: UnreadableInput[]; ignored: IgnoredInput[] };
 
 export async function planJobs(input: PlanInput): Promise<Plan> {
-  const jobs: Array<Job | undefined> = new Array<Job | undefined>(input.files.length);
-  const unreadable: UnreadableInput[] = [];
-  const ignored: Array<IgnoredInput | undefined> = new Array<IgnoredInput | undefined>(input.files.length);
-  let next = 0;
-  let done = 0;
   const total = input.files.length;
-  // Ticks at most every 100 ms (and at the end): a rerun of 20,000 cached files is not 20,000 log lines to build.
-  const now = input.now ?? Date.now;
-  let ticked = Number.NEGATIVE_INFINITY;
-  const tick = (): void => {
-    done++;
-    if (input.onProgress === undefined) return;
-    const t = done === total ? Number.POSITIVE_INFINITY : now();
-    if (t - ticked < PROGRESS_EVERY_MS) return;
-    ticked = t;
-    input.onProgress(done, total);
-  };
-  const route = routeChooser(input.route, input.inlineMax);
-  const identity = input.identity ?? soleIdentity(input.target);
-  const known = asLookup(input.known);
-  // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
-  // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
-  const above = input.hashWhileSendingAbove;
-  const isNamed = (file: string): boolean => known.names(file);
+  const jobs: Array<Job | undefined> = new Array<Job | undefined>(total);
+  const unreadable: UnreadableInput[] = [];
+  const ignored: Array<IgnoredInput | undefined> = new Array<IgnoredInput | undefined>(total);
   // Files whose content is known (hashed, or from the stat cache), looked up in the journal once all are:
   // together, a thousand a query (a database a round trip), not one at a time.
-  const hashed: Array<{ file: InputFile; facts: FileFacts; decision: RouteDecision } | undefined> = new Array(
-    input.files.length,
-  );
+  const hashed: Array<Hashed | undefined> = new Array(total);
+  const tick = progressTicker(total, input.onProgress, input.now ?? Date.now);
+  const identity = input.identity ?? soleIdentity(input.target);
+  const known = asLookup(input.known);
+  const ctx: ReadContext = { input, route: routeChooser(input.route, input.inlineMax), identity, known };
+  let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < input.files.length) {
+    while (next < total) {
       const i = next++;
       const file = input.files[i];
       if (!file) continue;
-      if (file.size === 0 && !file.explicit && input.allFiles !== true) {
-        // Found in a folder or by a pattern, an empty file is no document (what `file` calls
-        // inode/x-empty): skipped and listed as other non-documents are, so a drop folder's stray
-        // empty file does not fail every night. Named by itself, it is refused below.
-        ignored[i] = { file: file.file, realPath: file.realPath, mimeType: 'inode/x-empty' };
-        tick();
-        continue;
-      }
-      if (file.size === 0) {
-        // Nothing to extract, and a service would charge or refuse it: refused here, by name.
-        unreadable.push({
-          file: file.file,
-          reason: `${file.file} is empty (0 bytes): there is nothing to extract, so it was not sent`,
-        });
-        tick();
-        continue;
-      }
-      try {
-        const cached = input.cache?.get(file);
-        const decision = route(file.size);
-        if (
-          cached === undefined &&
-          above !== undefined &&
-          file.size > above &&
-          decision.route === 'upload' &&
-          !isNamed(file.file)
-        ) {
-          const mimeType = await fileType(file.path);
-          if (file.explicit || input.allFiles === true || isDocumentType(mimeType)) {
-            jobs[i] = {
-              input: file,
-              sha256: '',
-              mimeType,
-              key: stateKey(`unhashed:${file.realPath}`, identity.primary),
-              target: identity.primary,
-              decision,
-              action: 'submit',
-              prior: undefined,
-              unhashed: true,
-            };
-          } else ignored[i] = { file: file.file, realPath: file.realPath, mimeType };
-          tick();
-          continue;
-        }
-        let facts = cached;
-        if (facts === undefined) {
-          const readStarted = (input.now ?? Date.now)();
-          facts = await fileFacts(file.path, file.size);
-          input.cache?.set(file, facts, readStarted);
-        }
-        if (!file.explicit && input.allFiles !== true && !isDocumentType(facts.mimeType)) {
-          ignored[i] = { file: file.file, realPath: file.realPath, mimeType: facts.mimeType };
-          tick();
-          continue;
-        }
-        hashed[i] = { file, facts, decision };
-      } catch (err) {
-        unreadable.push({
-          file: file.file,
-          reason: `cannot read ${file.file}: ${describeFsError(err)}`,
-        });
-      }
+      // An empty file is decided without a read (and without waiting a turn).
+      const read = emptyFileRead(file, input.allFiles === true) ?? (await readInput(file, ctx));
+      if (read.kind === 'ignored') ignored[i] = read.ignored;
+      else if (read.kind === 'unreadable') unreadable.push(read.unreadable);
+      else if (read.kind === 'unhashed') jobs[i] = read.job;
+      else hashed[i] = read.hashed;
       tick();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, input.files.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(input.parallel ?? 4, total) }, worker));
   if (known.prefetch !== undefined) {
     const keys: string[] = [];
     for (const h of hashed)
@@ -215,25 +142,158 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
     if (keys.length > 0) await known.prefetch(keys);
   }
   hashed.forEach((h, i) => {
-    if (h === undefined) return;
-    const { key, target, prior } = lookup(known, h.facts.sha256, identity);
-    const action = rerunAction(prior, { retryFailed: input.retryFailed, fresh: input.fresh });
-    jobs[i] = {
-      input: h.file,
-      sha256: h.facts.sha256,
-      mimeType: h.facts.mimeType,
-      key,
-      target,
-      decision: h.decision,
-      action,
-      prior,
-      resend: resendOf(prior, action, input.fresh === true),
-    };
+    if (h !== undefined) jobs[i] = hashedJob(h, known, identity, input);
   });
   return {
     jobs: jobs.filter((j): j is Job => j !== undefined),
     unreadable,
     ignored: ignored.filter((x): x is IgnoredInput => x !== undefined),
+  };
+}
+
+/** A document file whose content facts are known, with its route: planned once the journal is asked. */
+type Hashed = { file: InputFile; facts: FileFacts; decision: RouteDecision };
+
+type ReadContext = {
+  input: PlanInput;
+  route: (size: number) => RouteDecision;
+  identity: Identity;
+  known: KnownLookup;
+};
+
+/** What the plan makes of one input file before the journal is asked. */
+type Read =
+  | { kind: 'ignored'; ignored: IgnoredInput }
+  | { kind: 'unreadable'; unreadable: UnreadableInput }
+  | { kind: 'unhashed'; job: Job }
+  | { kind: 'hashed'; hashed: Hashed };
+
+/** An empty file's Read: no document to send (undefined: the file is not empty). */
+function emptyFileRead(file: InputFile, allFiles: boolean): Read | undefined {
+  const empty = emptyFileRule(file, allFiles);
+  if (empty === 'skip') {
+    // Found in a folder or by a pattern, an empty file is no document (what `file` calls
+    // inode/x-empty): skipped and listed as other non-documents are, so a drop folder's stray
+    // empty file does not fail every night. Named by itself, it is refused below.
+    return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType: 'inode/x-empty' } };
+  }
+  if (empty === 'refuse') {
+    // Nothing to extract, and a service would charge or refuse it: refused here, by name.
+    return {
+      kind: 'unreadable',
+      unreadable: {
+        file: file.file,
+        reason: `${file.file} is empty (0 bytes): there is nothing to extract, so it was not sent`,
+      },
+    };
+  }
+  return undefined;
+}
+
+async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
+  const { input } = ctx;
+  try {
+    const cached = input.cache?.get(file);
+    const decision = ctx.route(file.size);
+    // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
+    // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
+    if (
+      hashesWhileSending(cached !== undefined, input.hashWhileSendingAbove, file.size, decision) &&
+      !ctx.known.names(file.file)
+    ) {
+      const mimeType = await fileType(file.path);
+      if (!wanted(file, input.allFiles === true, mimeType))
+        return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType } };
+      const target = ctx.identity.primary;
+      const key = stateKey(`unhashed:${file.realPath}`, target);
+      return {
+        kind: 'unhashed',
+        job: {
+          input: file,
+          sha256: '',
+          mimeType,
+          key,
+          target,
+          decision,
+          action: 'submit',
+          prior: undefined,
+          unhashed: true,
+        },
+      };
+    }
+    let facts = cached;
+    if (facts === undefined) {
+      const readStarted = (input.now ?? Date.now)();
+      facts = await fileFacts(file.path, file.size);
+      input.cache?.set(file, facts, readStarted);
+    }
+    if (!wanted(file, input.allFiles === true, facts.mimeType))
+      return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType: facts.mimeType } };
+    return { kind: 'hashed', hashed: { file, facts, decision } };
+  } catch (err) {
+    return {
+      kind: 'unreadable',
+      unreadable: { file: file.file, reason: `cannot read ${file.file}: ${describeFsError(err)}` },
+    };
+  }
+}
+
+/** An empty file: skipped as no document when found in a folder or by a pattern, refused when named by itself. */
+export function emptyFileRule(file: InputFile, allFiles: boolean): 'skip' | 'refuse' | undefined {
+  if (file.size !== 0) return undefined;
+  return !file.explicit && !allFiles ? 'skip' : 'refuse';
+}
+
+/** Whether the run sends this file: named by itself, --all-files, or a document type. */
+function wanted(file: InputFile, allFiles: boolean, mimeType: string): boolean {
+  return file.explicit || allFiles || isDocumentType(mimeType);
+}
+
+/**
+ * Whether a file may be hashed while it is uploaded rather than before: not in the stat cache,
+ * above the size given, and sent by upload (the caller also asks the journal whether it names the file).
+ */
+export function hashesWhileSending(
+  cached: boolean,
+  above: number | undefined,
+  size: number,
+  decision: RouteDecision,
+): boolean {
+  return !cached && above !== undefined && size > above && decision.route === 'upload';
+}
+
+/** The job of a hashed file, from what the journal knows of its content. */
+function hashedJob(h: Hashed, known: KnownLookup, identity: Identity, input: PlanInput): Job {
+  const { key, target, prior } = lookup(known, h.facts.sha256, identity);
+  const action = rerunAction(prior, { retryFailed: input.retryFailed, fresh: input.fresh });
+  return {
+    input: h.file,
+    sha256: h.facts.sha256,
+    mimeType: h.facts.mimeType,
+    key,
+    target,
+    decision: h.decision,
+    action,
+    prior,
+    resend: resendOf(prior, action, input.fresh === true),
+  };
+}
+
+/** Counts files read; tells onProgress at most every 100 ms (and at the end): a rerun of 20,000 cached files is not 20,000 log lines to build. */
+function progressTicker(
+  total: number,
+  onProgress: ((done: number, total: number) => void) | undefined,
+  now: () => number,
+): () => void {
+  let done = 0;
+  let ticked = Number.NEGATIVE_INFINITY;
+  return () => {
+    done++;
+    if (onProgress === undefined) return;
+    const t = done === total ? Number.POSITIVE_INFINITY : now();
+    if (t - ticked < PROGRESS_EVERY_MS) return;
+    ticked = t;
+    onProgress(done, total);
   };
 }
 
