@@ -129,6 +129,67 @@ async function planBatch(
   ctx: PlanContext,
 ): Promise<BatchPlan> {
   const { reporter, log, records } = ctx;
+  const { discovery, files, unsettled } = await findInputs(inputs, options, deps, reporter, log);
+  const spec = stateSpecOf(options, deps);
+  const journal = await openJournal(spec, options, deps, ctx);
+  const replay = await replayJournal(journal, spec, options, deps, log);
+
+  // A dry run without a key matches nothing in the journal: it plans every file as new.
+  const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
+  let identity = identityOf(targetId, replay.parsers);
+  // Documents under targets this key may share a parser with: settled by a probe after the plan.
+  const foreign = options.fresh ? new Set<string>() : foreignTargets(replay.known, identity);
+  // The stat cache sits beside a journal file (JSONL or SQLite); a dry run reads it but writes nothing.
+  // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
+  const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
+  const plan = await planJobs({
+    files,
+    known: replay.known,
+    target: identity.primary,
+    identity,
+    route: options.route,
+    inlineMax: options.inlineMax,
+    retryFailed: options.retryFailed,
+    fresh: options.fresh,
+    allFiles: options.allFiles,
+    cache,
+    now: deps.now,
+    hashWhileSendingAbove: hashWhileSendingAbove(options, journal.shared, foreign.size > 0),
+    onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
+  });
+  if (!options.dryRun) saveStatCache(cache, log);
+  if (!options.dryRun && options.apiKey && foreign.size > 0) {
+    identity = await settleIdentity(
+      plan.jobs,
+      { known: replay.known, parsers: replay.parsers, identity, foreign },
+      {
+        journal,
+        service: { baseUrl: options.baseUrl, apiKey: options.apiKey },
+        deps: { ...deps, log },
+        retryFailed: options.retryFailed,
+      },
+    );
+  }
+  const unreadable = [...discovery.unreadable, ...plan.unreadable];
+  const { ignored, jobs } = plan;
+  logIgnored(ignored, log);
+  if (options.dryRun || options.maxCredits !== undefined) await countPagesToSend(jobs, reporter);
+  emitUntouched(unreadable, jobs, { shared: journal.shared, dryRun: options.dryRun }, records, log);
+  return {
+    journal,
+    known: replay.known,
+    targetId,
+    identity,
+    jobs,
+    unreadable,
+    ignored,
+    linksNotFollowed: discovery.linksNotFollowed,
+    unsettled,
+  };
+}
+
+/** Finds the input files and leaves out those changed within --settle. */
+async function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps, reporter: Reporter, log: Log) {
   reporter.planning('finding input files');
   const discovery = await discoverInputs(inputs, {
     cwd: deps.cwd,
@@ -144,31 +205,45 @@ async function planBatch(
   else log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
   const { files, unsettled } = settledOnly(discovery.files, options.settleMs ?? 0, deps.now());
   logUnsettled(unsettled, options.settleMs ?? 0, log);
+  return { discovery, files, unsettled };
+}
 
-  const spec = stateSpecOf(options, deps);
+async function openJournal(
+  spec: StateSpec | null,
+  options: BatchOptions,
+  deps: BatchDeps,
+  ctx: PlanContext,
+): Promise<StateJournal> {
   if (spec?.kind === 'postgres' && options.fresh) {
     throw new ExtractError(
       'usage',
       "--fresh with a shared journal (postgres://) would make the workers redo and pay again for each other's documents: use a new database for a new batch",
     );
   }
-  const open = async (): Promise<StateJournal> => {
-    const journal =
-      spec === null
-        ? memoryState()
-        : await openState(spec, {
-            readOnly: options.dryRun,
-            leaseMs: options.leaseMs,
-            outageMs: options.stateWaitMs,
-            log,
-            lock: deps.lock,
-            write: deps.writeJournal,
-            onWriteFailed: (err) => ctx.writeFailed(err.message),
-          });
-    ctx.opened(journal);
-    return journal;
-  };
-  const journal = await open();
+  const journal =
+    spec === null
+      ? memoryState()
+      : await openState(spec, {
+          readOnly: options.dryRun,
+          leaseMs: options.leaseMs,
+          outageMs: options.stateWaitMs,
+          log: ctx.log,
+          lock: deps.lock,
+          write: deps.writeJournal,
+          onWriteFailed: (err) => ctx.writeFailed(err.message),
+        });
+  ctx.opened(journal);
+  return journal;
+}
+
+/** What the journal knows, with earlier versions' journals taken in (or, in a dry run, read behind it). */
+async function replayJournal(
+  journal: StateJournal,
+  spec: StateSpec | null,
+  options: BatchOptions,
+  deps: BatchDeps,
+  log: Log,
+): Promise<JournalView> {
   // Earlier versions' journals (the user's JSONL, this folder's): taken in once (a dry run only reads them).
   const earlier = options.state === undefined ? earlierJournals(deps.env, options.baseUrl, deps.cwd) : [];
   if (!options.dryRun) {
@@ -205,68 +280,51 @@ async function planBatch(
     );
   if (journal.shared && !options.dryRun && options.state !== undefined)
     log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
+  return replay;
+}
 
-  // A dry run without a key matches nothing in the journal: it plans every file as new.
-  const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
-  let identity = identityOf(targetId, replay.parsers);
-  // Documents under targets this key may share a parser with: settled by a probe after the plan.
-  const foreign = options.fresh ? new Set<string>() : foreignTargets(replay.known, identity);
-  // The stat cache sits beside a journal file (JSONL or SQLite); a dry run reads it but writes nothing.
-  // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
-  const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
-  const plan = await planJobs({
-    files,
-    known: replay.known,
-    target: identity.primary,
-    identity,
-    route: options.route,
-    inlineMax: options.inlineMax,
-    retryFailed: options.retryFailed,
-    fresh: options.fresh,
-    allFiles: options.allFiles,
-    cache,
-    now: deps.now,
-    // One read pass for large files (hashed as they are uploaded): not for a page count first, nor
-    // with a shared journal, whose workers claim a document by its content before sending it.
-    // Nor when other keys' documents are in the journal: a content is matched against them before it is sent.
-    hashWhileSendingAbove:
-      options.dryRun || options.maxCredits !== undefined || journal.shared || foreign.size > 0
-        ? undefined
-        : (options.hashWhileSendingAbove ?? HASH_WHILE_SENDING_ABOVE),
-    onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
-  });
-  if (!options.dryRun) saveStatCache(cache, log);
-  if (!options.dryRun && options.apiKey && foreign.size > 0) {
-    identity = await settleIdentity(
-      plan.jobs,
-      { known: replay.known, parsers: replay.parsers, identity, foreign },
-      {
-        journal,
-        service: { baseUrl: options.baseUrl, apiKey: options.apiKey },
-        deps: { ...deps, log },
-        retryFailed: options.retryFailed,
-      },
-    );
-  }
-  const unreadable = [...discovery.unreadable, ...plan.unreadable];
-  const { ignored, jobs } = plan;
-  if (ignored.length > 0) {
-    const names = ignored.slice(0, 5).map((x) => `${x.file} (${x.mimeType})`);
-    const more = ignored.length > 5 ? ` and ${ignored.length - 5} more (see --report)` : '';
-    log(
-      'info',
-      `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a PDF or an image, uncharged: ${names.join(', ')}${more}; --all-files sends them`,
-    );
-  }
+/**
+ * One read pass for large files (hashed as they are uploaded): not for a page count first, nor
+ * with a shared journal, whose workers claim a document by its content before sending it.
+ * Nor when other keys' documents are in the journal: a content is matched against them before it is sent.
+ */
+export function hashWhileSendingAbove(
+  options: Pick<BatchOptions, 'dryRun' | 'maxCredits' | 'hashWhileSendingAbove'>,
+  shared: boolean,
+  foreign: boolean,
+): number | undefined {
+  return options.dryRun || options.maxCredits !== undefined || shared || foreign
+    ? undefined
+    : (options.hashWhileSendingAbove ?? HASH_WHILE_SENDING_ABOVE);
+}
 
-  if (options.dryRun || options.maxCredits !== undefined) {
-    for (const [i, job] of jobs.entries()) {
-      if (job.action !== 'submit') continue;
-      reporter.planning(`counting pages ${i + 1}/${jobs.length}`);
-      job.pages = (await countPages(job.input.path, job.mimeType)) ?? undefined;
-    }
-  }
+function logIgnored(ignored: BatchPlan['ignored'], log: Log): void {
+  if (ignored.length === 0) return;
+  const names = ignored.slice(0, 5).map((x) => `${x.file} (${x.mimeType})`);
+  const more = ignored.length > 5 ? ` and ${ignored.length - 5} more (see --report)` : '';
+  log(
+    'info',
+    `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a PDF or an image, uncharged: ${names.join(', ')}${more}; --all-files sends them`,
+  );
+}
 
+/** Pages counted locally, for --dry-run and --max-credits. */
+async function countPagesToSend(jobs: Job[], reporter: Reporter): Promise<void> {
+  for (const [i, job] of jobs.entries()) {
+    if (job.action !== 'submit') continue;
+    reporter.planning(`counting pages ${i + 1}/${jobs.length}`);
+    job.pages = (await countPages(job.input.path, job.mimeType)) ?? undefined;
+  }
+}
+
+/** Emits the records of the files this run will not touch: the unreadable, and the documents the journal settled. */
+function emitUntouched(
+  unreadable: BatchPlan['unreadable'],
+  jobs: Job[],
+  run: { shared: boolean; dryRun: boolean },
+  records: Records,
+  log: Log,
+): void {
   for (const u of unreadable) {
     log('error', u.reason);
     records.emit(unreadableKey(u.file), {
@@ -277,10 +335,7 @@ async function planBatch(
   }
   for (const job of jobs) {
     const prior = priorRecord(job);
-    // With a shared journal, a document left at the replay (a send in flight) may belong to a
-    // live worker: the claim decides (in the send step). A completed one is final either way.
-    // The record is made for this entry: completed with what the entry adds, not copied.
-    if (prior && (job.action === 'done' || (job.action === 'leave' && (!journal.shared || options.dryRun))))
+    if (prior && recordedAtPlan(job.action, run.shared, run.dryRun))
       records.emit(
         job.input.realPath,
         Object.assign(prior, {
@@ -290,17 +345,16 @@ async function planBatch(
         }),
       );
   }
-  return {
-    journal,
-    known: replay.known,
-    targetId,
-    identity,
-    jobs,
-    unreadable,
-    ignored,
-    linksNotFollowed: discovery.linksNotFollowed,
-    unsettled,
-  };
+}
+
+/**
+ * Whether a document's record is made at the plan (from the journal) rather than by the send step.
+ * With a shared journal, a document left at the replay (a send in flight) may belong to a
+ * live worker: the claim decides (in the send step). A completed one is final either way.
+ * The record is made for this entry: completed with what the entry adds, not copied.
+ */
+export function recordedAtPlan(action: Job['action'], shared: boolean, dryRun: boolean): boolean {
+  return action === 'done' || (action === 'leave' && (!shared || dryRun));
 }
 
 /**
