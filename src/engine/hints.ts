@@ -22,11 +22,13 @@ export function formatHints(layout: Layout): FormatHints {
             if (mark) marks.add(mark);
           }
         }
-        if (text.includes('/') || text.includes('-'))
-          for (const m of text.matchAll(/\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g)) {
+        if (text.includes('/') || text.includes('-')) {
+          DATE.lastIndex = 0;
+          for (let m = DATE.exec(text); m !== null; m = DATE.exec(text)) {
             const order = dateOrderOf(m[0]);
             if (order) orders.add(order);
           }
+        }
       }
     }
   }
@@ -37,6 +39,8 @@ export function formatHints(layout: Layout): FormatHints {
 
 /** A number as written, its digits grouped or not (it begins and ends with a digit). */
 const NUMBER = /\d[\d.,' \u00a0\u202f]*\d/g;
+/** A date written with its day, month and year as numbers. */
+const DATE = /\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g;
 
 /** "1,234.50" and "12.5" show "."; "1.234,50" and "12,50" show ","; "1,234" and dates show nothing. */
 function decimalMarkOf(number: string): DecimalMark | undefined {
@@ -50,10 +54,18 @@ function decimalMarkOf(number: string): DecimalMark | undefined {
     return (mark === '.' ? GROUPED_BY_COMMA : GROUPED_BY_DOT).test(number.slice(0, at)) ? mark : undefined;
   }
   const at = dot >= 0 ? dot : comma;
-  if (at < 0 || number.indexOf(number[at] as string) !== at || /\s/.test(number)) return undefined;
-  return ONE_OR_TWO_DIGITS.test(number.slice(at + 1)) ? (number[at] as DecimalMark) : undefined;
+  if (at < 0 || number.indexOf(number[at] as string) !== at) return undefined;
+  // NUMBER's spaces are the only white space a number holds; one or two digits after the mark, and nothing else.
+  if (number.includes(' ') || number.includes('\u00a0') || number.includes('\u202f')) return undefined;
+  const after = number.length - at - 1;
+  if (after < 1 || after > 2 || !isDigit(number.charCodeAt(at + 1)) || !isDigit(number.charCodeAt(number.length - 1)))
+    return undefined;
+  return number[at] as DecimalMark;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
 }
 
 const GROUPED_BY_COMMA = /^\d{1,3}(,\d{3})+$/;
 const GROUPED_BY_DOT = /^\d{1,3}(\.\d{3})+$/;
-const ONE_OR_TWO_DIGITS = /^\d{1,2}$/;
