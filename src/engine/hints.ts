@@ -15,13 +15,7 @@ export function formatHints(layout: Layout): FormatHints {
       for (const cell of line.cells) {
         // A number shows a mark only with a "." or ","; a date's order only with "/" or "-".
         const text = cell.text;
-        if (text.includes('.') || text.includes(',')) {
-          NUMBER.lastIndex = 0;
-          for (let m = NUMBER.exec(text); m !== null; m = NUMBER.exec(text)) {
-            const mark = decimalMarkOf(m[0]);
-            if (mark) marks.add(mark);
-          }
-        }
+        if (text.includes('.') || text.includes(',')) marksOf(text, marks);
         if (text.includes('/') || text.includes('-')) {
           DATE.lastIndex = 0;
           for (let m = DATE.exec(text); m !== null; m = DATE.exec(text)) {
@@ -37,8 +31,41 @@ export function formatHints(layout: Layout): FormatHints {
   return { decimalMark: mark, dateOrder: order };
 }
 
-/** A number as written, its digits grouped or not (it begins and ends with a digit). */
-const NUMBER = /\d[\d.,' \u00a0\u202f]*\d/g;
+/**
+ * The marks of the numbers written in a text, added to `marks`. A number as written is what
+ * /\d[\d.,' \u00a0\u202f]*\d/g finds (its digits grouped or not; it begins and ends with a
+ * digit), found here without the pattern's match arrays: a run of those characters from a digit,
+ * cut after its last digit. Only a number with a "." or "," can show a mark.
+ */
+function marksOf(text: string, marks: Set<DecimalMark>): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let lastDigit = -1;
+    let marked = false;
+    let e = i + 1;
+    for (; e < n; e++) {
+      const c = text.charCodeAt(e);
+      if (isDigit(c)) lastDigit = e;
+      else if (c === 0x2e || c === 0x2c) marked = true;
+      else if (c !== 0x27 && c !== 0x20 && c !== 0xa0 && c !== 0x202f) break;
+    }
+    // No digit after the first in the run: no number starts in it (the next digit is past it).
+    if (lastDigit < 0) {
+      i = e;
+      continue;
+    }
+    if (marked) {
+      const mark = decimalMarkOf(text.slice(i, lastDigit + 1));
+      if (mark) marks.add(mark);
+    }
+    i = lastDigit + 1;
+  }
+}
 /** A date written with its day, month and year as numbers. */
 const DATE = /\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g;
 
