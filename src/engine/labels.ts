@@ -425,8 +425,12 @@ export class LabelIndex {
   /** Every field asks about every cell: remember the answer per text. */
   private readonly seen = new Map<string, LabelMatch | null>();
 
-  constructor(fields: FieldDefinition) {
+  /** everyForm: compare a cell with every form of its first word, as before the second word chose them (tests' reference). */
+  private readonly everyForm: boolean;
+
+  constructor(fields: FieldDefinition, { everyForm = false }: { everyForm?: boolean } = {}) {
     this.forms = formsOf(fields);
+    this.everyForm = everyForm;
   }
 
   /** The concept each field path stands for. */
@@ -483,13 +487,18 @@ export class LabelIndex {
     if (byFirst) {
       const secondKey = second === undefined ? undefined : indexWord(second.word);
       for (const form of byFirst) {
-        if (form.secondKey !== undefined && !secondMayMatch(form, second, secondKey)) continue;
+        if (form.secondKey !== undefined && !this.everyForm && !secondMayMatch(form, second, secondKey)) continue;
         const m = this.matchForm(body, toks, form);
         if (m) all.push(m);
       }
     }
     this.matchForms(body, toks, joined, all);
-    this.matchForms(body, toks, this.forms.suffixed, all);
+    // A suffix form's first word ("*rechnung") matches only as a suffix: never cut in two (no token holds "*").
+    for (const form of this.forms.suffixed) {
+      if (!this.everyForm && !wordsEqual(form.words[0] ?? '', first.word)) continue;
+      const m = this.matchForm(body, toks, form);
+      if (m) all.push(m);
+    }
     // One match is its own best (bestOf would return it as is).
     const best = all.length === 0 ? null : all.length === 1 ? (all[0] ?? null) : bestOf(all);
     if (best && box !== undefined) {
