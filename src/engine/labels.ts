@@ -237,6 +237,22 @@ function secondMayMatch(form: LabelForm, second: Token | undefined, secondKey: s
   return w.length >= SPLIT_WORD_MIN && w.length > second.word.length && w.startsWith(second.word);
 }
 
+/**
+ * Whether EXTRA_WORDS can match: its first word needs a letter after the run of spaces,
+ * dashes and slashes that opens the text. An ASCII character there that is no letter (a
+ * digit: "Total 12.50", most loose labels) rules it out; anything else is left to the pattern.
+ */
+function mayExtend(rest: string): boolean {
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const c = rest.charCodeAt(i);
+    if (!(c === 0x20 || c === 0x2d || c === 0x2f || (c >= 0x09 && c <= 0x0d))) break;
+  }
+  if (i === rest.length) return false;
+  const c = rest.charCodeAt(i);
+  return c >= 0x80 || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || i === 0;
+}
+
 function wordsEqual(labelWord: string, docWord: string): boolean {
   if (labelWord === docWord) return true;
   // "*rechnung": any compound that ends so (Mietrechnung, Baurechnung), as German builds its words.
@@ -315,6 +331,8 @@ class LabelForms {
   private readonly byKey = new Map<string, LabelForm>();
   /** The concept each field path stands for. */
   readonly conceptOf = new Map<FieldPath, Concept>();
+  /** The proper prefixes of byFirst's words: a cell's first word can join its second into a form's first only when it is one. */
+  readonly joinable = new Set<string>();
 
   constructor(fields: FieldDefinition) {
     this.add(fields, '');
@@ -333,6 +351,7 @@ class LabelForms {
         fallback ? 2 : 1,
       );
     }
+    for (const word of this.byFirst.keys()) for (let n = 1; n < word.length; n++) this.joinable.add(word.slice(0, n));
   }
 
   private add(fields: FieldDefinition, prefix: string): void {
@@ -425,7 +444,7 @@ export class LabelIndex {
   /** Every field asks about every cell: remember the answer per text. */
   private readonly seen = new Map<string, LabelMatch | null>();
 
-  /** everyForm: compare a cell with every form of its first word, as before the second word chose them (tests' reference). */
+  /** everyForm: compare a cell with every form, and try every pattern, as before the shortcuts that skip them (tests' reference). */
   private readonly everyForm: boolean;
 
   constructor(fields: FieldDefinition, { everyForm = false }: { everyForm?: boolean } = {}) {
@@ -477,7 +496,10 @@ export class LabelIndex {
     }
     const second = toks[1];
     const joined =
-      second && second.start === first.end + 1 && body.charCodeAt(first.end) === 0x20
+      second &&
+      (this.everyForm || this.forms.joinable.has(first.word)) &&
+      second.start === first.end + 1 &&
+      body.charCodeAt(first.end) === 0x20
         ? this.forms.byFirst.get(first.word + second.word)
         : undefined;
     const all: LabelMatch[] = [];
@@ -598,10 +620,12 @@ export class LabelIndex {
     const trimmed = rest.trim();
     if (trimmed === '') return made('clean', '', colon);
     // "Total EUR", "Betrag €": a currency after the label says what the amount is in.
-    if (parseCurrency(trimmed) !== null || /^\s*[$€£¥]\s*$/.test(rest)) return made('clean', '', colon);
+    // (The symbol alone: what /^\s*[$€£¥]\s*$/ finds, since trim() strips exactly \s.)
+    if (parseCurrency(trimmed) !== null || (trimmed.length === 1 && '$€£¥'.includes(trimmed)))
+      return made('clean', '', colon);
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
-      const extended = kind === 'loose' ? EXTRA_WORDS.exec(rest) : null;
+      const extended = kind === 'loose' && (this.everyForm || mayExtend(rest)) ? EXTRA_WORDS.exec(rest) : null;
       if (extended?.[1] !== undefined) {
         const after = extended[2];
         const m = made('clean', after === undefined ? '' : after.slice(1).trim(), after !== undefined);
