@@ -1,30 +1,19 @@
 import { defineConfig } from 'vitest/config';
+import { MEASURED, PROCESSES } from './test/layers.ts';
 import SlowFirstSequencer from './test/sequencer.ts';
 
+/** Three at a time: the engine's and OCR's CPU keep both cores busy, the servers' waits fill the gaps. */
+const IN_PROCESS_WORKERS = 3;
 /**
- * Files that hold wall-clock bounds or measure the machine (a deadline in seconds, CPU ticks,
- * resident memory, the benchmarks' smoke run): they run last, after the rest is done, so the
- * other files' load does not decide their outcome.
+ * How many process-test files run at once: 2, after the in-process files, by default;
+ * EXTRACT_TEST_PROCESS_WORKERS=1 runs them one at a time (a machine busy already), and =3 runs
+ * them among the in-process files, as one pool (no wait between the two: the fastest on an idle
+ * machine, vitest allowing projects to share a turn only when they run as many at a time).
  */
-const MEASURED = [
-  'test/reliability/hostile-bounds.test.ts',
-  'test/reliability/hostile-engine.test.ts',
-  'test/reliability/hostile-webhooks.test.ts',
-  'test/reliability/load.test.ts',
-  'test/e2e/batch-cron.test.ts',
-  'test/reliability/big-files.test.ts',
-  'test/reliability/hostile-wide.test.ts',
-  'test/receiver/bounded-memory.test.ts',
-  'test/reliability/first-run-memory.test.ts',
-];
+const processWorkers = Number(process.env.EXTRACT_TEST_PROCESS_WORKERS ?? 2);
+const processTurn = processWorkers === IN_PROCESS_WORKERS ? 0 : 1;
 
 const shared = {
-  testTimeout: 30_000,
-  hookTimeout: 30_000,
-  // expect.poll waits for what another process does (a delivery, a restart): its default of 1 s
-  // failed on a loaded machine (the SIGKILL-restart webhook test, load 20). It answers as soon
-  // as the condition holds, so a generous bound costs a passing test nothing.
-  expect: { poll: { timeout: 20_000 } },
   // Files share their worker and its loaded modules, which saves a fresh Node and a reload of
   // pdfjs, fastify and zod per file; the helpers' clean-up is run for every file by
   // test/setup.ts (test/helpers/cleanup.ts says why the helpers never call afterEach).
@@ -32,20 +21,58 @@ const shared = {
   setupFiles: ['test/setup.ts'],
 };
 
+/**
+ * A time-out is not an assertion: it only says when a test that waits is taken for hung. The
+ * bounds are what a loaded 2-core machine needs (a second copy of the suite beside this one:
+ * `Test timed out in 30000ms` on 15 tests at load 12-17), and short enough that a hang still
+ * fails within two minutes. expect.poll answers as soon as its condition holds, so a long
+ * bound costs a passing test nothing (its 1 s default failed the SIGKILL-restart webhook test).
+ */
+const patient = (ms: number) => ({ testTimeout: ms, hookTimeout: ms, expect: { poll: { timeout: ms / 2 } } });
+
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Most of the suite waits on child processes, servers and real PDFs, not on the CPU:
-    // three files at a time keep both cores busy (vitest's default on 2 cores is one file at
-    // a time: 7-8 minutes on an idle machine).
-    maxWorkers: 3,
-    // The slowest files start first (test/sequencer.ts), so no core idles at the end.
+    // The slowest files of each project start first (test/sequencer.ts), so no core idles at the end.
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
-      { test: { ...shared, name: 'suite', include: ['test/**/*.test.ts'], exclude: MEASURED } },
-      { test: { ...shared, name: 'measured', include: MEASURED, sequence: { groupOrder: 1 } } },
+      // (vitest's default on 2 cores is one file at a time: 7-8 minutes on an idle machine)
+      {
+        test: {
+          ...shared,
+          ...patient(60_000),
+          name: 'in-process',
+          include: ['test/**/*.test.ts'],
+          exclude: [...PROCESSES, ...MEASURED],
+          maxWorkers: IN_PROCESS_WORKERS,
+        },
+      },
+      // After them, fewer at a time: each file starts its own processes.
+      {
+        test: {
+          ...shared,
+          ...patient(120_000),
+          name: 'processes',
+          include: PROCESSES,
+          exclude: MEASURED,
+          maxWorkers: processWorkers,
+          sequence: { groupOrder: processTurn },
+        },
+      },
+      // Last, once the rest of the suite is done: the files that read the machine. Three at a
+      // time, as before this split (one at a time would add minutes: they are the longest files).
+      {
+        test: {
+          ...shared,
+          ...patient(120_000),
+          name: 'measured',
+          include: MEASURED,
+          maxWorkers: 3,
+          sequence: { groupOrder: processTurn + 1 },
+        },
+      },
     ],
-    // The JSON report is what .ci/run counts (both projects); the default reporter is for people,
+    // The JSON report is what .ci/run counts (all projects); the default reporter is for people,
     // and so is the list of the ten slowest files that follows it (test/slowest-files.ts).
     reporters: ['default', 'json', './test/slowest-files.ts'],
     outputFile: { json: 'test-output/vitest-report.json' },

@@ -4,8 +4,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Files that take a long time for their size (a browser, a PostgreSQL server, the benchmarks'
  * smoke run, many child processes), measured on the 2-core CI machine. Vitest orders a fresh
  * clone's files by size (it has no durations cached yet), which started these last and left one
- * core idle while the last of them ran; they start first instead. A file missing from the list
- * still runs, just in vitest's own order.
+ * core idle while the last of them ran; they start first instead, each in its own project's turn
+ * (test/layers.ts). A file missing from the list still runs, just in vitest's own order.
  */
 const SLOW_FIRST = [
   'test/reliability/shared-batch.test.ts',

@@ -1,6 +1,6 @@
 // The page's only I/O: the emulator's own JSON surface under /_emulator/ (same origin, no key).
 
-export const PREFIX = '/_emulator';
+const PREFIX = '/_emulator';
 
 /** An answer other than 2xx; `message` is the emulator's own sentence (ErrorBody.error). */
 export class ApiError extends Error {

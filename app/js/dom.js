@@ -38,7 +38,7 @@ const numberFormat = new Intl.NumberFormat();
 export const count = (n) => numberFormat.format(n);
 
 /** "3 s ago", "5 min ago", "in 8 s", or a date: short enough for a narrow column. */
-export function ago(iso, now = Date.now()) {
+function ago(iso, now = Date.now()) {
   if (!iso) return '—';
   const ms = now - Date.parse(iso);
   const s = Math.round(Math.abs(ms) / 1000);

@@ -25,7 +25,7 @@ import type { ReportEntry } from './summary.ts';
 export type MoveFolders = {
   /** --move-done: where completed documents go (this run's, earlier runs', other workers'). */
   done?: string | undefined;
-  /** --move-failed: where failures that fail again go (set aside: set-aside.ts). */
+  /** --move-failed: where failures that fail again go (set aside: cost/rerun.ts failsAgain). */
   failed?: string | undefined;
 };
 
@@ -88,7 +88,7 @@ function insideRel(rel: string): string {
 }
 
 /** The n-th name tried for `target`: itself, then `name (n).ext`. */
-export function suffixed(target: string, n: number): string {
+function suffixed(target: string, n: number): string {
   if (n === 0) return target;
   const ext = extname(target);
   return join(dirname(target), `${basename(target, ext)} (${n})${ext}`);

@@ -16,10 +16,13 @@ import {
 import { redact } from '../redact.ts';
 import { fileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
-import type { FailureCharge, JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
+import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import { actionFor, fetchable, priorRecord, serviceName, uncertainRequest, type Job } from './plan.ts';
+import { fetchable, priorRecord, serviceName, type Job } from './plan.ts';
+import { stopsTheRun, uploadAgain } from '../cost/attempt.ts';
+import { createdNothing, failureOutcome, type FailureCharge } from '../cost/charge.ts';
+import { rerunAction, resendOf } from '../cost/rerun.ts';
 import { ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -48,8 +51,13 @@ export type Charges = { reserved: number; refunded: number; unknown: number };
  * - pending: submitted, still processing at the deadline or when the run stopped; a rerun resumes it
  * - not_submitted: never sent, because the run stopped (402, auth, signal, --max-credits); a rerun sends it
  */
-export type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
-export type Outcome = { kind: OutcomeKind; record: DocumentRecord; retryable?: boolean; charge?: FailureCharge };
+type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
+/** `failure`: what a failed fact of this run says (absent for a failure an earlier run recorded). */
+export type Outcome = {
+  kind: OutcomeKind;
+  record: DocumentRecord;
+  failure?: { retryable: boolean; charge: FailureCharge };
+};
 
 export type PipelineContext = {
   client: ServiceClient;
@@ -238,10 +246,10 @@ export class Pipeline {
     }
     this.#openInRun(job.key);
     const prior = found.prior;
-    const action = actionFor(prior, c.retryFailed === true, c.fresh === true);
+    const action = rerunAction(prior, { retryFailed: c.retryFailed === true, fresh: c.fresh });
     const known: Job = { ...job, prior, action };
     if (action === 'submit') {
-      const resend = c.fresh === true ? undefined : uncertainRequest(prior);
+      const resend = resendOf(prior, action, c.fresh === true);
       return { job: known, resend: resend?.storage_path !== undefined ? resend : undefined };
     }
     c.log('info', `${job.input.file}: its content is known to the journal (${action}); not sent again`);
@@ -377,7 +385,7 @@ export class Pipeline {
       } catch (err) {
         // A storage path the service does not know (404) or no longer has (410) was refused
         // before any charge: upload again.
-        if (err instanceof ServiceError && (err.status === 404 || err.status === 410) && attempt < TICKET_ATTEMPTS) {
+        if (err instanceof ServiceError && uploadAgain(err.status) && attempt < TICKET_ATTEMPTS) {
           c.log(
             'info',
             `${job.input.file}: the service refused the storage path (${err.message}); uploading again (${Math.round((c.deps.now() - issuedAt) / 1000)} s after the ticket)`,
@@ -438,7 +446,7 @@ export class Pipeline {
     this.#learnPages(job, pageCount);
     this.#charges.refunded += this.#counted.get(job.key) ?? 0;
     // The service judged this document: a plain rerun does not send it again (--retry-failed does).
-    await this.#settleFailure(job, route, documentId, reason, { retryable: true, charge: 'refunded', pageCount });
+    await this.#settleFailure(job, route, documentId, reason, { ...failureOutcome({ ended: 'refunded' }), pageCount });
   }
 
   /** Counts a document's pages the first time any run learns them. */
@@ -530,16 +538,7 @@ export class Pipeline {
     this.#uncertain.delete(job.key);
     if (err instanceof ServiceError && uncertain === undefined) {
       // The run stops (or has stopped): what was not sent is "not submitted"; a submitted document is pending.
-      const stop: StopReason | undefined =
-        err.kind === 'auth'
-          ? 'auth'
-          : err.kind === 'out_of_credits'
-            ? 'out_of_credits'
-            : err.kind === 'unreachable'
-              ? 'unreachable'
-              : err.kind === 'wrong_service'
-                ? 'wrong_service'
-                : undefined;
+      const stop: StopReason | undefined = stopsTheRun(err.kind);
       if (stop !== undefined) c.stop(stop, err.message);
       if (stop !== undefined || err.kind === 'aborted') {
         const why = reasonText(stop ?? c.stopped() ?? 'interrupted');
@@ -562,11 +561,15 @@ export class Pipeline {
       }
     }
     const reason = redact(err instanceof Error ? err.message : String(err));
-    const retryable = err instanceof ServiceError ? err.retryable : true;
     // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
-    const charge: FailureCharge = uncertain !== undefined || documentId !== null ? 'uncertain' : 'none';
-    if (charge === 'uncertain' && !this.#counted.has(job.key)) this.#charges.unknown++;
-    await this.#settleFailure(job, route, documentId, reason, { retryable, charge, request: uncertain });
+    const how = failureOutcome({
+      ended: 'error',
+      retryable: err instanceof ServiceError ? err.retryable : undefined,
+      requestInDoubt: uncertain !== undefined,
+      documentId,
+    });
+    if (!createdNothing(how.charge) && !this.#counted.has(job.key)) this.#charges.unknown++;
+    await this.#settleFailure(job, route, documentId, reason, { ...how, request: uncertain });
   }
 
   /**
@@ -583,8 +586,7 @@ export class Pipeline {
       `${err.message}: document ${documentId} may have been charged; "extract get ${documentId}" fetches it once the service answers it properly`,
     );
     await this.#settleFailure(job, route, documentId, reason, {
-      retryable: false,
-      charge: 'uncertain',
+      ...failureOutcome({ ended: 'answer-refused' }),
       pageCount: this.#counted.get(job.key) ?? pageCount,
     });
   }
@@ -612,8 +614,7 @@ export class Pipeline {
       });
     this.#c.settle(job, {
       kind: 'failed',
-      retryable: how.retryable,
-      charge: how.charge,
+      failure: { retryable: how.retryable, charge: how.charge },
       record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, how.pageCount),
     });
   }
@@ -634,7 +635,7 @@ export class Pipeline {
       return answer;
     } catch (err) {
       // The client's typed answer: nothing was created (refused, never sent), or it may have been.
-      if (err instanceof ServiceError && err.charge === 'none') {
+      if (err instanceof ServiceError && createdNothing(err.charge)) {
         this.#uncertain.delete(job.key);
         await c.journal.append({ fact: 'unsent', ...this.#common(job), route });
       } else {
@@ -684,7 +685,7 @@ function pageCountOf(answer: Record<string, unknown>): number | null {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
-export function reasonText(reason: StopReason): string {
+function reasonText(reason: StopReason): string {
   switch (reason) {
     case 'out_of_credits':
       return 'the service is out of credits (402); top up, then rerun the same command';

@@ -1,32 +1,19 @@
 import { printableBase } from './paths.ts';
-import { type DocumentRecord, type Route, completedRecord, errorRecord } from '../outputs/record.ts';
+import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
 import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType, type FileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
-import {
-  asLookup,
-  chargeOf,
-  stateKey,
-  type KnownLookup,
-  type KnownState,
-  type SentRequest,
-} from '../journal/journal.ts';
+import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../journal/journal.ts';
+import { type Action, fetchable, rerunAction, resendOf, uncertainRequest } from '../cost/rerun.ts';
 import type { StateJournal } from '../journal/state/index.ts';
 import type { Unsettled } from './settle.ts';
 import type { StatCache } from './stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
-/**
- * A planned document: one input file, what we know of it, and what this run does with it.
- * - submit: send it (new; failed earlier at no cost, e.g. the service was down; failed
- *   earlier and --retry-failed; or --fresh)
- * - resume: an earlier run submitted it; poll its document_id, never submit again
- * - done: completed earlier; its record comes from the journal
- * - leave: failed earlier in a way a plain rerun must not repeat: it may have been charged
- *   (in flight at a crash, answer lost), or the service judged the document (unreadable,
- *   ended in error); reported, not sent without --retry-failed
- */
-export type Action = 'submit' | 'resume' | 'done' | 'leave';
+/** A planned document: one input file, what we know of it, and what this run does with it (cost/rerun.ts Action). */
+export type { Action };
+// What the journal's facts mean for a rerun is decided in cost/rerun.ts; these names stay for their importers.
+export { fetchable, uncertainRequest };
 
 export type Job = {
   input: InputFile;
@@ -64,7 +51,7 @@ export function serviceName(job: Job): string {
  * by a pattern that are something else (notes, spreadsheets, archives) are skipped unless
  * --all-files; a file named by itself is always sent.
  */
-export function isDocumentType(mimeType: string): boolean {
+function isDocumentType(mimeType: string): boolean {
   return mimeType === 'application/pdf' || (mimeType.startsWith('image/') && mimeType !== 'image/svg+xml');
 }
 
@@ -230,7 +217,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   hashed.forEach((h, i) => {
     if (h === undefined) return;
     const { key, target, prior } = lookup(known, h.facts.sha256, identity);
-    const action = actionFor(prior, input.retryFailed, input.fresh === true);
+    const action = rerunAction(prior, { retryFailed: input.retryFailed, fresh: input.fresh });
     jobs[i] = {
       input: h.file,
       sha256: h.facts.sha256,
@@ -240,7 +227,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
       decision: h.decision,
       action,
       prior,
-      resend: action === 'submit' && input.fresh !== true ? uncertainRequest(prior) : undefined,
+      resend: resendOf(prior, action, input.fresh === true),
     };
   });
   return {
@@ -253,29 +240,12 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
 const PROGRESS_EVERY_MS = 100;
 
 export function actionFor(prior: KnownState | undefined, retryFailed: boolean, fresh = false): Action {
-  if (!prior || fresh) return 'submit';
-  switch (prior.fact) {
-    case 'completed':
-      return 'done';
-    case 'submitted':
-      return 'resume';
-    case 'failed':
-      // A document the service holds whose answer this client refused: asked for again, never paid for again.
-      if (retryFailed && fetchable(prior) !== undefined) return 'resume';
-      // A failure that cost nothing and may pass next time (the service was down, rate
-      // limiting, failing with its own 500) is retried without being asked: a cron job heals.
-      if (retryFailed || (prior.retryable && chargeOf(prior) === 'none')) return 'submit';
-      return 'leave';
-    case 'sending':
-      return retryFailed ? 'submit' : 'leave';
-  }
+  return rerunAction(prior, { retryFailed, fresh });
 }
 
 /**
  * The decision again, for a document claimed after the plan (another worker may have moved
- * it on since the replay). An outcome another worker wrote during this run stands, whatever
- * the flags: its completion is not redone, its submission is collected, its failures and
- * uncertain sends are reported, not sent a second time in the same batch.
+ * it on since the replay: `concurrent`, see cost/rerun.ts RerunFlags).
  */
 export function replan(
   job: Job,
@@ -284,34 +254,8 @@ export function replan(
   concurrent: boolean,
   fresh = false,
 ): Job {
-  const action: Action =
-    concurrent && known !== undefined ? concurrentAction(known) : actionFor(known, retryFailed, fresh);
-  return { ...job, prior: known, action, resend: action === 'submit' && !fresh ? uncertainRequest(known) : undefined };
-}
-
-function concurrentAction(known: KnownState): Action {
-  if (known.fact === 'completed') return 'done';
-  if (known.fact === 'submitted') return 'resume';
-  return 'leave';
-}
-
-/**
- * The document an earlier run got a document_id for but no result it could keep: submitted and
- * not collected, or charged with an answer the client refused (too deep, a bad page_count).
- * A rerun fetches it by its id (GET), never sends it again.
- */
-export function fetchable(
-  prior: KnownState | undefined,
-): { document_id: string; route: Route; page_count?: number | null | undefined } | undefined {
-  if (prior?.fact === 'submitted') return prior;
-  if (prior?.fact === 'failed' && prior.document_id !== null && prior.route !== null && chargeOf(prior) === 'uncertain')
-    return { document_id: prior.document_id, route: prior.route };
-  return undefined;
-}
-
-/** The request an earlier run sent without learning its outcome, if any. */
-export function uncertainRequest(prior: KnownState | undefined): SentRequest | undefined {
-  return prior?.fact === 'sending' || prior?.fact === 'failed' ? prior.request : undefined;
+  const action = rerunAction(known, { retryFailed, fresh, concurrent });
+  return { ...job, prior: known, action, resend: resendOf(known, action, fresh) };
 }
 
 /** The record of a document this run does not send, from what the journal says of it. */

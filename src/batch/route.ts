@@ -1,6 +1,8 @@
 /** How a file travels: base64 in the extract body, or upload-and-poll. */
-export type RouteChoice = 'inline' | 'upload';
-export type RouteFlag = 'auto' | 'inline' | 'upload';
+type RouteChoice = 'inline' | 'upload';
+/** --route's choices (src/flags/batch.ts offers them). */
+export const ROUTES = ['auto', 'inline', 'upload'] as const;
+export type RouteFlag = (typeof ROUTES)[number];
 
 /**
  * 5 MB: base64 inflates a file by 4/3, so a 5 MB file is a ~6.7 MB body, well under the

@@ -24,7 +24,7 @@ import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from '../journal/state/index.ts';
 import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from '../journal/state/user-journal.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './stat-cache.ts';
-import { setAsideEarlier } from '../journal/set-aside.ts';
+import { setAsideEarlier } from '../cost/rerun.ts';
 import { settledOnly, type Unsettled } from './settle.ts';
 import { formatDuration } from '../flags/units.ts';
 import { createStopper } from './stopper.ts';

@@ -7,7 +7,7 @@ import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { Pipeline, type Charges, type Outcome } from './pipeline.ts';
 import { priorRecord, type BatchPlan, type Job } from './plan.ts';
-import { failsAgain, setAsideEarlier } from '../journal/set-aside.ts';
+import { failsAgain, setAsideEarlier } from '../cost/rerun.ts';
 import type { Finish, Reporter, Tally } from '../ui/progress.ts';
 import type { Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
@@ -80,10 +80,7 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     const kept = outcome.kind !== 'completed' && job.prior?.fact === 'completed' ? priorRecord(job) : undefined;
     // '' for a large file stopped before it was hashed (on its upload).
     const setAside =
-      kept === undefined &&
-      outcome.kind === 'failed' &&
-      outcome.charge !== undefined &&
-      failsAgain({ charge: outcome.charge, retryable: outcome.retryable ?? true });
+      kept === undefined && outcome.kind === 'failed' && outcome.failure !== undefined && failsAgain(outcome.failure);
     emitCopies(job, (copy) => ({
       ...(kept ?? outcome.record),
       file: copy.input.file,

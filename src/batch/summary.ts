@@ -30,7 +30,7 @@ export type ReportEntry = DocumentRecord & {
   sha256: string | null;
   pages_estimate?: number | undefined;
   /**
-   * A failure that will fail the same way again (set-aside.ts): new on the run that meets it
+   * A failure that will fail the same way again (cost/rerun.ts failsAgain): new on the run that meets it
    * (outcome failed), known afterwards (outcome left), which then does not fail the run.
    */
   set_aside?: true | undefined;
@@ -132,7 +132,7 @@ export function tallySummary(
 }
 
 /** A failure an earlier run reported and set aside: listed again, not new. */
-export function isKnownFailure(d: ReportEntry): boolean {
+function isKnownFailure(d: ReportEntry): boolean {
   return d.outcome === 'left' && d.set_aside === true;
 }
 

@@ -3,24 +3,12 @@ import { defaultClientDeps } from '../client/deps.ts';
 import type { Env } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
 import { parseExplode } from '../outputs/index.ts';
-import { pollPolicyFromFlags } from './flags.ts';
+import type { GetValues } from '../flags/batch.ts';
+import { pollPolicyOf } from './flags.ts';
 import { withTarget } from './target.ts';
 
-/** The flags of `extract get`, as commander hands them over. */
-export type GetCliFlags = {
-  wait?: boolean;
-  out?: string;
-  format?: string;
-  explode?: string[];
-  pollInterval?: string;
-  pollMaxInterval?: string;
-  pollTimeout?: string;
-  apiKey?: string;
-  baseUrl?: string;
-};
-
 /** Glue between `extract get` and runGet: settings, process streams. */
-export async function getFromCli(ids: string[], flags: GetCliFlags, env: Env): Promise<number> {
+export async function getFromCli(ids: string[], flags: GetValues, env: Env): Promise<number> {
   return withTarget(flags, env, { needKey: true }, async (target) => {
     if (target.apiKey === undefined) throw new ExtractError('usage', 'no API key');
     const summary = await runGet(
@@ -29,8 +17,8 @@ export async function getFromCli(ids: string[], flags: GetCliFlags, env: Env): P
         baseUrl: target.baseUrl,
         apiKey: target.apiKey,
         keySource: target.keySource,
-        wait: flags.wait === true,
-        poll: pollPolicyFromFlags(flags),
+        wait: flags.wait,
+        poll: pollPolicyOf(flags),
         out: flags.out,
         format: flags.format,
         explode: parseExplode(flags.explode),

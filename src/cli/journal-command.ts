@@ -1,4 +1,7 @@
 import type { Command } from 'commander';
+import { COMPACT_FLAGS } from '../flags/batch.ts';
+import { addFlags } from '../flags/commander.ts';
+import { parseFlags } from '../flags/parse.ts';
 
 /**
  * `extract journal compact [--state FILE]`: keeps, per document, only the facts its replay needs
@@ -6,16 +9,12 @@ import type { Command } from 'commander';
  */
 export function registerJournal(program: Command): void {
   const journal = program.command('journal').description('Maintain the journal of sent documents');
-  journal
+  const compact = journal
     .command('compact')
     .description(
       'rewrite the journal keeping what each document needs (its latest state, its results): nothing is sent again, no result is lost',
-    )
-    .option(
-      '--state <file>',
-      'the journal file (JSON Lines, or SQLite: .sqlite, .db, sqlite:PATH; default: the user journal of the configured service)',
-    )
-    .option('--json', 'print what was done as JSON')
+    );
+  addFlags(compact, COMPACT_FLAGS)
     .addHelpText(
       'after',
       `
@@ -26,7 +25,8 @@ Examples:
 Exit codes: 0 compacted, 2 usage (no journal, a PostgreSQL journal, or a run is sending through it).
 `,
     )
-    .action(async (flags: { state?: string; json?: boolean }) => {
+    .action(async (raw: Record<string, unknown>) => {
+      const flags = parseFlags(COMPACT_FLAGS, raw);
       const { compactFromCli } = await import('./journal-action.ts');
       process.exitCode = await compactFromCli(flags, process.env);
     });

@@ -1,28 +1,12 @@
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import type { ListenValues } from '../flags/servers.ts';
 import { ExtractError } from '../errors.ts';
 import type { ReceiverAuth } from '../receiver/options.ts';
 import { startReceiver } from '../receiver/server.ts';
 import { ensureToken } from '../receiver/token.ts';
 import { isLoopbackHost } from '../net/loopback.ts';
-
-/** The flags of `extract listen`, as commander hands them over. */
-export type ListenFlags = {
-  host: string;
-  port: string;
-  path: string;
-  auth?: string;
-  token?: string;
-  user?: string;
-  password?: string;
-  dataDir: string;
-  out?: string;
-  format?: string;
-  json?: boolean;
-  maxBody: string;
-  maxConnections: string;
-};
 
 export type ListenDeps = {
   stdout: Writable;
@@ -47,22 +31,8 @@ export const ENV = {
  * on stderr (scripts and tests read it; with --json {"type":"listening","url":...}); stdout
  * holds only the records (when there is no -o), as JSON Lines.
  */
-export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void> {
-  const port = _integer(flags.port, '--port', 0, 65535, 'use 0-65535 (0 picks a free port)');
-  const maxBodyBytes = _integer(
-    flags.maxBody,
-    '--max-body',
-    1,
-    Number.MAX_SAFE_INTEGER,
-    'give a size in bytes, such as 5242880',
-  );
-  const maxConnections = _integer(
-    flags.maxConnections,
-    '--max-connections',
-    1,
-    1_000_000,
-    'give a number of connections, such as 512',
-  );
+export async function listen(flags: ListenValues, deps: ListenDeps): Promise<void> {
+  const { port, maxBody: maxBodyBytes, maxConnections } = flags;
   const dataDir = resolve(deps.cwd, flags.dataDir);
   const given = resolveAuth(flags, deps.env);
   const delay = deps.env[ENV.workerDelay];
@@ -106,7 +76,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
       dataDir,
       out: flags.out,
       format: flags.format,
-      json: flags.json ?? false,
+      json: flags.json,
       maxBodyBytes,
       maxConnections,
       log: say,
@@ -138,7 +108,7 @@ export async function listen(flags: ListenFlags, deps: ListenDeps): Promise<void
  * A combination that cannot be meant (a token with --auth basic) is a usage error.
  */
 export function resolveAuth(
-  flags: Pick<ListenFlags, 'auth' | 'token' | 'user' | 'password'>,
+  flags: Partial<Pick<ListenValues, 'auth' | 'token' | 'user' | 'password'>>,
   env: NodeJS.ProcessEnv,
 ): ReceiverAuth | 'generate' {
   const envToken = _nonEmpty(env[ENV.token]);
@@ -199,13 +169,6 @@ export function resolveAuth(
     default:
       throw new ExtractError('usage', `unknown --auth "${type}": use none, bearer or basic`);
   }
-}
-
-function _integer(text: string, flag: string, min: number, max: number, hint: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isInteger(n) || n < min || n > max)
-    throw new ExtractError('usage', `${flag} ${JSON.stringify(text)} is not valid: ${hint}`);
-  return n;
 }
 
 function _nonEmpty(value: string | undefined): string | undefined {

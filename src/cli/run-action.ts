@@ -2,7 +2,8 @@ import type { BatchDeps, StopSignal } from '../batch/options.ts';
 import { runBatch } from '../batch/run.ts';
 import { defaultClientDeps } from '../client/deps.ts';
 import type { Env } from '../config/settings.ts';
-import { batchOptionsFromFlags, type RunFlags } from './flags.ts';
+import type { RunValues } from '../flags/batch.ts';
+import { batchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
 import { withTarget } from './target.ts';
 
@@ -15,7 +16,7 @@ export type CliHooks = {
 };
 
 /** Glue between the root command and runBatch: settings or --local, process streams, signals. */
-export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: CliHooks): Promise<number> {
+export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks: CliHooks): Promise<number> {
   return withTarget(
     flags,
     hooks.env,
@@ -24,8 +25,8 @@ export async function runBatchFromCli(inputs: string[], flags: RunFlags, hooks: 
       // --state (a path, a URL or --no-state) wins; then EXTRACT_STATE_URL and the config
       // store; then the file in the working directory. A --local emulator lives for one run:
       // its documents cannot be resumed, so it keeps no journal unless --state says so.
-      const state = hooks.explicitState ? flags.state : target.local ? false : (target.stateUrl ?? flags.state);
-      const options = batchOptionsFromFlags({ ...flags, state }, target);
+      const state = hooks.explicitState ? (flags.noState ? null : flags.state) : target.local ? null : target.stateUrl;
+      const options = batchOptionsFromFlags(flags, target, state);
       const deps: BatchDeps = {
         ...defaultClientDeps(),
         cwd: process.cwd(),

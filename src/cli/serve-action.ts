@@ -6,7 +6,7 @@ import { parseFaultFlag } from '../emulator/faults.ts';
 import { serve } from '../emulator/serve.ts';
 import { ExtractError } from '../errors.ts';
 import { isLoopbackHost } from '../net/loopback.ts';
-import { parsePort, parseTimeScale, type ServeFlags } from './serve-flags.ts';
+import type { ServeValues } from '../flags/servers.ts';
 
 type Out = { write(text: string): unknown };
 export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };
@@ -16,23 +16,23 @@ export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter
  * "Listening on <base URL>" so scripts can read the address when --port is 0; then one
  * line (or NDJSON object) per API request and per webhook delivery attempt.
  */
-export async function serveFromCli(flags: ServeFlags, deps: ServeDeps): Promise<void> {
+export async function serveFromCli(flags: ServeValues, deps: ServeDeps): Promise<void> {
   if (flags.printConfig) {
     deps.stdout.write(`${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);
     return;
   }
-  const port = parsePort(flags.port);
-  const smtpPort = flags.smtpPort === undefined ? false : parsePort(flags.smtpPort, '--smtp-port');
-  const listenPort = flags.listen ? parsePort(flags.listenPort, '--listen-port') : false;
+  const port = flags.port;
+  const smtpPort = flags.smtpPort ?? false;
+  const listenPort = flags.noListen ? false : flags.listenPort;
   const loaded = await loadConfig(flags.config);
   const config = {
     ...loaded,
     webhook_delivery: {
       ...loaded.webhook_delivery,
-      ...(flags.webhookTimeScale !== undefined && { time_scale: parseTimeScale(flags.webhookTimeScale) }),
+      ...(flags.webhookTimeScale !== undefined && { time_scale: flags.webhookTimeScale }),
     },
     faults: {
-      seed: flags.seed === undefined ? loaded.faults.seed : parseSeed(flags.seed),
+      seed: flags.seed ?? loaded.faults.seed,
       rules: [...loaded.faults.rules, ...flags.fault.map(parseFault)],
     },
   };
@@ -82,10 +82,4 @@ function parseFault(spec: string) {
   } catch (err) {
     throw new ExtractError('usage', (err as Error).message);
   }
-}
-
-function parseSeed(text: string): number {
-  const seed = Number(text);
-  if (!Number.isSafeInteger(seed)) throw new ExtractError('usage', `--seed ${JSON.stringify(text)} is not an integer`);
-  return seed;
 }

@@ -1,5 +1,8 @@
 import { Argument, type Command, CommanderError, Option } from 'commander';
 import { ExtractError } from '../errors.ts';
+import { addFlags } from '../flags/commander.ts';
+import { parseFlags } from '../flags/parse.ts';
+import { VERSION_FLAGS } from '../flags/tables.ts';
 import { mistypedCommand } from './run-command.ts';
 import { TOPIC_NAMES, TOPICS } from './topics.ts';
 
@@ -18,14 +21,14 @@ export function registerShell(program: Command, version: { version: string; line
     .action((words: string[]) => {
       process.stdout.write(helpText(program, words));
     });
-  program
+  const versionCommand = program
     .command('version')
-    .description('print the version, the Node.js runtime and the platform, and the service configured')
-    .option('--json', 'one JSON object: version, runtime, platform, base_url (never a secret)')
-    .action(async (flags: { json?: boolean }) => {
-      const { versionReport } = await import('./shell-action.ts');
-      process.stdout.write(await versionReport(version.version, flags.json === true, process.env));
-    });
+    .description('print the version, the Node.js runtime and the platform, and the service configured');
+  addFlags(versionCommand, VERSION_FLAGS).action(async (raw: Record<string, unknown>) => {
+    const flags = parseFlags(VERSION_FLAGS, raw);
+    const { versionReport } = await import('./shell-action.ts');
+    process.stdout.write(await versionReport(version.version, flags.json, process.env));
+  });
   program
     .command('completion')
     .description('print a completion script for bash, zsh or fish (source it from your shell profile)')
@@ -61,7 +64,7 @@ Examples:
 }
 
 /** The text of `extract help WORDS...`. An unknown word is a usage error naming what there is. */
-export function helpText(program: Command, words: string[]): string {
+function helpText(program: Command, words: string[]): string {
   if (words.length === 0) return program.helpInformation();
   const topic = words.length === 1 ? (TOPICS as Record<string, { text: string }>)[words[0]!] : undefined;
   if (topic !== undefined) return topic.text;

@@ -1,28 +1,19 @@
-import { DEFAULT_LEASE_MS, DEFAULT_STATE_WAIT_MS } from '../batch/options.ts';
+import { DEFAULT_LEASE_MS } from '../batch/options.ts';
 import { runStatus } from '../commands/status.ts';
-import { parseDuration } from '../flags/units.ts';
+import type { StatusValues } from '../flags/batch.ts';
 import type { Env, SettingsStore } from '../config/settings.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
-export async function statusFromCli(
-  flags: {
-    state?: string | undefined;
-    json?: boolean | undefined;
-    stateWait?: string | undefined;
-    failed?: boolean | undefined;
-    needsReview?: boolean | undefined;
-  },
-  env: Env,
-): Promise<number> {
+export async function statusFromCli(flags: StatusValues, env: Env): Promise<number> {
   const state = await journalOf(flags.state, env);
   await runStatus(
     {
       state,
-      json: flags.json === true,
-      failed: flags.failed === true,
-      needsReview: flags.needsReview === true,
+      json: flags.json,
+      failed: flags.failed,
+      needsReview: flags.needsReview,
       leaseMs: DEFAULT_LEASE_MS,
-      outageMs: flags.stateWait === undefined ? DEFAULT_STATE_WAIT_MS : parseDuration(flags.stateWait, '--state-wait'),
+      outageMs: flags.stateWait,
     },
     {
       cwd: process.cwd(),

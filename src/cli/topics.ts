@@ -27,7 +27,7 @@ export const EXIT_CODES_TEXT = `Exit codes:
   130  interrupted (SIGINT/SIGTERM); rerun the same command to resume
 `;
 
-export const ENVIRONMENT_TEXT = `Environment variables:
+const ENVIRONMENT_TEXT = `Environment variables:
   ${ENV_API_KEY}          the API key (ext_...); --api-key wins over it, it wins over the config store
   ${ENV_BASE_URL}         the service's base URL (https://...); --base-url wins, then the config store
   ${ENV_STATE_URL}        a postgres:// journal shared by many workers; --state wins over it
@@ -47,7 +47,7 @@ Precedence: flags, then the environment, then the config store ("extract config 
 The API key is never printed whole: not in output, logs, reports or errors.
 `;
 
-export const FORMATS_TEXT = `Output formats (-o PATH, or --format to override the extension):
+const FORMATS_TEXT = `Output formats (-o PATH, or --format to override the extension):
   - or no -o     JSON Lines on stdout, one line as each document finishes
   FILE.json      one JSON array of records
   FILE.jsonl     JSON Lines (also .ndjson)

@@ -1,38 +1,8 @@
 import type { Command } from 'commander';
-import { durationFlag } from '../flags/units.ts';
-import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
-import type { WatchFlags } from './watch-action.ts';
+import { WATCH_FLAGS } from '../flags/batch.ts';
+import { addFlags } from '../flags/commander.ts';
+import { parseFlags } from '../flags/parse.ts';
 import { subscribeSignals } from './run-command.ts';
-
-/**
- * The batch run's flags that mean the same for a watcher, taken from the root command as
- * registered (run-command.ts), so the two never drift apart. Left out: what has no end to
- * wait for (--report, --dry-run, --max-credits), what would pay twice across restarts
- * (--no-state, --fresh), and --retry-failed (a watcher sends a failed file again when it changes).
- */
-const SHARED_FLAGS = [
-  '--explode',
-  '--route',
-  '--inline-max',
-  '--concurrency',
-  '--max-pending',
-  '--poll-interval',
-  '--poll-max-interval',
-  '--poll-timeout',
-  '--state',
-  '--lease',
-  '--state-wait',
-  '--all-files',
-  '--follow-links',
-  '--ignore',
-  '--move-done',
-  '--move-failed',
-  '--quiet',
-  '--verbose',
-  '--api-key',
-  '--base-url',
-  '--local',
-];
 
 const HELP = `
 Files are sent once their size and mtime have not changed for --settle; a file still open for
@@ -60,27 +30,10 @@ export function registerWatch(program: Command): void {
     .command('watch')
     .description('watch drop folders: send each new or changed file once it stops changing, until SIGINT/SIGTERM')
     .argument('<folders...>', 'folders to watch (with their subfolders)');
-  for (const option of program.options)
-    if (option.long !== undefined && SHARED_FLAGS.includes(option.long)) watch.addOption(option);
-  watch
-    .option(
-      '-o, --out <path>',
-      'where records are appended as documents complete: - (stdout, JSON Lines), FILE.jsonl, FILE.csv (one header) or DIR/ (one JSON per document)',
-    )
-    .option('--format <format>', 'jsonl, csv or dir; overrides the extension of -o')
-    .option(
-      '--settle <duration>',
-      'send a file once its size and mtime are unchanged this long',
-      durationFlag(DEFAULT_SETTLE_MS),
-    )
-    .option(
-      '--rescan <duration>',
-      'list every folder again this often: finds files whose events were lost (network shares)',
-      durationFlag(DEFAULT_RESCAN_MS),
-    )
-    .option('--no-events', 'no file events: only the rescan finds files (NFS, SMB, some FUSE mounts)')
+  addFlags(watch, WATCH_FLAGS)
     .addHelpText('after', HELP)
-    .action(async (folders: string[], flags: WatchFlags, command: Command) => {
+    .action(async (folders: string[], raw: Record<string, unknown>, command: Command) => {
+      const flags = parseFlags(WATCH_FLAGS, raw);
       const { watchFromCli } = await import('./watch-action.ts');
       process.exitCode = await watchFromCli(folders, flags, {
         explicitState: command.getOptionValueSource('state') === 'cli',

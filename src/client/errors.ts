@@ -1,51 +1,17 @@
 import { ErrorAnswer } from '../contract/index.ts';
+import { retryableKind, type ServiceErrorKind } from '../cost/attempt.ts';
+import type { Charge } from '../cost/charge.ts';
 import { errnoCode } from '../errno.ts';
 import { redact } from '../redact.ts';
 
-/** Why a call to the service failed, in the words the batch pipeline acts on. */
-export type ServiceErrorKind =
-  /** 401/403 from an API operation: the key was rejected. Stops the run (exit 4). */
-  | 'auth'
-  /** 402: out of credits. Stops submitting (exit 3). */
-  | 'out_of_credits'
-  /** 503 on the inline route: the inline time limit; the file moves to upload-and-poll. */
-  | 'inline_unavailable'
-  /** 429 still returned after the retries. */
-  | 'rate_limited'
-  /** 5xx (other than an inline 503), after the retries of an idempotent step. */
-  | 'server'
-  /** No HTTP answer (reset, timed out after connecting), or no connection after the retries. */
-  | 'network'
-  /** The circuit is open: the service has not answered for a while; nothing more is sent this run. */
-  | 'unreachable'
-  /** The signed upload address is no longer accepted: ask for a new ticket. */
-  | 'ticket_expired'
-  /** 404 on a document. */
-  | 'not_found'
-  /** Another 4xx: the service refused this request as it is (bad file, too large...). */
-  | 'rejected'
-  /** A 2xx whose body is not what the spec describes. */
-  | 'bad_response'
-  /** The base URL is not the service: a 404 on the API's own paths, or an HTML page. Stops the run (exit 2). */
-  | 'wrong_service'
-  /** The caller aborted (SIGINT). */
-  | 'aborted';
-
-/**
- * What a failed call may have cost. Only POST extract reserves credits, so every other step
- * is 'none'. For POST extract:
- * - none: the service created no document (no connection was made, or it answered with a
- *   refusal of its own: 4xx, 429, or its own 500 with a JSON error body, refunded per the spec)
- * - uncertain: the request may have reached the service and its answer was lost (a dropped
- *   connection, a proxy's 502/504 or non-JSON 500, an unreadable 2xx): it may have been charged
- */
-export type Charge = 'none' | 'uncertain';
+export type { ServiceErrorKind, Charge };
 
 export class ServiceError extends Error {
   readonly kind: ServiceErrorKind;
   readonly status: number | undefined;
-  /** Whether trying the same document again later may succeed (journal: failed.retryable). */
+  /** Whether trying the same document again later may succeed (journal: failed.retryable; default: cost/attempt.ts retryableKind). */
   readonly retryable: boolean;
+  /** What the call may have cost (cost/attempt.ts decides it). */
   readonly charge: Charge;
   /** A bad answer that still named its document: what `extract get` fetches once the service answers properly. */
   readonly documentId: string | undefined;
@@ -68,15 +34,11 @@ export class ServiceError extends Error {
     this.name = 'ServiceError';
     this.kind = kind;
     this.status = options.status;
-    this.retryable = options.retryable ?? defaultRetryable(kind);
+    this.retryable = options.retryable ?? retryableKind(kind);
     this.charge = options.charge ?? 'none';
     this.documentId = options.documentId;
     this.pageCount = options.pageCount;
   }
-}
-
-function defaultRetryable(kind: ServiceErrorKind): boolean {
-  return kind !== 'rejected' && kind !== 'not_found' && kind !== 'bad_response' && kind !== 'wrong_service';
 }
 
 /**

@@ -17,6 +17,15 @@ import { redact, rememberSecret } from '../redact.ts';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff.ts';
 import type { ClientDeps, LogLevel } from './deps.ts';
 import { errnoCode } from '../errno.ts';
+import { createdNothing } from '../cost/charge.ts';
+import {
+  type AttemptFacts,
+  decide,
+  type Failure,
+  type Step,
+  circuitSignal,
+  unreadableAnswer,
+} from '../cost/attempt.ts';
 import type { Circuit } from './circuit.ts';
 import { hashedFileBody } from './upload-body.ts';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from './answer-depth.ts';
@@ -35,9 +44,6 @@ export type InlineResult = z.infer<typeof InlineExtract>;
 export type AcceptedResult = z.infer<typeof AcceptedExtract>;
 /** A document as GET returns it, with the fields the service may omit filled with null. */
 export type FetchedDocument = DocumentBody;
-
-/** The steps of the API; only extract is not idempotent (it reserves credits). */
-export type Step = 'upload-url' | 'put' | 'extract' | 'get';
 
 /** Callbacks the batch pipeline uses for AIMD: 429s lower its concurrency, successes raise it. */
 export type ClientHooks = { rateLimited?: () => void; succeeded?: () => void };
@@ -70,8 +76,6 @@ type Call = {
   headers: Record<string, string>;
   /** Built again for each attempt: a consumed stream cannot be sent twice. */
   body?: () => string | Readable;
-  /** Safe to send again after it may have reached the service. */
-  idempotent: boolean;
   /** The inline extract, whose 503 (and 413) sends the file to upload-and-poll. */
   inline?: boolean;
   /** What the step concerns, for messages ("invoice-1.pdf"). */
@@ -128,7 +132,6 @@ export class ServiceClient {
       url: `${this.baseUrl}${API_PREFIX}/upload-url`,
       headers: this.#jsonHeaders(),
       body: () => JSON.stringify(body),
-      idempotent: true,
       subject: body.file_name,
       signal,
     });
@@ -158,7 +161,6 @@ export class ServiceClient {
         attempt = hashedFileBody(source.path, source.size, source.name);
         return attempt.body;
       },
-      idempotent: true,
       subject: source.name,
       signal,
     });
@@ -195,7 +197,6 @@ export class ServiceClient {
       url: `${this.baseUrl}${API_PREFIX}/extract`,
       headers: this.#extractHeaders(idempotencyKey),
       body: () => JSON.stringify(body),
-      idempotent: false,
       ...(inline && { inline: true }),
       subject,
     });
@@ -208,7 +209,6 @@ export class ServiceClient {
       method: 'GET',
       url: `${this.baseUrl}${API_PREFIX}/documents/${encodeURIComponent(documentId)}`,
       headers: { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' },
-      idempotent: true,
       subject: documentId,
       signal,
     });
@@ -281,13 +281,15 @@ export class ServiceClient {
     }
   }
 
-  /** One attempt of `call`: its answer, a retry with the reason, or a thrown ServiceError. */
+  /**
+   * One attempt of `call`: its answer, a retry with the reason, or a thrown ServiceError. What
+   * to do with what came of it is cost/attempt.ts's table; this reads the answer and says why.
+   */
   async #attempt(call: Call, label: string, attempt: number): Promise<Attempt> {
     const { now, log } = this.#deps;
-    const circuit = this.#circuit;
-    const last = attempt >= this.#retry.attempts;
     if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`);
-    if (circuit?.isOpen) throw this.#unreachable();
+    if (this.#circuit?.isOpen) throw this.#unreachable();
+    const shape = { step: call.step, inline: call.inline, attempt, attempts: this.#retry.attempts };
     const started = now();
     let answer: Answer;
     try {
@@ -296,60 +298,109 @@ export class ServiceClient {
       if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
       const code = errnoCode(err) ?? (err instanceof Error ? err.name : 'error');
       log('debug', `${label} -> ${code} (${now() - started} ms)`);
-      const neverSent = neverReachedService(err);
-      const opened = circuit?.unanswered(code) === true;
-      if (!call.idempotent && !neverSent) {
-        throw new ServiceError(
-          'network',
-          `the connection failed (${code}) after the extract request for ${call.subject} may have reached the service; ` +
-            'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
-            '(which resends the same request under the same Idempotency-Key)',
-          { retryable: true, charge: 'uncertain', cause: err },
-        );
-      }
-      if (opened) throw this.#unreachable();
-      if (last) {
-        throw new ServiceError(
-          'network',
-          `${label}: ${code} after ${attempt} attempts: check the network and the base URL, then rerun`,
-          { cause: err },
-        );
-      }
+      const facts: AttemptFacts = { ...shape, connection: neverReachedService(err) ? 'never' : 'no-answer' };
+      const decision = decide(facts, this.#heard(facts, code));
       // No connection is a line for -v only: a blip heals unseen, an outage opens the circuit, which says so once.
-      return { why: code, level: neverSent ? 'debug' : 'warn' };
+      if (decision.kind === undefined) return { why: code, level: facts.connection === 'never' ? 'debug' : 'warn' };
+      throw this.#failure(call, label, decision, { attempt, code, cause: err });
     }
     const { status, text, headers } = answer;
     log('debug', `${label} -> ${status} (${now() - started} ms)`);
-    const wrong = wrongService(call, answer, label, this.baseUrl);
-    if (wrong !== undefined) throw wrong;
-    if (GATEWAY_STATUSES.has(status)) {
-      if (circuit?.unanswered(`HTTP ${status}`) === true && call.idempotent) throw this.#unreachable();
-    } else circuit?.answered();
+    const wait = status === 429 ? parseRetryAfter(headers['retry-after'], now()) : undefined;
+    const facts: AttemptFacts = {
+      ...shape,
+      connection: 'answered',
+      status,
+      // Read only where the table asks (a 5xx, a PUT refused): a success's body is parsed once, by parseBody.
+      body: status >= 500 && serviceErrorMessage(text) !== undefined ? 'service-error' : 'other',
+      html: /^\s*text\/html\b/i.test(String(headers['content-type'] ?? '')),
+      saysExpired: call.step === 'put' && status >= 300 && /expire/i.test(describeErrorBody(text)),
+      pastDeadline: wait !== undefined && wait > this.#retry.maxRetryAfterMs,
+    };
+    const decision = decide(facts, this.#heard(facts, `HTTP ${status}`));
+    if (decision.kind !== 'wrong_service') {
+      if (status === 429) this.#hooks.rateLimited?.();
+      else if (decision.retry === 'never') this.#hooks.succeeded?.();
+    }
+    if (decision.retry === 'never') return { answer };
+    if (decision.retry === 'now')
+      return status === 429
+        ? { why: '429 rate limited', level: 'warn', ...(wait !== undefined && { atLeastMs: wait }) }
+        : { why: String(status), level: 'warn' };
+    throw this.#failure(call, label, decision, { attempt, status, detail: describeErrorBody(text), html: facts.html });
+  }
 
-    if (status >= 200 && status < 300) {
-      this.#hooks.succeeded?.();
-      return { answer };
+  /** Tells the circuit breaker what came of an attempt; whether that opened it. */
+  #heard(facts: AttemptFacts, cause: string): boolean {
+    const signal = circuitSignal(facts);
+    if (signal === 'unanswered') return this.#circuit?.unanswered(cause) === true;
+    if (signal === 'answered') this.#circuit?.answered();
+    return false;
+  }
+
+  /** The error of a failed call, in words a person can act on; its kind and charge are the table's. */
+  #failure(
+    call: Call,
+    label: string,
+    decision: Failure,
+    got: { attempt: number; code?: string; cause?: unknown; status?: number; detail?: string; html?: boolean },
+  ): ServiceError {
+    const { kind, charge, retryable } = decision;
+    const status = got.status;
+    const options = {
+      retryable,
+      charge,
+      ...(status !== undefined && { status }),
+      ...(got.cause !== undefined && { cause: got.cause }),
+    };
+    const what = `${call.subject}: ${got.detail} (HTTP ${status})`;
+    switch (kind) {
+      case 'unreachable':
+        return this.#unreachable();
+      case 'wrong_service':
+        return wrongService(status, label, this.baseUrl, got.html === true);
+      case 'network':
+        return new ServiceError(
+          'network',
+          !createdNothing(charge)
+            ? `the connection failed (${got.code}) after the extract request for ${call.subject} may have reached the service; ` +
+                'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
+                '(which resends the same request under the same Idempotency-Key)'
+            : `${label}: ${got.code} after ${got.attempt} attempts: check the network and the base URL, then rerun`,
+          options,
+        );
+      case 'rate_limited':
+        return new ServiceError(
+          kind,
+          `${label}: the service is still rate limiting (429) after ${got.attempt} attempts: rerun later with a lower -c`,
+          options,
+        );
+      case 'ticket_expired':
+        return new ServiceError(kind, `the upload address for ${what} was refused; a new one is needed`, options);
+      case 'auth':
+        return new ServiceError(kind, `the service rejected the API key (HTTP ${status}: ${got.detail})`, options);
+      case 'out_of_credits':
+        return new ServiceError(
+          kind,
+          `out of credits (HTTP 402: ${got.detail}): top up the account, then rerun; the journal resumes where this run stopped`,
+          options,
+        );
+      case 'inline_unavailable':
+        return new ServiceError(kind, `inline extraction of ${what} did not complete`, options);
+      case 'not_found':
+        return new ServiceError(kind, `not found: ${what}`, options);
+      case 'server':
+        return new ServiceError(
+          kind,
+          !createdNothing(charge)
+            ? `${what}: the answer came from a proxy, not the service, so the extract request may have reached the service and been charged; ` +
+                'it was not sent again: check the document list, then rerun with --retry-failed (same request, same Idempotency-Key)'
+            : `the service failed on ${what}; nothing was charged, and a rerun tries again`,
+          options,
+        );
+      default:
+        return new ServiceError(kind, `the service refused ${what}`, options);
     }
-    if (status === 429) {
-      // A 429 is a refusal before any work, so even POST extract is safe to send again.
-      this.#hooks.rateLimited?.();
-      const wait = parseRetryAfter(headers['retry-after'], now());
-      const tooLong = wait !== undefined && wait > this.#retry.maxRetryAfterMs;
-      if (!last && !tooLong)
-        return { why: '429 rate limited', level: 'warn', ...(wait !== undefined && { atLeastMs: wait }) };
-      throw new ServiceError(
-        'rate_limited',
-        `${label}: the service is still rate limiting (429) after ${attempt} attempts: rerun later with a lower -c`,
-        { status },
-      );
-    }
-    // For the idempotent steps any 5xx is transient. POST extract is sent again only after the
-    // service's own 500 (a JSON error body: the spec says the extraction failed and was refunded)
-    // or its own 503 on the storage-path shape; never after a gateway's answer.
-    const refusedByService =
-      (status === 500 || (status === 503 && call.inline !== true)) && serviceErrorMessage(text) !== undefined;
-    if (status >= 500 && (call.idempotent || refusedByService) && !last) return { why: String(status), level: 'warn' };
-    throw classify(call, status, describeErrorBody(text), refusedByService);
   }
 
   /**
@@ -392,11 +443,11 @@ export class ServiceClient {
 }
 
 /** The largest answer the client reads: a result is kilobytes; a hostile or broken server's 300 MB is refused. */
-export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** Per attempt, for the small requests (upload-url, GET document): a slow drip is cut here and retried. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 /** Per attempt of POST extract: longer, since an inline extraction answers when it is done. */
-export const EXTRACT_TIMEOUT_MS = 300_000;
+const EXTRACT_TIMEOUT_MS = 300_000;
 
 /**
  * A body read up to `limit` bytes and within `timeLeftMs`; beyond either, the read stops (the
@@ -434,54 +485,6 @@ function answerError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** Statuses a proxy in front of the service answers when the service itself did not. */
-const GATEWAY_STATUSES = new Set([502, 504]);
-
-function classify(call: Call, status: number, detail: string, refusedByService: boolean): ServiceError {
-  const what = `${call.subject}: ${detail} (HTTP ${status})`;
-  if (
-    call.step === 'put' &&
-    (status === 401 || status === 403 || status === 404 || status === 410 || /expire/i.test(detail))
-  ) {
-    return new ServiceError('ticket_expired', `the upload address for ${what} was refused; a new one is needed`, {
-      status,
-    });
-  }
-  if (status === 401 || status === 403) {
-    return new ServiceError('auth', `the service rejected the API key (HTTP ${status}: ${detail})`, {
-      status,
-    });
-  }
-  if (status === 402) {
-    return new ServiceError(
-      'out_of_credits',
-      `out of credits (HTTP 402: ${detail}): top up the account, then rerun; the journal resumes where this run stopped`,
-      {
-        status,
-      },
-    );
-  }
-  if (call.inline === true && (status === 503 || status === 413)) {
-    return new ServiceError('inline_unavailable', `inline extraction of ${what} did not complete`, { status });
-  }
-  if (status === 404) return new ServiceError('not_found', `not found: ${what}`, { status });
-  if (status >= 500) {
-    if (call.step === 'extract' && !refusedByService) {
-      // A gateway's answer (or a 500 that is not the service's own JSON): the request may have been handled.
-      return new ServiceError(
-        'server',
-        `${what}: the answer came from a proxy, not the service, so the extract request may have reached the service and been charged; ` +
-          'it was not sent again: check the document list, then rerun with --retry-failed (same request, same Idempotency-Key)',
-        { status, charge: 'uncertain' },
-      );
-    }
-    return new ServiceError('server', `the service failed on ${what}; nothing was charged, and a rerun tries again`, {
-      status,
-    });
-  }
-  return new ServiceError('rejected', `the service refused ${what}`, { status });
-}
-
 /**
  * The answer's body, read as the contract says. A body too deep to hold, not JSON, of the wrong
  * shape, or whose page_count is not a number of pages is a bad answer; when it still names its
@@ -492,8 +495,7 @@ function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, s
     const documentId = step === 'get' ? subject : named.document_id;
     return new ServiceError('bad_response', `${step} for ${subject}: HTTP ${answer.status} with ${what}`, {
       status: answer.status,
-      // A 2xx to POST extract that cannot be read: the service accepted it, so it may be charged.
-      charge: step === 'extract' ? 'uncertain' : 'none',
+      charge: unreadableAnswer(step).charge,
       documentId: typeof documentId === 'string' && documentId !== '' ? documentId : undefined,
       pageCount: isPageCount(named.page_count) ? named.page_count : undefined,
     });
@@ -520,18 +522,8 @@ function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, s
   return parsed.data;
 }
 
-/**
- * A base URL that is not the service: a 404 on a path of the API that names no resource
- * (upload-url, the inline extract), or an HTML page, which the API never sends. A proxy's
- * 5xx page is not this: it is the service being down (the circuit's business). A 404 of
- * GET documents/{id} is an unknown document, and one of a storage-path extract an expired
- * upload: both legitimate answers of the service.
- */
-function wrongService(call: Call, answer: Answer, label: string, baseUrl: string): ServiceError | undefined {
-  const { status } = answer;
-  if (call.step === 'put' || status >= 500) return undefined;
-  const html = /^\s*text\/html\b/i.test(String(answer.headers['content-type'] ?? ''));
-  if (!html && !(status === 404 && (call.step === 'upload-url' || call.inline === true))) return undefined;
+/** The error for a base URL that is not the service (cost/attempt.ts says when an answer shows it). */
+function wrongService(status: number | undefined, label: string, baseUrl: string, html: boolean): ServiceError {
   const base = describeUrl(baseUrl);
   const hint = /\/api\/v1(\/|$)/.test(base)
     ? `the base URL ${base} already holds /api/v1, which extract adds itself, so the path has /api/v1 twice: drop it from the base URL (--base-url, EXTRACT_BASE_URL or the config store)`
@@ -540,7 +532,7 @@ function wrongService(call: Call, answer: Answer, label: string, baseUrl: string
   return new ServiceError(
     'wrong_service',
     `${label} answered ${what}, so ${base} is not the extraction service: ${hint}; nothing was charged: fix it, then rerun the same command`,
-    { status },
+    { ...(status !== undefined && { status }) },
   );
 }
 

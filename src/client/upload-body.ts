@@ -12,7 +12,7 @@ export const UPLOAD_CHUNK_BYTES = 256 * 1024;
 const RING = 3;
 
 /** A file changed (shrank) while it was being sent. */
-export class FileChangedError extends Error {
+class FileChangedError extends Error {
   readonly code = 'EXTRACT_FILE_CHANGED';
 }
 

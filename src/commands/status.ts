@@ -1,8 +1,9 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
-import { chargeOf, factKey, replayer } from '../journal/journal.ts';
-import { setAsideEarlier } from '../journal/set-aside.ts';
+import { chargeOf, type FailureCharge } from '../cost/charge.ts';
+import { factKey, replayer } from '../journal/journal.ts';
+import { setAsideEarlier } from '../cost/rerun.ts';
 import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
 
 /**
@@ -15,7 +16,7 @@ export type StatusView = {
   documents: number;
   completed: number;
   failed: number;
-  /** Of `failed`: failures that fail the same way again (set-aside.ts), which runs list but do not fail on. */
+  /** Of `failed`: failures that fail the same way again (cost/rerun.ts failsAgain), which runs list but do not fail on. */
   set_aside: number;
   /** Submitted, result not collected yet. */
   processing: number;
@@ -26,7 +27,13 @@ export type StatusView = {
   needs_review: number;
   oldest_pending: { file: string; document_id: string; since: string } | null;
   /** With --failed: each failed document, newest first. */
-  failed_documents?: Array<{ file: string; document_id: string | null; error: string; charge: string; at: string }>;
+  failed_documents?: Array<{
+    file: string;
+    document_id: string | null;
+    error: string;
+    charge: FailureCharge;
+    at: string;
+  }>;
   /** With --needs-review: each completed document with null fields (listen's review.jsonl shape), newest first. */
   review?: Array<ReviewEntry & { at: string }>;
   workers: Array<{

@@ -101,7 +101,7 @@ export function validateConfigValue(key: ConfigKey, value: string, from: string)
 }
 
 /** A postgres:// URL (its password is never echoed: the message shows it redacted). */
-export function checkStateUrl(value: string, from: string): string {
+function checkStateUrl(value: string, from: string): string {
   const url = value.trim();
   let ok = /^postgres(ql)?:\/\//i.test(url);
   try {

@@ -7,7 +7,7 @@ import { Results } from './results.ts';
  * the emulator builds its responses from the same types.
  */
 
-export { API_KEY_PREFIX, API_PREFIX } from './constants.ts';
+export { API_PREFIX } from './constants.ts';
 
 export const DocumentStatus = z.enum(['processing', 'completed', 'error']);
 export type DocumentStatus = z.infer<typeof DocumentStatus>;
@@ -28,7 +28,7 @@ export const UploadTicket = z.object({
 export type UploadTicket = z.infer<typeof UploadTicket>;
 
 /** Operation 3a: the file travels base64-encoded in the body. */
-export const InlineFile = z.object({
+const InlineFile = z.object({
   data: z.base64("file.data must be the file's bytes in standard base64"),
   name: z.string().min(1).max(1024),
   type: z.string().min(1).max(255).optional(),

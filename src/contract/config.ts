@@ -5,12 +5,11 @@ import { FieldDefinition } from './fields.ts';
 
 /** The configuration file of `extract serve` (README: "Configuration"). */
 
-export const WebhookAuth = z.discriminatedUnion('type', [
+const WebhookAuth = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
   z.strictObject({ type: z.literal('bearer'), token: z.string().min(1) }),
   z.strictObject({ type: z.literal('basic'), username: z.string().min(1), password: z.string() }),
 ]);
-export type WebhookAuth = z.infer<typeof WebhookAuth>;
 
 export const WebhookIntegration = z.strictObject({
   /** Names the integration in the delivery log; defaults to its position ("webhook-1"). */
@@ -21,7 +20,7 @@ export const WebhookIntegration = z.strictObject({
 });
 export type WebhookIntegration = z.infer<typeof WebhookIntegration>;
 
-export const ApiKey = z
+const ApiKey = z
   .string()
   .startsWith(API_KEY_PREFIX, `an API key starts with "${API_KEY_PREFIX}"`)
   .min(API_KEY_PREFIX.length + 8, 'an API key has at least 8 characters after its prefix')

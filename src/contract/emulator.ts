@@ -4,7 +4,7 @@ import { MAX_TOP_UP_PAGES } from './constants.ts';
 import { Results } from './results.ts';
 import { SourceType } from './webhook.ts';
 
-export { MAX_BALANCE_PAGES, MAX_TOP_UP_PAGES } from './constants.ts';
+export { MAX_BALANCE_PAGES } from './constants.ts';
 
 /** Shapes of the emulator's own surface under /_emulator/ (not part of the emulated API). */
 
@@ -32,7 +32,7 @@ export const TopUpRequest = z.object({
 
 export const DeliveryState = z.enum(['pending', 'delivered', 'failed']);
 
-export const DeliveryAttempt = z.object({
+const DeliveryAttempt = z.object({
   attempt: z.number().int().positive(),
   at: z.string(),
   /** The receiver's HTTP status, or null when no answer came (network error, time-out). */
@@ -85,7 +85,7 @@ export const AppDocument = z.object({
 export type AppDocument = z.infer<typeof AppDocument>;
 
 /** Where a value stands in the document: its page (from 1) and box [x0, top, x1, bottom] in PDF points, origin top left. */
-export const Place = z.strictObject({
+const Place = z.strictObject({
   page: z.number().int().positive(),
   box: z.tuple([z.number(), z.number(), z.number(), z.number()]),
 });
@@ -108,17 +108,19 @@ export const AppDocumentDetail = AppDocument.extend({
 });
 export type AppDocumentDetail = z.infer<typeof AppDocumentDetail>;
 
-export const DocumentsPage = z.object({
+const DocumentsPage = z.object({
   total: z.number().int(),
   offset: z.number().int(),
   documents: z.array(AppDocument),
 });
+export type DocumentsPage = z.infer<typeof DocumentsPage>;
 
 export const DocumentsQuery = z.object({
   offset: z.coerce.number().int().nonnegative().default(0),
   limit: z.coerce.number().int().positive().max(500).default(50),
   status: DocumentStatus.optional(),
 });
+export type DocumentsQuery = z.infer<typeof DocumentsQuery>;
 
 /** Fault injection (README: "Fault injection"). */
 export const FaultOperation = z.enum([
@@ -192,7 +194,6 @@ export const FAULT_VOCABULARY = {
   } satisfies Record<FaultEffect['type'], { label: string; params: string[]; only: FaultOperation[] | null }>,
   statuses: FAULT_STATUSES,
 };
-export type FaultVocabulary = typeof FAULT_VOCABULARY;
 
 const FaultRuleFields = z.strictObject({
   operation: FaultOperation,

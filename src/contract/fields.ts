@@ -5,7 +5,7 @@ import { z } from 'zod';
  * The spec leaves the full list of leaf types open ("not shown"); these are the ones
  * the emulator and its engine understand, documented in the README.
  */
-export const LEAF_TYPES = [
+const LEAF_TYPES = [
   'string', // any text, trimmed
   'decimal', // JSON number, never a string ("1.234,50 EUR" -> 1234.5)
   'integer', // JSON integer

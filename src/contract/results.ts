@@ -46,7 +46,7 @@ function fieldSchema(field: Field): z.ZodType {
  * each leaf null or of its declared type, Object fields nested, Table fields null or arrays of
  * rows with exactly the column keys, and no other keys.
  */
-export function resultsSchemaFor(fields: FieldDefinition): z.ZodObject {
+function resultsSchemaFor(fields: FieldDefinition): z.ZodObject {
   return z.strictObject(Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f)])));
 }
 

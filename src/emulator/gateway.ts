@@ -41,13 +41,113 @@ async function readHead(path: string, length: number): Promise<Uint8Array> {
   }
 }
 
-/**
- * The service's rules, one function per operation of the spec. Routes decode HTTP and
- * call these; these throw GatewayError with the exact texts users see.
- */
-export type Gateway = ReturnType<typeof createGateway>;
+/** A signed PUT as the storage route decoded it. */
+export type UploadPut = {
+  storagePath: string;
+  method: string;
+  contentType: string | undefined;
+  query: Partial<Record<string, unknown>>;
+  /** Whether the request carries an Authorization header: signed-URL storage refuses a second credential. */
+  authorized: boolean;
+  body: Readable;
+};
 
-export function createGateway(input: {
+/** An upload that has its bytes: what extractStored submits. */
+type UploadedRow = UploadRow & { size: number; sha256: string };
+
+type NewDocument = Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'>;
+
+// The validators of operations 2 and 3b, in the order the service applies them: each throws the
+// GatewayError a client sees, with what to do next.
+
+/** Signed-URL storage refuses a second credential (and an API key must never reach storage). */
+function refuseAuthorization(authorized: boolean): void {
+  if (authorized) {
+    throw new GatewayError(
+      'invalid_request',
+      'the upload address is signed and takes no Authorization header (signed-URL storage refuses two credentials): send the PUT without it, and never send your API key to storage',
+    );
+  }
+}
+
+function issued(row: UploadRow | undefined): UploadRow {
+  if (!row) {
+    throw new GatewayError(
+      'upload_forbidden',
+      'no upload address was issued for this storage path: request one with POST /api/v1/upload-url',
+    );
+  }
+  return row;
+}
+
+function checkMethod(method: string): void {
+  if (method !== 'PUT') {
+    throw new GatewayError('upload_forbidden', `the upload address is signed for PUT only, not ${method}`);
+  }
+}
+
+function checkContentType(contentType: string | undefined, declared: string): void {
+  const sent = mediaTypeEssence(contentType);
+  if (sent !== declared) {
+    throw new GatewayError(
+      'upload_forbidden',
+      `Content-Type "${sent || '(none)'}" does not match the file_type "${declared}" declared for this upload address: send Content-Type: ${declared}`,
+    );
+  }
+}
+
+/** A submitted object is immutable, and so is one being submitted (frozen). */
+function checkWritable(row: UploadRow, frozen: boolean): void {
+  if (row.document_id || frozen) {
+    throw new GatewayError(
+      'conflict',
+      `this storage path was already submitted${row.document_id ? ` as ${row.document_id}` : ''}; its object cannot change now`,
+    );
+  }
+}
+
+/** An upload of this parser, not yet submitted, with its bytes, of the size the request says. */
+function submittable(row: UploadRow | undefined, parser: ParserConfig, req: ExtractStoredRequest): UploadedRow {
+  if (!row || row.parser_id !== parser.parser_id) {
+    throw new GatewayError(
+      'not_found',
+      "no upload exists at this storage_path for this API key's parser: pass storage_path exactly as POST /api/v1/upload-url returned it",
+    );
+  }
+  if (row.document_id) {
+    throw new GatewayError(
+      'conflict',
+      `this storage_path was already submitted as document ${row.document_id}: poll GET ${API_PREFIX}/documents/${row.document_id}`,
+    );
+  }
+  if (row.uploaded_at === null || row.size === null || row.sha256 === null) {
+    throw new GatewayError(
+      'upload_missing',
+      'nothing was uploaded to this storage_path yet: PUT the bytes to upload_url first',
+    );
+  }
+  if (req.file_size !== undefined && req.file_size !== row.size) {
+    throw new GatewayError(
+      'invalid_request',
+      `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`,
+    );
+  }
+  return { ...row, size: row.size, sha256: row.sha256 };
+}
+
+function checkNotEmpty(bytes: Buffer): void {
+  if (bytes.length === 0)
+    throw new GatewayError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
+}
+
+const accepted = (documentId: string): ExtractAcceptedResponse => ({
+  success: true,
+  document_id: documentId,
+  status: 'processing',
+  poll_url: `${API_PREFIX}/documents/${documentId}`,
+});
+
+export type GatewayParts = {
   store: Store;
   config: EmulatorConfig;
   engine: Engine;
@@ -57,26 +157,24 @@ export function createGateway(input: {
   signer: Signer;
   processor: Processor;
   deps: EmulatorDeps;
-}) {
-  const { store, config, engine, documents, uploads, ledger, signer, processor, deps } = input;
+};
 
-  const countPages = createPageCounter(engine);
+/**
+ * The service's rules, one method per operation of the spec. Routes decode HTTP and
+ * call these; these throw GatewayError with the exact texts users see.
+ */
+export class Gateway {
+  readonly #p: GatewayParts;
+  readonly #countPages: ReturnType<typeof createPageCounter>;
 
-  /** Creates the document and reserves its pages in one transaction: both land, or neither. */
-  const accept = (
-    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'>,
-    also?: () => void,
-  ) => {
-    transaction(store.db, () => {
-      documents.insert(doc);
-      also?.();
-      ledger.reserve(doc, doc.page_count ?? 0, doc.created_at);
-    });
-    return documents.get(doc.document_id)!;
-  };
+  constructor(parts: GatewayParts) {
+    this.#p = parts;
+    this.#countPages = createPageCounter(parts.engine);
+  }
 
   /** Operation 1. */
-  function issueTicket(parser: ParserConfig, req: UploadUrlRequest, baseUrl: string): UploadTicket {
+  issueTicket(parser: ParserConfig, req: UploadUrlRequest, baseUrl: string): UploadTicket {
+    const { config, deps, uploads, signer } = this.#p;
     const expiresIn = config.upload.expires_in;
     // Rounded up to the next whole second, so an address is never valid for less than expires_in.
     const expires = Math.ceil(deps.now() / 1000) + expiresIn;
@@ -96,45 +194,14 @@ export function createGateway(input: {
   }
 
   /** Operation 2: the signed PUT. */
-  async function receiveUpload(req: {
-    storagePath: string;
-    method: string;
-    contentType: string | undefined;
-    query: Partial<Record<string, unknown>>;
-    /** Whether the request carries an Authorization header: signed-URL storage refuses a second credential. */
-    authorized: boolean;
-    body: Readable;
-  }): Promise<{ size: number; sha256: string }> {
-    if (req.authorized) {
-      throw new GatewayError(
-        'invalid_request',
-        'the upload address is signed and takes no Authorization header (signed-URL storage refuses two credentials): send the PUT without it, and never send your API key to storage',
-      );
-    }
-    const row = uploads.get(req.storagePath);
-    if (!row) {
-      throw new GatewayError(
-        'upload_forbidden',
-        'no upload address was issued for this storage path: request one with POST /api/v1/upload-url',
-      );
-    }
+  async receiveUpload(req: UploadPut): Promise<{ size: number; sha256: string }> {
+    const { uploads, signer, deps } = this.#p;
+    refuseAuthorization(req.authorized);
+    const row = issued(uploads.get(req.storagePath));
     signer.verify({ storagePath: row.storage_path, fileType: row.file_type, query: req.query, nowMs: deps.now() });
-    if (req.method !== 'PUT') {
-      throw new GatewayError('upload_forbidden', `the upload address is signed for PUT only, not ${req.method}`);
-    }
-    const sent = mediaTypeEssence(req.contentType);
-    if (sent !== row.file_type) {
-      throw new GatewayError(
-        'upload_forbidden',
-        `Content-Type "${sent || '(none)'}" does not match the file_type "${row.file_type}" declared for this upload address: send Content-Type: ${row.file_type}`,
-      );
-    }
-    if (row.document_id || uploads.isFrozen(row.storage_path)) {
-      throw new GatewayError(
-        'conflict',
-        `this storage path was already submitted${row.document_id ? ` as ${row.document_id}` : ''}; its object cannot change now`,
-      );
-    }
+    checkMethod(req.method);
+    checkContentType(req.contentType, row.file_type);
+    checkWritable(row, uploads.isFrozen(row.storage_path));
     return uploads.write(row, req.body, deps.now());
   }
 
@@ -142,13 +209,13 @@ export function createGateway(input: {
    * Operation 3a: extraction in the request, bounded by inline.timeout_ms. `record` runs in
    * the transaction that completes the document (see extractStored).
    */
-  async function extractInline(
+  async extractInline(
     parser: ParserConfig,
     req: ExtractInlineRequest,
     record?: (answer: ExtractInlineResponse) => void,
     injectedError?: string,
   ): Promise<ExtractInlineResponse> {
-    const limitMs = config.inline.timeout_ms;
+    const limitMs = this.#p.config.inline.timeout_ms;
     // One deadline for the whole request, page counting included; when it passes, the engine's
     // worker is stopped (not left running for nobody) and the reservation, if any, refunded.
     const deadline = new AbortController();
@@ -165,7 +232,7 @@ export function createGateway(input: {
       const bytes = Buffer.from(req.file.data, 'base64');
       let doc: DocumentRow;
       try {
-        doc = await admit(
+        doc = await this.#admit(
           parser,
           { bytes, fileName: req.file.name, declaredType: req.file.type, source: 'api', route: 'inline' },
           deadline.signal,
@@ -180,7 +247,7 @@ export function createGateway(input: {
         document_id: doc.document_id,
         results,
       });
-      const outcome = await processor.run(
+      const outcome = await this.#p.processor.run(
         doc,
         injectedError,
         record && ((results) => record(answer(results))),
@@ -195,20 +262,68 @@ export function createGateway(input: {
     }
   }
 
+  /**
+   * Operation 3b: always asynchronous, even for a tiny file. `record` runs inside the
+   * transaction that creates the document, so an Idempotency-Key's answer lands with the
+   * document or not at all: a kill between the two would free the key of a charged document,
+   * and its resend would then be refused as "already submitted".
+   */
+  async extractStored(
+    parser: ParserConfig,
+    req: ExtractStoredRequest,
+    injectedError?: string,
+    record?: (answer: ExtractAcceptedResponse) => void,
+  ): Promise<ExtractAcceptedResponse> {
+    const { uploads } = this.#p;
+    const row = submittable(uploads.get(req.storage_path), parser, req);
+    // From here to the row that marks it submitted, a PUT to this path is refused (409).
+    const release = uploads.freeze(row.storage_path);
+    try {
+      return await this.#submitStored(parser, req, row, injectedError, record);
+    } finally {
+      release();
+    }
+  }
+
+  /** Operation 4. Another parser's document is not found, not forbidden: its existence is not disclosed. */
+  getDocument(parser: ParserConfig, documentId: string): DocumentBody {
+    const doc = this.#p.documents.get(documentId);
+    if (!doc || doc.parser_id !== parser.parser_id) {
+      throw new GatewayError(
+        'not_found',
+        `no document ${JSON.stringify(documentId.slice(0, 80))} for this API key's parser`,
+      );
+    }
+    return documentBody(doc);
+  }
+
+  /** After a restart: background documents resume; inline ones lost their client, so they fail and are refunded. */
+  resume(): void {
+    const { documents, processor } = this.#p;
+    for (const doc of documents.processing()) {
+      if (doc.route === 'inline')
+        processor.abandon(
+          doc.document_id,
+          'the server stopped during this inline extraction; the credits were refunded',
+        );
+      else processor.enqueue(doc);
+    }
+  }
+
   /** Stores the bytes of an inline request and admits its document (the other arrival routes: arrivals/intake.ts). */
-  async function admit(
+  async #admit(
     parser: ParserConfig,
     input: { bytes: Buffer; fileName: string; declaredType: string | undefined; source: SourceType; route: 'inline' },
     signal?: AbortSignal,
   ): Promise<DocumentRow> {
-    if (input.bytes.length === 0)
-      throw new GatewayError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
+    const { store, deps } = this.#p;
+    checkNotEmpty(input.bytes);
     const mimeType = await detectMimeType(input.bytes, input.fileName, input.declaredType);
-    const pages = await countPages(input.bytes, input.bytes.length, mimeType, signal);
+    const pages = await this.#countPages(input.bytes, input.bytes.length, mimeType, signal);
     const documentId = deps.newId('doc');
     const blob = deps.newId('blob');
     writeFileSync(join(store.blobDir, blob), input.bytes, { flush: true });
-    return accept({
+    return this.#accept({
       document_id: documentId,
       parser_id: parser.parser_id,
       // Exactly as submitted (spec: "Original file name"); only storage paths are sanitised.
@@ -224,59 +339,14 @@ export function createGateway(input: {
     });
   }
 
-  /**
-   * Operation 3b: always asynchronous, even for a tiny file. `record` runs inside the
-   * transaction that creates the document, so an Idempotency-Key's answer lands with the
-   * document or not at all: a kill between the two would free the key of a charged document,
-   * and its resend would then be refused as "already submitted".
-   */
-  async function extractStored(
+  async #submitStored(
     parser: ParserConfig,
     req: ExtractStoredRequest,
-    injectedError?: string,
-    record?: (answer: ExtractAcceptedResponse) => void,
-  ): Promise<ExtractAcceptedResponse> {
-    const row = uploads.get(req.storage_path);
-    if (!row || row.parser_id !== parser.parser_id) {
-      throw new GatewayError(
-        'not_found',
-        "no upload exists at this storage_path for this API key's parser: pass storage_path exactly as POST /api/v1/upload-url returned it",
-      );
-    }
-    if (row.document_id) {
-      throw new GatewayError(
-        'conflict',
-        `this storage_path was already submitted as document ${row.document_id}: poll GET ${API_PREFIX}/documents/${row.document_id}`,
-      );
-    }
-    if (row.uploaded_at === null || row.size === null || row.sha256 === null) {
-      throw new GatewayError(
-        'upload_missing',
-        'nothing was uploaded to this storage_path yet: PUT the bytes to upload_url first',
-      );
-    }
-    if (req.file_size !== undefined && req.file_size !== row.size) {
-      throw new GatewayError(
-        'invalid_request',
-        `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`,
-      );
-    }
-    // From here to the row that marks it submitted, a PUT to this path is refused (409).
-    const release = uploads.freeze(row.storage_path);
-    try {
-      return await submitStored(parser, req, { ...row, size: row.size, sha256: row.sha256 }, injectedError, record);
-    } finally {
-      release();
-    }
-  }
-
-  async function submitStored(
-    parser: ParserConfig,
-    req: ExtractStoredRequest,
-    row: UploadRow & { size: number; sha256: string },
+    row: UploadedRow,
     injectedError: string | undefined,
     record: ((answer: ExtractAcceptedResponse) => void) | undefined,
   ): Promise<ExtractAcceptedResponse> {
+    const { store, deps, documents, uploads, processor } = this.#p;
     const blobPath = join(store.blobDir, row.blob);
     const declared = req.file_type ?? row.file_type;
     const fileName = req.file_name ?? row.file_name;
@@ -296,7 +366,7 @@ export function createGateway(input: {
     };
     let pages: number;
     try {
-      pages = await countPages({ path: blobPath }, row.size, mimeType);
+      pages = await this.#countPages({ path: blobPath }, row.size, mimeType);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       // Accepted as the spec says, then failed through the document; nothing was reserved.
@@ -307,7 +377,7 @@ export function createGateway(input: {
       });
       return accepted(base.document_id);
     }
-    const doc = accept({ ...base, page_count: pages }, () => {
+    const doc = this.#accept({ ...base, page_count: pages }, () => {
       uploads.markSubmitted(row.storage_path, base.document_id);
       record?.(accepted(base.document_id));
     });
@@ -315,36 +385,14 @@ export function createGateway(input: {
     return accepted(doc.document_id);
   }
 
-  const accepted = (documentId: string): ExtractAcceptedResponse => ({
-    success: true,
-    document_id: documentId,
-    status: 'processing',
-    poll_url: `${API_PREFIX}/documents/${documentId}`,
-  });
-
-  /** Operation 4. Another parser's document is not found, not forbidden: its existence is not disclosed. */
-  function getDocument(parser: ParserConfig, documentId: string): DocumentBody {
-    const doc = documents.get(documentId);
-    if (!doc || doc.parser_id !== parser.parser_id) {
-      throw new GatewayError(
-        'not_found',
-        `no document ${JSON.stringify(documentId.slice(0, 80))} for this API key's parser`,
-      );
-    }
-    return documentBody(doc);
+  /** Creates the document and reserves its pages in one transaction: both land, or neither. */
+  #accept(doc: NewDocument, also?: () => void): DocumentRow {
+    const { store, documents, ledger } = this.#p;
+    transaction(store.db, () => {
+      documents.insert(doc);
+      also?.();
+      ledger.reserve(doc, doc.page_count ?? 0, doc.created_at);
+    });
+    return documents.get(doc.document_id)!;
   }
-
-  /** After a restart: background documents resume; inline ones lost their client, so they fail and are refunded. */
-  function resume(): void {
-    for (const doc of documents.processing()) {
-      if (doc.route === 'inline')
-        processor.abandon(
-          doc.document_id,
-          'the server stopped during this inline extraction; the credits were refunded',
-        );
-      else processor.enqueue(doc);
-    }
-  }
-
-  return { issueTicket, receiveUpload, extractInline, extractStored, getDocument, resume };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { GatewayError } from './errors.ts';
 
 /**
@@ -8,61 +8,84 @@ import { GatewayError } from './errors.ts';
  * successful answers are kept; after an error the key is free again, so a retry after a
  * 402 and a top-up goes through.
  */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-export type Idempotency = {
-  /** The stored answer for this key, or null when the request should run. */
-  begin(parserId: string, key: string, body: unknown, nowMs: number): unknown | null;
-  finish(parserId: string, key: string, response: unknown): void;
-  abort(parserId: string, key: string): void;
-};
+type Prior = { request_hash: string; response: string | null; created_at: number };
 
-export function createIdempotency(db: DatabaseSync): Idempotency {
-  db.exec(`CREATE TABLE IF NOT EXISTS idempotency (
-    parser_id TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
-    response TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (parser_id, key))`);
-  // Requests that were running when the server stopped died with it; their keys are free.
-  db.exec('DELETE FROM idempotency WHERE response IS NULL');
-  const get = db.prepare('SELECT request_hash, response, created_at FROM idempotency WHERE parser_id = ? AND key = ?');
-  const put = db.prepare(
-    'INSERT OR REPLACE INTO idempotency (parser_id, key, request_hash, response, created_at) VALUES (?, ?, ?, NULL, ?)',
-  );
-  const done = db.prepare('UPDATE idempotency SET response = ? WHERE parser_id = ? AND key = ?');
-  const del = db.prepare('DELETE FROM idempotency WHERE parser_id = ? AND key = ?');
-  const hash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
+/** A key's request, or the answer a first request with it gave. */
+export type Once<T> = { ran: T } | { replayed: unknown };
 
-  return {
-    begin(parserId, key, body, nowMs) {
-      if (key.length === 0 || key.length > 255) {
-        throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 characters');
-      }
-      const requestHash = hash(body);
-      const prior = get.get(parserId, key) as
-        | { request_hash: string; response: string | null; created_at: number }
-        | undefined;
-      if (prior && nowMs - prior.created_at < IDEMPOTENCY_TTL_MS) {
-        if (prior.request_hash !== requestHash) {
-          throw new GatewayError(
-            'invalid_request',
-            'this Idempotency-Key was used with a different request body: use a new key for a new request',
-          );
-        }
-        if (prior.response === null) {
-          throw new GatewayError(
-            'conflict',
-            'a request with this Idempotency-Key is still running: wait for it, then retry',
-          );
-        }
-        return JSON.parse(prior.response) as unknown;
-      }
-      put.run(parserId, key, requestHash, nowMs);
-      return null;
-    },
-    finish(parserId, key, response) {
-      done.run(JSON.stringify(response), parserId, key);
-    },
-    abort(parserId, key) {
-      del.run(parserId, key);
-    },
-  };
+/** The header's length, as services that honour it bound it. */
+function checkKey(key: string): void {
+  if (key.length === 0 || key.length > 255) {
+    throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 characters');
+  }
+}
+
+/** What a prior use of the key within the day means for this request: its answer, or a refusal. */
+function replayOf(prior: Prior, requestHash: string): unknown {
+  if (prior.request_hash !== requestHash) {
+    throw new GatewayError(
+      'invalid_request',
+      'this Idempotency-Key was used with a different request body: use a new key for a new request',
+    );
+  }
+  if (prior.response === null) {
+    throw new GatewayError('conflict', 'a request with this Idempotency-Key is still running: wait for it, then retry');
+  }
+  return JSON.parse(prior.response) as unknown;
+}
+
+const hashOf = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
+
+export class Idempotency {
+  readonly #honoured: boolean;
+  readonly #get: StatementSync;
+  readonly #put: StatementSync;
+  readonly #done: StatementSync;
+  readonly #del: StatementSync;
+
+  /** honoured false: the header is ignored, as by a service that does not honour it (config `idempotency_key`). */
+  constructor(db: DatabaseSync, options: { honoured?: boolean } = {}) {
+    this.#honoured = options.honoured ?? true;
+    db.exec(`CREATE TABLE IF NOT EXISTS idempotency (
+      parser_id TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+      response TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (parser_id, key))`);
+    // Requests that were running when the server stopped died with it; their keys are free.
+    db.exec('DELETE FROM idempotency WHERE response IS NULL');
+    this.#get = db.prepare(
+      'SELECT request_hash, response, created_at FROM idempotency WHERE parser_id = ? AND key = ?',
+    );
+    this.#put = db.prepare(
+      'INSERT OR REPLACE INTO idempotency (parser_id, key, request_hash, response, created_at) VALUES (?, ?, ?, NULL, ?)',
+    );
+    this.#done = db.prepare('UPDATE idempotency SET response = ? WHERE parser_id = ? AND key = ?');
+    this.#del = db.prepare('DELETE FROM idempotency WHERE parser_id = ? AND key = ?');
+  }
+
+  /**
+   * Runs a request at most once per parser and key within a day. `run` gets `record`, to call
+   * with its answer inside the transaction that creates (storage path) or completes (inline) the
+   * document: a kill between the two would free the key of a charged document. No key (or keys
+   * not honoured): `run` runs, with nothing to record. A failed run frees the key.
+   */
+  async once<T>(
+    request: { parserId: string; key: string | undefined; body: unknown; nowMs: number },
+    run: (record?: (answer: T) => void) => Promise<T>,
+  ): Promise<Once<T>> {
+    const { parserId, key } = request;
+    if (key === undefined || !this.#honoured) return { ran: await run() };
+    checkKey(key);
+    const requestHash = hashOf(request.body);
+    const prior = this.#get.get(parserId, key) as Prior | undefined;
+    if (prior && request.nowMs - prior.created_at < IDEMPOTENCY_TTL_MS)
+      return { replayed: replayOf(prior, requestHash) };
+    this.#put.run(parserId, key, requestHash, request.nowMs);
+    try {
+      return { ran: await run((answer) => this.#done.run(JSON.stringify(answer), parserId, key)) };
+    } catch (err) {
+      this.#del.run(parserId, key);
+      throw err;
+    }
+  }
 }

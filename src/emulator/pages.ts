@@ -6,7 +6,7 @@ import { GatewayError } from './errors.ts';
  * whole number, and no more pages than bytes (no page can be written in less than a byte).
  * A PDF's page tree declares its own /Count, so a hostile file can claim -1000000 pages.
  */
-export function pageCountProblem(pages: number, size: number): string | null {
+function pageCountProblem(pages: number, size: number): string | null {
   if (!Number.isSafeInteger(pages) || pages < 1) {
     return `the document declares ${pages} pages; a document has at least one: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
   }
@@ -17,7 +17,7 @@ export function pageCountProblem(pages: number, size: number): string | null {
 }
 
 /** The longest page counting may take on any route: an honest document is counted in well under a second. */
-export const PAGE_COUNT_TIMEOUT_MS = 30_000;
+const PAGE_COUNT_TIMEOUT_MS = 30_000;
 
 export type PageCounter = (
   source: EngineSource,

@@ -14,7 +14,7 @@ import type { Store } from './store.ts';
  * the same transaction. Stored-path documents run here in the background; inline ones
  * are awaited by their request. Nothing here knows HTTP.
  */
-export type Outcome =
+type Outcome =
   /** grounding: where each value was found, kept for the emulator's own surface only. */
   | { status: 'completed'; pageCount: number; results: Results; grounding?: Grounding; notes?: string[] }
   /**
@@ -28,7 +28,7 @@ export type Outcome =
  * `processing.concurrency` to the next one (it goes on, and the engine's fair queue puts fresh
  * documents before it): a few slow or hostile documents never hold the background queue.
  */
-export const OVERTIME_MS = 5000;
+const OVERTIME_MS = 5000;
 
 /**
  * How long close() waits for documents still being read (an engine it does not own, say) before it
@@ -39,36 +39,7 @@ export const CLOSE_WAIT_MS = 5000;
 /** Starts of background extraction before a document that never ends is failed (README: Emulator behaviour). */
 export const MAX_ATTEMPTS = 3;
 
-export type Processor = {
-  /**
-   * Runs one document to its end state and returns it; `injectedError` makes it fail (fault
-   * injection); `onCompleted` runs inside the transaction that completes it (an Idempotency-Key's answer).
-   * An aborted `signal` stops the engine's worker and fails the document with the abort's reason.
-   */
-  run(
-    doc: DocumentRow,
-    injectedError?: string,
-    onCompleted?: (results: Results) => void,
-    signal?: AbortSignal,
-  ): Promise<Outcome>;
-  /** Queues a stored-path document for background extraction. */
-  enqueue(doc: DocumentRow, injectedError?: string): void;
-  /** Marks a document failed and refunds it (inline time-out, a crash of an inline request). */
-  abandon(documentId: string, reason: string): void;
-  /** Called once a document reached completed or error (webhooks hang here). */
-  onFinished(listener: (doc: DocumentRow) => void): void;
-  /** Resolves when the background queue is empty. */
-  idle(): Promise<void>;
-  /**
-   * Stops taking new work and finishing documents: what the engine was reading when it was closed
-   * stays processing (resume() takes it up on the next start).
-   */
-  stop(): void;
-  /** stop(), then waits for what is running. */
-  close(): Promise<void>;
-};
-
-export function createProcessor(input: {
+export type ProcessorParts = {
   store: Store;
   documents: Documents;
   ledger: Ledger;
@@ -80,41 +51,127 @@ export function createProcessor(input: {
   onFinishedInTransaction?: (doc: DocumentRow) => void;
   /** Failures of the emulator itself, for its stderr. */
   log?: (line: string) => void;
-}): Processor {
-  const { store, documents, ledger, engine, config, parsers, deps, onFinishedInTransaction } = input;
-  const log = input.log ?? (() => {});
-  const limit = pLimit(config.processing.concurrency);
-  const listeners: Array<(doc: DocumentRow) => void> = [];
-  const running = new Set<Promise<unknown>>();
-  let closed = false;
+};
 
-  const finish = (documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void): Outcome => {
+export class Processor {
+  readonly #p: ProcessorParts;
+  readonly #log: (line: string) => void;
+  readonly #limit: ReturnType<typeof pLimit>;
+  readonly #listeners: Array<(doc: DocumentRow) => void> = [];
+  readonly #running = new Set<Promise<unknown>>();
+  #closed = false;
+
+  constructor(parts: ProcessorParts) {
+    this.#p = parts;
+    this.#log = parts.log ?? (() => {});
+    this.#limit = pLimit(parts.config.processing.concurrency);
+  }
+
+  /**
+   * Runs one document to its end state and returns it; `injectedError` makes it fail (fault
+   * injection); `onCompleted` runs inside the transaction that completes it (an Idempotency-Key's answer).
+   * An aborted `signal` stops the engine's worker and fails the document with the abort's reason.
+   */
+  async run(
+    doc: DocumentRow,
+    injectedError?: string,
+    onCompleted?: (results: Results) => void,
+    signal?: AbortSignal,
+  ): Promise<Outcome> {
+    const outcome = await this.#extract(doc, injectedError, signal);
+    // Read after the server stopped waiting for it: left processing for resume(), as a kill would.
+    if (this.#closed) throw new EngineClosedError('the emulator stopped while this document was read');
+    return this.#finish(doc.document_id, outcome, onCompleted);
+  }
+
+  /** Queues a stored-path document for background extraction. */
+  enqueue(doc: DocumentRow, injectedError?: string): void {
+    if (this.#closed) return;
+    const slot = this.#limit(async () => {
+      if (this.#closed) return;
+      const work = this.#background(doc, injectedError);
+      // Nothing in the background may take the process down: a failure is logged, never thrown.
+      this.#track(work, (err) => {
+        if (err instanceof EngineClosedError) return;
+        this.#log(`internal error in background extraction of ${doc.document_id}: ${errorText(err)}`);
+      });
+      await withTimeout(
+        work.catch(() => {}),
+        (doc.page_count ?? 1) * this.#p.config.processing.ms_per_page + OVERTIME_MS,
+      );
+    });
+    this.#track(slot, () => {});
+  }
+
+  /** Marks a document failed and refunds it (inline time-out, a crash of an inline request). */
+  abandon(documentId: string, reason: string): void {
+    this.#finish(documentId, { status: 'error', cause: 'internal', error: reason });
+  }
+
+  /** Called once a document reached completed or error (webhooks hang here). */
+  onFinished(listener: (doc: DocumentRow) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Resolves when the background queue is empty. */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  /**
+   * Stops taking new work and finishing documents: what the engine was reading when it was closed
+   * stays processing (resume() takes it up on the next start).
+   */
+  stop(): void {
+    this.#closed = true;
+  }
+
+  /** stop(), then waits for what is running. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    // Queued tasks are not cleared (a cleared task's promise never settles, and close would wait
+    // for it forever): each sees `closed` and returns at once; they stay processing for resume().
+    // What is still being read gets CLOSE_WAIT_MS to end: stopping never waits on a document.
+    await withTimeout(Promise.allSettled([...this.#running]), CLOSE_WAIT_MS);
+  }
+
+  /** Keeps `work` among the running until it settles; `onError` sees its failure. */
+  #track(work: Promise<unknown>, onError: (err: unknown) => void): void {
+    this.#running.add(work);
+    void work.catch(onError).finally(() => this.#running.delete(work));
+  }
+
+  /** Settles the document; a bug of ours while settling fails it with a refund instead. */
+  #finish(documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void): Outcome {
     try {
-      settle(documentId, outcome, onCompleted);
+      this.#settle(documentId, outcome, onCompleted);
       return outcome;
     } catch (err) {
       // A bug of ours while completing (a result the contract refuses, say): the document fails
       // and is refunded, and the server goes on. Without its hooks, which may be what threw.
-      log(
-        `internal error while finishing ${documentId}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-      );
+      this.#log(`internal error while finishing ${documentId}: ${errorText(err)}`);
       const failed: Outcome = {
         status: 'error',
         cause: 'internal',
         error: 'extraction failed inside the emulator while storing its result; the credits were refunded',
       };
+      const { store, documents, ledger, deps } = this.#p;
       try {
         transaction(store.db, () => {
           if (documents.fail(documentId, failed.error, deps.now())) ledger.refund(documentId, deps.now());
         });
       } catch (again) {
-        log(`internal error while failing ${documentId}: ${again instanceof Error ? again.message : String(again)}`);
+        this.#log(
+          `internal error while failing ${documentId}: ${again instanceof Error ? again.message : String(again)}`,
+        );
       }
       return failed;
     }
-  };
+  }
 
-  const settle = (documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void) => {
+  /** One transaction: completed, or failed and refunded, with the hooks that must land with it. */
+  #settle(documentId: string, outcome: Outcome, onCompleted?: (results: Results) => void): void {
+    const { store, documents, ledger, deps, onFinishedInTransaction } = this.#p;
     const changed = transaction(store.db, () => {
       const done =
         outcome.status === 'completed'
@@ -134,12 +191,14 @@ export function createProcessor(input: {
     });
     if (changed) {
       const doc = documents.get(documentId)!;
-      for (const l of listeners) l(doc);
+      for (const l of this.#listeners) l(doc);
     }
-  };
+  }
 
-  const extract = async (doc: DocumentRow, injectedError?: string, signal?: AbortSignal): Promise<Outcome> => {
-    const parser = parsers.get(doc.parser_id);
+  /** The engine's reading plus the simulated time, as an outcome; only the server's stopping is thrown. */
+  async #extract(doc: DocumentRow, injectedError?: string, signal?: AbortSignal): Promise<Outcome> {
+    const { config, deps, engine, store } = this.#p;
+    const parser = this.#p.parsers.get(doc.parser_id);
     if (!parser)
       return { status: 'error', cause: 'internal', error: `the parser ${doc.parser_id} is no longer configured` };
     const simulated = () => abortable(deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page), signal);
@@ -159,13 +218,7 @@ export function createProcessor(input: {
         simulated(),
       ]);
       // The pages charged are the pages counted at submission; a reading that disagrees is not billed.
-      if (out.pageCount !== doc.page_count) {
-        return {
-          status: 'error',
-          cause: 'unreadable',
-          error: `the document read as ${out.pageCount} pages during extraction but ${doc.page_count} when it was counted; its page tree is damaged: re-save the file and submit it again (refunded)`,
-        };
-      }
+      if (out.pageCount !== doc.page_count) return pagesDisagree(out.pageCount, doc.page_count);
       return {
         status: 'completed',
         pageCount: out.pageCount,
@@ -176,39 +229,24 @@ export function createProcessor(input: {
     } catch (err) {
       // The server is stopping: the document was not read, and is neither failed nor refunded.
       if (err instanceof EngineClosedError) throw err;
-      if (signal?.aborted) {
-        const error = reasonOf(signal);
-        return { status: 'error', cause: 'internal', error, notes: [`stopped: ${error}`] };
-      }
-      if (err instanceof EngineError) {
-        const notes =
-          err.code === 'too_large'
-            ? [`stopped by processing.engine_memory_mb (${config.processing.engine_memory_mb} MB): ${err.message}`]
-            : undefined;
-        return { status: 'error', cause: 'unreadable', error: err.message, ...(notes ? { notes } : {}) };
-      }
-      return {
-        status: 'error',
-        cause: 'internal',
-        error: `extraction failed inside the emulator (${err instanceof Error ? err.message : String(err)}); the credits were refunded`,
-      };
+      return failedReading(err, signal, config.processing.engine_memory_mb);
     }
-  };
+  }
 
   /**
    * A background run, counted: a document whose extraction was started MAX_ATTEMPTS times without
    * ending (each time the server stopped under it) fails with a refund instead of being re-queued
-   * on every restart.
+   * on every restart. Bounded by processing.timeout_ms.
    */
-  const background = async (doc: DocumentRow, injectedError?: string) => {
-    if (documents.startAttempt(doc.document_id) > MAX_ATTEMPTS) {
-      return finish(doc.document_id, {
+  async #background(doc: DocumentRow, injectedError?: string): Promise<Outcome> {
+    if (this.#p.documents.startAttempt(doc.document_id) > MAX_ATTEMPTS) {
+      return this.#finish(doc.document_id, {
         status: 'error',
         cause: 'internal',
         error: `extraction was interrupted ${MAX_ATTEMPTS} times (the server stopped each time); the credits were refunded: submit the document again, and report it if it happens again`,
       });
     }
-    const limitMs = config.processing.timeout_ms;
+    const limitMs = this.#p.config.processing.timeout_ms;
     const timeout = new AbortController();
     const timer = setTimeout(
       () =>
@@ -220,70 +258,52 @@ export function createProcessor(input: {
       limitMs,
     );
     try {
-      return await processor.run(doc, injectedError, undefined, timeout.signal);
+      return await this.run(doc, injectedError, undefined, timeout.signal);
     } finally {
       clearTimeout(timer);
     }
-  };
+  }
+}
 
-  const processor: Processor = {
-    async run(doc, injectedError, onCompleted, signal) {
-      const outcome = await extract(doc, injectedError, signal);
-      // Read after the server stopped waiting for it: left processing for resume(), as a kill would.
-      if (closed) throw new EngineClosedError('the emulator stopped while this document was read');
-      return finish(doc.document_id, outcome, onCompleted);
-    },
-    enqueue(doc, injectedError) {
-      if (closed) return;
-      const slot = limit(async () => {
-        if (closed) return;
-        const work = background(doc, injectedError);
-        // Nothing in the background may take the process down: a failure is logged, never thrown.
-        running.add(work);
-        void work
-          .catch((err: unknown) => {
-            if (err instanceof EngineClosedError) return;
-            log(
-              `internal error in background extraction of ${doc.document_id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-            );
-          })
-          .finally(() => running.delete(work));
-        let timer: NodeJS.Timeout | undefined;
-        const overtime = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, (doc.page_count ?? 1) * config.processing.ms_per_page + OVERTIME_MS);
-          timer.unref();
-        });
-        await Promise.race([work.catch(() => {}), overtime]).finally(() => clearTimeout(timer));
-      });
-      running.add(slot);
-      void slot.catch(() => {}).finally(() => running.delete(slot));
-    },
-    abandon(documentId, reason) {
-      finish(documentId, { status: 'error', cause: 'internal', error: reason });
-    },
-    onFinished(listener) {
-      listeners.push(listener);
-    },
-    async idle() {
-      while (running.size > 0) await Promise.allSettled([...running]);
-    },
-    stop() {
-      closed = true;
-    },
-    async close() {
-      closed = true;
-      // Queued tasks are not cleared (a cleared task's promise never settles, and close would wait
-      // for it forever): each sees `closed` and returns at once; they stay processing for resume().
-      // What is still being read gets CLOSE_WAIT_MS to end: stopping never waits on a document.
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, CLOSE_WAIT_MS);
-        timer.unref();
-      });
-      await Promise.race([Promise.allSettled([...running]), waited]).finally(() => clearTimeout(timer));
-    },
+const errorText = (err: unknown): string => (err instanceof Error ? (err.stack ?? err.message) : String(err));
+
+/** Waits for `promise`, or `ms` at most (the timer does not keep the process alive). */
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([promise, waited]).finally(() => clearTimeout(timer));
+}
+
+/** What a failed reading is: stopped by its caller's deadline, the document's fault (the engine said why), or ours. */
+function failedReading(err: unknown, signal: AbortSignal | undefined, engineMemoryMb: number): Outcome {
+  if (signal?.aborted) {
+    const error = reasonOf(signal);
+    return { status: 'error', cause: 'internal', error, notes: [`stopped: ${error}`] };
+  }
+  if (err instanceof EngineError) {
+    const notes =
+      err.code === 'too_large'
+        ? [`stopped by processing.engine_memory_mb (${engineMemoryMb} MB): ${err.message}`]
+        : undefined;
+    return { status: 'error', cause: 'unreadable', error: err.message, ...(notes ? { notes } : {}) };
+  }
+  return {
+    status: 'error',
+    cause: 'internal',
+    error: `extraction failed inside the emulator (${err instanceof Error ? err.message : String(err)}); the credits were refunded`,
   };
-  return processor;
+}
+
+/** A document that reads as another number of pages than were counted (and charged) is not billed. */
+function pagesDisagree(read: number, counted: number | null): Outcome {
+  return {
+    status: 'error',
+    cause: 'unreadable',
+    error: `the document read as ${read} pages during extraction but ${counted} when it was counted; its page tree is damaged: re-save the file and submit it again (refunded)`,
+  };
 }
 
 /**
@@ -299,7 +319,7 @@ function overRehearsalLimit(size: number, maxBytes: number): Outcome {
 }
 
 /** `promise`, or the signal's reason as soon as it aborts. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
@@ -319,5 +339,5 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
 }
 
 /** The text an abort leaves on the document (the caller names the limit in its reason). */
-export const reasonOf = (signal: AbortSignal): string =>
+const reasonOf = (signal: AbortSignal): string =>
   signal.reason instanceof Error ? signal.reason.message : 'extraction was cancelled; the credits were refunded';

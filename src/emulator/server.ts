@@ -10,16 +10,18 @@ import { resolveConfig } from './config.ts';
 import { SERVE_DEFAULTS } from './defaults.ts';
 import { createDocuments } from './documents.ts';
 import type { ServerEvent } from './events.ts';
-import { createIntake } from './arrivals/intake.ts';
-import { createGateway, type Gateway } from './gateway.ts';
+import { Intake } from './arrivals/intake.ts';
+import { Gateway } from './gateway.ts';
 import { createPageCounter } from './pages.ts';
 import { createLedger } from './ledger.ts';
-import { createProcessor, type Processor } from './processor.ts';
-import { apiRoutes, type KeptBodies } from './routes/api.ts';
+import { Processor } from './processor.ts';
+import { apiRoutes } from './routes/api.ts';
+import { FinishedBodies } from './finished-bodies.ts';
 import { fastReads } from './routes/fast-reads.ts';
 import { appRoutes } from './routes/app.ts';
 import { arrivalRoutes } from './routes/arrivals.ts';
 import { emulatorRoutes } from './routes/emulator.ts';
+import { Surface } from './surface.ts';
 import {
   documentOf,
   frameworkErrors,
@@ -32,7 +34,7 @@ import { openStore, type Store } from './store.ts';
 import { createSigner } from './tickets.ts';
 import { createUploads } from './uploads.ts';
 import { createFaults, type Faults } from './faults.ts';
-import { createIdempotency } from './idempotency.ts';
+import { Idempotency } from './idempotency.ts';
 import { faultRoutes, installFaults } from './routes/faults.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 
@@ -79,7 +81,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
   const engine =
     options.engine ??
-    (await import('../engine/index.ts')).createEngine({ memoryMb: config.processing.engine_memory_mb, warm: true });
+    new (await import('../engine/index.ts')).EnginePool({ memoryMb: config.processing.engine_memory_mb, warm: true });
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;
   const host = options.host ?? '127.0.0.1';
@@ -155,7 +157,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
   const faults = createFaults({ rules: config.faults.rules, seed: config.faults.seed, deps });
   const webhooks = createWebhooks({ db: store.db, config, deps, faults, log: (event) => emit?.(event) });
-  const processor = createProcessor({
+  const processor = new Processor({
     store,
     documents,
     ledger,
@@ -167,9 +169,9 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
     log,
   });
   processor.onFinished(() => webhooks.flush());
-  const gateway = createGateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
+  const gateway = new Gateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
   const countPages = createPageCounter(engine);
-  const intake = createIntake({ store, documents, ledger, processor, faults, countPages, deps });
+  const intake = new Intake({ store, documents, ledger, processor, faults, countPages, deps });
   return {
     documents,
     ledger,
@@ -181,7 +183,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
     intake,
     inbound: createInboundTokens(store.db),
     keys: createKeyRing(config.parsers),
-    idempotency: createIdempotency(store.db),
+    idempotency: new Idempotency(store.db, { honoured: config.idempotency_key }),
   };
 }
 
@@ -200,7 +202,7 @@ async function buildApp(
   );
   // Finished documents' bodies, kept by the document route; the server answers plain reads of
   // them itself (routes/fast-reads.ts), unless requests are logged.
-  const kept: KeptBodies = new Map();
+  const kept = new FinishedBodies();
   const reads = fastReads({ kept, keys: m.keys, faults: m.faults, boundHost: host });
   const app = Fastify({
     logger: false,
@@ -235,10 +237,9 @@ async function buildApp(
       gateway: m.gateway,
       keys: m.keys,
       idempotency: m.idempotency,
-      honourIdempotencyKey: config.idempotency_key,
       maxBodyBytes,
       now: deps.now,
-      kept,
+      finished: kept,
     }),
   );
   await app.register(storageRoutes(m.gateway));
@@ -250,11 +251,14 @@ async function buildApp(
   await app.register(
     emulatorRoutes({
       ledger: m.ledger,
-      documents: m.documents,
+      surface: new Surface({
+        documents: m.documents,
+        integrations: m.webhooks.integrations,
+        parsers: config.parsers,
+        blobDir: store.blobDir,
+      }),
       webhooks: m.webhooks,
-      parsers: config.parsers,
       deps,
-      blobDir: store.blobDir,
     }),
   );
   return app;

@@ -133,7 +133,7 @@ function migrate(db: DatabaseSync): void {
   if (!columns.includes('notes')) db.exec('ALTER TABLE documents ADD COLUMN notes TEXT');
 }
 
-export function getMeta(db: DatabaseSync, key: string): string | undefined {
+function getMeta(db: DatabaseSync, key: string): string | undefined {
   const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
   return row?.value;
 }

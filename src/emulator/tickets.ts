@@ -10,8 +10,6 @@ import { GatewayError } from './errors.ts';
  */
 export const STORAGE_PREFIX = '/_storage/';
 
-export type SignedQuery = { expires: number; sig: string };
-
 export type Signer = {
   sign(storagePath: string, fileType: string, expires: number): string;
   /** Throws upload_forbidden with a reason unless `sig` is the signature of exactly this use. */

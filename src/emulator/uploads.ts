@@ -41,7 +41,7 @@ export type Uploads = {
 };
 
 /** A file name as it may appear in a storage path: one segment, printable, no dot-dot, not empty. */
-export function sanitiseFileName(name: string): string {
+function sanitiseFileName(name: string): string {
   const last = basename(name.replaceAll('\\', '/'));
   const cleaned = last
     .normalize('NFC')

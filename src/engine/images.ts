@@ -48,7 +48,7 @@ export function countImagePages(kind: ImageKind, bytes: Uint8Array): number {
  * JPEG's end marker, a TIFF's chain of page directories): the file is never read whole.
  */
 /** More pages than any scanner writes to one TIFF: a chain longer than this is damaged or hostile. */
-export const MAX_TIFF_PAGES = 100_000;
+const MAX_TIFF_PAGES = 100_000;
 
 export async function countImagePagesFrom(kind: ImageKind, source: ByteSource): Promise<number> {
   if (kind === 'png') return countImagePages(kind, await source.read(0, 33));
@@ -81,7 +81,7 @@ export async function countImagePagesFrom(kind: ImageKind, source: ByteSource): 
 }
 
 /** A TIFF holds one image file directory (IFD) per page, chained by offsets from the header. */
-export function countTiffPages(bytes: Uint8Array): number {
+function countTiffPages(bytes: Uint8Array): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const little = bytes[0] === 0x49;
   if (bytes.length < 8) throw corrupt('the TIFF header is truncated');

@@ -99,173 +99,102 @@ export function residentMb(pid: number): number | null {
   }
 }
 
-export function createEngine(options: EngineOptions = {}): Engine {
-  const size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-  const memoryMb = options.memoryMb ?? ENGINE_MEMORY_MB;
-  const heapMb = Math.min(options.heapMb ?? ENGINE_HEAP_MB, memoryMb);
-  const slowMs = options.slowMs ?? ENGINE_SLOW_MS;
-  const now = options.now ?? Date.now;
-  const maxFileBytes = Math.min(options.maxFileBytes ?? MAX_ENGINE_FILE_BYTES, MAX_ENGINE_FILE_BYTES);
-  const slots: Slot[] = [];
+/** How a lost process's document ends: queued again (stopped for fairness), too large (out of memory), or a failure of ours. */
+function lostJobError(stopping: Slot['stopping'], why: string, memoryMb: number): Error | null {
+  if (stopping === 'requeue') return null;
+  if (stopping === 'memory' || OUT_OF_MEMORY.has(why)) {
+    return new EngineError(
+      'too_large',
+      `reading the document needs more memory than the engine allows (${memoryMb} MB per engine process): a decompression bomb, or a file to split or re-save before submitting it again`,
+    );
+  }
+  return internalError(`the engine process stopped while reading a document (${why})`, undefined);
+}
+
+/**
+ * Fairness: with fresh documents waiting and every process busy, the slow readings (read for
+ * `slowMs` or more) beyond `size - 1` are the ones to stop, the longest-running first.
+ */
+export function slowToStop<S extends { startedAt: number }>(slow: readonly S[], size: number): S[] {
+  const keep = size - 1;
+  if (slow.length <= keep) return [];
+  return [...slow].sort((a, b) => a.startedAt - b.startedAt).slice(0, slow.length - keep);
+}
+
+/** The engine as a pool of child processes (see above); `close()` kills them all. */
+export class EnginePool implements Engine {
+  readonly #size: number;
+  readonly #memoryMb: number;
+  readonly #heapMb: number;
+  readonly #slowMs: number;
+  readonly #now: () => number;
+  readonly #maxFileBytes: number;
+  readonly #warm: boolean;
+  readonly #slots: Slot[] = [];
   /** Documents not yet read, in arrival order; then those stopped for running long, read when none waits. */
-  const fresh: Job[] = [];
-  const again: Job[] = [];
-  let nextId = 1;
-  let closed = false;
-  let watch: NodeJS.Timeout | undefined;
+  readonly #fresh: Job[] = [];
+  readonly #again: Job[] = [];
+  #nextId = 1;
+  #closed = false;
+  #watch: NodeJS.Timeout | undefined;
 
-  function spawn(): Slot {
-    const child = fork(workerPath(), [], {
-      // The parent's flags (a loader hook, say) and the heap limit.
-      execArgv: [
-        ...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
-        `--max-old-space-size=${heapMb}`,
-      ],
-      env: { ...process.env, EXTRACT_ENGINE_MEMORY_MB: String(memoryMb) },
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    });
-    const slot: Slot = { child, job: null, startedAt: 0, stopping: null };
-    idle(slot);
-    child.on('message', (reply: WorkerReply) => {
-      const job = slot.job;
-      if (!job || job.request.id !== reply.id) return;
-      slot.job = null;
-      idle(slot);
-      if (reply.ok) job.resolve(reply);
-      else if (reply.error.kind === 'engine') job.reject(new EngineError(reply.error.code, reply.error.message));
-      else job.reject(internalError(reply.error.message, reply.error.stack));
-      dispatch();
-    });
-    const lost = (why: string) => {
-      const job = slot.job;
-      const stopping = slot.stopping;
-      slot.job = null;
-      const i = slots.indexOf(slot);
-      if (i >= 0) slots.splice(i, 1);
-      if (job && stopping === 'requeue') {
-        // Stopped to let fresh documents through: it is read again later, from the start.
-      } else if (job && (stopping === 'memory' || OUT_OF_MEMORY.has(why))) {
-        job.reject(
-          new EngineError(
-            'too_large',
-            `reading the document needs more memory than the engine allows (${memoryMb} MB per engine process): a decompression bomb, or a file to split or re-save before submitting it again`,
-          ),
-        );
-      } else if (job) {
-        job.reject(internalError(`the engine process stopped while reading a document (${why})`, undefined));
-      }
-      if (!closed) {
-        dispatch();
-        keepOneReady();
-      }
-    };
-    child.once('error', (e: Error) => {
-      child.kill('SIGKILL');
-      lost(e.message);
-    });
-    child.once('exit', (code, signal) => lost(signal ? `signal ${signal}` : `exit code ${code}`));
-    slots.push(slot);
-    return slot;
+  constructor(options: EngineOptions = {}) {
+    this.#size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
+    this.#memoryMb = options.memoryMb ?? ENGINE_MEMORY_MB;
+    this.#heapMb = Math.min(options.heapMb ?? ENGINE_HEAP_MB, this.#memoryMb);
+    this.#slowMs = options.slowMs ?? ENGINE_SLOW_MS;
+    this.#now = options.now ?? Date.now;
+    this.#maxFileBytes = Math.min(options.maxFileBytes ?? MAX_ENGINE_FILE_BYTES, MAX_ENGINE_FILE_BYTES);
+    this.#warm = options.warm ?? false;
+    this.#keepOneReady();
   }
 
-  /** An idle process keeps nothing alive (its channel and handle are unref'd); a busy one does. */
-  function idle(slot: Slot): void {
-    slot.child.unref();
-    slot.child.channel?.unref();
+  async countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number> {
+    const reply = await this.#run({ id: this.#nextId++, op: 'count', bytes, mimeType }, bytes, options);
+    if (reply.op !== 'count') throw internalError('the engine worker answered another question', undefined);
+    return reply.pages;
   }
 
-  function stop(slot: Slot, why: 'memory' | 'requeue'): void {
-    if (slot.stopping) return;
-    slot.stopping = why;
-    slot.child.kill('SIGKILL');
+  async extract(input: EngineJob, options?: EngineCallOptions): Promise<EngineOutput> {
+    const reply = await this.#run({ id: this.#nextId++, op: 'extract', input }, input.bytes, options);
+    if (reply.op !== 'extract') throw internalError('the engine worker answered another question', undefined);
+    return reply.output;
   }
 
-  function dispatch(): void {
-    if (closed) return;
-    for (;;) {
-      const queue = fresh.length > 0 ? fresh : again;
-      if (queue.length === 0) break;
-      const free = slots.find((s) => s.job === null && !s.stopping) ?? (slots.length < size ? spawn() : undefined);
-      if (!free) {
-        if (fresh.length > 0) makeRoom();
-        break;
-      }
-      const job = queue.shift()!;
-      free.job = job;
-      free.startedAt = now();
-      free.child.ref();
-      free.child.channel?.ref();
-      free.child.send(job.request);
-    }
-    keepOneReady();
-    watching();
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#watch) clearInterval(this.#watch);
+    this.#watch = undefined;
+    for (const job of [...this.#fresh.splice(0), ...this.#again.splice(0)])
+      job.reject(new EngineClosedError('the engine was closed before it read this document'));
+    const all = this.#slots.splice(0);
+    await Promise.all(
+      all.map(async (slot) => {
+        const job = slot.job;
+        slot.job = null;
+        job?.reject(new EngineClosedError('the engine was closed while it read this document'));
+        if (slot.child.exitCode !== null || slot.child.signalCode !== null) return;
+        const exited = once(slot.child, 'exit');
+        // Referenced until it has exited, so the wait holds the event loop.
+        slot.child.ref();
+        slot.child.kill('SIGKILL');
+        await exited;
+      }),
+    );
   }
 
-  /** Fresh documents wait and every process is busy: slow documents keep at most size - 1 of them. */
-  function makeRoom(): void {
-    const t = now();
-    const slow = slots.filter((s) => s.job !== null && !s.stopping && t - s.startedAt >= slowMs);
-    const keep = size - 1;
-    if (slow.length <= keep) return;
-    slow.sort((a, b) => a.startedAt - b.startedAt);
-    for (const slot of slow.slice(0, slow.length - keep)) {
-      const job = slot.job!;
-      job.requeued++;
-      again.push(job);
-      stop(slot, 'requeue');
-    }
-  }
-
-  /** While any process reads, its memory is read every WATCH_INTERVAL_MS, and fairness is checked. */
-  function watching(): void {
-    const busy = slots.some((s) => s.job !== null);
-    if (busy && !watch) {
-      watch = setInterval(tick, WATCH_INTERVAL_MS);
-      watch.unref();
-    } else if (!busy && watch) {
-      clearInterval(watch);
-      watch = undefined;
-    }
-  }
-
-  function tick(): void {
-    for (const slot of slots) {
-      if (slot.job === null || slot.stopping || slot.child.pid === undefined) continue;
-      const mb = residentMb(slot.child.pid);
-      if (mb !== null && mb > memoryMb) stop(slot, 'memory');
-    }
-    if (fresh.length > 0) dispatch();
-    watching();
-  }
-
-  /** A cancelled job leaves its queue, or its process is killed (a new one is spawned for the next job). */
-  function cancel(job: Job): void {
-    for (const queue of [fresh, again]) {
-      const queued = queue.indexOf(job);
-      if (queued >= 0) queue.splice(queued, 1);
-    }
-    const slot = slots.find((s) => s.job === job);
-    if (slot) {
-      slot.job = null;
-      slots.splice(slots.indexOf(slot), 1);
-      slot.child.kill('SIGKILL');
-    }
-    job.reject(job.signal?.reason instanceof Error ? job.signal.reason : new Error('the engine call was cancelled'));
-    dispatch();
-  }
-
-  async function run(
+  async #run(
     request: WorkerRequest,
     source: EngineSource,
     options: EngineCallOptions = {},
   ): Promise<WorkerReply & { ok: true }> {
-    if (closed) throw new EngineClosedError('the engine is closed');
-    await refuseTooLarge(source, maxFileBytes);
+    if (this.#closed) throw new EngineClosedError('the engine is closed');
+    await refuseTooLarge(source, this.#maxFileBytes);
     const signal = options.signal;
     signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
-      const onAbort = () => cancel(job);
+      const onAbort = () => this.#cancel(job);
       const job: Job = {
         request,
         resolve: (reply) => {
@@ -280,50 +209,153 @@ export function createEngine(options: EngineOptions = {}): Engine {
         requeued: 0,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      fresh.push(job);
-      dispatch();
+      this.#fresh.push(job);
+      this.#dispatch();
     });
   }
 
-  function keepOneReady(): void {
-    if (options.warm && !closed && slots.length < size && !slots.some((s) => s.job === null && !s.stopping)) spawn();
+  #spawn(): Slot {
+    const child = fork(workerPath(), [], {
+      // The parent's flags (a loader hook, say) and the heap limit.
+      execArgv: [
+        ...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
+        `--max-old-space-size=${this.#heapMb}`,
+      ],
+      env: { ...process.env, EXTRACT_ENGINE_MEMORY_MB: String(this.#memoryMb) },
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    const slot: Slot = { child, job: null, startedAt: 0, stopping: null };
+    idle(slot);
+    child.on('message', (reply: WorkerReply) => this.#answered(slot, reply));
+    child.once('error', (e: Error) => {
+      child.kill('SIGKILL');
+      this.#lost(slot, e.message);
+    });
+    child.once('exit', (code, signal) => this.#lost(slot, signal ? `signal ${signal}` : `exit code ${code}`));
+    this.#slots.push(slot);
+    return slot;
   }
-  keepOneReady();
 
-  return {
-    async countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number> {
-      const reply = await run({ id: nextId++, op: 'count', bytes, mimeType }, bytes, options);
-      if (reply.op !== 'count') throw internalError('the engine worker answered another question', undefined);
-      return reply.pages;
-    },
-    async extract(input: EngineJob, options?: EngineCallOptions): Promise<EngineOutput> {
-      const reply = await run({ id: nextId++, op: 'extract', input }, input.bytes, options);
-      if (reply.op !== 'extract') throw internalError('the engine worker answered another question', undefined);
-      return reply.output;
-    },
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      if (watch) clearInterval(watch);
-      watch = undefined;
-      for (const job of [...fresh.splice(0), ...again.splice(0)])
-        job.reject(new EngineClosedError('the engine was closed before it read this document'));
-      const all = slots.splice(0);
-      await Promise.all(
-        all.map(async (slot) => {
-          const job = slot.job;
-          slot.job = null;
-          job?.reject(new EngineClosedError('the engine was closed while it read this document'));
-          if (slot.child.exitCode !== null || slot.child.signalCode !== null) return;
-          const exited = once(slot.child, 'exit');
-          // Referenced until it has exited, so the wait holds the event loop.
-          slot.child.ref();
-          slot.child.kill('SIGKILL');
-          await exited;
-        }),
-      );
-    },
-  };
+  #answered(slot: Slot, reply: WorkerReply): void {
+    const job = slot.job;
+    if (!job || job.request.id !== reply.id) return;
+    slot.job = null;
+    idle(slot);
+    if (reply.ok) job.resolve(reply);
+    else if (reply.error.kind === 'engine') job.reject(new EngineError(reply.error.code, reply.error.message));
+    else job.reject(internalError(reply.error.message, reply.error.stack));
+    this.#dispatch();
+  }
+
+  #lost(slot: Slot, why: string): void {
+    const job = slot.job;
+    slot.job = null;
+    const i = this.#slots.indexOf(slot);
+    if (i >= 0) this.#slots.splice(i, 1);
+    // Stopped to let fresh documents through (no error): it is read again later, from the start.
+    const error = job && lostJobError(slot.stopping, why, this.#memoryMb);
+    if (job && error) job.reject(error);
+    if (!this.#closed) {
+      this.#dispatch();
+      this.#keepOneReady();
+    }
+  }
+
+  #stop(slot: Slot, why: 'memory' | 'requeue'): void {
+    if (slot.stopping) return;
+    slot.stopping = why;
+    slot.child.kill('SIGKILL');
+  }
+
+  #dispatch(): void {
+    if (this.#closed) return;
+    for (;;) {
+      const queue = this.#fresh.length > 0 ? this.#fresh : this.#again;
+      if (queue.length === 0) break;
+      const free =
+        this.#slots.find((s) => s.job === null && !s.stopping) ??
+        (this.#slots.length < this.#size ? this.#spawn() : undefined);
+      if (!free) {
+        if (this.#fresh.length > 0) this.#makeRoom();
+        break;
+      }
+      const job = queue.shift()!;
+      free.job = job;
+      free.startedAt = this.#now();
+      free.child.ref();
+      free.child.channel?.ref();
+      free.child.send(job.request);
+    }
+    this.#keepOneReady();
+    this.#watching();
+  }
+
+  /** Fresh documents wait and every process is busy: slow documents keep at most size - 1 of them. */
+  #makeRoom(): void {
+    const t = this.#now();
+    const slow = this.#slots.filter((s) => s.job !== null && !s.stopping && t - s.startedAt >= this.#slowMs);
+    for (const slot of slowToStop(slow, this.#size)) {
+      const job = slot.job!;
+      job.requeued++;
+      this.#again.push(job);
+      this.#stop(slot, 'requeue');
+    }
+  }
+
+  /** While any process reads, its memory is read every WATCH_INTERVAL_MS, and fairness is checked. */
+  #watching(): void {
+    const busy = this.#slots.some((s) => s.job !== null);
+    if (busy && !this.#watch) {
+      this.#watch = setInterval(() => this.#tick(), WATCH_INTERVAL_MS);
+      this.#watch.unref();
+    } else if (!busy && this.#watch) {
+      clearInterval(this.#watch);
+      this.#watch = undefined;
+    }
+  }
+
+  #tick(): void {
+    for (const slot of this.#slots) {
+      if (slot.job === null || slot.stopping || slot.child.pid === undefined) continue;
+      const mb = residentMb(slot.child.pid);
+      if (mb !== null && mb > this.#memoryMb) this.#stop(slot, 'memory');
+    }
+    if (this.#fresh.length > 0) this.#dispatch();
+    this.#watching();
+  }
+
+  /** A cancelled job leaves its queue, or its process is killed (a new one is spawned for the next job). */
+  #cancel(job: Job): void {
+    for (const queue of [this.#fresh, this.#again]) {
+      const queued = queue.indexOf(job);
+      if (queued >= 0) queue.splice(queued, 1);
+    }
+    const slot = this.#slots.find((s) => s.job === job);
+    if (slot) {
+      slot.job = null;
+      this.#slots.splice(this.#slots.indexOf(slot), 1);
+      slot.child.kill('SIGKILL');
+    }
+    job.reject(job.signal?.reason instanceof Error ? job.signal.reason : new Error('the engine call was cancelled'));
+    this.#dispatch();
+  }
+
+  #keepOneReady(): void {
+    if (
+      this.#warm &&
+      !this.#closed &&
+      this.#slots.length < this.#size &&
+      !this.#slots.some((s) => s.job === null && !s.stopping)
+    )
+      this.#spawn();
+  }
+}
+
+/** An idle process keeps nothing alive (its channel and handle are unref'd); a busy one does. */
+function idle(slot: Slot): void {
+  slot.child.unref();
+  slot.child.channel?.unref();
 }
 
 /** Checked before a worker reads anything: a file the engine cannot hold is refused from its size alone. */

@@ -29,7 +29,7 @@ export type FieldPath = string;
 type Token = { word: string; start: number; end: number };
 
 /** 0: the field's label and aliases; 1: its name's words and the vocabulary; 2: fallback labels. */
-export type Tier = 0 | 1 | 2;
+type Tier = 0 | 1 | 2;
 
 /** One way a label is written, as normalised words, the fields it names (with tiers) and its concepts. */
 type LabelForm = {
@@ -279,15 +279,6 @@ export function columnConceptOf(column: Pick<Field, 'name' | 'type'>): ColumnCon
     COLUMN_CONCEPTS.set(column, concept);
   }
   return concept ?? undefined;
-}
-
-/** All the labels of one field: its label, its aliases and the words of its name. */
-export function labelsOf(field: Pick<Field, 'name' | 'label' | 'aliases'>): string[][] {
-  const forms = [field.label, ...(field.aliases ?? [])]
-    .filter((l): l is string => l !== undefined)
-    .map((l) => tokens(l).map((t) => t.word));
-  forms.push(nameWords(field.name));
-  return forms.filter((f) => f.length > 0);
 }
 
 /** The words of the vocabulary's column titles, computed once per process (a fixed, small set). */

@@ -7,7 +7,7 @@ export type WorkerRequest =
   | { id: number; op: 'extract'; input: EngineJob };
 
 /** Errors cross the thread boundary as plain data and are re-created as EngineError on the other side. */
-export type WorkerFailure =
+type WorkerFailure =
   | { kind: 'engine'; code: EngineErrorCode; message: string }
   | { kind: 'internal'; message: string; stack: string | undefined };
 

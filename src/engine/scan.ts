@@ -19,11 +19,11 @@ import { EngineError, type Grounding, type Place } from './types.ts';
 /** Pages read by OCR in one document at most; the rest are left unread, and a note says so. */
 export const OCR_MAX_PAGES = 20;
 /** OCR time for one document at most (about 5–9 s a page on a 2-core machine). */
-export const OCR_BUDGET_MS = 120_000;
+const OCR_BUDGET_MS = 120_000;
 /** The largest page OCR decodes: an A3 page at 400 dpi, not a decompression bomb. */
-export const OCR_MAX_PIXELS = 25_000_000;
+const OCR_MAX_PIXELS = 25_000_000;
 /** Words read with less confidence (0..100) make any value they touch null: a doubtful value is no value. */
-export const MIN_WORD_CONFIDENCE = 75;
+const MIN_WORD_CONFIDENCE = 75;
 /** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
 const RENDER_DPI = 300;
 

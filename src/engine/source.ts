@@ -23,7 +23,7 @@ export type FileReader = {
   close(): Promise<void>;
 };
 
-export const isByteSource = (input: SourceInput): input is ByteSource =>
+const isByteSource = (input: SourceInput): input is ByteSource =>
   !(input instanceof Uint8Array) && typeof (input as Partial<ByteSource>).read === 'function';
 
 export function bytesSource(bytes: Uint8Array): ByteSource {

@@ -18,7 +18,7 @@ import type { Concept } from './vocabulary/types.ts';
 const ROLES = ['subtotal', 'tax', 'total'] as const;
 type Role = (typeof ROLES)[number];
 
-export type SummaryRow = Record<Role, { cell: Cell; line: Line; value: number }>;
+type SummaryRow = Record<Role, { cell: Cell; line: Line; value: number }>;
 /** The last row and the column titles it stands under. */
 export type Summary = { row: SummaryRow; titles: Record<Role, Cell> };
 

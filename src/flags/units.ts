@@ -66,13 +66,6 @@ export function parseCount(text: string, flag: string, min = 1): number {
   return n;
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1000) return `${n} B`;
-  if (n < 1000 ** 2) return `${(n / 1000).toFixed(1)} KB`;
-  if (n < 1000 ** 3) return `${(n / 1000 ** 2).toFixed(1)} MB`;
-  return `${(n / 1000 ** 3).toFixed(2)} GB`;
-}
-
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FAILURE_CHARGES } from '../cost/charge.ts';
 import { Results } from '../contract/index.ts';
 import { Route } from '../outputs/record-schema.ts';
 
@@ -26,14 +27,8 @@ export const SentRequest = z.object({
 });
 export type SentRequest = z.infer<typeof SentRequest>;
 
-/**
- * What a failure cost, as far as the client can know:
- * - none: no document was created (nothing sent, or the service refused it before any work)
- * - uncertain: the extract request may have created a document whose answer was lost
- * - refunded: the service created the document, which ended in error; its reserve was refunded
- */
-export const FailureCharge = z.enum(['none', 'uncertain', 'refunded']);
-export type FailureCharge = z.infer<typeof FailureCharge>;
+/** What a failure cost: the values cost/charge.ts defines (its FailureCharge), as every journal has written them. */
+const FailureCharge = z.enum(FAILURE_CHARGES);
 
 export const JournalFact = z.discriminatedUnion('fact', [
   /**
@@ -73,7 +68,7 @@ export const JournalFact = z.discriminatedUnion('fact', [
     reason: z.string(),
     /** Whether the same document may succeed on a later try. */
     retryable: z.boolean(),
-    /** What the failure cost (absent in older journals: see chargeOf). */
+    /** What the failure cost (absent in older journals: see cost/charge.ts chargeOf). */
     charge: FailureCharge.optional(),
     /** Set when the extract request may have reached the service unanswered: --retry-failed resends it unchanged. */
     request: SentRequest.optional(),

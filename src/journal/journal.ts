@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import type { FailureCharge, JournalFact } from './journal-facts.ts';
+import { costNothing } from '../cost/charge.ts';
+import type { JournalFact } from './journal-facts.ts';
 import { groupCommit, type LogSink } from './state/group-commit.ts';
 
 /**
@@ -14,9 +15,9 @@ import { groupCommit, type LogSink } from './state/group-commit.ts';
  * module takes only their types from it, so a run that validates nothing loads no zod.
  */
 
-export type { FailureCharge, JournalFact, SentRequest } from './journal-facts.ts';
+export type { JournalFact, SentRequest } from './journal-facts.ts';
 /** A fact about one document (the others: reset, parser, journal). */
-export type DocumentFact = Exclude<JournalFact, { fact: 'reset' | 'parser' | 'journal' }>;
+type DocumentFact = Exclude<JournalFact, { fact: 'reset' | 'parser' | 'journal' }>;
 /** What an API key is known to be: which parser's documents it sees (journal/identity.ts). */
 export type ParserFact = Extract<JournalFact, { fact: 'parser' }>;
 
@@ -45,20 +46,6 @@ export type Replay = {
   /** Whether the file ends mid-line; the next append starts on a fresh line. */
   torn: boolean;
 };
-
-type FailedFact = Extract<KnownState, { fact: 'failed' }>;
-
-/** What a failure cost; older journals did not say, but `request` was always kept when it was uncertain. */
-export function chargeOf(fact: FailedFact): FailureCharge {
-  if (fact.charge !== undefined) return fact.charge;
-  if (fact.request !== undefined) return 'uncertain';
-  return fact.document_id !== null ? 'refunded' : 'none';
-}
-
-/** A failure that left nothing at the service: it adds nothing to what was known before. */
-function costNothing(state: KnownState | undefined): boolean {
-  return state?.fact === 'failed' && chargeOf(state) === 'none';
-}
 
 /** All a replay remembers: what the journal index (state/journal-index.ts) keeps, to go on from. */
 export type ReplayState = {

@@ -1,6 +1,5 @@
 import type { LeafValue, ResultValue, Results } from '../contract/index.ts';
-import type { DocumentRecord } from './record.ts';
-import { needsReview } from './review.ts';
+import { type DocumentRecord, RECORD_KEYS, recordFields } from './record.ts';
 
 /**
  * Turns records into flat rows for CSV: one row per document, or one per row of an
@@ -10,8 +9,14 @@ import { needsReview } from './review.ts';
  * Object or Table field stays together.
  */
 
-/** The columns every row starts with, before the fields of the results. */
-export const DOCUMENT_COLUMNS = ['file', 'document_id', 'status', 'page_count', 'error', 'needs_review'] as const;
+/**
+ * The columns every row starts with, before the fields of the results: the record's own keys
+ * but `results` (its fields are the columns that follow) and `route` (never a CSV column: the
+ * columns are what users' spreadsheets already read).
+ */
+const DOCUMENT_COLUMNS = RECORD_KEYS.filter(
+  (key): key is Exclude<keyof DocumentRecord, 'results' | 'route'> => key !== 'results' && key !== 'route',
+);
 
 /** A cell before CSV encoding. Tables not exploded travel as their JSON text. */
 export type Cell = LeafValue;
@@ -69,14 +74,8 @@ export function createFlattener(explode?: string, maxColumns?: number): Flattene
   const wrongKinds = new Set<string>();
   return {
     add(record) {
-      const base = new Map<string, Cell>([
-        ['file', record.file],
-        ['document_id', record.document_id],
-        ['status', record.status],
-        ['page_count', record.page_count],
-        ['error', record.error],
-        ['needs_review', needsReview(record)],
-      ]);
+      const fields = recordFields(record);
+      const base = new Map<string, Cell>(DOCUMENT_COLUMNS.map((column) => [column, fields[column] ?? null]));
       let tableRows: Map<string, Cell>[] = [];
       const left: string[] = [];
       const visit = (value: ResultValue, path: string): void => {

@@ -3,16 +3,10 @@
 // here would make every importer of this barrel load zod (esbuild's chunks follow it).
 export {
   type DocumentRecord,
-  type OutputFormat,
-  type RecordOrigin,
   completedRecord,
   errorRecord,
-  notSubmittedRecord,
-  pendingRecord,
-  recordFields,
 } from './record.ts';
 export {
-  type FileFormat,
   type OutputTarget,
   checkExplode,
   checkSharedStdout,
@@ -22,14 +16,12 @@ export {
 } from './target.ts';
 export {
   type DestinationOptions,
-  type WriteOutputsOptions,
-  type WriteOutputsResult,
   writeDestination,
   writeOutputs,
 } from './write.ts';
-export { type Destination, destinationOf } from './destination.ts';
+export { destinationOf } from './destination.ts';
 export { type StreamWriter, createStreamWriter } from './stream.ts';
-export { encodeCell, neutraliseFormula, parseExplode } from './csv.ts';
-export { DOCUMENT_COLUMNS, listTablePaths } from './flatten.ts';
-export { commonBase, mirroredPaths } from './mirror.ts';
+export { parseExplode } from './csv.ts';
+export { listTablePaths } from './flatten.ts';
+export { commonBase } from './mirror.ts';
 export { writeFileAtomic } from './atomic.ts';

@@ -14,8 +14,7 @@ import { Results } from '../contract/index.ts';
 export const Route = z.enum(['inline', 'upload', 'inline->upload', 'webhook', 'fetch']);
 export type Route = z.infer<typeof Route>;
 
-export const RecordStatus = z.enum(['completed', 'error', 'pending', 'not_submitted']);
-export type RecordStatus = z.infer<typeof RecordStatus>;
+const RecordStatus = z.enum(['completed', 'error', 'pending', 'not_submitted']);
 
 export const DocumentRecord = z.object({
   /** The path as the user gave it (or the file name the service reports, for receivers). */

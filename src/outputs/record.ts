@@ -5,7 +5,7 @@ import { needsReview } from './review.ts';
  * A record's shape is the zod schema in record-schema.ts (the receiver validates stored records
  * with it); this module takes only its types, so a batch run that validates nothing loads no zod.
  */
-export type { DocumentRecord, RecordStatus, Route } from './record-schema.ts';
+export type { DocumentRecord, Route } from './record-schema.ts';
 
 export type OutputFormat = 'json' | 'jsonl' | 'csv' | 'dir';
 
@@ -49,19 +49,27 @@ export function notSubmittedRecord(origin: Omit<RecordOrigin, 'document_id'>, wh
 }
 
 /**
+ * Every key of a record, in the one order every output writes them: scalars first, results last.
+ * Typed over the schema's keys, so TypeScript refuses a key missing here or unknown to it.
+ */
+const RECORD_KEY_ORDER: Record<keyof DocumentRecord, true> = {
+  file: true,
+  document_id: true,
+  status: true,
+  page_count: true,
+  route: true,
+  error: true,
+  needs_review: true,
+  results: true,
+};
+export const RECORD_KEYS = Object.keys(RECORD_KEY_ORDER) as readonly (keyof DocumentRecord)[];
+
+/**
  * The record's own fields, of anything that extends one (a run's report entries carry more),
- * in the one order every output writes them: scalars first, results last (`results` may be
- * given in place of the record's own, as the JSON Lines writer does to splice stored text).
+ * in RECORD_KEYS's order (`results` may be given in place of the record's own, as the JSON
+ * Lines writer does to splice stored text).
  */
 export function recordFields(r: DocumentRecord, results: DocumentRecord['results'] = r.results): DocumentRecord {
-  return {
-    file: r.file,
-    document_id: r.document_id,
-    status: r.status,
-    page_count: r.page_count,
-    route: r.route,
-    error: r.error,
-    needs_review: needsReview(r),
-    results,
-  };
+  const own: DocumentRecord = { ...r, needs_review: needsReview(r), results };
+  return Object.fromEntries(RECORD_KEYS.map((key) => [key, own[key]])) as DocumentRecord;
 }

@@ -7,7 +7,7 @@ import type { ReceiverAuth } from './options.ts';
  * same time whatever the length or the number of right characters of a guess. The reasons
  * never carry the secret nor what was presented: they go to logs.
  */
-export type AuthFailure =
+type AuthFailure =
   | 'missing Authorization header'
   | 'wrong scheme (expected Bearer)'
   | 'wrong scheme (expected Basic)'
@@ -15,7 +15,7 @@ export type AuthFailure =
   | 'wrong token'
   | 'wrong credentials';
 
-export type AuthResult = { ok: true } | { ok: false; reason: AuthFailure };
+type AuthResult = { ok: true } | { ok: false; reason: AuthFailure };
 
 export type Authenticator = {
   check(authorization: string | undefined): AuthResult;

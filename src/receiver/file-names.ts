@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
  * - A name longer than {@link MAX_ENCODED_NAME} keeps its first characters and ends in
  *   `~` plus 32 hex digits of the id's SHA-256 (`~` never appears otherwise).
  */
-export const MAX_ENCODED_NAME = 200;
+const MAX_ENCODED_NAME = 200;
 
 export function documentFileName(documentId: string): string {
   let encoded = '';

@@ -5,7 +5,7 @@ import type { ReceiverStats } from './options.ts';
  * CLI (`<--` for what came in) or, with --json, as NDJSON with the same facts. No line
  * ever carries a credential or a presented Authorization value.
  */
-export type LogEvent =
+type LogEvent =
   | { type: 'event'; document_id: string; parser: string; pages: number; outcome: 'new' | 'duplicate'; method: string }
   | { type: 'review'; document_id: string; file_name: string; null_fields: string[] }
   | { type: 'unauthorized'; status: 401; method: string; path: string; reason: string }
@@ -20,13 +20,13 @@ export type LogEvent =
 export type Logger = (event: LogEvent) => void;
 
 /** Null fields named in a text review line; the rest are counted. */
-export const REVIEW_FIELDS_SHOWN = 20;
+const REVIEW_FIELDS_SHOWN = 20;
 
 export function createLogger(log: (line: string) => void, json: boolean): Logger {
   return (event) => log(json ? JSON.stringify(event) : formatText(event));
 }
 
-export function formatText(event: LogEvent): string {
+function formatText(event: LogEvent): string {
   switch (event.type) {
     case 'event':
       return `<-- ${event.document_id} parser=${_quoted(event.parser)} pages=${event.pages} ${event.outcome}`;

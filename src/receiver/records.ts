@@ -12,6 +12,3 @@ export function recordOf(payload: WebhookPayload): DocumentRecord {
 }
 
 export { nullFields } from '../outputs/review.ts';
-
-/** One line of review.jsonl. */
-export type ReviewEntry = { document_id: string; file_name: string; null_fields: string[] };

@@ -4,7 +4,7 @@ import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { createAuthenticator } from './auth.ts';
 import { groupAppend } from './group-append.ts';
-import { type Inbox, openInbox } from './inbox.ts';
+import { Inbox } from './inbox.ts';
 import { createLogger } from './log.ts';
 import {
   RECEIVER_DEFAULTS,
@@ -47,7 +47,7 @@ export async function startReceiver(
     warn: (message) => logger({ type: 'error', message }),
     pageBytes: options.batchBytes,
   });
-  const inbox = openInbox(options.dataDir);
+  const inbox = Inbox.open(options.dataDir);
   const stats: ReceiverStats = { received: 0, duplicates: 0, rejected: 0, unauthorized: 0 };
   const counts: WorkerCounts = { new: 0, duplicates: 0 };
   const worker = createWorker({

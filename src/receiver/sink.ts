@@ -47,7 +47,7 @@ export type RecordSink = {
 
 export const REVIEW_FILE = 'review.jsonl';
 /** Beside the review list: per document, the CSV columns that the cap left out. */
-export const OVERFLOW_FILE = 'overflow.jsonl';
+const OVERFLOW_FILE = 'overflow.jsonl';
 /**
  * A CSV output keeps at most this many columns (the document columns included), the first seen;
  * an event of thousands of distinct fields cannot make every row that wide. The columns left

@@ -22,7 +22,7 @@ export type Worker = {
 export type WorkerCounts = { new: number; duplicates: number };
 
 /** What a pass holds at once by default: events are taken up to this many bytes of bodies, not by count. */
-export const WORKER_BATCH_BYTES = 16 * 1024 * 1024;
+const WORKER_BATCH_BYTES = 16 * 1024 * 1024;
 /** A pass settles up to this many budgets of events between two writes of the outputs. */
 const BATCHES_PER_WRITE = 64;
 /**

@@ -36,7 +36,7 @@ async function submitStored(server: { url: string }, bytes: Buffer, fileName: st
   return accepted.body.document_id as string;
 }
 
-describe('the application page', { timeout: 60_000 }, () => {
+describe('the application page', { timeout: 120_000 }, () => {
   it('upload a fixture, watch it complete, open its results: a Table field as a table, nulls marked "needs review"', async () => {
     const { server } = await serve();
     const { page, errors } = await browserPage();
@@ -48,7 +48,7 @@ describe('the application page', { timeout: 60_000 }, () => {
     await page.locator('.upload-status', { hasText: 'Uploaded 02-eu-formats.pdf' }).waitFor();
     // It appears without a reload and ends completed, as an upload.
     const row = rowOf(page, '02-eu-formats.pdf');
-    await row.and(page.locator('[data-status="completed"]')).waitFor({ timeout: 20_000 });
+    await row.and(page.locator('[data-status="completed"]')).waitFor({ timeout: 45_000 });
     expect(await row.locator('td').nth(2).textContent()).toBe('Upload');
     expect(await row.locator('td').nth(3).textContent()).toBe('1');
     await screenshot(page, 'documents');
@@ -107,7 +107,7 @@ describe('the application page', { timeout: 60_000 }, () => {
     });
     const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: bad.body.storage_path } });
     await page.goto(`${server.url}/#/documents/${accepted.body.document_id}`);
-    await page.locator('.error-box').waitFor({ timeout: 20_000 });
+    await page.locator('.error-box').waitFor({ timeout: 45_000 });
     const message = (await call(server, 'GET', `/_emulator/documents/${accepted.body.document_id}`)).body
       .error as string;
     expect(message.length).toBeGreaterThan(0);
@@ -183,7 +183,7 @@ describe('the application page', { timeout: 60_000 }, () => {
     const id = await submitStored(server, await invoicePdf(7), 'jammed.pdf');
     await page.getByRole('link', { name: 'Documents' }).click();
     const row = rowOf(page, 'jammed.pdf');
-    await row.and(page.locator('[data-status="error"]')).waitFor({ timeout: 20_000 });
+    await row.and(page.locator('[data-status="error"]')).waitFor({ timeout: 45_000 });
     expect(await row.locator('.row-error').textContent()).toContain('the scanner jammed (injected)');
     await row.click();
     await page.locator('.error-box').waitFor();
@@ -204,7 +204,7 @@ describe('the application page', { timeout: 60_000 }, () => {
       'fixtures/invoices/01-us-standard.pdf',
       'fixtures/invoices/06-table-two-pages.pdf',
     ]);
-    await page.locator('tr[data-status="completed"]').nth(2).waitFor({ timeout: 20_000 });
+    await page.locator('tr[data-status="completed"]').nth(2).waitFor({ timeout: 45_000 });
     await screenshot(page, 'documents-mixed');
     expect(errors).toEqual([]);
   });
@@ -255,7 +255,7 @@ describe('the application page', { timeout: 60_000 }, () => {
     const { page, errors } = await browserPage({ width: 390, height: 844 });
     await page.goto(`${server.url}/`);
     await page.setInputFiles('#upload-input', [FIXTURE, 'fixtures/invoices/01-us-standard.pdf']);
-    await page.locator('tr[data-status="completed"]').nth(1).waitFor({ timeout: 20_000 });
+    await page.locator('tr[data-status="completed"]').nth(1).waitFor({ timeout: 45_000 });
     const overflow = () =>
       page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(await overflow()).toBeLessThanOrEqual(0);
@@ -321,7 +321,7 @@ describe('the application page', { timeout: 60_000 }, () => {
     await submitStored(server, await invoicePdf(9), 'markup.pdf');
     await page.goto(`${server.url}/`);
     const row = rowOf(page, 'markup.pdf').and(page.locator('[data-status="error"]'));
-    await row.waitFor({ timeout: 20_000 });
+    await row.waitFor({ timeout: 45_000 });
     expect(await row.locator('.row-error').textContent()).toContain(message);
     await row.click();
     await page.locator('.error-box').waitFor();

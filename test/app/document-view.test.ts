@@ -22,7 +22,7 @@ async function submit(server: { url: string }, bytes: Buffer, fileName: string):
   return accepted.body.document_id as string;
 }
 
-describe('the document view: pages with a box on each value', { timeout: 60_000 }, () => {
+describe('the document view: pages with a box on each value', { timeout: 120_000 }, () => {
   it('draws the PDF page with pdfjs, a box per grounded value, highlights on hover and focus, and lists what needs review', async () => {
     const server = await emulator();
     const id = await submit(server, readFileSync(FIXTURE), '02-eu-formats.pdf');

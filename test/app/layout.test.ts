@@ -16,8 +16,8 @@ const ONE_PAGE = 'fixtures/invoices/02-eu-formats.pdf';
 
 const LAPTOP = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
-/** Generous on a loaded machine: a scroll is one frame on an idle one. */
-const POLL = { timeout: 10_000 };
+/** A wait, not a claim about speed (a scroll is one frame on an idle machine): it ends as soon as the box is in view. */
+const POLL = { timeout: 60_000 };
 
 type Rect = { top: number; bottom: number; left: number; right: number };
 
@@ -79,12 +79,12 @@ async function openDocument(page: Page, url: string, id: string, pages: number) 
         for (let i = 0; i < d.length; i += 4) if (d[i] < 100 && d[i + 3] > 0) dark++;
         return dark;
       })()`),
-      { timeout: 30_000 },
+      { timeout: 60_000 },
     )
     .toBeGreaterThan(500);
 }
 
-describe('the document view keeps the page in sight', { timeout: 90_000 }, () => {
+describe('the document view keeps the page in sight', { timeout: 120_000 }, () => {
   it('at 1366 px the page pane stays in view while the fields scroll, and a hovered or focused field brings its box into view', async () => {
     const server = await emulator();
     const id = await completed(server, TWO_PAGES);
@@ -230,14 +230,14 @@ describe('the lists', { timeout: 120_000 }, () => {
   });
 });
 
-describe('a failed document', { timeout: 60_000 }, () => {
+describe('a failed document', { timeout: 120_000 }, () => {
   it('says "refunded" once', async () => {
     const server = await emulator();
     const id = await failed(server, 'the scanner jammed (injected)');
     const { page, errors } = await browserPage(LAPTOP);
     await page.goto(`${server.url}/#/documents/${id}`);
     const panel = page.locator('.error-box');
-    await panel.waitFor({ timeout: 20_000 });
+    await panel.waitFor({ timeout: 45_000 });
     const text = (await panel.textContent()) ?? '';
     expect(text).toContain('the scanner jammed (injected)');
     expect(text.match(/refunded/g) ?? []).toHaveLength(1);
@@ -254,7 +254,7 @@ describe('a failed document', { timeout: 60_000 }, () => {
     });
     const broken = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: ticket.body.storage_path } });
     await page.goto(`${server.url}/#/documents/${broken.body.document_id}`);
-    await page.locator('.error-box').waitFor({ timeout: 20_000 });
+    await page.locator('.error-box').waitFor({ timeout: 45_000 });
     const message = (await call(server, 'GET', `/_emulator/documents/${broken.body.document_id}`)).body.error as string;
     expect(message).not.toMatch(/refund/);
     expect(((await page.locator('.error-box').textContent()) ?? '').match(/refunded/g) ?? []).toHaveLength(1);

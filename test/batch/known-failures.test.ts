@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { failsAgain } from '../../src/journal/set-aside.ts';
+import { failsAgain } from '../../src/cost/rerun.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, journalFacts, run } from './harness.ts';
 

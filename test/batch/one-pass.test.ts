@@ -126,5 +126,5 @@ describe('one read pass for large files', () => {
     expect(again.summary.exit_code, again.stderr).toBe(0);
     expect(journalFacts(cwd).map((f) => f.sha256)).toEqual(Array(3).fill(sha256(join(cwd, 'in/doc-00.pdf'))));
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1]);
-  }, 90_000);
+  }, 120_000);
 });

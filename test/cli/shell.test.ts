@@ -135,6 +135,45 @@ t extract completion ''
     expect(lines).toContain('[extract completion ] bash zsh fish');
   });
 
+  it('bash: files after a flag whose value is a path (-o, --state), nothing after a number, a duration or a key', async () => {
+    const path = `${onPath()}:${process.env.PATH ?? ''}`;
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'invoice.pdf'), '');
+    const script = `
+source <(extract completion bash) || exit 9
+t() { COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _extract; echo "[$*] \${COMPREPLY[*]}"; }
+t extract -o inv
+t extract status --state inv
+t extract serve --data-dir inv
+t extract -c inv
+t extract --poll-timeout inv
+t extract --api-key inv
+t extract watch --rescan inv
+t extract listen --max-body inv
+`;
+    const r = await execa('bash', ['-c', script], {
+      env: cleanEnv({ PATH: path }),
+      extendEnv: false,
+      reject: false,
+      cwd,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      '[extract -o inv] invoice.pdf',
+      '[extract status --state inv] invoice.pdf',
+      '[extract serve --data-dir inv] invoice.pdf',
+      '[extract -c inv] ',
+      '[extract --poll-timeout inv] ',
+      '[extract --api-key inv] ',
+      '[extract watch --rescan inv] ',
+      '[extract listen --max-body inv] ',
+    ]);
+    // fish: -r (a value, files offered) for a path, -x (a value, no files) for the rest.
+    const fish = (await run(['completion', 'fish'])).stdout;
+    expect(fish).toContain("-n '__fish_use_subcommand' -s o -l out -r -d");
+    expect(fish).toContain("-n '__fish_use_subcommand' -s c -l concurrency -x -d");
+  });
+
   it('zsh and fish: scripts generated from the same commands (every command and its options named)', async () => {
     const zsh = await run(['completion', 'zsh']);
     expect(zsh.exitCode, zsh.stderr).toBe(0);

@@ -48,7 +48,13 @@ registerHooks({ load(url, context, next) { if (url.startsWith('file:')) appendFi
     .map((u) => fileURLToPath(u));
   const modules = files
     .filter(searched)
-    .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map((m) => m[1]!));
+    // A worktree whose node_modules is a link to another checkout's gets markers such as
+    // "// ../main/node_modules/zod/...": read as node_modules/zod/..., or every check here passes vacuously.
+    .flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/^\/\/ (?:\.\.\/[^/\s]+\/)?((?:src|node_modules)\/\S+)$/gm)].map(
+        (m) => m[1]!,
+      ),
+    );
   return { files, modules };
 }
 

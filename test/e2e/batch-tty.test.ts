@@ -16,7 +16,7 @@ async function underTerminal(setup: string) {
     env: cleanEnv({ TERM: 'xterm-256color' }),
     extendEnv: false,
     reject: false,
-    timeout: 60_000,
+    timeout: 120_000,
     cwd: join(import.meta.dirname, '..', '..'),
   });
   return { run, screen: readFileSync(log, 'utf8') };

@@ -99,7 +99,7 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
     const rotatedAgain = await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url, ROTATED_KEY) });
     expect(completed(rotatedAgain.stdout)).toBe(DOCS);
     expect(await reserves(server.url)).toBe(2 * DOCS);
-  }, 90_000); // six CLI runs in a row
+  }, 120_000); // six CLI runs in a row
 
   it("an earlier version's ./.extract-state.jsonl is imported once: nothing it knew is paid again, from any folder", async () => {
     const server = await serve(CONFIG);
@@ -169,7 +169,7 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
     expect([c.exitCode, d.exitCode], `${c.stderr}${d.stderr}`).toEqual([0, 0]);
     expect(await reserves(server.url)).toBe(3 * DOCS);
     expect(completed(c.stdout) + completed(d.stdout)).toBe(2 * DOCS);
-  }, 90_000);
+  }, 120_000);
 
   it('one lock per journal: two runs naming it through a symlink at once pay for each document once', async () => {
     const server = await serve({ ...CONFIG, processing: { ms_per_page: 200, concurrency: 4 } });

@@ -177,7 +177,7 @@ describe('a full disk under the journal', () => {
         unmount(disk);
       }
     },
-    90_000,
+    120_000,
   );
 });
 
@@ -261,7 +261,7 @@ describe('a wrong service is named, not ground through', () => {
     // Nothing was charged by the wrong runs: one charge per document, from the good night.
     const reserves = await reservesBySha(server.url);
     expect([...reserves.values()]).toEqual([1, 1, 1, 1]);
-  }, 90_000);
+  }, 120_000);
 
   it('an HTML page at the first request (a wrong host) stops the run with exit 2 and says so', async () => {
     let requests = 0;

@@ -14,6 +14,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { cliStartMs } from '../helpers/baseline.ts';
 import { CLI, cleanEnv } from '../helpers/cli.ts';
 import { readJournalLines } from '../helpers/journal.ts';
 import { KEY, extract, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
@@ -54,7 +55,7 @@ function mkfifo(path: string): void {
 const isRoot = process.getuid?.() === 0;
 
 // Each test runs the CLI against its own serve: generous on a loaded 2-core machine.
-describe('outputs: - means stdout', { timeout: 90_000 }, () => {
+describe('outputs: - means stdout', { timeout: 120_000 }, () => {
   it('--report - writes the report on stdout (no file named "-"); -o FILE keeps the records', async () => {
     const { url } = await serve({ idempotency_key: false });
     const cwd = workDir();
@@ -97,7 +98,7 @@ describe('outputs: - means stdout', { timeout: 90_000 }, () => {
   });
 });
 
-describe('outputs: files keep what they are', { timeout: 90_000 }, () => {
+describe('outputs: files keep what they are', { timeout: 120_000 }, () => {
   it('-o link.jsonl writes through the link to its target, atomically; a dangling link creates its target', async () => {
     const { url } = await serve({ idempotency_key: false });
     const cwd = workDir();
@@ -130,7 +131,7 @@ describe('outputs: files keep what they are', { timeout: 90_000 }, () => {
   });
 });
 
-describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 90_000 }, () => {
+describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000 }, () => {
   it.skipIf(!isRoot)(
     'as root (mknod needs it; /dev/null unit-tested in test/outputs/destination.test.ts), -o and --report to a null device leave the device a device',
     async () => {
@@ -200,13 +201,17 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 90_000 
     });
     await waitForText(() => (said.includes('waiting for a reader') ? '1' : ''), 1, 60_000);
     expect(completedFacts(cwd)).toBe(NAMES.length);
-    await new Promise((r) => setTimeout(r, 500));
-    const killedAt = Date.now();
+    const startMs = await cliStartMs();
+    const killedAt = performance.now();
     run.kill('SIGTERM');
     const done = await run;
-    const exitMs = Date.now() - killedAt;
-    console.log(`FIFO with no reader: exited ${exitMs} ms after SIGTERM`);
-    expect(exitMs).toBeLessThan(20_000);
+    const exitMs = performance.now() - killedAt;
+    console.log(
+      `FIFO with no reader: exited ${exitMs.toFixed(0)} ms after SIGTERM (the CLI starts in ${startMs.toFixed(0)} ms)`,
+    );
+    // Promptly: within a few of the CLI's start-ups, measured just before (issue #22: SIGTERM was
+    // ignored for minutes). A bound in seconds failed whenever the machine was busy.
+    expect(exitMs).toBeLessThan(10 * startMs);
     expect(done.exitCode, done.stderr).toBe(130);
     expect(done.stderr).toContain(`waiting for a reader to open ${fifo}`);
     expect(done.stderr).toContain(fifo);

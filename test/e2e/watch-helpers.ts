@@ -19,7 +19,7 @@ export async function startWatch(cwd: string, url: string, args: string[]): Prom
     cwd,
     env: { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') },
   });
-  await watcher.waitFor(/info {2}watching /, 30_000);
+  await watcher.waitFor(/info {2}watching /, 60_000);
   return watcher;
 }
 

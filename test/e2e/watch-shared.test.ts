@@ -13,7 +13,7 @@ import { dropDir, dropInvoices, jsonLinesOf, startWatch, until } from './watch-h
 let pg: PgServer;
 beforeAll(async () => {
   pg = await startPostgres();
-}, 60_000);
+}, 120_000);
 afterAll(() => pg?.stop());
 
 describe('extract watch on several machines', () => {

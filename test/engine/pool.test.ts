@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { createEngine, EngineError } from '../../src/engine/index.ts';
+import { EnginePool, EngineError, slowToStop } from '../../src/engine/index.ts';
 import { flateBombPdf } from '../helpers/bombs.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
@@ -20,10 +20,19 @@ const settled = <T>(p: Promise<T>) => {
 };
 
 describe('engine pool', () => {
+  it('fairness: slow readings beyond size - 1 are stopped, the longest-running first; none while size - 1 or fewer are slow', () => {
+    const at = (...starts: number[]) => starts.map((startedAt) => ({ startedAt }));
+    expect(slowToStop(at(5, 1, 3), 2)).toEqual(at(1, 3));
+    expect(slowToStop(at(5, 1, 3), 3)).toEqual(at(1));
+    expect(slowToStop(at(5, 1), 3)).toEqual([]);
+    expect(slowToStop(at(7), 1)).toEqual(at(7));
+    expect(slowToStop([], 1)).toEqual([]);
+  });
+
   it('a fresh document is read while two slow ones hold both processes: the slowest is stopped and read again after', async () => {
     // 120 MB of path operators, Flate'd twice: several seconds of reading each, a few hundred MB.
     const slow = await flateBombPdf(120 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
-    const engine = createEngine({ workers: 2, slowMs: 300 });
+    const engine = new EnginePool({ workers: 2, slowMs: 300 });
     try {
       const job = (bytes: Buffer) => engine.extract({ bytes, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
       const a = job(slow);
@@ -47,7 +56,7 @@ describe('engine pool', () => {
 
   it('a process past its memory limit is killed and the document refused as too_large; the next document is read', async () => {
     const bomb = await flateBombPdf(1024 * 1024 * 1024);
-    const engine = createEngine({ workers: 1, memoryMb: 200 });
+    const engine = new EnginePool({ workers: 1, memoryMb: 200 });
     try {
       const err = await engine
         .extract({ bytes: bomb, mimeType: 'application/pdf', fields: INVOICE_FIELDS })
@@ -68,7 +77,7 @@ describe('engine pool', () => {
 
   it('close() ends a read in progress at once', async () => {
     const bomb = await flateBombPdf(1024 * 1024 * 1024);
-    const engine = createEngine({ workers: 1 });
+    const engine = new EnginePool({ workers: 1 });
     const reading = engine.extract({ bytes: bomb, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
     const outcome = reading.catch((e: unknown) => e);
     await new Promise((res) => setTimeout(res, 2000));

@@ -76,7 +76,7 @@ export type ServeProcess = CliProcess & { url: string };
  * Starts `extract serve --port 0 ...` as a child process and waits for its start-up lines
  * (the last is "Try: ..."). stdout and stderr stay apart, as for spawnCli.
  */
-export async function spawnServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
+export async function spawnServe(args: string[], timeoutMs = 60_000): Promise<ServeProcess> {
   const serve = spawnCli(['serve', '--port', '0', '--listen-port', '0', ...args]);
   const url = (await serve.waitFor(/Listening on (\S+)/, timeoutMs))[1]!;
   await serve.waitFor(/^Try: /m, timeoutMs);
@@ -98,7 +98,16 @@ export type CliProcess = {
  * clean environment plus `env`, and lets the test wait for lines it prints.
  */
 export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
-  const child = execa(process.execPath, [CLI, ...args], {
+  return spawnNode([CLI, ...args], options);
+}
+
+/**
+ * Starts a Node script (`args[0]`, then its arguments) as spawnCli starts the CLI: a clean
+ * environment, killed after the test, its output waited on; its stdin is a pipe the test may
+ * write to.
+ */
+export function spawnNode(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+  const child = execa(process.execPath, args, {
     env: cleanEnv({
       ...(options.cwd !== undefined ? { XDG_STATE_HOME: stateHomeIn(options.cwd) } : {}),
       ...options.env,
@@ -136,7 +145,7 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
     stdout: () => out,
     stderr: () => err,
     output: () => both,
-    waitFor(pattern, timeoutMs = 20_000) {
+    waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const m = pattern.exec(both);

@@ -77,7 +77,7 @@ export async function waitForDocument(
   server: { url: string },
   id: string,
   key = KEY,
-  timeoutMs = 20_000,
+  timeoutMs = 45_000,
 ): Promise<Reply> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -33,7 +33,7 @@ export async function hookServer(options: { statuses?: number[]; port?: number }
     port,
     hits,
     /** Resolves once `n` requests arrived, or rejects after `timeoutMs`. */
-    waitFor(n: number, timeoutMs = 15_000) {
+    waitFor(n: number, timeoutMs = 45_000) {
       if (hits.length >= n) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`expected ${n} webhook requests, got ${hits.length}`)), timeoutMs);

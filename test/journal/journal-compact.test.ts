@@ -125,7 +125,7 @@ describe('extract journal compact', () => {
       expect(refused.stderr).toMatch(/^extract: /);
       expect(refused.stderr).not.toContain('secret');
     }
-  }, 60_000);
+  }, 120_000);
 
   it('a SQLite journal a run is sending through (it holds claims) is left as it is', async () => {
     const path = join(tempDir('journal-compact-busy-'), 'j.sqlite');

@@ -111,7 +111,7 @@ describe('sqlite journal: the per-document replay', () => {
       ),
       { numRuns: 40 },
     );
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('sqlite journal: importing an older journal', () => {

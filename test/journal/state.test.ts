@@ -25,7 +25,7 @@ const log = () => {};
 let server: PgServer;
 beforeAll(async () => {
   server = await startPostgres();
-}, 60_000);
+}, 120_000);
 afterAll(() => server?.stop());
 
 const opened: StateJournal[] = [];
@@ -292,10 +292,12 @@ describe.each([SQLITE, POSTGRES])('journal ($name): many workers', (backend) => 
 
   it('a holder renews its lease: its documents stay its own beyond the first lease', async () => {
     const url = await backend.location();
-    const a = await open(url, 1_000);
-    const b = await open(url, 1_000);
+    // Renewed every third of a lease on the real clock: a lease of 2 s lets a's timer run over
+    // 1.3 s late (a loaded machine) before b could take its document.
+    const a = await open(url, 2_000);
+    const b = await open(url, 2_000);
     await a.claim([key('d1')], 1);
-    await new Promise((r) => setTimeout(r, 2_500));
+    await new Promise((r) => setTimeout(r, 5_000));
     expect(await b.claim([key('d1')], 1)).toEqual([]);
   });
 

@@ -132,7 +132,9 @@ describe('writeDestination: streams and their failures', () => {
     const fifo = await fifoIn(dir);
     const abort = new AbortController();
     const waiting: string[] = [];
-    const started = Date.now();
+    // The wait ends because of the signal, not on its own: it is still waiting when the signal
+    // comes (a reader-less FIFO never opens), and it ends after it. If the signal did not reach
+    // the wait (issue #22: an open blocked in libuv's pool), the test hangs to its time-out.
     setTimeout(() => abort.abort(), 300);
     const err = await failure(
       writeDestination({ kind: 'stream', type: 'fifo', path: fifo }, ['{}\n'], {
@@ -144,8 +146,7 @@ describe('writeDestination: streams and their failures', () => {
     expect(err.code).toBe('interrupted');
     expect(err.message).toContain(fifo);
     expect(waiting).toEqual([expect.stringContaining(`waiting for a reader to open ${fifo}`)]);
-    // Generous: the wait is tried every 100 ms and stops at the next try after the signal.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(abort.signal.aborted).toBe(true);
     expect((await stat(fifo)).isFIFO()).toBe(true);
   });
 

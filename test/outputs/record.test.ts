@@ -5,8 +5,10 @@ import {
   errorRecord,
   notSubmittedRecord,
   pendingRecord,
+  RECORD_KEYS,
   recordFields,
 } from '../../src/outputs/record.ts';
+import { flattenRecords } from '../../src/outputs/flatten.ts';
 
 const origin = { file: 'a.pdf', document_id: 'doc_1', route: 'inline' } as const;
 
@@ -57,5 +59,26 @@ describe('needs_review', () => {
     }
     expect(needsReview(completedRecord(origin, 1, null))).toBe(true);
     expect(needsReview(errorRecord(origin, 'no'))).toBeNull();
+  });
+});
+
+describe('record keys', () => {
+  it("record keys: one list orders every output: JSON's keys are the schema's, CSV's document columns the same less route and results", () => {
+    const record = completedRecord(origin, 1, { status: 'paid', total: 3 });
+    expect(RECORD_KEYS).toEqual(expect.arrayContaining(Object.keys(DocumentRecord.shape)));
+    expect(RECORD_KEYS).toHaveLength(Object.keys(DocumentRecord.shape).length);
+    expect(Object.keys(recordFields({ ...record, extra: 1 } as typeof record))).toEqual(RECORD_KEYS);
+    const { columns, rows } = flattenRecords([record]);
+    expect(columns).toEqual([
+      ...RECORD_KEYS.filter((k) => k !== 'route' && k !== 'results'),
+      'results.status',
+      'total',
+    ]);
+    expect(Object.fromEntries(rows[0]!)).toMatchObject({
+      file: 'a.pdf',
+      status: 'completed',
+      needs_review: false,
+      'results.status': 'paid',
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openInbox } from '../../src/receiver/inbox.ts';
+import { Inbox } from '../../src/receiver/inbox.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { payload, receiver, send } from './helpers.ts';
 
@@ -58,7 +58,7 @@ describe('listen: deduplication', () => {
     const dataDir = tempDir();
     const out = join(tempDir(), 'records.jsonl');
     // What a run killed right after its 200s leaves behind: inbox rows, never processed.
-    const inbox = openInbox(dataDir);
+    const inbox = Inbox.open(dataDir);
     for (const id of ['doc_x', 'doc_y', 'doc_x']) {
       inbox.append({
         receivedAt: new Date(),

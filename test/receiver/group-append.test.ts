@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { openInbox } from '../../src/receiver/inbox.ts';
+import { Inbox } from '../../src/receiver/inbox.ts';
 import { groupAppend } from '../../src/receiver/group-append.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 describe('groupAppend: the inbox appends of one event-loop turn share one commit', () => {
   it('20 appends at once: one transaction, each resolves with its own seq, all durable in order', async () => {
-    const inbox = openInbox(tempDir());
+    const inbox = Inbox.open(tempDir());
     let commits = 0;
     const counted = {
       appendMany: (events: Parameters<typeof inbox.appendMany>[0]) => {
@@ -34,7 +34,7 @@ describe('groupAppend: the inbox appends of one event-loop turn share one commit
 
   it('a failed commit rejects every append of its batch and none is kept', async () => {
     const dir = tempDir();
-    const inbox = openInbox(dir);
+    const inbox = Inbox.open(dir);
     inbox.close();
     const append = groupAppend(inbox);
     const results = await Promise.allSettled(

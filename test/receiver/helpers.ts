@@ -47,7 +47,7 @@ export async function receiver(options: Partial<ReceiverOptions> = {}): Promise<
   const dataDir = options.dataDir ?? tempDir('extract-listen-');
   const r = await startReceiver({ auth: { type: 'none' }, port: 0, log, ...options, dataDir }, { stdout: out });
   running.add(r);
-  const waitForLine = (pattern: RegExp, timeoutMs = 10_000): Promise<string> => {
+  const waitForLine = (pattern: RegExp, timeoutMs = 45_000): Promise<string> => {
     const seen = lines.find((l) => pattern.test(l));
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {

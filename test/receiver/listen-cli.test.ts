@@ -60,7 +60,7 @@ describe('listen: end to end (built CLI)', () => {
     expect(stopped.exitCode, `${stopped.signal} ${open.stderr()}`).toBe(0);
   });
   it('listen without credentials: a bearer token made once (0600 in the data dir), printed once, required, kept across restarts; --auth none is explicit', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const dataDir = join(tempDir(), 'inbox');
     const first = spawnCli(['listen', '--port', '0', '--data-dir', dataDir]);

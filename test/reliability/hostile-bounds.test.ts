@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { cliStartMs } from '../helpers/baseline.ts';
 import { CLI, cleanEnv, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, stored, xrefBombPdf } from '../helpers/hostile.ts';
@@ -18,6 +19,9 @@ import { invoicePdf } from '../helpers/pdf.ts';
  */
 
 const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
+const INLINE_DEADLINE_MS = 2000;
+/** What a stored document may take in the engine before it is an error ("took longer than 30000 ms"). */
+const PROCESSING_DEADLINE_MS = 30_000;
 
 /** Peak resident memory of a process (Linux), in MB. */
 function peakRssMb(pid: number): number {
@@ -31,14 +35,17 @@ describe('hostile: bounded requests', () => {
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', {
       ...DEFAULT_CONFIG,
-      inline: { timeout_ms: 2000, max_body_bytes: 10_000_000 },
+      inline: { timeout_ms: INLINE_DEADLINE_MS, max_body_bytes: 10_000_000 },
       processing: { ms_per_page: 0, concurrency: 2 },
     });
     const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);
     const bomb = await xrefBombPdf(20_000_000);
     expect(bomb.length).toBeLessThan(400_000);
-    // Warm: the honest request alone, to compare with.
+    // Warm: the honest request alone, to compare with. The bounds below are the deadlines the
+    // config sets plus a few start-ups of the CLI measured now, so a busy machine moves them.
     expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) })).status).toBe(200);
+    const startMs = await cliStartMs();
+    const slack = 10 * startMs;
     const started = Date.now();
     const bombs = [1, 2].map(() => call(serve, 'POST', '/api/v1/extract', { body: inlineBody(bomb, 'bomb.pdf') }));
     const ticket = await stored(serve, bomb, 'bomb.pdf');
@@ -46,7 +53,9 @@ describe('hostile: bounded requests', () => {
     // Sent meanwhile: it may wait behind the bombs for a worker, but only until their deadline.
     const meanwhile = await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(2)) });
     expect([200, 503]).toContain(meanwhile.status);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const meanwhileMs = Date.now() - started;
+    // The bombs' deadline, then its own at most (it waited behind them for a worker).
+    expect(meanwhileMs).toBeLessThan(2 * INLINE_DEADLINE_MS + slack);
     for (const r of await Promise.all(bombs)) {
       // Stopped at the deadline (503), or refused as too large for the worker's heap (422): never charged.
       expect([422, 503]).toContain(r.status);
@@ -59,13 +68,18 @@ describe('hostile: bounded requests', () => {
     // The workers were stopped, not left reading: the next honest request is served at once.
     const after = Date.now();
     expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(3)) })).status).toBe(200);
-    // (a fresh worker starts for it: well under a second alone, a few on a loaded 2-core machine)
-    expect(Date.now() - after).toBeLessThan(5000);
+    // A fresh worker starts for it: a Node process, as a start-up of the CLI is.
+    const afterMs = Date.now() - after;
+    expect(afterMs).toBeLessThan(slack);
     const elapsed = Date.now() - started;
-    // Three bombs at once cost about one deadline, not the minutes they would take to read.
-    expect(elapsed).toBeLessThan(25_000);
+    // Three bombs at once cost about one deadline each way, not the minutes they would take to
+    // read: the inline ones' (the stored one is accepted behind them), then the engine's for the
+    // stored one, then the honest request after. Measured: 29 s at load 20, where 25 s was the bound.
+    expect(elapsed).toBeLessThan(2 * INLINE_DEADLINE_MS + PROCESSING_DEADLINE_MS + 2 * slack);
     const peak = peakRssMb(serve.child.pid!);
-    console.log(`bombs: 3 stopped in ${elapsed} ms; serve peak RSS ${Math.round(peak)} MB`);
+    console.log(
+      `bombs: 3 stopped in ${elapsed} ms (an honest one meanwhile ${meanwhileMs} ms, after ${afterMs} ms; the CLI starts in ${Math.round(startMs)} ms); serve peak RSS ${Math.round(peak)} MB`,
+    );
     expect(peak).toBeLessThan(1600);
     const charged = 2 + (meanwhile.status === 200 ? 1 : 0);
     expect(await exactLedger(serve, OPENING)).toMatchObject({

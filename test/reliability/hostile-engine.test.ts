@@ -5,6 +5,8 @@ import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { flateBombPdf } from '../helpers/bombs.ts';
+import { CLOSE_WAIT_MS } from '../../src/emulator/processor.ts';
+import { cliStartMs } from '../helpers/baseline.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm, stored } from '../helpers/hostile.ts';
@@ -29,7 +31,7 @@ let bomb: Buffer;
 beforeAll(async () => {
   bomb = await flateBombPdf(GB);
   expect(bomb.length).toBeLessThan(10_000);
-}, 60_000);
+}, 120_000);
 
 function status(pid: number): string | null {
   try {
@@ -256,13 +258,16 @@ describe('hostile: the engine is bounded on every route', () => {
       const children = readdirSync('/proc')
         .filter((n) => /^\d+$/.test(n) && Number(/PPid:\s+(\d+)/.exec(status(Number(n)) ?? '')?.[1]) === pid)
         .map(Number);
+      const startMs = await cliStartMs();
       const started = Date.now();
       first.child.kill('SIGTERM');
       const result = await first.child;
       const ms = Date.now() - started;
-      console.log(`SIGTERM during a bomb: serve exited in ${ms} ms`);
+      console.log(`SIGTERM during a bomb: serve exited in ${ms} ms (the CLI starts in ${Math.round(startMs)} ms)`);
       expect(result.exitCode).toBe(0);
-      expect(ms).toBeLessThan(10_000);
+      // At most the grace serve gives a document being read, and a few start-ups of the CLI
+      // measured just before (a bound of 10 s assumed an idle machine).
+      expect(ms).toBeLessThan(CLOSE_WAIT_MS + 10 * startMs);
       // No engine process outlives serve.
       for (const child of children) expect(status(child)).toBeNull();
 

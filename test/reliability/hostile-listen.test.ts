@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openInbox } from '../../src/receiver/inbox.ts';
+import { Inbox } from '../../src/receiver/inbox.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { payload, receiver, send } from '../receiver/helpers.ts';
 
@@ -45,7 +45,7 @@ describe('hostile: extract listen', () => {
     const out = join(dir, 'records.jsonl');
     const dataDir = join(dir, 'inbox');
     // What an older version acknowledged: the deep event first in the inbox.
-    const old = openInbox(dataDir);
+    const old = Inbox.open(dataDir);
     old.append({
       receivedAt: new Date(),
       method: 'POST',

@@ -4,7 +4,7 @@ import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS } from '../../src/emulator/processor.ts';
 import { openStore } from '../../src/emulator/store.ts';
-import { createEngine } from '../../src/engine/index.ts';
+import { EnginePool } from '../../src/engine/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
@@ -51,7 +51,7 @@ describe('hostile: page counts', () => {
   });
 
   it('a page count above the byte size is refused (422), whatever the engine says', async () => {
-    const real = createEngine({ workers: 1 });
+    const real = new EnginePool({ workers: 1 });
     const engine: Engine = {
       countPages: async () => 1_000_000_000,
       extract: (i) => real.extract(i),
@@ -91,7 +91,7 @@ describe('hostile: page counts', () => {
 
 /** An engine that counts honestly but whose extraction yields something the emulator cannot store. */
 function engineWith(extract: Engine['extract']): Engine {
-  const real = createEngine({ workers: 1 });
+  const real = new EnginePool({ workers: 1 });
   return { countPages: (b, m) => real.countPages(b, m), extract, close: () => real.close() };
 }
 

@@ -88,7 +88,7 @@ describe('hostile: idle sockets', () => {
       /Listening on (\S+)/,
     );
     await idleSockets(serve.url, 1500);
-    const r = await fetch(`${serve.url}/_emulator/parsers`, { signal: AbortSignal.timeout(20_000) });
+    const r = await fetch(`${serve.url}/_emulator/parsers`, { signal: AbortSignal.timeout(60_000) });
     expect(r.status).toBe(200);
     // Said in serve's log, so whoever runs it can tell why idle connections were closed.
     expect(serve.output()).toMatch(/connections: 200 open, the limit/);
@@ -108,7 +108,7 @@ describe('hostile: idle sockets', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(payload({ document_id: 'doc_after_flood' })),
-      signal: AbortSignal.timeout(20_000),
+      signal: AbortSignal.timeout(60_000),
     });
     expect(r.status).toBe(200);
     expect(listen.output()).toMatch(/connections: 200 open, the limit/);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { createEngine } from '../../src/engine/index.ts';
+import { EnginePool } from '../../src/engine/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { call, emulator, KEY, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, stored } from '../helpers/hostile.ts';
@@ -14,7 +14,7 @@ const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
 
 describe('hostile: stored objects', () => {
   it('a PUT racing the extract of its storage path gets 409; the bytes counted are the bytes extracted', async () => {
-    const real = createEngine({ workers: 1 });
+    const real = new EnginePool({ workers: 1 });
     let counting!: () => void;
     const started = new Promise<void>((resolve) => (counting = resolve));
     let release!: () => void;

@@ -2,11 +2,15 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CSV_MAX_COLUMNS } from '../../src/receiver/index.ts';
+import { cliStartMs } from '../helpers/baseline.ts';
 import { spawnCli, tempDir } from '../helpers/cli.ts';
 import { peakRssMb } from '../helpers/smtp.ts';
 import { payload, send } from '../receiver/helpers.ts';
 
-/** Each acknowledgement's bound here: a sender's 10 s timeout, halved. */
+/**
+ * Each acknowledgement's bound here: a sender's 10 s timeout, halved, on an idle machine; on a
+ * busy one, 10 start-ups of the CLI measured in the test when that is longer.
+ */
 const ACK_BOUND_MS = 5_000;
 
 /**
@@ -31,6 +35,8 @@ describe('hostile: wide events into listen -o x.csv', () => {
     const out = join(base, 'x.csv');
     const listen = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', dataDir, '-o', out]);
     const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);
+    const startMs = await cliStartMs();
+    const ackBoundMs = Math.max(ACK_BOUND_MS, 10 * startMs);
     const events = Array.from({ length: 20 }, (_, n) => wide(n));
     const bytes = events.reduce((sum, e) => sum + JSON.stringify(e).length, 0);
     expect(bytes).toBeGreaterThan(2_000_000);
@@ -45,9 +51,10 @@ describe('hostile: wide events into listen -o x.csv', () => {
       }),
     );
     console.log(`wide: burst of 20 acknowledged in ${Math.min(...burst)}-${Math.max(...burst)} ms`);
-    // 2 s is the goal (180–904 ms measured on a quiet 2-core machine); the test allows a loaded one
-    // 5 s, still well inside a sender's usual 10 s timeout (speed itself is measured, not asserted).
-    for (const ms of burst) expect(ms).toBeLessThan(ACK_BOUND_MS);
+    // 2 s is the goal (180–904 ms measured on a quiet 2-core machine); the test allows 5 s, still
+    // well inside a sender's usual 10 s timeout, or more when the CLI's start-up says the machine
+    // is busy (speed itself is measured, not asserted).
+    for (const ms of burst) expect(ms).toBeLessThan(ackBoundMs);
     // Then 5 more all at once, while the outputs of the first 20 are being written: the same bound.
     const again = await Promise.all(
       events.slice(0, 5).map(async (e) => {
@@ -58,7 +65,7 @@ describe('hostile: wide events into listen -o x.csv', () => {
       }),
     );
     console.log(`wide: burst of 5 more acknowledged in ${Math.max(...again)} ms at most`);
-    for (const ms of again) expect(ms).toBeLessThan(ACK_BOUND_MS);
+    for (const ms of again) expect(ms).toBeLessThan(ackBoundMs);
     // The CSV is written after the acknowledgements: wait for the last document in it.
     const deadline = Date.now() + 60_000;
     let csv = '';
@@ -89,9 +96,10 @@ describe('hostile: wide events into listen -o x.csv', () => {
     const peak = peakRssMb(listen.child.pid!);
     console.log(`wide: listen peak RSS ${Math.round(peak)} MB, CSV ${csv.length} bytes`);
     expect(peak).toBeLessThan(800);
+    // Stops promptly: within a few start-ups of the CLI.
     const stopping = Date.now();
     listen.child.kill('SIGTERM');
     await listen.child;
-    expect(Date.now() - stopping).toBeLessThan(10_000);
+    expect(Date.now() - stopping).toBeLessThan(10 * startMs);
   });
 });

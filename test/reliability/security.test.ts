@@ -303,5 +303,5 @@ describe('security', () => {
     expect(listen.output()).not.toMatch(/warning: bound/);
     listen.child.kill('SIGTERM');
     openListen.child.kill('SIGTERM');
-  }, 60_000);
+  }, 120_000);
 });

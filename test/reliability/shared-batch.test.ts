@@ -19,7 +19,7 @@ const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 let pgServer: PgServer;
 beforeAll(async () => {
   pgServer = await startPostgres();
-}, 60_000);
+}, 120_000);
 afterAll(() => pgServer?.stop());
 
 type Setup = { root: string; corpus: Corpus; url: string; state: string };

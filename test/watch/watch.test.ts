@@ -52,7 +52,7 @@ function watchDeps(cwd: string, hooks: Partial<WatchDeps> = {}) {
   };
 }
 
-async function until(check: () => boolean, what: string, log: () => string, timeoutMs = 20_000): Promise<void> {
+async function until(check: () => boolean, what: string, log: () => string, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${log()}`);

@@ -17,7 +17,7 @@ import type { Arrival, Intake } from './intake.ts';
  * (the MIME parser holds attachments in memory, so concurrent messages share that one budget).
  * A message the parser refuses is answered 554 as soon as it is read.
  */
-export const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 
 /** SMTP sessions open at once (each holds a descriptor; a mail server needs few). */
 export const MAX_SMTP_CLIENTS = 64;

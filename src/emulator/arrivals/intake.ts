@@ -28,9 +28,10 @@ export type Arrival = {
   source: SourceType;
 };
 export type Skipped = { fileName: string; reason: string };
-export type Intake = ReturnType<typeof createIntake>;
+type Counted = Arrival & { mimeType: string; pages: number };
+type Admitted = Counted & { blob: string; documentId: string };
 
-export function createIntake(input: {
+export type IntakeParts = {
   store: Store;
   documents: Documents;
   ledger: Ledger;
@@ -38,49 +39,71 @@ export function createIntake(input: {
   faults: Faults;
   countPages: PageCounter;
   deps: EmulatorDeps;
-}) {
-  const { store, documents, ledger, processor, faults, countPages, deps } = input;
+};
+
+/** An error of one file, for a request refused whole: it names the file, and says nothing was taken. */
+function refusedWhole(err: GatewayError, fileName: string): GatewayError {
+  return new GatewayError(err.code, `${fileName}: ${err.message}; nothing from this request was accepted`);
+}
+
+export class Intake {
+  readonly #p: IntakeParts;
+
+  constructor(parts: IntakeParts) {
+    this.#p = parts;
+  }
 
   /**
    * Admits every arrival or none. An unreadable file refuses the whole request (422 naming it),
    * unless `skipUnreadable` (email: a signature logo is no reason to bounce the invoice), in which
    * case it is left out and reported. The staged files are the caller's to remove.
    */
-  async function submit(
+  async submit(
     arrivals: Arrival[],
     options: { skipUnreadable?: boolean } = {},
   ): Promise<{ accepted: ExtractAcceptedResponse[]; skipped: Skipped[] }> {
-    const counted: Array<Arrival & { mimeType: string; pages: number }> = [];
+    const { counted, skipped } = await this.#count(arrivals, options.skipUnreadable ?? false);
+    const admitted = await this.#admit(counted);
+    return { accepted: admitted.map((a) => this.#start(a)), skipped };
+  }
+
+  /** Every file's type and pages, before anything is stored; the same staged file sent to two parsers is counted once. */
+  async #count(arrivals: Arrival[], skipUnreadable: boolean): Promise<{ counted: Counted[]; skipped: Skipped[] }> {
+    const counted: Counted[] = [];
     const skipped: Skipped[] = [];
-    // The same staged file sent to two parsers is counted once.
     const pagesOf = new Map<StagedFile, Promise<{ mimeType: string; pages: number }>>();
     for (const a of arrivals) {
       let count = pagesOf.get(a.file);
       if (!count) {
-        count = (async () => {
-          if (a.file.size === 0)
-            throw new GatewayError(
-              'unreadable_document',
-              'the file is empty (0 bytes): check the file and submit it again',
-            );
-          const mimeType = await detectMimeType(a.file.head, a.fileName, a.declaredType);
-          return { mimeType, pages: await countPages({ path: a.file.path }, a.file.size, mimeType) };
-        })();
+        count = this.#pagesOf(a);
         pagesOf.set(a.file, count);
       }
       try {
         counted.push({ ...a, ...(await count) });
       } catch (err) {
         if (!(err instanceof GatewayError)) throw err;
-        if (!options.skipUnreadable || err.code !== 'unreadable_document') {
-          throw new GatewayError(err.code, `${a.fileName}: ${err.message}; nothing from this request was accepted`);
-        }
+        if (!skipUnreadable || err.code !== 'unreadable_document') throw refusedWhole(err, a.fileName);
         skipped.push({ fileName: a.fileName, reason: err.message });
       }
     }
+    return { counted, skipped };
+  }
 
-    // Each document gets its own blob (a hard link to the staged file: no copy), before the transaction.
-    const admitted: Array<(typeof counted)[number] & { blob: string; documentId: string }> = [];
+  async #pagesOf(a: Arrival): Promise<{ mimeType: string; pages: number }> {
+    if (a.file.size === 0)
+      throw new GatewayError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
+    const mimeType = await detectMimeType(a.file.head, a.fileName, a.declaredType);
+    return { mimeType, pages: await this.#p.countPages({ path: a.file.path }, a.file.size, mimeType) };
+  }
+
+  /**
+   * Each document gets its own blob (a hard link to the staged file: no copy), before one
+   * transaction creates every document and reserves every page. Out of credits, nothing lands
+   * and the blobs are removed.
+   */
+  async #admit(counted: Counted[]): Promise<Admitted[]> {
+    const { store, documents, ledger, deps } = this.#p;
+    const admitted: Admitted[] = [];
     try {
       for (const c of counted) {
         const blob = deps.newId('blob');
@@ -106,6 +129,7 @@ export function createIntake(input: {
           ledger.reserve(doc, a.pages, doc.created_at);
         }
       });
+      return admitted;
     } catch (err) {
       await Promise.all(admitted.map((a) => rm(join(store.blobDir, a.blob), { force: true })));
       if (err instanceof GatewayError && err.code === 'insufficient_credits') {
@@ -117,19 +141,18 @@ export function createIntake(input: {
       }
       throw err;
     }
-    const accepted = admitted.map((a) => {
-      // Background extraction whatever the route, so extract-async fault rules apply here too.
-      const effect = faults.draw('extract-async');
-      processor.enqueue(documents.get(a.documentId)!, effect?.type === 'async_error' ? effect.message : undefined);
-      return {
-        success: true as const,
-        document_id: a.documentId,
-        status: 'processing' as const,
-        poll_url: `${API_PREFIX}/documents/${a.documentId}`,
-      };
-    });
-    return { accepted, skipped };
   }
 
-  return { submit };
+  /** Background extraction whatever the route, so extract-async fault rules apply here too. */
+  #start(a: Admitted): ExtractAcceptedResponse {
+    const { documents, processor, faults } = this.#p;
+    const effect = faults.draw('extract-async');
+    processor.enqueue(documents.get(a.documentId)!, effect?.type === 'async_error' ? effect.message : undefined);
+    return {
+      success: true,
+      document_id: a.documentId,
+      status: 'processing',
+      poll_url: `${API_PREFIX}/documents/${a.documentId}`,
+    };
+  }
 }

@@ -10,10 +10,10 @@ import { PACKAGE_ROOT } from '../../package-root.ts';
 export const APP_ROOT = join(PACKAGE_ROOT, 'app');
 
 /** The prefix of the page's assets; the page itself is at `/`. */
-export const APP_PREFIX = '/_app/';
+const APP_PREFIX = '/_app/';
 
 /** pdfjs-dist's browser build, its standard fonts and CMaps, served as they are installed (the page views PDFs with it). */
-export const PDFJS_PREFIX = '/_app/pdfjs/';
+const PDFJS_PREFIX = '/_app/pdfjs/';
 const PDFJS_ROOT = fileURLToPath(new URL('./', import.meta.resolve('pdfjs-dist/package.json')));
 const PDFJS_FILES = /^\/(?:build\/pdf(?:\.worker)?\.min\.mjs|standard_fonts\/[\w.-]+|cmaps\/[\w.-]+)$/;
 

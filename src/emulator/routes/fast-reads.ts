@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX } from '../../contract/constants.ts';
 import type { KeyRing } from '../auth.ts';
 import type { Faults } from '../faults.ts';
-import type { KeptBodies } from './api.ts';
+import type { FinishedBodies } from '../finished-bodies.ts';
 import { PREFER } from './faults.ts';
 import { firstHeader, HEADER, rememberedHostProblems } from './http.ts';
 
@@ -26,7 +26,7 @@ const DOCUMENTS = `${API_PREFIX}/documents/`;
  *   count and apply them);
  * - not when requests are logged (the log line is the onResponse hook's): `serve -q` only.
  */
-export function fastReads(input: { kept: KeptBodies; keys: KeyRing; faults: Faults; boundHost: string }) {
+export function fastReads(input: { kept: FinishedBodies; keys: KeyRing; faults: Faults; boundHost: string }) {
   const { kept, keys, faults } = input;
   const hostProblemOf = rememberedHostProblems(input.boundHost);
   return (handler: Handler): Handler =>

@@ -5,7 +5,7 @@ import type { Faults } from '../faults.ts';
 import type { DocumentRow } from '../documents.ts';
 import { GatewayError } from '../errors.ts';
 import { createDispatcher, type DeliveryLog, type ResolvedIntegration } from './dispatcher.ts';
-import { createOutbox } from './outbox.ts';
+import { Outbox } from './outbox.ts';
 import { processedPayload, testPayload } from './payload.ts';
 
 /**
@@ -16,7 +16,7 @@ import { processedPayload, testPayload } from './payload.ts';
 export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /** Integrations get an id from the config, or `<parser_id>-webhook-<n>`. */
-export function resolveIntegrations(parsers: readonly ParserConfig[]): Map<string, ResolvedIntegration> {
+function resolveIntegrations(parsers: readonly ParserConfig[]): Map<string, ResolvedIntegration> {
   const out = new Map<string, ResolvedIntegration>();
   for (const p of parsers) {
     p.webhooks.forEach((w, i) => {
@@ -35,7 +35,7 @@ export function createWebhooks(input: {
   log: DeliveryLog;
 }) {
   const { db, config, deps, faults, log } = input;
-  const outbox = createOutbox(db);
+  const outbox = new Outbox(db);
   const integrations = resolveIntegrations(config.parsers);
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
   const dispatcher = createDispatcher({

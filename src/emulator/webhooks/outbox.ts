@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Delivery, WebhookPayload } from '../../contract/index.ts';
 
 /**
@@ -47,29 +47,33 @@ export type DeliveryFilter = {
   outcome?: Delivery['state'] | undefined;
 };
 
-export type Outbox = ReturnType<typeof createOutbox>;
+/** An attempt's answer decides the delivery's next state: delivered on a 2xx, else retried at `retryAt`, or failed when there is none. */
+export function stateAfter(
+  result: AttemptResult,
+  retryAt: number | null,
+): { state: Delivery['state']; nextAt: number | null } {
+  const ok = result.status !== null && result.status >= 200 && result.status < 300;
+  if (ok) return { state: 'delivered', nextAt: null };
+  return retryAt === null ? { state: 'failed', nextAt: null } : { state: 'pending', nextAt: retryAt };
+}
 
-export function createOutbox(db: DatabaseSync) {
-  const insert = db.prepare(
-    `INSERT OR IGNORE INTO deliveries (delivery_id, event_id, document_id, parser_id, integration_id, payload, test, state, attempts, next_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-  );
-  const due = db.prepare(
-    `SELECT delivery_id, integration_id, document_id, payload, attempts FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, created_at LIMIT 200`,
-  );
-  const nextDue = db.prepare(
-    `SELECT delivery_id, next_at AS at FROM deliveries WHERE state = 'pending' ORDER BY next_at LIMIT ?`,
-  );
-  const addAttempt = db.prepare(
-    `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, latency_ms, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const settle = db.prepare(`UPDATE deliveries SET attempts = ?, state = ?, next_at = ? WHERE delivery_id = ?`);
-  const byId = db.prepare('SELECT * FROM deliveries WHERE delivery_id = ?');
-  const attemptsOf = db.prepare('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY seq');
-  const requeue = db.prepare(`UPDATE deliveries SET state = 'pending', next_at = ? WHERE delivery_id = ?`);
-  const failedSince = db.prepare(`SELECT delivery_id FROM deliveries WHERE state = 'failed' AND created_at >= ?`);
+/** A filter as an SQL condition and its arguments. */
+function whereOf(filter: DeliveryFilter): { sql: string; args: string[] } {
+  const conditions: Array<[string, string | undefined]> = [
+    ['integration_id = ?', filter.integration],
+    ['document_id = ?', filter.document_id],
+    ['state = ?', filter.outcome],
+  ];
+  const used = conditions.filter((c): c is [string, string] => Boolean(c[1]));
+  return {
+    sql: used.length ? `WHERE ${used.map(([sql]) => sql).join(' AND ')}` : '',
+    args: used.map(([, arg]) => arg),
+  };
+}
 
-  const view = (r: Row): Delivery => ({
+/** A stored delivery and its attempts as the emulator's surface shows them. */
+function deliveryView(r: Row, attempts: readonly AttemptRow[]): Delivery {
+  return {
     delivery_id: r.delivery_id,
     event_id: r.event_id,
     document_id: r.document_id,
@@ -79,7 +83,7 @@ export function createOutbox(db: DatabaseSync) {
     state: r.state,
     next_attempt_at: r.state === 'pending' && r.next_at !== null ? new Date(r.next_at).toISOString() : null,
     created_at: new Date(r.created_at).toISOString(),
-    attempts: (attemptsOf.all(r.delivery_id) as AttemptRow[]).map((a) => ({
+    attempts: attempts.map((a) => ({
       attempt: a.attempt,
       at: new Date(a.at).toISOString(),
       status: a.status,
@@ -87,72 +91,111 @@ export function createOutbox(db: DatabaseSync) {
       latency_ms: a.latency_ms,
       response_excerpt: a.response_excerpt,
     })),
-  });
-
-  return {
-    /** Stores one delivery; a second one for the same document and integration is ignored. */
-    add(
-      d: { delivery_id: string; event_id: string; integration_id: string; payload: WebhookPayload; test?: boolean },
-      nowMs: number,
-    ) {
-      insert.run(
-        d.delivery_id,
-        d.event_id,
-        d.payload.document_id,
-        d.payload.parser_id,
-        d.integration_id,
-        JSON.stringify(d.payload),
-        d.test ? 1 : 0,
-        nowMs,
-        nowMs,
-      );
-    },
-    due(nowMs: number): DueDelivery[] {
-      return due.all(nowMs) as DueDelivery[];
-    },
-    /** When the next pending delivery is due, leaving out those being sent now (`inFlight`): they are not due again until they end. */
-    nextDueAt(inFlight: ReadonlySet<string> = new Set()): number | null {
-      const rows = nextDue.all(inFlight.size + 1) as Array<{ delivery_id: string; at: number | null }>;
-      return rows.find((r) => !inFlight.has(r.delivery_id))?.at ?? null;
-    },
-    /** Records an attempt and moves the delivery on: delivered, retried at `retryAt`, or failed when it is null. */
-    record(d: DueDelivery, result: AttemptResult, atMs: number, retryAt: number | null) {
-      const n = d.attempts + 1;
-      addAttempt.run(d.delivery_id, n, atMs, result.status, result.error, result.latency_ms, result.response_excerpt);
-      const ok = result.status !== null && result.status >= 200 && result.status < 300;
-      settle.run(n, ok ? 'delivered' : retryAt === null ? 'failed' : 'pending', ok ? null : retryAt, d.delivery_id);
-    },
-    get(deliveryId: string): Delivery | undefined {
-      const r = byId.get(deliveryId) as Row | undefined;
-      return r && view(r);
-    },
-    list(filter: DeliveryFilter, limit = 500): Delivery[] {
-      const where: string[] = [];
-      const args: string[] = [];
-      if (filter.integration) {
-        where.push('integration_id = ?');
-        args.push(filter.integration);
-      }
-      if (filter.document_id) {
-        where.push('document_id = ?');
-        args.push(filter.document_id);
-      }
-      if (filter.outcome) {
-        where.push('state = ?');
-        args.push(filter.outcome);
-      }
-      const sql = `SELECT * FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, delivery_id LIMIT ${Math.max(1, Math.min(limit, 5000))}`;
-      return (db.prepare(sql).all(...args) as Row[]).map(view);
-    },
-    /** Sends a delivery again now, whatever its state; the same event and document_id. */
-    resend(deliveryId: string, nowMs: number): boolean {
-      return requeue.run(nowMs, deliveryId).changes === 1;
-    },
-    /** Re-queues every failed delivery created since `sinceMs`; returns how many. */
-    recover(sinceMs: number, nowMs: number): number {
-      const ids = (failedSince.all(sinceMs) as Array<{ delivery_id: string }>).map((r) => r.delivery_id);
-      for (const id of ids) requeue.run(nowMs, id);
-      return ids.length;
-    },
   };
+}
+
+export class Outbox {
+  readonly #db: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #due: StatementSync;
+  readonly #nextDue: StatementSync;
+  readonly #addAttempt: StatementSync;
+  readonly #settle: StatementSync;
+  readonly #byId: StatementSync;
+  readonly #attemptsOf: StatementSync;
+  readonly #requeue: StatementSync;
+  readonly #failedSince: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#insert = db.prepare(
+      `INSERT OR IGNORE INTO deliveries (delivery_id, event_id, document_id, parser_id, integration_id, payload, test, state, attempts, next_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+    );
+    this.#due = db.prepare(
+      `SELECT delivery_id, integration_id, document_id, payload, attempts FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, created_at LIMIT 200`,
+    );
+    this.#nextDue = db.prepare(
+      `SELECT delivery_id, next_at AS at FROM deliveries WHERE state = 'pending' ORDER BY next_at LIMIT ?`,
+    );
+    this.#addAttempt = db.prepare(
+      `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, latency_ms, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#settle = db.prepare(`UPDATE deliveries SET attempts = ?, state = ?, next_at = ? WHERE delivery_id = ?`);
+    this.#byId = db.prepare('SELECT * FROM deliveries WHERE delivery_id = ?');
+    this.#attemptsOf = db.prepare('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY seq');
+    this.#requeue = db.prepare(`UPDATE deliveries SET state = 'pending', next_at = ? WHERE delivery_id = ?`);
+    this.#failedSince = db.prepare(`SELECT delivery_id FROM deliveries WHERE state = 'failed' AND created_at >= ?`);
+  }
+
+  /** Stores one delivery; a second one for the same document and integration is ignored. */
+  add(
+    d: { delivery_id: string; event_id: string; integration_id: string; payload: WebhookPayload; test?: boolean },
+    nowMs: number,
+  ): void {
+    this.#insert.run(
+      d.delivery_id,
+      d.event_id,
+      d.payload.document_id,
+      d.payload.parser_id,
+      d.integration_id,
+      JSON.stringify(d.payload),
+      d.test ? 1 : 0,
+      nowMs,
+      nowMs,
+    );
+  }
+
+  due(nowMs: number): DueDelivery[] {
+    return this.#due.all(nowMs) as DueDelivery[];
+  }
+
+  /** When the next pending delivery is due, leaving out those being sent now (`inFlight`): they are not due again until they end. */
+  nextDueAt(inFlight: ReadonlySet<string> = new Set()): number | null {
+    const rows = this.#nextDue.all(inFlight.size + 1) as Array<{ delivery_id: string; at: number | null }>;
+    return rows.find((r) => !inFlight.has(r.delivery_id))?.at ?? null;
+  }
+
+  /** Records an attempt and moves the delivery on (stateAfter). */
+  record(d: DueDelivery, result: AttemptResult, atMs: number, retryAt: number | null): void {
+    const n = d.attempts + 1;
+    this.#addAttempt.run(
+      d.delivery_id,
+      n,
+      atMs,
+      result.status,
+      result.error,
+      result.latency_ms,
+      result.response_excerpt,
+    );
+    const next = stateAfter(result, retryAt);
+    this.#settle.run(n, next.state, next.nextAt, d.delivery_id);
+  }
+
+  get(deliveryId: string): Delivery | undefined {
+    const r = this.#byId.get(deliveryId) as Row | undefined;
+    return r && this.#view(r);
+  }
+
+  list(filter: DeliveryFilter, limit = 500): Delivery[] {
+    const where = whereOf(filter);
+    const sql = `SELECT * FROM deliveries ${where.sql} ORDER BY created_at DESC, delivery_id LIMIT ${Math.max(1, Math.min(limit, 5000))}`;
+    return (this.#db.prepare(sql).all(...where.args) as Row[]).map((r) => this.#view(r));
+  }
+
+  /** Sends a delivery again now, whatever its state; the same event and document_id. */
+  resend(deliveryId: string, nowMs: number): boolean {
+    return this.#requeue.run(nowMs, deliveryId).changes === 1;
+  }
+
+  /** Re-queues every failed delivery created since `sinceMs`; returns how many. */
+  recover(sinceMs: number, nowMs: number): number {
+    const ids = (this.#failedSince.all(sinceMs) as Array<{ delivery_id: string }>).map((r) => r.delivery_id);
+    for (const id of ids) this.#requeue.run(nowMs, id);
+    return ids.length;
+  }
+
+  #view(r: Row): Delivery {
+    return deliveryView(r, this.#attemptsOf.all(r.delivery_id) as AttemptRow[]);
+  }
 }

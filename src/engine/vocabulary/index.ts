@@ -7,10 +7,10 @@ import { IT } from './it.ts';
 import { NL } from './nl.ts';
 import type { Concept, Vocabulary } from './types.ts';
 
-export type { Concept, Vocabulary } from './types.ts';
+export type { Concept } from './types.ts';
 
 /** Every built-in vocabulary, by language. */
-export const VOCABULARIES: Readonly<Record<string, Vocabulary>> = { en: EN, de: DE, fr: FR, nl: NL, es: ES, it: IT };
+const VOCABULARIES: Readonly<Record<string, Vocabulary>> = { en: EN, de: DE, fr: FR, nl: NL, es: ES, it: IT };
 
 /**
  * The field names that stand for each concept (as the words of the name, joined by "_"),

@@ -35,7 +35,7 @@ export type Compacted = {
 };
 
 /** The facts that replay to `state` for one document (what `unsent` would restore first). */
-export function factsFor(state: KnownState, before: KnownState | undefined): KnownState[] {
+function factsFor(state: KnownState, before: KnownState | undefined): KnownState[] {
   return state.fact === 'sending' && before !== undefined ? [before, state] : [state];
 }
 

@@ -2,8 +2,6 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ExtractError } from '../../errors.ts';
 import { redactUrl, rememberSecret } from '../../redact.ts';
-
-export { redactUrl };
 export { JournalWriteError } from './rescue.ts';
 export * from './journal-state.ts';
 import type { OpenStateOptions, StateJournal } from './journal-state.ts';

@@ -17,7 +17,7 @@ import type { StateJournal } from './journal-state.ts';
 /** The journal earlier versions kept in the working directory; a run there imports it once. */
 export const LEGACY_STATE = '.extract-state.jsonl';
 
-export function stateHome(env: Record<string, string | undefined>): string {
+function stateHome(env: Record<string, string | undefined>): string {
   const xdg = env.XDG_STATE_HOME;
   if (xdg !== undefined && isAbsolute(xdg)) return xdg;
   return join(env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir(), '.local', 'state');
@@ -50,7 +50,7 @@ export function makeJournalFolder(path: string): void {
 }
 
 /** Once imported, the old journal is kept under another name (for a downgrade), and not imported again. */
-export function retireLegacy(path: string): string {
+function retireLegacy(path: string): string {
   const to = `${path}.imported`;
   renameSync(path, to);
   return to;

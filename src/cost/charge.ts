@@ -1,0 +1,89 @@
+/**
+ * What a call to the service cost, as far as this client can know: one type for the client's
+ * errors, the pipeline's outcomes, the journal's failed facts, `extract status` and the report.
+ * Only POST extract reserves credits, so every other step costs nothing, whatever its answer.
+ *
+ * - none: the service created no document (nothing was sent, or the service refused it before
+ *   any work: a 4xx, a 429, or its own 500 with a JSON error body, refunded per the spec)
+ * - refunded: the service created the document, which ended in error; its reserve came back
+ * - uncertain: possibly charged: the request may have reached the service and its answer was
+ *   lost (a dropped connection, a proxy's 502/504 or non-JSON 500, an unreadable 2xx)
+ * - charged: the service answered with a document: its pages are reserved
+ *
+ * "uncertain" is the possible charge; it keeps the name every journal since the first has
+ * written, so journals on disk read the same and need no mapping.
+ */
+export const CHARGES = ['none', 'refunded', 'uncertain', 'charged'] as const;
+export type Charge = (typeof CHARGES)[number];
+
+/**
+ * The charges a failed fact is written with. A failure is never plainly `charged`: a document
+ * the service made whose answer this client could not take is `uncertain` (fetched by its id).
+ */
+export const FAILURE_CHARGES = ['none', 'uncertain', 'refunded'] as const satisfies readonly Charge[];
+export type FailureCharge = (typeof FAILURE_CHARGES)[number];
+
+/** A failed fact of the journal, as far as its cost goes (journal-facts.ts has the whole shape). */
+export type FailedFactCost = {
+  fact: 'failed';
+  charge?: FailureCharge | undefined;
+  request?: unknown;
+  document_id: string | null;
+};
+
+/**
+ * What a failure cost. Journals of format 1 did not write `charge`: their `request` was always
+ * kept when the outcome was uncertain, and a document_id without one meant the document ended
+ * in error and was refunded.
+ */
+export function chargeOf(fact: FailedFactCost): FailureCharge {
+  if (fact.charge !== undefined) return fact.charge;
+  if (fact.request !== undefined) return 'uncertain';
+  return fact.document_id !== null ? 'refunded' : 'none';
+}
+
+/** Whether an extract request that failed with this charge left no document at the service (journal: `unsent`). */
+export function createdNothing(charge: Charge): boolean {
+  return charge === 'none';
+}
+
+/**
+ * A journal state that records a failure which left nothing at the service: the replay lets it
+ * erase nothing an earlier run learned (journal.ts applyFact).
+ */
+export function costNothing(state: { fact: string } | FailedFactCost | undefined): boolean {
+  return state !== undefined && isFailed(state) && createdNothing(chargeOf(state));
+}
+
+function isFailed(state: { fact: string } | FailedFactCost): state is FailedFactCost {
+  return state.fact === 'failed';
+}
+
+/** How a document's failure came about, as the pipeline saw it. */
+export type FailureCase =
+  /** The service's document ended in error (GET said so): its reserve was refunded. */
+  | { ended: 'refunded' }
+  /** A 2xx the client could not take that still named its document: the service made it. */
+  | { ended: 'answer-refused' }
+  /**
+   * Any other failure: `retryable` as the service's answer said (undefined: no answer of the
+   * service's, such as a local error, which may pass next time), `requestInDoubt` when the extract
+   * request may have reached the service unanswered (kept for --retry-failed), `documentId` when
+   * the service had named the document.
+   */
+  | { ended: 'error'; retryable: boolean | undefined; requestInDoubt: boolean; documentId: string | null };
+
+/** What a failed fact says: may the same document pass on a later try, and what did it cost. */
+export function failureOutcome(c: FailureCase): { retryable: boolean; charge: FailureCharge } {
+  switch (c.ended) {
+    case 'refunded':
+      return { retryable: true, charge: 'refunded' };
+    case 'answer-refused':
+      return { retryable: false, charge: 'uncertain' };
+    case 'error':
+      return {
+        retryable: c.retryable ?? true,
+        charge: c.requestInDoubt || c.documentId !== null ? 'uncertain' : 'none',
+      };
+  }
+}

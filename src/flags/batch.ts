@@ -1,0 +1,273 @@
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_PENDING,
+  DEFAULT_STATE_HELP,
+  DEFAULT_STATE_WAIT_MS,
+} from '../batch/options.ts';
+import { DEFAULT_INLINE_MAX, ROUTES } from '../batch/route.ts';
+import { DEFAULT_POLL } from '../client/backoff.ts';
+import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
+import { defineFlags, type FlagValues, pickFlags } from './spec.ts';
+
+/**
+ * The flags of the commands that send or read a batch: `extract [options] <inputs...>`,
+ * `extract watch`, `extract get`, `extract status`, `extract journal compact`. A flag two
+ * commands share is declared once here; a command that says it differently in --help
+ * overrides only the description.
+ */
+
+/** Output, polling and service flags: the batch run's, also get's. */
+const POLL = defineFlags({
+  pollInterval: {
+    kind: 'duration',
+    value: 'duration',
+    description: 'first delay between polls, x1.5 after each',
+    default: DEFAULT_POLL.intervalMs,
+  },
+  pollMaxInterval: {
+    kind: 'duration',
+    value: 'duration',
+    description: 'longest delay between polls',
+    default: DEFAULT_POLL.maxIntervalMs,
+  },
+  pollTimeout: {
+    kind: 'duration',
+    value: 'duration',
+    description: 'give up polling a document after this long (exit 5; a rerun resumes)',
+    default: DEFAULT_POLL.timeoutMs,
+  },
+});
+
+const STATE_WAIT = {
+  kind: 'duration',
+  value: 'duration',
+  description:
+    'with a shared journal (postgres://, .sqlite): how long to wait for the database when it is unreachable or locked (then exit 6)',
+  default: DEFAULT_STATE_WAIT_MS,
+} as const;
+
+/** `extract [options] <inputs...>`, in the order --help lists them. */
+export const RUN_FLAGS = defineFlags({
+  out: {
+    kind: 'path',
+    short: 'o',
+    value: 'path',
+    description:
+      'where records go: - (stdout, JSON Lines), FILE.json, FILE.jsonl, FILE.csv, DIR/ (one JSON per document), or a device, FIFO or /dev/fd/N (a stream)',
+  },
+  format: { kind: 'text', value: 'format', description: 'json, jsonl, csv or dir; overrides the extension of -o' },
+  explode: {
+    kind: 'list',
+    value: 'field',
+    description: 'CSV: one row per row of this Table field, document columns repeated',
+  },
+  route: {
+    kind: 'text',
+    value: 'route',
+    description: 'force a route; auto chooses by size',
+    choices: ROUTES,
+    default: 'auto',
+  },
+  inlineMax: {
+    kind: 'size',
+    value: 'size',
+    description: 'largest file sent inline (base64 adds a third): 500000, 512KB, 8MB',
+    default: DEFAULT_INLINE_MAX,
+  },
+  concurrency: {
+    kind: 'count',
+    short: 'c',
+    value: 'n',
+    description: 'files being sent at once (lowered automatically on 429)',
+    default: DEFAULT_CONCURRENCY,
+  },
+  maxPending: {
+    kind: 'count',
+    value: 'n',
+    description: 'documents being polled at once',
+    default: DEFAULT_MAX_PENDING,
+  },
+  ...POLL,
+  state: {
+    kind: 'path',
+    value: 'file|url',
+    description: `the journal that makes reruns resume and never pay twice: a file (.jsonl; .sqlite/.db shared by runs on this machine), or postgres://… shared by many workers (or EXTRACT_STATE_URL); default: the user's journal of the service, ${DEFAULT_STATE_HELP}`,
+  },
+  lease: {
+    kind: 'duration',
+    value: 'duration',
+    description:
+      'with a shared journal (postgres://, .sqlite): how long a worker holds a document without renewing (renewed every third)',
+    default: DEFAULT_LEASE_MS,
+    atLeast: { ms: 1000, why: 'a shorter lease is lost to an ordinary pause' },
+  },
+  stateWait: STATE_WAIT,
+  noState: { kind: 'off', description: 'keep no journal (a rerun sends everything again)' },
+  fresh: {
+    kind: 'switch',
+    description: 'send every file again, whatever earlier runs recorded (the journal forgets nothing)',
+  },
+  retryFailed: {
+    kind: 'switch',
+    description:
+      'send again documents that failed in a way that may have cost something (failures that cost nothing are retried anyway)',
+  },
+  allFiles: {
+    kind: 'switch',
+    description: 'send every file found in directories and by patterns, not only PDFs and images',
+  },
+  followLinks: {
+    kind: 'switch',
+    description: 'follow symbolic links that lead out of a folder walked (a file named by itself is always read)',
+  },
+  ignore: { kind: 'list', value: 'pattern', description: 'leave out files matching this glob (repeatable)' },
+  dryRun: {
+    kind: 'switch',
+    description: 'list each file, its route and page count, and the credits the run would cost; send nothing',
+  },
+  maxCredits: {
+    kind: 'count',
+    value: 'n',
+    description: 'stop submitting before the pages of this run would exceed n',
+    min: 0,
+  },
+  report: {
+    kind: 'path',
+    value: 'file',
+    description: 'write the summary as JSON, one entry per document (- for stdout)',
+  },
+  review: {
+    kind: 'path',
+    value: 'file',
+    description: 'write the completed documents with null fields, for a person, as JSON Lines (- for stdout)',
+  },
+  moveDone: {
+    kind: 'path',
+    value: 'dir',
+    description:
+      'once its record is written, move each completed file into DIR (path under the folder kept; a clash gets "name (1).pdf")',
+  },
+  moveFailed: {
+    kind: 'path',
+    value: 'dir',
+    description: 'likewise for files that failed in a way that fails again (set aside)',
+  },
+  settle: {
+    kind: 'duration',
+    value: 'duration',
+    description:
+      'leave files changed less than this long ago (still being written?) for the next run, with a line saying so; a bare number is seconds; default: off',
+  },
+  noProgress: { kind: 'off', description: 'plain timestamped lines instead of a progress bar' },
+  quiet: { kind: 'switch', short: 'q', description: 'print only errors' },
+  verbose: { kind: 'switch', short: 'v', description: 'print every request' },
+  apiKey: {
+    kind: 'text',
+    value: 'key',
+    description: 'API key (ext_...); prefer EXTRACT_API_KEY or "extract config set api_key -"',
+  },
+  baseUrl: {
+    kind: 'text',
+    value: 'url',
+    description: 'base URL of the service (or EXTRACT_BASE_URL, or the config store)',
+  },
+  local: { kind: 'switch', description: 'run against an in-process emulator (no account needed)' },
+});
+export type RunValues = FlagValues<typeof RUN_FLAGS>;
+
+/**
+ * `extract watch`: the batch run's flags that mean the same for a watcher, then its own. Left
+ * out: what has no end to wait for (--report, --dry-run, --max-credits), what would pay twice
+ * across restarts (--no-state, --fresh), and --retry-failed (a watcher sends a failed file again
+ * when it changes).
+ */
+export const WATCH_FLAGS = defineFlags({
+  ...pickFlags(RUN_FLAGS, [
+    'explode',
+    'route',
+    'inlineMax',
+    'concurrency',
+    'maxPending',
+    'pollInterval',
+    'pollMaxInterval',
+    'pollTimeout',
+    'state',
+    'lease',
+    'stateWait',
+    'allFiles',
+    'followLinks',
+    'ignore',
+    'moveDone',
+    'moveFailed',
+    'quiet',
+    'verbose',
+    'apiKey',
+    'baseUrl',
+    'local',
+  ]),
+  out: {
+    ...RUN_FLAGS.out,
+    description:
+      'where records are appended as documents complete: - (stdout, JSON Lines), FILE.jsonl, FILE.csv (one header) or DIR/ (one JSON per document)',
+  },
+  format: { ...RUN_FLAGS.format, description: 'jsonl, csv or dir; overrides the extension of -o' },
+  settle: {
+    kind: 'duration',
+    value: 'duration',
+    description: 'send a file once its size and mtime are unchanged this long',
+    default: DEFAULT_SETTLE_MS,
+  },
+  rescan: {
+    kind: 'duration',
+    value: 'duration',
+    description: 'list every folder again this often: finds files whose events were lost (network shares)',
+    default: DEFAULT_RESCAN_MS,
+    atLeast: { ms: 1000, why: 'each rescan lists every watched folder' },
+  },
+  noEvents: { kind: 'off', description: 'no file events: only the rescan finds files (NFS, SMB, some FUSE mounts)' },
+});
+export type WatchValues = FlagValues<typeof WATCH_FLAGS>;
+
+/** `extract get <document_id...>`. */
+export const GET_FLAGS = defineFlags({
+  wait: { kind: 'switch', description: 'poll documents still processing until they complete or fail' },
+  out: { ...RUN_FLAGS.out, description: 'where records go: - (stdout), FILE.json, FILE.jsonl, FILE.csv, DIR/' },
+  format: RUN_FLAGS.format,
+  explode: { ...RUN_FLAGS.explode, description: 'CSV: one row per row of this Table field' },
+  pollInterval: { ...POLL.pollInterval, description: 'first delay between polls with --wait' },
+  pollMaxInterval: POLL.pollMaxInterval,
+  pollTimeout: { ...POLL.pollTimeout, description: 'give up waiting after this long (exit 5)' },
+  apiKey: { ...RUN_FLAGS.apiKey, description: 'API key (ext_...); prefer EXTRACT_API_KEY' },
+  baseUrl: { ...RUN_FLAGS.baseUrl, description: 'base URL of the service' },
+});
+export type GetValues = FlagValues<typeof GET_FLAGS>;
+
+/** `extract status`. */
+export const STATUS_FLAGS = defineFlags({
+  state: {
+    ...RUN_FLAGS.state,
+    description:
+      'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then the user journal of the configured service)',
+  },
+  json: { kind: 'switch', description: 'print the view as JSON' },
+  failed: {
+    kind: 'switch',
+    description: 'list the failed documents (file, document_id, when, why, what it may have cost)',
+  },
+  needsReview: { kind: 'switch', description: 'list the completed documents with null fields, and which fields' },
+  stateWait: { ...STATE_WAIT, description: 'how long to wait for an unreachable database (then exit 6)' },
+});
+export type StatusValues = FlagValues<typeof STATUS_FLAGS>;
+
+/** `extract journal compact`. */
+export const COMPACT_FLAGS = defineFlags({
+  state: {
+    kind: 'path',
+    value: 'file',
+    description:
+      'the journal file (JSON Lines, or SQLite: .sqlite, .db, sqlite:PATH; default: the user journal of the configured service)',
+  },
+  json: { kind: 'switch', description: 'print what was done as JSON' },
+});
+export type CompactValues = FlagValues<typeof COMPACT_FLAGS>;

@@ -1,0 +1,98 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ExtractStoredRequest } from '../../src/contract/index.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { parseConfig } from '../../src/emulator/config.ts';
+import { createDocuments } from '../../src/emulator/documents.ts';
+import { Gateway, type UploadPut } from '../../src/emulator/gateway.ts';
+import { createLedger } from '../../src/emulator/ledger.ts';
+import type { Processor } from '../../src/emulator/processor.ts';
+import { openStore } from '../../src/emulator/store.ts';
+import { createSigner } from '../../src/emulator/tickets.ts';
+import { createUploads } from '../../src/emulator/uploads.ts';
+import type { Engine } from '../../src/engine/types.ts';
+
+/**
+ * The gateway's rules for uploads in process, on an injected clock: no HTTP, no engine (these
+ * operations never read a document). The HTTP layer's own tests are api.test.ts and
+ * hostile-uploads.test.ts.
+ */
+
+function gatewayAt(nowMs: { value: number }) {
+  const config = parseConfig(DEFAULT_CONFIG);
+  const store = openStore({ inMemory: true });
+  let n = 0;
+  const deps = { now: () => nowMs.value, sleep: async () => {}, newId: (prefix: string) => `${prefix}_${++n}` };
+  const gateway = new Gateway({
+    store,
+    config,
+    engine: {} as Engine,
+    documents: createDocuments(store.db),
+    uploads: createUploads(store.db, store),
+    ledger: createLedger(store.db, config.credits),
+    signer: createSigner(store.db),
+    processor: {} as Processor,
+    deps,
+  });
+  return { gateway, parser: config.parsers[0]!, config };
+}
+
+function putOf(uploadUrl: string, change: Partial<UploadPut> = {}): UploadPut {
+  const url = new URL(uploadUrl);
+  return {
+    storagePath: decodeURIComponent(url.pathname.slice('/_storage/'.length)),
+    method: 'PUT',
+    contentType: 'application/pdf',
+    query: Object.fromEntries(url.searchParams),
+    authorized: false,
+    body: Readable.from([Buffer.from('%PDF-1.7\n')]),
+    ...change,
+  };
+}
+
+describe('gateway: uploads', () => {
+  it('gateway: a signed PUT is refused, in this order, with an Authorization header, another method, another type; then stored once', async () => {
+    const clock = { value: 1_000_000 };
+    const { gateway, parser } = gatewayAt(clock);
+    const ticket = gateway.issueTicket(
+      parser,
+      { file_name: 'a.pdf', file_type: 'application/pdf' },
+      'http://127.0.0.1:1',
+    );
+    const refusal = (change: Partial<UploadPut>) => gateway.receiveUpload(putOf(ticket.upload_url, change));
+    // Two problems at once: the first rule the service applies answers.
+    await expect(refusal({ authorized: true, method: 'POST' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(refusal({ method: 'POST', contentType: 'text/plain' })).rejects.toThrow(/signed for PUT only/);
+    await expect(refusal({ contentType: 'text/plain' })).rejects.toThrow(/does not match the file_type/);
+    await expect(refusal({ storagePath: 'prs_x/none.pdf' })).rejects.toThrow(/no upload address was issued/);
+    expect((await refusal({})).size).toBe(9);
+  });
+
+  it('gateway: an upload address expires after expires_in on the injected clock, and is valid until then', async () => {
+    const clock = { value: 1_000_000 };
+    const { gateway, parser, config } = gatewayAt(clock);
+    const ticket = gateway.issueTicket(
+      parser,
+      { file_name: 'a.pdf', file_type: 'application/pdf' },
+      'http://127.0.0.1:1',
+    );
+    clock.value += config.upload.expires_in * 1000 + 1000;
+    await expect(gateway.receiveUpload(putOf(ticket.upload_url))).rejects.toMatchObject({ code: 'upload_forbidden' });
+  });
+
+  it("gateway: extract on a storage path refuses another parser's upload, one not uploaded yet, and a wrong file_size", async () => {
+    const clock = { value: 1_000_000 };
+    const { gateway, parser } = gatewayAt(clock);
+    const ticket = gateway.issueTicket(
+      parser,
+      { file_name: 'a.pdf', file_type: 'application/pdf' },
+      'http://127.0.0.1:1',
+    );
+    const stored = (req: Partial<ExtractStoredRequest>, p = parser) =>
+      gateway.extractStored(p, { storage_path: ticket.storage_path, ...req });
+    await expect(stored({}, { ...parser, parser_id: 'prs_other' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(stored({})).rejects.toMatchObject({ code: 'upload_missing' });
+    await gateway.receiveUpload(putOf(ticket.upload_url));
+    await expect(stored({ file_size: 10 })).rejects.toThrow(/file_size 10 does not match the 9 bytes uploaded/);
+  });
+});
