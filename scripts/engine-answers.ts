@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { longPdf } from '../bench/lib/pdfs.ts';
-import { ALIASES_FIELDS, CORPUS_DIR, corpusAvailable } from '../fixtures/lib/corpus.ts';
+import { CORPUS_DIR, CORPUS_SETUPS, corpusAvailable } from '../fixtures/lib/corpus.ts';
 import { FIXTURES_DIR, loadFixtures } from '../fixtures/lib/manifest.ts';
 import type { FieldDefinition } from '../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../src/emulator/default-config.ts';
@@ -71,7 +71,8 @@ if (corpusAvailable()) {
     .sort()) {
     const bytes = new Uint8Array(readFileSync(join(CORPUS_DIR, file)));
     await answer(`corpus/${file}`, 'built-in', bytes, 'application/pdf', INVOICE_FIELDS);
-    await answer(`corpus/${file}`, 'aliases', bytes, 'application/pdf', ALIASES_FIELDS);
+    const aliases = CORPUS_SETUPS.find((s) => s.name === 'aliases');
+    if (aliases) await answer(`corpus/${file}`, 'aliases', bytes, 'application/pdf', aliases.fields);
   }
 }
 await closeOcr();
