@@ -11,7 +11,6 @@ import {
   type JournalFact,
   type KnownState,
   knownFromMap,
-  NO_JOURNAL,
   openJournal,
   replayer,
   stateKey,
@@ -223,10 +222,6 @@ describe('journal: writing', () => {
     expect(versionFact(new Date(0))).toEqual({ fact: 'journal', at: '1970-01-01T00:00:00.000Z', version: 2 });
   });
 
-  it('no journal: appends and closes do nothing', async () => {
-    await expect(NO_JOURNAL.append(completed)).resolves.toBeUndefined();
-    await expect(NO_JOURNAL.close()).resolves.toBeUndefined();
-  });
 });
 
 describe('journal: lookups', () => {
