@@ -11,8 +11,6 @@ import type { StatCache } from './stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
 /** A planned document: one input file, what we know of it, and what this run does with it (cost/rerun.ts Action). */
-export type { Action };
-
 export type Job = {
   input: InputFile;
   sha256: string;

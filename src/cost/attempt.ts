@@ -60,7 +60,12 @@ export function retryableKind(kind: ServiceErrorKind): boolean {
 }
 
 /** Kinds that stop the whole run: what was not sent is "not submitted", and a rerun sends it. */
-const RUN_STOPS = ['auth', 'out_of_credits', 'unreachable', 'wrong_service'] as const satisfies readonly ServiceErrorKind[];
+const RUN_STOPS = [
+  'auth',
+  'out_of_credits',
+  'unreachable',
+  'wrong_service',
+] as const satisfies readonly ServiceErrorKind[];
 export type RunStop = (typeof RUN_STOPS)[number];
 
 /** The reason this failure stops the run, if it does. */
@@ -269,7 +274,10 @@ export function afterFailure(
  * document is forbidden to it, which elsewhere is a rejected key), `key-rejected` the service
  * rejected the key (401), `unsettled` no answer that settles it (no connection, a 5xx).
  */
-export function probeAnswer(failure: { kind: ServiceErrorKind; status?: number | undefined }): 'unseen' | 'key-rejected' | 'unsettled' {
+export function probeAnswer(failure: {
+  kind: ServiceErrorKind;
+  status?: number | undefined;
+}): 'unseen' | 'key-rejected' | 'unsettled' {
   if (failure.kind === 'not_found' || failure.status === 403 || failure.status === 404) return 'unseen';
   return failure.kind === 'auth' ? 'key-rejected' : 'unsettled';
 }

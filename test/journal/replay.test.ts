@@ -223,7 +223,6 @@ describe('journal: writing', () => {
   it('the version fact is dated', () => {
     expect(versionFact(new Date(0))).toEqual({ fact: 'journal', at: '1970-01-01T00:00:00.000Z', version: 2 });
   });
-
 });
 
 describe('journal: lookups', () => {
