@@ -156,13 +156,11 @@ export type Decision =
 
 type Verdict = 'now' | { charge: Charge } | Failure;
 
-const AGAIN_NOW = 'now';
-
 /** The table. `circuitOpened`: the circuit breaker opened on this attempt (circuitSignal said `unanswered`). */
 export function decide(facts: AttemptFacts, circuitOpened = false): Decision {
   const verdict = verdictOf(facts, circuitOpened);
   const rateLimited = facts.connection === 'answered' && facts.status === 429 && !isWrongService(facts);
-  if (verdict === AGAIN_NOW) return { ok: false, retry: 'now', charge: 'none', rateLimited };
+  if (verdict === 'now') return { ok: false, retry: 'now', charge: 'none', rateLimited };
   if ('kind' in verdict) return { ...verdict, ok: false, rateLimited };
   return { ok: true, charge: verdict.charge, rateLimited: false };
 }
@@ -174,7 +172,7 @@ function verdictOf(facts: AttemptFacts, circuitOpened: boolean): Verdict {
     // Not sent again so that it cannot be charged twice: a person resends it under the same key.
     if (!idempotent && facts.connection === 'no-answer') return failed('network', 'uncertain');
     if (circuitOpened) return failed('unreachable');
-    return last ? failed('network') : AGAIN_NOW;
+    return last ? failed('network') : 'now';
   }
   const { status } = facts;
   if (isWrongService(facts)) return failed('wrong_service');
@@ -185,14 +183,14 @@ function verdictOf(facts: AttemptFacts, circuitOpened: boolean): Verdict {
   }
   if (status === 429) {
     // A refusal before any work, so even POST extract is safe to send again.
-    return !last && facts.pastDeadline !== true ? AGAIN_NOW : failed('rate_limited');
+    return !last && facts.pastDeadline !== true ? 'now' : failed('rate_limited');
   }
   // For the idempotent steps any 5xx is transient. POST extract is sent again only after the
   // service's own 500 (a JSON error body: the spec says the extraction failed and was refunded)
   // or its own 503 on the storage-path shape; never after a gateway's answer.
   const refusedByService =
     (status === 500 || (status === 503 && facts.inline !== true)) && facts.body === 'service-error';
-  if (status >= 500 && (idempotent || refusedByService) && !last) return AGAIN_NOW;
+  if (status >= 500 && (idempotent || refusedByService) && !last) return 'now';
   return classify(facts, status, refusedByService);
 }
 

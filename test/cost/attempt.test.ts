@@ -411,6 +411,7 @@ describe('cost: the attempt table', () => {
 
   it("a probe's answer: 403 and 404 say the key does not see the document; 401 rejects the key; the rest settles nothing", () => {
     expect(probeAnswer({ kind: 'not_found', status: 404 })).toBe('unseen');
+    expect(probeAnswer({ kind: 'not_found' })).toBe('unseen');
     expect(probeAnswer({ kind: 'auth', status: 403 })).toBe('unseen');
     expect(probeAnswer({ kind: 'wrong_service', status: 404 })).toBe('unseen');
     expect(probeAnswer({ kind: 'auth', status: 401 })).toBe('key-rejected');
