@@ -77,7 +77,8 @@ export function formatDuration(ms: number): string {
  * exactly, so parseDuration reads it back unchanged and --help shows what people would type.
  */
 export function durationFlag(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  // 0 reads as "0s", not "0h": the unit people write for "none".
+  if (ms > 0 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   // 60 s stays "60s": minutes only from two on, as people say them.
   if (ms % 60_000 === 0 && ms >= 120_000) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;
