@@ -96,7 +96,7 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
     running.add(p);
   };
 
-  let queue = [...input.jobs];
+  let queue = new JobQueue(input.jobs);
   let waiting: Job[] = [];
   let failure: { err: unknown } | undefined;
   const rethrow = (): void => {
@@ -105,8 +105,10 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
 
   async function run(): Promise<Array<{ job: Job; holder: string | undefined }>> {
     const shared = state.shared;
-    const sendAhead = shared ? input.concurrency * 2 : Infinity;
-    const maxHeld = shared ? input.concurrency + input.maxPending : Infinity;
+    // Jobs are admitted as slots free up, whatever the journal: a batch of N files holds about
+    // -c + --max-pending jobs in flight, not N promises queued on the limiters.
+    const sendAhead = input.concurrency * 2;
+    const maxHeld = input.concurrency + input.maxPending;
     let waitingSince: number | undefined;
     let round = 0;
     let rechecking = false;
@@ -116,16 +118,17 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
         if (input.stopped()) {
           // No new claims: the pipeline settles each remaining job as not submitted (or polls
           // one submitted earlier, which costs nothing) without sending anything.
-          for (const job of queue) {
+          for (const job of queue.drain()) {
             if (job.action === 'leave') input.decided(job, false);
             else begin(job);
           }
-          queue = [];
           break;
         }
         const want = Math.min(sendAhead - sending.size, maxHeld - running.size);
-        if (queue.length > 0 && want > 0) {
-          const slice = shared ? queue.slice(0, Math.max(64, want * 4)) : queue;
+        if (queue.size > 0 && want > 0) {
+          // One worker is granted every claim: it asks for what it can start. A shared worker asks
+          // about more, since other workers may hold some.
+          const slice = queue.take(shared ? Math.max(64, want * 4) : want);
           const claims = await state.claim(
             slice.map((j) => j.key),
             want,
@@ -136,15 +139,16 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
           const kept = claims.length < want ? [] : slice.filter((j) => !won.has(j.key));
           // Fewer than asked: every other document of the slice is held by a live worker.
           if (claims.length < want) waiting.push(...slice.filter((j) => !won.has(j.key)));
-          queue = [...kept, ...queue.slice(slice.length)];
+          queue.putBack(kept);
           const started: Job[] = [];
           for (const claim of claims) {
             const job = byKey.get(claim.key);
             if (!job) continue;
             if (claim.takenFrom !== null)
               input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
+            // Not kept in byKey: a claim made again (a document waited for) plans again from the
+            // claim's answer, so the plan's job will do, and the batch holds one job per document.
             const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
-            byKey.set(job.key, next);
             if (next.action === 'submit' || next.action === 'resume') started.push(next);
             else {
               input.decided(next, claim.concurrent);
@@ -156,8 +160,8 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
           for (const job of started.filter((j) => j.action === 'submit')) begin(job);
           continue;
         }
-        if (queue.length === 0 && waiting.length === 0) break;
-        if (queue.length === 0) {
+        if (queue.size === 0 && waiting.length === 0) break;
+        if (queue.size === 0) {
           // Only documents other workers hold are left: look again after a poll interval.
           if (waitingSince === undefined) {
             waitingSince = input.deps.now();
@@ -173,7 +177,7 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
             nextWake(),
           ]);
           if (input.signal.aborted) break;
-          queue = waiting;
+          queue = new JobQueue(waiting);
           waiting = [];
           rechecking = true;
           continue;
@@ -192,7 +196,7 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
       // joins `waiting` when its run ends, which may be after the loop above gave up: look at it
       // once more (its new holder may have finished it) before calling it held elsewhere.
       if (waiting.length > waitingAtEnd && !input.stopped() && !input.signal.aborted) {
-        queue = waiting;
+        queue = new JobQueue(waiting);
         waiting = [];
         rechecking = true;
         continue;
@@ -223,4 +227,52 @@ export function workThrough(input: WorkThroughInput): WorkThrough {
   }
 
   return { journal, run };
+}
+
+/**
+ * The jobs not claimed yet, in order, taken from the front by an index: taking a few and putting
+ * back those another worker holds costs what was taken, not a copy of the whole queue (which made
+ * a batch of N documents O(N^2): 100,000 documents, some 10^9 copied elements).
+ */
+export class JobQueue {
+  #items: Array<Job | undefined>;
+  #head = 0;
+
+  constructor(items: readonly Job[]) {
+    this.#items = [...items];
+  }
+
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /** Up to `n` jobs from the front; the queue lets go of them. */
+  take(n: number): Job[] {
+    const end = Math.min(this.#items.length, this.#head + n);
+    const out: Job[] = [];
+    for (let i = this.#head; i < end; i++) {
+      out.push(this.#items[i] as Job);
+      this.#items[i] = undefined;
+    }
+    this.#head = end;
+    return out;
+  }
+
+  /** Puts jobs just taken back at the front, in their order. */
+  putBack(jobs: readonly Job[]): void {
+    if (jobs.length > this.#head) {
+      this.#items = [...jobs, ...this.#items.slice(this.#head)];
+      this.#head = 0;
+      return;
+    }
+    this.#head -= jobs.length;
+    jobs.forEach((job, i) => {
+      this.#items[this.#head + i] = job;
+    });
+  }
+
+  /** Every job left, and the queue empty. */
+  drain(): Job[] {
+    return this.take(this.size);
+  }
 }

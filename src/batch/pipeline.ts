@@ -13,6 +13,7 @@ import {
   pendingRecord,
   UNEXPLAINED_ERROR,
 } from '../outputs/record.ts';
+import { storedResults } from '../outputs/stored-results.ts';
 import { redact } from '../redact.ts';
 import { fileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
@@ -512,7 +513,13 @@ export class Pipeline {
     });
     c.settle(job, {
       kind: 'completed',
-      record: completedRecord({ file: job.input.file, document_id: documentId, route }, pageCount, res),
+      // Held until the outputs are written: as their JSON text (one string), not the parsed tree
+      // (about 1 KB a document of objects and small strings); the writers copy or parse it.
+      record: completedRecord(
+        { file: job.input.file, document_id: documentId, route },
+        pageCount,
+        storedResults(JSON.stringify(res)),
+      ),
     });
   }
 

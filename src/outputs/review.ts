@@ -16,6 +16,8 @@ import { storedText } from './stored-results.ts';
 export function nullFields(results: Results): string[] {
   const text = storedText(results);
   if (text !== undefined && !text.includes('null')) return [];
+  // Parsed here, not through the stored results (which would keep the parsed tree as long as the record).
+  const value: Results = text === undefined ? results : (JSON.parse(text) as Results);
   const found: string[] = [];
   const visit = (value: ResultValue, path: string): void => {
     if (value === null) found.push(path);
@@ -23,7 +25,7 @@ export function nullFields(results: Results): string[] {
     else if (typeof value === 'object')
       for (const [key, child] of Object.entries(value)) visit(child, `${path}.${key}`);
   };
-  for (const [key, value] of Object.entries(results)) visit(value, key);
+  for (const [key, child] of Object.entries(value)) visit(child, key);
   return found;
 }
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
-import { workThrough } from '../../src/batch/claims.ts';
+import { JobQueue, workThrough } from '../../src/batch/claims.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
 import { job } from './jobs.ts';
-import type { Claim, StateJournal } from '../../src/journal/state/index.ts';
+import { memoryState, type Claim, type StateJournal } from '../../src/journal/state/index.ts';
 
 /**
  * The scheduler that feeds the pipeline what this worker holds, over a fake shared journal
@@ -97,6 +97,50 @@ describe('claims', () => {
     expect(await share.run()).toEqual([]);
     expect(started.sort()).toEqual(jobs.map((j) => j.key).sort()); // each once
     expect(most).toBeLessThanOrEqual(4); // 2 x -c: none of them submitted yet
+  });
+
+  it('one worker (file journal, no journal) admits jobs as slots free up: 2 x -c unsent, not the whole batch at once', async () => {
+    const jobs = Array.from({ length: 200 }, (_, i) => job(i));
+    let running = 0;
+    let most = 0;
+    const started: string[] = [];
+    const share = workThrough({
+      state: memoryState(),
+      jobs,
+      retryFailed: false,
+      concurrency: 3,
+      maxPending: 10,
+      poll: DEFAULT_POLL,
+      deps: fakeClock(),
+      signal: new AbortController().signal,
+      stopped: () => false,
+      log: () => {},
+      start: async (j) => {
+        started.push(j.key);
+        most = Math.max(most, ++running);
+        await new Promise((r) => setImmediate(r));
+        running--;
+      },
+      decided: () => {},
+    });
+    expect(await share.run()).toEqual([]);
+    // Each once, in input order.
+    expect(started).toEqual(jobs.map((j) => j.key));
+    expect(most).toBeLessThanOrEqual(6);
+  });
+
+  it('the queue of unclaimed jobs: taken from the front, put back in order, drained', () => {
+    const jobs = Array.from({ length: 10 }, (_, i) => job(i));
+    const queue = new JobQueue(jobs);
+    const first = queue.take(4);
+    expect(first).toEqual(jobs.slice(0, 4));
+    queue.putBack(first.slice(2));
+    expect(queue.size).toBe(8);
+    expect(queue.take(3)).toEqual(jobs.slice(2, 5));
+    queue.putBack([jobs[9]!, jobs[0]!, jobs[1]!, jobs[2]!]); // more than was taken last: still in front, in order
+    expect(queue.drain()).toEqual([jobs[9], jobs[0], jobs[1], jobs[2], ...jobs.slice(5)]);
+    expect(queue.size).toBe(0);
+    expect(queue.take(5)).toEqual([]);
   });
 
   it('documents another live worker holds are waited for, and their outcome taken from the journal once free', async () => {

@@ -6,7 +6,7 @@ import { memoryState } from '../../src/journal/state/index.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 
 /**
- * The scheduler with the file journal's one worker starts every document at once and waits
+ * The scheduler with the file journal's one worker admits documents as slots free up and waits
  * for them to end. The promises it makes to wait must grow with the documents, not with
  * their square: a run of 20,000 small files ran out of a 4 GB heap on Promise.race.
  */

@@ -7,6 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { replayer, stateKey, type JournalFact } from '../../src/journal/journal.ts';
 import { openState, parseStateSpec, type StateJournal } from '../../src/journal/state/index.ts';
 import { journalRefusal } from '../../src/journal/state/sqlite-guard.ts';
+import { CLAIMS_BY_KEY } from '../../src/journal/state/sqlite.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { tempDir } from '../helpers/cli.ts';
 
@@ -398,5 +399,23 @@ describe('sqlite journal: group commit', () => {
       .all()
       .map((r) => JSON.parse(String(r.body)).sha256);
     expect(bodies).toEqual(['mine', 'other']);
+  });
+});
+
+describe('sqlite journal: claims read by key', () => {
+  it('release and holders find their documents by key, not through the worker index (a run holds every document it has not finished)', async () => {
+    const path = journalPath();
+    await open(path);
+    const db = new DatabaseSync(path, { readOnly: true });
+    onTestFinished(() => db.close());
+    for (const [name, sql] of Object.entries(CLAIMS_BY_KEY)) {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all()
+        .map((row) => String(row.detail))
+        .join('\n');
+      expect(plan, name).toMatch(/SEARCH extract_claims USING INDEX sqlite_autoindex_extract_claims_1 \(key=\?\)/);
+      expect(plan, name).not.toContain('extract_claims_worker');
+    }
   });
 });
