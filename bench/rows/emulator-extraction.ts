@@ -119,7 +119,7 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
       peerFigure: perCore.bare,
       goal: '>= 0.83x (within 1.2x of bare)',
       pass: (x) => x >= 1 / 1.2,
-      note: "what the engine adds per page on one core: layout, labels and grounding (pdfjs's text and the layout cost about what the bare script's text does; its standard font data and cmaps options cost little). Profiled (thread CPU, best of reps): the work beyond the text was 128 us/page on these PDFs (every field scanned every cell, label forms rebuilt per document: 700 us per document) and is 53 us/page: labelled cells indexed once per scope (src/engine/scope-index.ts), label forms built once per definition, ASCII cells tokenized without the Unicode regex",
+      note: "what the engine adds per page on one core: the layout (pdfjs's items to lines and cells) and grounding (labels, scope index, values, tables). Measured this round (bench/peers/engine-split.ts and an A/B of the old and new code in one process, thread CPU, min of 30; machine at load 15-20): grounding 40 -> 30 us/page, layout 8.4 -> 3.2 us/page; instructions beyond bare pdfjs (callgrind): docs/engine.md. Cut: label forms tried only when their second word can be the cell's (32 forms of 'Total' -> 2), the extra-words, box, symbol and joined-word searches skipped when they cannot match, pdfjs's transforms read by index (destructuring walked an iterator per piece of text), cells squashed by /\\s+/ only when needed, format hints without match arrays, no key string per line when a document has no table. Where the rest goes: the scavenger (the layout and label answers kept for the whole document survive pdfjs's garbage), label matching of each distinct cell (about half of grounding), then the per-cell checks (payment terms, money marks, separators)",
     }),
     ...(perCorpus
       ? [
@@ -131,7 +131,7 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
             peer: 'pdfjs-dist getTextContent, same thread, reps interleaved',
             peerFigure: perCorpus.bare,
             goal: 'reported',
-            note: "real invoices: dense pages (embedded fonts: bare pdfjs reads about 200 pages/s), tables and parties, one or two pages each. Work beyond the text (thread CPU, best of reps) was 927 us/page and is 368: of it now about 40% the table header search (a header tried at every line without figures, each band's titles matched), 25% the scope index (matching each distinct cell text once), the rest fields, parties and hints",
+            note: "real invoices: dense pages (embedded fonts: bare pdfjs reads about 200 pages/s), tables and parties, one or two pages each. Work beyond the text (thread CPU, min): grounding 475 -> 430 us/page this round (A/B in one process), layout about 22 -> 16; of grounding about 40% the table header search (a header tried at every line without figures, each band's titles matched), 25% the scope index (matching each distinct cell text once), the rest fields, parties and hints",
           }),
         ]
       : []),

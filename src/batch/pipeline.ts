@@ -20,10 +20,10 @@ import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
 import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import { fetchable, priorRecord, serviceName, type Job } from './plan.ts';
-import { stopsTheRun, uploadAgain } from '../cost/attempt.ts';
+import { fetchable, rerunAction, resendOf } from '../cost/rerun.ts';
+import { priorRecord, serviceName, type Job } from './plan.ts';
+import { afterFailure, stopsTheRun, uploadAgain } from '../cost/attempt.ts';
 import { createdNothing, failureOutcome, type FailureCharge } from '../cost/charge.ts';
-import { rerunAction, resendOf } from '../cost/rerun.ts';
 import { ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -196,7 +196,7 @@ export class Pipeline {
     }
   }
 
-  /** A document an earlier run got a document_id for (plan.ts fetchable): poll it, never send it again. */
+  /** A document an earlier run got a document_id for (cost/rerun.ts fetchable): poll it, never send it again. */
   async resume(job: Job): Promise<void> {
     if (fetchable(job.prior) === undefined) return;
     const release = await this.#c.pendingSlots.acquire();
@@ -547,23 +547,18 @@ export class Pipeline {
       // The run stops (or has stopped): what was not sent is "not submitted"; a submitted document is pending.
       const stop: StopReason | undefined = stopsTheRun(err.kind);
       if (stop !== undefined) c.stop(stop, err.message);
-      if (stop !== undefined || err.kind === 'aborted') {
-        const why = reasonText(stop ?? c.stopped() ?? 'interrupted');
-        // Submitted (and charged) already: a rerun collects it; only what was never sent is "not submitted".
-        if (documentId !== null)
-          await this.#pending(
-            job,
-            route,
-            documentId,
-            null,
-            'still processing when the run stopped: rerun the same command to collect it (it will not be charged again)',
-          );
-        else c.settle(job, notSubmitted(job, route, why));
+      const after = afterFailure(err.kind, documentId);
+      if (after === 'not-submitted') {
+        c.settle(job, notSubmitted(job, route, reasonText(stop ?? c.stopped() ?? 'interrupted')));
         return;
       }
-      if (documentId !== null && err.kind !== 'not_found') {
-        // Polling failed (network, 5xx after retries): the document is still the service's; resume later.
-        await this.#pending(job, route, documentId, null, `${err.message}: rerun the same command to collect it`);
+      if (after !== 'failed' && documentId !== null) {
+        // Submitted (and charged) already: the document is still the service's; a rerun collects it.
+        const how =
+          after === 'pending-at-stop'
+            ? 'still processing when the run stopped: rerun the same command to collect it (it will not be charged again)'
+            : `${err.message}: rerun the same command to collect it`;
+        await this.#pending(job, route, documentId, null, how);
         return;
       }
     }

@@ -4,17 +4,13 @@ import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableI
 import { fileFacts, fileType, type FileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
 import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../journal/journal.ts';
-import { type Action, fetchable, rerunAction, resendOf, uncertainRequest } from '../cost/rerun.ts';
+import { type Action, rerunAction, resendOf } from '../cost/rerun.ts';
 import type { StateJournal } from '../journal/state/index.ts';
 import type { Unsettled } from './settle.ts';
 import type { StatCache } from './stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
 /** A planned document: one input file, what we know of it, and what this run does with it (cost/rerun.ts Action). */
-export type { Action };
-// What the journal's facts mean for a rerun is decided in cost/rerun.ts; these names stay for their importers.
-export { fetchable, uncertainRequest };
-
 export type Job = {
   input: InputFile;
   sha256: string;
@@ -298,10 +294,6 @@ function progressTicker(
 }
 
 const PROGRESS_EVERY_MS = 100;
-
-export function actionFor(prior: KnownState | undefined, retryFailed: boolean, fresh = false): Action {
-  return rerunAction(prior, { retryFailed, fresh });
-}
 
 /**
  * The decision again, for a document claimed after the plan (another worker may have moved

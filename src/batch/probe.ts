@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { ClientDeps } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import { ServiceClient } from '../client/service-client.ts';
+import { probeAnswer } from '../cost/attempt.ts';
 import { ExtractError } from '../errors.ts';
 import type { Candidate } from '../journal/identity.ts';
 
@@ -36,13 +37,13 @@ async function sees(client: ServiceClient, { documentId, fact }: Candidate): Pro
     if (typeof pages === 'number' && doc.page_count !== null && doc.page_count !== pages) return false;
     return true;
   } catch (err) {
-    if (err instanceof ServiceError && (err.kind === 'not_found' || err.status === 403 || err.status === 404))
-      return false;
-    if (err instanceof ServiceError && err.kind === 'auth')
-      throw new ExtractError('auth', `the service rejected the API key: ${err.message}`);
+    const answer = err instanceof ServiceError ? probeAnswer(err) : 'unsettled';
+    if (answer === 'unseen') return false;
+    const message = err instanceof Error ? err.message : String(err);
+    if (answer === 'key-rejected') throw new ExtractError('auth', `the service rejected the API key: ${message}`);
     throw new ExtractError(
       'unreachable',
-      `could not tell whether this API key belongs to the parser of documents the journal already holds (reading document ${documentId}: ${err instanceof Error ? err.message : String(err)}); nothing was sent, so nothing is paid twice: rerun when the service answers`,
+      `could not tell whether this API key belongs to the parser of documents the journal already holds (reading document ${documentId}: ${message}); nothing was sent, so nothing is paid twice: rerun when the service answers`,
     );
   }
 }

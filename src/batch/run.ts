@@ -26,7 +26,7 @@ import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } fro
 import { openStatCache, statCachePathFor, type StatCache } from './stat-cache.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
 import { settledOnly, type Unsettled } from './settle.ts';
-import { formatDuration } from '../flags/units.ts';
+import { formatDuration } from '../ui/format.ts';
 import { createStopper } from './stopper.ts';
 import type { BatchSummary } from './summary.ts';
 

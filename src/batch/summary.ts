@@ -5,7 +5,7 @@ import type { Charges, StopReason } from './pipeline.ts';
 import type { LinkNotFollowed } from './discover.ts';
 import type { IgnoredInput } from './plan.ts';
 import type { Unsettled } from './settle.ts';
-import { formatDuration } from '../flags/units.ts';
+import { formatDuration } from '../ui/format.ts';
 
 /**
  * Where each input ended, for the summary and --report:

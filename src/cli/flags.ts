@@ -5,6 +5,7 @@ import { DEFAULT_POLL, type PollPolicy } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';
 import type { RunValues, WatchValues } from '../flags/batch.ts';
 import { parseExplode } from '../outputs/index.ts';
+import type { WatchOptions } from '../watch/watch.ts';
 
 /** What a watcher shares with a batch run; the run's own flags it lacks are those of a run that says nothing. */
 type BatchFlagValues = Pick<RunValues, keyof WatchValues & keyof RunValues> & Partial<RunValues>;
@@ -46,10 +47,26 @@ export function batchOptionsFromFlags(
     review: flags.review,
     moveDone: flags.moveDone,
     moveFailed: flags.moveFailed,
-    // --settle's "default: off".
-    settleMs: flags.settle ?? 0,
+    settleMs: flags.settle,
     noProgress: flags.noProgress === true,
     verbosity,
+  };
+}
+
+/**
+ * A watcher's options from its parsed flags: its --settle is the settle rule's, so the batch it
+ * runs per settled set leaves nothing unsettled (0, as a run that says nothing).
+ */
+export function watchOptionsFromFlags(
+  flags: WatchValues,
+  target: Parameters<typeof batchOptionsFromFlags>[1],
+  state: string | null | undefined,
+): WatchOptions {
+  return {
+    batch: batchOptionsFromFlags({ ...flags, settle: 0 }, target, state),
+    settleMs: flags.settle,
+    rescanMs: flags.rescan,
+    events: !flags.noEvents,
   };
 }
 

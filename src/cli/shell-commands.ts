@@ -40,6 +40,9 @@ Examples:
   source <(extract completion bash)                          # bash, in ~/.bashrc
   source <(extract completion zsh)                           # zsh, in ~/.zshrc
   extract completion fish > ~/.config/fish/completions/extract.fish
+
+It offers commands, flags, a flag's choices, and files after a flag whose value is a path or
+for path arguments; after a flag whose value is a number, a duration or a key it offers nothing.
 `,
     )
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {

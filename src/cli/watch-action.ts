@@ -2,7 +2,7 @@ import type { BatchDeps } from '../batch/options.ts';
 import { defaultClientDeps } from '../client/deps.ts';
 import { runWatch } from '../watch/watch.ts';
 import type { WatchValues } from '../flags/batch.ts';
-import { batchOptionsFromFlags } from './flags.ts';
+import { watchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
 import type { CliHooks } from './run-action.ts';
 import { withTarget } from './target.ts';
@@ -12,8 +12,7 @@ export async function watchFromCli(folders: string[], flags: WatchValues, hooks:
   return withTarget(flags, hooks.env, { needKey: true, lookUpState: !hooks.explicitState }, async (target) => {
     // As a batch run: --state, then EXTRACT_STATE_URL and the config store, then the user's journal.
     const state = hooks.explicitState ? flags.state : target.local ? null : target.stateUrl;
-    // The batch's own --settle is the settle rule's (send-settled.ts sends settled files with 0).
-    const batch = batchOptionsFromFlags({ ...flags, settle: undefined }, target, state);
+    const options = watchOptionsFromFlags(flags, target, state);
     const deps: BatchDeps = {
       ...defaultClientDeps(),
       cwd: process.cwd(),
@@ -25,6 +24,6 @@ export async function watchFromCli(folders: string[], flags: WatchValues, hooks:
       exitNow: hooks.exitNow,
     };
     favourMemory();
-    return runWatch(folders, { batch, settleMs: flags.settle, rescanMs: flags.rescan, events: !flags.noEvents }, deps);
+    return runWatch(folders, options, deps);
   });
 }

@@ -1,5 +1,5 @@
 import { ErrorAnswer } from '../contract/index.ts';
-import { retryableKind, type ServiceErrorKind } from '../cost/attempt.ts';
+import { failed, type ServiceErrorKind } from '../cost/attempt.ts';
 import type { Charge } from '../cost/charge.ts';
 import { errnoCode } from '../errno.ts';
 import { redact } from '../redact.ts';
@@ -9,9 +9,9 @@ export type { ServiceErrorKind, Charge };
 export class ServiceError extends Error {
   readonly kind: ServiceErrorKind;
   readonly status: number | undefined;
-  /** Whether trying the same document again later may succeed (journal: failed.retryable; default: cost/attempt.ts retryableKind). */
+  /** Whether trying the same document again later may succeed (journal: failed.retryable). */
   readonly retryable: boolean;
-  /** What the call may have cost (cost/attempt.ts decides it). */
+  /** What the call may have cost. */
   readonly charge: Charge;
   /** A bad answer that still named its document: what `extract get` fetches once the service answers properly. */
   readonly documentId: string | undefined;
@@ -34,8 +34,10 @@ export class ServiceError extends Error {
     this.name = 'ServiceError';
     this.kind = kind;
     this.status = options.status;
-    this.retryable = options.retryable ?? retryableKind(kind);
-    this.charge = options.charge ?? 'none';
+    // Unless the client's attempt table said otherwise, cost/attempt.ts says what a failure of this kind costs.
+    const table = failed(kind);
+    this.retryable = options.retryable ?? table.retryable;
+    this.charge = options.charge ?? table.charge;
     this.documentId = options.documentId;
     this.pageCount = options.pageCount;
   }

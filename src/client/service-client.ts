@@ -17,7 +17,6 @@ import { redact, rememberSecret } from '../redact.ts';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff.ts';
 import type { ClientDeps, LogLevel } from './deps.ts';
 import { errnoCode } from '../errno.ts';
-import { createdNothing } from '../cost/charge.ts';
 import {
   type AttemptFacts,
   decide,
@@ -306,7 +305,7 @@ export class ServiceClient {
     }
     const { status, text, headers } = answer;
     log('debug', `${label} -> ${status} (${now() - started} ms)`);
-    const wait = status === 429 ? parseRetryAfter(headers['retry-after'], now()) : undefined;
+    const wait = parseRetryAfter(headers['retry-after'], now());
     const facts: AttemptFacts = {
       ...shape,
       connection: 'answered',
@@ -318,13 +317,13 @@ export class ServiceClient {
       pastDeadline: wait !== undefined && wait > this.#retry.maxRetryAfterMs,
     };
     const decision = decide(facts, this.#heard(facts, `HTTP ${status}`));
-    if (decision.kind !== 'wrong_service') {
-      if (status === 429) this.#hooks.rateLimited?.();
-      else if (decision.retry === 'never') this.#hooks.succeeded?.();
+    if (decision.rateLimited) this.#hooks.rateLimited?.();
+    if (decision.ok) {
+      this.#hooks.succeeded?.();
+      return { answer };
     }
-    if (decision.retry === 'never') return { answer };
     if (decision.retry === 'now')
-      return status === 429
+      return decision.rateLimited
         ? { why: '429 rate limited', level: 'warn', ...(wait !== undefined && { atLeastMs: wait }) }
         : { why: String(status), level: 'warn' };
     throw this.#failure(call, label, decision, { attempt, status, detail: describeErrorBody(text), html: facts.html });
@@ -362,7 +361,7 @@ export class ServiceClient {
       case 'network':
         return new ServiceError(
           'network',
-          !createdNothing(charge)
+          decision.retry === 'with-retry-failed'
             ? `the connection failed (${got.code}) after the extract request for ${call.subject} may have reached the service; ` +
                 'it was not sent again so the document cannot be charged twice: check the document list, then rerun with --retry-failed ' +
                 '(which resends the same request under the same Idempotency-Key)'
@@ -392,7 +391,7 @@ export class ServiceClient {
       case 'server':
         return new ServiceError(
           kind,
-          !createdNothing(charge)
+          decision.retry === 'with-retry-failed'
             ? `${what}: the answer came from a proxy, not the service, so the extract request may have reached the service and been charged; ` +
                 'it was not sent again: check the document list, then rerun with --retry-failed (same request, same Idempotency-Key)'
             : `the service failed on ${what}; nothing was charged, and a rerun tries again`,

@@ -10,36 +10,22 @@ import type { Charge } from './charge.ts';
 /** The steps of the API; only extract is not idempotent (it reserves credits). GET is also the poll. */
 export type Step = 'upload-url' | 'put' | 'extract' | 'get';
 
-/** Why a call to the service failed, in the words the batch pipeline acts on. */
-export type ServiceErrorKind =
-  /** 401/403 from an API operation: the key was rejected. Stops the run (exit 4). */
-  | 'auth'
-  /** 402: out of credits. Stops submitting (exit 3). */
-  | 'out_of_credits'
-  /** 503 on the inline route: the inline time limit; the file moves to upload-and-poll. */
-  | 'inline_unavailable'
-  /** 429 still returned after the retries. */
-  | 'rate_limited'
-  /** 5xx (other than an inline 503), after the retries of an idempotent step. */
-  | 'server'
-  /** No HTTP answer (reset, timed out after connecting), or no connection after the retries. */
-  | 'network'
-  /** The circuit is open: the service has not answered for a while; nothing more is sent this run. */
-  | 'unreachable'
-  /** The signed upload address is no longer accepted: ask for a new ticket. */
-  | 'ticket_expired'
-  /** 404 on a document. */
-  | 'not_found'
-  /** Another 4xx: the service refused this request as it is (bad file, too large...). */
-  | 'rejected'
-  /** A 2xx whose body is not what the spec describes. */
-  | 'bad_response'
-  /** The base URL is not the service: a 404 on the API's own paths, or an HTML page. Stops the run (exit 2). */
-  | 'wrong_service'
-  /** The caller aborted (SIGINT). */
-  | 'aborted';
-
-/** Every kind, for tables and tests. */
+/**
+ * Why a call to the service failed, in the words the batch pipeline acts on:
+ * - auth: 401/403 from an API operation: the key was rejected. Stops the run (exit 4).
+ * - out_of_credits: 402. Stops submitting (exit 3).
+ * - inline_unavailable: 503 on the inline route: the inline time limit; the file moves to upload-and-poll.
+ * - rate_limited: 429 still returned after the retries.
+ * - server: 5xx (other than an inline 503), after the retries of an idempotent step.
+ * - network: no HTTP answer (reset, timed out after connecting), or no connection after the retries.
+ * - unreachable: the circuit is open: the service has not answered for a while; nothing more is sent this run.
+ * - ticket_expired: the signed upload address is no longer accepted: ask for a new ticket.
+ * - not_found: 404 on a document.
+ * - rejected: another 4xx: the service refused this request as it is (bad file, too large...).
+ * - bad_response: a 2xx whose body is not what the spec describes.
+ * - wrong_service: the base URL is not the service: a 404 on the API's own paths, or an HTML page. Stops the run (exit 2).
+ * - aborted: the caller aborted (SIGINT).
+ */
 export const SERVICE_ERROR_KINDS = [
   'auth',
   'out_of_credits',
@@ -54,7 +40,8 @@ export const SERVICE_ERROR_KINDS = [
   'bad_response',
   'wrong_service',
   'aborted',
-] as const satisfies readonly ServiceErrorKind[];
+] as const;
+export type ServiceErrorKind = (typeof SERVICE_ERROR_KINDS)[number];
 
 /**
  * Kinds that say the service judged this request as it is: the same document fails the same
@@ -73,9 +60,13 @@ export function retryableKind(kind: ServiceErrorKind): boolean {
 }
 
 /** Kinds that stop the whole run: what was not sent is "not submitted", and a rerun sends it. */
-export type RunStop = 'auth' | 'out_of_credits' | 'unreachable' | 'wrong_service';
-
-const RUN_STOPS: readonly RunStop[] = ['auth', 'out_of_credits', 'unreachable', 'wrong_service'];
+const RUN_STOPS = [
+  'auth',
+  'out_of_credits',
+  'unreachable',
+  'wrong_service',
+] as const satisfies readonly ServiceErrorKind[];
+export type RunStop = (typeof RUN_STOPS)[number];
 
 /** The reason this failure stops the run, if it does. */
 export function stopsTheRun(kind: ServiceErrorKind): RunStop | undefined {
@@ -145,49 +136,61 @@ export function circuitSignal(facts: AttemptFacts): 'answered' | 'unanswered' | 
 /**
  * How a later run treats a document whose call failed: `on-rerun` a plain rerun sends it again,
  * `with-retry-failed` only a person's --retry-failed does (it may have been charged, or the
- * service judged it), `never` it is fetched by its document_id and not sent again.
+ * service judged it). (`now`: the client sends it again within this run.)
  */
-export type Retry = 'now' | 'on-rerun' | 'with-retry-failed' | 'never';
+export type Retry = 'now' | 'on-rerun' | 'with-retry-failed';
 
 /** The call failed for good, this run: how, what it cost, whether the same document may pass later. */
 export type Failure = { retry: Exclude<Retry, 'now'>; charge: Charge; kind: ServiceErrorKind; retryable: boolean };
 
+/**
+ * `rateLimited`: the service refused the attempt for its rate (a 429), which the client's
+ * rate-limit hook hears, whether it is sent again or fails.
+ */
 export type Decision =
-  /** Send the same request again after the backoff (or the Retry-After). */
-  | { retry: 'now'; charge: 'none'; kind?: undefined }
   /** The call succeeded. */
-  | { retry: 'never'; charge: Charge; kind?: undefined }
-  | Failure;
+  | { ok: true; charge: Charge; rateLimited: false; retry?: undefined; kind?: undefined }
+  /** Send the same request again after the backoff (or the Retry-After). */
+  | { ok: false; retry: 'now'; charge: 'none'; rateLimited: boolean; kind?: undefined }
+  | (Failure & { ok: false; rateLimited: boolean });
 
-const AGAIN_NOW: Decision = { retry: 'now', charge: 'none' };
+type Verdict = 'now' | { charge: Charge } | Failure;
 
 /** The table. `circuitOpened`: the circuit breaker opened on this attempt (circuitSignal said `unanswered`). */
 export function decide(facts: AttemptFacts, circuitOpened = false): Decision {
+  const verdict = verdictOf(facts, circuitOpened);
+  const rateLimited = facts.connection === 'answered' && facts.status === 429 && !isWrongService(facts);
+  if (verdict === 'now') return { ok: false, retry: 'now', charge: 'none', rateLimited };
+  if ('kind' in verdict) return { ...verdict, ok: false, rateLimited };
+  return { ok: true, charge: verdict.charge, rateLimited: false };
+}
+
+function verdictOf(facts: AttemptFacts, circuitOpened: boolean): Verdict {
   const last = facts.attempt >= facts.attempts;
   const idempotent = facts.step !== 'extract';
   if (facts.connection !== 'answered') {
     // Not sent again so that it cannot be charged twice: a person resends it under the same key.
     if (!idempotent && facts.connection === 'no-answer') return failed('network', 'uncertain');
     if (circuitOpened) return failed('unreachable');
-    return last ? failed('network') : AGAIN_NOW;
+    return last ? failed('network') : 'now';
   }
   const { status } = facts;
   if (isWrongService(facts)) return failed('wrong_service');
   if (circuitOpened && idempotent && isGatewayStatus(status)) return failed('unreachable');
   if (status >= 200 && status < 300) {
     if (facts.body === 'unreadable') return unreadableAnswer(facts.step);
-    return { retry: 'never', charge: idempotent ? 'none' : 'charged' };
+    return { charge: idempotent ? 'none' : 'charged' };
   }
   if (status === 429) {
     // A refusal before any work, so even POST extract is safe to send again.
-    return !last && facts.pastDeadline !== true ? AGAIN_NOW : failed('rate_limited');
+    return !last && facts.pastDeadline !== true ? 'now' : failed('rate_limited');
   }
   // For the idempotent steps any 5xx is transient. POST extract is sent again only after the
   // service's own 500 (a JSON error body: the spec says the extraction failed and was refunded)
   // or its own 503 on the storage-path shape; never after a gateway's answer.
   const refusedByService =
     (status === 500 || (status === 503 && facts.inline !== true)) && facts.body === 'service-error';
-  if (status >= 500 && (idempotent || refusedByService) && !last) return AGAIN_NOW;
+  if (status >= 500 && (idempotent || refusedByService) && !last) return 'now';
   return classify(facts, status, refusedByService);
 }
 
@@ -225,10 +228,54 @@ export function failed(kind: ServiceErrorKind, charge: Charge = 'none', retryabl
   return { retry: laterRetry(kind, charge, retryable), charge, kind, retryable };
 }
 
+/**
+ * The failure ends this run (it stopped the run, or the caller aborted): what the run had not
+ * sent was never sent, so it is "not submitted", and the next run sends it.
+ */
+function endsTheRun(kind: ServiceErrorKind): boolean {
+  return stopsTheRun(kind) !== undefined || kind === 'aborted';
+}
+
 /** How a later run treats a failure (see Retry). */
 export function laterRetry(kind: ServiceErrorKind, charge: Charge, retryable: boolean): Exclude<Retry, 'now'> {
-  // A run stopped by it never sent what was left: "not submitted", sent by the next run.
-  if (stopsTheRun(kind) !== undefined || kind === 'aborted') return 'on-rerun';
-  if (charge === 'none' && retryable) return 'on-rerun';
-  return 'with-retry-failed';
+  return endsTheRun(kind) ? 'on-rerun' : rerunOf({ charge, retryable });
+}
+
+/**
+ * How a later run treats a failure the journal holds (a run's end is never journaled as a
+ * failure): one that cost nothing and may pass next time (the service was down, rate limiting,
+ * failing with its own 500) is sent by a plain rerun, so a cron job heals; any other waits
+ * for --retry-failed.
+ */
+export function rerunOf(failure: { charge: Charge; retryable: boolean }): Exclude<Retry, 'now'> {
+  return failure.charge === 'none' && failure.retryable ? 'on-rerun' : 'with-retry-failed';
+}
+
+/**
+ * What the pipeline does with a document whose call failed for good (the extract request was
+ * not left uncertain): `not-submitted` when the run ends before the document was sent (a rerun
+ * sends it); `pending-at-stop` when the run ends after it was submitted, and `pending` when a
+ * poll failed: the service holds its document and a rerun collects it, never paying again;
+ * `failed` otherwise (a 404 on the document says the service does not hold it).
+ */
+export function afterFailure(
+  kind: ServiceErrorKind,
+  documentId: string | null,
+): 'not-submitted' | 'pending-at-stop' | 'pending' | 'failed' {
+  if (endsTheRun(kind)) return documentId === null ? 'not-submitted' : 'pending-at-stop';
+  return documentId !== null && kind !== 'not_found' ? 'pending' : 'failed';
+}
+
+/**
+ * What a probe's GET of a document (batch/probe.ts) says of the key: `unseen` the key does not
+ * see the document (404, or 403: the spec scopes a key to one parser, so another parser's
+ * document is forbidden to it, which elsewhere is a rejected key), `key-rejected` the service
+ * rejected the key (401), `unsettled` no answer that settles it (no connection, a 5xx).
+ */
+export function probeAnswer(failure: {
+  kind: ServiceErrorKind;
+  status?: number | undefined;
+}): 'unseen' | 'key-rejected' | 'unsettled' {
+  if (failure.kind === 'not_found' || failure.status === 403 || failure.status === 404) return 'unseen';
+  return failure.kind === 'auth' ? 'key-rejected' : 'unsettled';
 }

@@ -23,7 +23,11 @@ export type Charge = (typeof CHARGES)[number];
 export const FAILURE_CHARGES = ['none', 'uncertain', 'refunded'] as const satisfies readonly Charge[];
 export type FailureCharge = (typeof FAILURE_CHARGES)[number];
 
-/** A failed fact of the journal, as far as its cost goes (journal-facts.ts has the whole shape). */
+/**
+ * The fields of the journal's failed fact that its cost is read from. Narrowed here, not
+ * imported, so that cost/ imports nothing of journal/ (journal/ asks cost/); the journal passes
+ * its own facts to chargeOf, costNothing and cost/rerun.ts, so tsc checks they still fit.
+ */
 export type FailedFactCost = {
   fact: 'failed';
   charge?: FailureCharge | undefined;

@@ -1,6 +1,6 @@
-import type { KnownState, SentRequest } from '../journal/journal.ts';
 import type { Route } from '../outputs/record-schema.ts';
-import { chargeOf, type FailureCharge } from './charge.ts';
+import { rerunOf } from './attempt.ts';
+import { chargeOf, type FailedFactCost, type FailureCharge } from './charge.ts';
 
 /**
  * What a run does with a document the journal already knows: the other half of the decision
@@ -19,6 +19,17 @@ import { chargeOf, type FailureCharge } from './charge.ts';
  */
 export type Action = 'submit' | 'resume' | 'done' | 'leave';
 
+/**
+ * What an earlier run knew of a document, as far as these decisions read it: the fields of the
+ * journal's facts (journal/journal.ts KnownState, which is assignable to it) that they use, so
+ * that cost/ imports nothing of journal/. `R` is the request as the journal keeps it.
+ */
+export type Prior<R = unknown> =
+  | { fact: 'completed' }
+  | { fact: 'submitted'; document_id: string; route: Route; page_count?: number | null | undefined }
+  | { fact: 'sending'; request?: R | undefined }
+  | (FailedFactCost & { route: Route | null; retryable: boolean; request?: R | undefined });
+
 export type RerunFlags = {
   retryFailed: boolean;
   /** --fresh: send every file again, whatever the journal knows. */
@@ -31,7 +42,7 @@ export type RerunFlags = {
   concurrent?: boolean | undefined;
 };
 
-export function rerunAction(prior: KnownState | undefined, flags: RerunFlags): Action {
+export function rerunAction(prior: Prior | undefined, flags: RerunFlags): Action {
   if (prior === undefined) return 'submit';
   if (flags.concurrent === true) {
     if (prior.fact === 'completed') return 'done';
@@ -47,9 +58,8 @@ export function rerunAction(prior: KnownState | undefined, flags: RerunFlags): A
     case 'failed':
       // A document the service holds whose answer this client refused: asked for again, never paid for again.
       if (flags.retryFailed && fetchable(prior) !== undefined) return 'resume';
-      // A failure that cost nothing and may pass next time (the service was down, rate
-      // limiting, failing with its own 500) is retried without being asked: a cron job heals.
-      if (flags.retryFailed || (prior.retryable && chargeOf(prior) === 'none')) return 'submit';
+      if (flags.retryFailed || rerunOf({ charge: chargeOf(prior), retryable: prior.retryable }) === 'on-rerun')
+        return 'submit';
       return 'leave';
     case 'sending':
       return flags.retryFailed ? 'submit' : 'leave';
@@ -60,12 +70,12 @@ export function rerunAction(prior: KnownState | undefined, flags: RerunFlags): A
  * The request to send again, unchanged and under its Idempotency-Key, when a document is
  * submitted after an earlier run sent it without learning its outcome; --fresh sends anew.
  */
-export function resendOf(prior: KnownState | undefined, action: Action, fresh = false): SentRequest | undefined {
+export function resendOf<R>(prior: Prior<R> | undefined, action: Action, fresh = false): R | undefined {
   return action === 'submit' && !fresh ? uncertainRequest(prior) : undefined;
 }
 
 /** The request an earlier run sent without learning its outcome, if any. */
-export function uncertainRequest(prior: KnownState | undefined): SentRequest | undefined {
+export function uncertainRequest<R>(prior: Prior<R> | undefined): R | undefined {
   return prior?.fact === 'sending' || prior?.fact === 'failed' ? prior.request : undefined;
 }
 
@@ -75,7 +85,7 @@ export function uncertainRequest(prior: KnownState | undefined): SentRequest | u
  * A rerun fetches it by its id (GET), never sends it again.
  */
 export function fetchable(
-  prior: KnownState | undefined,
+  prior: Prior | undefined,
 ): { document_id: string; route: Route; page_count?: number | null | undefined } | undefined {
   if (prior?.fact === 'submitted') return prior;
   if (prior?.fact === 'failed' && prior.document_id !== null && prior.route !== null && chargeOf(prior) === 'uncertain')
@@ -92,10 +102,10 @@ export function fetchable(
  * is reported as new by every run until then, since a plain rerun cannot settle it.
  */
 export function failsAgain(failure: { charge: FailureCharge; retryable: boolean }): boolean {
-  return failure.charge === 'refunded' || (failure.charge === 'none' && !failure.retryable);
+  return rerunOf(failure) === 'with-retry-failed' && failure.charge !== 'uncertain';
 }
 
 /** What the journal knew of a document says it was set aside by an earlier run. */
-export function setAsideEarlier(prior: KnownState | undefined): boolean {
+export function setAsideEarlier(prior: Prior | undefined): boolean {
   return prior?.fact === 'failed' && failsAgain({ charge: chargeOf(prior), retryable: prior.retryable });
 }

@@ -26,15 +26,24 @@ export class FinishedBodies {
     return this.#kept.get(documentId);
   }
 
-  /** The kept encoded body of this parser's document; another parser's is not answered from here. */
-  encodedFor(documentId: string, parserId: string): string | undefined {
+  /**
+   * GET documents/{id}'s body: this parser's kept one, else `load`'s (the gateway's read, which
+   * throws for a document that is not this parser's), kept if finished. A processing document
+   * comes back as its body, to be encoded by the caller; a finished one already encoded.
+   */
+  read(
+    parserId: string,
+    documentId: string,
+    load: () => DocumentBody,
+  ): { encoded: string } | { processing: DocumentBody } {
     const known = this.#kept.get(documentId);
-    return known?.parserId === parserId ? known.encoded : undefined;
+    if (known?.parserId === parserId) return { encoded: known.encoded };
+    const body = load();
+    if (body.status === 'processing') return { processing: body };
+    return { encoded: this.#keep(parserId, body) };
   }
 
-  /** Keeps a finished document's body and returns it encoded; undefined for a processing one, which is not kept. */
-  keep(parserId: string, body: DocumentBody): string | undefined {
-    if (body.status === 'processing') return undefined;
+  #keep(parserId: string, body: DocumentBody): string {
     const encoded = JSON.stringify(body);
     if (this.#kept.size >= this.#limit) this.#kept.delete(this.#kept.keys().next().value!);
     this.#kept.set(body.document_id, { parserId, encoded, bytes: Buffer.from(encoded) });

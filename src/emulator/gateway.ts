@@ -212,8 +212,8 @@ export class Gateway {
   async extractInline(
     parser: ParserConfig,
     req: ExtractInlineRequest,
-    record?: (answer: ExtractInlineResponse) => void,
     injectedError?: string,
+    record?: (answer: ExtractInlineResponse) => void,
   ): Promise<ExtractInlineResponse> {
     const limitMs = this.#p.config.inline.timeout_ms;
     // One deadline for the whole request, page counting included; when it passes, the engine's

@@ -171,7 +171,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
   processor.onFinished(() => webhooks.flush());
   const gateway = new Gateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
   const countPages = createPageCounter(engine);
-  const intake = new Intake({ store, documents, ledger, processor, faults, countPages, deps });
+  const intake = new Intake({ parsers, store, documents, ledger, processor, faults, countPages, deps });
   return {
     documents,
     ledger,

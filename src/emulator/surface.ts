@@ -14,6 +14,8 @@ import type { ResolvedIntegration } from './webhooks/dispatcher.ts';
 /** Types the app's document view shows (PDF pages through pdfjs, images as images). */
 const VIEWABLE = new Set(['application/pdf', 'image/png', 'image/jpeg']);
 
+export type StoredFile = { path: string; mimeType: string; viewable: boolean };
+
 /** A secret shown as its first characters and a mask: enough to tell two apart, not to use. */
 export function mask(secret: string): string {
   return `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…${secret.length > 16 ? secret.slice(-4) : ''}`;
@@ -37,18 +39,11 @@ function appDocument(d: DocumentRow): AppDocument {
 }
 
 /**
- * How a stored file is served to a browser: only types a browser shows safely are inline, anything
- * else is an attachment; the sandbox keeps any active content inert.
+ * Whether a browser may show a stored file itself: only types it shows safely (the document view's
+ * PDF pages and images); anything else is offered as a download (routes/emulator.ts).
  */
-export function fileHeaders(mimeType: string): Record<string, string> {
-  const inline = VIEWABLE.has(mimeType.split(';')[0]?.trim().toLowerCase() ?? '');
-  return {
-    'content-type': inline ? mimeType : 'application/octet-stream',
-    'content-disposition': inline ? 'inline' : 'attachment',
-    'content-security-policy': "sandbox; default-src 'none'",
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-  };
+export function viewable(mimeType: string): boolean {
+  return VIEWABLE.has(mimeType.split(';')[0]?.trim().toLowerCase() ?? '');
 }
 
 /**
@@ -92,10 +87,10 @@ export class Surface {
     };
   }
 
-  /** A document's stored bytes, for the app's page view: the file and the headers to serve it with. */
-  storedFile(id: string): { path: string; headers: Record<string, string> } {
+  /** A document's stored bytes, for the app's page view: where they are, their type, and whether a browser may show them. */
+  storedFile(id: string): StoredFile {
     const doc = this.#known(id);
-    return { path: join(this.#blobDir, doc.blob), headers: fileHeaders(doc.mime_type) };
+    return { path: join(this.#blobDir, doc.blob), mimeType: doc.mime_type, viewable: viewable(doc.mime_type) };
   }
 
   /** The parsers, each key masked. */

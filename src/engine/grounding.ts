@@ -181,7 +181,8 @@ export function groundDefinition(fields: FieldDefinition, doc: Doc): { results: 
   const tables = new Map<FieldPath, TableRead>();
   const tableLines = new Set<string>();
   collectTables(fields, '', doc, tables, tableLines);
-  const scope = doc.scope.filter((sl) => !tableLines.has(lineKey(sl.line)));
+  // Without a table's lines (most documents) the scope is the whole: no key made per line to find none.
+  const scope = tableLines.size === 0 ? doc.scope : doc.scope.filter((sl) => !tableLines.has(lineKey(sl.line)));
   const tableTotals = new Map([...tables.values()].flatMap((t) => [...t.totals]));
   const grounding: Grounding = {};
   const results = groundFields(fields, '', '', { ...doc, scope, whole: doc.scope, tableTotals }, tables, grounding);

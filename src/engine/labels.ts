@@ -34,6 +34,8 @@ type Tier = 0 | 1 | 2;
 /** One way a label is written, as normalised words, the fields it names (with tiers) and its concepts. */
 type LabelForm = {
   words: string[];
+  /** indexWord of the second word, when there is one. */
+  secondKey?: string;
   owners: Map<FieldPath, Tier>;
   /** The owners' paths, made at the first match (the forms are complete by then) and shared by every match. */
   ownerSet?: ReadonlySet<FieldPath>;
@@ -210,6 +212,9 @@ function bestOf(all: readonly LabelMatch[]): LabelMatch | null {
   return top && longest.length > 1 ? merged(longest, top) : (top ?? null);
 }
 
+/** The first characters of BOX_PREFIX's boxes. */
+const BOX_OPENERS = '☑☒✓✔☐[';
+
 /** A label word this long may be found cut in two by a space (shorter words could be two real words). */
 const SPLIT_WORD_MIN = 7;
 
@@ -218,6 +223,35 @@ const BETWEEN_WORDS = /^[\s\-_./']*(?:\([^)]*\)[\s\-_./']*)*$/;
 
 /** Extra words after a label, then a colon or the cell's end: "for this invoice", "der Zuschläge". */
 const EXTRA_WORDS = /^((?:[\s\-/]+[\p{L}][\p{L}'.]*){1,4})\s*(:.*)?$/u;
+
+/**
+ * Whether a form's second word (`form.secondKey` set) can match the cell's second token, as
+ * matchForm compares them: the same word (number words alike: indexWord), or the token the
+ * start of the word cut in two. A form whose first word matched and whose second cannot is no
+ * match, so matchForm need not see it.
+ */
+function secondMayMatch(form: LabelForm, second: Token | undefined, secondKey: string | undefined): boolean {
+  if (second === undefined) return false;
+  if (form.secondKey === secondKey) return true;
+  const w = form.words[1] ?? '';
+  return w.length >= SPLIT_WORD_MIN && w.length > second.word.length && w.startsWith(second.word);
+}
+
+/**
+ * Whether EXTRA_WORDS can match: its first word needs a letter after the run of spaces,
+ * dashes and slashes that opens the text. An ASCII character there that is no letter (a
+ * digit: "Total 12.50", most loose labels) rules it out; anything else is left to the pattern.
+ */
+function mayExtend(rest: string): boolean {
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const c = rest.charCodeAt(i);
+    if (!(c === 0x20 || c === 0x2d || c === 0x2f || (c >= 0x09 && c <= 0x0d))) break;
+  }
+  if (i === rest.length) return false;
+  const c = rest.charCodeAt(i);
+  return c >= 0x80 || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || i === 0;
+}
 
 function wordsEqual(labelWord: string, docWord: string): boolean {
   if (labelWord === docWord) return true;
@@ -288,6 +322,8 @@ class LabelForms {
   private readonly byKey = new Map<string, LabelForm>();
   /** The concept each field path stands for. */
   readonly conceptOf = new Map<FieldPath, Concept>();
+  /** The proper prefixes of byFirst's words: a cell's first word can join its second into a form's first only when it is one. */
+  readonly joinable = new Set<string>();
 
   constructor(fields: FieldDefinition) {
     this.add(fields, '');
@@ -306,6 +342,7 @@ class LabelForms {
         fallback ? 2 : 1,
       );
     }
+    for (const word of this.byFirst.keys()) for (let n = 1; n < word.length; n++) this.joinable.add(word.slice(0, n));
   }
 
   private add(fields: FieldDefinition, prefix: string): void {
@@ -349,6 +386,7 @@ class LabelForms {
     let form = this.byKey.get(key);
     if (!form) {
       form = { words, owners: new Map(), concepts: new Set(), ranks: new Map(), title: false };
+      if (words[1] !== undefined) form.secondKey = indexWord(words[1]);
       this.forms.push(form);
       this.maxWords = Math.max(this.maxWords, words.length);
       this.byKey.set(key, form);
@@ -397,8 +435,12 @@ export class LabelIndex {
   /** Every field asks about every cell: remember the answer per text. */
   private readonly seen = new Map<string, LabelMatch | null>();
 
-  constructor(fields: FieldDefinition) {
+  /** everyForm: compare a cell with every form, and try every pattern, as before the shortcuts that skip them (tests' reference). */
+  private readonly everyForm: boolean;
+
+  constructor(fields: FieldDefinition, { everyForm = false }: { everyForm?: boolean } = {}) {
     this.forms = formsOf(fields);
+    this.everyForm = everyForm;
   }
 
   /** The concept each field path stands for. */
@@ -428,7 +470,8 @@ export class LabelIndex {
   private matchUncached(text: string): LabelMatch | null {
     let body = text;
     let box: string | undefined;
-    const boxed = BOX_PREFIX.exec(text);
+    // Every box opens with one of these characters: most cells skip the pattern.
+    const boxed = BOX_OPENERS.includes(text.charAt(0)) ? BOX_PREFIX.exec(text) : null;
     if (boxed?.[1] !== undefined) {
       box = boxed[1];
       body = text.slice(boxed[0].length);
@@ -436,20 +479,41 @@ export class LabelIndex {
     // The words a form can compare (one more for a word cut in two) and that numberAcross reads.
     const toks = tokens(body, Math.max(this.forms.maxWords + 1, 4));
     const first = toks[0];
-    if (!first || /[\p{L}\p{N}]/u.test(body.slice(0, first.start))) return null;
-    if (body.slice(0, first.start).trim() !== '' && box === undefined) return null;
+    if (!first) return null;
+    if (first.start > 0) {
+      const before = body.slice(0, first.start);
+      if (/[\p{L}\p{N}]/u.test(before)) return null;
+      if (before.trim() !== '' && box === undefined) return null;
+    }
     const second = toks[1];
     const joined =
-      second && body.slice(first.end, second.start) === ' '
+      second &&
+      (this.everyForm || this.forms.joinable.has(first.word)) &&
+      second.start === first.end + 1 &&
+      body.charCodeAt(first.end) === 0x20
         ? this.forms.byFirst.get(first.word + second.word)
         : undefined;
     const all: LabelMatch[] = [];
-    for (const forms of [this.forms.byFirst.get(indexWord(first.word)), joined, this.forms.suffixed])
-      for (const form of forms ?? []) {
+    // The forms of the cell's first word whose second word can be the cell's ("Total │ amount", or
+    // its start when pdfjs cut it): the others fail there ("Total: 12.50" tries 2 forms of 32).
+    const byFirst = this.forms.byFirst.get(indexWord(first.word));
+    if (byFirst) {
+      const secondKey = second === undefined ? undefined : indexWord(second.word);
+      for (const form of byFirst) {
+        if (form.secondKey !== undefined && !this.everyForm && !secondMayMatch(form, second, secondKey)) continue;
         const m = this.matchForm(body, toks, form);
         if (m) all.push(m);
       }
-    const best = all.length === 0 ? null : bestOf(all);
+    }
+    this.matchForms(body, toks, joined, all);
+    // A suffix form's first word ("*rechnung") matches only as a suffix: never cut in two (no token holds "*").
+    for (const form of this.forms.suffixed) {
+      if (!this.everyForm && !wordsEqual(form.words[0] ?? '', first.word)) continue;
+      const m = this.matchForm(body, toks, form);
+      if (m) all.push(m);
+    }
+    // One match is its own best (bestOf would return it as is).
+    const best = all.length === 0 ? null : all.length === 1 ? (all[0] ?? null) : bestOf(all);
     if (best && box !== undefined) {
       if (best.rest !== '' || best.colon) return null;
       return { ...best, box };
@@ -457,6 +521,14 @@ export class LabelIndex {
     if (box === undefined && (best === null || (best.title && best.kind === 'loose')))
       return this.numberAcross(body, toks) ?? best;
     return best;
+  }
+
+  private matchForms(body: string, toks: Token[], forms: readonly LabelForm[] | undefined, all: LabelMatch[]): void {
+    if (forms === undefined) return;
+    for (const form of forms) {
+      const m = this.matchForm(body, toks, form);
+      if (m) all.push(m);
+    }
   }
 
   /**
@@ -505,8 +577,13 @@ export class LabelIndex {
       } else {
         return null;
       }
-      // The words compared first: most forms fail on a word, and this test is dearer.
-      if (prev && !BETWEEN_WORDS.test(body.slice(prev.end, t.start))) return null;
+      // The words compared first: most forms fail on a word, and this test is dearer (one space passes it).
+      if (
+        prev &&
+        !(t.start === prev.end + 1 && body.charCodeAt(prev.end) === 0x20) &&
+        !BETWEEN_WORDS.test(body.slice(prev.end, t.start))
+      )
+        return null;
       k += to === t ? 1 : 2;
       prev = to;
     }
@@ -514,8 +591,8 @@ export class LabelIndex {
     if (!last) return null;
     let rest = body.slice(last.end);
     const afterNumberSign = last.word === '#';
-    rest = rest.replace(/^\.(?=\s|:|$)/, '');
-    rest = rest.replace(/^\s*\([^)]*\)/, '');
+    if (rest.charCodeAt(0) === 0x2e) rest = rest.replace(/^\.(?=\s|:|$)/, '');
+    if (rest.includes('(')) rest = rest.replace(/^\s*\([^)]*\)/, '');
     form.ownerSet ??= new Set(form.owners.keys());
     const owners = form.ownerSet;
     const made = (kind: LabelMatch['kind'], rest: string, colon: boolean): LabelMatch => ({
@@ -534,10 +611,12 @@ export class LabelIndex {
     const trimmed = rest.trim();
     if (trimmed === '') return made('clean', '', colon);
     // "Total EUR", "Betrag €": a currency after the label says what the amount is in.
-    if (parseCurrency(trimmed) !== null || /^\s*[$€£¥]\s*$/.test(rest)) return made('clean', '', colon);
+    // (The symbol alone: what /^\s*[$€£¥]\s*$/ finds, since trim() strips exactly \s.)
+    if (parseCurrency(trimmed) !== null || (trimmed.length === 1 && '$€£¥'.includes(trimmed)))
+      return made('clean', '', colon);
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
-      const extended = kind === 'loose' ? EXTRA_WORDS.exec(rest) : null;
+      const extended = kind === 'loose' && (this.everyForm || mayExtend(rest)) ? EXTRA_WORDS.exec(rest) : null;
       if (extended?.[1] !== undefined) {
         const after = extended[2];
         const m = made('clean', after === undefined ? '' : after.slice(1).trim(), after !== undefined);

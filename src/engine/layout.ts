@@ -47,19 +47,57 @@ const SPACES = /\s+/g;
 
 function cellsOf(ordered: readonly TextPiece[], height: number): Cell[] {
   const cells: Cell[] = [];
-  for (const piece of ordered) {
-    const last = cells.at(-1);
+  let last: Cell | undefined;
+  for (let k = 0; k < ordered.length; k++) {
+    const piece = ordered[k] as TextPiece;
     const gap = last ? piece.x - last.x1 : Infinity;
     if (last && gap < CELL_GAP_EM * height) {
       const joiner = gap > 0.12 * height && !last.text.endsWith(' ') && !piece.text.startsWith(' ') ? ' ' : '';
       last.text += joiner + piece.text;
       last.x1 = Math.max(last.x1, piece.x + piece.width);
     } else {
-      cells.push({ text: piece.text, x0: piece.x, x1: piece.x + piece.width });
+      last = { text: piece.text, x0: piece.x, x1: piece.x + piece.width };
+      cells.push(last);
     }
   }
-  for (const c of cells) c.text = c.text.trim().replace(SPACES, ' ');
-  return cells.every((c) => c.text !== '') ? cells : cells.filter((c) => c.text !== '');
+  let blank = false;
+  for (let k = 0; k < cells.length; k++) {
+    const c = cells[k] as Cell;
+    const text = c.text.trim();
+    // Most texts have no run of white space to squash: the pattern only where it changes something.
+    c.text = squashable(text) ? text.replace(SPACES, ' ') : text;
+    if (c.text === '') blank = true;
+  }
+  return blank ? cells.filter((c) => c.text !== '') : cells;
+}
+
+/** Whether /\s+/g would change a text replaced by one space: a white space other than " ", or two together. */
+function squashable(text: string): boolean {
+  let previous = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const space = c === 0x20;
+    const white = space || isOtherWhiteSpace(c);
+    if (white && (!space || previous)) return true;
+    previous = white;
+  }
+  return false;
+}
+
+/** JavaScript's \s (white space and line terminators) other than the plain space. */
+function isOtherWhiteSpace(c: number): boolean {
+  if (c < 0xa0) return c >= 0x09 && c <= 0x0d;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**

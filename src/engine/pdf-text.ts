@@ -204,13 +204,28 @@ export async function readPdf(input: SourceInput): Promise<{ pageCount: number; 
           opened = await openPdf(source, { kept });
         }
         const page = await opened.pdf.getPage(n);
-        const [va = 0, vb = 0, vc = 0, vd = 0, ve = 0, vf = 0] = page.getViewport({ scale: 1 }).transform;
+        // Read by index, not destructured: destructuring walks an iterator, for every piece of text too.
+        const vt = page.getViewport({ scale: 1 }).transform;
+        const va = vt[0] ?? 0;
+        const vb = vt[1] ?? 0;
+        const vc = vt[2] ?? 0;
+        const vd = vt[3] ?? 0;
+        const ve = vt[4] ?? 0;
+        const vf = vt[5] ?? 0;
         const content = await page.getTextContent();
         const pieces: TextPiece[] = [];
-        for (const item of content.items) {
-          if (!('str' in item) || item.str.trim() === '') continue;
+        const items = content.items;
+        for (let k = 0; k < items.length; k++) {
+          const item = items[k];
+          if (item === undefined || !('str' in item) || item.str.trim() === '') continue;
           // pdfjs's Util.transform(viewport, item), written out: one array less for every piece of text.
-          const [ia = 0, ib = 0, ic = 0, id = 0, ie = 0, iF = 0] = item.transform as number[];
+          const it = item.transform as number[];
+          const ia = it[0] ?? 0;
+          const ib = it[1] ?? 0;
+          const ic = it[2] ?? 0;
+          const id = it[3] ?? 0;
+          const ie = it[4] ?? 0;
+          const iF = it[5] ?? 0;
           const a = va * ia + vc * ib;
           const b = vb * ia + vd * ib;
           const c = va * ic + vc * id;

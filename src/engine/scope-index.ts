@@ -91,6 +91,8 @@ export function byLine(
   lists: ReadonlyArray<ReadonlyArray<{ i: number; j: number }>>,
   lines: readonly number[] = [],
 ): CellsByLine {
+  const [only] = lists;
+  if (lists.length === 1 && only && lines.length === 0) return byLineOfOne(only);
   const cells = new Map<number, Set<number>>();
   for (const i of lines) if (!cells.has(i)) cells.set(i, new Set());
   for (const list of lists)
@@ -100,4 +102,27 @@ export function byLine(
       else cells.set(i, new Set([j]));
     }
   return [...cells].sort((a, b) => a[0] - b[0]).map(([at, js]) => ({ at, cells: [...js].sort((a, b) => a - b) }));
+}
+
+/**
+ * byLine of one list (a field's own labelled cells, most fields' only list): already in reading
+ * order, so runs of one line are its groups, without the sets and sorts of several lists.
+ * A list out of order goes the general way.
+ */
+function byLineOfOne(list: ReadonlyArray<{ i: number; j: number }>): CellsByLine {
+  const out: Array<{ at: number; cells: number[] }> = [];
+  let group: { at: number; cells: number[] } | undefined;
+  let lastJ = -1;
+  for (const { i, j } of list) {
+    if (group && i === group.at) {
+      if (j <= lastJ) return byLine([list, []], []);
+      group.cells.push(j);
+    } else {
+      if (group && i < group.at) return byLine([list, []], []);
+      group = { at: i, cells: [j] };
+      out.push(group);
+    }
+    lastJ = j;
+  }
+  return out;
 }

@@ -32,11 +32,13 @@ export function wholeDocument(layout: Layout): Scope {
   // The line's own cells when none is a rule (most lines): nothing changes a scope's cells.
   for (const p of layout.pages)
     for (const line of p.lines)
-      scope.push({
-        line,
-        cells: line.cells.some((c) => isRule(c.text)) ? line.cells.filter((c) => !isRule(c.text)) : line.cells,
-      });
+      scope.push({ line, cells: hasRule(line.cells) ? line.cells.filter((c) => !isRule(c.text)) : line.cells });
   return scope;
+}
+
+function hasRule(cells: readonly Cell[]): boolean {
+  for (const c of cells) if (isRule(c.text)) return true;
+  return false;
 }
 
 /** A drawn rule in a text document ("-----", "=====", "|"): no text, only a line. */

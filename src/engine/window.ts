@@ -52,7 +52,12 @@ function isReturnLine(parts: readonly string[], readsAsName: (t: string) => bool
   return name !== undefined && readsAsName(name) && town >= 1 && town >= parts.length - 3;
 }
 
-const hasSeparator = (c: Cell): boolean => ANY_SEPARATOR.test(c.text);
+/** ANY_SEPARATOR needs one of these characters: a text without any (most cells) skips its dearer search. */
+const SEPARATOR_CHARS = /[●•·∙|\-–]/;
+
+export function hasSeparator(c: Pick<Cell, 'text'>): boolean {
+  return SEPARATOR_CHARS.test(c.text) && ANY_SEPARATOR.test(c.text);
+}
 
 /** The one address window of the document, or null. */
 export function addressWindow(doc: Doc, readsAsName: (t: string) => boolean): AddressWindow | null {

@@ -157,7 +157,8 @@ export const RUN_FLAGS = defineFlags({
     kind: 'duration',
     value: 'duration',
     description:
-      'leave files changed less than this long ago (still being written?) for the next run, with a line saying so; a bare number is seconds; default: off',
+      'leave files changed less than this long ago (still being written?) for the next run, with a line saying so; a bare number is seconds; 0 is off',
+    default: 0,
   },
   noProgress: { kind: 'off', description: 'plain timestamped lines instead of a progress bar' },
   quiet: { kind: 'switch', short: 'q', description: 'print only errors' },

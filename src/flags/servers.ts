@@ -9,6 +9,7 @@ import { defineFlags, type FlagValues } from './spec.ts';
 /** The inbox of `extract listen`: beside the work, so a restart in the same place keeps deduplicating. */
 const DEFAULT_INBOX_DIR = './.extract-inbox';
 
+/** The one port rule of both servers (serve's --port, --smtp-port, --listen-port and listen's --port). */
 function parsePort(text: string, flag = '--port'): number {
   const port = Number(text);
   if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
@@ -117,7 +118,7 @@ export const LISTEN_FLAGS = defineFlags({
     value: 'port',
     description: 'port to listen on (0 picks a free one)',
     default: String(RECEIVER_DEFAULTS.port),
-    parse: integerIn(0, 65535, 'use 0-65535 (0 picks a free port)'),
+    parse: parsePort,
   },
   path: {
     kind: 'text',

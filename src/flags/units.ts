@@ -66,18 +66,13 @@ export function parseCount(text: string, flag: string, min = 1): number {
   return n;
 }
 
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
 /**
  * A duration as a flag's default is written ("2s", "15m"): the largest unit that divides it
  * exactly, so parseDuration reads it back unchanged and --help shows what people would type.
  */
 export function durationFlag(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  // 0 reads as "0s", not "0h": the unit people write for "none".
+  if (ms > 0 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   // 60 s stays "60s": minutes only from two on, as people say them.
   if (ms % 60_000 === 0 && ms >= 120_000) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;

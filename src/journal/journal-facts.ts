@@ -4,8 +4,8 @@ import { Results } from '../contract/index.ts';
 import { Route } from '../outputs/record-schema.ts';
 
 /**
- * The journal's facts as a zod schema (journal.ts says what they mean), and the readers that
- * validate journal text against it. Kept apart from journal.ts and imported with `await import()`
+ * The journal's facts as a zod schema (journal.ts says what they mean; journal-read.ts validates
+ * journal text against it). Kept apart from journal.ts and imported with `await import()`
  * only where text must be validated (a full replay, facts after the index's offset, `status`):
  * a rerun whose journal index is current validates nothing, and so never loads zod
  * (test/cli/startup.test.ts). The PostgreSQL backend imports it statically; it loads pg anyway.

@@ -176,9 +176,6 @@ export function versionFact(at = new Date()): JournalFact {
   return { fact: 'journal', at: at.toISOString(), version: JOURNAL_VERSION };
 }
 
-/** For --no-state and --dry-run. */
-export const NO_JOURNAL: JournalWriter = { append: async () => {}, close: async () => {} };
-
 /**
  * What the journal knows, looked up per document: a backend answers from an index (SQLite's
  * `extract_documents`, the JSONL journal's sidecar), so opening a journal costs the same

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { LogLevel } from '../client/deps.ts';
 import { redact } from '../redact.ts';
-import { formatDuration } from '../flags/units.ts';
+import { formatDuration } from './format.ts';
 
 /**
  * What a person (or a log file) sees while a batch runs, on stderr only: stdout carries

@@ -32,6 +32,8 @@ describe('cli: flag defaults come from the constants the code uses', () => {
       '15m',
       '5MB',
     ]);
+    // --settle's default: none, in the unit people write for it.
+    expect(durationFlag(0)).toBe('0s');
   });
   it('the batch command', () => {
     expect(parseSize(String(defaultOf('--inline-max')))).toBe(DEFAULT_INLINE_MAX);

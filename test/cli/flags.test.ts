@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_LEASE_MS,
-  DEFAULT_MAX_PENDING,
-  DEFAULT_STATE_WAIT_MS,
-} from '../../src/batch/options.ts';
-import { DEFAULT_INLINE_MAX } from '../../src/batch/route.ts';
-import { DEFAULT_POLL } from '../../src/client/backoff.ts';
-import { batchOptionsFromFlags } from '../../src/cli/flags.ts';
+import { batchOptionsFromFlags, watchOptionsFromFlags } from '../../src/cli/flags.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 import { RUN_FLAGS, WATCH_FLAGS } from '../../src/flags/batch.ts';
 import { parseFlags } from '../../src/flags/parse.ts';
@@ -15,19 +7,23 @@ import { parseFlags } from '../../src/flags/parse.ts';
 /**
  * The batch run's options from its command line, as the root command's action builds them
  * (commander, then the table, then cli/flags.ts), without spawning a process: the defaults
- * come from the table once, and only the rules that join flags are the glue's.
+ * come from the table once, and only the rules that join flags are the glue's. The defaults
+ * are written here as literals, so a changed default fails a test (a constant shared with the
+ * table would change with it).
  */
 const TARGET = { baseUrl: 'https://extract.example.com', apiKey: 'ext_test' };
 
-function optionsOf(args: string[], command?: 'watch') {
+function optionsOf(args: string[]) {
   const program = buildProgram();
-  if (command === undefined) {
-    program.parseOptions(args);
-    return batchOptionsFromFlags(parseFlags(RUN_FLAGS, program.opts()), TARGET, undefined);
-  }
-  const watch = program.commands.find((c) => c.name() === command)!;
+  program.parseOptions(args);
+  return batchOptionsFromFlags(parseFlags(RUN_FLAGS, program.opts()), TARGET, undefined);
+}
+
+/** As watch-action.ts builds them. */
+function watchOptionsOf(args: string[]) {
+  const watch = buildProgram().commands.find((c) => c.name() === 'watch')!;
   watch.parseOptions(args);
-  return batchOptionsFromFlags({ ...parseFlags(WATCH_FLAGS, watch.opts()), settle: undefined }, TARGET, undefined);
+  return watchOptionsFromFlags(parseFlags(WATCH_FLAGS, watch.opts()), TARGET, undefined);
 }
 
 describe("cli: a batch run's options from its flags", () => {
@@ -36,13 +32,13 @@ describe("cli: a batch run's options from its flags", () => {
       ...TARGET,
       keySource: undefined,
       route: 'auto',
-      inlineMax: DEFAULT_INLINE_MAX,
-      concurrency: DEFAULT_CONCURRENCY,
-      maxPending: DEFAULT_MAX_PENDING,
-      poll: DEFAULT_POLL,
+      inlineMax: 5_000_000,
+      concurrency: 4,
+      maxPending: 64,
+      poll: { intervalMs: 2000, factor: 1.5, maxIntervalMs: 30_000, timeoutMs: 15 * 60_000 },
       state: undefined,
-      leaseMs: DEFAULT_LEASE_MS,
-      stateWaitMs: DEFAULT_STATE_WAIT_MS,
+      leaseMs: 30_000,
+      stateWaitMs: 60_000,
       fresh: false,
       allFiles: false,
       followLinks: false,
@@ -63,14 +59,16 @@ describe("cli: a batch run's options from its flags", () => {
     });
   });
 
-  it('a watcher that says nothing: the same options as a run that says nothing', () => {
-    expect(optionsOf([], 'watch')).toEqual(optionsOf([]));
+  it("a watcher that says nothing: the same batch as a run that says nothing; its --settle is the settle rule's", () => {
+    expect(watchOptionsOf([])).toEqual({ batch: optionsOf([]), settleMs: 3000, rescanMs: 60_000, events: true });
+    const typed = watchOptionsOf(['--settle', '10s', '--rescan', '5m', '--no-events']);
+    expect(typed).toEqual({ batch: optionsOf([]), settleMs: 10_000, rescanMs: 300_000, events: false });
   });
 
   it('values as typed reach the options; -q and -v, and poll delays out of order, are usage errors', () => {
     const options = optionsOf(['-c', '2', '--poll-interval', '500ms', '--settle', '5', '-q', '--no-progress']);
     expect(options).toMatchObject({ concurrency: 2, settleMs: 5000, verbosity: 'quiet', noProgress: true });
-    expect(options.poll).toEqual({ ...DEFAULT_POLL, intervalMs: 500 });
+    expect(options.poll).toEqual({ intervalMs: 500, factor: 1.5, maxIntervalMs: 30_000, timeoutMs: 15 * 60_000 });
     expect(() => optionsOf(['-q', '-v'])).toThrow('-q and -v contradict each other: keep one');
     expect(() => optionsOf(['--poll-interval', '0'])).toThrow('--poll-interval must be more than 0');
     expect(() => optionsOf(['--poll-interval', '1m', '--poll-max-interval', '30s'])).toThrow(

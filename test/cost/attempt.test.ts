@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  afterFailure,
   type AttemptFacts,
   circuitSignal,
   decide,
   failed,
   isGatewayStatus,
   laterRetry,
+  probeAnswer,
+  rerunOf,
   retryableKind,
   SERVICE_ERROR_KINDS,
   type ServiceErrorKind,
@@ -38,14 +41,18 @@ function noAnswer(
 }
 
 type Row = [name: string, facts: AttemptFacts, opened: boolean, expected: Record<string, unknown>];
-const NOW = { retry: 'now', charge: 'none' };
-const ok = (charge: string) => ({ retry: 'never', charge });
+const NOW = { ok: false, retry: 'now', charge: 'none', rateLimited: false };
+const ok = (charge: string) => ({ ok: true, charge, rateLimited: false });
 const fails = (kind: ServiceErrorKind, charge: string, retryable: boolean, retry: string) => ({
+  ok: false,
   kind,
   charge,
   retryable,
   retry,
+  rateLimited: false,
 });
+/** A 429: the rate-limit hook hears it whether it is sent again or fails. */
+const limited = <T extends object>(decision: T) => ({ ...decision, rateLimited: true });
 
 const ROWS: Row[] = [
   // No answer: a connection never made is safe to repeat; one that may have reached the service is not, for extract.
@@ -147,19 +154,25 @@ const ROWS: Row[] = [
   ],
   ['get 404: not found', answer('get', 404), false, fails('not_found', 'none', false, 'with-retry-failed')],
   // 429: a refusal before any work.
-  ['extract 429, not last: again, even extract', answer('extract', 429), false, NOW],
-  ['get 429, attempt 2 of 3: again', answer('get', 429, { attempt: 2 }), false, NOW],
+  ['extract 429, not last: again, even extract', answer('extract', 429), false, limited(NOW)],
+  ['get 429, attempt 2 of 3: again', answer('get', 429, { attempt: 2 }), false, limited(NOW)],
   [
     'get 429, last attempt: rate limited, free, on rerun',
     answer('get', 429, last),
     false,
-    fails('rate_limited', 'none', true, 'on-rerun'),
+    limited(fails('rate_limited', 'none', true, 'on-rerun')),
   ],
   [
     'extract 429, Retry-After past the longest wait: rate limited at once',
     answer('extract', 429, { pastDeadline: true }),
     false,
-    fails('rate_limited', 'none', true, 'on-rerun'),
+    limited(fails('rate_limited', 'none', true, 'on-rerun')),
+  ],
+  [
+    'get 429 served as an HTML page: wrong service, not a rate limit',
+    answer('get', 429, { html: true }),
+    false,
+    fails('wrong_service', 'none', false, 'on-rerun'),
   ],
   // 5xx of the idempotent steps: transient.
   ['get 500, not last: again', answer('get', 500), false, NOW],
@@ -294,8 +307,8 @@ describe('cost: the attempt table', () => {
   });
 
   it('the circuit has not opened unless the client says so', () => {
-    expect(decide(noAnswer('get', 'never'))).toEqual({ retry: 'now', charge: 'none' });
-    expect(decide(answer('get', 502))).toEqual({ retry: 'now', charge: 'none' });
+    expect(decide(noAnswer('get', 'never'))).toEqual(NOW);
+    expect(decide(answer('get', 502))).toEqual(NOW);
   });
 
   it('the circuit is told of no answer, of a gateway, of any other answer; not of a page that is not the service', () => {
@@ -376,5 +389,34 @@ describe('cost: the attempt table', () => {
         for (const body of ['service-error', 'other', 'unreadable'] as const)
           for (const attempt of [1, 3])
             expect(decide(answer(step, status, { body, attempt }), attempt === 3).charge).toBe('none');
+  });
+
+  it('a journaled failure: a plain rerun sends only what cost nothing and may pass', () => {
+    expect(rerunOf({ charge: 'none', retryable: true })).toBe('on-rerun');
+    expect(rerunOf({ charge: 'none', retryable: false })).toBe('with-retry-failed');
+    expect(rerunOf({ charge: 'uncertain', retryable: true })).toBe('with-retry-failed');
+    expect(rerunOf({ charge: 'refunded', retryable: true })).toBe('with-retry-failed');
+  });
+
+  it('after a failure: what ends the run leaves the unsent "not submitted" and the submitted pending', () => {
+    const ends = SERVICE_ERROR_KINDS.filter((k) => afterFailure(k, null) === 'not-submitted');
+    expect(ends).toEqual(['auth', 'out_of_credits', 'unreachable', 'wrong_service', 'aborted']);
+    for (const kind of ends) expect(afterFailure(kind, 'doc-1')).toBe('pending-at-stop');
+    for (const kind of SERVICE_ERROR_KINDS.filter((k) => !ends.includes(k))) {
+      expect(afterFailure(kind, null)).toBe('failed');
+      // A failed poll leaves the document the service's; a 404 says the service does not hold it.
+      expect(afterFailure(kind, 'doc-1')).toBe(kind === 'not_found' ? 'failed' : 'pending');
+    }
+  });
+
+  it("a probe's answer: 403 and 404 say the key does not see the document; 401 rejects the key; the rest settles nothing", () => {
+    expect(probeAnswer({ kind: 'not_found', status: 404 })).toBe('unseen');
+    expect(probeAnswer({ kind: 'not_found' })).toBe('unseen');
+    expect(probeAnswer({ kind: 'auth', status: 403 })).toBe('unseen');
+    expect(probeAnswer({ kind: 'wrong_service', status: 404 })).toBe('unseen');
+    expect(probeAnswer({ kind: 'auth', status: 401 })).toBe('key-rejected');
+    expect(probeAnswer({ kind: 'auth' })).toBe('key-rejected');
+    for (const kind of ['network', 'server', 'unreachable', 'rate_limited', 'bad_response', 'wrong_service'] as const)
+      expect(probeAnswer({ kind, status: kind === 'server' ? 500 : undefined })).toBe('unsettled');
   });
 });

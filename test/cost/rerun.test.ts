@@ -80,7 +80,8 @@ describe('cost: what a rerun does with what the journal knows', () => {
   it('the uncertain request of a prior state', () => {
     expect(uncertainRequest(sending)).toEqual(request);
     expect(uncertainRequest(inDoubt)).toEqual(request);
-    expect(uncertainRequest({ fact: 'sending', ...common, route: 'inline' })).toBeUndefined();
+    const bare: KnownState = { fact: 'sending', ...common, route: 'inline' };
+    expect(uncertainRequest(bare)).toBeUndefined();
     expect(uncertainRequest(completed)).toBeUndefined();
     expect(uncertainRequest(submitted)).toBeUndefined();
     expect(uncertainRequest(undefined)).toBeUndefined();

@@ -25,7 +25,7 @@ describe('cost: the survivors of issue #27', () => {
     expect(decide(answer('get', 429, 3))).toMatchObject({ kind: 'rate_limited', charge: 'none' });
     expect(decide(answer('extract', 429, 3))).toMatchObject({ kind: 'rate_limited', charge: 'none' });
     expect(decide(answer('extract', 429, 1, { pastDeadline: true }))).toMatchObject({ kind: 'rate_limited' });
-    expect(decide(answer('extract', 429, 2))).toEqual({ retry: 'now', charge: 'none' });
+    expect(decide(answer('extract', 429, 2))).toEqual({ ok: false, retry: 'now', charge: 'none', rateLimited: true });
   });
 
   it("a proxy's 502 and 504 count as no answer for the circuit, and open it", () => {
@@ -96,6 +96,8 @@ describe('cost: the survivors of issue #27', () => {
     'PUT %i: the upload address is refused, a new ticket is needed (not auth, not a bad file)',
     (status) => {
       expect(decide(answer('put', status))).toEqual({
+        ok: false,
+        rateLimited: false,
         kind: 'ticket_expired',
         charge: 'none',
         retryable: true,

@@ -18,7 +18,7 @@ import type { Engine } from '../../src/engine/types.ts';
  * hostile-uploads.test.ts.
  */
 
-function gatewayAt(nowMs: { value: number }) {
+function gatewayAt(nowMs: { value: number }, parts: { engine?: Engine; processor?: Processor } = {}) {
   const config = parseConfig(DEFAULT_CONFIG);
   const store = openStore({ inMemory: true });
   let n = 0;
@@ -26,12 +26,12 @@ function gatewayAt(nowMs: { value: number }) {
   const gateway = new Gateway({
     store,
     config,
-    engine: {} as Engine,
+    engine: parts.engine ?? ({} as Engine),
     documents: createDocuments(store.db),
     uploads: createUploads(store.db, store),
     ledger: createLedger(store.db, config.credits),
     signer: createSigner(store.db),
-    processor: {} as Processor,
+    processor: parts.processor ?? ({} as Processor),
     deps,
   });
   return { gateway, parser: config.parsers[0]!, config };
@@ -51,7 +51,7 @@ function putOf(uploadUrl: string, change: Partial<UploadPut> = {}): UploadPut {
 }
 
 describe('gateway: uploads', () => {
-  it('gateway: a signed PUT is refused, in this order, with an Authorization header, another method, another type; then stored once', async () => {
+  it('gateway: a signed PUT is refused, in this order, with an Authorization header, another method, another type; then stored, and a second PUT replaces it', async () => {
     const clock = { value: 1_000_000 };
     const { gateway, parser } = gatewayAt(clock);
     const ticket = gateway.issueTicket(
@@ -66,6 +66,13 @@ describe('gateway: uploads', () => {
     await expect(refusal({ contentType: 'text/plain' })).rejects.toThrow(/does not match the file_type/);
     await expect(refusal({ storagePath: 'prs_x/none.pdf' })).rejects.toThrow(/no upload address was issued/);
     expect((await refusal({})).size).toBe(9);
+    // A second PUT before the path is submitted replaces the object (as a bucket does): the size
+    // a submission is checked against is the second one's.
+    const second = await refusal({ body: Readable.from([Buffer.from('%PDF-2.0\n%%EOF\n')]) });
+    expect(second.size).toBe(15);
+    await expect(gateway.extractStored(parser, { storage_path: ticket.storage_path, file_size: 9 })).rejects.toThrow(
+      /file_size 9 does not match the 15 bytes uploaded/,
+    );
   });
 
   it('gateway: an upload address expires after expires_in on the injected clock, and is valid until then', async () => {
@@ -76,7 +83,10 @@ describe('gateway: uploads', () => {
       { file_name: 'a.pdf', file_type: 'application/pdf' },
       'http://127.0.0.1:1',
     );
-    clock.value += config.upload.expires_in * 1000 + 1000;
+    // The last millisecond of its life: accepted.
+    clock.value += config.upload.expires_in * 1000 - 1;
+    expect((await gateway.receiveUpload(putOf(ticket.upload_url))).size).toBe(9);
+    clock.value += 1000 + 1;
     await expect(gateway.receiveUpload(putOf(ticket.upload_url))).rejects.toMatchObject({ code: 'upload_forbidden' });
   });
 
@@ -94,5 +104,27 @@ describe('gateway: uploads', () => {
     await expect(stored({})).rejects.toMatchObject({ code: 'upload_missing' });
     await gateway.receiveUpload(putOf(ticket.upload_url));
     await expect(stored({ file_size: 10 })).rejects.toThrow(/file_size 10 does not match the 9 bytes uploaded/);
+  });
+});
+
+describe('gateway: extraction', () => {
+  it("gateway: extractInline takes (parser, request, injected error, record), extractStored's order", async () => {
+    const injected: Array<string | undefined> = [];
+    const processor = {
+      run: async (_doc: unknown, injectedError: unknown, onCompleted?: (results: Record<string, never>) => void) => {
+        injected.push(typeof injectedError === 'string' ? injectedError : typeof injectedError);
+        onCompleted?.({});
+        return { status: 'completed', pageCount: 1, results: {} };
+      },
+    } as unknown as Processor;
+    const engine = { countPages: async () => 1 } as unknown as Engine;
+    const { gateway, parser } = gatewayAt({ value: 1_000_000 }, { engine, processor });
+    const request = {
+      file: { name: 'a.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.7\n').toString('base64') },
+    };
+    const recorded: unknown[] = [];
+    const answer = await gateway.extractInline(parser, request, 'boom', (a) => recorded.push(a));
+    expect(injected).toEqual(['boom']);
+    expect(recorded).toEqual([answer]);
   });
 });

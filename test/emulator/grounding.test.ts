@@ -38,7 +38,9 @@ describe('emulator: grounding of values', () => {
     // The stored bytes, for the page view, with a sandbox: the file is shown, never run.
     const file = await fetch(`${s.url}${detail.file_url}`);
     expect(file.headers.get('content-type')).toBe('application/pdf');
-    expect(file.headers.get('content-security-policy')).toContain('sandbox');
+    expect(file.headers.get('content-disposition')).toBe('inline');
+    expect(file.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+    expect(file.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.compare(Buffer.from(await file.arrayBuffer()), pdf)).toBe(0);
 
     // Kept on the document: the same after a restart on the same data directory.
@@ -58,6 +60,8 @@ describe('emulator: grounding of values', () => {
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/octet-stream');
     expect(file.headers.get('content-disposition')).toBe('attachment');
+    expect(file.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+    expect(file.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await call(s, 'GET', '/_emulator/documents/doc_nope/file', { key: null })).status).toBe(404);
   });
 });

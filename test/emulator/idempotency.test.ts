@@ -110,20 +110,31 @@ describe('finished bodies', () => {
 
   it('finished bodies: a processing document is never kept; a finished one is, for its parser only', () => {
     const kept = new FinishedBodies();
-    expect(kept.keep('prs_a', body('d1', 'processing'))).toBeUndefined();
+    let loads = 0;
+    const load = (b: DocumentBody) => () => {
+      loads++;
+      return b;
+    };
+    expect(kept.read('prs_a', 'd1', load(body('d1', 'processing')))).toEqual({ processing: body('d1', 'processing') });
     expect(kept.get('d1')).toBeUndefined();
-    const encoded = kept.keep('prs_a', body('d1'));
-    expect(JSON.parse(encoded!)).toEqual(body('d1'));
-    expect(kept.encodedFor('d1', 'prs_a')).toBe(encoded);
-    expect(kept.encodedFor('d1', 'prs_b')).toBeUndefined();
-    expect(kept.get('d1')?.bytes.equals(Buffer.from(encoded!))).toBe(true);
+    const first = kept.read('prs_a', 'd1', load(body('d1')));
+    if (!('encoded' in first)) throw new Error('a completed body is kept encoded');
+    expect(JSON.parse(first.encoded)).toEqual(body('d1'));
+    expect(loads).toBe(2);
+    // Kept: no load.
+    expect(kept.read('prs_a', 'd1', load(body('d1', 'error')))).toEqual(first);
+    expect(loads).toBe(2);
+    // Another parser's read is not answered from the cache: its load runs (the gateway's not found).
+    const notFound = () => {
+      throw new Error('not found');
+    };
+    expect(() => kept.read('prs_b', 'd1', notFound)).toThrow('not found');
+    expect(kept.get('d1')?.bytes.equals(Buffer.from(first.encoded))).toBe(true);
   });
 
   it('finished bodies: past the limit the oldest is dropped first', () => {
     const kept = new FinishedBodies(2);
-    kept.keep('prs_a', body('d1'));
-    kept.keep('prs_a', body('d2'));
-    kept.keep('prs_a', body('d3'));
+    for (const id of ['d1', 'd2', 'd3']) kept.read('prs_a', id, () => body(id));
     expect([kept.get('d1'), kept.get('d2'), kept.get('d3')].map((k) => k !== undefined)).toEqual([false, true, true]);
   });
 });

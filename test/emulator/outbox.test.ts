@@ -22,8 +22,9 @@ describe('outbox', () => {
     const outbox = new Outbox(openStore({ inMemory: true }).db);
     outbox.add({ delivery_id: 'd1', event_id: 'e1', integration_id: 'i1', payload: payload('doc_1') }, 1000);
     outbox.add({ delivery_id: 'd2', event_id: 'e2', integration_id: 'i2', payload: payload('doc_2') }, 1000);
-    // The same document and integration again is ignored.
-    outbox.add({ delivery_id: 'd1', event_id: 'e9', integration_id: 'i1', payload: payload('doc_1') }, 1000);
+    // The same document and integration again, under another delivery id, is ignored.
+    outbox.add({ delivery_id: 'd3', event_id: 'e9', integration_id: 'i1', payload: payload('doc_1') }, 1000);
+    expect(outbox.due(1000)).toHaveLength(2);
     const [first, second] = outbox.due(1000);
     expect([first?.delivery_id, second?.delivery_id]).toEqual(['d1', 'd2']);
     outbox.record(first!, answer(500), 1000, 4000);

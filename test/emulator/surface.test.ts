@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ParserConfig } from '../../src/contract/index.ts';
 import { createDocuments } from '../../src/emulator/documents.ts';
 import { openStore } from '../../src/emulator/store.ts';
-import { fileHeaders, mask, Surface } from '../../src/emulator/surface.ts';
+import { mask, Surface, viewable } from '../../src/emulator/surface.ts';
 import type { ResolvedIntegration } from '../../src/emulator/webhooks/dispatcher.ts';
 
 /** What /_emulator/ shows and masks, without HTTP. */
@@ -54,20 +54,9 @@ describe('emulator surface', () => {
     expect(shown).not.toContain('pw-secret');
   });
 
-  it('surface: a stored PDF or image is served inline, anything else as an attachment, always sandboxed', () => {
-    expect(fileHeaders('application/pdf')).toMatchObject({
-      'content-type': 'application/pdf',
-      'content-disposition': 'inline',
-    });
-    expect(fileHeaders('Image/PNG; charset=x')['content-disposition']).toBe('inline');
-    for (const type of ['text/html', 'image/svg+xml', 'application/xml']) {
-      expect(fileHeaders(type)).toMatchObject({
-        'content-type': 'application/octet-stream',
-        'content-disposition': 'attachment',
-        'content-security-policy': "sandbox; default-src 'none'",
-        'x-content-type-options': 'nosniff',
-      });
-    }
+  it('surface: a stored PDF or image is viewable, anything else is not (routes/emulator.ts serves it as an attachment)', () => {
+    expect(['application/pdf', 'Image/PNG; charset=x', 'image/jpeg'].map(viewable)).toEqual([true, true, true]);
+    expect(['text/html', 'image/svg+xml', 'application/xml', ''].map(viewable)).toEqual([false, false, false, false]);
   });
 
   it('surface: an unknown document is not found, for its details and its file', () => {

@@ -5,12 +5,14 @@ import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { groundDefinition } from '../../src/engine/grounding.ts';
 import { formatHints } from '../../src/engine/hints.ts';
 import { LabelIndex, normaliseWord, tokens } from '../../src/engine/labels.ts';
-import type { Cell, Layout } from '../../src/engine/layout.ts';
+import { type Cell, type Layout, layoutPage } from '../../src/engine/layout.ts';
 import { readPdf } from '../../src/engine/pdf-text.ts';
 import { type Doc, wholeDocument } from '../../src/engine/scope.ts';
 import { byLine, cellsLabelling, cellsWithTerms, labelledCells, linesOfLabels } from '../../src/engine/scope-index.ts';
 import { dueDatesIn } from '../../src/engine/terms.ts';
 import { parseCurrency } from '../../src/engine/values.ts';
+import { vocabularyLabels } from '../../src/engine/vocabulary/index.ts';
+import { hasSeparator } from '../../src/engine/window.ts';
 import { makePdf } from '../helpers/pdf.ts';
 
 /** Invoice-like pages: a number, a date, parties, a few rows, payment terms and a total on each. */
@@ -218,5 +220,130 @@ describe('engine speed: same answers, less work', () => {
     expect(parseCurrency(' U.S.$ ')).toBe('USD');
     expect(parseCurrency('€')).toBe('EUR');
     expect(parseCurrency('$')).toBeNull();
+  });
+  it('engine: a cell is compared with the forms its second word allows, and matches as against every form', () => {
+    // Texts made of label words (every vocabulary label, split, joined, with number words and values after).
+    const words = [
+      ...new Set(
+        vocabularyLabels()
+          .flatMap(({ label }) => label.split(/\s+/))
+          .concat(['No.', 'Nr', '#', 'Nummer', 'Br', 'uttosumme', 'Zahlbetr', 'ag', 'Miet', 'rechnung', 'x']),
+      ),
+    ];
+    const labels = vocabularyLabels().map(({ label }) => label.replace(/^\*/, 'Miet'));
+    const after = fc.constantFrom(
+      '',
+      ':',
+      ': 12.50',
+      ' 12.50',
+      ' EUR',
+      ' (19%): 5',
+      '. 42',
+      ' for this invoice',
+      ' - net: 5',
+      '/Ust',
+      ' \u00a0Betrag',
+      ' ÄÖ',
+      ' €',
+      ' 7 x 3.50',
+    );
+    const texts = fc.oneof(
+      fc.tuple(fc.constantFrom(...labels), after).map(([l, a]) => l + a),
+      fc
+        .tuple(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }), after)
+        .map(([w, a]) => w.join(' ') + a),
+      fc.tuple(fc.constantFrom(...labels), fc.nat(20)).map(([l, k]) => `${l.slice(0, k)} ${l.slice(k)}`),
+    );
+    const fields = [
+      INVOICE_FIELDS,
+      structuredClone(INVOICE_FIELDS).concat([
+        { name: 'kunden_nr', type: 'string', aliases: ['Kunden Nr', 'Kundennummer'] },
+      ]),
+    ] as FieldDefinition[];
+    for (const definition of fields) {
+      const chosen = new LabelIndex(definition);
+      const every = new LabelIndex(definition, { everyForm: true });
+      fc.assert(
+        fc.property(texts, (t) => {
+          expect(chosen.match(t)).toEqual(every.match(t));
+        }),
+        { numRuns: 4000 },
+      );
+    }
+  });
+
+  it('engine: format hints read the numbers and dates the patterns read', () => {
+    // The hints as computed with the patterns before the scan: the reference.
+    const reference = (layout: Layout) => {
+      const marks = new Set<string>();
+      const orders = new Set<string>();
+      const markOf = (n: string) => {
+        const dot = n.lastIndexOf('.');
+        const comma = n.lastIndexOf(',');
+        if (dot >= 0 && comma >= 0) {
+          const mark = dot > comma ? '.' : ',';
+          const at = Math.max(dot, comma);
+          if (n.indexOf(mark) !== at) return undefined;
+          return (mark === '.' ? /^\d{1,3}(,\d{3})+$/ : /^\d{1,3}(\.\d{3})+$/).test(n.slice(0, at)) ? mark : undefined;
+        }
+        const at = dot >= 0 ? dot : comma;
+        if (at < 0 || n.indexOf(n[at] as string) !== at || /\s/.test(n)) return undefined;
+        return /^\d{1,2}$/.test(n.slice(at + 1)) ? n[at] : undefined;
+      };
+      for (const l of layout.pages[0]?.lines ?? [])
+        for (const c of l.cells) {
+          for (const m of c.text.matchAll(/\d[\d.,' \u00a0\u202f]*\d/g)) {
+            const mark = markOf(m[0]);
+            if (mark) marks.add(mark);
+          }
+          for (const m of c.text.matchAll(/\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g)) {
+            const [a, b] = m[0].split(/[/-]/).map(Number);
+            if (a !== undefined && b !== undefined && a > 12 && b <= 12) orders.add('dmy');
+            if (a !== undefined && b !== undefined && b > 12 && a <= 12) orders.add('mdy');
+          }
+        }
+      return {
+        decimalMark: marks.size === 1 ? [...marks][0] : undefined,
+        dateOrder: orders.size === 1 ? [...orders][0] : undefined,
+      };
+    };
+    const text = fc.string({ unit: fc.constantFrom(..."0123456789.,' \u00a0\u202f/-xa".split('')), maxLength: 24 });
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 4 }), (texts) => {
+        const layout: Layout = {
+          pages: [
+            {
+              number: 1,
+              lines: [{ page: 1, index: 0, y: 0, height: 10, cells: texts.map((t) => ({ text: t, x0: 0, x1: 1 })) }],
+            },
+          ],
+        };
+        expect(formatHints(layout)).toEqual(reference(layout));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('engine: the white space of a cell is squashed as /\\s+/ squashes it', () => {
+    const white = ' \t\n\u000b\f\r\u00a0\u1680\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u200b\u0085';
+    const text = fc.string({ unit: fc.constantFrom(...`ab1.${white}`.split('')), minLength: 1, maxLength: 16 });
+    fc.assert(
+      fc.property(text, (t) => {
+        const [line] = layoutPage(1, [{ text: t, x: 0, y: 10, width: 10, height: 10 }]).lines;
+        const expected = t.trim().replace(/\s+/g, ' ');
+        expect(line?.cells.map((c) => c.text) ?? []).toEqual(t.trim() === '' ? [] : [expected]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('engine: the separator of a return line is looked for only in texts that hold one of its characters', () => {
+    const text = fc.string({ unit: fc.constantFrom(...'ab 1●•·∙|-–—\t'.split('')), maxLength: 12 });
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(hasSeparator({ text: t })).toBe(/[●•·∙|]|\s[-–]\s/u.test(t));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

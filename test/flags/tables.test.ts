@@ -3,15 +3,13 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { REFERENCE_PATH } from '../../scripts/cli-reference.ts';
-import { DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS } from '../../src/batch/options.ts';
-import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 import { ExtractError } from '../../src/errors.ts';
 import type { RunValues, WatchValues } from '../../src/flags/batch.ts';
 import { RUN_FLAGS, WATCH_FLAGS } from '../../src/flags/batch.ts';
 import { addFlags } from '../../src/flags/commander.ts';
 import { parseFlags } from '../../src/flags/parse.ts';
-import { type ServeValues, SERVE_FLAGS } from '../../src/flags/servers.ts';
+import { LISTEN_FLAGS, type ServeValues, SERVE_FLAGS } from '../../src/flags/servers.ts';
 import { attributeOf, type FlagTable, flagsOf } from '../../src/flags/spec.ts';
 import { FLAG_TABLES } from '../../src/flags/tables.ts';
 
@@ -180,10 +178,8 @@ describe('flags: one table per command', () => {
       if (table === undefined) continue;
       expect(parseFlags(table, cmd.opts()), path).toEqual(parseFlags(table, {}));
     }
+    // The numbers themselves, as literals, once: test/cli/flags.test.ts.
     const run = parseFlags(RUN_FLAGS, {});
-    expect(run.concurrency).toBe(DEFAULT_CONCURRENCY);
-    expect(run.pollInterval).toBe(DEFAULT_POLL.intervalMs);
-    expect(run.lease).toBe(DEFAULT_LEASE_MS);
     expect(run.route).toBe('auto');
     expect(run.ignore).toEqual([]);
     expect([run.fresh, run.noState, run.noProgress, run.state, run.maxCredits, run.settle]).toEqual([
@@ -192,7 +188,7 @@ describe('flags: one table per command', () => {
       false,
       undefined,
       undefined,
-      undefined,
+      0,
     ]);
   });
 
@@ -243,6 +239,10 @@ describe('flags: one table per command', () => {
     expect(usage(RUN_FLAGS, { route: 'fast' })).toBe('--route "fast": use auto, inline, upload');
     expect(usage(SERVE_FLAGS, { listenPort: '70000' })).toBe(
       '--listen-port "70000" is not a port number: use 0-65535 (0 picks a free port)',
+    );
+    // One port rule, one wording, for both servers.
+    expect(usage(LISTEN_FLAGS, { port: '70000' })).toBe(
+      '--port "70000" is not a port number: use 0-65535 (0 picks a free port)',
     );
   });
 

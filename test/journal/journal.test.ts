@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJournal, replayJournal } from '../../src/journal/journal-read.ts';
 import { openJournal, stateKey, type JournalFact } from '../../src/journal/journal.ts';
 import { acquireLock, lockPathFor } from '../../src/journal/lock.ts';
-import { actionFor } from '../../src/batch/plan.ts';
 
 const common = { at: '2026-01-01T00:00:00.000Z', sha256: 'abc', target: 't1', file: 'a.pdf' };
 const line = (f: JournalFact): string => `${JSON.stringify(f)}\n`;
@@ -62,63 +61,6 @@ describe('journal', () => {
         line({ fact: 'reset', at: common.at }),
     );
     expect(b.known.size).toBe(0);
-  });
-
-  it('rerun decisions: skip completed, resume submitted, leave failed and uncertain unless --retry-failed', () => {
-    expect(actionFor(undefined, false)).toBe('submit');
-    expect(
-      actionFor({ fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} }, false),
-    ).toBe('done');
-    expect(actionFor({ fact: 'submitted', ...common, route: 'upload', document_id: 'd' }, true)).toBe('resume');
-    const uncertain = {
-      fact: 'failed' as const,
-      ...common,
-      route: 'inline' as const,
-      document_id: null,
-      reason: 'x',
-      retryable: true,
-      charge: 'uncertain' as const,
-    };
-    expect(actionFor(uncertain, false)).toBe('leave');
-    expect(actionFor(uncertain, true)).toBe('submit');
-    expect(actionFor({ fact: 'sending', ...common, route: 'inline' }, false)).toBe('leave');
-    // The service judged the document (it ended in error, refunded): left unless asked.
-    expect(actionFor({ ...uncertain, document_id: 'd', charge: 'refunded' }, false)).toBe('leave');
-  });
-
-  it('rerun decisions: a failure that cost nothing and may pass is sent again without being asked', () => {
-    const none = {
-      fact: 'failed' as const,
-      ...common,
-      route: 'upload' as const,
-      document_id: null,
-      reason: 'ECONNREFUSED',
-      retryable: true,
-      charge: 'none' as const,
-    };
-    expect(actionFor(none, false)).toBe('submit');
-    // One that will fail the same way (the service refused the document as it is) is not.
-    expect(actionFor({ ...none, retryable: false }, false)).toBe('leave');
-    // Older journals did not write `charge`: a kept request means uncertain, none means nothing was sent.
-    const { charge: _, ...legacy } = none;
-    expect(actionFor(legacy, false)).toBe('submit');
-    expect(
-      actionFor(
-        { ...legacy, request: { idempotency_key: 'k', file_name: 'a.pdf', file_type: 'application/pdf' } },
-        false,
-      ),
-    ).toBe('leave');
-    expect(actionFor({ ...legacy, document_id: 'd' }, false)).toBe('leave');
-  });
-
-  it('--fresh sends every document again', () => {
-    expect(
-      actionFor(
-        { fact: 'completed', ...common, route: 'inline', document_id: 'd', page_count: 1, results: {} },
-        false,
-        true,
-      ),
-    ).toBe('submit');
   });
 
   it('a fact that says nothing happened at the service never erases what was known', () => {

@@ -11,7 +11,6 @@ import {
   type JournalFact,
   type KnownState,
   knownFromMap,
-  NO_JOURNAL,
   openJournal,
   replayer,
   stateKey,
@@ -72,15 +71,17 @@ describe('journal: the replay step', () => {
     expect(r.known.has(key)).toBe(false);
   });
 
-  it('a second send of a document first sent in this journal forgets the stale entry', () => {
+  it('a second send of a document first sent in this journal: a refused resend leaves the first, uncertain send', () => {
     const r = replayer();
-    r.apply(completed);
     r.apply(sending);
+    expect(r.before.has(key)).toBe(false);
+    const again: JournalFact = { ...sending, at: '2026-01-02T00:00:00.000Z' };
+    r.apply(again);
+    expect(r.before.get(key)).toEqual(sending);
+    expect(r.known.get(key)).toEqual(again);
     r.apply(unsent);
-    // Known again as completed; a later first-send of another document does not disturb it.
-    r.apply({ ...sending, sha256: 'def' });
-    expect(r.before.has(stateKey('def', 't1'))).toBe(false);
-    expect(r.known.get(key)).toEqual(completed);
+    expect(r.known.get(key)).toEqual(sending);
+    expect(r.before.has(key)).toBe(false);
   });
 
   it('the journal line changes nothing; a parser fact is kept per target; a reset forgets documents, not parsers', () => {
@@ -221,11 +222,6 @@ describe('journal: writing', () => {
 
   it('the version fact is dated', () => {
     expect(versionFact(new Date(0))).toEqual({ fact: 'journal', at: '1970-01-01T00:00:00.000Z', version: 2 });
-  });
-
-  it('no journal: appends and closes do nothing', async () => {
-    await expect(NO_JOURNAL.append(completed)).resolves.toBeUndefined();
-    await expect(NO_JOURNAL.close()).resolves.toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { MAX_ARRIVAL_FILE_BYTES } from '../../src/emulator/routes/arrivals.ts';
+import { MAX_ARRIVAL_FILE_BYTES } from '../../src/emulator/arrivals/intake.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { peakRssMb } from '../helpers/smtp.ts';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { replayJournal } from '../../src/journal/journal-read.ts';
 import { stateKey, type JournalFact } from '../../src/journal/journal.ts';
 import { idempotencyKey } from '../../src/batch/pipeline.ts';
-import { actionFor, priorRecord, uncertainRequest, UNCERTAIN_SEND, type Job } from '../../src/batch/plan.ts';
+import { priorRecord, UNCERTAIN_SEND, type Job } from '../../src/batch/plan.ts';
+import { rerunAction, uncertainRequest } from '../../src/cost/rerun.ts';
 
 /** The client's Idempotency-Key and the journal facts that let a rerun resend an uncertain request unchanged. */
 
@@ -34,8 +35,8 @@ describe('Idempotency-Key', () => {
     const { known } = replayJournal(line({ fact: 'sending', ...common, route: 'upload', request }));
     const prior = known.get(stateKey(SHA, common.target));
     expect(uncertainRequest(prior)).toEqual(request);
-    expect(actionFor(prior, false)).toBe('leave');
-    expect(actionFor(prior, true)).toBe('submit');
+    expect(rerunAction(prior, { retryFailed: false })).toBe('leave');
+    expect(rerunAction(prior, { retryFailed: true })).toBe('submit');
     const job = { input: { file: 'in/a.pdf' }, prior } as unknown as Job;
     expect(priorRecord(job)?.error).toBe(UNCERTAIN_SEND);
     expect(UNCERTAIN_SEND).toMatch(/Idempotency-Key/);

@@ -1,6 +1,12 @@
 import { link, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { API_PREFIX, type ExtractAcceptedResponse, type ParserConfig, type SourceType } from '../../contract/index.ts';
+import {
+  API_PREFIX,
+  EMULATOR_PREFIX,
+  type ExtractAcceptedResponse,
+  type ParserConfig,
+  type SourceType,
+} from '../../contract/index.ts';
 import { detectMimeType } from '../../mime/detect.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Documents } from '../documents.ts';
@@ -20,6 +26,19 @@ import type { Store } from '../store.ts';
  * out of credits charges nothing and the sender's retry cannot pay twice. Extraction runs in the
  * background, as for the storage-path shape.
  */
+/** Files larger than this go through the API's upload-and-poll route instead. */
+export const MAX_ARRIVAL_FILE_BYTES = 100 * 1024 * 1024;
+/** Files in one form (the application's upload, the inbound webhook). */
+export const MAX_ARRIVAL_FILES = 20;
+
+/** A file over MAX_ARRIVAL_FILE_BYTES: the request is refused whole. */
+export function arrivalTooLarge(fileName: string): GatewayError {
+  return new GatewayError(
+    'payload_too_large',
+    `${fileName} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`,
+  );
+}
+
 export type Arrival = {
   parser: ParserConfig;
   file: StagedFile;
@@ -32,6 +51,7 @@ type Counted = Arrival & { mimeType: string; pages: number };
 type Admitted = Counted & { blob: string; documentId: string };
 
 export type IntakeParts = {
+  parsers: ReadonlyMap<string, ParserConfig>;
   store: Store;
   documents: Documents;
   ledger: Ledger;
@@ -51,6 +71,17 @@ export class Intake {
 
   constructor(parts: IntakeParts) {
     this.#p = parts;
+  }
+
+  /** The parser documents arrive for (the application's upload names it), or not found. */
+  parser(parserId: string): ParserConfig {
+    const parser = this.#p.parsers.get(parserId);
+    if (!parser)
+      throw new GatewayError(
+        'not_found',
+        `no parser ${JSON.stringify(parserId.slice(0, 80))}: GET ${EMULATOR_PREFIX}/parsers lists them`,
+      );
+    return parser;
   }
 
   /**

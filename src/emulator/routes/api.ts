@@ -40,7 +40,7 @@ export function apiRoutes(input: {
           noteDocument(
             request,
             body.shape === 'inline'
-              ? await gateway.extractInline(parser, body.request, record, injectedAsyncError(request))
+              ? await gateway.extractInline(parser, body.request, injectedAsyncError(request), record)
               : await gateway.extractStored(parser, body.request, injectedAsyncError(request), record),
           ),
       );
@@ -51,17 +51,13 @@ export function apiRoutes(input: {
     app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, (request, reply) => {
       const parser = parserOf(request);
       const documentId = request.params.document_id;
-      let encoded = finished.encodedFor(documentId, parser.parser_id);
-      if (encoded === undefined) {
-        const body = gateway.getDocument(parser, documentId);
-        encoded = finished.keep(parser.parser_id, body);
-        if (encoded === undefined) {
-          void reply.send(noteDocument(request, body));
-          return;
-        }
+      const read = finished.read(parser.parser_id, documentId, () => gateway.getDocument(parser, documentId));
+      if ('processing' in read) {
+        void reply.send(noteDocument(request, read.processing));
+        return;
       }
       request.extractDocumentId = documentId;
-      void reply.type('application/json; charset=utf-8').send(encoded);
+      void reply.type('application/json; charset=utf-8').send(read.encoded);
     });
   };
 }

@@ -4,13 +4,9 @@ import { isDiskFull } from '../../errno.ts';
 import { EMULATOR_PREFIX, ExtractInlineRequest, type ParserConfig, type SourceType } from '../../contract/index.ts';
 import { INBOUND_PREFIX, type InboundTokens } from '../arrivals/inbound.ts';
 import { GatewayError } from '../errors.ts';
-import type { Intake } from '../arrivals/intake.ts';
+import { arrivalTooLarge, type Intake, MAX_ARRIVAL_FILE_BYTES, MAX_ARRIVAL_FILES } from '../arrivals/intake.ts';
 import { stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
 import { parseBody } from './http.ts';
-
-/** Files larger than this go through the API's upload-and-poll route instead. */
-export const MAX_ARRIVAL_FILE_BYTES = 100 * 1024 * 1024;
-const MAX_FILES = 20;
 
 /**
  * The routes by which documents arrive besides the API: the application's upload
@@ -26,18 +22,8 @@ export function arrivalRoutes(input: {
   const { intake, parsers, inbound, partialDir } = input;
   return async (app: FastifyInstance) => {
     await app.register(multipart, {
-      limits: { fileSize: MAX_ARRIVAL_FILE_BYTES, files: MAX_FILES, fields: 20, parts: 40 },
+      limits: { fileSize: MAX_ARRIVAL_FILE_BYTES, files: MAX_ARRIVAL_FILES, fields: 20, parts: 40 },
     });
-
-    const parserOr404 = (parserId: string) => {
-      const parser = parsers.get(parserId);
-      if (!parser)
-        throw new GatewayError(
-          'not_found',
-          `no parser ${JSON.stringify(parserId.slice(0, 80))}: GET ${EMULATOR_PREFIX}/parsers lists them`,
-        );
-      return parser;
-    };
 
     /**
      * Streams every file part to disk (staging.ts), then submits them all or none; the staged
@@ -53,10 +39,7 @@ export function arrivalRoutes(input: {
       try {
         try {
           for await (const part of request.files()) {
-            const tooLarge = new GatewayError(
-              'payload_too_large',
-              `${part.filename} is over ${MAX_ARRIVAL_FILE_BYTES} bytes: send it through the API's upload-and-poll route; nothing from this request was accepted`,
-            );
+            const tooLarge = arrivalTooLarge(part.filename);
             // Counted as it arrives: the answer goes as soon as the limit is passed, and the
             // connection is closed after it rather than the rest of the file read and discarded.
             part.file.once('limit', () => {
@@ -93,7 +76,7 @@ export function arrivalRoutes(input: {
     app.post<{ Params: { parser_id: string } }>(
       `${EMULATOR_PREFIX}/parsers/:parser_id/documents`,
       async (request, reply) => {
-        const parser = parserOr404(request.params.parser_id);
+        const parser = intake.parser(request.params.parser_id);
         if (!request.isMultipart())
           throw new GatewayError('unsupported_media_type', 'upload files as multipart/form-data');
         return { success: true, documents: await submitForm(request, reply, parser, 'upload') };

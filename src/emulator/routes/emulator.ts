@@ -9,9 +9,23 @@ import {
 } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import type { Ledger } from '../ledger.ts';
-import type { Surface } from '../surface.ts';
+import type { StoredFile, Surface } from '../surface.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import { parseBody } from './http.ts';
+
+/**
+ * How a stored file is served: a viewable one inline as its type, anything else as an attachment;
+ * the sandbox keeps any active content inert, and nosniff stops a browser guessing otherwise.
+ */
+function fileHeaders(file: StoredFile): Record<string, string> {
+  return {
+    'content-type': file.viewable ? file.mimeType : 'application/octet-stream',
+    'content-disposition': file.viewable ? 'inline' : 'attachment',
+    'content-security-policy': "sandbox; default-src 'none'",
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  };
+}
 
 /**
  * The emulator's own surface under /_emulator/, outside the emulated API: for people
@@ -37,7 +51,7 @@ export function emulatorRoutes(input: { ledger: Ledger; surface: Surface; webhoo
     );
     app.get<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/documents/:id/file`, async (request, reply) => {
       const file = surface.storedFile(request.params.id);
-      reply.headers(file.headers);
+      reply.headers(fileHeaders(file));
       return reply.send(createReadStream(file.path));
     });
 
