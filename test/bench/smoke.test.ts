@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -24,6 +24,12 @@ test('bench: --tiny produces a number for every row', { timeout: 420_000 }, asyn
     reject: false,
     timeout: 400_000,
   });
+  // A run that died before its report says why (one did, beside a second copy of the suite).
+  const ended = `exit ${result.exitCode}${result.signal ? `, ${result.signal}` : ''}`;
+  expect(
+    existsSync(json),
+    `bench wrote no report (${ended}):\n${result.stderr.slice(-3000)}${result.stdout.slice(-1000)}`,
+  ).toBe(true);
   const report = JSON.parse(readFileSync(json, 'utf8')) as { rows: BenchRow[]; failures: string[] };
   expect(report.failures, result.stderr.slice(-3000)).toEqual([]);
   expect(result.exitCode).toBe(0);
