@@ -1,9 +1,21 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseSize } from '../../src/flags/units.ts';
+import { durationFlag, parseDuration, parseSize, sizeFlag } from '../../src/flags/units.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
 import { routeChooser, DEFAULT_INLINE_MAX, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
 
 describe('units', () => {
+  it('durations and sizes written as flag defaults read back unchanged', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 10 ** 9 }), (ms) => parseDuration(durationFlag(ms)) === ms));
+    fc.assert(fc.property(fc.integer({ min: 1, max: 10 ** 12 }), (b) => parseSize(sizeFlag(b)) === b));
+    expect([
+      durationFlag(0),
+      durationFlag(2000),
+      durationFlag(60_000),
+      durationFlag(15 * 60_000),
+      sizeFlag(5_000_000),
+    ]).toEqual(['0s', '2s', '60s', '15m', '5MB']);
+  });
   it('sizes: bytes, KB/MB/GB in powers of 1000, KiB/MiB in powers of 1024', () => {
     expect(parseSize('500000')).toBe(500_000);
     expect(parseSize('512KB')).toBe(512_000);
