@@ -60,35 +60,12 @@ function marksOf(text: string, marks: Set<DecimalMark>): void {
       continue;
     }
     if (marked) {
-      const mark = markOfRun(text, i, lastDigit);
+      const mark = decimalMarkOf(text.slice(i, lastDigit + 1));
       if (mark) marks.add(mark);
     }
     i = lastDigit + 1;
   }
 }
-/**
- * decimalMarkOf of text[from..to] (a number as marksOf finds it), without cutting it out when it
- * holds one mark and no space ("12.50", "1'234,5": most amounts): the mark shows when one or two
- * digits follow it. Any other number goes the general way.
- */
-function markOfRun(text: string, from: number, to: number): DecimalMark | undefined {
-  let at = -1;
-  let spaced = false;
-  for (let k = from + 1; k < to; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 0x2e || c === 0x2c) {
-      if (at >= 0) return decimalMarkOf(text.slice(from, to + 1));
-      at = k;
-    } else if (c === 0x20 || c === 0xa0 || c === 0x202f) {
-      spaced = true;
-    }
-  }
-  // One mark or none: a space makes it no decimal number; the number ends with a digit (to), so
-  // the mark is a decimal one when one or two digits follow it.
-  if (at < 0 || spaced) return undefined;
-  return to - at <= 2 && isDigit(text.charCodeAt(at + 1)) ? (text[at] as DecimalMark) : undefined;
-}
-
 /** A date written with its day, month and year as numbers. */
 const DATE = /\b\d{1,2}[/-]\d{1,2}[/-]\d{4}\b/g;
 
