@@ -9,11 +9,13 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { writeCopies } from '../bench/lib/pdfs.ts';
-import { CLI, NODE } from '../bench/lib/paths.ts';
+import { CLI as BUILT_CLI, NODE } from '../bench/lib/paths.ts';
 import { cleanEnv } from '../bench/lib/cli.ts';
 import { STANDIN_KEY, startStandIn } from '../bench/lib/standin.ts';
 
 const n = Number(process.argv[2] ?? 1000);
+// Another build of the CLI (a copy of bin/ and dist/), so that the worktree can be rebuilt during a long run.
+const CLI = process.env.MEM_PROBE_CLI ?? BUILT_CLI;
 const fractions = process.argv.slice(3).map(Number);
 const root = process.env.MEM_PROBE_DIR ?? '/tmp/mem-probe';
 const dir = join(root, `pdfs-${n}`);
