@@ -158,6 +158,8 @@ async function planBatch(
     onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
   });
   if (!options.dryRun) saveStatCache(cache, log);
+  // A stamp is the stat cache's and --settle's, both done with now: not held for the rest of the run.
+  for (const file of files) file.stamp = undefined;
   if (!options.dryRun && options.apiKey && foreign.size > 0) {
     identity = await settleIdentity(
       plan.jobs,
