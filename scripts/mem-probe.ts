@@ -5,7 +5,7 @@
  *
  *   node scripts/mem-probe.ts <n> [fraction...]   (files cached under $MEM_PROBE_DIR, /tmp/mem-probe)
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { writeCopies } from '../bench/lib/pdfs.ts';
@@ -43,6 +43,25 @@ child.stderr.on('data', (d: Buffer) => {
   stderr += d.toString();
 });
 const pending = [...fractions].sort((a, b) => a - b);
+// RSS sampled through the run: where the peak falls (answered 0: the plan; else sending).
+const samples: Array<{ s: number; rssMb: number; answered: number }> = [];
+const rssOf = (pid: number): number => {
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+};
+let nodePid: number | undefined;
+const sampler = setInterval(() => {
+  if (nodePid === undefined) {
+    const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim();
+    nodePid = kids === '' ? undefined : Number(kids.split(' ')[0]);
+    if (nodePid === undefined) return;
+  }
+  samples.push({ s: (Date.now() - started) / 1000, rssMb: rssOf(nodePid), answered: standIn.counts.inline });
+}, 250);
 const timer = setInterval(() => {
   const next = pending[0];
   if (next !== undefined && standIn.counts.inline >= next * n) {
@@ -54,6 +73,12 @@ const timer = setInterval(() => {
 }, 50);
 const code: number = await new Promise((r) => child.on('exit', (c) => r(c ?? 1)));
 clearInterval(timer);
+clearInterval(sampler);
+const top = samples.reduce((m, x) => (x.rssMb > m.rssMb ? x : m), { s: 0, rssMb: 0, answered: 0 });
+const planPeak = Math.max(0, ...samples.filter((x) => x.answered === 0).map((x) => x.rssMb));
+console.log(JSON.stringify({ sampledPeak: top, planPeakMb: planPeak, samples: samples.length }));
+for (let i = 0; i < samples.length; i += Math.max(1, Math.floor(samples.length / 20)))
+  console.log(JSON.stringify(samples[i]));
 await standIn.close();
 const last = stderr.trim().split('\n').at(-1) ?? '';
 const [kb, user, sys] = last.split(' ').map(Number);
