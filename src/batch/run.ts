@@ -83,6 +83,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     unsubscribe = stopper.listen();
     let charges = NOTHING_CHARGED;
     if (needsService(plan)) {
+      deps.favourMemory?.();
       const { sendBatch } = await import('./send.ts');
       charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
     } else reporter.start(0);
@@ -155,6 +156,7 @@ async function planBatch(
     cache,
     now: deps.now,
     hashWhileSendingAbove: hashWhileSendingAbove(options, journal.shared, foreign.size > 0),
+    onRead: deps.favourMemory,
     onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
   });
   if (!options.dryRun) saveStatCache(cache, log);
