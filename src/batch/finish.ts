@@ -56,6 +56,7 @@ export async function finishBatch(
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
     unsettled: plan.unsettled,
+    release: () => ctx.records.close(),
   });
   // Outputs and the report cover every input, in input order, whatever the stop. A FIFO's reader
   // is waited for only now, with every document done, and the next signal ends the wait.
@@ -174,6 +175,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
     unsettled: plan.unsettled,
+    release: () => ctx.records.close(),
   });
   deps.stdout.write(
     `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credit${summary.credits_estimate === 1 ? '' : 's'}\n`,

@@ -23,6 +23,8 @@ export type Records = {
   get(key: string): ReportEntry | undefined;
   /** The records of `keys` that were emitted, in that order: read again at each iteration. */
   inOrder(keys: readonly string[]): Iterable<ReportEntry>;
+  /** Frees the spool (its file descriptor) at once: no record can be read after. */
+  close(): void;
 };
 
 export function createRecords(
@@ -38,6 +40,7 @@ export function createRecords(
     },
     update: (key, entry) => store.put(key, entry),
     get: (key) => store.get(key),
+    close: () => store.close?.(),
     inOrder: (keys) => ({
       *[Symbol.iterator]() {
         for (const key of keys) {
@@ -53,6 +56,7 @@ export function createRecords(
 export type RecordStore = {
   put(key: string, entry: ReportEntry): void;
   get(key: string): ReportEntry | undefined;
+  close?(): void;
 };
 
 /** Every record as its object: the store of a run that cannot spool, and the reference the spool is tested against. */
@@ -71,7 +75,11 @@ export class MemoryRecords implements RecordStore {
 /** Appends are buffered up to this many bytes; reads are served from a window of this size. */
 const BLOCK = 256 * 1024;
 
-/** The spool's file descriptor is closed once its records are unreachable (the run's summary with them). */
+/**
+ * A spool nobody closed (a run that threw, a summary never released) has its descriptor closed
+ * once it is unreachable; close() unregisters it first, so a descriptor number the process has
+ * reused since is never closed by mistake.
+ */
 const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
   try {
     closeSync(fd);
@@ -84,7 +92,7 @@ const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
  * Records on disk: each one a line, appended as it is emitted, found again by its offset.
  *
  * The file is unlinked as soon as it is opened: nothing is left behind by a crash, and it lives
- * as long as its descriptor (closed when the store is collected, or at exit). A line is the
+ * as long as its descriptor (closed by close(), when the store is collected, or at exit). A line is the
  * record as JSON with its results set to null, a tab, then the results' JSON text (JSON escapes
  * tabs and newlines inside strings, so neither appears raw in either part); results come back
  * as stored results (outputs/stored-results.ts), which every writer reads like the original.
@@ -104,10 +112,11 @@ export class RecordSpool implements RecordStore {
   #buffer = Buffer.alloc(0);
   #windowAt = 0;
   #windowLength = 0;
+  #closed = false;
 
   private constructor(fd: number) {
     this.#fd = fd;
-    closeWhenCollected.register(this, fd);
+    closeWhenCollected.register(this, fd, this);
   }
 
   /** A spool in the temp directory, or undefined when none can be made there. */
@@ -127,6 +136,7 @@ export class RecordSpool implements RecordStore {
   }
 
   put(key: string, entry: ReportEntry): void {
+    if (this.#closed) throw new Error('record spool: written after the run released its records');
     const line = spoolLine(entry);
     const bytes = Buffer.byteLength(line);
     let slot = this.#slots.get(key);
@@ -142,7 +152,16 @@ export class RecordSpool implements RecordStore {
     if (this.#pendingBytes >= BLOCK) this.#flush();
   }
 
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closeWhenCollected.unregister(this);
+    this.#pending = [];
+    closeSync(this.#fd);
+  }
+
   get(key: string): ReportEntry | undefined {
+    if (this.#closed) throw new Error('record spool: read after the run released its records');
     const slot = this.#slots.get(key);
     if (slot === undefined) return undefined;
     const offset = this.#offsets[slot] ?? 0;
@@ -190,7 +209,7 @@ export class RecordSpool implements RecordStore {
 }
 
 /** A record as one spool line (without its newline): see RecordSpool. */
-export function spoolLine(entry: ReportEntry): string {
+function spoolLine(entry: ReportEntry): string {
   const results = entry.results;
   const stored = typeof results === 'object' && results !== null;
   const head = stored ? { ...entry, results: null } : entry;
@@ -200,7 +219,7 @@ export function spoolLine(entry: ReportEntry): string {
   return `${text}\t${stored ? (storedText(results) ?? JSON.stringify(results)) : ''}\n`;
 }
 
-export function parseSpoolLine(line: string): ReportEntry {
+function parseSpoolLine(line: string): ReportEntry {
   const tab = line.indexOf('\t');
   const head = line.slice(0, tab);
   const entry = JSON.parse(head) as ReportEntry;

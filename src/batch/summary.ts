@@ -96,6 +96,8 @@ export function tallySummary(
     ignored?: IgnoredInput[];
     linksNotFollowed?: LinkNotFollowed[];
     unsettled?: Unsettled[] | undefined;
+    /** Frees what `documents` is read from (the run's record spool): releaseSummary. */
+    release?: () => void;
   },
 ): BatchSummary {
   const counts = countOutcomes(documents);
@@ -143,7 +145,7 @@ export function tallySummary(
     },
   };
   summary.exit_code = exitCodeOf(summary);
-  tallies.set(summary, { counts, documents: () => documents, needsReview: reviewOf });
+  tallies.set(summary, { counts, documents: () => documents, needsReview: reviewOf, release: extra.release });
   return summary;
 }
 
@@ -152,6 +154,7 @@ type Tally = {
   counts: Counts;
   documents: () => Iterable<ReportEntry>;
   needsReview: () => Iterable<ReviewEntry>;
+  release: (() => void) | undefined;
 };
 type Counts = {
   outcomes: Map<EntryOutcome, number>;
@@ -163,6 +166,16 @@ type Counts = {
 };
 /** Kept beside each summary, not in it: the summary is the report's JSON. */
 const tallies = new WeakMap<BatchSummary, Tally>();
+
+/**
+ * Frees the records a summary's lists are read from (the run's spool file). A caller that keeps
+ * running after a batch (extract watch, a cycle after another) releases each summary once done
+ * with it; a one-off run leaves it to the process's exit. Its lists are not readable after,
+ * unless they were read before.
+ */
+export function releaseSummary(summary: BatchSummary): void {
+  tallies.get(summary)?.release?.();
+}
 
 function countOutcomes(documents: Iterable<ReportEntry>): Counts {
   const counts: Counts = { outcomes: new Map(), knownFailures: 0, leftNotKnown: 0, needsReview: 0, creditsEstimate: 0 };

@@ -1,8 +1,9 @@
+import { readdirSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createRecords, MemoryRecords, RecordSpool } from '../../src/batch/records.ts';
-import { reportChunks, tallySummary, type ReportEntry } from '../../src/batch/summary.ts';
+import { releaseSummary, reportChunks, tallySummary, type ReportEntry } from '../../src/batch/summary.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
 
 /**
@@ -78,5 +79,23 @@ describe('a run keeps its records on disk, not in memory', () => {
     const records = createRecords(undefined, undefined, new MemoryRecords());
     records.emit('k', entry(1));
     expect(records.get('k')).toEqual(entry(1));
+  });
+
+  it('a released summary frees its spool at once: a watcher running cycle after cycle holds no descriptor per cycle', () => {
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    const summaries = Array.from({ length: 20 }, () => {
+      const records = createRecords(undefined, undefined);
+      emitAll(records, 3);
+      return tallySummary(records.inOrder(['key-0', 'key-1', 'key-2']), { ...extra, release: () => records.close() });
+    });
+    // Held summaries hold their spools (20 descriptors) until released, not until collected.
+    expect(openFds() - before).toBe(20);
+    expect(summaries[0]!.documents).toHaveLength(3);
+    for (const summary of summaries) releaseSummary(summary);
+    expect(openFds()).toBe(before);
+    // Read before the release: kept; never read: a clear error, not another file's bytes.
+    expect(summaries[0]!.documents).toHaveLength(3);
+    expect(() => summaries[1]!.documents).toThrow(/released its records/);
   });
 });
