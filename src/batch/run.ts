@@ -57,11 +57,11 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   const log: Log = reporter.log.bind(reporter);
   let journal: StateJournal | undefined;
   let unsubscribe: (() => void) | undefined;
+  const records = createRecords(
+    !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined,
+    deps.onRecord,
+  );
   try {
-    const records = createRecords(
-      !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined,
-      deps.onRecord,
-    );
     // A journal that refuses a write stops the run; the stopper exists once the plan is made.
     let journalFailed: ((message: string) => void) | undefined;
     const plan = await planBatch(inputs, options, deps, {
@@ -89,6 +89,10 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     } else reporter.start(0);
     reporter.stop();
     return await finishBatch(plan, stopper, charges, target, finishing);
+  } catch (err) {
+    // No summary to read them: the records' spool goes now (a summary releases its own).
+    records.close();
+    throw err;
   } finally {
     unsubscribe?.();
     reporter.stop();
@@ -160,6 +164,8 @@ async function planBatch(
     onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
   });
   if (!options.dryRun) saveStatCache(cache, log);
+  // A stamp is the stat cache's and --settle's, both done with now: not held for the rest of the run.
+  for (const file of files) file.stamp = undefined;
   if (!options.dryRun && options.apiKey && foreign.size > 0) {
     identity = await settleIdentity(
       plan.jobs,

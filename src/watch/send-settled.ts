@@ -5,7 +5,7 @@ import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
 import { folderFor, moveInto } from '../batch/move.ts';
 import { runBatch } from '../batch/run.ts';
-import type { BatchSummary, ReportEntry } from '../batch/summary.ts';
+import { releaseSummary, type BatchSummary, type ReportEntry } from '../batch/summary.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
 import type { Appender } from '../outputs/append.ts';
 import { describeEntry } from './log-line.ts';
@@ -101,6 +101,7 @@ export async function sendSettled(
     await writing;
   }
   if (outputFailed !== undefined) {
+    releaseSummary(summary);
     if (outputFailed instanceof ExtractError) {
       log('error', outputFailed.message);
       return EXIT_CODES.output;
@@ -108,6 +109,8 @@ export async function sendSettled(
     throw outputFailed;
   }
   const byFile = new Map(summary.documents.map((d) => [d.file, d.outcome]));
+  // The watcher runs on: this cycle's record spool goes now, not at the next collection.
+  releaseSummary(summary);
   for (const n of summary.not_documents) {
     log('info', `${n.file}: not a PDF or an image (${n.type}): skipped, uncharged (--all-files sends it)`);
     byFile.set(n.file, 'skipped');
