@@ -92,6 +92,20 @@ export async function reservesBySha(url: string): Promise<Map<string, number>> {
   return counts;
 }
 
+/**
+ * reservesBySha for a test that shares its `serve` with the file's other tests (one at a time):
+ * only what changed since `before` (reservesBySha at the test's start), so a charge the test
+ * made on any content, its own or not, still shows.
+ */
+export async function reservesSince(url: string, before: Map<string, number>): Promise<Map<string, number>> {
+  const since = new Map<string, number>();
+  for (const [sha, n] of await reservesBySha(url)) {
+    const added = n - (before.get(sha) ?? 0);
+    if (added !== 0) since.set(sha, added);
+  }
+  return since;
+}
+
 export function readJsonLines(text: string): Array<Record<string, unknown>> {
   return text
     .split('\n')
