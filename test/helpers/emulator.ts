@@ -23,7 +23,7 @@ afterEachFile(() => dropSharedEngine());
  */
 let shared: { pool: EnginePool; engine: Engine; busy: number } | undefined;
 
-function sharedEngine(): Engine {
+export function sharedEngine(): Engine {
   if (shared !== undefined) return shared.engine;
   const pool = new EnginePool({ memoryMb: DEFAULT_MEMORY_MB, warm: true });
   const s = { pool, busy: 0, engine: undefined as unknown as Engine };
