@@ -12,9 +12,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, reservesBySha, reservesSince, serve } from './batch-helpers.ts';
+import { extract, reservesBySha, serveForFile } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch, until } from './watch-helpers.ts';
 
 /** `extract watch` as a child process against a real `extract serve`, on a real folder. */
@@ -40,19 +40,11 @@ const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex
 const SLOW = { settle: '1500ms', chunks: 10, gapMs: 200 };
 
 describe('extract watch', { timeout: 150_000 }, () => {
-  // One `serve` for the file (a start each was a tenth of its time): each test reads the charges
-  // it made (reservesSince), and its documents are its own (distinct invoices, distinct keys).
-  let url = '';
-  let before = new Map<string, number>();
-  beforeAll(async () => {
-    ({ url } = await serve());
-  }, 120_000);
-  beforeEach(async () => {
-    before = await reservesBySha(url);
-  });
-  const charged = () => reservesSince(url, before);
+  // One `serve` for the file (a start each was a tenth of its time); each test's documents are its own.
+  const service = serveForFile();
 
   it('a file written slowly in chunks, for longer than --settle, is sent once, complete: one charge, no failure', async () => {
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', SLOW.settle]);
     const pdf = await invoicePdf(7, 3);
@@ -61,12 +53,13 @@ describe('extract watch', { timeout: 150_000 }, () => {
     // Anything sent half-written would have failed (422) and been recorded first.
     await new Promise((r) => setTimeout(r, 1000));
     expect(jsonLinesOf(join(cwd, 'out.jsonl'))).toMatchObject([{ file: 'in/slow.pdf', status: 'completed' }]);
-    expect(Object.fromEntries(await charged())).toEqual({ [sha256(pdf)]: 1 });
+    expect(Object.fromEntries(await reservesBySha(url))).toEqual({ [sha256(pdf)]: 1 });
     expect(watcher.stderr()).not.toMatch(/ error /);
     expect(watcher.stderr()).toMatch(/in\/slow\.pdf: completed \(doc_\w+, 3 pages\)/);
   });
 
   it('the control: with --settle 0s the same slow write is sent half-written and fails', async () => {
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '0s']);
     const pdf = await invoicePdf(8, 3);
@@ -79,6 +72,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('a writer that pauses longer than --settle with the file still open (Linux): the file waits until it is closed', async () => {
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '500ms']);
     const pdf = await invoicePdf(11, 2);
@@ -94,10 +88,11 @@ describe('extract watch', { timeout: 150_000 }, () => {
     }
     await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length > 0, 'the record', watcher);
     expect(jsonLinesOf(join(cwd, 'out.jsonl'))).toMatchObject([{ file: 'in/paused.pdf', status: 'completed' }]);
-    expect(Object.fromEntries(await charged())).toEqual({ [sha256(pdf)]: 1 });
+    expect(Object.fromEntries(await reservesBySha(url))).toEqual({ [sha256(pdf)]: 1 });
   });
 
   it('200 files dropped at once: 200 CSV rows under one header, each document charged once', async () => {
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, ['in', '-o', 'out.csv', '--settle', '200ms', '-c', '8']);
     const started = Date.now();
@@ -115,7 +110,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect(body.filter((r) => r[0] === 'file')).toEqual([]);
     expect(new Set(body.map((r) => r[0]))).toEqual(new Set(files));
     expect(body.every((r) => r[2] === 'completed')).toBe(true);
-    const reserves = await charged();
+    const reserves = await reservesBySha(url);
     expect(reserves.size).toBe(200);
     expect([...reserves.values()].every((n) => n === 1)).toBe(true);
     // One log line per document.
@@ -124,6 +119,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   }, 330_000);
 
   it('documents a cron run completed are written to a new output from the journal, uncharged, and once across restarts', async () => {
+    const url = service();
     const cwd = dropDir();
     // Not the 200-drop's invoices: the service would answer their keys from its idempotency cache.
     const files = await dropInvoices(cwd, 5, 300);
@@ -139,10 +135,11 @@ describe('extract watch', { timeout: 150_000 }, () => {
     const records = jsonLinesOf(join(cwd, 'watch.jsonl'));
     expect(records.map((r) => r.file).sort()).toEqual(files);
     expect(records.every((r) => r.status === 'completed')).toBe(true);
-    expect([...(await charged()).values()]).toEqual([1, 1, 1, 1, 1]);
+    expect([...(await reservesBySha(url)).values()]).toEqual([1, 1, 1, 1, 1]);
   }, 180_000);
 
   it('--no-events: a file no event announces is found by the rescan; SIGINT stops it with exit 0', async () => {
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, [
       'in',
@@ -163,6 +160,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('-o -: JSON Lines on stdout as documents complete; a reader that goes away stops the watcher with exit 8', async () => {
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, ['in', '--settle', '200ms']);
     writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(12));
@@ -177,6 +175,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('a changed file is sent again as a new document; a file only touched is not', async () => {
+    const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
     const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms', '-v']);
@@ -191,10 +190,11 @@ describe('extract watch', { timeout: 150_000 }, () => {
     const records = jsonLinesOf(out);
     expect(records).toHaveLength(2);
     expect(records[0]!.document_id).not.toBe(records[1]!.document_id);
-    expect((await charged()).size).toBe(2);
+    expect((await reservesBySha(url)).size).toBe(2);
   });
 
   it('--move-done/--move-failed: each file leaves the drop folder once its record is written; a name clash is suffixed', async () => {
+    const url = service();
     const cwd = dropDir();
     mkdirSync(join(cwd, 'done'));
     mkdirSync(join(cwd, 'failed'));
@@ -237,6 +237,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
+    const url = service();
     const cwd = dropDir();
     const { spawnCli } = await import('../helpers/cli.ts');
     const env = { EXTRACT_API_KEY: 'ext_local_emulator_key_0001', EXTRACT_BASE_URL: url };
