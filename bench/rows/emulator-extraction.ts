@@ -17,7 +17,7 @@ const TINY_CORPUS = 6;
  * (probed one request after another from this process); and the engine's pages per second
  * against pdfjs-dist's bare text extraction of the same files; and per core, the engine's
  * work in one warm thread against the same bare extraction in that thread (issue 23's target:
- * within 1.2x).
+ * within 1.2x; issue 26 raised it to 0.9x of bare).
  */
 export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> {
   const pages = ctx.tiny ? 5 : 300;
@@ -121,8 +121,8 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
       unit: 'pages/s',
       peer: 'pdfjs-dist getTextContent, same thread, reps interleaved',
       peerFigure: perCore.bare,
-      goal: '>= 0.83x (within 1.2x of bare)',
-      pass: (x) => x >= 1 / 1.2,
+      goal: '>= 0.9x',
+      pass: (x) => x >= 0.9,
       note: "what the engine adds per page on one core: the layout (pdfjs's items to lines and cells) and grounding (labels, scope index, values, tables). Measured this round (bench/peers/engine-split.ts and an A/B of the old and new code in one process, thread CPU, min of 30; machine at load 15-20): grounding 40 -> 30 us/page, layout 8.4 -> 3.2 us/page; instructions beyond bare pdfjs (callgrind): docs/engine.md. Cut: label forms tried only when their second word can be the cell's (32 forms of 'Total' -> 2), the extra-words, box, symbol and joined-word searches skipped when they cannot match, pdfjs's transforms read by index (destructuring walked an iterator per piece of text), cells squashed by /\\s+/ only when needed, format hints without match arrays, no key string per line when a document has no table. Where the rest goes: the scavenger (the layout and label answers kept for the whole document survive pdfjs's garbage), label matching of each distinct cell (about half of grounding), then the per-cell checks (payment terms, money marks, separators)",
     }),
     ...(perCorpus

@@ -36,7 +36,8 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
         const id = `4 rerun${kind === 'sqlite' ? ' sqlite' : ''}${n === sizes[1] ? '' : ` ${n >= 1000 ? `${n / 1000}k` : n}`}`;
         const what =
           kind === 'jsonl' ? 'the JSON Lines journal (--state FILE.jsonl)' : 'the SQLite journal (the default)';
-        const measured = await rerunRow(ctx, { n, dir, standIn, journal, id, what });
+        const profile = n === sizes[1] ? RERUN_PROFILE : undefined;
+        const measured = await rerunRow(ctx, { n, dir, standIn, journal, id, what, profile });
         rows.push(measured.row);
         const times = own.get(kind) ?? new Map<number, number>();
         times.set(n, measured.figure);
@@ -73,12 +74,27 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
 type StandIn = Awaited<ReturnType<typeof startStandIn>>;
 
 /**
+ * Why the rerun is not at sha256sum's time (issue 26 item 3), measured on 20,000 files with --cpu-prof,
+ * --trace-gc and strace -c; written once beside the middle size's rows.
+ */
+const RERUN_PROFILE =
+  "Where the time goes (20,000 files, --cpu-prof, shares of the samples): the system calls are at the floor (strace -c: one statx per file, no document opened, test/e2e/batch-resume.test.ts checks it; 26 getdents64, 4,189 pread64 of the journal's index); the garbage collector ~30% (the batch's records, jobs and files live to the end: 45-57 MB at 20,000, ~2.4 KB a document, a third of it the results' JSON text; streaming them is item 1's work), the journal's rows for the batch ~9% (one scan, a JSON.parse of each document's state), the walk ~8% (an lstat and a Stats object per file), the summary and review list ~7%, writing -o ~6%, loading the run's modules and Node's start ~8%. Cut this round: the collector favours memory (--optimize-for-size) only once a run reads or sends a document (it cost a rerun 9 mark-compacts instead of 2), recordFields builds one object (no spread and pair per field), stored results are scanned for a null once: CPU 1.11 -> 0.77 s, wall 2.55 -> 1.46 s at 20,000 (JSONL; SQLite 1.13 -> 0.76 s), medians of 5 interleaved on a loaded machine (load 12-14; sha256sum 0.31 s CPU, 0.84 s wall there), outputs byte-identical; peak RSS 124 -> 196 MB (V8's default heap growth). At 100,000 (JSONL, medians of 3) the collections the flag added grew faster than the batch: CPU 5.92 -> 2.30 s, wall 12.5 -> 4.85 s (sha256sum there: 1.72 s CPU, 4.45 s wall), peak RSS 318 -> 525 MB; --heap-growing-percent 25-60 kept 483-494 MB for 30% more CPU, not kept. A young generation of 16-64 MB (--min/--max-semi-space-size, which V8 reads only at start, so a flag on node's command line) would save another ~13% of a rerun's CPU (0.83 -> 0.72 s at 20,000): not done, a launcher cannot pass it without a second process. Left: sha256sum's 0.3 s of CPU is about what Node's start, the walk's lstats and one parse per document cost already; below it needs the records streamed from the journal rather than held";
+
+/**
  * A first run sends all N files, building `journal`; then reruns, which must find nothing to send:
  * their time against sha256sum over the same files (hashing is the limit).
  */
 async function rerunRow(
   ctx: BenchContext,
-  r: { n: number; dir: string; standIn: StandIn; journal: string; id: string; what: string },
+  r: {
+    n: number;
+    dir: string;
+    standIn: StandIn;
+    journal: string;
+    id: string;
+    what: string;
+    profile?: string | undefined;
+  },
 ): Promise<{ row: Row; figure: number }> {
   const { n, dir, standIn, journal } = r;
   const out = join(ctx.tmp, 'many.jsonl');
@@ -126,7 +142,7 @@ async function rerunRow(
     peerFigure: median(peer.map((m) => m.wall)),
     goal: '<= 1.0x',
     pass: (x) => x <= 1.0,
-    note: `the rerun also writes all ${n.toLocaleString('en-US')} records to -o (from the journal) and starts Node; CPU (user+sys) ${cpu.toFixed(2)} s vs sha256sum's ${median(peer.map((m) => m.user + m.sys)).toFixed(2)} s; peak RSS ${median(ours.map((m) => m.maxRssMb)).toFixed(0)} MB; journal ${(bytes / n).toFixed(0)} bytes a document${journal.endsWith('.jsonl') ? ' (file and index)' : ''}; the first run, against the stand-in at -c 8, took ${first.wall.toFixed(1)} s (${(n / first.wall).toFixed(0)} docs/s); journal unchanged by reruns: ${unchanged ? 'yes' : 'no'}`,
+    note: `the rerun also writes all ${n.toLocaleString('en-US')} records to -o (from the journal) and starts Node; CPU (user+sys) ${cpu.toFixed(2)} s vs sha256sum's ${median(peer.map((m) => m.user + m.sys)).toFixed(2)} s; peak RSS ${median(ours.map((m) => m.maxRssMb)).toFixed(0)} MB; journal ${(bytes / n).toFixed(0)} bytes a document${journal.endsWith('.jsonl') ? ' (file and index)' : ''}; the first run, against the stand-in at -c 8, took ${first.wall.toFixed(1)} s (${(n / first.wall).toFixed(0)} docs/s); journal unchanged by reruns: ${unchanged ? 'yes' : 'no'}${r.profile === undefined ? '' : `. ${r.profile}`}`,
   });
   return { row: made, figure };
 }

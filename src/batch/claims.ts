@@ -54,7 +54,6 @@ class ClaimLoop {
   readonly journal: JournalWriter;
   readonly #input: WorkThroughInput;
   readonly #state: StateJournal;
-  readonly #byKey: Map<string, Job>;
   // Jobs this worker holds and has not seen submitted yet (they need a send slot).
   readonly #sending = new Set<string>();
   readonly #running = new Set<Promise<void>>();
@@ -70,7 +69,6 @@ class ClaimLoop {
     this.#input = input;
     const state = input.state;
     this.#state = state;
-    this.#byKey = new Map(input.jobs.map((j) => [j.key, j]));
     this.#queue = new JobQueue(input.jobs);
     this.journal = {
       append: async (fact: JournalFact) => {
@@ -156,13 +154,15 @@ class ClaimLoop {
     this.#waiting.push(...held);
     this.#queue.putBack(kept);
     const started: Job[] = [];
+    // A claim answers for a key of the slice asked: looked up there, not in a map of the whole batch.
+    const asked = new Map(slice.map((j) => [j.key, j]));
     for (const claim of claims) {
-      const job = this.#byKey.get(claim.key);
+      const job = asked.get(claim.key);
       if (!job) continue;
       if (claim.takenFrom !== null)
         input.log('info', `${job.input.file}: taken over from worker ${claim.takenFrom} (its lease ran out)`);
-      // Not kept in byKey: a claim made again (a document waited for) plans again from the
-      // claim's answer, so the plan's job will do, and the batch holds one job per document.
+      // Not kept: a claim made again (a document waited for) plans again from the claim's
+      // answer, so the plan's job will do, and the batch holds one job per document.
       const next = replan(job, claim.known, input.retryFailed, claim.concurrent, input.fresh === true);
       if (next.action === 'submit' || next.action === 'resume') started.push(next);
       else {

@@ -160,7 +160,11 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       const root = typeof input === 'string' ? resolve(options.cwd, input) : resolveBytes(options.cwd, input);
       const walk = walkDirectory(root, exclusions, options.followLinks === true);
       for (const entry of walk.files) {
-        if (prefix !== '') entry.file = prefix + entry.rel;
+        if (prefix !== '') {
+          // A folder named by its absolute path: the name is the path, one string rather than two.
+          const file = prefix + entry.rel;
+          entry.file = file === entry.path ? entry.path : file;
+        }
         if (!excluded(entry.file)) push(entry);
       }
       for (const u of walk.unreadable) {

@@ -17,7 +17,7 @@ import { fetchable } from '../cost/rerun.ts';
 import type { BatchPlan, Job } from './plan.ts';
 import { unreadableKey, type Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
-import { exitCodeOf, summaryLines, tallySummary, type BatchSummary } from './summary.ts';
+import { exitCodeOf, reportChunks, reviewEntries, summaryLines, tallySummary, type BatchSummary } from './summary.ts';
 
 /**
  * The finish step of `runBatch`: the summary, the outputs and the report over every input, in
@@ -90,11 +90,19 @@ export async function finishBatch(
   // --explode naming no table of the results (a typo, an Object field) was warned about above: a
   // usage error, not a silent success. Results are in the journal: the corrected rerun costs nothing.
   if (options.explode !== undefined && summary.exit_code === EXIT_CODES.ok) {
-    const completed = documents.filter((d) => d.status === 'completed');
-    if (completed.length > 0 && !listTablePaths(completed).includes(options.explode))
-      summary.exit_code = EXIT_CODES.usage;
+    let completed = 0;
+    const tables = listTablePaths({
+      *[Symbol.iterator]() {
+        for (const d of documents)
+          if (d.status === 'completed') {
+            completed++;
+            yield d;
+          }
+      },
+    });
+    if (completed > 0 && !tables.includes(options.explode)) summary.exit_code = EXIT_CODES.usage;
   }
-  await written(() => writeSideFile(options.report, 'the report', reportChunks(summary), deps.cwd, io()));
+  await written(() => writeSideFile(options.report, 'the report', reportText(summary), deps.cwd, io()));
   if (summary.stopped_by !== 'wrong_service')
     await written(() => writeSideFile(options.review, 'the review list', reviewChunks(summary), deps.cwd, io()));
   if (written.failed()) summary.exit_code = exitCodeOf(summary, true);
@@ -120,7 +128,7 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
     const folder = entry && folderFor(entry, folders);
     if (entry === undefined || folder === undefined) continue;
     const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd);
-    Object.assign(entry, result);
+    ctx.records.update(job.input.realPath, Object.assign(entry, result));
     if ('move_error' in result) {
       failed = true;
       ctx.log('error', `${job.input.file}: ${result.move_error}`);
@@ -170,7 +178,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
   deps.stdout.write(
     `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credit${summary.credits_estimate === 1 ? '' : 's'}\n`,
   );
-  await writeSideFile(options.report, 'the report', reportChunks(summary), deps.cwd, {
+  await writeSideFile(options.report, 'the report', reportText(summary), deps.cwd, {
     stdout: deps.stdout,
     stderr: deps.stderr,
   });
@@ -212,16 +220,23 @@ function dryRunLine(job: Job, records: Records): string {
 async function writeSideFile(
   path: string | undefined,
   what: 'the report' | 'the review list',
-  chunks: () => string[],
+  chunks: () => Iterable<string>,
   cwd: string,
   io: Omit<DestinationOptions, 'what'>,
 ): Promise<void> {
   if (path === undefined) return;
-  await writeDestination(destinationOf(path, cwd), chunks().map(redact), { ...io, what });
+  await writeDestination(destinationOf(path, cwd), redacted(chunks()), { ...io, what });
 }
 
-const reportChunks = (summary: BatchSummary) => () => [`${JSON.stringify(summary, null, 2)}\n`];
-const reviewChunks = (summary: BatchSummary) => () => summary.needs_review.map((e) => `${JSON.stringify(e)}\n`);
+function* redacted(chunks: Iterable<string>): Generator<string> {
+  for (const chunk of chunks) yield redact(chunk);
+}
+
+const reportText = (summary: BatchSummary) => () => reportChunks(summary);
+const reviewChunks = (summary: BatchSummary) =>
+  function* () {
+    for (const e of reviewEntries(summary)) yield `${JSON.stringify(e)}\n`;
+  };
 
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {
   // -q prints only errors: the summary only when something needs attention.

@@ -99,4 +99,9 @@ export type BatchDeps = ClientDeps & {
   circuit?: CircuitPolicy | undefined;
   /** Each record as it is known (extract watch appends and logs it): documents end in any order. */
   onRecord?: ((entry: ReportEntry) => void) | undefined;
+  /**
+   * Called when the run first reads a document or has one to send (cli/heap.ts favourMemory):
+   * a rerun that only stats its files and copies records from the journal keeps V8's defaults.
+   */
+  favourMemory?: (() => void) | undefined;
 };

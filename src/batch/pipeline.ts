@@ -513,8 +513,8 @@ export class Pipeline {
     });
     c.settle(job, {
       kind: 'completed',
-      // Held until the outputs are written: as their JSON text (one string), not the parsed tree
-      // (about 1 KB a document of objects and small strings); the writers copy or parse it.
+      // As their JSON text (one string), not the parsed tree: the record spool (records.ts) writes
+      // that text to disk as it is, and the writers copy or parse it when they read it back.
       record: completedRecord(
         { file: job.input.file, document_id: documentId, route },
         pageCount,

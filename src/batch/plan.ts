@@ -77,6 +77,8 @@ export type PlanInput = {
    * while they are sent rather than before (undefined: every file is hashed first).
    */
   hashWhileSendingAbove?: number | undefined;
+  /** Called before each file the plan reads (hashes or sniffs): the stat cache did not know it. */
+  onRead?: (() => void) | undefined;
   /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
   parallel?: number;
   onProgress?: (done: number, total: number) => void;
@@ -197,6 +199,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
       hashesWhileSending(cached !== undefined, input.hashWhileSendingAbove, file.size, decision) &&
       !ctx.known.names(file.file)
     ) {
+      input.onRead?.();
       const mimeType = await fileType(file.path);
       if (!wanted(file, input.allFiles === true, mimeType))
         return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType } };
@@ -219,6 +222,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
     }
     let facts = cached;
     if (facts === undefined) {
+      input.onRead?.();
       const readStarted = (input.now ?? Date.now)();
       facts = await fileFacts(file.path, file.size);
       input.cache?.set(file, facts, readStarted);

@@ -83,6 +83,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     unsubscribe = stopper.listen();
     let charges = NOTHING_CHARGED;
     if (needsService(plan)) {
+      deps.favourMemory?.();
       const { sendBatch } = await import('./send.ts');
       charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
     } else reporter.start(0);
@@ -155,9 +156,12 @@ async function planBatch(
     cache,
     now: deps.now,
     hashWhileSendingAbove: hashWhileSendingAbove(options, journal.shared, foreign.size > 0),
+    onRead: deps.favourMemory,
     onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
   });
   if (!options.dryRun) saveStatCache(cache, log);
+  // A stamp is the stat cache's and --settle's, both done with now: not held for the rest of the run.
+  for (const file of files) file.stamp = undefined;
   if (!options.dryRun && options.apiKey && foreign.size > 0) {
     identity = await settleIdentity(
       plan.jobs,

@@ -91,17 +91,25 @@ type Entry = Parameters<Records['emit']>[1];
 /** One input's record, made for each copy (input) of a document. */
 type CopyEntry = (copy: Job) => Entry;
 
-/** Two inputs with the same content are one document: sent once (the leader), recorded under each name. */
+/**
+ * Two inputs with the same content are one document: sent once (the leader), recorded under each
+ * name. `copies` names only the documents that have more than one input: a batch of distinct
+ * files holds no list per document (issue 26 item 1).
+ */
 export function groupCopies(jobs: readonly Job[]): { copies: Map<string, Job[]>; leaders: Job[] } {
+  const first = new Map<string, Job>();
   const copies = new Map<string, Job[]>();
   const leaders: Job[] = [];
   for (const job of jobs) {
+    const leader = first.get(job.key);
+    if (leader === undefined) {
+      first.set(job.key, job);
+      leaders.push(job);
+      continue;
+    }
     const same = copies.get(job.key);
     if (same) same.push(job);
-    else {
-      copies.set(job.key, [job]);
-      leaders.push(job);
-    }
+    else copies.set(job.key, [leader, job]);
   }
   return { copies, leaders };
 }

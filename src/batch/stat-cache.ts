@@ -1,6 +1,6 @@
 import { stampChangedMs, type InputFile } from './discover.ts';
 import type { FileFacts } from './facts.ts';
-import { readChecksummed, writeChecksummed } from '../journal/state/checksummed.ts';
+import { readChecksummed, writeChecksummedChunks } from '../journal/state/checksummed.ts';
 
 /**
  * The stat cache, like git's index: a file's real path with its size, mtime and ctime (Node's
@@ -123,13 +123,16 @@ export function openStatCache(path: string): StatCache {
     },
     save() {
       if (!dirty) return;
-      const out: string[] = [];
       // This run's files in its order, then the other files the cache knew, then (unlikely) new ones not looked up.
-      for (const realPath of new Set([...looked, ...indexed().keys(), ...changes.keys()])) {
-        const e = entry(realPath);
-        if (e) out.push(`${realPath}\0${e[0]}\0${e[1]}\0${e[2]}\0`);
-      }
-      writeChecksummed(path, `${VERSION}\n${out.join('')}`);
+      const paths = new Set([...looked, ...indexed().keys(), ...changes.keys()]);
+      // Written a block at a time, never as one text (at 100,000 files, that text three times over was a first run's peak).
+      writeChecksummedChunks(path, function* () {
+        yield `${VERSION}\n`;
+        for (const realPath of paths) {
+          const e = entry(realPath);
+          if (e) yield `${realPath}\0${e[0]}\0${e[1]}\0${e[2]}\0`;
+        }
+      });
       dirty = false;
     },
   };

@@ -1,5 +1,6 @@
+import { indentJson } from '../outputs/json.ts';
 import type { DocumentRecord } from '../outputs/record.ts';
-import { reviewEntry, type ReviewEntry } from '../outputs/review.ts';
+import { needsReview, reviewEntry, type ReviewEntry } from '../outputs/review.ts';
 import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './pipeline.ts';
 import type { LinkNotFollowed } from './discover.ts';
@@ -77,8 +78,15 @@ export type BatchSummary = {
   documents: ReportEntry[];
 };
 
+/**
+ * The summary of a run over its records, in input order. Counted in one pass; the two lists
+ * that hold a line per document (`documents`, `needs_review`) are read from the records again
+ * only when asked for (the report streams them: reportChunks), so a run over 100,000
+ * documents holds counters, not its records (issue 26 item 1). `documents` is iterated again
+ * at each reading: records.ts's view of the run's records does that.
+ */
 export function tallySummary(
-  documents: ReportEntry[],
+  documents: Iterable<ReportEntry>,
   extra: {
     stoppedBy: StopReason | null;
     message: string | null;
@@ -90,19 +98,22 @@ export function tallySummary(
     unsettled?: Unsettled[] | undefined;
   },
 ): BatchSummary {
-  // One pass over the documents, however many outcomes are counted.
-  const tally = new Map<EntryOutcome, number>();
-  let known = 0;
-  for (const d of documents) {
-    tally.set(d.outcome, (tally.get(d.outcome) ?? 0) + 1);
-    if (isKnownFailure(d)) known++;
-  }
-  const count = (...outcomes: EntryOutcome[]): number => outcomes.reduce((n, o) => n + (tally.get(o) ?? 0), 0);
+  const counts = countOutcomes(documents);
+  const count = (...outcomes: EntryOutcome[]): number =>
+    outcomes.reduce((n, o) => n + (counts.outcomes.get(o) ?? 0), 0);
+  const reviewOf = function* (): Generator<ReviewEntry> {
+    for (const d of documents) {
+      const entry = reviewEntry(d);
+      if (entry !== undefined) yield entry;
+    }
+  };
+  let documentList: ReportEntry[] | undefined;
+  let reviewList: ReviewEntry[] | undefined;
   const summary: BatchSummary = {
     exit_code: 0,
     completed: count('completed'),
     failed: count('failed', 'left', 'unreadable'),
-    known_failures: known,
+    known_failures: counts.knownFailures,
     skipped: count('skipped'),
     pending: count('pending'),
     not_submitted: count('not_submitted'),
@@ -121,14 +132,109 @@ export function tallySummary(
     message: extra.message,
     elapsed_ms: extra.elapsedMs,
     dry_run: extra.dryRun,
-    credits_estimate: extra.dryRun
-      ? documents.reduce((s, d) => s + (d.outcome === 'planned' ? (d.pages_estimate ?? 0) : 0), 0)
-      : null,
-    needs_review: documents.flatMap((d) => reviewEntry(d) ?? []),
-    documents,
+    credits_estimate: extra.dryRun ? counts.creditsEstimate : null,
+    get needs_review(): ReviewEntry[] {
+      reviewList ??= [...reviewOf()];
+      return reviewList;
+    },
+    get documents(): ReportEntry[] {
+      documentList ??= [...documents];
+      return documentList;
+    },
   };
   summary.exit_code = exitCodeOf(summary);
+  tallies.set(summary, { counts, documents: () => documents, needsReview: reviewOf });
   return summary;
+}
+
+/** What tallySummary counted, and where its lists are read from. */
+type Tally = {
+  counts: Counts;
+  documents: () => Iterable<ReportEntry>;
+  needsReview: () => Iterable<ReviewEntry>;
+};
+type Counts = {
+  outcomes: Map<EntryOutcome, number>;
+  knownFailures: number;
+  /** Outcome left, not set aside: failed earlier in a way a plain rerun does not repeat. */
+  leftNotKnown: number;
+  needsReview: number;
+  creditsEstimate: number;
+};
+/** Kept beside each summary, not in it: the summary is the report's JSON. */
+const tallies = new WeakMap<BatchSummary, Tally>();
+
+function countOutcomes(documents: Iterable<ReportEntry>): Counts {
+  const counts: Counts = { outcomes: new Map(), knownFailures: 0, leftNotKnown: 0, needsReview: 0, creditsEstimate: 0 };
+  for (const d of documents) {
+    counts.outcomes.set(d.outcome, (counts.outcomes.get(d.outcome) ?? 0) + 1);
+    if (isKnownFailure(d)) counts.knownFailures++;
+    else if (d.outcome === 'left') counts.leftNotKnown++;
+    if (needsReview(d) === true) counts.needsReview++;
+    if (d.outcome === 'planned') counts.creditsEstimate += d.pages_estimate ?? 0;
+  }
+  return counts;
+}
+
+/** The counts summaryLines needs, from the tally when there is one (else from the lists: a summary made by hand). */
+function countsOf(s: BatchSummary): Pick<Counts, 'leftNotKnown' | 'needsReview'> & { planned: number } {
+  const tally = tallies.get(s);
+  if (tally !== undefined) return { ...tally.counts, planned: tally.counts.outcomes.get('planned') ?? 0 };
+  return {
+    leftNotKnown: s.documents.filter((d) => d.outcome === 'left' && !isKnownFailure(d)).length,
+    needsReview: s.needs_review.length,
+    planned: s.documents.filter((d) => d.outcome === 'planned').length,
+  };
+}
+
+/**
+ * The report (--report) as text, in chunks: the same as `JSON.stringify(summary, null, 2)` and a
+ * newline, its two lists written a line per entry as they are read from the records, never
+ * held whole.
+ */
+export function* reportChunks(summary: BatchSummary): Generator<string> {
+  const tally = tallies.get(summary);
+  if (tally === undefined) {
+    yield `${JSON.stringify(summary, null, 2)}\n`;
+    return;
+  }
+  const lists: Record<string, () => Iterable<unknown>> = {
+    needs_review: tally.needsReview,
+    documents: tally.documents,
+  };
+  // The lists' places marked by a value no other field holds, then written where the marks are.
+  const plain: Record<string, unknown> = {};
+  for (const key of Object.keys(summary))
+    plain[key] = key in lists ? LIST_MARK : (summary as unknown as Record<string, unknown>)[key];
+  const text = JSON.stringify(plain, null, 2);
+  let from = 0;
+  for (const [key, list] of Object.entries(lists)) {
+    const mark = `\n  ${JSON.stringify(key)}: ${JSON.stringify(LIST_MARK)}`;
+    const at = text.indexOf(mark, from);
+    if (at < 0) throw new Error(`reportChunks: ${key} not found in the summary`);
+    const open = at + mark.length - JSON.stringify(LIST_MARK).length;
+    yield text.slice(from, open);
+    yield* arrayChunks(list());
+    from = at + mark.length;
+  }
+  yield `${text.slice(from)}\n`;
+}
+
+/** The review list (--review) an entry at a time, read from the records (not the summary's list, which would hold them all). */
+export function reviewEntries(summary: BatchSummary): Iterable<ReviewEntry> {
+  return tallies.get(summary)?.needsReview() ?? summary.needs_review;
+}
+
+const LIST_MARK = '\u0000extract: a list written in its place\u0000';
+
+/** A list of a top-level field as JSON.stringify(…, null, 2) writes it, an entry at a time. */
+function* arrayChunks(entries: Iterable<unknown>): Generator<string> {
+  let first = true;
+  for (const entry of entries) {
+    yield `${first ? '[\n' : ',\n'}${indentJson(JSON.stringify(entry, null, 2), '    ')}`;
+    first = false;
+  }
+  yield first ? '[]' : '\n  ]';
 }
 
 /** A failure an earlier run reported and set aside: listed again, not new. */
@@ -162,7 +268,7 @@ export function exitCodeOf(
 /** The lines printed on stderr at the end of a run. */
 export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.dry_run) {
-    const planned = s.documents.filter((d) => d.outcome === 'planned').length;
+    const { planned } = countsOf(s);
     return [
       `dry run: ${planned} document${planned === 1 ? '' : 's'} would be sent, costing about ${s.credits_estimate ?? 0} credit${s.credits_estimate === 1 ? '' : 's'}; ${s.skipped} already completed, ${s.pending} to resume; nothing was submitted`,
     ];
@@ -177,7 +283,8 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.not_documents.length > 0) parts.push(`${s.not_documents.length} not documents (skipped, uncharged)`);
   if (s.still_changing.length > 0) parts.push(`${s.still_changing.length} still changing (left for the next run)`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
-  if (s.needs_review.length > 0) parts.push(`${s.needs_review.length} with null fields to review`);
+  const counted = countsOf(s);
+  if (counted.needsReview > 0) parts.push(`${counted.needsReview} with null fields to review`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
   const lines = [
     `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`,
@@ -201,7 +308,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
           : 'rerun the same command to resume: completed documents are skipped and submitted ones are collected, not paid again',
     );
   }
-  const left = s.documents.filter((d) => d.outcome === 'left' && !isKnownFailure(d)).length;
+  const left = counted.leftNotKnown;
   if (s.known_failures > 0) {
     const n = s.known_failures;
     lines.push(

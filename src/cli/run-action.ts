@@ -39,8 +39,10 @@ export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks:
         isTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
         onSignal: hooks.onSignal,
         exitNow: hooks.exitNow,
+        // Once the run reads or sends a document: the collector's extra passes cost a rerun that
+        // does neither about a third of its CPU (20,000 files: 1.45 -> 1.0 s), for a heap it frees at exit.
+        favourMemory,
       };
-      favourMemory();
       const summary = await runBatch(inputs, options, deps);
       return summary.exit_code;
     },

@@ -26,7 +26,8 @@ export type PageCounter = (
   signal?: AbortSignal,
 ) => Promise<number>;
 
-export function createPageCounter(engine: Engine): PageCounter {
+/** limitMs: PAGE_COUNT_TIMEOUT_MS; a test passes a short one, so the deadline is tested without its 30 s. */
+export function createPageCounter(engine: Engine, limitMs = PAGE_COUNT_TIMEOUT_MS): PageCounter {
   /**
    * Counts pages before anything is charged; an unreadable document is the client's problem (422),
    * and so is a page count no real document has (a damaged or hostile page tree): it never
@@ -35,7 +36,6 @@ export function createPageCounter(engine: Engine): PageCounter {
    */
   return async (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => {
     // Inline, the request's own deadline (inline.timeout_ms) bounds it too.
-    const limitMs = PAGE_COUNT_TIMEOUT_MS;
     const countLimit = AbortSignal.timeout(limitMs);
     let pages: number;
     try {

@@ -40,22 +40,22 @@ export function* csvChunks(
 }
 
 /** Records read again on each call, in the same order: a view of a store, not an array in memory. */
-export type RecordSource = () => AsyncIterable<DocumentRecord>;
+export type RecordSource = () => AsyncIterable<DocumentRecord> | Iterable<DocumentRecord>;
 
 /**
  * The first of two passes over records never all in memory at once: learns the columns (capped
  * at `maxColumns`). The flattener it returns then turns each record into rows against columns
  * that no longer grow, and names the columns the cap left out of it (`add(record).left`).
  */
-export async function learnColumns(source: RecordSource, maxColumns?: number): Promise<Flattener> {
-  const flattener = createFlattener(undefined, maxColumns);
+export async function learnColumns(source: RecordSource, maxColumns?: number, explode?: string): Promise<Flattener> {
+  const flattener = createFlattener(explode, maxColumns);
   for await (const record of source()) flattener.add(record);
   return flattener;
 }
 
 /**
  * The second pass: the CSV text, the same as csvChunks over the same records in the same order
- * (no --explode), a chunk of rows at a time.
+ * (with the same --explode given to learnColumns), a chunk of rows at a time.
  */
 export async function* csvChunksFrom(source: RecordSource, flattener: Flattener): AsyncGenerator<string> {
   const columns = flattener.columns();

@@ -35,7 +35,7 @@ export type FlatRows = {
  * the order above; a column first seen past the cap is left out of every row and reported in
  * `leftOut`, so a record of thousands of distinct fields cannot make every row that wide.
  */
-export function flattenRecords(records: readonly DocumentRecord[], explode?: string, maxColumns?: number): FlatRows {
+export function flattenRecords(records: Iterable<DocumentRecord>, explode?: string, maxColumns?: number): FlatRows {
   const flattener = createFlattener(explode, maxColumns);
   const leftOut: FlatRows['leftOut'] = [];
   const rows: Map<string, Cell>[] = [];
@@ -44,15 +44,21 @@ export function flattenRecords(records: readonly DocumentRecord[], explode?: str
     if (flat.left.length > 0) leftOut.push({ document_id: record.document_id, columns: flat.left });
     rows.push(...flat.rows);
   }
-  const warnings: string[] = [];
-  if (explode !== undefined && !flattener.explodeSeen()) {
-    const wrongKinds = flattener.wrongKinds();
-    const found = wrongKinds.length > 0 ? ` (it holds ${wrongKinds.join(' or ')})` : '';
-    const tables = listTablePaths(records);
-    const hint = tables.length > 0 ? `the tables are: ${tables.join(', ')}` : 'no document has a table';
-    warnings.push(`--explode ${explode}: no document has a table there${found}; ${hint}`);
-  }
-  return { columns: flattener.columns(), rows, warnings, leftOut };
+  return { columns: flattener.columns(), rows, warnings: explodeWarnings(flattener, explode, records), leftOut };
+}
+
+/** What to tell the reader once every record went through `flattener`: an --explode path no document has a table at. */
+export function explodeWarnings(
+  flattener: Flattener,
+  explode: string | undefined,
+  records: Iterable<DocumentRecord>,
+): string[] {
+  if (explode === undefined || flattener.explodeSeen()) return [];
+  const wrongKinds = flattener.wrongKinds();
+  const found = wrongKinds.length > 0 ? ` (it holds ${wrongKinds.join(' or ')})` : '';
+  const tables = listTablePaths(records);
+  const hint = tables.length > 0 ? `the tables are: ${tables.join(', ')}` : 'no document has a table';
+  return [`--explode ${explode}: no document has a table there${found}; ${hint}`];
 }
 
 /**
@@ -108,7 +114,7 @@ export function createFlattener(explode?: string, maxColumns?: number): Flattene
 }
 
 /** Dotted paths of every Table field seen in the records, for messages about --explode. */
-export function listTablePaths(records: readonly DocumentRecord[]): string[] {
+export function listTablePaths(records: Iterable<DocumentRecord>): string[] {
   const found = new Set<string>();
   const visit = (value: ResultValue, path: string): void => {
     if (Array.isArray(value)) found.add(path);

@@ -13,22 +13,38 @@ export function jsonLine(record: DocumentRecord): string {
   return `${head.slice(0, -'null}'.length)}${stored}}\n`;
 }
 
-export function* jsonlChunks(records: readonly DocumentRecord[]): Generator<string> {
+export function* jsonlChunks(records: Iterable<DocumentRecord>): Generator<string> {
   for (const record of records) yield jsonLine(record);
 }
 
-/** One JSON array, each record indented; JSON escapes newlines in strings, so indenting by line is safe. */
-export function* jsonArrayChunks(records: readonly DocumentRecord[]): Generator<string> {
-  if (records.length === 0) {
+/** One JSON array, each record indented (indentJson). */
+export function* jsonArrayChunks(records: Iterable<DocumentRecord>): Generator<string> {
+  // Each record is written once the next is read: the last one has no comma.
+  let previous: DocumentRecord | undefined;
+  for (const record of records) {
+    yield previous === undefined ? '[\n' : `${indented(previous)},\n`;
+    previous = record;
+  }
+  if (previous === undefined) {
     yield '[]\n';
     return;
   }
-  yield '[\n';
-  for (const [i, record] of records.entries()) {
-    const text = JSON.stringify(recordFields(record), null, 2).replace(/^/gm, '  ');
-    yield i < records.length - 1 ? `${text},\n` : `${text}\n`;
-  }
+  yield `${indented(previous)}\n`;
   yield ']\n';
+}
+
+function indented(record: DocumentRecord): string {
+  return indentJson(JSON.stringify(recordFields(record), null, 2), '  ');
+}
+
+/**
+ * JSON text indented by `pad` on every line, to nest it in an array. JSON escapes \n inside
+ * strings, so every raw one ends a line; not a regular expression's ^ with the m flag, which
+ * also matches after U+2028 and U+2029 (JSON.stringify leaves those raw) and would put spaces
+ * inside a value.
+ */
+export function indentJson(text: string, pad: string): string {
+  return pad + text.replaceAll('\n', `\n${pad}`);
 }
 
 export function documentJson(record: DocumentRecord): string {
@@ -36,10 +52,10 @@ export function documentJson(record: DocumentRecord): string {
 }
 
 /** jsonArrayChunks over records read one at a time (never all in memory): the same text. */
-export async function* jsonArrayChunksFrom(records: AsyncIterable<DocumentRecord>): AsyncGenerator<string> {
+export async function* jsonArrayChunksFrom(
+  records: AsyncIterable<DocumentRecord> | Iterable<DocumentRecord>,
+): AsyncGenerator<string> {
   let previous: DocumentRecord | undefined;
-  const indented = (record: DocumentRecord): string =>
-    JSON.stringify(recordFields(record), null, 2).replace(/^/gm, '  ');
   for await (const record of records) {
     yield previous === undefined ? '[\n' : `${indented(previous)},\n`;
     previous = record;

@@ -1,6 +1,6 @@
 import type { ResultValue, Results } from '../contract/index.ts';
 import type { DocumentRecord } from './record-schema.ts';
-import { storedText } from './stored-results.ts';
+import { storedHoldsNull, storedText } from './stored-results.ts';
 
 /**
  * What a person must look at (spec, "Delivery rules" 6: null is missing information to route to
@@ -40,8 +40,10 @@ export function needsReview(record: Pick<DocumentRecord, 'status' | 'results'>):
  * text for a `null` outside a string, not parsed: a rerun's JSON Lines output copies them whole.
  */
 function hasNull(results: Results): boolean {
-  const text = storedText(results);
-  if (text === undefined) return nullFields(results).length > 0;
+  return storedHoldsNull(results, textHasNull) ?? nullFields(results).length > 0;
+}
+
+function textHasNull(text: string): boolean {
   if (!text.includes('null')) return false;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -13,7 +13,9 @@ import type { Results } from '../contract/index.ts';
 
 const TEXT = Symbol('stored results text');
 const VALUE = Symbol('stored results value');
-type Stored = Results & { [TEXT]: string; [VALUE]?: Results };
+const NULL = Symbol('stored results hold a null');
+const SELF = Symbol('stored results target');
+type Stored = Results & { [TEXT]: string; [VALUE]?: Results; [NULL]?: boolean };
 
 function read(target: Stored): Results {
   target[VALUE] ??= JSON.parse(target[TEXT]) as Results;
@@ -21,7 +23,7 @@ function read(target: Stored): Results {
 }
 
 const handler: ProxyHandler<Stored> = {
-  get: (target, key) => (key === TEXT ? target[TEXT] : Reflect.get(read(target), key)),
+  get: (target, key) => (key === TEXT ? target[TEXT] : key === SELF ? target : Reflect.get(read(target), key)),
   has: (target, key) => Reflect.has(read(target), key),
   ownKeys: (target) => Reflect.ownKeys(read(target)),
   getOwnPropertyDescriptor: (target, key) => Reflect.getOwnPropertyDescriptor(read(target), key),
@@ -42,6 +44,20 @@ export function storedText(results: unknown): string | undefined {
   if (typeof results !== 'object' || results === null) return undefined;
   const text: unknown = Reflect.get(results, TEXT);
   return typeof text === 'string' ? text : undefined;
+}
+
+/**
+ * Whether stored results hold a null, by `scan` over their text, scanned once: a rerun's
+ * record asks as it is written (needs_review) and again for the summary's review list.
+ * Undefined for results that were not stored.
+ */
+export function storedHoldsNull(results: unknown, scan: (text: string) => boolean): boolean | undefined {
+  if (typeof results !== 'object' || results === null) return undefined;
+  const target: unknown = Reflect.get(results, SELF);
+  if (typeof target !== 'object' || target === null || !(TEXT in target)) return undefined;
+  const stored = target as Stored;
+  stored[NULL] ??= scan(stored[TEXT]);
+  return stored[NULL];
 }
 
 /** The JSON text of results: the stored text when they came from storage, else serialised now. */

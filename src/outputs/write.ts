@@ -7,6 +7,7 @@ import { writeFileAtomic } from './atomic.ts';
 import { type Destination, describeDestination } from './destination.ts';
 import { type StreamOptions, writeStream } from './open-stream.ts';
 import { documentJson, jsonArrayChunks, jsonlChunks } from './json.ts';
+import { explodeWarnings } from './flatten.ts';
 import { mirroredPaths } from './mirror.ts';
 import { drained } from './stream.ts';
 import type { DocumentRecord } from './record.ts';
@@ -27,8 +28,9 @@ export type WriteOutputsResult = { written: string[] };
 
 /**
  * Writes every record of the run at the end, each as its own fields (recordFields: a run's
- * report entries carry more, which no output shows). Records are written in the order given: the
- * pipeline passes them in input order (the order discovery listed the files), including
+ * report entries carry more, which no output shows). Records are written in the order given, read
+ * again for each pass a format needs (CSV: its columns, then its rows): the pipeline passes
+ * them in input order (the order discovery listed the files), including
  * documents completed in earlier runs, so that two runs over the same inputs write the
  * same output. Files are replaced atomically; a directory output writes one file per
  * record, each atomically. A streamed stdout target (isStreamed) has already been written
@@ -37,7 +39,7 @@ export type WriteOutputsResult = { written: string[] };
  */
 export async function writeOutputs(
   target: OutputTarget,
-  records: readonly DocumentRecord[],
+  records: Iterable<DocumentRecord>,
   options: WriteOutputsOptions,
 ): Promise<WriteOutputsResult> {
   const warn = options.warn ?? (() => {});
@@ -66,14 +68,16 @@ export async function writeOutputs(
     }
     case 'dir': {
       if (options.explode !== undefined) warn('--explode applies to CSV only; the directory output keeps tables whole');
+      // Two passes over the records, which may be read from disk: their names, then each record.
       const paths = mirroredPaths(
-        records.map((r) => r.file),
+        Array.from(records, (r) => r.file),
         options.cwd,
         target.path,
       );
       const made = new Set<string>();
-      for (const [i, record] of records.entries()) {
-        const path = paths[i];
+      let i = 0;
+      for (const record of records) {
+        const path = paths[i++];
         if (path === undefined) continue;
         const dir = dirname(path);
         if (!made.has(dir)) await mkdir(dir, { recursive: true });
@@ -168,12 +172,19 @@ const WHY: Record<string, string> = {
 
 async function _chunks(
   format: FileFormat,
-  records: readonly DocumentRecord[],
+  records: Iterable<DocumentRecord>,
   explode: string | undefined,
   warn: (message: string) => void,
-): Promise<Iterable<string>> {
-  // csv-stringify loads only for a CSV output.
-  if (format === 'csv') return (await import('./csv-writer.ts')).csvChunks(records, { explode }, warn);
+): Promise<Iterable<string> | AsyncIterable<string>> {
+  // csv-stringify loads only for a CSV output. Two passes over the records (the columns, then
+  // the rows), which may be read from disk rather than held (batch/records.ts).
+  if (format === 'csv') {
+    const { csvChunksFrom, learnColumns } = await import('./csv-writer.ts');
+    const source = () => records;
+    const flattener = await learnColumns(source, undefined, explode);
+    for (const w of explodeWarnings(flattener, explode, records)) warn(w);
+    return csvChunksFrom(source, flattener);
+  }
   if (format === 'json') return jsonArrayChunks(records);
   return jsonlChunks(records);
 }

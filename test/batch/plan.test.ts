@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverInputs } from '../../src/batch/discover.ts';
 import { planJobs, serviceName } from '../../src/batch/plan.ts';
+import { openStatCache } from '../../src/batch/stat-cache.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -36,6 +37,31 @@ async function plan(now: () => number, clock = now) {
 }
 
 describe('planJobs', () => {
+  it('tells onRead of each file it reads, and of none the stat cache knows (a rerun keeps V8 defaults)', async () => {
+    const cachePath = join(dir, 'cache');
+    const planWith = async () => {
+      const { files } = await discoverInputs(['in'], { cwd: dir, ignore: [] });
+      const cache = openStatCache(cachePath);
+      let reads = 0;
+      const planned = await planJobs({
+        files,
+        known: new Map(),
+        target: 't',
+        route: 'auto',
+        inlineMax: 1000,
+        retryFailed: false,
+        cache,
+        // Long after the files were written: none is racy, every one is cached.
+        now: () => Date.now() + 10_000,
+        onRead: () => reads++,
+      });
+      cache.save();
+      return { reads, jobs: planned.jobs.length };
+    };
+    expect(await planWith()).toEqual({ reads: 40, jobs: 40 });
+    expect(await planWith()).toEqual({ reads: 0, jobs: 40 });
+  });
+
   it('reports progress at most every 100 ms, and always the last file', async () => {
     const frozen = await plan(() => 1_000);
     expect(frozen.planned.jobs).toHaveLength(40);

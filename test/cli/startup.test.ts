@@ -66,8 +66,29 @@ describe('start-up of the built CLI', () => {
     expect(files.map((f) => f.replace(/^.*\/(bin|dist)\//, '$1/'))).toEqual(['bin/extract.js']);
   });
 
-  it('--help loads the start-up file and the shared errors, no zod, undici, fastify, pdfjs, file-type or fast-glob', async () => {
-    const { files, modules } = await loadedBy(['--help']);
+  it('--help off a terminal prints the text the build printed from the bundle, loading nothing of dist/ but that text', async () => {
+    const { files } = await loadedBy(['--help']);
+    expect(files.map((f) => f.replace(/^.*\/(bin|dist)\//, '$1/'))).toEqual(['bin/extract.js']);
+    // The same bytes as the bundle prints now (a build that forgot to print it again would differ).
+    const main = pathToFileURL(join(fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url)))).href;
+    const bundle = await execa(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `await (await import(${JSON.stringify(main)})).runMain(['node', 'extract', '--help']);`,
+      ],
+      { env: cleanEnv(), extendEnv: false },
+    );
+    for (const flag of ['--help', '-h']) {
+      const copied = await execa(process.execPath, [CLI, flag], { env: cleanEnv(), extendEnv: false });
+      expect(copied.stdout, flag).toBe(bundle.stdout);
+    }
+    expect(bundle.stdout).toMatch(/^Usage: extract/);
+  });
+
+  it('help (as --help on a terminal) loads the start-up file and the shared errors, no zod, undici, fastify, pdfjs, file-type or fast-glob', async () => {
+    const { files, modules } = await loadedBy(['help']);
     expect(files.filter((f) => f.includes('/node_modules/'))).toEqual([]);
     expect(files.some((f) => f.endsWith('/dist/cli/main.js'))).toBe(true);
     expect(files.filter((f) => /\/dist\/cli\/(?!main\.js|errors\.js)/.test(f))).toEqual([]);
@@ -111,8 +132,8 @@ describe('start-up of the built CLI', () => {
     expect(r.exitCode).toBe(0);
   });
 
-  it('--help loads three files of ours: the launcher, the start-up file and errors.js, which imports nothing', async () => {
-    const { files } = await loadedBy(['--help']);
+  it('help loads three files of ours: the launcher, the start-up file and errors.js, which imports nothing', async () => {
+    const { files } = await loadedBy(['help']);
     expect(files.map((f) => f.replace(/^.*\/(bin|dist)\//, '$1/'))).toEqual([
       'bin/extract.js',
       'dist/cli/main.js',
@@ -120,8 +141,8 @@ describe('start-up of the built CLI', () => {
     ]);
   });
 
-  it("each command's --help loads no more than --help", async () => {
-    const root = await loadedBy(['--help']);
+  it("each command's --help loads no more than help", async () => {
+    const root = await loadedBy(['help']);
     for (const command of ['serve', 'listen', 'get', 'status', 'config', 'help', 'version', 'completion']) {
       const { files } = await loadedBy([command, '--help']);
       expect(files, command).toEqual(root.files);

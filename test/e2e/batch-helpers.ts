@@ -1,4 +1,5 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -29,6 +30,11 @@ export function workDir(): string {
   return dir;
 }
 
+/** Whether strace runs here (a container may forbid ptrace). */
+export function straceWorks(): boolean {
+  return spawnSync('strace', ['-f', '-o', '/dev/null', 'true']).status === 0;
+}
+
 /** `extract serve --port 0 --in-memory` with the default config plus overrides. */
 export async function serve(overrides: Partial<EmulatorConfigInput> = {}): Promise<{ url: string }> {
   const dir = tempDir('extract-serve-');
@@ -54,9 +60,14 @@ export function extract(
   cwd: string,
   url: string,
   args: string[],
-  options: { env?: Record<string, string>; input?: string | Buffer; uid?: number } = {},
+  options: { env?: Record<string, string>; input?: string | Buffer; uid?: number; straceTo?: string } = {},
 ) {
-  const child = execa(process.execPath, [CLI, ...args], {
+  // Under strace (file system calls of every thread, into `straceTo`): what a run opens and stats.
+  const [command = process.execPath, ...prefix] =
+    options.straceTo === undefined
+      ? []
+      : ['strace', '-f', '-e', 'trace=%file', '-o', options.straceTo, process.execPath];
+  const child = execa(command, [...prefix, CLI, ...args], {
     cwd,
     ...(options.input !== undefined ? { input: options.input } : {}),
     ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),

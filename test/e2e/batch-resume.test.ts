@@ -1,6 +1,8 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { journalFacts } from '../helpers/journal.ts';
-import { extract, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+import { extract, fixtureNames, readJsonLines, reservesBySha, serve, straceWorks, workDir } from './batch-helpers.ts';
 
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -16,6 +18,38 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
  * test/batch/unattended.test.ts (with pages charged checked against the ledger).
  */
 describe('resuming', () => {
+  it.skipIf(!straceWorks())(
+    'a rerun that finds every file done opens no document: it stats each one and answers from the journal (strace)',
+    async () => {
+      const server = await serve();
+      const cwd = workDir();
+      const names = fixtureNames();
+      const inDir = join(cwd, 'in');
+      // The stat cache trusts only stamps over 2 s old (racy-git): younger files are read again.
+      const newest = Math.max(...names.map((n) => statSync(join(inDir, n)).ctimeMs));
+      await new Promise((r) => setTimeout(r, Math.max(0, newest + 2100 - Date.now())));
+      const first = await extract(cwd, server.url, ['in/', '-o', 'first.jsonl']);
+      expect(first.exitCode, first.stderr).toBe(0);
+      const trace = join(cwd, 'trace.txt');
+      const rerun = await extract(cwd, server.url, ['in/', '-o', 'rerun.jsonl'], { straceTo: trace });
+      expect(rerun.exitCode, rerun.stderr).toBe(0);
+      const records = (name: string) => readJsonLines(readFileSync(join(cwd, name), 'utf8'));
+      expect(records('rerun.jsonl')).toHaveLength(names.length);
+      expect(records('rerun.jsonl')).toEqual(records('first.jsonl'));
+      const calls = readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`"${inDir}/`));
+      // Every document is stat'ed (its stamp, for the stat cache)...
+      for (const name of names)
+        expect(
+          calls.some((l) => /stat/.test(l) && l.includes(`/in/${name}"`)),
+          name,
+        ).toBe(true);
+      // ...and none is opened.
+      expect(calls.filter((l) => /\bopen(at2?)?\(/.test(l))).toEqual([]);
+    },
+  );
+
   it('SIGKILL mid-batch, then a rerun completes everything and each document is charged exactly once', async () => {
     const server = await serve({ processing: { ms_per_page: 400, concurrency: 2 } });
     const cwd = workDir();

@@ -113,17 +113,28 @@ export type CliProcess = {
  * file when started outside a test), in a
  * clean environment plus `env`, and lets the test wait for lines it prints.
  */
-export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+export function spawnCli(args: string[], options: SpawnOptions = {}): CliProcess {
   return spawnNode([CLI, ...args], options);
 }
+
+/**
+ * wrap: a command that runs Node (its first word, then its arguments, then Node's): `/usr/bin/time
+ * -f %M -o FILE` reads a peak no sampling can miss. Signals then go to the wrapper, not to Node.
+ */
+type SpawnOptions = { env?: Record<string, string>; cwd?: string; wrap?: string[] };
 
 /**
  * Starts a Node script (`args[0]`, then its arguments) as spawnCli starts the CLI: a clean
  * environment, killed after the test, its output waited on; its stdin is a pipe the test may
  * write to.
  */
-export function spawnNode(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
-  const child = execa(process.execPath, args, {
+export function spawnNode(args: string[], options: SpawnOptions = {}): CliProcess {
+  const [wrapper, ...wrapperArgs] = options.wrap ?? [];
+  const command =
+    wrapper === undefined
+      ? ([process.execPath, args] as const)
+      : ([wrapper, [...wrapperArgs, process.execPath, ...args]] as const);
+  const child = execa(command[0], command[1], {
     env: cleanEnv({
       ...(options.cwd !== undefined ? { XDG_STATE_HOME: stateHomeIn(options.cwd) } : {}),
       ...options.env,

@@ -8,6 +8,8 @@ import { storedResults } from '../../src/outputs/stored-results.ts';
 import { resolveOutput } from '../../src/outputs/target.ts';
 import { writeOutputs } from '../../src/outputs/write.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { createRecords, MemoryRecords, RecordSpool, type RecordStore } from '../../src/batch/records.ts';
+import { reportChunks, reviewEntries, tallySummary, type ReportEntry } from '../../src/batch/summary.ts';
 
 /**
  * A run holds each completed document's results as their JSON text until the outputs are
@@ -58,12 +60,59 @@ async function tree(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-async function written(out: string, docs: Doc[], stored: boolean, explode?: string): Promise<Record<string, string>> {
+async function written(
+  out: string,
+  docs: Doc[] | Iterable<DocumentRecord>,
+  stored: boolean,
+  explode?: string,
+): Promise<Record<string, string>> {
   const cwd = tempDir('extract-stored-outputs-');
   const target = resolveOutput({ out, cwd });
-  await writeOutputs(target, records(docs, stored), { cwd, explode, warn: () => {} });
-  return tree(cwd);
+  const given = Array.isArray(docs) && docs.every(isDoc) ? records(docs, stored) : (docs as Iterable<DocumentRecord>);
+  const warnings: string[] = [];
+  await writeOutputs(target, given, { cwd, explode, warn: (m) => warnings.push(m) });
+  return { ...(await tree(cwd)), warnings: warnings.join('\n') };
 }
+
+function isDoc(x: unknown): x is Doc {
+  return typeof x === 'object' && x !== null && 'ok' in x;
+}
+
+const FORMATS = [
+  ['out.jsonl', undefined],
+  ['out.json', undefined],
+  ['out.csv', undefined],
+  ['out.csv', 'line_items'],
+  ['out.csv', 'vendor'],
+  ['out/', undefined],
+] as const;
+
+/**
+ * A run's records as batch/records.ts keeps them: emitted in `order` (some twice: the last
+ * wins), read back in input order, from `store`.
+ */
+function emitted(entries: ReportEntry[], order: number[], again: number[], store: RecordStore): Iterable<ReportEntry> {
+  const keys = entries.map((_, i) => `key-${i}`);
+  const run = createRecords(undefined, undefined, store);
+  for (const i of order) {
+    const entry = entries[i];
+    if (entry !== undefined) run.emit(keys[i] ?? '', entry);
+  }
+  for (const i of again) {
+    const entry = entries[i];
+    if (entry !== undefined) run.update(keys[i] ?? '', { ...entry, moved_to: `done/${i}` });
+  }
+  return run.inOrder(keys);
+}
+
+const OUTCOMES = ['completed', 'failed', 'left', 'skipped', 'pending', 'planned'] as const;
+const extras = fc.record({
+  outcome: fc.constantFrom(...OUTCOMES),
+  sha256: fc.option(fc.string({ unit: fc.constantFrom('0', 'a', 'f'), minLength: 64, maxLength: 64 }), { nil: null }),
+  setAside: fc.boolean(),
+  pages: fc.option(fc.nat(9), { nil: undefined }),
+  name: fc.string({ unit: fc.constantFrom('a', '\t', '\n', 'é', '"', '\\', '\u2028', ' ') }),
+});
 
 describe('outputs from stored results', () => {
   it('JSON Lines, JSON, CSV (with and without --explode) and a directory: the same bytes as from results in memory', async () => {
@@ -83,6 +132,66 @@ describe('outputs from stored results', () => {
           );
         }
       }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('read back from the record spool (emitted in any order, some twice): the same outputs, report and review list as from memory', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(doc, extras), { minLength: 0, maxLength: 6 }).chain((batch) =>
+          fc.tuple(
+            fc.constant(batch),
+            fc.shuffledSubarray(
+              batch.map((_, i) => i),
+              { minLength: batch.length, maxLength: batch.length },
+            ),
+            fc.subarray(batch.map((_, i) => i)),
+            fc.boolean(),
+          ),
+        ),
+        async ([batch, order, again, stored]) => {
+          const base = records(
+            batch.map(([d]) => d),
+            stored,
+          );
+          const entries: ReportEntry[] = base.map((r, i) => {
+            const x = batch[i]?.[1];
+            return {
+              ...r,
+              file: `${r.file}${x?.name ?? ''}`,
+              outcome: x?.outcome ?? 'completed',
+              sha256: x?.sha256 ?? null,
+              // Present but undefined too, as a dry run's file the engine cannot count.
+              pages_estimate: x?.pages,
+              ...(x?.setAside ? { set_aside: true as const } : {}),
+            };
+          });
+          const spool = RecordSpool.open();
+          if (spool === undefined) throw new Error('no record spool in the temp directory');
+          const fromDisk = emitted(entries, order, again, spool);
+          const fromMemory = emitted(entries, order, again, new MemoryRecords());
+          for (const [out, explode] of FORMATS) {
+            const label = `${out}${explode ? ` --explode ${explode}` : ''}`;
+            expect(await written(out, fromDisk, false, explode), label).toEqual(
+              await written(out, [...fromMemory], false, explode),
+            );
+          }
+          const extra = {
+            stoppedBy: null,
+            message: null,
+            elapsedMs: 5,
+            dryRun: false,
+            charges: { reserved: 1, refunded: 0, unknown: 0 },
+          };
+          const summaryOnDisk = tallySummary(fromDisk, extra);
+          const summaryInMemory = tallySummary([...fromMemory], extra);
+          // The report streamed from disk, an entry at a time, is the text of the whole summary held in memory.
+          expect([...reportChunks(summaryOnDisk)].join('')).toBe(`${JSON.stringify(summaryInMemory, null, 2)}\n`);
+          expect(JSON.stringify([...reviewEntries(summaryOnDisk)])).toBe(JSON.stringify(summaryInMemory.needs_review));
+          expect(summaryOnDisk).toEqual(summaryInMemory);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flattenRecords } from '../../src/outputs/flatten.ts';
 import { documentJson, jsonLine } from '../../src/outputs/json.ts';
-import { completedRecord } from '../../src/outputs/record.ts';
-import { resultsJson, storedResults, storedText } from '../../src/outputs/stored-results.ts';
+import { completedRecord, recordFields } from '../../src/outputs/record.ts';
+import { resultsJson, storedHoldsNull, storedResults, storedText } from '../../src/outputs/stored-results.ts';
+import { reviewEntry } from '../../src/outputs/review.ts';
 
 const results = {
   invoice_number: 'INV-1',
@@ -59,5 +60,19 @@ describe('stored results', () => {
     expect(storedText(results)).toBeUndefined();
     expect(storedText(null)).toBeUndefined();
     expect(resultsJson(results)).toBe(JSON.stringify(results));
+  });
+
+  it('a record written and then listed for review scans its stored text for a null once, and parses nothing', () => {
+    const stored = storedResults(JSON.stringify(results));
+    const scan = vi.fn((text: string) => text.includes('null'));
+    expect(storedHoldsNull(stored, scan)).toBe(true);
+    expect(storedHoldsNull(stored, scan)).toBe(true);
+    expect(scan).toHaveBeenCalledTimes(1);
+    expect(storedHoldsNull(results, scan)).toBeUndefined();
+    const parse = vi.spyOn(JSON, 'parse');
+    const record = completedRecord(origin, 1, storedResults(JSON.stringify(results)));
+    expect(recordFields(record).needs_review).toBe(true);
+    expect(reviewEntry(record)?.file_name).toBe('a.pdf');
+    expect(parse).not.toHaveBeenCalled();
   });
 });

@@ -37,6 +37,16 @@ describe('writeOutputs', () => {
     expect(lines.map((l) => DocumentRecord.parse(JSON.parse(l)))).toEqual(SAMPLE.map(asWritten));
   });
 
+  it('output: a .json file keeps a value holding a line or paragraph separator (U+2028, U+2029) as it was', async () => {
+    // JSON.stringify leaves these two raw, and a regular expression's ^ with the m flag matches after them:
+    // indenting each line with one inserted spaces inside the value.
+    const cwd = await tempDir();
+    const records = SAMPLE.map((r, i) => ({ ...r, file: `a\u2028b\u2029c-${i}.pdf` }));
+    await writeOutputs(resolveOutput({ out: 'r.json', cwd }), records, { cwd });
+    const read = z.array(DocumentRecord).parse(JSON.parse(await readFile(join(cwd, 'r.json'), 'utf8')));
+    expect(read.map((r) => r.file)).toEqual(records.map((r) => r.file));
+  });
+
   it('output: a .json file is one JSON array of every record, in the order given', async () => {
     const cwd = await tempDir();
     const target = resolveOutput({ out: 'out/results.json', cwd });

@@ -1,14 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { WebhookPayload } from '../../src/contract/index.ts';
 import { csvChunks } from '../../src/outputs/csv-writer.ts';
 import { jsonArrayChunks } from '../../src/outputs/json.ts';
 import { DocumentRecord } from '../../src/outputs/record-schema.ts';
 import { CSV_MAX_COLUMNS } from '../../src/receiver/index.ts';
 import { nullFields, recordOf } from '../../src/receiver/records.ts';
-import { cliStartMs } from '../helpers/baseline.ts';
 import { spawnCli, tempDir } from '../helpers/cli.ts';
 import { peakRssMb } from '../helpers/smtp.ts';
 import { payload, receiver, send } from './helpers.ts';
@@ -100,14 +100,24 @@ describe('listen writes its outputs a page at a time, as the array writers did',
   }, async () => {
     const base = tempDir();
     const out = join(base, 'big.csv');
-    // The worker waits until every event is in the inbox, so one pass meets them all at once:
-    // 20 s when the machine is idle (sending takes a few), longer when a start-up of the CLI,
-    // measured now, says it is busy.
-    const holdMs = Math.round(Math.max(20_000, 60 * (await cliStartMs())));
+    const peakFile = join(base, 'peak-kb');
+    // The worker holds every event until listen is stopped (SIGTERM processes what it acknowledged
+    // and held, then exits), so one pass meets all 80 at once, whatever time sending takes: no wait
+    // on the clock. Its peak is read by /usr/bin/time when it exits (sampling might miss the end).
     const listen = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out], {
-      env: { EXTRACT_LISTEN_BATCH_BYTES: String(1024 * 1024), EXTRACT_LISTEN_WORKER_DELAY_MS: String(holdMs) },
+      env: { EXTRACT_LISTEN_BATCH_BYTES: String(1024 * 1024), EXTRACT_LISTEN_WORKER_DELAY_MS: String(3_600_000) },
+      wrap: ['/usr/bin/time', '-f', '%M', '-o', peakFile],
     });
     const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);
+    const pid = Number(readFileSync(`/proc/${listen.child.pid}/task/${listen.child.pid}/children`, 'utf8').trim());
+    // The cleanup kills the wrapper; listen itself is ended here should the test fail before it is.
+    onTestFinished(() => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // ended already
+      }
+    });
     const sent = Array.from({ length: 80 }, (_, n) =>
       payload({
         document_id: `doc_big_${n}`,
@@ -116,25 +126,19 @@ describe('listen writes its outputs a page at a time, as the array writers did',
       }),
     );
     for (const e of sent) expect((await send(url!, e)).status).toBe(200);
-    const idle = peakRssMb(listen.child.pid!);
+    const idle = peakRssMb(pid);
     // Else the worker began before every event was in, and the test would measure less.
     expect(listen.output()).not.toMatch(/doc_big_/);
-    await listen.waitFor(/doc_big_79 .*needs review/, 120_000);
+    process.kill(pid, 'SIGTERM');
+    expect((await listen.child).exitCode, listen.output()).toBe(0);
+    expect(listen.output()).toMatch(/doc_big_79 .*needs review/);
     const expected = [...csvChunks(sent.map(stored), { maxColumns: CSV_MAX_COLUMNS })].join('');
-    const deadline = Date.now() + 120_000;
-    let csv = '';
-    while (Date.now() < deadline) {
-      csv = await readFile(out, 'utf8').catch(() => '');
-      if (csv.length >= expected.length) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const peak = peakRssMb(listen.child.pid!);
+    const csv = await readFile(out, 'utf8');
+    const peak = Number(readFileSync(peakFile, 'utf8').trim().split('\n').pop()) / 1024;
     console.log(`bounded: listen RSS after receiving ${Math.round(idle)} MB, peak ${Math.round(peak)} MB`);
     expect(csv === expected).toBe(true);
     // 80 MB of bodies, records and CSV rows at once would be several hundred MB over what
     // receiving took; a page of 1 MB keeps the processing to a small margin above it.
     expect(peak - idle).toBeLessThan(160);
-    listen.child.kill('SIGTERM');
-    await listen.child;
   });
 });

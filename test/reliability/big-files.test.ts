@@ -98,7 +98,17 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     const serve = await startServe(dir);
     const sampler = peakSampler(serve.child.pid!);
     const started = Date.now();
-    const run = await extract(dir, serve.url, ['big.pdf', '--route', 'upload', '--poll-interval', '500ms']);
+    // Polls at most a second apart: the client's backoff grows them to 19 s by the end of a minute,
+    // which noticed the completion 11 s late (the reading is what is in question, not the backoff).
+    const run = await extract(dir, serve.url, [
+      'big.pdf',
+      '--route',
+      'upload',
+      '--poll-interval',
+      '500ms',
+      '--poll-max-interval',
+      '1s',
+    ]);
     const elapsed = Date.now() - started;
     const peak = sampler.stop();
     expect(run.exitCode, `${run.stderr}`).toBe(0);
@@ -154,7 +164,15 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     expect(300_000_000).toBeGreaterThan(IMAGE_MAX_BYTES);
     const serve = await startServe(dir);
     const sampler = peakSampler(serve.child.pid!);
-    const run = await extract(dir, serve.url, ['scan.tiff', '--route', 'upload', '--poll-interval', '500ms']);
+    const run = await extract(dir, serve.url, [
+      'scan.tiff',
+      '--route',
+      'upload',
+      '--poll-interval',
+      '500ms',
+      '--poll-max-interval',
+      '1s',
+    ]);
     const peak = sampler.stop();
     const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
     expect(record).toMatchObject({ status: 'error', page_count: 1 });

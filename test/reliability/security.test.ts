@@ -274,18 +274,8 @@ describe('security', () => {
   }, 120_000);
 
   it('serve and listen bind loopback by default and warn on stderr when told to bind another address', async () => {
-    const dflt = await spawnServe(['--in-memory', '--no-listen', '-q']);
-    expect(dflt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const open = await spawnServe(['--in-memory', '--no-listen', '-q', '--host', '0.0.0.0']);
-    await open.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
-    expect(open.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback/);
-    expect(open.stdout()).not.toMatch(/warning: bound/);
-    expect(dflt.output()).not.toMatch(/warning: bound/);
-    dflt.child.kill('SIGTERM');
-    open.child.kill('SIGTERM');
-
+    // The four start at once (on two cores, about half the time of one after another).
     const listen = spawnCli(['listen', '--port', '0', '--data-dir', tempDir('extract-listen-')]);
-    expect((await listen.waitFor(/Listening on (\S+)/))[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     const openListen = spawnCli([
       'listen',
       '--auth',
@@ -297,6 +287,19 @@ describe('security', () => {
       '--data-dir',
       tempDir('extract-listen-'),
     ]);
+    const [dflt, open] = await Promise.all([
+      spawnServe(['--in-memory', '--no-listen', '-q']),
+      spawnServe(['--in-memory', '--no-listen', '-q', '--host', '0.0.0.0']),
+    ]);
+    expect(dflt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await open.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
+    expect(open.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback/);
+    expect(open.stdout()).not.toMatch(/warning: bound/);
+    expect(dflt.output()).not.toMatch(/warning: bound/);
+    dflt.child.kill('SIGTERM');
+    open.child.kill('SIGTERM');
+
+    expect((await listen.waitFor(/Listening on (\S+)/))[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     await openListen.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
     expect(openListen.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback.*--auth none lets them all in/);
     expect(openListen.stdout()).not.toMatch(/warning: bound/);
