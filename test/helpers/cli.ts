@@ -110,8 +110,8 @@ export type CliProcess = {
 
 /**
  * Starts the built CLI with `args` as a long-running child (killed after the test, or after the
- * file when started outside a test), in a
- * clean environment plus `env`, and lets the test wait for lines it prints.
+ * file when started outside a test), in a clean environment plus `env`, and lets the test wait
+ * for lines it prints.
  */
 export function spawnCli(args: string[], options: SpawnOptions = {}): CliProcess {
   return spawnNode([CLI, ...args], options);
