@@ -9,6 +9,9 @@ import { check, run } from '../lib/proc.ts';
 import { row, type BenchContext, type Row } from '../lib/row.ts';
 import { median, percentile } from '../lib/stats.ts';
 
+/** How many of the corpus's PDFs --tiny reads: enough that the corpus path still runs. */
+const TINY_CORPUS = 6;
+
 /**
  * Row 7: while `extract serve` extracts four long PDFs, the latency of GET documents/{id}
  * (probed one request after another from this process); and the engine's pages per second
@@ -77,6 +80,7 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
         .filter((f) => f.endsWith('.pdf'))
         .sort()
         .map((f) => join(CORPUS_DIR, f))
+        .slice(0, ctx.tiny ? TINY_CORPUS : undefined)
     : [];
   let perCorpus: z.infer<typeof PerCore> | undefined;
   if (corpus.length > 0) {

@@ -48,7 +48,12 @@ export async function ocrRows(ctx: BenchContext): Promise<Row[]> {
     await closeOcr();
   }
   ctx.log('row 10: bare tesseract.js');
-  const bare = await run(NODE, [join(ROOT, 'bench/peers/tesseract-bare.ts'), file, String(reps)]);
+  const bare = await run(NODE, [
+    join(ROOT, 'bench/peers/tesseract-bare.ts'),
+    file,
+    String(reps),
+    ...(ctx.tiny ? ['cold'] : []),
+  ]);
   check(bare, 'bare tesseract.js');
   const bareSeconds = Number(bare.stdout.trim());
   const size = `an A4 invoice page at ${dpi} dpi (${gray.width}x${gray.height} px)`;

@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { startServer, type RunningServer } from '../../src/emulator/server.ts';
+import { sharedEngine } from '../helpers/emulator.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
 import { batchOptions, invoiceDir, run } from './harness.ts';
@@ -22,6 +23,7 @@ async function emulator(): Promise<RunningServer> {
     port: 0,
     inMemory: true,
     log: () => {},
+    engine: sharedEngine(),
   });
   servers.add(server);
   return server;

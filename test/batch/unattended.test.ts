@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { startServer, type RunningServer } from '../../src/emulator/server.ts';
+import { sharedEngine } from '../helpers/emulator.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
 import { replayJournal } from '../../src/journal/journal-read.ts';
 import { readFileSync } from 'node:fs';
@@ -32,6 +33,9 @@ async function emulator(
     port,
     inMemory: true,
     log: () => {},
+    // The file's one engine pool, as test/helpers/emulator.ts gives its emulators (a pool each was
+    // a Node process and pdfjs loaded per emulator, several per test).
+    engine: sharedEngine(),
     ...(sleep ? { deps: { sleep } } : {}),
   });
   servers.add(server);

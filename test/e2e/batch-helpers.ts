@@ -2,6 +2,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { CLI, cleanEnv, spawnServe, stateHomeIn, tempDir } from '../helpers/cli.ts';
@@ -85,9 +86,37 @@ export function extract(
   return child;
 }
 
+/**
+ * The service's ledger; on a serve shared by a file's tests (serveForFile), only the entries made
+ * since the current test began (the balance stays the service's).
+ */
 export async function ledger(url: string): Promise<LedgerBody> {
   const res = await fetch(`${url}/_emulator/ledger`);
-  return LedgerBody.parse(await res.json());
+  const body = LedgerBody.parse(await res.json());
+  return { ...body, entries: body.entries.slice(ledgerMarks.get(url) ?? 0) };
+}
+
+/** Per shared serve, how many ledger entries (in order of their making) came before the current test. */
+const ledgerMarks = new Map<string, number>();
+
+/**
+ * One `serve` for the tests of a file (or describe block) that call it at their top level, in place
+ * of one each: started before them, killed after them. Each test sees only its own ledger entries
+ * (ledger, reservesBySha), so what a test paid is counted as on a serve of its own. Not for a test
+ * that changes the service for those after it (a fault rule): it starts its own serve().
+ */
+export function serveForFile(overrides: Partial<EmulatorConfigInput> = {}): () => string {
+  let url = '';
+  beforeAll(async () => {
+    ({ url } = await serve(overrides));
+  }, 120_000);
+  beforeEach(async () => {
+    ledgerMarks.delete(url);
+    ledgerMarks.set(url, (await ledger(url)).entries.length);
+  });
+  // A later serve may get the same port.
+  afterAll(() => ledgerMarks.delete(url));
+  return () => url;
 }
 
 /**

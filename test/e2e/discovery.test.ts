@@ -11,7 +11,15 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
-import { extract, FIXTURES, fixtureNames, ledger, readJsonLines, reservesBySha, serve } from './batch-helpers.ts';
+import {
+  extract,
+  FIXTURES,
+  fixtureNames,
+  ledger,
+  readJsonLines,
+  reservesBySha,
+  serveForFile,
+} from './batch-helpers.ts';
 
 /**
  * Discovery against a service that ignores Idempotency-Key (every POST extract is a charge):
@@ -39,9 +47,12 @@ function dropDir(): { cwd: string; drop: string } {
 const charged = async (url: string): Promise<number> =>
   [...(await reservesBySha(url)).values()].reduce((sum, n) => sum + n, 0);
 
+// One `serve` for the file's tests (a start each was most of a short test); each counts only its own charges.
+const service = serveForFile({ idempotency_key: false });
+
 describe('every file in a folder is seen', () => {
   it('Latin-1 names are read, sent once each and recorded under a printable name; the rerun pays nothing', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd, drop } = dropDir();
     writeFileSync(bytesName(drop, 'Rechnung_M', 0xfc, 'ller.pdf'), fixture(0));
     writeFileSync(bytesName(drop, 'Facture_Soci', 0xe9, 't', 0xe9, '.pdf'), fixture(1));
@@ -71,7 +82,7 @@ describe('every file in a folder is seen', () => {
   });
 
   it('a stdin list naming Latin-1 files (find … | extract -) reads them as listed', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd, drop } = dropDir();
     const latin = bytesName(drop, 'Rechnung_M', 0xfc, 'ller.pdf');
     writeFileSync(latin, fixture(0));
@@ -92,7 +103,7 @@ describe('every file in a folder is seen', () => {
   });
 
   it('a folder or file that cannot be read is reported by name, the run exits 1, the rest are sent', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd, drop } = dropDir();
     writeFileSync(join(drop, 'plain.pdf'), fixture(0));
     writeFileSync(join(drop, 'locked.pdf'), fixture(1));
@@ -144,7 +155,7 @@ describe('a directory walk stays in its tree', () => {
   }
 
   it('links that leave the folder are left out, said in one line and listed in --report; links inside it still work', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd } = linkedDrop();
     const run = await extract(cwd, url, ['drop/', '--report', 'report.json']);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -159,7 +170,7 @@ describe('a directory walk stays in its tree', () => {
   });
 
   it('--follow-links follows them; a link named by itself is read as given', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd } = linkedDrop();
     const named = await extract(cwd, url, ['drop/shadow.pdf']);
     expect(named.exitCode, named.stderr).toBe(0);
@@ -178,7 +189,7 @@ describe('a directory walk stays in its tree', () => {
   });
 
   it('a pattern stays under its folder too', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd } = linkedDrop();
     const run = await extract(cwd, url, ['drop/**/*.pdf']);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -190,7 +201,7 @@ describe('a directory walk stays in its tree', () => {
 
 describe('a quiet night is a success', () => {
   it('an empty folder: exit 0, an empty output in each format, one line saying so, nothing charged', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd } = dropDir();
     // What each writer writes for no records: JSON an empty array, CSV its header alone.
     const expected: Record<string, string> = {
@@ -212,7 +223,7 @@ describe('a quiet night is a success', () => {
   });
 
   it('an empty stdin list (find … -newer last-run | extract -): exit 0, empty output', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd } = dropDir();
     const run = await extract(cwd, url, ['-', '-o', 'r.json'], { input: '' });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -221,7 +232,7 @@ describe('a quiet night is a success', () => {
   });
 
   it('a pattern or a path that names nothing is still exit 2', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd } = dropDir();
     for (const input of ['drop/*.pdf', 'missing/', 'missing.pdf']) {
       const run = await extract(cwd, url, [input]);
@@ -232,7 +243,7 @@ describe('a quiet night is a success', () => {
   });
 
   it('a folder whose files are all hidden is empty too; a folder with documents is not touched by the rule', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const { cwd, drop } = dropDir();
     writeFileSync(join(drop, '.partial.pdf'), fixture(0));
     const run = await extract(cwd, url, ['drop/']);

@@ -5,7 +5,7 @@ import { userJournalPath } from '../../src/journal/state/user-journal.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';
-import { extract, FIXTURES, fixtureNames, KEY, ledger, readJsonLines, serve } from './batch-helpers.ts';
+import { extract, FIXTURES, fixtureNames, KEY, ledger, readJsonLines, serve, serveForFile } from './batch-helpers.ts';
 
 /**
  * Never pay twice, wherever and however the client is run (#22), against a service that does
@@ -52,8 +52,12 @@ function completed(stdout: string): number {
 }
 
 describe('the journal follows the user and the parser, not the shell (#22)', () => {
+  // One `serve` for the tests of this config (each test has its own user, so its own journal, and
+  // counts only its own charges); those that need slower processing start their own.
+  const service = serveForFile(CONFIG);
+
   it('a run from another working directory pays nothing for documents a run elsewhere completed', async () => {
-    const server = await serve(CONFIG);
+    const server = { url: service() };
     const home = tempDir('extract-home-');
     const drop = dropFolder();
     const first = await extract(tempDir('extract-cwd-a-'), server.url, [drop, '-q'], {
@@ -71,7 +75,7 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
   });
 
   it('a rotated key of the same parser pays nothing; a key of another parser pays once per document, then nothing', async () => {
-    const server = await serve(CONFIG);
+    const server = { url: service() };
     const home = tempDir('extract-home-');
     const drop = dropFolder();
     const cwd = tempDir('extract-cwd-');
@@ -102,7 +106,7 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
   }, 120_000); // six CLI runs in a row
 
   it("an earlier version's ./.extract-state.jsonl is imported once: nothing it knew is paid again, from any folder", async () => {
-    const server = await serve(CONFIG);
+    const server = { url: service() };
     const home = tempDir('extract-home-');
     const drop = dropFolder();
     const old = tempDir('extract-old-cwd-');
@@ -124,7 +128,7 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
   });
 
   it("the previous version's user journal (JSON Lines, beside the new one) is taken in once, with what it learned of each key", async () => {
-    const server = await serve(CONFIG);
+    const server = { url: service() };
     const home = tempDir('extract-home-');
     const drop = dropFolder();
     const env = userEnv(home, server.url);
@@ -190,7 +194,7 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
   });
 
   it('a fact written by a newer version stops the run (exit 2, "upgrade"): nothing is sent, nothing paid again', async () => {
-    const server = await serve(CONFIG);
+    const server = { url: service() };
     const cwd = tempDir('extract-cwd-');
     const drop = dropFolder();
     const env = userEnv(cwd, server.url);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, reservesBySha, serve } from './batch-helpers.ts';
+import { extract, reservesBySha, serve, serveForFile } from './batch-helpers.ts';
 
 /**
  * --move-done and --move-failed on the built CLI against a real `extract serve` that ignores
@@ -41,9 +41,12 @@ function files(dir: string, prefix = ''): string[] {
     .sort();
 }
 
+// One `serve` for the file's tests (a start each was most of a short test); each counts only its own charges.
+const service = serveForFile({ idempotency_key: false });
+
 describe('--move-done and --move-failed', () => {
   it('completed files go to done/ with their path under the folder, a set-aside failure to failed/; a clash gets "name (1)"; dropped back in, a file costs nothing', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = tempDir('extract-move-');
     const drop = join(cwd, 'drop');
     mkdirSync(join(drop, 'sub'), { recursive: true });
@@ -105,6 +108,7 @@ describe('--move-done and --move-failed', () => {
   }, 120_000);
 
   it('a failure that may pass next time stays in the drop folder for the rerun that heals it', async () => {
+    // Its own serve: its fault rule would outlive it on the shared one.
     const { url } = await serve({ idempotency_key: false });
     const cwd = tempDir('extract-move-');
     mkdirSync(join(cwd, 'drop'));
@@ -122,7 +126,7 @@ describe('--move-done and --move-failed', () => {
   });
 
   it('a move folder inside the drop folder is not walked: the next run finds nothing to do', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = tempDir('extract-move-');
     mkdirSync(join(cwd, 'drop', 'done'), { recursive: true });
     writeFileSync(join(cwd, 'drop', 'a.pdf'), await invoicePdf(4));
@@ -136,7 +140,7 @@ describe('--move-done and --move-failed', () => {
   });
 
   it('a read-only or missing target: the file stays, the report and stderr say why, exit 8; fixed, the rerun moves it and pays nothing', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = tempDir('extract-move-');
     const drop = join(cwd, 'drop');
     mkdirSync(drop);
@@ -181,7 +185,7 @@ describe('--move-done and --move-failed', () => {
       t.skip(`${other} is not another file system here; the same-file-system move is covered above`);
     const done = mkdtempSync(join(other, 'extract-done-'));
     onTestFinished(() => rmSync(done, { recursive: true, force: true }));
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     mkdirSync(join(cwd, 'drop', 'sub'), { recursive: true });
     const b = await invoicePdf(6);
     writeFileSync(join(cwd, 'drop', 'sub', 'b.pdf'), b);

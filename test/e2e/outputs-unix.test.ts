@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { cliStartMs } from '../helpers/baseline.ts';
 import { CLI, cleanEnv } from '../helpers/cli.ts';
 import { readJournalLines } from '../helpers/journal.ts';
-import { KEY, extract, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+import { KEY, extract, fixtureNames, readJsonLines, reservesBySha, workDir, serveForFile } from './batch-helpers.ts';
 
 /**
  * Outputs behave like every Unix tool's (README: "Outputs"; issue #22, item 6): `-` is stdout for
@@ -55,9 +55,12 @@ function mkfifo(path: string): void {
 const isRoot = process.getuid?.() === 0;
 
 // Each test runs the CLI against its own serve: generous on a loaded 2-core machine.
+// One `serve` for the file's tests (a start each was most of a short test); each counts only its own charges.
+const service = serveForFile({ idempotency_key: false });
+
 describe('outputs: - means stdout', { timeout: 120_000 }, () => {
   it('--report - writes the report on stdout (no file named "-"); -o FILE keeps the records', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     const run = await extract(cwd, url, [...ARGS, '-o', 'out.jsonl', '--report', '-']);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -70,7 +73,7 @@ describe('outputs: - means stdout', { timeout: 120_000 }, () => {
   });
 
   it('-o - and --report - (or the default stdout) at once: a usage error before anything is sent', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     for (const args of [
       ['-o', '-', '--report', '-'],
@@ -87,7 +90,7 @@ describe('outputs: - means stdout', { timeout: 120_000 }, () => {
   });
 
   it('--report through a link to /proc/self/fd/1 (what /dev/stdout is) goes to stdout; the link stays a link', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     symlinkSync('/proc/self/fd/1', join(cwd, 'stdout'));
     const run = await extract(cwd, url, [...ARGS, '-o', 'out.csv', '--report', 'stdout']);
@@ -100,7 +103,7 @@ describe('outputs: - means stdout', { timeout: 120_000 }, () => {
 
 describe('outputs: files keep what they are', { timeout: 120_000 }, () => {
   it('-o link.jsonl writes through the link to its target, atomically; a dangling link creates its target', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     writeFileSync(join(cwd, 'real.jsonl'), 'old\n');
     symlinkSync('real.jsonl', join(cwd, 'link.jsonl'));
@@ -116,7 +119,7 @@ describe('outputs: files keep what they are', { timeout: 120_000 }, () => {
   });
 
   it('an output and a report of mode 0600 stay 0600 when replaced', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     for (const name of ['out.csv', 'report.json']) {
       writeFileSync(join(cwd, name), 'old\n');
@@ -135,7 +138,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
   it.skipIf(!isRoot)(
     'as root (mknod needs it; /dev/null unit-tested in test/outputs/destination.test.ts), -o and --report to a null device leave the device a device',
     async () => {
-      const { url } = await serve({ idempotency_key: false });
+      const url = service();
       const cwd = workDir();
       mknod(join(cwd, 'null'), 1, 3);
       const run = await extract(cwd, url, [...ARGS, '-o', 'null', '--report', 'null']);
@@ -148,7 +151,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
   it.skipIf(!isRoot)(
     'as root (mknod needs it; ENOSPC also in test/outputs/destination.test.ts), a full device: a clear error naming the output (ENOSPC), exit 8, no stack; the journal holds every result',
     async () => {
-      const { url } = await serve({ idempotency_key: false });
+      const url = service();
       const cwd = workDir();
       mknod(join(cwd, 'full'), 1, 7);
       const run = await extract(cwd, url, [...ARGS, '-o', 'full', '--report', 'report.json']);
@@ -168,7 +171,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
   );
 
   it('-o FIFO with a reader: the reader gets every record, the FIFO stays a FIFO', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     const fifo = join(cwd, 'pipe');
     mkfifo(fifo);
@@ -189,7 +192,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
   });
 
   it('-o FIFO that nobody reads: SIGTERM ends the wait promptly (exit 130), the journal intact, the FIFO kept', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     const fifo = join(cwd, 'pipe');
     mkfifo(fifo);
@@ -222,7 +225,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
   });
 
   it('-o FIFO whose reader leaves without reading (EPIPE): a clear error, exit 8, the journal intact', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     // Ten copies of each document (sent once each: same content) make records (about 75 KB per
     // 1,000) well over a pipe's 64 KB, so the writer is still writing when the reader leaves.
@@ -243,7 +246,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
   });
 
   it('-o >(wc -l) (a /dev/fd/N pipe from bash): every record reaches the reader, nothing crashes', async () => {
-    const { url } = await serve({ idempotency_key: false });
+    const url = service();
     const cwd = workDir();
     const script = `"${process.execPath}" "${CLI}" ${ARGS.join(' ')} -o >(wc -l > count.txt); status=$?; wait $!; exit $status`;
     const run = await execa('bash', ['-c', script], {

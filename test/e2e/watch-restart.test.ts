@@ -18,19 +18,20 @@ function filesIn(...outputs: Array<Array<Record<string, unknown>>>): string[] {
   return outputs.flat().map((r) => String(r.file));
 }
 
+// --settle 200ms: the files are renamed into in/ whole (dropInvoices), so settling is incidental here.
 describe('extract watch across stops', () => {
   it('restarted mid-stream (systemctl restart: SIGTERM, then a new watcher): every file recorded once, each charged once', async () => {
     const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 150, concurrency: 2 } });
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     const files = await dropInvoices(cwd, 40);
     await until(() => jsonLinesOf(out).length >= 8, 'some records', first);
     signal(first, 'SIGTERM');
     expect((await first.child).exitCode, first.stderr()).toBe(0);
     expect(jsonLinesOf(out).length).toBeLessThan(40);
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === 40, 'all 40 records', second);
     await new Promise((r) => setTimeout(r, 1500));
     const records = jsonLinesOf(out);
@@ -46,13 +47,13 @@ describe('extract watch across stops', () => {
     const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 150, concurrency: 2 } });
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     const files = await dropInvoices(cwd, 40);
     await until(() => jsonLinesOf(out).length >= 8, 'some records', first);
     first.child.kill('SIGKILL');
     await first.child;
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === 40, 'all 40 records', second);
     await new Promise((r) => setTimeout(r, 1500));
     const records = jsonLinesOf(out);
@@ -67,7 +68,7 @@ describe('extract watch across stops', () => {
     const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 1500, concurrency: 1 } });
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     const files = await dropInvoices(cwd, 4);
     // Submitted (charged), not finished: in flight.
     await until(async () => (await extractPosts(url)) >= 2, 'two submissions', first);
@@ -77,7 +78,7 @@ describe('extract watch across stops', () => {
     expect(stopped.exitCode, first.stderr()).toBe(0);
     expect(first.stderr()).toMatch(/SIGTERM: stopping/);
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === 4, 'all 4 records', second);
     const said = `first:\n${first.stderr()}\nsecond:\n${second.stderr()}`;
     expect(filesIn(jsonLinesOf(out)).sort(), said).toEqual([...files].sort());
@@ -90,7 +91,7 @@ describe('extract watch across stops', () => {
     const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 100, concurrency: 2 } });
     const cwd = dropDir();
     const files = await dropInvoices(cwd, 30);
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '1s']);
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '200ms']);
     const cron = await extract(cwd, url, ['in', '-q', '-o', 'cron.jsonl']);
     // 0, or 5 when documents were still held by the watcher at the end (it collects them).
     expect([0, 5], String(cron.stderr)).toContain(cron.exitCode);

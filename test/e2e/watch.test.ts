@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, reservesBySha, serve } from './batch-helpers.ts';
+import { extract, reservesBySha, serveForFile } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch, until } from './watch-helpers.ts';
 
 /** `extract watch` as a child process against a real `extract serve`, on a real folder. */
@@ -33,13 +33,22 @@ const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex
 // Each test waits (`until`) up to 120 s for what the watcher does; the test's own bound sits above
 // it, so a slow machine gets the watcher's stderr in the failure, not a bare time-out (a CI run
 // timed the move test out at 30 s while it was still working).
+// The slow writer takes longer than --settle in all (a rule timed from the first change would send
+// it half-written) in gaps 7.5x shorter than --settle (the default 3 s against 430 ms gaps was 7x).
+// The other tests' --settle 200ms is incidental to what they check: their files are written at once,
+// and a file still open for writing waits whatever its stamp says.
+const SLOW = { settle: '1500ms', chunks: 10, gapMs: 200 };
+
 describe('extract watch', { timeout: 150_000 }, () => {
-  it('a file written slowly in chunks over 3 s is sent once, complete: one charge, no failure', async () => {
-    const { url } = await serve();
+  // One `serve` for the file (a start each was a tenth of its time); each test's documents are its own.
+  const service = serveForFile();
+
+  it('a file written slowly in chunks, for longer than --settle, is sent once, complete: one charge, no failure', async () => {
+    const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl']);
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', SLOW.settle]);
     const pdf = await invoicePdf(7, 3);
-    await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, 8, 430);
+    await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, SLOW.chunks, SLOW.gapMs);
     await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length > 0, 'the record', watcher);
     // Anything sent half-written would have failed (422) and been recorded first.
     await new Promise((r) => setTimeout(r, 1000));
@@ -50,11 +59,11 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('the control: with --settle 0s the same slow write is sent half-written and fails', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '0s']);
     const pdf = await invoicePdf(8, 3);
-    await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, 8, 430);
+    await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, SLOW.chunks, SLOW.gapMs);
     await until(
       () => jsonLinesOf(join(cwd, 'out.jsonl')).some((r) => r.status === 'error'),
       'a half-written file to fail',
@@ -63,15 +72,15 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('a writer that pauses longer than --settle with the file still open (Linux): the file waits until it is closed', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s']);
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '500ms']);
     const pdf = await invoicePdf(11, 2);
     const fd = openSync(join(cwd, 'in', 'paused.pdf'), 'w');
     try {
       writeSync(fd, pdf.subarray(0, pdf.length >> 1));
       // Four times --settle with nothing written: the settle rule alone would send half a PDF.
-      await new Promise((r) => setTimeout(r, 4000));
+      await new Promise((r) => setTimeout(r, 2000));
       expect(jsonLinesOf(join(cwd, 'out.jsonl'))).toEqual([]);
       writeSync(fd, pdf.subarray(pdf.length >> 1));
     } finally {
@@ -83,9 +92,9 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('200 files dropped at once: 200 CSV rows under one header, each document charged once', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.csv', '--settle', '1s', '-c', '8']);
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.csv', '--settle', '200ms', '-c', '8']);
     const started = Date.now();
     const files = await dropInvoices(cwd, 200);
     const rows = (): string[][] => {
@@ -110,15 +119,16 @@ describe('extract watch', { timeout: 150_000 }, () => {
   }, 330_000);
 
   it('documents a cron run completed are written to a new output from the journal, uncharged, and once across restarts', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
-    const files = await dropInvoices(cwd, 5);
+    // Not the 200-drop's invoices: the service would answer their keys from its idempotency cache.
+    const files = await dropInvoices(cwd, 5, 300);
     const cron = await extract(cwd, url, ['in', '-q', '-o', 'cron.jsonl']);
     expect(cron.exitCode, String(cron.stderr)).toBe(0);
     for (let run = 0; run < 2; run++) {
       // -v: the second start's "completed earlier" lines are debug lines (nothing written).
-      const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '1s', '-v']);
-      await watcher.waitFor(/in\/inv-004\.pdf: completed earlier/, 60_000);
+      const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '200ms', '-v']);
+      await watcher.waitFor(/in\/inv-304\.pdf: completed earlier/, 60_000);
       signal(watcher, 'SIGTERM');
       expect((await watcher.child).exitCode).toBe(0);
     }
@@ -129,7 +139,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   }, 180_000);
 
   it('--no-events: a file no event announces is found by the rescan; SIGINT stops it with exit 0', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
     const watcher = await startWatch(cwd, url, [
       'in',
@@ -137,9 +147,9 @@ describe('extract watch', { timeout: 150_000 }, () => {
       'out.jsonl',
       '--no-events',
       '--rescan',
-      '2s',
-      '--settle',
       '1s',
+      '--settle',
+      '200ms',
     ]);
     writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(9));
     await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length === 1, 'the record', watcher);
@@ -150,9 +160,9 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('-o -: JSON Lines on stdout as documents complete; a reader that goes away stops the watcher with exit 8', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '--settle', '1s']);
+    const watcher = await startWatch(cwd, url, ['in', '--settle', '200ms']);
     writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(12));
     await until(() => watcher.stdout().includes('\n'), 'the first line on stdout', watcher);
     expect(JSON.parse(watcher.stdout())).toMatchObject({ file: 'in/a.pdf', status: 'completed' });
@@ -165,10 +175,10 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('a changed file is sent again as a new document; a file only touched is not', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '1s', '-v']);
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms', '-v']);
     const path = join(cwd, 'in', 'a.pdf');
     writeFileSync(path, await invoicePdf(14));
     await until(() => jsonLinesOf(out).length === 1, 'the first record', watcher);
@@ -184,7 +194,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('--move-done/--move-failed: each file leaves the drop folder once its record is written; a name clash is suffixed', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
     mkdirSync(join(cwd, 'done'));
     mkdirSync(join(cwd, 'failed'));
@@ -194,7 +204,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
       '-o',
       'out.jsonl',
       '--settle',
-      '1s',
+      '200ms',
       '--move-done',
       'done',
       '--move-failed',
@@ -227,7 +237,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
   });
 
   it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
-    const { url } = await serve();
+    const url = service();
     const cwd = dropDir();
     const { spawnCli } = await import('../helpers/cli.ts');
     const env = { EXTRACT_API_KEY: 'ext_local_emulator_key_0001', EXTRACT_BASE_URL: url };

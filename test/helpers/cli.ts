@@ -62,13 +62,28 @@ export function writeJson(dir: string, name: string, value: unknown): string {
 }
 
 const children = new Set<ResultPromise>();
-afterEachTest(async () => {
+/** Children started outside a test (a `serve` in beforeAll, shared by the file's tests). */
+const fileChildren = new Set<ResultPromise>();
+afterEachTest(() => killAll(children));
+afterEachFile(() => killAll(fileChildren));
+
+async function killAll(set: Set<ResultPromise>): Promise<void> {
   // Killed and awaited, so that none still writes into a folder about to be removed.
-  const running = [...children];
-  children.clear();
+  const running = [...set];
+  set.clear();
   for (const c of running) c.kill('SIGKILL');
   await Promise.allSettled(running);
-});
+}
+
+/** Whether this runs inside a test (onTestFinished throws outside one: in beforeAll, at a file's top level). */
+function inTest(): boolean {
+  try {
+    onTestFinished(() => undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export type ServeProcess = CliProcess & { url: string };
 
@@ -94,8 +109,9 @@ export type CliProcess = {
 };
 
 /**
- * Starts the built CLI with `args` as a long-running child (killed after the test), in a
- * clean environment plus `env`, and lets the test wait for lines it prints.
+ * Starts the built CLI with `args` as a long-running child (killed after the test, or after the
+ * file when started outside a test), in a clean environment plus `env`, and lets the test wait
+ * for lines it prints.
  */
 export function spawnCli(args: string[], options: SpawnOptions = {}): CliProcess {
   return spawnNode([CLI, ...args], options);
@@ -128,7 +144,7 @@ export function spawnNode(args: string[], options: SpawnOptions = {}): CliProces
     buffer: false,
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   });
-  children.add(child);
+  (inTest() ? children : fileChildren).add(child);
   let out = '';
   let err = '';
   let both = '';

@@ -1,13 +1,57 @@
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { resolveConfig } from '../../src/emulator/config.ts';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/emulator/server.ts';
+import { EnginePool } from '../../src/engine/index.ts';
+import type { Engine } from '../../src/engine/types.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
-import { afterEachTest } from './cleanup.ts';
+import { afterEachFile, afterEachTest } from './cleanup.ts';
 
 const running = new Set<RunningServer>();
 afterEachTest(async () => {
   await Promise.all([...running].map((s) => s.close()));
   running.clear();
+  // Work still in the engine is the finished test's (a bomb, a document its server dropped): the
+  // next test gets an engine of its own, as a fresh `serve` would.
+  if (shared !== undefined && shared.busy > 0) await dropSharedEngine();
 });
+afterEachFile(() => dropSharedEngine());
+
+/**
+ * One engine (serve's pool of reader processes, kept warm) for the emulators of a file's tests, in
+ * place of one each: each started a Node process and loaded pdfjs, most of a short test's CPU.
+ * Shared only at the default memory limit; a test that asks for another one gets its own pool.
+ */
+let shared: { pool: EnginePool; engine: Engine; busy: number } | undefined;
+
+export function sharedEngine(): Engine {
+  if (shared !== undefined) return shared.engine;
+  const pool = new EnginePool({ memoryMb: DEFAULT_MEMORY_MB, warm: true });
+  const s = { pool, busy: 0, engine: undefined as unknown as Engine };
+  const track = async <T>(call: Promise<T>): Promise<T> => {
+    s.busy++;
+    try {
+      return await call;
+    } finally {
+      s.busy--;
+    }
+  };
+  s.engine = {
+    countPages: (bytes, mimeType, options) => track(pool.countPages(bytes, mimeType, options)),
+    extract: (input, options) => track(pool.extract(input, options)),
+    // A server never closes an engine it was given; the file's clean-up closes this one.
+    close: async () => {},
+  };
+  shared = s;
+  return s.engine;
+}
+
+async function dropSharedEngine(): Promise<void> {
+  const s = shared;
+  shared = undefined;
+  await s?.pool.close();
+}
+
+const DEFAULT_MEMORY_MB = resolveConfig(DEFAULT_CONFIG).processing.engine_memory_mb;
 
 export const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 
@@ -25,17 +69,23 @@ export const TWO_PARSERS = {
   ],
 };
 
-/** A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test. */
+/**
+ * A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test; its
+ * engine is the file's shared one (sharedEngine) unless the test brings one or another memory limit.
+ */
 export async function emulator(
   overrides: Partial<EmulatorConfigInput> = {},
   options: Omit<ServeOptions, 'config' | 'port' | 'host'> = {},
 ): Promise<RunningServer> {
+  const config = { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 }, ...overrides };
+  const ownEngine = resolveConfig(config).processing.engine_memory_mb !== DEFAULT_MEMORY_MB;
   const server = await startServer({
-    config: { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 }, ...overrides },
+    config,
     host: '127.0.0.1',
     port: 0,
     inMemory: options.dataDir === undefined,
     log: () => {},
+    ...(ownEngine ? {} : { engine: sharedEngine() }),
     ...options,
   });
   running.add(server);
