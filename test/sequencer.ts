@@ -8,16 +8,23 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * (test/layers.ts). A file missing from the list still runs, just in vitest's own order.
  */
 const SLOW_FIRST = [
-  'test/reliability/shared-batch.test.ts',
-  'test/app/app.test.ts',
-  'test/batch/unattended.test.ts',
-  'test/bench/smoke.test.ts',
-  'test/reliability/security.test.ts',
-  'test/app/paging.test.ts',
-  'test/reliability/receiver-bad-input.test.ts',
-  'test/emulator/webhooks.test.ts',
-  'test/emulator/api.test.ts',
-  'test/engine/worker.test.ts',
+  // processes (a quiet run on 2026-11-27: seconds of file time)
+  'test/bench/smoke.test.ts', // 51
+  'test/reliability/shared-batch.test.ts', // 37
+  'test/app/app.test.ts', // 27
+  'test/e2e/watch-restart.test.ts', // 20
+  'test/e2e/watch.test.ts', // 19
+  'test/e2e/move-files.test.ts', // 17
+  'test/e2e/batch-resume.test.ts', // 17
+  // measured
+  'test/reliability/big-files.test.ts', // 51
+  'test/reliability/hostile-engine.test.ts', // 46
+  'test/receiver/bounded-memory.test.ts', // 24
+  // in-process
+  'test/engine/pool.test.ts', // 26
+  'test/engine/worker.test.ts', // 16
+  'test/engine/scans.test.ts', // 16
+  'test/engine/fixtures.test.ts', // 15
 ];
 
 export default class SlowFirstSequencer extends BaseSequencer {
