@@ -85,6 +85,13 @@ async function startServe(dir: string) {
 
 type RunRecord = { document_id: string; status: string; page_count: number | null; results: unknown; error: unknown };
 
+/**
+ * Upload-and-poll, polled at most a second apart: the client's backoff grows its polls to 19 s by
+ * the end of a minute, which noticed the 1 GB document's completion 11 s late (the reading is
+ * what is in question, not the backoff).
+ */
+const UPLOAD_POLLED = ['--route', 'upload', '--poll-interval', '500ms', '--poll-max-interval', '1s'];
+
 describe('big files: upload-and-poll has no size ceiling', () => {
   it('the rehearsal limit defaults above the spec’s 300 MB boundary', () => {
     expect(resolveConfig(DEFAULT_CONFIG).processing.max_file_bytes).toBe(MAX_ENGINE_FILE_BYTES);
@@ -98,17 +105,7 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     const serve = await startServe(dir);
     const sampler = peakSampler(serve.child.pid!);
     const started = Date.now();
-    // Polls at most a second apart: the client's backoff grows them to 19 s by the end of a minute,
-    // which noticed the completion 11 s late (the reading is what is in question, not the backoff).
-    const run = await extract(dir, serve.url, [
-      'big.pdf',
-      '--route',
-      'upload',
-      '--poll-interval',
-      '500ms',
-      '--poll-max-interval',
-      '1s',
-    ]);
+    const run = await extract(dir, serve.url, ['big.pdf', ...UPLOAD_POLLED]);
     const elapsed = Date.now() - started;
     const peak = sampler.stop();
     expect(run.exitCode, `${run.stderr}`).toBe(0);
@@ -164,15 +161,7 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     expect(300_000_000).toBeGreaterThan(IMAGE_MAX_BYTES);
     const serve = await startServe(dir);
     const sampler = peakSampler(serve.child.pid!);
-    const run = await extract(dir, serve.url, [
-      'scan.tiff',
-      '--route',
-      'upload',
-      '--poll-interval',
-      '500ms',
-      '--poll-max-interval',
-      '1s',
-    ]);
+    const run = await extract(dir, serve.url, ['scan.tiff', ...UPLOAD_POLLED]);
     const peak = sampler.stop();
     const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
     expect(record).toMatchObject({ status: 'error', page_count: 1 });
