@@ -62,15 +62,27 @@ export type RecordStore = {
 /** Every record as its object: the store of a run that cannot spool, and the reference the spool is tested against. */
 export class MemoryRecords implements RecordStore {
   readonly #entries = new Map<string, ReportEntry>();
+  #closed = false;
 
   put(key: string, entry: ReportEntry): void {
+    if (this.#closed) throw new Error(WRITTEN_AFTER_CLOSE);
     this.#entries.set(key, entry);
   }
 
   get(key: string): ReportEntry | undefined {
+    if (this.#closed) throw new Error(READ_AFTER_CLOSE);
     return this.#entries.get(key);
   }
+
+  /** As the spool's: no record is read after, so a caller that would read one fails here too. */
+  close(): void {
+    this.#closed = true;
+    this.#entries.clear();
+  }
 }
+
+const READ_AFTER_CLOSE = 'records: read after the run released them';
+const WRITTEN_AFTER_CLOSE = 'records: written after the run released them';
 
 /** Appends are buffered up to this many bytes; reads are served from a window of this size. */
 const BLOCK = 256 * 1024;
@@ -113,6 +125,11 @@ export class RecordSpool implements RecordStore {
   #windowAt = 0;
   #windowLength = 0;
   #closed = false;
+  /** The slot of each pending line, in the same order. */
+  #pendingSlots: number[] = [];
+  /** Once a write failed: lines kept in memory by slot, never written. */
+  #unwritable = false;
+  readonly #kept = new Map<number, string>();
 
   private constructor(fd: number) {
     this.#fd = fd;
@@ -122,21 +139,28 @@ export class RecordSpool implements RecordStore {
   /** A spool in the temp directory, or undefined when none can be made there. */
   static open(dir = tmpdir()): RecordSpool | undefined {
     let folder: string | undefined;
+    let fd: number | undefined;
     try {
       folder = mkdtempSync(join(dir, 'extract-records-'));
       const path = join(folder, 'records');
-      const fd = openSync(path, 'w+', 0o600);
+      fd = openSync(path, 'w+', 0o600);
       unlinkSync(path);
       return new RecordSpool(fd);
     } catch {
+      if (fd !== undefined) closeSync(fd);
       return undefined;
     } finally {
-      if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+      if (folder !== undefined)
+        try {
+          rmSync(folder, { recursive: true, force: true });
+        } catch {
+          // An empty folder left in the temp directory: nothing of the run is in it.
+        }
     }
   }
 
   put(key: string, entry: ReportEntry): void {
-    if (this.#closed) throw new Error('record spool: written after the run released its records');
+    if (this.#closed) throw new Error(WRITTEN_AFTER_CLOSE);
     const line = spoolLine(entry);
     const bytes = Buffer.byteLength(line);
     let slot = this.#slots.get(key);
@@ -145,6 +169,11 @@ export class RecordSpool implements RecordStore {
       this.#slots.set(key, slot);
       if (slot >= this.#offsets.length) this.#grow();
     }
+    if (this.#unwritable) {
+      this.#kept.set(slot, line);
+      return;
+    }
+    this.#pendingSlots.push(slot);
     this.#offsets[slot] = this.#written + this.#pendingBytes;
     this.#lengths[slot] = bytes;
     this.#pending.push(line);
@@ -157,17 +186,20 @@ export class RecordSpool implements RecordStore {
     this.#closed = true;
     closeWhenCollected.unregister(this);
     this.#pending = [];
+    this.#pendingSlots = [];
+    this.#kept.clear();
     closeSync(this.#fd);
   }
 
   get(key: string): ReportEntry | undefined {
-    if (this.#closed) throw new Error('record spool: read after the run released its records');
+    if (this.#closed) throw new Error(READ_AFTER_CLOSE);
     const slot = this.#slots.get(key);
     if (slot === undefined) return undefined;
     const offset = this.#offsets[slot] ?? 0;
     const length = this.#lengths[slot] ?? 0;
-    if (offset + length > this.#written) this.#flush();
-    return parseSpoolLine(this.#read(offset, length));
+    if (!this.#kept.has(slot) && offset + length > this.#written) this.#flush();
+    const kept = this.#kept.get(slot);
+    return parseSpoolLine(kept ?? this.#read(offset, length));
   }
 
   #grow(): void {
@@ -179,13 +211,25 @@ export class RecordSpool implements RecordStore {
     this.#lengths = lengths;
   }
 
+  /**
+   * Writes the pending lines. A temp directory that refuses them (full: a small tmpfs; an I/O
+   * error) must not fail a run whose documents are paid for: the lines not written, and every
+   * later one, are kept in memory instead, as a run that could not open a spool keeps them.
+   */
   #flush(): void {
     if (this.#pendingBytes === 0) return;
     const data = Buffer.from(this.#pending.join(''));
-    let done = 0;
-    while (done < data.length) done += writeSync(this.#fd, data, done, data.length - done, this.#written + done);
-    this.#written += data.length;
+    try {
+      let done = 0;
+      while (done < data.length) done += writeSync(this.#fd, data, done, data.length - done, this.#written + done);
+      this.#written += data.length;
+    } catch {
+      this.#unwritable = true;
+      // In order: a record updated while pending keeps its last line.
+      for (const [i, line] of this.#pending.entries()) this.#kept.set(this.#pendingSlots[i] ?? -1, line);
+    }
     this.#pending = [];
+    this.#pendingSlots = [];
     this.#pendingBytes = 0;
   }
 
@@ -195,6 +239,8 @@ export class RecordSpool implements RecordStore {
     if (start >= 0 && start + length <= this.#windowLength) return this.#buffer.toString('utf8', start, start + length);
     const size = Math.max(BLOCK, length);
     if (this.#buffer.length < size) this.#buffer = Buffer.allocUnsafe(size);
+    // The old window is gone from here on, whether or not this read succeeds.
+    this.#windowLength = 0;
     let got = 0;
     // Fewer bytes than the window only at the end of the file; the record itself is always there.
     while (got < length) {

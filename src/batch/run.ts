@@ -96,7 +96,11 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   } finally {
     unsubscribe?.();
     reporter.stop();
-    await journal?.close();
+    await journal?.close().catch((err: unknown) => {
+      // The summary is lost with the throw: so are the records it would have read.
+      records.close();
+      throw err;
+    });
   }
 }
 

@@ -3,7 +3,10 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RecordSpool } from '../../src/batch/records.ts';
+import type { ReportEntry } from '../../src/batch/summary.ts';
 import { parseJournal } from '../../src/journal/journal-read.ts';
+import { completedRecord } from '../../src/outputs/record.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { httpServer } from '../helpers/http-server.ts';
 import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';
@@ -178,6 +181,42 @@ describe('a full disk under the journal', () => {
       }
     },
     120_000,
+  );
+});
+
+describe('a full temp directory under the record spool', () => {
+  it.skipIf(noTmpfs !== undefined)(
+    `a run's records outlive it: every line the spool cannot write is kept in memory, none lost, the last update kept${noTmpfs === undefined ? '' : ` [skipped: ${noTmpfs}]`}`,
+    () => {
+      const tmp = join(tempDir('extract-spool-'), 'tmp');
+      mkdirSync(tmp);
+      // Room for the first block (256 KB) and part of the second: the second write fails midway.
+      expect(mountTmpfs(tmp, '400k')).toBeUndefined();
+      let spool: RecordSpool | undefined;
+      try {
+        spool = RecordSpool.open(tmp);
+        expect(spool).toBeDefined();
+        const entry = (i: number, note = ''): ReportEntry => ({
+          ...completedRecord({ file: `in/f${i}${note}.pdf`, document_id: `doc_${i}`, route: 'inline' }, 1, {
+            total: i,
+            vendor: 'x'.repeat(200),
+          }),
+          outcome: 'completed',
+          sha256: i.toString(16).padStart(64, '0'),
+        });
+        const n = 3000; // ~1 MB of lines: over the tmpfs
+        for (let i = 0; i < n; i++) spool!.put(`k${i}`, entry(i));
+        // Updated after the disk filled: one written before, one pending when it failed, one after.
+        for (const i of [0, 1500, n - 1]) spool!.put(`k${i}`, entry(i, '-moved'));
+        for (let i = 0; i < n; i++) {
+          const note = i === 0 || i === 1500 || i === n - 1 ? '-moved' : '';
+          expect(spool!.get(`k${i}`), `record ${i}`).toEqual(entry(i, note));
+        }
+      } finally {
+        spool?.close();
+        unmount(tmp);
+      }
+    },
   );
 });
 

@@ -40,8 +40,10 @@ const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex
 const SLOW = { settle: '1500ms', chunks: 10, gapMs: 200 };
 
 describe('extract watch', { timeout: 150_000 }, () => {
-  // One `serve` for the file (a start each was a tenth of its time); each test's documents are its own.
-  const service = serveForFile();
+  // One `serve` for the file (a start each was a tenth of its time); each test's documents are its
+  // own. No Idempotency-Key: every POST /extract is a charge, so a document sent twice shows in the
+  // test that sent it, never as another test's cached answer.
+  const service = serveForFile({ idempotency_key: false });
 
   it('a file written slowly in chunks, for longer than --settle, is sent once, complete: one charge, no failure', async () => {
     const url = service();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -71,8 +71,30 @@ async function killAll(set: Set<ResultPromise>): Promise<void> {
   // Killed and awaited, so that none still writes into a folder about to be removed.
   const running = [...set];
   set.clear();
-  for (const c of running) c.kill('SIGKILL');
+  for (const c of running) {
+    // Its own children first: a wrapper (spawnNode's `wrap`: /usr/bin/time) does not pass a
+    // signal on, so the Node under it would outlive it.
+    for (const pid of childrenOf(c.pid)) killQuietly(pid);
+    c.kill('SIGKILL');
+  }
   await Promise.allSettled(running);
+}
+
+function childrenOf(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return []; // ended already
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // ended already
+  }
 }
 
 /** Whether this runs inside a test (onTestFinished throws outside one: in beforeAll, at a file's top level). */
