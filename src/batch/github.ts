@@ -1,7 +1,8 @@
 import { appendFile } from 'node:fs/promises';
 import type { Log } from '../client/deps.ts';
 import { redact } from '../redact.ts';
-import type { BatchSummary } from './summary.ts';
+import type { ReviewEntry } from '../outputs/review.ts';
+import { documentEntries, reviewEntries, type BatchSummary, type ReportEntry } from './summary.ts';
 
 /**
  * Under GitHub Actions (GITHUB_ACTIONS=true): each document this run failed becomes an error
@@ -36,43 +37,57 @@ export async function reportToGithub(
 }
 
 export function annotations(summary: BatchSummary): string[] {
-  const failed = summary.documents.filter((d) => d.outcome === 'failed' || d.outcome === 'unreadable');
-  const lines = failed
-    .slice(0, MAX_ANNOTATIONS)
-    .map((d) => `::error file=${property(d.file)},title=extract::${data(redact(d.error ?? 'failed'))}`);
-  for (const r of summary.needs_review.slice(0, MAX_ANNOTATIONS))
+  const failed = firstOf(documentEntries(summary), isFailed, MAX_ANNOTATIONS);
+  const lines = failed.first.map(
+    (d) => `::error file=${property(d.file)},title=extract::${data(redact(d.error ?? 'failed'))}`,
+  );
+  for (const r of firstOf(reviewEntries(summary), () => true, MAX_ANNOTATIONS).first)
     lines.push(
       `::warning file=${property(r.file_name)},title=extract: needs review::${data(`null fields: ${r.null_fields.join(', ') || '(no results)'}`)}`,
     );
   return lines;
 }
 
+const isFailed = (d: ReportEntry): boolean => d.outcome === 'failed' || d.outcome === 'unreadable';
+
+/**
+ * The first `max` entries that pass `test`, and how many pass in all: read from the run's
+ * records an entry at a time, so a batch of 100,000 under GitHub Actions holds at most `max`.
+ */
+function firstOf<T>(entries: Iterable<T>, test: (entry: T) => boolean, max: number): { first: T[]; count: number } {
+  const first: T[] = [];
+  let count = 0;
+  for (const entry of entries)
+    if (test(entry)) {
+      count++;
+      if (first.length < max) first.push(entry);
+    }
+  return { first, count };
+}
+
 export function stepSummary(s: BatchSummary): string {
+  const review = firstOf<ReviewEntry>(reviewEntries(s), () => true, MAX_ROWS);
   const rows = [
     ['completed', s.completed],
     ['skipped (completed earlier)', s.skipped],
     ['failed', s.failed],
     ['still pending', s.pending],
     ['not submitted', s.not_submitted],
-    ['with null fields to review', s.needs_review.length],
+    ['with null fields to review', review.count],
     ['pages charged', s.pages_charged],
   ];
   const out = ['## extract', '', '| | documents |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`), ''];
-  const failed = s.documents.filter(
-    (d) => d.outcome === 'failed' || d.outcome === 'unreadable' || d.outcome === 'left',
-  );
-  if (failed.length > 0) {
+  const failed = firstOf(documentEntries(s), (d) => isFailed(d) || d.outcome === 'left', MAX_ROWS);
+  if (failed.count > 0) {
     out.push('### Failed', '', '| file | error |', '|---|---|');
-    for (const d of failed.slice(0, MAX_ROWS)) out.push(`| ${cell(d.file)} | ${cell(redact(d.error ?? ''))} |`);
-    if (failed.length > MAX_ROWS) out.push(`| … and ${failed.length - MAX_ROWS} more (see --report) | |`);
+    for (const d of failed.first) out.push(`| ${cell(d.file)} | ${cell(redact(d.error ?? ''))} |`);
+    if (failed.count > MAX_ROWS) out.push(`| … and ${failed.count - MAX_ROWS} more (see --report) | |`);
     out.push('');
   }
-  if (s.needs_review.length > 0) {
+  if (review.count > 0) {
     out.push('### Needs review', '', '| file | null fields |', '|---|---|');
-    for (const r of s.needs_review.slice(0, MAX_ROWS))
-      out.push(`| ${cell(r.file_name)} | ${cell(r.null_fields.join(', '))} |`);
-    if (s.needs_review.length > MAX_ROWS)
-      out.push(`| … and ${s.needs_review.length - MAX_ROWS} more (see --review) | |`);
+    for (const r of review.first) out.push(`| ${cell(r.file_name)} | ${cell(r.null_fields.join(', '))} |`);
+    if (review.count > MAX_ROWS) out.push(`| … and ${review.count - MAX_ROWS} more (see --review) | |`);
     out.push('');
   }
   return `${out.join('\n')}\n`;

@@ -233,6 +233,11 @@ export function* reportChunks(summary: BatchSummary): Generator<string> {
   yield `${text.slice(from)}\n`;
 }
 
+/** The records an entry at a time, read again from the run's records (not the summary's list, which would hold them all). */
+export function documentEntries(summary: BatchSummary): Iterable<ReportEntry> {
+  return tallies.get(summary)?.documents() ?? summary.documents;
+}
+
 /** The review list (--review) an entry at a time, read from the records (not the summary's list, which would hold them all). */
 export function reviewEntries(summary: BatchSummary): Iterable<ReviewEntry> {
   return tallies.get(summary)?.needsReview() ?? summary.needs_review;

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { annotations, stepSummary } from '../../src/batch/github.ts';
+import { createRecords } from '../../src/batch/records.ts';
+import { tallySummary, type ReportEntry } from '../../src/batch/summary.ts';
+import { completedRecord } from '../../src/outputs/record.ts';
+
+/**
+ * Under GitHub Actions the annotations and the job summary list at most a few rows: they read
+ * the run's records an entry at a time, never the summary's whole lists (a batch of 100,000
+ * would hold every record again: issue 26 item 1).
+ */
+
+function entry(i: number): ReportEntry {
+  if (i % 3 === 0)
+    return {
+      file: `in/f${i}.pdf`,
+      document_id: `doc_${i}`,
+      status: 'error',
+      page_count: 1,
+      route: 'inline',
+      error: `failed ${i}`,
+      needs_review: false,
+      results: null,
+      outcome: 'failed',
+      sha256: null,
+    };
+  const record = completedRecord({ file: `in/f${i}.pdf`, document_id: `doc_${i}`, route: 'inline' }, 1, {
+    total: i,
+    email: i % 3 === 1 ? null : 'a@b.c',
+  });
+  return { ...record, outcome: 'completed', sha256: null };
+}
+
+describe('GitHub Actions output of a large batch', () => {
+  it('counts every failure and review, lists the first ones, and never builds the whole lists', () => {
+    const records = createRecords(undefined, undefined);
+    const n = 900;
+    const keys = Array.from({ length: n }, (_, i) => `k${i}`);
+    for (let i = 0; i < n; i++) records.emit(keys[i]!, entry(i));
+    const summary = tallySummary(records.inOrder(keys), {
+      stoppedBy: null,
+      message: null,
+      elapsedMs: 1,
+      dryRun: false,
+      charges: { reserved: 600, refunded: 0, unknown: 0 },
+    });
+    const read = { documents: 0, needs_review: 0 };
+    for (const key of ['documents', 'needs_review'] as const)
+      Object.defineProperty(summary, key, {
+        get() {
+          read[key]++;
+          return [];
+        },
+      });
+    const page = stepSummary(summary);
+    expect(page).toContain('| with null fields to review | 300 |');
+    expect(page).toContain('| … and 200 more (see --report) | |');
+    expect(page).toContain('| … and 200 more (see --review) | |');
+    expect(page.match(/^\| in\/f\d+\.pdf \| failed \d+ \|$/gm)).toHaveLength(100);
+    const lines = annotations(summary);
+    expect(lines.filter((l) => l.startsWith('::error'))).toHaveLength(50);
+    expect(lines.filter((l) => l.startsWith('::warning'))).toHaveLength(50);
+    expect(lines[0]).toBe('::error file=in/f0.pdf,title=extract::failed 0');
+    expect(read).toEqual({ documents: 0, needs_review: 0 });
+  });
+});
