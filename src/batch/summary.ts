@@ -191,13 +191,8 @@ function countOutcomes(documents: Iterable<ReportEntry>): Counts {
 
 /** The counts summaryLines needs, from the tally when there is one (else from the lists: a summary made by hand). */
 function countsOf(s: BatchSummary): Pick<Counts, 'leftNotKnown' | 'needsReview'> & { planned: number } {
-  const tally = tallies.get(s);
-  if (tally !== undefined) return { ...tally.counts, planned: tally.counts.outcomes.get('planned') ?? 0 };
-  return {
-    leftNotKnown: s.documents.filter((d) => d.outcome === 'left' && !isKnownFailure(d)).length,
-    needsReview: s.needs_review.length,
-    planned: s.documents.filter((d) => d.outcome === 'planned').length,
-  };
+  const counts = tallies.get(s)?.counts ?? countOutcomes(s.documents);
+  return { ...counts, planned: counts.outcomes.get('planned') ?? 0 };
 }
 
 /**
