@@ -235,7 +235,8 @@ describe('extract watch', { timeout: 150_000 }, () => {
       ['in/bad.pdf', 'error'],
       ['in/sub/b.pdf', 'completed'],
     ]);
-    expect(watcher.stderr()).toMatch(/in\/a\.pdf: moved to done\/a \(1\)\.pdf/);
+    // The line is written after the move: the folder can be empty before it is read here.
+    await until(() => /in\/a\.pdf: moved to done\/a \(1\)\.pdf/.test(watcher.stderr()), 'the move logged', watcher);
   });
 
   it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
