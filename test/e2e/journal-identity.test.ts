@@ -27,7 +27,7 @@ const CONFIG = {
     },
   ],
 };
-const DOCS = 4;
+const DOCS = 2;
 
 /** A drop folder of DOCS invoices (the `from`th DOCS of the fixtures), outside any working directory a run uses. */
 function dropFolder(from = 0): string {
