@@ -86,8 +86,12 @@ function workerPath(): string {
     : fileURLToPath(new URL('./worker.ts', import.meta.url));
 }
 
-/** How a process that ran out of memory ends: its own check (137), V8's fatal heap error (abort). */
-const OUT_OF_MEMORY = new Set(['exit code 137', 'exit code 134', 'signal SIGABRT']);
+/**
+ * How a process that ran out of memory ends: its own check (137 before, SIGKILL from its watchdog
+ * thread now; the kernel's OOM killer too), V8's fatal heap error (abort). The pool's own kills mark
+ * the slot stopping or take its job first, so an unexplained SIGKILL of a busy process is one of these.
+ */
+const OUT_OF_MEMORY = new Set(['exit code 137', 'signal SIGKILL', 'exit code 134', 'signal SIGABRT']);
 
 /** A process's resident memory in MB (Linux), or null when /proc cannot say (it has gone, or no /proc). */
 export function residentMb(pid: number): number | null {
