@@ -49,11 +49,15 @@ const cpuTicks = (pid: number) => {
   return s ? Number(s[11]) + Number(s[12]) : 0;
 };
 /**
- * Busy: 1.5 CPU-s into the reading (clock ticks of 10 ms), past its start, where pdfjs still yields
- * (killed at 0.5 CPU-s, the process saw its channel close within 52 ms even before the watchdog;
- * at 1.5 and 4 CPU-s it read on for 24.7 s and 34.8 s after serve had gone).
+ * Busy: 3 CPU-s into the reading (clock ticks of 10 ms), past its start, where pdfjs still yields
+ * (before the watchdog, killed at 0.5 CPU-s the process saw its channel close within 52 ms; at
+ * 1.5 CPU-s, in 2 runs of 4; at 1.5 and 4 CPU-s otherwise it read on for 23-35 s after serve had gone).
  */
-const BUSY_TICKS = 150;
+const BUSY_TICKS = 300;
+const rssMb = (pid: number) => {
+  const s = stat(pid);
+  return s ? Math.round((Number(s[21]) * 4096) / 1048576) : 0;
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('engine processes do not outlive serve', () => {
@@ -85,6 +89,7 @@ describe('engine processes do not outlive serve', () => {
         await sleep(50);
       }
       expect(engines.length).toBeGreaterThan(0);
+      console.log(engines.map((p) => `${p}: ${cpuTicks(p) - start.get(p)!} ticks, ${rssMb(p)} MB`).join('; '));
       serve.child.kill('SIGKILL');
       await serve.child.catch(() => undefined);
       const killedAt = Date.now();
