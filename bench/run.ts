@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type ChildEmulator, startEmulator } from './lib/emulator.ts';
 import { describeMachine } from './lib/machine.ts';
 import { ROOT } from './lib/paths.ts';
 import type { BenchContext, Row } from './lib/row.ts';
@@ -58,12 +59,31 @@ const tiny = values.tiny;
 const only = values.only?.split(',').map((s) => s.trim());
 const tmp = mkdtempSync(join(tmpdir(), 'extract-bench-'));
 const started = performance.now();
+let shared: Promise<ChildEmulator> | undefined;
 const ctx: BenchContext = {
   tiny,
   reps: tiny ? 1 : 3,
   tmp,
-  log: (m) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}\n`),
+  log: (m) =>
+    process.stderr.write(
+      `[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s, CPU ${cpuSoFar().toFixed(1).padStart(5)} s] ${m}\n`,
+    ),
+  emulator: async () => {
+    if (!tiny) return startEmulator(tmp);
+    shared ??= startEmulator(tmp);
+    return { ...(await shared), close: async () => {} };
+  },
 };
+
+/**
+ * CPU seconds (user + system) of this process and of the children it has waited for, as
+ * /usr/bin/time would count them: each log line says what the rows so far cost.
+ */
+function cpuSoFar(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime, stime, cutime, cstime: fields 14-17 of proc(5), 11-14 after the command's name.
+  return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+}
 
 const rows: Row[] = [];
 const failures: string[] = [];
@@ -77,7 +97,9 @@ try {
       ctx.log(`row ${group.id} FAILED: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  ctx.log('done');
 } finally {
+  if (shared) await (await shared.catch(() => undefined))?.close();
   rmSync(tmp, { recursive: true, force: true });
 }
 
