@@ -1,16 +1,8 @@
 import { defineConfig } from 'vitest/config';
-import { MEASURED, PROCESSES } from './test/layers.ts';
+import { IN_PROCESS_WORKERS, MEASURED, PROCESSES, processWorkersFor } from './test/layers.ts';
 import SlowFirstSequencer from './test/sequencer.ts';
 
-/** Three at a time: the engine's and OCR's CPU keep both cores busy, the servers' waits fill the gaps. */
-const IN_PROCESS_WORKERS = 3;
-/**
- * How many process-test files run at once: 2, after the in-process files, by default;
- * EXTRACT_TEST_PROCESS_WORKERS=1 runs them one at a time (a machine busy already), and =3 runs
- * them among the in-process files, as one pool (no wait between the two: the fastest on an idle
- * machine, vitest allowing projects to share a turn only when they run as many at a time).
- */
-const processWorkers = Number(process.env.EXTRACT_TEST_PROCESS_WORKERS ?? 2);
+const processWorkers = processWorkersFor(process.env);
 const processTurn = processWorkers === IN_PROCESS_WORKERS ? 0 : 1;
 
 const shared = {
@@ -74,7 +66,7 @@ export default defineConfig({
     ],
     // The JSON report is what .ci/run counts (all projects); the default reporter is for people,
     // and so is the list of the ten slowest files that follows it (test/slowest-files.ts).
-    reporters: ['default', 'json', './test/slowest-files.ts'],
+    reporters: ['default', 'json', ['./test/slowest-files.ts', { processWorkers }]],
     outputFile: { json: 'test-output/vitest-report.json' },
   },
 });

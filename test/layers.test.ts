@@ -1,7 +1,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, matchesGlob, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MEASURED, NOT_PROCESSES, PROCESSES, STARTS_PROCESSES } from './layers.ts';
+import {
+  IN_PROCESS_WORKERS,
+  MEASURED,
+  NOT_PROCESSES,
+  PROCESSES,
+  processWorkersFor,
+  STARTS_PROCESSES,
+} from './layers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const files = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
@@ -26,5 +33,23 @@ describe('test layers (test/layers.ts)', () => {
         files.some((f) => matchesGlob(f, glob)),
         glob,
       ).toBe(true);
+  });
+});
+
+describe('how many process-test files run at once (processWorkersFor)', () => {
+  it('runs them in one pool of 3 on a quiet machine, 2 after the rest on a busy one', () => {
+    expect(processWorkersFor({}, 0.4, 2)).toBe(IN_PROCESS_WORKERS);
+    expect(processWorkersFor({}, 1.99, 2)).toBe(IN_PROCESS_WORKERS);
+    expect(processWorkersFor({}, 2, 2)).toBe(2);
+    expect(processWorkersFor({}, 7.5, 2)).toBe(2);
+    expect(processWorkersFor({}, 3, 4)).toBe(IN_PROCESS_WORKERS);
+  });
+
+  it('EXTRACT_TEST_PROCESS_WORKERS chooses, whatever the load; a value it cannot use is ignored', () => {
+    expect(processWorkersFor({ EXTRACT_TEST_PROCESS_WORKERS: '1' }, 0.1, 2)).toBe(1);
+    expect(processWorkersFor({ EXTRACT_TEST_PROCESS_WORKERS: '3' }, 9, 2)).toBe(3);
+    expect(processWorkersFor({ EXTRACT_TEST_PROCESS_WORKERS: '2' }, 0.1, 2)).toBe(2);
+    expect(processWorkersFor({ EXTRACT_TEST_PROCESS_WORKERS: 'lots' }, 9, 2)).toBe(2);
+    expect(processWorkersFor({ EXTRACT_TEST_PROCESS_WORKERS: '0' }, 0.1, 2)).toBe(IN_PROCESS_WORKERS);
   });
 });

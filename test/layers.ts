@@ -1,3 +1,5 @@
+import { availableParallelism, loadavg } from 'node:os';
+
 /**
  * Which vitest project each test file runs in (vitest.config.ts), so that a loaded machine
  * slows the suite down without failing it. test/layers.test.ts checks that every file that
@@ -6,11 +8,32 @@
  * - in-process: everything not listed below; servers on 127.0.0.1 port 0 and the engine's own
  *   worker processes included. Three files at a time.
  * - processes: files that start the CLI, `serve` or `listen` as child processes, a browser,
- *   PostgreSQL or npm. They wait on other processes, which a loaded machine slows most: they run
- *   after the in-process files, two at a time, with longer time-outs.
+ *   PostgreSQL or npm. They wait on other processes, which a loaded machine slows most: longer
+ *   time-outs, and on a busy machine they run after the in-process files, two at a time
+ *   (processWorkersFor).
  * - measured: files that read the machine (peak memory, CPU ticks, a deadline in seconds): last,
  *   when the rest of the suite is done.
  */
+
+/** Three at a time: the engine's and OCR's CPU keep both cores busy, the servers' waits fill the gaps. */
+export const IN_PROCESS_WORKERS = 3;
+
+/**
+ * How many process-test files run at once. On a quiet machine, 3, in one pool with the
+ * in-process files (the suite is CPU-bound: no turn then waits on another turn's tail). On a
+ * machine busy already when the suite starts (a 1-minute load average of one per core or more:
+ * another build, another copy of the suite), 2, after the in-process files, so fewer processes
+ * wait on a core at once. EXTRACT_TEST_PROCESS_WORKERS chooses instead: 1 (one at a time), 2 or 3.
+ */
+export function processWorkersFor(
+  env: NodeJS.ProcessEnv,
+  load: number = loadavg()[0] ?? 0,
+  cores: number = availableParallelism(),
+): number {
+  const chosen = Number(env.EXTRACT_TEST_PROCESS_WORKERS);
+  if (Number.isInteger(chosen) && chosen >= 1 && chosen <= IN_PROCESS_WORKERS) return chosen;
+  return load >= cores ? 2 : IN_PROCESS_WORKERS;
+}
 
 export const MEASURED = [
   'test/reliability/hostile-bounds.test.ts',

@@ -75,6 +75,13 @@ export const EmulatorConfig = z
          */
         engine_memory_mb: z.number().int().min(128).default(1024),
         /**
+         * When a document's reading counts as slow: still reading this long past its simulated time,
+         * it gives its `concurrency` place to the next; with every engine process busy and fresh
+         * documents waiting, slow ones keep all processes but one (the longest-running is read again
+         * later, from the start). Raise it when large honest documents get read twice.
+         */
+        slow_ms: z.number().int().positive().default(5000),
+        /**
          * The rehearsal limit: a larger file is accepted and counted, then ends in error with its
          * credits refunded (as a failure does on the real service, which has no ceiling).
          */
@@ -85,6 +92,7 @@ export const EmulatorConfig = z
         concurrency: 2,
         timeout_ms: 600_000,
         engine_memory_mb: 1024,
+        slow_ms: 5000,
         max_file_bytes: MAX_ENGINE_FILE_BYTES,
       }),
     webhook_delivery: z

@@ -24,13 +24,6 @@ type Outcome =
   | { status: 'error'; error: string; cause: 'unreadable' | 'internal'; notes?: string[] };
 
 /**
- * A background document still reading this long after its simulated time yields its place among
- * `processing.concurrency` to the next one (it goes on, and the engine's fair queue puts fresh
- * documents before it): a few slow or hostile documents never hold the background queue.
- */
-const OVERTIME_MS = 5000;
-
-/**
  * How long close() waits for documents still being read (an engine it does not own, say) before it
  * returns and leaves them processing, as a kill would (resume() takes them up on the next start).
  */
@@ -97,7 +90,10 @@ export class Processor {
       });
       await withTimeout(
         work.catch(() => {}),
-        (doc.page_count ?? 1) * this.#p.config.processing.ms_per_page + OVERTIME_MS,
+        // Still reading processing.slow_ms past its simulated time, it yields its place to the next
+        // one (it goes on, and the engine's fair queue puts fresh documents before it): a few slow
+        // or hostile documents never hold the background queue.
+        (doc.page_count ?? 1) * this.#p.config.processing.ms_per_page + this.#p.config.processing.slow_ms,
       );
     });
     this.#track(slot, () => {});

@@ -81,7 +81,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const store = openStore({ dataDir: options.dataDir, inMemory: options.inMemory });
   const engine =
     options.engine ??
-    new (await import('../engine/index.ts')).EnginePool({ memoryMb: config.processing.engine_memory_mb, warm: true });
+    new (await import('../engine/index.ts')).EnginePool({
+      memoryMb: config.processing.engine_memory_mb,
+      slowMs: config.processing.slow_ms,
+      warm: true,
+    });
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;
   const host = options.host ?? '127.0.0.1';

@@ -16,17 +16,24 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function plan(now: () => number, clock = now) {
+/** planJobs over the files of dir/in, nothing known, with the options a test adds. */
+async function planIn(options: Partial<Parameters<typeof planJobs>[0]> & { now: () => number }) {
   const { files } = await discoverInputs(['in'], { cwd: dir, ignore: [] });
-  const ticks: Array<[number, number]> = [];
-  const at: number[] = [];
-  const planned = await planJobs({
+  return planJobs({
     files,
     known: new Map(),
     target: 't',
     route: 'auto',
     inlineMax: 1000,
     retryFailed: false,
+    ...options,
+  });
+}
+
+async function plan(now: () => number, clock = now) {
+  const ticks: Array<[number, number]> = [];
+  const at: number[] = [];
+  const planned = await planIn({
     now,
     onProgress: (done, total) => {
       ticks.push([done, total]);
@@ -40,16 +47,9 @@ describe('planJobs', () => {
   it('tells onRead of each file it reads, and of none the stat cache knows (a rerun keeps V8 defaults)', async () => {
     const cachePath = join(dir, 'cache');
     const planWith = async () => {
-      const { files } = await discoverInputs(['in'], { cwd: dir, ignore: [] });
       const cache = openStatCache(cachePath);
       let reads = 0;
-      const planned = await planJobs({
-        files,
-        known: new Map(),
-        target: 't',
-        route: 'auto',
-        inlineMax: 1000,
-        retryFailed: false,
+      const planned = await planIn({
         cache,
         // Long after the files were written: none is racy, every one is cached.
         now: () => Date.now() + 10_000,

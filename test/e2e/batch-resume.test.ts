@@ -2,7 +2,16 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { journalFacts } from '../helpers/journal.ts';
-import { extract, fixtureNames, readJsonLines, reservesBySha, serve, straceWorks, workDir } from './batch-helpers.ts';
+import {
+  extract,
+  fixtureNames,
+  readJsonLines,
+  reservesBySha,
+  serve,
+  serveForFile,
+  straceWorks,
+  workDir,
+} from './batch-helpers.ts';
 
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -50,52 +59,66 @@ describe('resuming', () => {
     },
   );
 
-  it('SIGKILL mid-batch, then a rerun completes everything and each document is charged exactly once', async () => {
-    const server = await serve({ processing: { ms_per_page: 400, concurrency: 2 } });
-    const cwd = workDir();
-    const names = fixtureNames();
-    const first = extract(cwd, server.url, ['in/*.pdf', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
-    // Kill once every document is submitted (paid for) and before the batch is over.
-    await until(() => journalFacts(cwd).filter((l) => l.fact === 'submitted').length === names.length);
-    first.kill('SIGKILL');
-    await first;
-    expect(journalFacts(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(names.length);
+  describe('stopped mid-batch', () => {
+    // One serve with engine time (400 ms a page) for both, so a batch is stopped while it runs;
+    // each test counts only its own charges (reservesBySha).
+    const slow = serveForFile({ processing: { ms_per_page: 400, concurrency: 2 } });
 
-    // The lock of the killed run is stale: the rerun takes it over.
-    const second = await extract(cwd, server.url, [
-      'in/*.pdf',
-      '--route',
-      'upload',
-      '-c',
-      '8',
-      '--poll-interval',
-      '100ms',
-    ]);
-    expect(second.exitCode, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/resuming \d+ documents? submitted by an earlier run/);
-    const records = readJsonLines(String(second.stdout));
-    expect(records).toHaveLength(names.length);
-    expect(records.every((r) => r.status === 'completed')).toBe(true);
+    it('SIGKILL mid-batch, then a rerun completes everything and each document is charged exactly once', async () => {
+      const server = { url: slow() };
+      const cwd = workDir();
+      const names = fixtureNames();
+      const first = extract(cwd, server.url, ['in/*.pdf', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
+      // Kill once every document is submitted (paid for) and before the batch is over.
+      await until(() => journalFacts(cwd).filter((l) => l.fact === 'submitted').length === names.length);
+      first.kill('SIGKILL');
+      await first;
+      expect(journalFacts(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(names.length);
 
-    const reserves = await reservesBySha(server.url);
-    expect(reserves.size).toBe(names.length);
-    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
-  });
+      // The lock of the killed run is stale: the rerun takes it over.
+      const second = await extract(cwd, server.url, [
+        'in/*.pdf',
+        '--route',
+        'upload',
+        '-c',
+        '8',
+        '--poll-interval',
+        '100ms',
+      ]);
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/resuming \d+ documents? submitted by an earlier run/);
+      const records = readJsonLines(String(second.stdout));
+      expect(records).toHaveLength(names.length);
+      expect(records.every((r) => r.status === 'completed')).toBe(true);
 
-  it('SIGINT: stops submitting, records, prints how to resume, exits 130; the rerun finishes', async () => {
-    const server = await serve({ processing: { ms_per_page: 300, concurrency: 2 } });
-    const cwd = workDir();
-    const names = fixtureNames();
-    const first = extract(cwd, server.url, ['in/', '--route', 'upload', '-c', '2', '--poll-interval', '100ms']);
-    await until(() => journalFacts(cwd).some((l) => l.fact === 'submitted'));
-    first.kill('SIGINT');
-    const stopped = await first;
-    expect(stopped.exitCode, stopped.stderr).toBe(130);
-    expect(stopped.stderr).toMatch(/rerun the same command to resume/);
-    const second = await extract(cwd, server.url, ['in/', '--route', 'upload', '-c', '8', '--poll-interval', '100ms']);
-    expect(second.exitCode, second.stderr).toBe(0);
-    const reserves = await reservesBySha(server.url);
-    expect(reserves.size).toBe(names.length);
-    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+      const reserves = await reservesBySha(server.url);
+      expect(reserves.size).toBe(names.length);
+      expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+    });
+
+    it('SIGINT: stops submitting, records, prints how to resume, exits 130; the rerun finishes', async () => {
+      const server = { url: slow() };
+      const cwd = workDir();
+      const names = fixtureNames();
+      const first = extract(cwd, server.url, ['in/', '--route', 'upload', '-c', '2', '--poll-interval', '100ms']);
+      await until(() => journalFacts(cwd).some((l) => l.fact === 'submitted'));
+      first.kill('SIGINT');
+      const stopped = await first;
+      expect(stopped.exitCode, stopped.stderr).toBe(130);
+      expect(stopped.stderr).toMatch(/rerun the same command to resume/);
+      const second = await extract(cwd, server.url, [
+        'in/',
+        '--route',
+        'upload',
+        '-c',
+        '8',
+        '--poll-interval',
+        '100ms',
+      ]);
+      expect(second.exitCode, second.stderr).toBe(0);
+      const reserves = await reservesBySha(server.url);
+      expect(reserves.size).toBe(names.length);
+      expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+    });
   });
 });

@@ -8,13 +8,16 @@ import {
   fixtureNames,
   readJsonLines,
   reservesBySha,
-  serve,
+  serveForFile,
   workDir,
 } from './batch-helpers.ts';
 
 describe('extract <inputs...> end to end', () => {
+  // One serve for the file: each test counts only its own charges (reservesBySha).
+  const service = serveForFile();
+
   it('a mixed batch through both routes; every output format read back; reruns skip and pay nothing', async () => {
-    const server = await serve();
+    const server = { url: service() };
     const cwd = workDir();
     const names = fixtureNames();
 
@@ -72,7 +75,7 @@ describe('extract <inputs...> end to end', () => {
   });
 
   it('exit codes: 2 for no input, 2 for a malformed key, 4 for a rejected key', async () => {
-    const server = await serve();
+    const server = { url: service() };
     const cwd = workDir();
     const none = await extract(cwd, server.url, ['nothing/*.pdf']);
     expect(none.exitCode).toBe(2);
@@ -91,7 +94,7 @@ describe('extract <inputs...> end to end', () => {
   });
 
   it('--dry-run lists routes and pages, and sends nothing', async () => {
-    const server = await serve();
+    const server = { url: service() };
     const cwd = workDir();
     const dry = await extract(cwd, server.url, ['in/', '--dry-run', '--inline-max', '5KB']);
     expect(dry.exitCode, dry.stderr).toBe(0);

@@ -5,7 +5,7 @@ import { userJournalPath } from '../../src/journal/state/user-journal.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';
-import { extract, FIXTURES, fixtureNames, KEY, ledger, readJsonLines, serve, serveForFile } from './batch-helpers.ts';
+import { extract, FIXTURES, fixtureNames, KEY, ledger, readJsonLines, serveForFile } from './batch-helpers.ts';
 
 /**
  * Never pay twice, wherever and however the client is run (#22), against a service that does
@@ -27,7 +27,7 @@ const CONFIG = {
     },
   ],
 };
-const DOCS = 4;
+const DOCS = 2;
 
 /** A drop folder of DOCS invoices (the `from`th DOCS of the fixtures), outside any working directory a run uses. */
 function dropFolder(from = 0): string {
@@ -53,7 +53,7 @@ function completed(stdout: string): number {
 
 describe('the journal follows the user and the parser, not the shell (#22)', () => {
   // One `serve` for the tests of this config (each test has its own user, so its own journal, and
-  // counts only its own charges); those that need slower processing start their own.
+  // counts only its own charges); those that need slower processing share another.
   const service = serveForFile(CONFIG);
 
   it('a run from another working directory pays nothing for documents a run elsewhere completed', async () => {
@@ -151,48 +151,6 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
     expect(await reserves(server.url)).toBe(DOCS);
   });
 
-  it('two runs at once on different folders do not wait for each other; two on one folder pay for each document once', async () => {
-    const server = await serve({ ...CONFIG, processing: { ms_per_page: 300, concurrency: 4 } });
-    const home = tempDir('extract-home-');
-    const env = userEnv(home, server.url);
-    const [mail, scans] = [dropFolder(0), dropFolder(1)];
-    const [a, b] = await Promise.all([
-      extract(tempDir('extract-cwd-'), server.url, [mail, '-q', '--route', 'upload'], { env }),
-      extract(tempDir('extract-cwd-'), server.url, [scans, '-q', '--route', 'upload'], { env }),
-    ]);
-    expect([a.exitCode, b.exitCode], `${a.stderr}${b.stderr}`).toEqual([0, 0]);
-    expect(completed(a.stdout) + completed(b.stdout)).toBe(2 * DOCS);
-    expect(await reserves(server.url)).toBe(2 * DOCS);
-
-    // Both on one new folder: each document is claimed by one run; the other waits for its outcome.
-    const both = dropFolder(2);
-    const [c, d] = await Promise.all([
-      extract(tempDir('extract-cwd-'), server.url, [both, '-q', '--route', 'upload'], { env }),
-      extract(tempDir('extract-cwd-'), server.url, [both, '-q', '--route', 'upload'], { env }),
-    ]);
-    expect([c.exitCode, d.exitCode], `${c.stderr}${d.stderr}`).toEqual([0, 0]);
-    expect(await reserves(server.url)).toBe(3 * DOCS);
-    expect(completed(c.stdout) + completed(d.stdout)).toBe(2 * DOCS);
-  }, 120_000);
-
-  it('one lock per journal: two runs naming it through a symlink at once pay for each document once', async () => {
-    const server = await serve({ ...CONFIG, processing: { ms_per_page: 200, concurrency: 4 } });
-    const cwd = tempDir('extract-cwd-');
-    const drop = dropFolder();
-    writeFileSync(join(cwd, 'j.jsonl'), '');
-    symlinkSync(join(cwd, 'j.jsonl'), join(cwd, 'link.jsonl'));
-    const env = userEnv(cwd, server.url);
-    const [a, b] = await Promise.all([
-      extract(cwd, server.url, [drop, '-q', '--state', 'j.jsonl'], { env }),
-      extract(cwd, server.url, [drop, '-q', '--state', 'link.jsonl'], { env }),
-    ]);
-    expect(await reserves(server.url)).toBe(DOCS);
-    // The loser is told who holds the journal, and sent nothing: exit 9 (2 is for usage errors).
-    const codes = [a.exitCode, b.exitCode].sort();
-    expect(codes).toEqual([0, 9]);
-    expect(`${a.stderr}${b.stderr}`).toMatch(/in use by process/);
-  });
-
   it('a fact written by a newer version stops the run (exit 2, "upgrade"): nothing is sent, nothing paid again', async () => {
     const server = { url: service() };
     const cwd = tempDir('extract-cwd-');
@@ -209,5 +167,52 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
     expect(rerun.stderr).toMatch(/newer extract.*upgrade/);
     expect(rerun.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(await reserves(server.url)).toBe(DOCS);
+  });
+
+  describe('runs at once', () => {
+    // One slower `serve` for both (300 ms a page): the runs overlap while documents are processed.
+    const slowService = serveForFile({ ...CONFIG, processing: { ms_per_page: 300, concurrency: 4 } });
+
+    it('two runs at once on different folders do not wait for each other; two on one folder pay for each document once', async () => {
+      const server = { url: slowService() };
+      const home = tempDir('extract-home-');
+      const env = userEnv(home, server.url);
+      const [mail, scans] = [dropFolder(0), dropFolder(1)];
+      const [a, b] = await Promise.all([
+        extract(tempDir('extract-cwd-'), server.url, [mail, '-q', '--route', 'upload'], { env }),
+        extract(tempDir('extract-cwd-'), server.url, [scans, '-q', '--route', 'upload'], { env }),
+      ]);
+      expect([a.exitCode, b.exitCode], `${a.stderr}${b.stderr}`).toEqual([0, 0]);
+      expect(completed(a.stdout) + completed(b.stdout)).toBe(2 * DOCS);
+      expect(await reserves(server.url)).toBe(2 * DOCS);
+
+      // Both on one new folder: each document is claimed by one run; the other waits for its outcome.
+      const both = dropFolder(2);
+      const [c, d] = await Promise.all([
+        extract(tempDir('extract-cwd-'), server.url, [both, '-q', '--route', 'upload'], { env }),
+        extract(tempDir('extract-cwd-'), server.url, [both, '-q', '--route', 'upload'], { env }),
+      ]);
+      expect([c.exitCode, d.exitCode], `${c.stderr}${d.stderr}`).toEqual([0, 0]);
+      expect(await reserves(server.url)).toBe(3 * DOCS);
+      expect(completed(c.stdout) + completed(d.stdout)).toBe(2 * DOCS);
+    }, 120_000);
+
+    it('one lock per journal: two runs naming it through a symlink at once pay for each document once', async () => {
+      const server = { url: slowService() };
+      const cwd = tempDir('extract-cwd-');
+      const drop = dropFolder();
+      writeFileSync(join(cwd, 'j.jsonl'), '');
+      symlinkSync(join(cwd, 'j.jsonl'), join(cwd, 'link.jsonl'));
+      const env = userEnv(cwd, server.url);
+      const [a, b] = await Promise.all([
+        extract(cwd, server.url, [drop, '-q', '--state', 'j.jsonl'], { env }),
+        extract(cwd, server.url, [drop, '-q', '--state', 'link.jsonl'], { env }),
+      ]);
+      expect(await reserves(server.url)).toBe(DOCS);
+      // The loser is told who holds the journal, and sent nothing: exit 9 (2 is for usage errors).
+      const codes = [a.exitCode, b.exitCode].sort();
+      expect(codes).toEqual([0, 9]);
+      expect(`${a.stderr}${b.stderr}`).toMatch(/in use by process/);
+    });
   });
 });

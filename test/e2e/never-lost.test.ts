@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RecordSpool } from '../../src/batch/records.ts';
 import type { ReportEntry } from '../../src/batch/summary.ts';
 import { parseJournal } from '../../src/journal/journal-read.ts';
@@ -10,7 +10,15 @@ import { completedRecord } from '../../src/outputs/record.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { httpServer } from '../helpers/http-server.ts';
 import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';
-import { extract, FIXTURES, fixtureNames, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+import {
+  extract,
+  FIXTURES,
+  fixtureNames,
+  readJsonLines,
+  reservesBySha,
+  serveForFile,
+  workDir,
+} from './batch-helpers.ts';
 
 /**
  * Issue #22, items 3 and 4: nothing charged is ever lost, and a wrong service is named, not
@@ -58,6 +66,12 @@ function fewInvoices(n: number): string {
   return cwd;
 }
 
+/**
+ * The emulator without Idempotency-Key, one for the file's tests that need a real service (each
+ * counts only its own charges: reservesBySha).
+ */
+const service = serveForFile({ idempotency_key: false });
+
 function journalOf(path: string) {
   return { ...parseJournal(journalText(path)), lines: readJournalLines(path) };
 }
@@ -93,32 +107,47 @@ describe('results the client cannot hold are refused, never lost', () => {
     expect(rerun.stderr).not.toMatch(/unexpected error/);
     expect(service.charged()).toBe(2);
   });
+});
 
-  for (const [label, value] of [
+describe('an inline answer whose page_count is not a number of pages', () => {
+  // One run over one document per bad value, each answered with its own (the stand-in numbers
+  // its documents in the order they come, and the value follows the number); each asserted alone.
+  const CASES = [
     ['1e300', '1e300'],
     ['negative', '-3'],
     ['1.5', '1.5'],
     ['a string', '"3"'],
-  ] as const) {
-    it(`an inline answer with page_count ${label} is a bad answer, recorded with its document_id in a fact the journal reads back`, async () => {
-      const service = await standIn(
-        (id) =>
-          `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":${value},"results":{"total":1}}`,
+  ] as const;
+  const seen = { stderr: '', charged: 0, cwd: '' };
+  beforeAll(async () => {
+    const service = await standIn(
+      (id) =>
+        `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":${CASES[Number(id.slice(4)) - 1]![1]},"results":{"total":1}}`,
+    );
+    seen.cwd = fewInvoices(CASES.length);
+    const run = await extract(seen.cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr).not.toMatch(/pages? charged.*e\+|unexpected error|\n\s+at /);
+    seen.stderr = String(run.stderr);
+    seen.charged = service.charged();
+  }, 120_000);
+
+  CASES.forEach(([label, value], i) => {
+    const id = `doc_${i + 1}`;
+    it(`page_count ${label} is a bad answer, recorded with its document_id in a fact the journal reads back`, () => {
+      expect(seen.charged).toBe(CASES.length); // one charge per document, none repeated
+      const [record, ...others] = readJsonLines(readFileSync(join(seen.cwd, 'out.jsonl'), 'utf8')).filter(
+        (r) => r.document_id === id,
       );
-      const cwd = fewInvoices(1);
-      const run = await extract(cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
-      expect(run.stderr).not.toMatch(/pages? charged.*e\+|unexpected error|\n\s+at /);
-      expect(run.stderr).toMatch(/page_count/);
-      expect(run.exitCode, run.stderr).toBe(1);
-      expect(service.charged()).toBe(1);
-      const journal = journalOf(defaultJournalIn(cwd));
-      expect(journal.skipped, journalText(defaultJournalIn(cwd))).toBe(0);
-      const failed = journal.facts.find((f) => f.fact === 'failed');
-      expect(failed).toMatchObject({ document_id: 'doc_1', charge: 'uncertain' });
-      const [record] = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
-      expect(record).toMatchObject({ document_id: 'doc_1', status: 'error', page_count: null });
+      expect(others).toEqual([]);
+      expect(record).toMatchObject({ document_id: id, status: 'error', page_count: null });
+      expect(seen.stderr).toContain(`page_count ${JSON.stringify(JSON.parse(value))}, which is not a number of pages`);
+      const journal = journalOf(defaultJournalIn(seen.cwd));
+      expect(journal.skipped, journalText(defaultJournalIn(seen.cwd))).toBe(0);
+      const failed = journal.facts.find((f) => f.fact === 'failed' && f.document_id === id);
+      expect(failed).toMatchObject({ document_id: id, charge: 'uncertain' });
     });
-  }
+  });
 });
 
 describe('--retry-failed on a document the service holds', () => {
@@ -221,7 +250,7 @@ describe('a full temp directory under the record spool', () => {
 });
 
 async function fullDiskRun(disk: string): Promise<void> {
-  const server = await serve({ idempotency_key: false });
+  const server = { url: service() };
   const cwd = workDir();
   const names = fixtureNames();
   const state = join(disk, 'journal.jsonl');
@@ -277,7 +306,7 @@ async function countingProxy(target: string) {
 
 describe('a wrong service is named, not ground through', () => {
   it('a doubled /api/v1 after a good night: one request, exit 2 with the hint, and the completed records of -o DIR/ and -o FILE stay as they were', async () => {
-    const server = await serve({ idempotency_key: false });
+    const server = { url: service() };
     const cwd = fewInvoices(4);
     for (const out of ['results/', 'r.jsonl']) {
       const good = await extract(cwd, server.url, ['in/', '-o', out]);

@@ -6,6 +6,7 @@ import {
   lstatSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -30,7 +31,19 @@ import { KEY, extract, fixtureNames, readJsonLines, reservesBySha, workDir, serv
  * device node (mknod, root) or its own link to /proc/self/fd/1, which is what /dev/stdout is.
  */
 
-const NAMES = fixtureNames();
+/**
+ * What each test sends: six of the fixtures (the two-page one among them), enough to show every
+ * record reaches its output; the EPIPE test sends all of them, ten times over.
+ */
+const ALL = fixtureNames();
+const NAMES = ALL.slice(0, 6);
+
+/** A working directory with NAMES under in/. */
+function docsDir(): string {
+  const cwd = workDir();
+  for (const name of ALL.slice(NAMES.length)) rmSync(join(cwd, 'in', name));
+  return cwd;
+}
 const ARGS = ['in/', '--state', 'j.jsonl', '--poll-interval', '100ms', '--no-progress'];
 
 function completedFacts(cwd: string): number {
@@ -61,7 +74,7 @@ const service = serveForFile({ idempotency_key: false });
 describe('outputs: - means stdout', { timeout: 120_000 }, () => {
   it('--report - writes the report on stdout (no file named "-"); -o FILE keeps the records', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     const run = await extract(cwd, url, [...ARGS, '-o', 'out.jsonl', '--report', '-']);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(existsSync(join(cwd, '-'))).toBe(false);
@@ -74,7 +87,7 @@ describe('outputs: - means stdout', { timeout: 120_000 }, () => {
 
   it('-o - and --report - (or the default stdout) at once: a usage error before anything is sent', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     for (const args of [
       ['-o', '-', '--report', '-'],
       ['--report', '-'],
@@ -91,7 +104,7 @@ describe('outputs: - means stdout', { timeout: 120_000 }, () => {
 
   it('--report through a link to /proc/self/fd/1 (what /dev/stdout is) goes to stdout; the link stays a link', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     symlinkSync('/proc/self/fd/1', join(cwd, 'stdout'));
     const run = await extract(cwd, url, [...ARGS, '-o', 'out.csv', '--report', 'stdout']);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -104,7 +117,7 @@ describe('outputs: - means stdout', { timeout: 120_000 }, () => {
 describe('outputs: files keep what they are', { timeout: 120_000 }, () => {
   it('-o link.jsonl writes through the link to its target, atomically; a dangling link creates its target', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     writeFileSync(join(cwd, 'real.jsonl'), 'old\n');
     symlinkSync('real.jsonl', join(cwd, 'link.jsonl'));
     symlinkSync('made.json', join(cwd, 'dangling.json'));
@@ -120,7 +133,7 @@ describe('outputs: files keep what they are', { timeout: 120_000 }, () => {
 
   it('an output and a report of mode 0600 stay 0600 when replaced', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     for (const name of ['out.csv', 'report.json']) {
       writeFileSync(join(cwd, name), 'old\n');
       chmodSync(join(cwd, name), 0o600);
@@ -139,7 +152,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
     'as root (mknod needs it; /dev/null unit-tested in test/outputs/destination.test.ts), -o and --report to a null device leave the device a device',
     async () => {
       const url = service();
-      const cwd = workDir();
+      const cwd = docsDir();
       mknod(join(cwd, 'null'), 1, 3);
       const run = await extract(cwd, url, [...ARGS, '-o', 'null', '--report', 'null']);
       expect(run.exitCode, run.stderr).toBe(0);
@@ -152,7 +165,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
     'as root (mknod needs it; ENOSPC also in test/outputs/destination.test.ts), a full device: a clear error naming the output (ENOSPC), exit 8, no stack; the journal holds every result',
     async () => {
       const url = service();
-      const cwd = workDir();
+      const cwd = docsDir();
       mknod(join(cwd, 'full'), 1, 7);
       const run = await extract(cwd, url, [...ARGS, '-o', 'full', '--report', 'report.json']);
       expect(run.exitCode, run.stderr).toBe(8);
@@ -172,7 +185,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
 
   it('-o FIFO with a reader: the reader gets every record, the FIFO stays a FIFO', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     const fifo = join(cwd, 'pipe');
     mkfifo(fifo);
     const run = extract(cwd, url, [...ARGS, '-o', 'pipe']);
@@ -193,7 +206,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
 
   it('-o FIFO that nobody reads: SIGTERM ends the wait promptly (exit 130), the journal intact, the FIFO kept', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     const fifo = join(cwd, 'pipe');
     mkfifo(fifo);
     const run = extract(cwd, url, [...ARGS, '-o', 'pipe', '--report', 'report.json']);
@@ -242,12 +255,12 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
     expect(done.stderr).toContain(fifo);
     expect(done.stderr).not.toMatch(/unexpected error|\n\s+at /);
     expect(statSync(fifo).isFIFO()).toBe(true);
-    expect(completedFacts(cwd)).toBe(NAMES.length);
+    expect(completedFacts(cwd)).toBe(ALL.length);
   });
 
   it('-o >(wc -l) (a /dev/fd/N pipe from bash): every record reaches the reader, nothing crashes', async () => {
     const url = service();
-    const cwd = workDir();
+    const cwd = docsDir();
     const script = `"${process.execPath}" "${CLI}" ${ARGS.join(' ')} -o >(wc -l > count.txt); status=$?; wait $!; exit $status`;
     const run = await execa('bash', ['-c', script], {
       cwd,

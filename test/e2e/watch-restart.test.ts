@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extract, ledger, readJsonLines, reservesBySha, serve } from './batch-helpers.ts';
+import { extract, ledger, readJsonLines, reservesBySha, serve, serveForFile } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch, until } from './watch-helpers.ts';
 
 /**
@@ -20,8 +20,12 @@ function filesIn(...outputs: Array<Array<Record<string, unknown>>>): string[] {
 
 // --settle 200ms: the files are renamed into in/ whole (dropInvoices), so settling is incidental here.
 describe('extract watch across stops', () => {
+  // One serve for the tests of this pace (each counts only its own charges: ledger, reservesBySha);
+  // the in-flight test needs a slower one of its own.
+  const service = serveForFile({ idempotency_key: false, processing: { ms_per_page: 150, concurrency: 2 } });
+
   it('restarted mid-stream (systemctl restart: SIGTERM, then a new watcher): every file recorded once, each charged once', async () => {
-    const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 150, concurrency: 2 } });
+    const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
     const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
@@ -44,7 +48,7 @@ describe('extract watch across stops', () => {
   }, 300_000);
 
   it('killed mid-stream (SIGKILL) and restarted: nothing charged twice, and no file left without a record', async () => {
-    const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 150, concurrency: 2 } });
+    const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
     const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
@@ -88,7 +92,7 @@ describe('extract watch across stops', () => {
   }, 300_000);
 
   it('a watcher and a cron-style run on the same folder at once: each document charged once', async () => {
-    const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 100, concurrency: 2 } });
+    const url = service();
     const cwd = dropDir();
     const files = await dropInvoices(cwd, 30);
     const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '200ms']);

@@ -30,18 +30,24 @@ describe('engine pool', () => {
   });
 
   it('a fresh document is read while two slow ones hold both processes: the slowest is stopped and read again after', async () => {
-    // 120 MB of path operators, Flate'd twice: several seconds of reading each, a few hundred MB.
-    const slow = await flateBombPdf(120 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
-    const engine = new EnginePool({ workers: 2, slowMs: 300 });
+    // 40 MB of path operators, Flate'd twice: seconds of reading each (about five times what the
+    // honest document needs with its process's start, 3 s against 15 at load 15; 120 MB read each of
+    // the three times for 20-60 s).
+    const slow = await flateBombPdf(40 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
+    const honestPdf = await invoicePdf(11);
+    // The fairness rule's clock moves slowMs each time it is read: each reading has been slow since the
+    // next one started, without a real wait (which both spent reading on both cores).
+    let ms = 0;
+    const engine = new EnginePool({ workers: 2, slowMs: 300, now: () => (ms += 300) });
     try {
       const job = (bytes: Buffer) => engine.extract({ bytes, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
       const a = job(slow);
       const b = job(slow);
       const aDone = settled(a);
       const bDone = settled(b);
-      // Both are being read (well past slowMs) when the honest document arrives.
-      await new Promise((res) => setTimeout(res, 1500));
-      const honest = await job(await invoicePdf(11));
+      // Both are being read, past slowMs, when the honest document arrives.
+      await new Promise((res) => setImmediate(res));
+      const honest = await job(honestPdf);
       expect(honest.results.invoice_number).toMatch(/^INV-0*11$/);
       // Read beside them: neither slow document had finished.
       expect(aDone.done || bDone.done).toBe(false);

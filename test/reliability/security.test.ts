@@ -1,10 +1,18 @@
 import { defaultJournalIn } from '../helpers/journal.ts';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { extract } from '../e2e/batch-helpers.ts';
-import { cleanEnv, spawnCli, spawnServe, stateHomeIn, tempDir } from '../helpers/cli.ts';
+import {
+  type CliProcess,
+  cleanEnv,
+  type ServeProcess,
+  spawnCli,
+  spawnServe,
+  stateHomeIn,
+  tempDir,
+} from '../helpers/cli.ts';
 import { PG_PASSWORD, startPostgres } from '../helpers/postgres.ts';
 import { makeCorpus, writeServeConfig } from './helpers.ts';
 
@@ -25,6 +33,8 @@ const WRONG_BEARER = 'whk_WRONG_bearer_reliability_99aa';
 const BASIC_USER = 'hookuser';
 const BASIC_PASSWORD = 'BASIC_password_reliability_9a8b7c';
 const WRONG_PASSWORD = 'WRONG_password_reliability_1234';
+/** The scan's corpus: both routes (every other one over --inline-max), and an unreadable one. */
+const DOCS = 6;
 const API_KEY_DEFAULT = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 const WRONG_PG_PASSWORD = 'WRONG_pg_password_reliability_4242';
 const SECRETS = [
@@ -50,24 +60,44 @@ function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
 }
 
 describe('security', () => {
-  it('no API key, token or password appears in any output, log, report, record file or journal', async () => {
+  // The scan's receivers and serve, started once: they also bind the default address, which the
+  // loopback test reads (so it starts only the two told to bind 0.0.0.0).
+  const scan = { work: '', listenA: '', listenB: '' };
+  let corpus: Awaited<ReturnType<typeof makeCorpus>>;
+  let bearer: CliProcess;
+  let basic: CliProcess;
+  let server: ServeProcess;
+  let urlA = '';
+  let urlB = '';
+  let startup = 0;
+  beforeAll(async () => {
     const root = tempDir('extract-secrets-');
-    const work = join(root, 'work');
-    const corpus = await makeCorpus(work, 12, 'sec');
+    scan.work = join(root, 'work');
+    scan.listenA = join(root, 'listen-bearer');
+    scan.listenB = join(root, 'listen-basic');
+    corpus = await makeCorpus(scan.work, DOCS, 'sec');
     writeFileSync(join(corpus.dir, 'broken.pdf'), '%PDF-1.4 not really a pdf'); // unreadable: a failure
-    const listenA = join(root, 'listen-bearer');
-    const listenB = join(root, 'listen-basic');
 
     // Two receivers: bearer and basic, credentials from the environment.
-    const bearer = spawnCli(['listen', '--port', '0', '--data-dir', listenA, '-o', join(listenA, 'events.jsonl')], {
+    bearer = spawnCli(['listen', '--port', '0', '--data-dir', scan.listenA, '-o', join(scan.listenA, 'events.jsonl')], {
       env: { EXTRACT_LISTEN_TOKEN: BEARER },
     });
-    const basic = spawnCli(
-      ['listen', '--port', '0', '--user', BASIC_USER, '--data-dir', listenB, '-o', `${join(listenB, 'records')}/`],
+    basic = spawnCli(
+      [
+        'listen',
+        '--port',
+        '0',
+        '--user',
+        BASIC_USER,
+        '--data-dir',
+        scan.listenB,
+        '-o',
+        `${join(scan.listenB, 'records')}/`,
+      ],
       { env: { EXTRACT_LISTEN_PASSWORD: BASIC_PASSWORD } },
     );
-    const urlA = (await bearer.waitFor(/Listening on (\S+)/))[1]!;
-    const urlB = (await basic.waitFor(/Listening on (\S+)/))[1]!;
+    urlA = (await bearer.waitFor(/Listening on (\S+)/))[1]!;
+    urlB = (await basic.waitFor(/Listening on (\S+)/))[1]!;
 
     // serve, logging every request and delivery (no -q), with both webhooks and some failing documents.
     const parser = {
@@ -87,9 +117,12 @@ describe('security', () => {
       parsers: [parser],
       faults: { seed: 3, rules: [{ operation: 'extract-async', probability: 0.4, effect: { type: 'async_error' } }] },
     });
-    const server = await spawnServe(['--in-memory', '--config', config, '--no-listen']);
-    const startup = server.output().length; // serve prints its configured keys at start, by design
+    server = await spawnServe(['--in-memory', '--config', config, '--no-listen']);
+    startup = server.output().length; // serve prints its configured keys at start, by design
+  }, 120_000);
 
+  it('no API key, token or password appears in any output, log, report, record file or journal', async () => {
+    const { work, listenA, listenB } = scan;
     const env = (key: string) =>
       cleanEnv({
         EXTRACT_API_KEY: key,
@@ -203,7 +236,7 @@ describe('security', () => {
     try {
       const root = tempDir('extract-secrets-state-');
       const work = join(root, 'work');
-      const corpus = await makeCorpus(work, 6, 'pgsec');
+      const corpus = await makeCorpus(work, 2, 'pgsec'); // one inline, one upload-and-poll
       const server = await spawnServe([
         '--in-memory',
         '--config',
@@ -274,8 +307,18 @@ describe('security', () => {
   }, 120_000);
 
   it('serve and listen bind loopback by default and warn on stderr when told to bind another address', async () => {
-    // The four start at once (on two cores, about half the time of one after another).
-    const listen = spawnCli(['listen', '--port', '0', '--data-dir', tempDir('extract-listen-')]);
+    // The default: the scan's serve and receivers (beforeAll), started with no --host.
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.output()).not.toMatch(/warning: bound/);
+    for (const [listen, url] of [
+      [bearer, urlA],
+      [basic, urlB],
+    ] as const) {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+      expect(listen.output()).not.toMatch(/warning: bound/);
+    }
+
+    // Told otherwise: both start at once (on two cores, about half the time of one after another).
     const openListen = spawnCli([
       'listen',
       '--auth',
@@ -287,24 +330,15 @@ describe('security', () => {
       '--data-dir',
       tempDir('extract-listen-'),
     ]);
-    const [dflt, open] = await Promise.all([
-      spawnServe(['--in-memory', '--no-listen', '-q']),
-      spawnServe(['--in-memory', '--no-listen', '-q', '--host', '0.0.0.0']),
-    ]);
-    expect(dflt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const open = await spawnServe(['--in-memory', '--no-listen', '-q', '--host', '0.0.0.0']);
     await open.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
     expect(open.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback/);
     expect(open.stdout()).not.toMatch(/warning: bound/);
-    expect(dflt.output()).not.toMatch(/warning: bound/);
-    dflt.child.kill('SIGTERM');
     open.child.kill('SIGTERM');
 
-    expect((await listen.waitFor(/Listening on (\S+)/))[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     await openListen.waitFor(/warning: bound to 0\.0\.0\.0, not loopback/);
     expect(openListen.stderr()).toMatch(/warning: bound to 0\.0\.0\.0, not loopback.*--auth none lets them all in/);
     expect(openListen.stdout()).not.toMatch(/warning: bound/);
-    expect(listen.output()).not.toMatch(/warning: bound/);
-    listen.child.kill('SIGTERM');
     openListen.child.kill('SIGTERM');
   }, 120_000);
 });

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { DocumentBody } from '../../src/contract/index.ts';
+import { resolveConfig } from '../../src/emulator/config.ts';
+import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import type { Engine, EngineOutput } from '../../src/engine/types.ts';
+import { call, emulator, waitForDocument } from '../helpers/emulator.ts';
+import { stored } from '../helpers/hostile.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
+
+/**
+ * processing.slow_ms reaches the background queue: a document still reading that long gives its
+ * place to the next. The engine here is a stand-in that holds its first document until released,
+ * so only the queue is in question (the engine pool's own fairness: test/engine/pool.test.ts; both
+ * with real readers: test/reliability/hostile-engine.test.ts).
+ */
+
+const SHIPPED_SLOW_MS = resolveConfig(DEFAULT_CONFIG).processing.slow_ms;
+
+function holdingEngine() {
+  let release: (out: EngineOutput) => void = () => {};
+  const held = new Promise<EngineOutput>((resolve) => (release = resolve));
+  let calls = 0;
+  const engine: Engine = {
+    countPages: async () => 1,
+    extract: async () => (++calls === 1 ? held : { pageCount: 1, results: {}, grounding: {} }),
+    close: async () => {},
+  };
+  return { engine, release: () => release({ pageCount: 1, results: {}, grounding: {} }) };
+}
+
+async function submit(s: { url: string }, n: number): Promise<string> {
+  const ticket = await stored(s, await invoicePdf(n), `doc-${n}.pdf`);
+  const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+  expect(r.status).toBe(200);
+  return r.body.document_id as string;
+}
+
+describe('processing.slow_ms', () => {
+  it('defaults to 5 s', () => {
+    expect(SHIPPED_SLOW_MS).toBe(5000);
+  });
+
+  it('a background document read for longer than slow_ms gives its only place to the next one', async () => {
+    const { engine, release } = holdingEngine();
+    const s = await emulator({ processing: { ms_per_page: 0, concurrency: 1, slow_ms: 50 } }, { engine });
+    try {
+      const started = Date.now();
+      const slow = await submit(s, 31);
+      const honest = DocumentBody.parse((await waitForDocument(s, await submit(s, 32))).body);
+      const waited = Date.now() - started;
+      expect(honest.status, honest.error ?? '').toBe('completed');
+      expect(DocumentBody.parse((await call(s, 'GET', `/api/v1/documents/${slow}`)).body).status).toBe('processing');
+      // Through the only place, behind a document that never ends: it went at slow_ms, not at the
+      // shipped 5 s (a queue that ignored the setting), nor never (one that does not yield).
+      expect(waited).toBeLessThan(SHIPPED_SLOW_MS);
+    } finally {
+      release();
+    }
+  });
+});
