@@ -13,35 +13,25 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type ChildEmulator, startEmulator } from './lib/emulator.ts';
 import { describeMachine } from './lib/machine.ts';
 import { ROOT } from './lib/paths.ts';
 import type { BenchContext, Row } from './lib/row.ts';
 import { mergeTable, renderTable } from './lib/table.ts';
-import { emulatorExtractionRows } from './rows/emulator-extraction.ts';
-import { emulatorReadRows } from './rows/emulator-reads.ts';
-import { journalOpenRows } from './rows/journal-open.ts';
-import { largeFileRows } from './rows/large-file.ts';
-import { memoryRows } from './rows/memory.ts';
-import { ocrRows } from './rows/ocr.ts';
-import { pollingRows } from './rows/polling.ts';
-import { resumeRows } from './rows/resume.ts';
-import { sharedRows } from './rows/shared.ts';
-import { startupRows } from './rows/startup.ts';
-import { throughputRows } from './rows/throughput.ts';
-
+/** Each group's module is loaded when it runs, so that `--only` loads only what it runs. */
 const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> = [
-  { id: '1', run: throughputRows },
-  { id: '3', run: largeFileRows },
-  { id: '4', run: resumeRows },
-  { id: '5', run: startupRows },
-  { id: '6', run: emulatorReadRows },
-  { id: '7', run: emulatorExtractionRows },
-  { id: '8', run: pollingRows },
-  { id: '9', run: sharedRows },
-  { id: '10', run: ocrRows },
-  { id: '11', run: journalOpenRows },
+  { id: '1', run: async (ctx) => (await import('./rows/throughput.ts')).throughputRows(ctx) },
+  { id: '3', run: async (ctx) => (await import('./rows/large-file.ts')).largeFileRows(ctx) },
+  { id: '4', run: async (ctx) => (await import('./rows/resume.ts')).resumeRows(ctx) },
+  { id: '5', run: async (ctx) => (await import('./rows/startup.ts')).startupRows(ctx) },
+  { id: '6', run: async (ctx) => (await import('./rows/emulator-reads.ts')).emulatorReadRows(ctx) },
+  { id: '7', run: async (ctx) => (await import('./rows/emulator-extraction.ts')).emulatorExtractionRows(ctx) },
+  { id: '8', run: async (ctx) => (await import('./rows/polling.ts')).pollingRows(ctx) },
+  { id: '9', run: async (ctx) => (await import('./rows/shared.ts')).sharedRows(ctx) },
+  { id: '10', run: async (ctx) => (await import('./rows/ocr.ts')).ocrRows(ctx) },
+  { id: '11', run: async (ctx) => (await import('./rows/journal-open.ts')).journalOpenRows(ctx) },
   // Issue 26's row 10 (first-run memory); group 10 was taken by OCR.
-  { id: '12', run: memoryRows },
+  { id: '12', run: async (ctx) => (await import('./rows/memory.ts')).memoryRows(ctx) },
 ];
 
 const SCALE_NOTES = `Sizes in full mode are the issue's: 500 one-page PDFs (rows 1-2), a 2 GiB file (row 3), 6,000, 20,000 and 100,000 files and journals of 1,000 and 20,000 lines (row 4), 20 start-ups (row 5), wrk with 64 connections for 10 s (row 6), four 300-page PDFs (row 7), documents completing after 1, 4, 12 and 20 s (row 8), journals of 10^4, 10^5 and 10^6 documents (row 11), first runs over 1,000, 10,000 and 100,000 one-page PDFs (row 10 mem, group 12); nothing is scaled down. The stand-in (bench/lib/standin.ts) runs in the runner's process; \`extract serve\` runs in a child process, in memory, with processing.ms_per_page 0. The CLI runs as a child process with a fresh journal (its default behaviour), -o a JSON Lines file.\n`;
@@ -58,18 +48,40 @@ const tiny = values.tiny;
 const only = values.only?.split(',').map((s) => s.trim());
 const tmp = mkdtempSync(join(tmpdir(), 'extract-bench-'));
 const started = performance.now();
+let shared: Promise<ChildEmulator> | undefined;
 const ctx: BenchContext = {
   tiny,
   reps: tiny ? 1 : 3,
   tmp,
-  log: (m) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}\n`),
+  log: (m) =>
+    process.stderr.write(
+      `[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s, CPU ${cpuSoFar().toFixed(1).padStart(5)} s] ${m}\n`,
+    ),
+  emulator: async () => {
+    if (!tiny) return startEmulator(tmp);
+    shared ??= startEmulator(tmp);
+    return { ...(await shared), close: async () => {} };
+  },
 };
+
+/**
+ * CPU seconds (user + system) of this process and of the children it has waited for, as
+ * /usr/bin/time would count them: each log line says what the rows so far cost.
+ */
+function cpuSoFar(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime, stime, cutime, cstime: fields 14-17 of proc(5), 11-14 after the command's name.
+  return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+}
 
 const rows: Row[] = [];
 const failures: string[] = [];
+/** The groups run, in order (the smoke test checks that its --only lists cover GROUPS). */
+const ran: string[] = [];
 try {
   for (const group of GROUPS) {
     if (only && !only.includes(group.id)) continue;
+    ran.push(group.id);
     try {
       rows.push(...(await group.run(ctx)));
     } catch (err) {
@@ -77,7 +89,9 @@ try {
       ctx.log(`row ${group.id} FAILED: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  ctx.log('done');
 } finally {
+  if (shared) await (await shared.catch(() => undefined))?.close();
   rmSync(tmp, { recursive: true, force: true });
 }
 
@@ -87,7 +101,8 @@ const table = renderTable(rows);
 process.stdout.write(
   `\nMachine: ${machine}\nMode: ${tiny ? 'tiny (each row once, tiny sizes; no goal judged)' : 'full'}; ${minutes} min\n\n${table}`,
 );
-if (values.json) writeFileSync(values.json, JSON.stringify({ machine, tiny, rows, failures }, null, 2));
+const groups = GROUPS.map((g) => g.id);
+if (values.json) writeFileSync(values.json, JSON.stringify({ machine, tiny, rows, failures, groups, ran }, null, 2));
 const benchmarks = join(ROOT, 'BENCHMARKS.md');
 if (values.write && only && existsSync(benchmarks)) {
   const stamp = `Rows ${only.join(', ')} measured again on ${new Date().toISOString().slice(0, 10)} (\`--only ${only.join(',')}\`, ${minutes} min; ${machine}).`;

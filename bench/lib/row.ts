@@ -1,3 +1,5 @@
+import type { ChildEmulator } from './emulator.ts';
+
 /** One line of the table: the project's figure, the comparison measured in the same run, their ratio. */
 export type Row = {
   id: string;
@@ -23,6 +25,12 @@ export type BenchContext = {
   /** A scratch folder for this run, removed at the end. */
   tmp: string;
   log: (message: string) => void;
+  /**
+   * `extract serve` in a child process (lib/emulator.ts). Each call starts a fresh one, except
+   * in --tiny mode, where the rows share one (its start is most of what a tiny row costs) and
+   * its close() leaves it running for the next row; run.ts stops it at the end.
+   */
+  emulator: () => Promise<ChildEmulator>;
 };
 
 /** A row, its ratio computed, its goal judged (never in --tiny mode, which asserts nothing about speed). */

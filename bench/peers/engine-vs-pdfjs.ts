@@ -4,14 +4,17 @@
  * text extraction (getTextContent on every page), in this one thread, warm, each rep running
  * both one after the other so that a busy moment of the machine hits both alike. Prints
  * `{"engine": pages/s, "bare": pages/s}` (medians).
- * usage: node engine-vs-pdfjs.ts REPS FILE...
+ * usage: node engine-vs-pdfjs.ts REPS [--cold] FILE...
+ * --cold: no warm-up pass (bench --tiny, which measures nothing and wants each path run once)
  */
 import { readFileSync } from 'node:fs';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { extractInProcess } from '../../src/engine/extract.ts';
 
-const [repsArg = '3', ...files] = process.argv.slice(2);
+const [repsArg = '3', ...rest] = process.argv.slice(2);
+const cold = rest[0] === '--cold';
+const files = cold ? rest.slice(1) : rest;
 const docs = files.map((f) => new Uint8Array(readFileSync(f)));
 
 async function bare(bytes: Uint8Array): Promise<number> {
@@ -38,8 +41,10 @@ async function rate(read: (bytes: Uint8Array) => Promise<number>): Promise<numbe
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-await rate(engine);
-await rate(bare);
+if (!cold) {
+  await rate(engine);
+  await rate(bare);
+}
 const out: Record<'engine' | 'bare', number[]> = { engine: [], bare: [] };
 for (let r = 0; r < Number(repsArg); r++) {
   out.engine.push(await rate(engine));

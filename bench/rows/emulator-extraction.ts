@@ -2,7 +2,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { getText, submitStored } from '../lib/api.ts';
-import { EMULATOR_KEY, startEmulator } from '../lib/emulator.ts';
+import { EMULATOR_KEY } from '../lib/emulator.ts';
 import { CORPUS_DIR, NODE, ROOT } from '../lib/paths.ts';
 import { longPdf } from '../lib/pdfs.ts';
 import { check, run } from '../lib/proc.ts';
@@ -10,7 +10,7 @@ import { row, type BenchContext, type Row } from '../lib/row.ts';
 import { median, percentile } from '../lib/stats.ts';
 
 /** How many of the corpus's PDFs --tiny reads: enough that the corpus path still runs. */
-const TINY_CORPUS = 6;
+const TINY_CORPUS = 2;
 
 /**
  * Row 7: while `extract serve` extracts four long PDFs, the latency of GET documents/{id}
@@ -20,7 +20,7 @@ const TINY_CORPUS = 6;
  * within 1.2x; issue 26 raised it to 0.9x of bare).
  */
 export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> {
-  const pages = ctx.tiny ? 5 : 300;
+  const pages = ctx.tiny ? 2 : 300;
   ctx.log(`row 7: writing four ${pages}-page PDFs`);
   const files: Array<{ path: string; bytes: Buffer }> = [];
   for (let i = 0; i < 4; i++) {
@@ -34,7 +34,7 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
   const barePagesPerSecond: number[] = [];
   for (let r = 0; r < ctx.reps; r++) {
     ctx.log(`row 7: rep ${r + 1}/${ctx.reps}`);
-    const emulator = await startEmulator(ctx.tmp);
+    const emulator = await ctx.emulator();
     try {
       const started = performance.now();
       const ids: string[] = [];
@@ -66,9 +66,11 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
     barePagesPerSecond.push(Number(bare.stdout.trim()));
   }
   ctx.log('row 7: per core, the engine and bare pdfjs-dist in one thread');
+  // --tiny: one pass of each, no warm-up pass first.
+  const perCoreArgs = ctx.tiny ? ['1', '--cold'] : ['5'];
   const core = await run(NODE, [
     join(ROOT, 'bench/peers/engine-vs-pdfjs.ts'),
-    String(ctx.tiny ? 1 : 5),
+    ...perCoreArgs,
     ...files.map((f) => f.path),
   ]);
   check(core, 'engine against bare pdfjs-dist in one thread');
@@ -85,7 +87,7 @@ export async function emulatorExtractionRows(ctx: BenchContext): Promise<Row[]> 
   let perCorpus: z.infer<typeof PerCore> | undefined;
   if (corpus.length > 0) {
     ctx.log(`row 7: per core on the corpus (${corpus.length} PDFs)`);
-    const run7 = await run(NODE, [join(ROOT, 'bench/peers/engine-vs-pdfjs.ts'), String(ctx.tiny ? 1 : 5), ...corpus]);
+    const run7 = await run(NODE, [join(ROOT, 'bench/peers/engine-vs-pdfjs.ts'), ...perCoreArgs, ...corpus]);
     check(run7, 'engine against bare pdfjs-dist in one thread, corpus');
     perCorpus = PerCore.parse(JSON.parse(run7.stdout));
   } else {

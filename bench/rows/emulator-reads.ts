@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractInline, getText } from '../lib/api.ts';
-import { EMULATOR_KEY, startEmulator, stop } from '../lib/emulator.ts';
+import { EMULATOR_KEY, stop } from '../lib/emulator.ts';
 import { NODE, ROOT } from '../lib/paths.ts';
 import { writeInvoices } from '../lib/pdfs.ts';
 import { check, run } from '../lib/proc.ts';
@@ -30,7 +30,7 @@ export async function emulatorReadRows(ctx: BenchContext): Promise<Row[]> {
   const seconds = ctx.tiny ? 1 : 10;
   const [pdf] = await writeInvoices(join(ctx.tmp, 'reads'), 1);
   if (!pdf) throw new Error('no PDF');
-  const emulator = await startEmulator(ctx.tmp);
+  const emulator = await ctx.emulator();
   const ours: Array<WrkResult & { cpuUs: number }> = [];
   const peer: Array<WrkResult & { cpuUs: number }> = [];
   try {

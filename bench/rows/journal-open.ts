@@ -20,7 +20,7 @@ import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
  * Also the journal's size per document, which `extract journal compact` keeps to one fact each.
  */
 export async function journalOpenRows(ctx: BenchContext): Promise<Row[]> {
-  const sizes = ctx.tiny ? [1_000, 10_000] : [10_000, 100_000, 1_000_000];
+  const sizes = ctx.tiny ? [1_000, 2_000] : [10_000, 100_000, 1_000_000];
   const standIn = await startStandIn();
   const rows: Row[] = [];
   const template = join(ctx.tmp, 'open-template');

@@ -15,7 +15,7 @@ import { STANDIN_KEY, startStandIn, type StandIn } from '../lib/standin.ts';
  * header: the client sniffs the header and sends application/pdf.
  */
 export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
-  const size = ctx.tiny ? 80 * 2 ** 20 : 2 * 2 ** 30;
+  const size = ctx.tiny ? 16 * 2 ** 20 : 2 * 2 ** 30;
   const file = join(ctx.tmp, 'large.pdf');
   ctx.log(`row 3: writing a ${size / 2 ** 20} MB file`);
   writeLarge(file, size);
@@ -84,7 +84,7 @@ export async function largeFileRows(ctx: BenchContext): Promise<Row[]> {
       curl.push(c);
       curlPut.push(cput.seconds);
     }
-    const label = `${ctx.tiny ? '80 MB' : '2 GB'} file, upload-and-poll, stand-in`;
+    const label = `${ctx.tiny ? '16 MB' : '2 GB'} file, upload-and-poll, stand-in`;
     return [
       row(ctx, {
         id: '3 rss',

@@ -23,7 +23,7 @@ const GROWTH = 1.25;
  * take the first folder, the first two, then all three.
  */
 export async function memoryRows(ctx: BenchContext): Promise<Row[]> {
-  const sizes = ctx.tiny ? [20, 60, 120] : [1_000, 10_000, 100_000];
+  const sizes = ctx.tiny ? [10, 20, 40] : [1_000, 10_000, 100_000];
   const folders: string[] = [];
   let written = 0;
   for (const [i, n] of sizes.entries()) {

@@ -20,7 +20,7 @@ export async function sharedRows(ctx: BenchContext): Promise<Row[]> {
   const server = await startPostgres({ durable: true });
   try {
     const rows = [await factCost(ctx, await server.database())];
-    const n = ctx.tiny ? 24 : 240;
+    const n = ctx.tiny ? 12 : 240;
     const latencyMs = 100;
     const dir = join(ctx.tmp, 'shared-in');
     ctx.log(`row 9: writing ${n} invoices`);
@@ -102,7 +102,7 @@ export async function sharedRows(ctx: BenchContext): Promise<Row[]> {
 
 /** One appended fact: PostgreSQL (one INSERT, committed) against the JSONL file (write + fdatasync). */
 async function factCost(ctx: BenchContext, url: string): Promise<Row> {
-  const appends = ctx.tiny ? 50 : 500;
+  const appends = ctx.tiny ? 20 : 500;
   const perFact: Record<'pg' | 'file', number[]> = { pg: [], file: [] };
   for (let r = 0; r < ctx.reps; r++) {
     for (const which of ['file', 'pg'] as const) {

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { runExtract } from '../lib/cli.ts';
-import { EMULATOR_KEY, startEmulator } from '../lib/emulator.ts';
+import { EMULATOR_KEY } from '../lib/emulator.ts';
 import { NODE, ROOT } from '../lib/paths.ts';
 import { writeInvoices } from '../lib/pdfs.ts';
 import { check, measure, type Measured } from '../lib/proc.ts';
@@ -15,7 +15,7 @@ import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
  * curl loop users write today; and the CLI's CPU per document in (a) against a bare undici loop.
  */
 export async function throughputRows(ctx: BenchContext): Promise<Row[]> {
-  const n = ctx.tiny ? 12 : 500;
+  const n = ctx.tiny ? 8 : 500;
   const dir = join(ctx.tmp, 'small');
   ctx.log(`rows 1-2: writing ${n} distinct one-page PDFs`);
   const files = await writeInvoices(dir, n);
@@ -156,7 +156,7 @@ export async function throughputRows(ctx: BenchContext): Promise<Row[]> {
   }
 
   // (b) `extract serve` in a child process: reading the PDFs there bounds everyone.
-  const emulator = await startEmulator(ctx.tmp);
+  const emulator = await ctx.emulator();
   try {
     for (const c of [1, 8]) {
       const ours: Measured[] = [];

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterEachTest } from '../helpers/cleanup.ts';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterEachFile, afterEachTest } from '../helpers/cleanup.ts';
 
 // Code that runs in the page is passed as a string: the project's tsconfig has no DOM types,
 // and vitest would rewrite a function's dynamic import().
@@ -23,19 +22,36 @@ const ARGS = [
   '--disable-sync',
 ];
 
-const open = new Set<{ context: BrowserContext; dir: string }>();
+/**
+ * One chromium per test file, launched at the first browserPage() and closed after the file's
+ * last test: a launch costs 1-2 CPU-seconds, a context a small fraction of that. Each test still
+ * gets a fresh context (its own storage, cookies, permissions and viewport), closed after it.
+ */
+const browsers = new Map<string, Promise<Browser>>();
+const contexts = new Set<BrowserContext>();
 afterEachTest(async () => {
-  await Promise.all(
-    [...open].map(async (o) => {
-      await o.context.close().catch(() => {});
-      await rm(o.dir, { recursive: true, force: true });
-    }),
-  );
-  open.clear();
+  await Promise.all([...contexts].map((c) => c.close().catch(() => {})));
+  contexts.clear();
+});
+afterEachFile(async () => {
+  const all = [...browsers.values()];
+  browsers.clear();
+  await Promise.all(all.map(async (b) => (await b.catch(() => undefined))?.close().catch(() => {})));
 });
 
+function browserAt(executable: string): Promise<Browser> {
+  let browser = browsers.get(executable);
+  if (browser === undefined) {
+    browser = chromium.launch({ executablePath: executable, args: ARGS, headless: true });
+    // A failed launch is not kept: the next test tries again, and fails with its own error.
+    browser.catch(() => browsers.delete(executable));
+    browsers.set(executable, browser);
+  }
+  return browser;
+}
+
 /**
- * A page in a fresh headless chromium (its own profile directory), closed after the test.
+ * A page in a fresh context of the file's headless chromium, closed after the test.
  * Without chromium the test fails, never skips: a green run must mean the page was tested.
  */
 export async function browserPage(
@@ -47,19 +63,21 @@ export async function browserPage(
       `chromium is not installed at ${executable}: install it (apt-get update && apt-get install -y chromium; npm test's pretest does this), or set EXTRACT_TEST_CHROMIUM to its path`,
     );
   }
-  const dir = await mkdtemp(join(tmpdir(), 'extract-app-chromium-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: executable,
-    args: ARGS,
-    headless: true,
+  let browser = await browserAt(executable);
+  if (!browser.isConnected()) {
+    // It crashed or was closed under an earlier test: this test gets a new one.
+    browsers.delete(executable);
+    browser = await browserAt(executable);
+  }
+  const context = await browser.newContext({
     viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
     deviceScaleFactor: 1,
     colorScheme: 'light',
     reducedMotion: 'reduce',
     permissions: ['clipboard-read', 'clipboard-write'],
   });
-  open.add({ context, dir });
-  const page = context.pages()[0] ?? (await context.newPage());
+  contexts.add(context);
+  const page = await context.newPage();
   // Any script error or failed request in the page fails the test that looks at `errors`.
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));

@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import type { Engine, EngineOutput } from '../../src/engine/types.ts';
+import { call, emulator, inlineBody, sharedEngine } from '../helpers/emulator.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { browserPage, screenshot } from './browser.ts';
 
@@ -18,11 +19,24 @@ describe('the documents list with many documents', () => {
     // The documents are seeded inline, as many at once as the emulator reads (more would wait in
     // its queue on the inline deadline's clock), under a deadline no loaded machine reaches: a
     // 503 at 30 s failed this test beside a second copy of the suite, which is not what it tests.
-    const server = await emulator({
-      credits: 100_000,
-      processing: { ms_per_page: 0, concurrency: 4 },
-      inline: { ...DEFAULT_CONFIG.inline, timeout_ms: 600_000 },
-    });
+    // They are one PDF a thousand times: the engine reads it once, and each document gets that
+    // reading (the list is under test here, not the engine; reading each copy was most of the CPU).
+    const real = sharedEngine();
+    let pages: Promise<number> | undefined;
+    let reading: Promise<EngineOutput> | undefined;
+    const engine: Engine = {
+      countPages: (bytes, mimeType, options) => (pages ??= real.countPages(bytes, mimeType, options)),
+      extract: (input, options) => (reading ??= real.extract(input, options)),
+      close: async () => {},
+    };
+    const server = await emulator(
+      {
+        credits: 100_000,
+        processing: { ms_per_page: 0, concurrency: 4 },
+        inline: { ...DEFAULT_CONFIG.inline, timeout_ms: 600_000 },
+      },
+      { engine },
+    );
     const pdf = await makePdf([['Invoice Number: TINY-1', 'Total: 1.00']]);
     const limit = pLimit(4);
     const send = (n: number) =>

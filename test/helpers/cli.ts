@@ -44,8 +44,8 @@ function removeDir(dir: string): void {
  * finishes (after the afterEach hooks, so after its children are killed), or, made outside a
  * test, when the file's tests are done.
  */
-export function tempDir(prefix = 'extract-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+export function tempDir(prefix = 'extract-test-', parent = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, prefix));
   try {
     onTestFinished(() => removeDir(dir));
   } catch {

@@ -13,8 +13,10 @@ export type Corpus = { dir: string; names: string[]; small: number; large: numbe
  * `n` distinct one-page invoices under `<root>/in`: every other one padded with lines so it is
  * larger than the returned `inlineMax` (pass it as --inline-max), so about half go inline and
  * half upload-and-poll. Each differs in its number, so each is its own document (sha256).
+ * `mark`: a line every document carries, so that the corpora of tests sharing one serve are
+ * documents of their own too (without it, the small documents of two corpora are the same).
  */
-export async function makeCorpus(root: string, n: number, prefix = 'doc'): Promise<Corpus> {
+export async function makeCorpus(root: string, n: number, prefix = 'doc', mark?: string): Promise<Corpus> {
   const dir = join(root, 'in');
   mkdirSync(dir, { recursive: true });
   const smallSizes: number[] = [];
@@ -26,6 +28,7 @@ export async function makeCorpus(root: string, n: number, prefix = 'doc'): Promi
       `Invoice Number: INV-${String(i).padStart(5, '0')}`,
       'Invoice Date: 2024-03-15',
       `Total: ${(100 + i).toFixed(2)}`,
+      ...(mark === undefined ? [] : [`Reference: ${mark}`]),
     ];
     if (big)
       for (let k = 0; k < 30; k++)

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DocumentBody, type Results } from '../../src/contract/index.ts';
+import { DocumentBody, MAX_BALANCE_PAGES, type Results } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS } from '../../src/emulator/processor.ts';
 import { openStore } from '../../src/emulator/store.ts';
-import { EnginePool } from '../../src/engine/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { call, emulator, inlineBody, sharedEngine, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, formOf, pdfClaimingPages, postForm, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
@@ -51,18 +50,18 @@ describe('hostile: page counts', () => {
   });
 
   it('a page count above the byte size is refused (422), whatever the engine says', async () => {
-    const real = new EnginePool({ workers: 1 });
+    // The file's engine (one warm process for all its tests) with a page count no PDF of these bytes has.
+    const real = sharedEngine();
     const engine: Engine = {
       countPages: async () => 1_000_000_000,
       extract: (i) => real.extract(i),
-      close: () => real.close(),
+      close: async () => {},
     };
     const s = await emulator({}, { engine });
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(9)) });
     expect(r.status).toBe(422);
     expect(r.body.error).toMatch(/declares 1000000000 pages in \d+ bytes/);
     expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
-    await real.close();
   });
 
   it('serve survives it through the app route with no key, and restarts on the same data directory', async () => {
@@ -91,8 +90,8 @@ describe('hostile: page counts', () => {
 
 /** An engine that counts honestly but whose extraction yields something the emulator cannot store. */
 function engineWith(extract: Engine['extract']): Engine {
-  const real = new EnginePool({ workers: 1 });
-  return { countPages: (b, m) => real.countPages(b, m), extract, close: () => real.close() };
+  const real = sharedEngine();
+  return { countPages: (b, m) => real.countPages(b, m), extract, close: async () => {} };
 }
 
 describe('hostile: background failures', () => {
@@ -122,7 +121,6 @@ describe('hostile: background failures', () => {
     expect(ledger.entries.filter((e) => e.kind === 'refund')).toHaveLength(2);
     expect(logs.join('\n')).toContain('internal error while finishing');
     expect((await call(s, 'GET', '/_emulator/health', { key: null })).status).toBe(200);
-    await engine.close();
   });
 
   it('an extraction whose page count disagrees with the count charged is failed and refunded', async () => {
@@ -132,7 +130,6 @@ describe('hostile: background failures', () => {
     expect(inline.status).toBe(422);
     expect(inline.body.error).toContain('-1000000 pages during extraction');
     expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
-    await engine.close();
   });
 
   it(`a document that keeps stopping the server is failed after ${MAX_ATTEMPTS} starts, not re-queued forever`, async () => {
@@ -162,22 +159,29 @@ describe('hostile: background failures', () => {
 
 describe('hostile: ledger bounds', () => {
   it('top-ups are bounded, so the balance can never overflow', async () => {
-    const s = await emulator();
+    // Opening 2.5 top-ups below the maximum (999 top-ups from the default opening reached the same
+    // place through 999 requests): two more fit, one that lands on the maximum exactly fits, and
+    // then nothing does.
+    const opening = MAX_BALANCE_PAGES - 2_500_000_000;
+    const s = await emulator({ credits: opening });
     const huge = await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: Number.MAX_SAFE_INTEGER } });
     expect(huge.status).toBe(400);
     expect(huge.body.error).toMatch(/at most 1000000000 pages/);
-    for (let i = 0; i < 999; i++) {
+    for (let i = 0; i < 2; i++) {
       const r = await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: 1_000_000_000 } });
       expect(r.status).toBe(200);
     }
     const over = await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: 1_000_000_000 } });
     expect(over.status).toBe(400);
     expect(over.body.error).toContain("past the emulator's maximum");
+    const toTheTop = await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: 500_000_000 } });
+    expect(toTheTop.status).toBe(200);
+    expect((await call(s, 'POST', '/_emulator/credits', { key: null, body: { pages: 1 } })).status).toBe(400);
     // Every later extract and ledger read still works.
     expect((await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(7)) })).status).toBe(200);
-    const ledger = await exactLedger(s, OPENING);
+    const ledger = await exactLedger(s, opening);
     expect(ledger.balance).toBe(ledger.sum);
-    expect(ledger.balance).toBe(OPENING + 999 * 1_000_000_000 - 1);
+    expect(ledger.balance).toBe(MAX_BALANCE_PAGES - 1);
   });
 
   it('the database itself refuses a negative or absurd ledger entry', () => {

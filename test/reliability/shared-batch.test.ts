@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extract, readJsonLines } from '../e2e/batch-helpers.ts';
-import { cleanEnv, spawnCli, spawnServe, tempDir } from '../helpers/cli.ts';
+import { extract, readJsonLines, serveForFile } from '../e2e/batch-helpers.ts';
+import { cleanEnv, spawnCli, tempDir } from '../helpers/cli.ts';
 import { PG_PASSWORD, startPostgres, type PgServer } from '../helpers/postgres.ts';
-import { chargesBySha, makeCorpus, readReport, writeServeConfig, type Corpus } from './helpers.ts';
+import { chargesBySha, makeCorpus, readReport, type Corpus } from './helpers.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 
 /**
@@ -22,15 +22,23 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => pgServer?.stop());
 
+/**
+ * One `extract serve` for the file (each test reads only its own ledger entries): a serve's start
+ * cost more CPU than most of these tests' workers. Its documents take 300 ms to process, so that
+ * a worker killed or paused just after it submitted still has documents in flight (the slowest
+ * the tests needed; the others ran at 100-200 ms, which only makes their batches shorter).
+ */
+const serveUrl = serveForFile({ credits: 1_000_000, processing: { ms_per_page: 300, concurrency: 8 } });
+
 type Setup = { root: string; corpus: Corpus; url: string; state: string };
 
-/** A corpus, an `extract serve` whose documents take `msPerPage` to process, and a fresh database. */
-async function setup(n: number, msPerPage: number): Promise<Setup> {
+let corpora = 0;
+
+/** A corpus of documents no other test of the file sends (distinct contents), and a fresh database. */
+async function setup(n: number): Promise<Setup> {
   const root = tempDir('extract-shared-');
-  const corpus = await makeCorpus(root, n, 'shared');
-  const config = writeServeConfig(root, { processing: { ms_per_page: msPerPage, concurrency: 8 } });
-  const server = await spawnServe(['--in-memory', '--config', config, '--no-listen', '-q']);
-  return { root, corpus, url: server.url, state: await pgServer.database() };
+  const corpus = await makeCorpus(root, n, 'shared', `corpus ${++corpora}`);
+  return { root, corpus, url: serveUrl(), state: await pgServer.database() };
 }
 
 function workerArgs(s: Setup, i: number, extra: string[] = []): string[] {
@@ -84,7 +92,7 @@ async function expectChargedOnce(s: Setup): Promise<void> {
 
 describe('many workers, one batch (PostgreSQL)', () => {
   it('three workers share a batch: each document completed by one of them and charged once; every report covers the batch', async () => {
-    const s = await setup(36, 120);
+    const s = await setup(36);
     const env = cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url });
     const runs = await Promise.all(
       [0, 1, 2].map((i) =>
@@ -143,7 +151,7 @@ describe('many workers, one batch (PostgreSQL)', () => {
   }, 180_000);
 
   it('three workers through PgBouncer in transaction mode (no session state): each document charged once', async () => {
-    const s = await setup(24, 100);
+    const s = await setup(24);
     const db = new URL(s.state).pathname.slice(1);
     const url = await pgServer.bouncer(db);
     const env = cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url, EXTRACT_STATE_URL: url });
@@ -169,7 +177,7 @@ describe('many workers, one batch (PostgreSQL)', () => {
   }, 180_000);
 
   it('a worker SIGKILLed mid-batch: the others take its documents over (polled, never sent again) and finish the batch, each document charged once', async () => {
-    const s = await setup(30, 300);
+    const s = await setup(30);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
     // The victim uploads (its documents sit submitted while they process) and is killed once it holds some.
     const victim = spawnCli([...workerArgs(s, 0, ['--route', 'upload', '-v'])], {
@@ -221,7 +229,7 @@ describe('many workers, one batch (PostgreSQL)', () => {
   }, 180_000);
 
   it('the database restarted mid-batch: the workers wait for it and go on; every document charged once', async () => {
-    const s = await setup(30, 150);
+    const s = await setup(30);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
     const workers = [0, 1, 2].map((i) =>
       spawnCli(workerArgs(s, i), {
@@ -253,7 +261,7 @@ describe('many workers, one batch (PostgreSQL)', () => {
   }, 180_000);
 
   it('the database gone past --state-wait: the workers stop with exit 6 and a clear message; a rerun once it is back converges, each document charged once', async () => {
-    const s = await setup(24, 150);
+    const s = await setup(24);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
     const workers = [0, 1].map((i) =>
       spawnCli(workerArgs(s, i, ['--state-wait', '2s']), {
@@ -281,7 +289,7 @@ describe('many workers, one batch (PostgreSQL)', () => {
   }, 180_000);
 
   it('a worker paused past its lease (SIGSTOP) loses its documents to another and, woken, sends none of them again', async () => {
-    const s = await setup(20, 200);
+    const s = await setup(20);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
     const sleeper = spawnCli(workerArgs(s, 0, ['--lease', '1s', '-c', '4']), {
       env: { ...env, EXTRACT_CONFIG_DIR: join(s.root, 'cfg-0') },
