@@ -24,8 +24,12 @@ import { exactLedger } from '../helpers/hostile.ts';
  */
 
 const CREDITS = 10_000;
-/** Serve's peak resident memory while it counts and extracts a 1 GB PDF, engine processes included. */
-const PEAK_RSS_BOUND_MB = 700;
+/**
+ * Serve's peak resident memory while it counts and extracts a 1 GB PDF, engine processes included:
+ * 656-668 MB measured, 684 MB since each engine process runs a watchdog thread (~8 MB each: the
+ * reading one and the warm spare). Still 1.4x under the file's size: the file is never held.
+ */
+const PEAK_RSS_BOUND_MB = 750;
 
 function vmHwmMb(pid: number): number | null {
   try {
@@ -115,7 +119,7 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     expect(MAX_ENGINE_FILE_BYTES).toBeGreaterThan(300_000_000);
   });
 
-  it('a 1 GB, 2,000-page PDF through upload-and-poll: counted, charged 2,000 credits, extracted, serve’s peak RSS under 700 MB', async () => {
+  it('a 1 GB, 2,000-page PDF through upload-and-poll: counted, charged 2,000 credits, extracted, serve’s peak RSS under 750 MB', async () => {
     const dir = tempDir('extract-big-', bigFilesParent());
     const pdf = await writeBigPdf(join(dir, 'big.pdf'), { pages: 2000, imageBytes: 524_000 });
     expect(pdf.size).toBeGreaterThan(1_000_000_000);
