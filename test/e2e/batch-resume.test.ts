@@ -26,6 +26,9 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
  * during the first poll and the poll deadline are held in process, on a fake clock, by
  * test/batch/unattended.test.ts (with pages charged checked against the ledger).
  */
+
+/** How the tests' reruns send: by upload, eight at a time, polled often. */
+const RERUN = ['--route', 'upload', '-c', '8', '--poll-interval', '100ms'];
 describe('resuming', () => {
   it.skipIf(!straceWorks())(
     'a rerun that finds every file done opens no document: it stats each one and answers from the journal (strace)',
@@ -76,15 +79,7 @@ describe('resuming', () => {
       expect(journalFacts(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(names.length);
 
       // The lock of the killed run is stale: the rerun takes it over.
-      const second = await extract(cwd, server.url, [
-        'in/*.pdf',
-        '--route',
-        'upload',
-        '-c',
-        '8',
-        '--poll-interval',
-        '100ms',
-      ]);
+      const second = await extract(cwd, server.url, ['in/*.pdf', ...RERUN]);
       expect(second.exitCode, second.stderr).toBe(0);
       expect(second.stderr).toMatch(/resuming \d+ documents? submitted by an earlier run/);
       const records = readJsonLines(String(second.stdout));
@@ -106,15 +101,7 @@ describe('resuming', () => {
       const stopped = await first;
       expect(stopped.exitCode, stopped.stderr).toBe(130);
       expect(stopped.stderr).toMatch(/rerun the same command to resume/);
-      const second = await extract(cwd, server.url, [
-        'in/',
-        '--route',
-        'upload',
-        '-c',
-        '8',
-        '--poll-interval',
-        '100ms',
-      ]);
+      const second = await extract(cwd, server.url, ['in/', ...RERUN]);
       expect(second.exitCode, second.stderr).toBe(0);
       const reserves = await reservesBySha(server.url);
       expect(reserves.size).toBe(names.length);
