@@ -282,6 +282,17 @@ describe('discovery: each file once, the first time it is found', () => {
 });
 
 describe('streamInputs', () => {
+  it('walks a subfolder where its path sorts: after "a-b" and "a.pdf", before "a0"', async () => {
+    await mkdir(join(cwd, 'x/a'), { recursive: true });
+    for (const f of ['x/a-b.pdf', 'x/a.pdf', 'x/a/z.pdf', 'x/a0.pdf', 'x/A.pdf', 'x/é.pdf', 'x/a b.pdf'])
+      await writeFile(join(cwd, f), f);
+    const expected = ['x/A.pdf', 'x/a b.pdf', 'x/a-b.pdf', 'x/a.pdf', 'x/a/z.pdf', 'x/a0.pdf', 'x/é.pdf'];
+    expect([...expected].sort()).toEqual(expected);
+    const { chunks } = streamInputs(['x'], { cwd, ignore: [], chunk: 1 });
+    const found: string[] = [];
+    for await (const chunk of chunks) found.push(...chunk.map((f) => f.file));
+    expect(found).toEqual(expected);
+  });
   it('gives discoverInputs files in chunks, and counts them as they go', async () => {
     const { chunks, found } = streamInputs(['inv', 'notes.txt', 'missing.pdf'], { cwd, ignore: [], chunk: 2 });
     const seen: string[][] = [];
