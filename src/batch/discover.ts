@@ -498,3 +498,30 @@ export function describeFsError(err: unknown): string {
   if (code === 'ENOENT') return 'no such file';
   return code ?? (err instanceof Error ? err.message : String(err));
 }
+
+/** discoverInputs as it is iterated: the files in chunks, what else it found once they have ended. */
+export type DiscoveryStream = {
+  /** The input files in discoverInputs' order, in chunks of at most `chunk` files. Throws at its end where discoverInputs throws. */
+  chunks: AsyncIterable<InputFile[]>;
+  /** Filled as `chunks` is iterated; complete once it has ended (`files`: how many files it gave). */
+  found: Omit<Discovery, 'files'> & { files: number };
+};
+
+export function streamInputs(inputs: string[], options: DiscoverOptions & { chunk?: number }): DiscoveryStream {
+  const found: DiscoveryStream['found'] = { unreadable: [], unmatched: [], linksNotFollowed: [], files: 0 };
+  const size = options.chunk ?? 1_000;
+  return {
+    found,
+    chunks: {
+      async *[Symbol.asyncIterator]() {
+        const all = await discoverInputs(inputs, options);
+        found.unreadable = all.unreadable;
+        found.unmatched = all.unmatched;
+        found.linksNotFollowed = all.linksNotFollowed;
+        found.nothingIn = all.nothingIn;
+        found.files = all.files.length;
+        for (let i = 0; i < all.files.length; i += size) yield all.files.slice(i, i + size);
+      },
+    },
+  };
+}
