@@ -476,7 +476,9 @@ type WalkOptions = {
  * after them). A subfolder is met at its name's place and waits (`pending`) until its key's.
  * Which of two ways to one real folder is walked (a link inside the tree and the folder
  * itself): the first in that order. Links left out and what cannot be read come in the same
- * order (the links' list is sorted, as before).
+ * order (the links' list is sorted, as before). One order differs from the old sort of every
+ * path: two sibling folders whose names print the same (one not UTF-8) are walked one after
+ * the other, where the old sort interleaved their files.
  */
 class FolderWalk {
   readonly #options: WalkOptions;
