@@ -86,7 +86,9 @@ export class PlanStore {
   get(ordinal: number): Job {
     if (ordinal < 0 || ordinal >= this.#count) throw new Error(`plan store: no job ${ordinal}`);
     if (this.#lines === undefined) return this.#memory[ordinal] as Job;
-    return decodeJob(this.#lines.get(ordinal));
+    const line = this.#lines.get(ordinal);
+    if (line === undefined) throw new Error(`plan store: job ${ordinal} was not written`);
+    return decodeJob(line);
   }
 
   /** Every job, in input order, read one at a time. */
