@@ -102,13 +102,13 @@ export class PlanStore {
 }
 
 /** A job as one line: the job as JSON, its path as `pathBytes` (base64) when it is not a string. */
-export function encodeJob(job: Job): string {
+function encodeJob(job: Job): string {
   const { stamp: _stamp, path, ...input } = job.input;
   const stored = typeof path === 'string' ? { ...input, path } : { ...input, pathBytes: path.toString('base64') };
   return JSON.stringify({ ...job, input: stored });
 }
 
-export function decodeJob(line: string): Job {
+function decodeJob(line: string): Job {
   const job = JSON.parse(line) as Job & { input: { pathBytes?: string } };
   const { pathBytes } = job.input;
   if (pathBytes !== undefined) {
