@@ -234,6 +234,7 @@ async function planBatch(
     }
   }
   if (!options.dryRun) saveStatCache(cache, log);
+  else cache?.close();
   plan.linksNotFollowed = discovery.found.linksNotFollowed;
   logFound(discovery.found, found, log);
   logUnsettled(plan.unsettled ?? [], options.settleMs ?? 0, log);
@@ -559,6 +560,8 @@ function saveStatCache(cache: StatCache | undefined, log: Log): void {
     cache?.save();
   } catch (err) {
     log('debug', `the stat cache was not saved: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    cache?.close();
   }
 }
 

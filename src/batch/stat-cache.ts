@@ -1,6 +1,7 @@
 import { stampChangedMs, type InputFile } from './discover.ts';
 import type { FileFacts } from './facts.ts';
 import { readChecksummed, writeChecksummedChunks } from '../journal/state/checksummed.ts';
+import { LineSpool } from './spool.ts';
 
 /**
  * The stat cache, like git's index: a file's real path with its size, mtime and ctime (Node's
@@ -43,14 +44,13 @@ export type StatCache = {
   set(file: InputFile, facts: FileFacts, readStartedMs: number): void;
   /** Writes the cache if anything was recorded. */
   save(): void;
+  /** Lets go of the new entries kept for save(). */
+  close(): void;
 };
 
 export function statCachePathFor(journal: string): string {
   return `${journal}.stat-cache`;
 }
-
-/** A file's recorded facts: the stamp they were read at, its sha256 and MIME type. */
-type Entry = [stamp: string, sha256: string, mimeType: string];
 
 export function openStatCache(path: string): StatCache {
   const text = loadEntries(path);
@@ -75,67 +75,123 @@ export function openStatCache(path: string): StatCache {
     }
     return indexed().get(realPath) ?? -1;
   };
-  // Files (re)read by this run; undefined: forgotten (racy).
-  const changes = new Map<string, Entry | undefined>();
-  // The order this run looked files up in, which the saved file keeps.
-  const looked: string[] = [];
+  // What the saved file will hold, in the order this run looked files up: for each lookup, the
+  // loaded entry it found (its start, or -1) and what replaces it: a new entry's slot in `fresh`
+  // (>= 0), FORGOTTEN (racy), or KEEP. Two numbers a file, where a map of this run's entries held
+  // each path, stamp and hash to the end of the plan (at 100,000 new files, its largest part).
+  const found = new Int32List();
+  const replaced = new Int32List();
+  // New entries' text, on disk (a spool) or, where none can be made, in memory.
+  const fresh = LineSpool.open();
+  const freshInMemory: string[] = [];
+  let freshCount = 0;
+  // Lookups a read may follow (the cache did not know the file): path -> its place in `found`.
+  // A read follows its lookup within the plan's window, so this stays small.
+  const pending = new Map<string, number>();
   let dirty = false;
-  const loaded = (at: number): Entry => {
-    const shaAt = text.indexOf('\0', at) + 1;
-    const typeAt = text.indexOf('\0', shaAt) + 1;
-    return [text.slice(at, shaAt - 1), text.slice(shaAt, typeAt - 1), text.slice(typeAt, text.indexOf('\0', typeAt))];
+  const entryAt = (realPath: string, at: number): number => (at < 0 ? -1 : at - realPath.length - 1);
+  const keepFresh = (text: string): number => {
+    const slot = freshCount++;
+    if (fresh === undefined) freshInMemory.push(text);
+    else fresh.put(slot, text);
+    return slot;
   };
-  const entry = (realPath: string): Entry | undefined => {
-    if (changes.has(realPath)) return changes.get(realPath);
-    const at = find(realPath);
-    return at < 0 ? undefined : loaded(at);
-  };
+  const freshText = (slot: number): string => (fresh === undefined ? freshInMemory[slot] : fresh.get(slot)) ?? '';
   return {
     get(file) {
-      looked.push(file.realPath);
-      const stamp = file.stamp;
-      if (!stamp) return undefined;
-      if (changes.size > 0 && changes.has(file.realPath)) {
-        const e = changes.get(file.realPath);
-        return e && e[0] === stamp ? { sha256: e[1], mimeType: e[2] } : undefined;
-      }
       const at = find(file.realPath);
-      if (at < 0) return undefined;
-      cursor = skipFields(text, at, 3);
-      if (!(text.startsWith(stamp, at) && text.charCodeAt(at + stamp.length) === NUL)) return undefined;
-      const shaAt = at + stamp.length + 1;
-      const typeAt = text.indexOf('\0', shaAt) + 1;
-      return { sha256: text.slice(shaAt, typeAt - 1), mimeType: text.slice(typeAt, cursor - 1) };
+      const place = found.length;
+      found.push(entryAt(file.realPath, at));
+      replaced.push(KEEP);
+      const stamp = file.stamp;
+      if (at >= 0) cursor = skipFields(text, at, 3);
+      if (stamp && at >= 0 && text.startsWith(stamp, at) && text.charCodeAt(at + stamp.length) === NUL) {
+        const shaAt = at + stamp.length + 1;
+        const typeAt = text.indexOf('\0', shaAt) + 1;
+        return { sha256: text.slice(shaAt, typeAt - 1), mimeType: text.slice(typeAt, cursor - 1) };
+      }
+      if (stamp) pending.set(file.realPath, place);
+      return undefined;
     },
     set(file, facts, readStartedMs) {
       const stamp = file.stamp;
       if (!stamp) return;
+      let place = pending.get(file.realPath);
+      pending.delete(file.realPath);
+      if (place === undefined) {
+        // Recorded without a lookup first: after this run's files.
+        place = found.length;
+        found.push(entryAt(file.realPath, find(file.realPath)));
+        replaced.push(KEEP);
+      }
       // Racy: forget any older entry, so that the next run reads the file.
       if (stampChangedMs(stamp) > readStartedMs - RACY_MS) {
-        if (entry(file.realPath) !== undefined) {
-          changes.set(file.realPath, undefined);
+        if (found.at(place) >= 0) {
+          replaced.set(place, FORGOTTEN);
           dirty = true;
         }
         return;
       }
-      changes.set(file.realPath, [stamp, facts.sha256, facts.mimeType]);
+      replaced.set(place, keepFresh(`${file.realPath}\0${stamp}\0${facts.sha256}\0${facts.mimeType}\0`));
       dirty = true;
     },
     save() {
       if (!dirty) return;
-      // This run's files in its order, then the other files the cache knew, then (unlikely) new ones not looked up.
-      const paths = new Set([...looked, ...indexed().keys(), ...changes.keys()]);
+      // This run's files in its order, then the other files the cache knew (each entry once).
       // Written a block at a time, never as one text (at 100,000 files, that text three times over was a first run's peak).
       writeChecksummedChunks(path, function* () {
+        const looked = new Set<number>();
+        for (let i = 0; i < found.length; i++) if (found.at(i) >= 0) looked.add(found.at(i));
+        const copied = new Set<number>();
         yield `${VERSION}\n`;
-        for (const realPath of paths) {
-          const e = entry(realPath);
-          if (e) yield `${realPath}\0${e[0]}\0${e[1]}\0${e[2]}\0`;
+        for (let i = 0; i < found.length; i++) {
+          const slot = replaced.at(i);
+          const at = found.at(i);
+          if (slot >= 0) yield freshText(slot);
+          else if (slot === KEEP && at >= 0 && !copied.has(at)) {
+            copied.add(at);
+            yield text.slice(at, skipFields(text, at, 4));
+          }
         }
+        for (let at = 0; at < text.length; at = skipFields(text, at, 4))
+          if (!looked.has(at)) yield text.slice(at, skipFields(text, at, 4));
       });
       dirty = false;
     },
+    close() {
+      fresh?.close();
+    },
   };
+}
+
+const KEEP = -1;
+const FORGOTTEN = -2;
+
+/** Numbers in the order pushed, four bytes each. */
+class Int32List {
+  #items = new Int32Array(1024);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(n: number): void {
+    if (this.#length === this.#items.length) {
+      const grown = new Int32Array(this.#items.length * 2);
+      grown.set(this.#items);
+      this.#items = grown;
+    }
+    this.#items[this.#length++] = n;
+  }
+
+  at(i: number): number {
+    return this.#items[i] as number;
+  }
+
+  set(i: number, n: number): void {
+    this.#items[i] = n;
+  }
 }
 
 /** The position after `count` NUL-ended fields from `at`. */

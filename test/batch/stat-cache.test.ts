@@ -168,3 +168,85 @@ describe('stat cache lookups in any order', () => {
       expect(third.get(input(p, `1:${i}:${i}:1:1`))).toEqual(facts(i));
   });
 });
+
+describe('stat cache over many runs (a model of it)', () => {
+  const input = (realPath: string, stamp: string): InputFile => ({
+    file: realPath,
+    path: realPath,
+    realPath,
+    size: 1,
+    explicit: false,
+    stamp,
+  });
+
+  it('every run finds what the runs before it recorded, replaced or forgotten, and each file is saved once', async () => {
+    const fc = (await import('fast-check')).default;
+    const path = join(dir, 'model.stat-cache');
+    const run = fc.array(
+      fc.record({ file: fc.nat({ max: 11 }), stamp: fc.nat({ max: 2 }), racy: fc.boolean(), read: fc.boolean() }),
+      { maxLength: 14 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(run, { minLength: 1, maxLength: 5 }), async (runs) => {
+        rmSync(path, { force: true });
+        const model = new Map<string, { stamp: string; sha256: string }>();
+        for (const [r, steps] of runs.entries()) {
+          const cache = openStatCache(path);
+          const seen = new Set<string>();
+          for (const [i, step] of steps.entries()) {
+            const p = `/m/${step.file}`;
+            // A run looks each file up once (discovery dedupes by real path).
+            if (seen.has(p)) continue;
+            seen.add(p);
+            const stamp = `1:${step.stamp}:${step.stamp}:1:1`;
+            const known = model.get(p);
+            const hit = known !== undefined && known.stamp === stamp;
+            expect(cache.get(input(p, stamp))).toEqual(
+              hit ? { sha256: known.sha256, mimeType: 'application/pdf' } : undefined,
+            );
+            if (hit || !step.read) continue;
+            const sha256 = `sha-${r}-${i}`;
+            // Racy: read within 2 s of the file's change (stamps are ms since 1970, so "now" is 1 s after it).
+            cache.set(
+              input(p, stamp),
+              { sha256, mimeType: 'application/pdf' },
+              step.racy ? step.stamp + 1_000 : Date.now(),
+            );
+            if (step.racy) model.delete(p);
+            else model.set(p, { stamp, sha256 });
+          }
+          cache.save();
+          cache.close();
+          if (model.size === 0) continue;
+          const saved = readFileSync(path, 'utf8');
+          for (const p of model.keys()) expect(saved.split(`${p}\0`).length - 1).toBe(1);
+        }
+      }),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+
+  it('holds no entry of a first run in memory until its save: 50,000 new files add a few numbers each', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const cache = openStatCache(join(dir, 'big.stat-cache'));
+    const long = 'x'.repeat(80);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 50_000; i++) {
+      const file = input(`/big/${long}/${i}.pdf`, `1:${i}:${i}:${i}:1`);
+      cache.get(file);
+      cache.set(file, { sha256: i.toString(16).padStart(64, '0'), mimeType: 'application/pdf' }, Date.now());
+    }
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    // Held in memory, each entry's path, stamp and sha256 are ~250 bytes: 12 MB for 50,000.
+    expect(grown).toBeLessThan(3_000_000);
+    cache.save();
+    cache.close();
+    const again = openStatCache(join(dir, 'big.stat-cache'));
+    expect(again.get(input(`/big/${long}/0.pdf`, '1:0:0:0:1'))?.sha256).toBe('0'.repeat(64));
+  });
+});
