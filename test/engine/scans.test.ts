@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/index.ts';
 import { EnginePool, extractInProcess } from '../../src/engine/index.ts';
 import { closeOcr } from '../../src/engine/ocr.ts';
-import { OCR_MAX_PAGES, dropDoubtful } from '../../src/engine/scan.ts';
+import { OCR_MAX_PAGES, dropDoubtful, readImage } from '../../src/engine/scan.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { type Gray, grayPng, grayTiff, imagePdf, renderGray } from '../helpers/scan.ts';
 
 /**
  * Scans read by OCR (README: Guarantees): images the test renders from a tiny PDF it builds,
- * never the corpus. OCR is 5–9 s a page on a loaded 2-core machine: generous time-outs.
+ * never the corpus. OCR is 5–9 s a page on a loaded 2-core machine: generous time-outs. One file
+ * for them all, so that the recogniser (three languages, about two CPU-seconds to load) loads once.
  */
 
 const OCR_MS = 120_000;
@@ -17,22 +18,32 @@ const DPI = 200;
 let invoice: Gray;
 let other: Gray;
 let blank: Gray;
+/** The invoice as a PNG, made once: the PNG test, the refusal's yardstick and the worker test read it. */
+let png: Buffer;
 
 beforeAll(async () => {
   invoice = await renderGray(await makePdf([['Invoice number INV-1234', '', 'Total 99.50']]), DPI);
   other = await renderGray(await makePdf([['Delivery note', '', 'Thank you for your order']]), DPI);
   blank = { ...invoice, pixels: new Uint8Array(invoice.pixels.length).fill(255) };
+  png = await grayPng(invoice);
 }, OCR_MS);
 afterAll(() => closeOcr());
 
 const read = async (bytes: Uint8Array, mimeType: string) =>
   extractInProcess({ bytes, mimeType, fields: INVOICE_FIELDS });
 
+/** The PNG read in process, once: the first test checks it, the worker test compares its own reading with it. */
+let pngRead: ReturnType<typeof read> | undefined;
+const pngInProcess = () => {
+  pngRead ??= read(png, 'image/png');
+  return pngRead;
+};
+
 describe('scans read by OCR', () => {
   it(
     'a PNG: the invoice number and total read, boxed in the image pixels where they stand',
     async () => {
-      const out = await read(await grayPng(invoice), 'image/png');
+      const out = await pngInProcess();
       expect(out.pageCount).toBe(1);
       expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
       const box = out.grounding.total?.box;
@@ -87,16 +98,15 @@ describe('scans read by OCR', () => {
   it(
     'an image whose header claims more pixels than OCR reads is not decoded: a note says why',
     async () => {
-      const honest = await grayPng(invoice);
       // What decoding and reading the same image at its true size takes on this machine, now.
       const readingStarted = performance.now();
-      await read(honest, 'image/png');
+      await read(png, 'image/png');
       const readingMs = performance.now() - readingStarted;
-      const png = Buffer.from(honest);
-      png.writeUInt32BE(20_000, 16);
-      png.writeUInt32BE(20_000, 20);
+      const claiming = Buffer.from(png);
+      claiming.writeUInt32BE(20_000, 16);
+      claiming.writeUInt32BE(20_000, 20);
       const started = performance.now();
-      const out = await read(png, 'image/png');
+      const out = await read(claiming, 'image/png');
       const refusedMs = performance.now() - started;
       expect(out.results.total).toBeNull();
       expect(out.notes).toEqual([
@@ -132,10 +142,9 @@ describe('scans in the engine worker threads', () => {
   it(
     'reads a scanned PNG in a worker exactly as in process',
     async () => {
-      const png = await grayPng(invoice);
       const out = await engine.extract({ bytes: png, mimeType: 'image/png', fields: INVOICE_FIELDS });
       expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
-      expect(out.grounding).toEqual((await read(png, 'image/png')).grounding);
+      expect(out.grounding).toEqual((await pngInProcess()).grounding);
     },
     OCR_MS,
   );
@@ -161,4 +170,37 @@ describe('doubtful words', () => {
     });
     expect(Object.keys(grounding).sort()).toEqual(['invoice_number', 'line_items[0].description']);
   });
+});
+
+/**
+ * Letters with diacritics on scans (issue 23: no wrong value from a scan). With English as
+ * tesseract's first language, its model, which has no "ü" or "é", read these lines as "Muller",
+ * "Bohm", "Jurgen", "fur", "regler", "Helene" with word confidences of 88-96: wrong values that
+ * no confidence rule catches. Drawn by the test at 300 dpi.
+ */
+describe('diacritics on scans', () => {
+  it(
+    'German and French words keep their letters',
+    async () => {
+      const pdf = await makePdf([
+        [
+          'Rechnung an:',
+          'Liselotte Müller',
+          'Günter Böhm',
+          'Jürgen Schüler',
+          'Bill to: Müller GmbH',
+          '',
+          'Lieferung für Müller, Grüße',
+          'Facture à régler, Hélène Français',
+        ],
+      ]);
+      const scan = await readImage('png', new Uint8Array(await grayPng(await renderGray(pdf, 300))));
+      const words = (scan.pages[0]?.lines ?? []).flatMap((l) => l.cells.flatMap((c) => c.text.split(' ')));
+      for (const word of ['Müller', 'Böhm', 'Jürgen', 'für', 'régler,', 'Hélène', 'Français'])
+        expect(words).toContain(word);
+      for (const stripped of ['Muller', 'Bohm', 'Jurgen', 'fur', 'regler,', 'Helene', 'Francais'])
+        expect(words).not.toContain(stripped);
+    },
+    OCR_MS,
+  );
 });
