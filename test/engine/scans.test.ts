@@ -3,7 +3,9 @@ import type { Engine } from '../../src/engine/index.ts';
 import { EnginePool, extractInProcess } from '../../src/engine/index.ts';
 import { closeOcr } from '../../src/engine/ocr.ts';
 import { OCR_MAX_PAGES, dropDoubtful, readImage } from '../../src/engine/scan.ts';
+import { scanOf } from '../../fixtures/lib/scans.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { openPdf, readPdf } from '../../src/engine/pdf-text.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { type Gray, grayPng, grayTiff, imagePdf, renderGray } from '../helpers/scan.ts';
 
@@ -127,6 +129,29 @@ describe('scans read by OCR', () => {
       expect(out.notes?.at(-1)).toBe(
         `page ${OCR_MAX_PAGES + 1} has no text layer and was not read: OCR reads at most ${OCR_MAX_PAGES} pages of a document`,
       );
+    },
+    OCR_MS,
+  );
+});
+
+describe("the eval's scans (fixtures/lib/scans.ts scanOf; its scoring: scan-eval.test.ts)", () => {
+  it(
+    'a scan keeps every page and its size, has no text layer, and the engine reads its values through OCR',
+    async () => {
+      const original = await makePdf([['Invoice number INV-1234', '', 'Total 99.50'], ['Terms: 30 days']]);
+      const scan = new Uint8Array(await scanOf(new Uint8Array(original)));
+      const text = await readPdf(scan);
+      expect(text.pageCount).toBe(2);
+      expect(text.layout.pages.every((p) => p.lines.length === 0)).toBe(true);
+      expect(text.scanned).toEqual([1, 2]);
+      const { pdf, close } = await openPdf(scan);
+      const size = (await pdf.getPage(1)).getViewport({ scale: 1 });
+      await close();
+      // A4 in points, as pdfkit drew the original.
+      expect(Math.round(size.width)).toBe(595);
+      expect(Math.round(size.height)).toBe(842);
+      const out = await extractInProcess({ bytes: scan, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
+      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
     },
     OCR_MS,
   );
