@@ -269,12 +269,14 @@ describe('hostile: the engine is bounded on every route', () => {
       const ticket = await stored(first, bomb, 'bomb.pdf');
       const r = await call(first, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
       const id = r.body.document_id as string;
-      // The engine is inside the bomb: its process has grown past 100 MB.
+      // The engine is inside the bomb: its process has grown past 200 MB (an idle engine process, the
+      // warm spare, holds 60-130 MB: past 100 MB, the bomb might not have reached the engine yet).
+      const INSIDE_MB = 200;
       const pid = first.child.pid!;
       const deadline = Date.now() + 60_000;
       const engineMb = () => Math.max(0, ...childrenOf(pid).map((child) => kb(status(child) ?? '', 'VmRSS') / 1024));
-      while (engineMb() < 100 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
-      expect(engineMb()).toBeGreaterThanOrEqual(100);
+      while (engineMb() < INSIDE_MB && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      expect(engineMb()).toBeGreaterThanOrEqual(INSIDE_MB);
       const children = childrenOf(pid);
       const startMs = await cliStartMs();
       const started = Date.now();
