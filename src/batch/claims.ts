@@ -14,8 +14,8 @@ import type { StateJournal } from '../journal/state/index.ts';
  */
 export type WorkThroughInput = {
   state: StateJournal;
-  /** The documents to submit or resume, one job per content, in input order. */
-  jobs: Job[];
+  /** The documents to submit or resume, one job per content, in input order (a source reads them as they are taken). */
+  jobs: readonly Job[] | JobSource;
   retryFailed: boolean;
   /** --fresh: every document is sent again (the journal keeps what it knew until it is). */
   fresh?: boolean | undefined;
@@ -312,21 +312,32 @@ export function heldDelay(round: number, poll: PollPolicy): number {
   return Math.min(200 * 1.5 ** round, poll.maxIntervalMs, 5_000);
 }
 
+/** Jobs taken in order from elsewhere (the plan on disk: planned.ts QueuedJobs), read as they are taken. */
+export type JobSource = { readonly size: number; take(n: number): Job[] };
+
 /**
  * The jobs not claimed yet, in order, taken from the front by an index: taking a few and putting
  * back those another worker holds costs what was taken, not a copy of the whole queue (which made
- * a batch of N documents O(N^2): 100,000 documents, some 10^9 copied elements).
+ * a batch of N documents O(N^2): 100,000 documents, some 10^9 copied elements). Behind the jobs
+ * put back, a source gives the rest as they are taken: the queue holds no job it has not given out.
  */
 export class JobQueue {
   #items: Array<Job | undefined>;
   #head = 0;
+  readonly #source: JobSource | undefined;
 
-  constructor(items: readonly Job[]) {
-    this.#items = [...items];
+  constructor(items: readonly Job[] | JobSource) {
+    if (Array.isArray(items)) {
+      this.#items = [...(items as readonly Job[])];
+      this.#source = undefined;
+    } else {
+      this.#items = [];
+      this.#source = items as JobSource;
+    }
   }
 
   get size(): number {
-    return this.#items.length - this.#head;
+    return this.#items.length - this.#head + (this.#source?.size ?? 0);
   }
 
   /** Up to `n` jobs from the front; the queue lets go of them. */
@@ -338,6 +349,7 @@ export class JobQueue {
       this.#items[i] = undefined;
     }
     this.#head = end;
+    if (out.length < n && this.#source !== undefined) out.push(...this.#source.take(n - out.length));
     return out;
   }
 

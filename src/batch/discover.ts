@@ -72,6 +72,25 @@ export type DiscoverOptions = {
   followLinks?: boolean | undefined;
 };
 
+export type StreamOptions = DiscoverOptions & {
+  /** The most files a chunk holds (1,000). */
+  chunk?: number | undefined;
+};
+
+export type DiscoveryStream = {
+  /**
+   * The input files in discoverInputs' order, in chunks of at most `chunk` files, found as they
+   * are iterated (a folder is walked as its chunks are taken). Iterate once. Throws at its end
+   * where discoverInputs throws (no input matched: the same ExtractError).
+   */
+  chunks: AsyncIterable<InputFile[]>;
+  /**
+   * Filled as `chunks` is iterated; complete once it has ended: unreadable, unmatched,
+   * linksNotFollowed, nothingIn, and `files`, the count of files yielded.
+   */
+  found: Omit<Discovery, 'files'> & { files: number };
+};
+
 /**
  * Turns the command line's inputs into files, in a stable order: inputs in the order given,
  * the matches of one pattern or directory sorted. Files are deduplicated by real path
@@ -83,12 +102,37 @@ export type DiscoverOptions = {
  * Nothing found is a quiet night when every input was a folder or the list on stdin (cron's
  * `find … -newer last-run | extract -`): `nothingIn` says so. A pattern or a path that names
  * nothing is a usage error, as a typo is.
+ *
+ * Every file of the batch at once: streamInputs is the same, a chunk at a time.
  */
 export async function discoverInputs(inputs: string[], options: DiscoverOptions): Promise<Discovery> {
+  const { chunks, found } = streamInputs(inputs, options);
+  const files: InputFile[] = [];
+  for await (const chunk of chunks) for (const file of chunk) files.push(file);
+  const { unreadable, unmatched, linksNotFollowed, nothingIn } = found;
+  return { files, unreadable, unmatched, linksNotFollowed, ...(nothingIn === undefined ? {} : { nothingIn }) };
+}
+
+/**
+ * discoverInputs a chunk at a time: what it holds does not grow with a folder's files (the
+ * names of the folders being walked, a record per folder; see FolderWalk and Seen).
+ */
+export function streamInputs(inputs: string[], options: StreamOptions): DiscoveryStream {
+  const found: DiscoveryStream['found'] = { files: 0, unreadable: [], unmatched: [], linksNotFollowed: [] };
+  return { found, chunks: discover(inputs, options, found) };
+}
+
+async function* discover(
+  inputs: string[],
+  options: StreamOptions,
+  found: DiscoveryStream['found'],
+): AsyncGenerator<InputFile[], void, undefined> {
+  const size = Math.max(1, options.chunk ?? 1000);
   const exclusions = [
     ...options.ignore,
     ...inputs.filter((i) => i.startsWith('!') && i.length > 1).map((i) => i.slice(1)),
   ];
+  // The list on stdin is read whole, as before: it is the user's own list of the batch.
   const positives: FsPath[] = [];
   let emptyList = false;
   for (const input of inputs) {
@@ -99,8 +143,16 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
     } else if (!(input.startsWith('!') && input.length > 1)) positives.push(input);
   }
 
-  const found: Discovery = { files: [], unreadable: [], unmatched: [], linksNotFollowed: [] };
-  const seen = new Set<string>();
+  let chunk: InputFile[] = [];
+  const take = (): InputFile[] => {
+    const full = chunk;
+    found.files += full.length;
+    chunk = [];
+    return full;
+  };
+  // Files found so far, and what could not be read: what tells an input that found nothing.
+  const reached = (): number => found.files + chunk.length + found.unreadable.length;
+  const seen = new Seen();
   const excluded = (file: string): boolean =>
     exclusions.length > 0 && exclusions.some((pattern) => matchesExclusion(file, pattern, options.cwd));
 
@@ -125,20 +177,17 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
       found.unreadable.push({ file, reason: `cannot read ${file}: ${describeFsError(err)}` });
       return;
     }
-    push({
+    const key = pathKey(realPath);
+    if (!seen.first(realPath, key)) return;
+    chunk.push({
       file,
       path,
-      realPath: pathKey(realPath),
+      realPath: key,
       size: info.size,
       explicit,
       stamp: stampOf(info),
       rel: rel ?? basename(file),
     });
-  };
-  const push = (input: InputFile): void => {
-    if (seen.has(input.realPath)) return;
-    seen.add(input.realPath);
-    found.files.push(input);
   };
 
   // A named file that does not exist fails that input; if nothing at all matched, the run is a usage error.
@@ -147,37 +196,34 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   let patternMissed = false;
   for (const input of positives) {
     const name = printable(input);
-    const before = found.files.length + found.unreadable.length;
+    const before = reached();
     const linksBefore = found.linksNotFollowed.length;
     const kind = await classify(input, options.cwd);
     if (kind === 'file') {
       if (!excluded(name)) add(input, true);
       else continue;
+      if (chunk.length >= size) yield take();
     } else if (kind === 'directory') {
       // join(input, rel) for each entry, without normalising the same folder 20,000 times.
       const folder = normalize(name);
       const prefix = folder === '.' || folder === `.${sep}` ? '' : folder.endsWith(sep) ? folder : folder + sep;
       const root = typeof input === 'string' ? resolve(options.cwd, input) : resolveBytes(options.cwd, input);
-      const walk = walkDirectory(root, exclusions, options.followLinks === true);
-      for (const entry of walk.files) {
-        if (prefix !== '') {
-          // A folder named by its absolute path: the name is the path, one string rather than two.
-          const file = prefix + entry.rel;
-          entry.file = file === entry.path ? entry.path : file;
-        }
-        if (!excluded(entry.file)) push(entry);
-      }
-      for (const u of walk.unreadable) {
-        const file = prefix + u.rel;
-        found.unreadable.push({ file: file === '' ? name : file, reason: `cannot read ${file || name}: ${u.reason}` });
-      }
-      for (const l of walk.links)
-        if (!excluded(prefix + l.rel)) found.linksNotFollowed.push(notFollowed(prefix + l.rel, l.target, name));
+      const walk = new FolderWalk(root, {
+        name,
+        prefix,
+        exclusions,
+        excluded,
+        followLinks: options.followLinks === true,
+        seen,
+        found,
+      });
+      while (!walk.fill(chunk, size)) yield take();
       // Links left out do not make a folder less empty: the line that counts them comes first.
-      if (found.files.length + found.unreadable.length === before) emptyFolders.push(name);
+      if (reached() === before) emptyFolders.push(name);
       continue;
     } else if (kind === 'pattern' && typeof input === 'string') {
       // The glob engine loads only for a pattern: a list of files or folders does without it.
+      // A pattern's matches are held (fast-glob returns them at once), as the list on stdin is.
       const { default: fg } = await import('fast-glob');
       const matches = await fg(input, {
         cwd: options.cwd,
@@ -196,17 +242,18 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
         const rel = relative(base, m);
         if (m.includes('\uFFFD')) for (const path of namesBehind(m, options.cwd)) add(path, false, inside, rel);
         else add(m, false, inside, rel);
+        if (chunk.length >= size) yield take();
       }
-      if (found.files.length + found.unreadable.length === before && found.linksNotFollowed.length === linksBefore)
-        patternMissed = true;
+      if (reached() === before && found.linksNotFollowed.length === linksBefore) patternMissed = true;
     } else {
       missing.push(name);
       continue;
     }
-    if (found.files.length + found.unreadable.length === before) found.unmatched.push(name);
+    if (reached() === before) found.unmatched.push(name);
   }
+  if (chunk.length > 0) yield take();
 
-  if (found.files.length === 0 && found.unreadable.length === 0) {
+  if (found.files === 0 && found.unreadable.length === 0) {
     if (
       missing.length === 0 &&
       !patternMissed &&
@@ -219,7 +266,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
         ...(emptyList ? ['the list on standard input was empty'] : []),
       ];
       found.nothingIn = why.length > 0 ? why.join('; ') : 'every file found is a link out of its folder';
-      return found;
+      return;
     }
     const named = positives.length === 0 ? '(none given)' : positives.map((p) => `"${printable(p)}"`).join(', ');
     const hint = exclusions.length > 0 ? ` after excluding ${exclusions.map((p) => `"${p}"`).join(', ')}` : '';
@@ -229,7 +276,57 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
     );
   }
   for (const m of missing) found.unreadable.push({ file: m, reason: `${m}: no such file or directory` });
-  return found;
+}
+
+/**
+ * Which files were found already: a real path is yielded once, the first time it is found.
+ *
+ * A file is found in one of two ways. (1) As a plain entry (not a symbolic link) of a folder a
+ * walk lists: its real path is the folder's real path and its name, and a walk lists each real
+ * folder once, so within one walk these never repeat, and nothing is held for them: a folder
+ * of 100,000 files walked with no link to a file in it holds no path. (2) Any other way: a
+ * file named, a line on stdin, a pattern's match (those lists are held anyway), a symbolic link
+ * a walk follows to a file (few): their real paths are held in `taken`.
+ *
+ * So a file found is a duplicate iff its real path is in `taken`, or a walk listed it as a
+ * plain entry before: that walk's record of the file's folder (FolderWalk.listed: the folder's
+ * place in the walk, and, while it is walked, the entry in progress) says whether it did. A
+ * plain entry asks only the walks before its own that listed its folder (overlapping folders:
+ * `extract inv inv/2024`), found once per folder; a link or a named file asks every walk.
+ * Nothing in it grows with a folder's files, only with the folders walked and the files found
+ * the second way.
+ *
+ * The records say what the folders held when they were listed: a file that appears in a folder
+ * already listed, during discovery, and that a later input or link reaches too, is taken as
+ * found already (the next run finds it).
+ */
+class Seen {
+  /** Real paths of the files found other than as a walk's plain entry. */
+  readonly taken = new Set<string>();
+  readonly walks: FolderWalk[] = [];
+
+  /** Whether a file found other than as a plain entry is found for the first time (then it is taken). */
+  first(realPath: FsPath, key: string): boolean {
+    if (this.taken.has(key)) return false;
+    if (this.walks.length > 0) {
+      const [dir, name] = splitPath(realPath);
+      const dirKey = pathKey(dir);
+      const shown = printable(name);
+      if (this.walks.some((walk) => walk.listed(dirKey, name, shown))) return false;
+    }
+    this.taken.add(key);
+    return true;
+  }
+}
+
+/** A path's folder and name, each a string when it is UTF-8 (as the walk keeps them). */
+function splitPath(path: FsPath): [FsPath, FsPath] {
+  if (typeof path === 'string') {
+    const at = path.lastIndexOf('/');
+    return [at <= 0 ? '/' : path.slice(0, at), path.slice(at + 1)];
+  }
+  const at = path.lastIndexOf(0x2f);
+  return [at <= 0 ? '/' : fromBytes(path.subarray(0, at)), fromBytes(path.subarray(at + 1))];
 }
 
 const BYTES = { encoding: 'buffer' } as const;
@@ -329,92 +426,259 @@ async function classify(input: FsPath, cwd: string): Promise<'file' | 'directory
   }
 }
 
-/** A file found in a folder: an InputFile whose `file` the caller sets from `rel`. */
-type Walked = InputFile & { rel: string; stamp: FileStamp };
-/** What a walk found: files, what it could not read (why), links it did not follow (where to). */
-type Walk = {
-  files: Walked[];
-  unreadable: Array<{ rel: string; reason: string }>;
-  links: Array<{ rel: string; target: FsPath }>;
+/** A folder a walk has reached: while it is walked, its sorted names and where the walk is in them. */
+type Frame = {
+  dir: FsPath;
+  realDir: FsPath;
+  rel: string;
+  /** Sorted by `keys`; both dropped once the folder is done. */
+  names: FsPath[];
+  /** The printable names (the same array as `names` when every name is a string). */
+  keys: string[];
+  /** The next name to look at. */
+  index: number;
+  /** The key of what is in progress: a name, or a subfolder's name + "/" while it is walked. */
+  cursor: string;
+  /** Subfolders met, not walked yet, sorted by key: each is walked at its key's place. */
+  pending: Subfolder[];
+  /** The folder's record in walks before this one that listed it too (overlapping inputs). */
+  earlier: Array<{ walk: FolderWalk; rel: string }>;
+  done: boolean;
+  /** False when the listing failed: nothing in it was found. */
+  listed: boolean;
+};
+type Subfolder = { key: string; path: FsPath; realPath: FsPath; rel: string };
+
+type WalkOptions = {
+  /** The input as given, printable; `prefix` joins it to each path found. */
+  name: string;
+  prefix: string;
+  exclusions: string[];
+  /** The batch's exclusions, matched against the path as given (`prefix` + rel). */
+  excluded: (file: string) => boolean;
+  followLinks: boolean;
+  seen: Seen;
+  found: DiscoveryStream['found'];
 };
 
 /**
- * The files under a folder, sorted by their path in it: an entry that is not a symbolic link
- * has its folder's real path and its name as real path, so it costs one lstat (which the stat
- * cache needs anyway) and no realpath. Symbolic links are followed (each folder once) while
- * they stay under the folder, anywhere with `followLinks`; hidden names are skipped, as are
- * folders and files an exclusion matches. What cannot be read (a folder, a broken link) is
- * reported, never skipped in silence. A folder listing holding a name that is not UTF-8 is
- * read again as bytes (paths.ts): the common listing stays one call of strings.
+ * The files under a folder, sorted by their path in it, found a chunk at a time: an entry that
+ * is not a symbolic link has its folder's real path and its name as real path, so it costs one
+ * lstat (which the stat cache needs anyway) and no realpath. Symbolic links are followed (each
+ * folder once) while they stay under the folder, anywhere with `followLinks`; hidden names are
+ * skipped, as are folders and files an exclusion matches. What cannot be read (a folder, a
+ * broken link) is reported, never skipped in silence. A folder listing holding a name that is
+ * not UTF-8 is read again as bytes (paths.ts): the common listing stays one call of strings.
+ *
+ * The order without holding the files: each folder's names are sorted, and a subfolder is
+ * walked (depth first) at the place its name + "/" sorts at among its siblings, which is the
+ * order of the whole paths compared with `<` ("a-b" and "a.pdf" before folder a's files, "a0"
+ * after them). A subfolder is met at its name's place and waits (`pending`) until its key's.
+ * Which of two ways to one real folder is walked (a link inside the tree and the folder
+ * itself): the first in that order. Links left out and what cannot be read come in the same
+ * order (the links' list is sorted, as before). One order differs from the old sort of every
+ * path: two sibling folders whose names print the same (one not UTF-8) are walked one after
+ * the other, where the old sort interleaved their files.
  */
-function walkDirectory(root: FsPath, exclusions: string[], followLinks: boolean): Walk {
-  const out: Walk = { files: [], unreadable: [], links: [] };
-  const ignored = (rel: string): boolean => exclusions.some((pattern) => matchesGlob(rel, pattern));
-  let realRoot: FsPath;
-  try {
-    realRoot = realPathOf(root);
-  } catch (err) {
-    out.unreadable.push({ rel: '', reason: describeFsError(err) });
-    return out;
+class FolderWalk {
+  readonly #options: WalkOptions;
+  readonly #stack: Frame[] = [];
+  /** Each real folder reached, by pathKey: a walk lists it once. */
+  readonly #folders = new Map<string, Frame>();
+  #realRoot: FsPath = '/';
+
+  constructor(root: FsPath, options: WalkOptions) {
+    this.#options = options;
+    try {
+      this.#realRoot = realPathOf(root);
+    } catch (err) {
+      this.#unreadable('', describeFsError(err));
+      return;
+    }
+    options.seen.walks.push(this);
+    this.#enter(root, this.#realRoot, '');
   }
-  const visited = new Set<string>([pathKey(realRoot)]);
-  const visit = (dir: FsPath, realDir: FsPath, rel: string): void => {
+
+  /** Adds found files to `out` until it holds `size`: false then, true once the walk is done. */
+  fill(out: InputFile[], size: number): boolean {
+    const stack = this.#stack;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1] as Frame;
+      const next = frame.pending[0];
+      if (frame.index < frame.keys.length) {
+        const shown = frame.keys[frame.index] as string;
+        if (next !== undefined && next.key < shown) {
+          frame.pending.shift();
+          frame.cursor = next.key;
+          this.#enter(next.path, next.realPath, next.rel);
+          continue;
+        }
+        frame.cursor = shown;
+        this.#entry(frame, frame.names[frame.index++] as FsPath, shown, out);
+        if (out.length >= size) return false;
+      } else if (next !== undefined) {
+        frame.pending.shift();
+        frame.cursor = next.key;
+        this.#enter(next.path, next.realPath, next.rel);
+      } else {
+        stack.pop();
+        frame.done = true;
+        frame.names = [];
+        frame.keys = [];
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether this walk found, as a plain entry of the real folder `dirKey`, the file `name`
+   * (printable: `shown`): it listed the folder, got past the name, and kept it.
+   */
+  listed(dirKey: string, name: FsPath, shown: string): boolean {
+    const frame = this.#folders.get(dirKey);
+    if (frame === undefined || !frame.listed) return false;
+    if (!frame.done && !passed(frame, name, shown)) return false;
+    return this.#kept(frame.rel, shown);
+  }
+
+  /** Whether a plain file `shown` in the folder at `rel` is one this walk yields (not hidden, not excluded). */
+  #kept(rel: string, shown: string): boolean {
+    if (shown.startsWith('.')) return false;
+    const relPath = rel === '' ? shown : `${rel}/${shown}`;
+    if (this.#options.exclusions.length > 0 && this.#ignored(relPath)) return false;
+    return !this.#options.excluded(this.#options.prefix + relPath);
+  }
+
+  #ignored(rel: string): boolean {
+    return this.#options.exclusions.some((pattern) => matchesGlob(rel, pattern));
+  }
+
+  #enter(dir: FsPath, realDir: FsPath, rel: string): void {
+    const key = pathKey(realDir);
+    if (this.#folders.has(key)) return;
+    const earlier: Frame['earlier'] = [];
+    for (const walk of this.#options.seen.walks) {
+      const theirs = walk === this ? undefined : walk.#folders.get(key);
+      if (theirs?.listed) earlier.push({ walk, rel: theirs.rel });
+    }
+    const frame: Frame = {
+      dir,
+      realDir,
+      rel,
+      names: [],
+      keys: [],
+      index: 0,
+      cursor: '',
+      pending: [],
+      earlier,
+      done: true,
+      listed: false,
+    };
+    this.#folders.set(key, frame);
     // Names, not Dirents: each entry is stat'ed anyway (the stat cache needs its stamp), and
     // 20,000 Dirent objects would only add to what the garbage collector has to move.
     let names: FsPath[];
     try {
       names = listNames(dir);
     } catch (err) {
-      out.unreadable.push({ rel, reason: describeFsError(err) });
+      this.#unreadable(rel, describeFsError(err));
       return;
     }
-    for (const entry of names) {
-      const name = typeof entry === 'string' ? entry : printable(entry);
-      if (name.startsWith('.')) continue;
-      const relPath = rel === '' ? name : `${rel}/${name}`;
-      if (exclusions.length > 0 && ignored(relPath)) continue;
-      // The folders are absolute and normalised, the name has no slash: join() would only cost.
-      const path = childPath(dir, entry);
-      // Outside a symbolic link the two are the same string: one of them, not two copies.
-      let realPath = realDir === dir ? path : childPath(realDir, entry);
-      let info = lstatSync(path, MAY_BE_GONE);
-      if (info?.isSymbolicLink()) {
-        try {
-          realPath = realPathOf(path);
-        } catch (err) {
-          out.unreadable.push({ rel: relPath, reason: brokenLink(path, err) });
-          continue;
-        }
-        if (!followLinks && !isInside(realPath, realRoot)) {
-          out.links.push({ rel: relPath, target: realPath });
-          continue;
-        }
-        info = statSync(realPath, MAY_BE_GONE);
-      }
-      if (info === undefined) continue;
-      if (info.isDirectory()) {
-        const key = pathKey(realPath);
-        if (visited.has(key)) continue;
-        visited.add(key);
-        visit(path, realPath, relPath);
-        continue;
-      }
-      if (!info.isFile()) continue;
-      out.files.push({
-        rel: relPath,
-        file: relPath,
-        path,
-        realPath: pathKey(realPath),
-        size: info.size,
-        explicit: false,
-        stamp: stampOf(info),
-      });
+    if (names.every((n) => typeof n === 'string')) {
+      // A string's default sort is by UTF-16 code units, as `<` compares.
+      frame.names = (names as string[]).sort();
+      frame.keys = frame.names as string[];
+    } else {
+      const keyed = names.map((n) => ({ n, k: printable(n) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+      frame.names = keyed.map((e) => e.n);
+      frame.keys = keyed.map((e) => e.k);
     }
-  };
-  visit(root, realRoot, '');
-  out.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  out.links.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  return out;
+    frame.listed = true;
+    frame.done = false;
+    this.#stack.push(frame);
+  }
+
+  #entry(frame: Frame, entry: FsPath, shown: string, out: InputFile[]): void {
+    const options = this.#options;
+    if (shown.startsWith('.')) return;
+    const relPath = frame.rel === '' ? shown : `${frame.rel}/${shown}`;
+    if (options.exclusions.length > 0 && this.#ignored(relPath)) return;
+    // The folders are absolute and normalised, the name has no slash: join() would only cost.
+    const path = childPath(frame.dir, entry);
+    // Outside a symbolic link the two are the same string: one of them, not two copies.
+    let realPath = frame.realDir === frame.dir ? path : childPath(frame.realDir, entry);
+    let info = lstatSync(path, MAY_BE_GONE);
+    const linked = info?.isSymbolicLink() === true;
+    if (linked) {
+      try {
+        realPath = realPathOf(path);
+      } catch (err) {
+        this.#unreadable(relPath, brokenLink(path, err));
+        return;
+      }
+      if (!options.followLinks && !isInside(realPath, this.#realRoot)) {
+        const file = options.prefix + relPath;
+        if (!options.excluded(file)) options.found.linksNotFollowed.push(notFollowed(file, realPath, options.name));
+        return;
+      }
+      info = statSync(realPath, MAY_BE_GONE);
+    }
+    if (info === undefined) return;
+    if (info.isDirectory()) {
+      insertSorted(frame.pending, { key: `${shown}/`, path, realPath, rel: relPath });
+      return;
+    }
+    if (!info.isFile()) return;
+    let file = relPath;
+    if (options.prefix !== '') {
+      // A folder named by its absolute path: the name is the path, one string rather than two.
+      const named = options.prefix + relPath;
+      file = named === path ? path : named;
+    }
+    if (options.excluded(file)) return;
+    const key = pathKey(realPath);
+    if (linked ? !options.seen.first(realPath, key) : this.#repeated(frame, key, shown)) return;
+    out.push({
+      rel: relPath,
+      file,
+      path,
+      realPath: key,
+      size: info.size,
+      explicit: false,
+      stamp: stampOf(info),
+    });
+  }
+
+  /** Whether a plain entry was found before (Seen says why only this is asked). */
+  #repeated(frame: Frame, key: string, shown: string): boolean {
+    const { taken } = this.#options.seen;
+    if (taken.size > 0 && taken.has(key)) return true;
+    for (const { walk, rel } of frame.earlier) if (walk.#kept(rel, shown)) return true;
+    return false;
+  }
+
+  #unreadable(rel: string, reason: string): void {
+    const { prefix, name, found } = this.#options;
+    const file = prefix + rel;
+    found.unreadable.push({ file: file === '' ? name : file, reason: `cannot read ${file || name}: ${reason}` });
+  }
+}
+
+/** Whether the walk of a folder in progress got past `name` (which is not the entry in progress). */
+function passed(frame: Frame, name: FsPath, shown: string): boolean {
+  if (shown !== frame.cursor) return shown < frame.cursor;
+  // Two names that print the same (one not UTF-8): the one in progress is at index - 1.
+  const key = pathKey(name);
+  for (let i = frame.index - 2; i >= 0 && frame.keys[i] === shown; i--)
+    if (pathKey(frame.names[i] as FsPath) === key) return true;
+  return false;
+}
+
+/** Into a short list sorted by key, after those of the same key. */
+function insertSorted(list: Subfolder[], folder: Subfolder): void {
+  let at = list.length;
+  while (at > 0 && folder.key < (list[at - 1] as Subfolder).key) at--;
+  list.splice(at, 0, folder);
 }
 
 /**

@@ -14,8 +14,9 @@ import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
 import { folderFor, moveInto } from './move.ts';
 import { fetchable } from '../cost/rerun.ts';
-import type { BatchPlan, Job } from './plan.ts';
-import { unreadableKey, type Records } from './records.ts';
+import type { Job } from './plan.ts';
+import type { BatchPlan } from './planned.ts';
+import { unreadableKey, type RecordKey, type Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
 import { exitCodeOf, reportChunks, reviewEntries, summaryLines, tallySummary, type BatchSummary } from './summary.ts';
 
@@ -34,8 +35,13 @@ export type FinishContext = {
 };
 
 /** The records of every input, in input order: unreadable ones first, as they were found. */
-function inputOrder(plan: BatchPlan): string[] {
-  return [...plan.unreadable.map((u) => unreadableKey(u.file)), ...plan.jobs.map((j) => j.input.realPath)];
+function inputOrder(plan: BatchPlan): Iterable<RecordKey> {
+  return {
+    *[Symbol.iterator]() {
+      for (const u of plan.unreadable) yield unreadableKey(u.file);
+      for (let i = 0; i < plan.jobs.count; i++) yield i;
+    },
+  };
 }
 
 export async function finishBatch(
@@ -125,11 +131,11 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
   const counts = new Map<string, number>();
   let failed = false;
   for (const job of plan.jobs) {
-    const entry = ctx.records.get(job.input.realPath);
+    const entry = ctx.records.get(job.ordinal);
     const folder = entry && folderFor(entry, folders);
     if (entry === undefined || folder === undefined) continue;
     const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd);
-    ctx.records.update(job.input.realPath, Object.assign(entry, result));
+    ctx.records.update(job.ordinal, Object.assign(entry, result));
     if ('move_error' in result) {
       failed = true;
       ctx.log('error', `${job.input.file}: ${result.move_error}`);
@@ -165,7 +171,7 @@ function _attempt(ctx: FinishContext): ((write: () => Promise<unknown>) => Promi
 /** --dry-run: one line per file with its route and pages, the credits it would cost; nothing sent. */
 export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise<BatchSummary> {
   const { options, deps, records } = ctx;
-  const lines = plan.jobs.map((job) => dryRunLine(job, records));
+  const lines = Array.from(plan.jobs, (job) => dryRunLine(job, records));
   const summary = tallySummary(records.inOrder(inputOrder(plan)), {
     stoppedBy: null,
     message: null,
@@ -191,7 +197,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
 /** The dry run's line for a job, and its record when the run would send or collect it. */
 function dryRunLine(job: Job, records: Records): string {
   if (job.action === 'submit') {
-    records.emit(job.input.realPath, {
+    records.emit(job.ordinal, {
       ...notSubmittedRecord({ file: job.input.file, route: job.decision.route }, null),
       outcome: 'planned',
       sha256: job.sha256,
@@ -201,7 +207,7 @@ function dryRunLine(job: Job, records: Records): string {
   }
   if (job.action === 'resume') {
     const submitted = fetchable(job.prior);
-    records.emit(job.input.realPath, {
+    records.emit(job.ordinal, {
       ...pendingRecord(
         { file: job.input.file, document_id: submitted?.document_id ?? null, route: submitted?.route ?? null },
         'charged earlier: this run would fetch it by its document_id',

@@ -1,17 +1,17 @@
 import { printableBase } from './paths.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
-import { describeFsError, type InputFile, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
+import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType, type FileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
 import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../journal/journal.ts';
 import { type Action, rerunAction, resendOf } from '../cost/rerun.ts';
-import type { StateJournal } from '../journal/state/index.ts';
-import type { Unsettled } from './settle.ts';
 import type { StatCache } from './stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
 
 /** A planned document: one input file, what we know of it, and what this run does with it (cost/rerun.ts Action). */
 export type Job = {
+  /** Its place among the batch's documents, in input order: the key of its record (records.ts). */
+  ordinal: number;
   input: InputFile;
   sha256: string;
   mimeType: string;
@@ -82,25 +82,8 @@ export type PlanInput = {
   /** Files hashed at once: hashing is disk-bound, a few in parallel is enough. */
   parallel?: number;
   onProgress?: (done: number, total: number) => void;
-};
-
-/** What the plan step hands the send and finish steps. */
-export type BatchPlan = {
-  journal: StateJournal;
-  /** What the journal knows of each document (a large file hashed on its upload is looked up in it). */
-  known: KnownLookup;
-  /** The journal's fingerprint of base URL and key ('no-key' for a dry run without one). */
-  targetId: string;
-  /** The parser's targets in the journal, which the run's documents are looked up under. */
-  identity: Identity;
-  /** One per readable input that is a document (or named by itself), in input order. */
-  jobs: Job[];
-  unreadable: UnreadableInput[];
-  ignored: IgnoredInput[];
-  /** Symbolic links the walk left out (they lead out of the folder walked): listed in --report. */
-  linksNotFollowed: LinkNotFollowed[];
-  /** Files changed within --settle: left for the next run, listed in --report. */
-  unsettled?: Unsettled[] | undefined;
+  /** The ordinal of the first job planned here (the plan step plans a batch a window at a time). */
+  firstOrdinal?: number;
 };
 
 export type Plan = { jobs: Job[]; unreadable: UnreadableInput[]; ignored: IgnoredInput[] };
@@ -142,8 +125,15 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
   hashed.forEach((h, i) => {
     if (h !== undefined) jobs[i] = hashedJob(h, known, identity, input);
   });
+  let ordinal = input.firstOrdinal ?? 0;
+  const planned: Job[] = [];
+  for (const job of jobs) {
+    if (job === undefined) continue;
+    job.ordinal = ordinal++;
+    planned.push(job);
+  }
   return {
-    jobs: jobs.filter((j): j is Job => j !== undefined),
+    jobs: planned,
     unreadable,
     ignored: ignored.filter((x): x is IgnoredInput => x !== undefined),
   };
@@ -208,6 +198,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
       return {
         kind: 'unhashed',
         job: {
+          ordinal: -1,
           input: file,
           sha256: '',
           mimeType,
@@ -267,6 +258,7 @@ function hashedJob(h: Hashed, known: KnownLookup, identity: Identity, input: Pla
   const { key, target, prior } = lookup(known, h.facts.sha256, identity);
   const action = rerunAction(prior, { retryFailed: input.retryFailed, fresh: input.fresh });
   return {
+    ordinal: -1,
     input: h.file,
     sha256: h.facts.sha256,
     mimeType: h.facts.mimeType,

@@ -10,7 +10,7 @@ import {
 } from '../outputs/index.ts';
 import { errorRecord } from '../outputs/record.ts';
 import type { ClientDeps, Log } from '../client/deps.ts';
-import { discoverInputs, type LinkNotFollowed } from './discover.ts';
+import { streamInputs, type DiscoveryStream, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
 import { finishBatch, finishDryRun } from './finish.ts';
 import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from '../journal/identity.ts';
 import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from '../journal/journal.ts';
@@ -18,7 +18,8 @@ import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { folderExclusions } from './move.ts';
 import { countPages } from './pages.ts';
-import { planJobs, priorRecord, replan, type BatchPlan, type Job } from './plan.ts';
+import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan.ts';
+import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './planned.ts';
 import { chooseStyle, createReporter, useColor, type Reporter } from '../ui/progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from '../journal/state/index.ts';
@@ -56,6 +57,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   });
   const log: Log = reporter.log.bind(reporter);
   let journal: StateJournal | undefined;
+  let jobs: PlanStore | undefined;
   let unsubscribe: (() => void) | undefined;
   const records = createRecords(
     !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined,
@@ -73,6 +75,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
       },
       writeFailed: (message) => journalFailed?.(message),
     });
+    jobs = plan.jobs;
     const finishing = { options, deps, log, records, started };
     if (options.dryRun) {
       reporter.stop();
@@ -95,6 +98,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     throw err;
   } finally {
     unsubscribe?.();
+    jobs?.close();
     reporter.stop();
     await journal?.close().catch((err: unknown) => {
       // The summary is lost with the throw: so are the records it would have read.
@@ -112,9 +116,7 @@ const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0 };
  * done writes its records without loading the HTTP client.
  */
 function needsService(plan: BatchPlan): boolean {
-  return plan.jobs.some(
-    (j) => j.action === 'submit' || j.action === 'resume' || (plan.journal.shared && j.action === 'leave'),
-  );
+  return queued(plan.queue) > 0;
 }
 
 /**
@@ -138,6 +140,10 @@ type PlanContext = {
 /**
  * The plan step: finds the inputs, opens the journal, decides for each file (send, resume,
  * skip, leave) and emits the records of files this run will not touch.
+ *
+ * A window of inputs at a time (PLAN_WINDOW files, as discovery finds them): each is read,
+ * looked up in the journal (one query a window), and its jobs written to the plan store on disk,
+ * so what the plan holds does not grow with the batch (issue 26 item 1).
  */
 async function planBatch(
   inputs: string[],
@@ -146,8 +152,11 @@ async function planBatch(
   ctx: PlanContext,
 ): Promise<BatchPlan> {
   const { reporter, log, records } = ctx;
-  const { discovery, files, unsettled } = await findInputs(inputs, options, deps, reporter, log);
-  if (files.length > FAVOUR_MEMORY_ABOVE_FILES) deps.favourMemory?.();
+  reporter.planning('finding input files');
+  const discovery = findInputs(inputs, options, deps);
+  // The first window before the journal opens: a path that names nothing costs nothing, not even a journal folder.
+  const windows = discovery.chunks[Symbol.asyncIterator]();
+  const first = await windows.next();
   const spec = stateSpecOf(options, deps);
   const journal = await openJournal(spec, options, deps, ctx);
   const replay = await replayJournal(journal, spec, options, deps, log);
@@ -155,78 +164,162 @@ async function planBatch(
   // A dry run without a key matches nothing in the journal: it plans every file as new.
   const targetId = options.apiKey ? keyFingerprint(options.apiKey, options.baseUrl) : 'no-key';
   let identity = identityOf(targetId, replay.parsers);
-  // Documents under targets this key may share a parser with: settled by a probe after the plan.
+  // Documents under targets this key may share a parser with: settled by a probe after each window's plan.
   const foreign = options.fresh ? new Set<string>() : foreignTargets(replay.known, identity);
   // The stat cache sits beside a journal file (JSONL or SQLite); a dry run reads it but writes nothing.
   // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
   const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
-  const plan = await planJobs({
-    files,
-    known: replay.known,
-    target: identity.primary,
-    identity,
-    route: options.route,
-    inlineMax: options.inlineMax,
-    retryFailed: options.retryFailed,
-    fresh: options.fresh,
-    allFiles: options.allFiles,
-    cache,
-    now: deps.now,
-    hashWhileSendingAbove: hashWhileSendingAbove(options, journal.shared, foreign.size > 0),
-    onRead: deps.favourMemory,
-    onProgress: (done, total) => reporter.planning(`reading ${done}/${total} files`),
-  });
-  if (!options.dryRun) saveStatCache(cache, log);
-  // A stamp is the stat cache's and --settle's, both done with now: not held for the rest of the run.
-  for (const file of files) file.stamp = undefined;
-  if (!options.dryRun && options.apiKey && foreign.size > 0) {
-    identity = await settleIdentity(
-      plan.jobs,
-      { known: replay.known, parsers: replay.parsers, identity, foreign },
-      {
-        journal,
-        service: { baseUrl: options.baseUrl, apiKey: options.apiKey },
-        deps: { ...deps, log },
-        retryFailed: options.retryFailed,
-      },
-    );
-  }
-  const unreadable = [...discovery.unreadable, ...plan.unreadable];
-  const { ignored, jobs } = plan;
-  logIgnored(ignored, log);
-  if (options.dryRun || options.maxCredits !== undefined) await countPagesToSend(jobs, reporter);
-  emitUntouched(unreadable, jobs, { shared: journal.shared, dryRun: options.dryRun }, records, log);
-  return {
+  const run = { shared: journal.shared, dryRun: options.dryRun };
+  const plan: BatchPlan = {
     journal,
     known: replay.known,
     targetId,
     identity,
-    jobs,
-    unreadable,
-    ignored,
-    linksNotFollowed: discovery.linksNotFollowed,
-    unsettled,
+    jobs: PlanStore.open(),
+    queue: sendQueue(),
+    copies: new Map(),
+    unreadable: [],
+    ignored: [],
+    linksNotFollowed: discovery.found.linksNotFollowed,
+    unsettled: [],
   };
+  const firsts = new CopyIndex(plan.jobs);
+  const settleNow = deps.now();
+  let found = 0;
+  let read = 0;
+  for (let window = first; window.done !== true; window = await windows.next()) {
+    found += window.value.length;
+    if (found > FAVOUR_MEMORY_ABOVE_FILES) deps.favourMemory?.();
+    const { files, unsettled } = settledOnly(window.value, options.settleMs ?? 0, settleNow);
+    plan.unsettled?.push(...unsettled);
+    const planned = await planJobs({
+      files,
+      known: replay.known,
+      target: identity.primary,
+      identity,
+      route: options.route,
+      inlineMax: options.inlineMax,
+      retryFailed: options.retryFailed,
+      fresh: options.fresh,
+      allFiles: options.allFiles,
+      cache,
+      now: deps.now,
+      hashWhileSendingAbove: hashWhileSendingAbove(options, journal.shared, foreign.size > 0),
+      onRead: deps.favourMemory,
+      onProgress: (done) => reporter.planning(`reading ${read + done} files`),
+      firstOrdinal: plan.jobs.count,
+    });
+    read += files.length;
+    // A stamp is the stat cache's and --settle's, both done with now.
+    for (const file of files) file.stamp = undefined;
+    if (!options.dryRun && options.apiKey && foreign.size > 0) {
+      identity = await settleIdentity(
+        planned.jobs,
+        { known: replay.known, parsers: replay.parsers, identity, foreign },
+        {
+          journal,
+          service: { baseUrl: options.baseUrl, apiKey: options.apiKey },
+          deps: { ...deps, log },
+          retryFailed: options.retryFailed,
+        },
+      );
+      plan.identity = identity;
+    }
+    if (options.dryRun || options.maxCredits !== undefined) await countPagesToSend(planned.jobs, reporter);
+    plan.unreadable.push(...planned.unreadable);
+    plan.ignored.push(...planned.ignored);
+    for (const job of planned.jobs) {
+      plan.jobs.add(job);
+      place(job, plan, firsts, run, records);
+    }
+  }
+  if (!options.dryRun) saveStatCache(cache, log);
+  plan.linksNotFollowed = discovery.found.linksNotFollowed;
+  logFound(discovery.found, found, log);
+  logUnsettled(plan.unsettled ?? [], options.settleMs ?? 0, log);
+  plan.unreadable = [...discovery.found.unreadable, ...plan.unreadable];
+  logIgnored(plan.ignored, log);
+  emitUnreadable(plan.unreadable, records, log);
+  return plan;
 }
 
-/** Finds the input files and leaves out those changed within --settle. */
-async function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps, reporter: Reporter, log: Log) {
-  reporter.planning('finding input files');
-  const discovery = await discoverInputs(inputs, {
+/** Above this many inputs a run favours memory (see FAVOUR_MEMORY_ABOVE_FILES); also the plan's window. */
+const PLAN_WINDOW = 1_000;
+
+/**
+ * Where a planned job goes: its record now (a document the journal settled), the send step's
+ * queue (one input per content: a later input with the same content is its copy), or nowhere
+ * yet (a dry run's records are made at its finish).
+ */
+function place(
+  job: Job,
+  plan: BatchPlan,
+  firsts: CopyIndex,
+  run: { shared: boolean; dryRun: boolean },
+  records: Records,
+): void {
+  if (recordedAtPlan(job.action, run.shared, run.dryRun)) {
+    const prior = priorRecord(job);
+    if (prior)
+      records.emit(
+        job.ordinal,
+        Object.assign(prior, {
+          outcome: job.action === 'done' ? ('skipped' as const) : ('left' as const),
+          sha256: job.sha256,
+          ...(setAsideEarlier(job.prior) ? { set_aside: true as const } : {}),
+        }),
+      );
+    return;
+  }
+  if (run.dryRun) return;
+  const list =
+    job.action === 'resume'
+      ? plan.queue.resume
+      : job.action === 'submit'
+        ? plan.queue.submit
+        : job.action === 'leave' && run.shared
+          ? plan.queue.check
+          : undefined;
+  if (list === undefined) return;
+  const first = firsts.firstOf(job);
+  if (first !== undefined) {
+    plan.copies.set(job.ordinal, first);
+    return;
+  }
+  firsts.add(job);
+  list.push(job.ordinal);
+}
+
+/** Finds the input files, a window at a time (the chunks end with discovery's usage error, if any). */
+function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps): DiscoveryStream {
+  const discovery = streamInputs(inputs, {
     cwd: deps.cwd,
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
     followLinks: options.followLinks,
+    chunk: PLAN_WINDOW,
   });
   // extract watch names the files it found in its folders: a non-document among them is skipped, as in a walk.
-  if (options.asFound === true) for (const f of discovery.files) f.explicit = false;
-  for (const p of discovery.unmatched) log('warn', `${p}: matched no file`);
-  logLinksNotFollowed(discovery.linksNotFollowed, log);
-  if (discovery.nothingIn !== undefined) log('info', `nothing to do: ${discovery.nothingIn}`);
-  else log('info', `found ${discovery.files.length} file${discovery.files.length === 1 ? '' : 's'}`);
-  const { files, unsettled } = settledOnly(discovery.files, options.settleMs ?? 0, deps.now());
-  logUnsettled(unsettled, options.settleMs ?? 0, log);
-  return { discovery, files, unsettled };
+  if (options.asFound !== true) return discovery;
+  return {
+    found: discovery.found,
+    chunks: {
+      async *[Symbol.asyncIterator]() {
+        for await (const chunk of discovery.chunks) {
+          for (const f of chunk) f.explicit = false;
+          yield chunk;
+        }
+      },
+    },
+  };
+}
+
+/** What discovery found besides the files, said once it is over. */
+function logFound(found: DiscoveryStream['found'], files: number, log: Log): void {
+  for (const p of found.unmatched) log('warn', `${p}: matched no file`);
+  logLinksNotFollowed(found.linksNotFollowed, log);
+  if (found.nothingIn !== undefined) log('info', `nothing to do: ${found.nothingIn}`);
+  else log('info', `found ${files} file${files === 1 ? '' : 's'}`);
 }
 
 async function openJournal(
@@ -319,7 +412,7 @@ export function hashWhileSendingAbove(
     : (options.hashWhileSendingAbove ?? HASH_WHILE_SENDING_ABOVE);
 }
 
-function logIgnored(ignored: BatchPlan['ignored'], log: Log): void {
+function logIgnored(ignored: IgnoredInput[], log: Log): void {
   if (ignored.length === 0) return;
   const names = ignored.slice(0, 5).map((x) => `${x.file} (${x.mimeType})`);
   const more = ignored.length > 5 ? ` and ${ignored.length - 5} more (see --report)` : '';
@@ -338,14 +431,8 @@ async function countPagesToSend(jobs: Job[], reporter: Reporter): Promise<void> 
   }
 }
 
-/** Emits the records of the files this run will not touch: the unreadable, and the documents the journal settled. */
-function emitUntouched(
-  unreadable: BatchPlan['unreadable'],
-  jobs: Job[],
-  run: { shared: boolean; dryRun: boolean },
-  records: Records,
-  log: Log,
-): void {
+/** Emits the records of the inputs that could not be read. */
+function emitUnreadable(unreadable: UnreadableInput[], records: Records, log: Log): void {
   for (const u of unreadable) {
     log('error', u.reason);
     records.emit(unreadableKey(u.file), {
@@ -353,18 +440,6 @@ function emitUntouched(
       outcome: 'unreadable',
       sha256: null,
     });
-  }
-  for (const job of jobs) {
-    const prior = priorRecord(job);
-    if (prior && recordedAtPlan(job.action, run.shared, run.dryRun))
-      records.emit(
-        job.input.realPath,
-        Object.assign(prior, {
-          outcome: job.action === 'done' ? ('skipped' as const) : ('left' as const),
-          sha256: job.sha256,
-          ...(setAsideEarlier(job.prior) ? { set_aside: true as const } : {}),
-        }),
-      );
   }
 }
 

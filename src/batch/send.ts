@@ -6,7 +6,8 @@ import { workThrough } from './claims.ts';
 import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { Pipeline, type Charges, type Outcome } from './pipeline.ts';
-import { priorRecord, type BatchPlan, type Job } from './plan.ts';
+import { priorRecord, type Job } from './plan.ts';
+import { QueuedJobs, queued, type BatchPlan } from './planned.ts';
 import { failsAgain, setAsideEarlier } from '../cost/rerun.ts';
 import type { Finish, Reporter, Tally } from '../ui/progress.ts';
 import type { Records } from './records.ts';
@@ -31,18 +32,14 @@ export type SendContext = {
 /** Sends what is new, collects what earlier runs submitted; returns what the service charged. */
 export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Charges> {
   const { options, deps, log, reporter, records, stopper } = ctx;
-  const { journal } = plan;
-  const { copies, leaders } = groupCopies(plan.jobs);
-  const emit = (job: Job, entry: CopyEntry): void => emitCopies(records, copies, job, entry);
-  const toSend = leaders.filter((j) => j.action === 'submit');
-  const toResume = leaders.filter((j) => j.action === 'resume');
-  const toCheck = journal.shared ? leaders.filter((j) => j.action === 'leave') : [];
-  const tally: Tally = { total: toSend.length + toResume.length + toCheck.length, done: 0, failed: 0, pages: 0 };
+  const { journal, queue } = plan;
+  const emit = (job: Job, entry: Entry): void => records.emit(job.ordinal, entry);
+  const tally: Tally = { total: queued(queue), done: 0, failed: 0, pages: 0 };
 
   const sendSlots = new Limiter(options.concurrency, { now: deps.now });
   const share = workThrough({
     state: journal,
-    jobs: [...toResume, ...toSend, ...toCheck],
+    jobs: new QueuedJobs(plan.jobs, [queue.resume, queue.submit, queue.check]),
     retryFailed: options.retryFailed,
     fresh: options.fresh,
     concurrency: options.concurrency,
@@ -79,43 +76,27 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
   });
 
   reporter.start(tally.total);
-  if (toResume.length > 0)
-    log('info', `resuming ${toResume.length} document${toResume.length === 1 ? '' : 's'} submitted by an earlier run`);
+  const resuming = queue.resume.length;
+  if (resuming > 0)
+    log('info', `resuming ${resuming} document${resuming === 1 ? '' : 's'} submitted by an earlier run`);
   const held = await share.run();
   for (const { job, holder } of held)
     emit(job, heldEntry(job, holder, stopper.reason() !== undefined, options.poll.timeoutMs));
+  recordCopies(plan, records);
   return pipeline.charges();
 }
 
 type Entry = Parameters<Records['emit']>[1];
-/** One input's record, made for each copy (input) of a document. */
-type CopyEntry = (copy: Job) => Entry;
 
 /**
- * Two inputs with the same content are one document: sent once (the leader), recorded under each
- * name. `copies` names only the documents that have more than one input: a batch of distinct
- * files holds no list per document (issue 26 item 1).
+ * Two inputs with the same content are one document: sent once (the first), recorded under each
+ * name, once the first one's record is made (the plan found the copies: planned.ts CopyIndex).
  */
-export function groupCopies(jobs: readonly Job[]): { copies: Map<string, Job[]>; leaders: Job[] } {
-  const first = new Map<string, Job>();
-  const copies = new Map<string, Job[]>();
-  const leaders: Job[] = [];
-  for (const job of jobs) {
-    const leader = first.get(job.key);
-    if (leader === undefined) {
-      first.set(job.key, job);
-      leaders.push(job);
-      continue;
-    }
-    const same = copies.get(job.key);
-    if (same) same.push(job);
-    else copies.set(job.key, [leader, job]);
+export function recordCopies(plan: Pick<BatchPlan, 'copies' | 'jobs'>, records: Records): void {
+  for (const [copy, first] of plan.copies) {
+    const entry = records.get(first);
+    if (entry !== undefined) records.emit(copy, { ...entry, file: plan.jobs.get(copy).input.file });
   }
-  return { copies, leaders };
-}
-
-function emitCopies(records: Records, copies: Map<string, Job[]>, job: Job, entry: CopyEntry): void {
-  for (const copy of copies.get(job.key) ?? [job]) records.emit(copy.input.realPath, entry(copy));
 }
 
 function serviceClient(options: BatchOptions, deps: BatchDeps, log: Log, sendSlots: Limiter): ServiceClient {
@@ -136,7 +117,7 @@ function settled(
   outcome: Outcome,
   tally: Tally,
   reporter: Reporter,
-  emit: (job: Job, entry: CopyEntry) => void,
+  emit: (job: Job, entry: Entry) => void,
 ): void {
   // A file the run never sent did not finish: the bar counts only what did; the stop line says why.
   if (outcome.kind !== 'not_submitted') tally.done++;
@@ -150,13 +131,13 @@ function settled(
   // '' for a large file stopped before it was hashed (on its upload).
   const setAside =
     kept === undefined && outcome.kind === 'failed' && outcome.failure !== undefined && failsAgain(outcome.failure);
-  emit(job, (copy) => ({
+  emit(job, {
     ...(kept ?? outcome.record),
-    file: copy.input.file,
+    file: job.input.file,
     outcome: kind,
     sha256: job.sha256 || null,
     ...(setAside ? { set_aside: true as const } : {}),
-  }));
+  });
 }
 
 /** The progress line's detail for a document the pipeline ended. */
@@ -172,7 +153,7 @@ function decided(
   concurrent: boolean,
   tally: Tally,
   reporter: Reporter,
-  emit: (job: Job, entry: CopyEntry) => void,
+  emit: (job: Job, entry: Entry) => void,
 ): void {
   tally.done++;
   const prior = priorRecord(job);
@@ -186,13 +167,13 @@ function decided(
     tally,
   );
   const setAside = outcome !== 'other_worker' && setAsideEarlier(job.prior);
-  emit(job, (copy) => ({
+  emit(job, {
     ...prior,
-    file: copy.input.file,
+    file: job.input.file,
     outcome,
     sha256: job.sha256,
     ...(setAside ? { set_aside: true as const } : {}),
-  }));
+  });
 }
 
 /**
@@ -205,14 +186,14 @@ export function decidedOutcome(job: Job, concurrent: boolean): EntryOutcome {
 }
 
 /** The record of a document another worker still holds when this run ends: pending, to collect on a rerun. */
-function heldEntry(job: Job, holder: string | undefined, stopped: boolean, timeoutMs: number): CopyEntry {
+function heldEntry(job: Job, holder: string | undefined, stopped: boolean, timeoutMs: number): Entry {
   const why = `${holder ? `worker ${holder}` : 'another worker'} still held it ${stopped ? 'when this run stopped' : `after waiting ${Math.round(timeoutMs / 1000)} s`}: rerun the same command (or see extract status) to collect its outcome`;
   const documentId = job.prior?.fact === 'submitted' ? job.prior.document_id : null;
-  return (copy) => ({
-    ...errorRecord({ file: copy.input.file, document_id: documentId, route: job.prior?.route ?? null }, why),
+  return {
+    ...errorRecord({ file: job.input.file, document_id: documentId, route: job.prior?.route ?? null }, why),
     outcome: 'pending',
     sha256: job.sha256,
-  });
+  };
 }
 
 function barKind(outcome: Outcome): Finish {

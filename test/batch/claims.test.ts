@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { JobQueue, workThrough } from '../../src/batch/claims.ts';
+import { OrdinalList, PlanStore, QueuedJobs } from '../../src/batch/planned.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
 import { job } from './jobs.ts';
 import { memoryState, type Claim, type StateJournal } from '../../src/journal/state/index.ts';
@@ -127,6 +128,28 @@ describe('claims', () => {
     // Each once, in input order.
     expect(started).toEqual(jobs.map((j) => j.key));
     expect(most).toBeLessThanOrEqual(6);
+  });
+
+  it('a queue over the plan on disk reads each job only when it is taken, and puts back in front of the rest', () => {
+    const store = PlanStore.open();
+    const jobs = Array.from({ length: 10 }, (_, i) => job(i));
+    for (const j of jobs) store.add(j);
+    const submit = new OrdinalList();
+    const resume = new OrdinalList();
+    for (const i of [0, 1, 2, 3, 5, 6, 7, 8, 9]) submit.push(i);
+    resume.push(4);
+    const source = new QueuedJobs(store, [resume, submit]);
+    const queue = new JobQueue(source);
+    expect(queue.size).toBe(10);
+    const first = queue.take(3);
+    // Resumed first, then sent, each in input order; read back equal (not the same objects: from disk or memory).
+    expect(first).toEqual([jobs[4], jobs[0], jobs[1]]);
+    expect(source.size).toBe(7);
+    queue.putBack(first.slice(1));
+    expect(queue.size).toBe(9);
+    expect(queue.drain()).toEqual([jobs[0], jobs[1], jobs[2], jobs[3], ...jobs.slice(5)]);
+    expect(queue.size).toBe(0);
+    store.close();
   });
 
   it('the queue of unclaimed jobs: taken from the front, put back in order, drained', () => {

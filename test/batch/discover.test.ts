@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverInputs } from '../../src/batch/discover.ts';
+import { discoverInputs, streamInputs } from '../../src/batch/discover.ts';
 import { ExtractError } from '../../src/errors.ts';
 
 let cwd: string;
@@ -220,5 +220,95 @@ describe('discovery: a quiet night', () => {
       const err = await discoverInputs(inputs, { cwd, ignore: [] }).catch((e: unknown) => e);
       expect((err as ExtractError).code, inputs.join(' ')).toBe('no_input');
     }
+  });
+});
+
+describe('discovery: each file once, the first time it is found', () => {
+  it('a link before its target in the walk: the link is the file, the target is not found again', async () => {
+    await symlink(join(cwd, 'inv/b.pdf'), join(cwd, 'inv/0-link.pdf'));
+    expect(await files(['inv'])).toEqual(['inv/0-link.pdf', 'inv/2024/c.pdf', 'inv/a.pdf', 'inv/drafts/d.pdf']);
+  });
+  it('a target before its link: the link is not found again, in its folder or below it', async () => {
+    await symlink(join(cwd, 'inv/a.pdf'), join(cwd, 'inv/z-link.pdf'));
+    await symlink(join(cwd, 'inv/a.pdf'), join(cwd, 'inv/drafts/back.pdf'));
+    expect(await files(['inv'])).toEqual(['inv/2024/c.pdf', 'inv/a.pdf', 'inv/b.pdf', 'inv/drafts/d.pdf']);
+  });
+  it('a link in a subfolder to a file of its parent not walked yet: the link', async () => {
+    await symlink(join(cwd, 'inv/b.pdf'), join(cwd, 'inv/2024/up.pdf'));
+    expect(await files(['inv'])).toEqual(['inv/2024/c.pdf', 'inv/2024/up.pdf', 'inv/a.pdf', 'inv/drafts/d.pdf']);
+  });
+  it('a file named and also in a folder named, either first', async () => {
+    expect(await files(['inv/a.pdf', 'inv'])).toEqual(['inv/a.pdf', 'inv/2024/c.pdf', 'inv/b.pdf', 'inv/drafts/d.pdf']);
+    expect(await files(['inv', 'inv/a.pdf'])).toEqual(['inv/2024/c.pdf', 'inv/a.pdf', 'inv/b.pdf', 'inv/drafts/d.pdf']);
+  });
+  it('overlapping folders, either first; a folder named twice', async () => {
+    expect(await files(['inv', 'inv/2024'])).toEqual(['inv/2024/c.pdf', 'inv/a.pdf', 'inv/b.pdf', 'inv/drafts/d.pdf']);
+    expect(await files(['inv/2024', 'inv'])).toEqual(['inv/2024/c.pdf', 'inv/a.pdf', 'inv/b.pdf', 'inv/drafts/d.pdf']);
+    expect(await files(['inv', join(cwd, 'inv')])).toEqual([
+      'inv/2024/c.pdf',
+      'inv/a.pdf',
+      'inv/b.pdf',
+      'inv/drafts/d.pdf',
+    ]);
+    // A folder the first walk leaves out (an exclusion matching the folder's path in it): the second finds its files.
+    expect(await files(['inv', 'inv/drafts'], ['drafts'])).toEqual([
+      'inv/2024/c.pdf',
+      'inv/a.pdf',
+      'inv/b.pdf',
+      'inv/drafts/d.pdf',
+    ]);
+    expect(await files(['inv', 'inv/drafts'], ['**/drafts/**'])).toEqual(['inv/2024/c.pdf', 'inv/a.pdf', 'inv/b.pdf']);
+  });
+  it('"./a.pdf" and "a.pdf" are one file', async () => {
+    expect(await files(['./notes.txt', 'notes.txt', join(cwd, 'notes.txt')])).toEqual(['./notes.txt']);
+  });
+  it('--follow-links: a link out of the folder, to a file a later folder holds', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'discover-outside-'));
+    try {
+      await writeFile(join(outside, 'far.pdf'), 'far');
+      await symlink(join(outside, 'far.pdf'), join(cwd, 'inv/far.pdf'));
+      const d = await discoverInputs(['inv', outside], { cwd, ignore: [], followLinks: true });
+      expect(d.files.map((f) => f.file)).toEqual([
+        'inv/2024/c.pdf',
+        'inv/a.pdf',
+        'inv/b.pdf',
+        'inv/drafts/d.pdf',
+        'inv/far.pdf',
+      ]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('streamInputs', () => {
+  it('walks a subfolder where its path sorts: after "a-b" and "a.pdf", before "a0"', async () => {
+    await mkdir(join(cwd, 'x/a'), { recursive: true });
+    for (const f of ['x/a-b.pdf', 'x/a.pdf', 'x/a/z.pdf', 'x/a0.pdf', 'x/A.pdf', 'x/é.pdf', 'x/a b.pdf'])
+      await writeFile(join(cwd, f), f);
+    const expected = ['x/A.pdf', 'x/a b.pdf', 'x/a-b.pdf', 'x/a.pdf', 'x/a/z.pdf', 'x/a0.pdf', 'x/é.pdf'];
+    expect([...expected].sort()).toEqual(expected);
+    const { chunks } = streamInputs(['x'], { cwd, ignore: [], chunk: 1 });
+    const found: string[] = [];
+    for await (const chunk of chunks) found.push(...chunk.map((f) => f.file));
+    expect(found).toEqual(expected);
+  });
+  it('gives discoverInputs files in chunks, and counts them as they go', async () => {
+    const { chunks, found } = streamInputs(['inv', 'notes.txt', 'missing.pdf'], { cwd, ignore: [], chunk: 2 });
+    const seen: string[][] = [];
+    for await (const chunk of chunks) {
+      seen.push(chunk.map((f) => f.file));
+      expect(found.files).toBe(seen.flat().length);
+    }
+    expect(seen).toEqual([['inv/2024/c.pdf', 'inv/a.pdf'], ['inv/b.pdf', 'inv/drafts/d.pdf'], ['notes.txt']]);
+    expect(found.files).toBe(5);
+    expect(found.unreadable.map((u) => u.file)).toEqual(['missing.pdf']);
+  });
+  it('throws at its end where discoverInputs throws', async () => {
+    const { chunks } = streamInputs(['*.docx'], { cwd, ignore: [] });
+    const err = await (async () => {
+      for await (const _ of chunks);
+    })().catch((e: unknown) => e);
+    expect((err as ExtractError).code).toBe('no_input');
   });
 });

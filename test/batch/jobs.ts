@@ -5,6 +5,7 @@ import type { Job } from '../../src/batch/plan.ts';
 export function job(n: number): Job {
   const sha256 = `sha${n}`;
   return {
+    ordinal: n,
     input: { path: `/in/${n}.pdf`, realPath: `/in/${n}.pdf`, file: `${n}.pdf`, size: 10, explicit: true },
     sha256,
     mimeType: 'application/pdf',

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decidedOutcome, groupCopies } from '../../src/batch/send.ts';
+import { decidedOutcome, recordCopies } from '../../src/batch/send.ts';
+import { CopyIndex, hashKey, PlanStore } from '../../src/batch/planned.ts';
+import { createRecords, MemoryRecords } from '../../src/batch/records.ts';
+import { completedRecord } from '../../src/outputs/record.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
 import { job } from './jobs.ts';
 
@@ -28,19 +31,59 @@ const failed: KnownState = {
   retryable: false,
 };
 
-describe('groupCopies', () => {
-  it('sends one document per content: the first input leads, later copies are recorded under it', () => {
-    const a = job(1);
-    const b = job(2);
+describe('copies: one document per content', () => {
+  it('the first input of a content leads; a later one with the same key is its copy, recorded under its own name', () => {
+    const store = PlanStore.inMemory();
+    const firsts = new CopyIndex(store);
+    const a = job(0);
+    const b = job(1);
     const aAgain = {
-      ...job(1),
+      ...job(0),
+      ordinal: 2,
       input: { ...a.input, file: 'copy.pdf', path: '/in/copy.pdf', realPath: '/in/copy.pdf' },
     };
-    const { copies, leaders } = groupCopies([a, b, aAgain]);
-    expect(leaders).toEqual([a, b]);
-    expect(copies.get(a.key)).toEqual([a, aAgain]);
-    // A document of one input has no list: a batch of distinct files holds none (issue 26 item 1).
-    expect(copies.has(b.key)).toBe(false);
+    for (const j of [a, b]) {
+      store.add(j);
+      expect(firsts.firstOf(j)).toBeUndefined();
+      firsts.add(j);
+    }
+    store.add(aAgain);
+    expect(firsts.firstOf(aAgain)).toBe(0);
+    const records = createRecords(undefined, undefined, new MemoryRecords());
+    records.emit(0, {
+      ...completedRecord({ file: '0.pdf', document_id: 'doc_a', route: 'inline' }, 1, {}),
+      outcome: 'completed',
+      sha256: a.sha256,
+    });
+    records.emit(1, {
+      ...completedRecord({ file: '1.pdf', document_id: 'doc_b', route: 'inline' }, 1, {}),
+      outcome: 'completed',
+      sha256: b.sha256,
+    });
+    recordCopies({ jobs: store, copies: new Map([[2, 0]]) }, records);
+    expect(records.get(2)).toEqual({ ...records.get(0), file: 'copy.pdf' });
+  });
+
+  it('keys whose hashes collide are told apart by the key itself', () => {
+    // Two distinct keys with one 30-bit hash: a birthday search finds a pair within ~100,000 keys.
+    const seen = new Map<number, number>();
+    let pair: [number, number] | undefined;
+    for (let i = 0; pair === undefined && i < 1_000_000; i++) {
+      const h = hashKey(job(i).key);
+      const earlier = seen.get(h);
+      if (earlier === undefined) seen.set(h, i);
+      else pair = [earlier, i];
+    }
+    if (pair === undefined) throw new Error('no two keys share a hash in a million: the hash is wider than it says');
+    const [x, y] = [job(pair[0]), job(pair[1])].map((j, ordinal) => ({ ...j, ordinal }));
+    expect(x!.key).not.toBe(y!.key);
+    const store = PlanStore.inMemory([x!, y!]);
+    const firsts = new CopyIndex(store);
+    firsts.add(x!);
+    expect(firsts.firstOf(y!)).toBeUndefined();
+    firsts.add(y!);
+    expect(firsts.firstOf({ ...y!, ordinal: 2 })).toBe(1);
+    expect(firsts.firstOf({ ...x!, ordinal: 3 })).toBe(0);
   });
 });
 
