@@ -123,8 +123,11 @@ export class Pipeline {
   #committedPages = 0;
   /** Extract requests of this run that may have reached the service unanswered, by job key. */
   readonly #uncertain = new Map<string, SentRequest>();
-  /** Pages counted per document (job key), by this run or, per the journal, an earlier one. */
-  readonly #counted = new Map<string, number>();
+  /**
+   * Pages counted per document this run works on (by its job's ordinal: a number, where a map of
+   * keys held each key's string to the end of the run), by this run or, per the journal, an earlier one.
+   */
+  readonly #counted = new Map<number, number>();
   readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0 };
   /** Outcomes of content hashed while uploaded, by its real key, for a copy of it in the same run. */
   readonly #inRun = new Map<string, Promise<Outcome>>();
@@ -212,7 +215,7 @@ export class Pipeline {
     const prior = fetchable(job.prior);
     if (prior === undefined) return;
     // An earlier run that knew its pages counted them.
-    if (prior.page_count !== undefined && prior.page_count !== null) this.#counted.set(job.key, prior.page_count);
+    if (prior.page_count !== undefined && prior.page_count !== null) this.#counted.set(job.ordinal, prior.page_count);
     try {
       // The first GET at once: the document has had the whole gap between runs to finish.
       await this.#pollUntilDone(job, prior.document_id, prior.route, 0, 0, null);
@@ -445,22 +448,22 @@ export class Pipeline {
     const reason = redact(doc.error ?? UNEXPLAINED_ERROR);
     // Reserved, then refunded by the service (spec: "credits refunded").
     this.#learnPages(job, pageCount);
-    this.#charges.refunded += this.#counted.get(job.key) ?? 0;
+    this.#charges.refunded += this.#counted.get(job.ordinal) ?? 0;
     // The service judged this document: a plain rerun does not send it again (--retry-failed does).
     await this.#settleFailure(job, route, documentId, reason, { ...failureOutcome({ ended: 'refunded' }), pageCount });
   }
 
   /** Counts a document's pages the first time any run learns them. */
   #learnPages(job: Job, pageCount: number | null): void {
-    if (pageCount === null || this.#counted.has(job.key)) return;
-    this.#counted.set(job.key, pageCount);
+    if (pageCount === null || this.#counted.has(job.ordinal)) return;
+    this.#counted.set(job.ordinal, pageCount);
     this.#charges.reserved += pageCount;
   }
 
   /** Submitted and charged, not finished: the record says so, and the journal keeps its pages. */
   async #pending(job: Job, route: Route, documentId: string, pageCount: number | null, why: string): Promise<void> {
     const c = this.#c;
-    const countedBefore = this.#counted.has(job.key);
+    const countedBefore = this.#counted.has(job.ordinal);
     if (pageCount === null && !countedBefore) {
       // Stopped before the first poll (Ctrl+C, SIGTERM): one read of the document, outside the
       // run's abort, tells what was charged, so the summary and the record can say it.
@@ -471,7 +474,7 @@ export class Pipeline {
       }
     }
     this.#learnPages(job, pageCount);
-    if (!this.#counted.has(job.key)) this.#charges.unknown++;
+    if (!this.#counted.has(job.ordinal)) this.#charges.unknown++;
     else if (!countedBefore) {
       // This run counted the pages: the run that collects the document must not count them again.
       await c.journal.append({
@@ -487,7 +490,7 @@ export class Pipeline {
       record: pendingRecord(
         { file: job.input.file, document_id: documentId, route },
         why,
-        this.#counted.get(job.key) ?? pageCount,
+        this.#counted.get(job.ordinal) ?? pageCount,
       ),
     });
   }
@@ -501,7 +504,7 @@ export class Pipeline {
   ): Promise<void> {
     const c = this.#c;
     this.#learnPages(job, pageCount);
-    if (pageCount === null && !this.#counted.has(job.key)) this.#charges.unknown++;
+    if (pageCount === null && !this.#counted.has(job.ordinal)) this.#charges.unknown++;
     const res = results ?? {};
     await c.journal.append({
       fact: 'completed',
@@ -570,7 +573,7 @@ export class Pipeline {
       requestInDoubt: uncertain !== undefined,
       documentId,
     });
-    if (!createdNothing(how.charge) && !this.#counted.has(job.key)) this.#charges.unknown++;
+    if (!createdNothing(how.charge) && !this.#counted.has(job.ordinal)) this.#charges.unknown++;
     await this.#settleFailure(job, route, documentId, reason, { ...how, request: uncertain });
   }
 
@@ -583,13 +586,13 @@ export class Pipeline {
     this.#uncertain.delete(job.key);
     const pageCount = err.pageCount ?? null;
     this.#learnPages(job, pageCount);
-    if (!this.#counted.has(job.key)) this.#charges.unknown++;
+    if (!this.#counted.has(job.ordinal)) this.#charges.unknown++;
     const reason = redact(
       `${err.message}: document ${documentId} may have been charged; "extract get ${documentId}" fetches it once the service answers it properly`,
     );
     await this.#settleFailure(job, route, documentId, reason, {
       ...failureOutcome({ ended: 'answer-refused' }),
-      pageCount: this.#counted.get(job.key) ?? pageCount,
+      pageCount: this.#counted.get(job.ordinal) ?? pageCount,
     });
   }
 

@@ -86,7 +86,9 @@ export class PlanStore {
   get(ordinal: number): Job {
     if (ordinal < 0 || ordinal >= this.#count) throw new Error(`plan store: no job ${ordinal}`);
     if (this.#lines === undefined) return this.#memory[ordinal] as Job;
-    return decodeJob(this.#lines.get(ordinal));
+    const line = this.#lines.get(ordinal);
+    if (line === undefined) throw new Error(`plan store: job ${ordinal} was not written`);
+    return decodeJob(line);
   }
 
   /** Every job, in input order, read one at a time. */
@@ -100,13 +102,13 @@ export class PlanStore {
 }
 
 /** A job as one line: the job as JSON, its path as `pathBytes` (base64) when it is not a string. */
-export function encodeJob(job: Job): string {
+function encodeJob(job: Job): string {
   const { stamp: _stamp, path, ...input } = job.input;
   const stored = typeof path === 'string' ? { ...input, path } : { ...input, pathBytes: path.toString('base64') };
   return JSON.stringify({ ...job, input: stored });
 }
 
-export function decodeJob(line: string): Job {
+function decodeJob(line: string): Job {
   const job = JSON.parse(line) as Job & { input: { pathBytes?: string } };
   const { pathBytes } = job.input;
   if (pathBytes !== undefined) {

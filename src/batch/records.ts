@@ -93,9 +93,10 @@ export class MemoryRecords implements RecordStore {
  * reads like the original.
  */
 export class RecordSpool implements RecordStore {
+  /** A document's record at its ordinal's slot: two numbers a document, no map entry. */
   readonly #lines: LineSpool;
-  /** key -> slot in the spool. */
-  readonly #slots = new Map<RecordKey, number>();
+  /** The few records keyed by name (inputs that could not be read), as their lines. */
+  readonly #named = new Map<string, string>();
 
   private constructor(lines: LineSpool) {
     this.#lines = lines;
@@ -108,24 +109,19 @@ export class RecordSpool implements RecordStore {
   }
 
   put(key: RecordKey, entry: ReportEntry): void {
-    let slot = this.#slots.get(key);
-    if (slot === undefined) {
-      slot = this.#slots.size;
-      this.#slots.set(key, slot);
-    }
-    this.#lines.put(slot, spoolLine(entry));
+    this.#lines.assertOpen(WRITTEN_AFTER_CLOSE);
+    if (typeof key === 'number') this.#lines.put(key, spoolLine(entry));
+    else this.#named.set(key, spoolLine(entry));
   }
 
   get(key: RecordKey): ReportEntry | undefined {
-    const slot = this.#slots.get(key);
-    if (slot === undefined) {
-      this.#lines.assertOpen();
-      return undefined;
-    }
-    return parseSpoolLine(this.#lines.get(slot));
+    this.#lines.assertOpen(READ_AFTER_CLOSE);
+    const line = typeof key === 'number' ? this.#lines.get(key) : this.#named.get(key);
+    return line === undefined ? undefined : parseSpoolLine(line);
   }
 
   close(): void {
+    this.#named.clear();
     this.#lines.close();
   }
 }

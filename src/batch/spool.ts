@@ -76,21 +76,23 @@ export class LineSpool {
     if (this.#pendingBytes >= BLOCK) this.#flush();
   }
 
-  /** Slot `slot`'s line (it must have been put). */
-  get(slot: number): string {
+  /** Slot `slot`'s line; undefined when none was put there. */
+  get(slot: number): string | undefined {
     if (this.#closed) throw new Error(READ_AFTER_CLOSE);
     const kept = this.#kept.get(slot);
     if (kept !== undefined) return kept;
-    const offset = this.#offsets[slot] ?? 0;
     const length = this.#lengths[slot] ?? 0;
+    // A line has at least its newline: a slot never put has length 0.
+    if (length === 0) return undefined;
+    const offset = this.#offsets[slot] ?? 0;
     if (offset + length > this.#written) this.#flush();
     const again = this.#kept.get(slot);
     return again ?? this.#read(offset, length).slice(0, -1);
   }
 
-  /** Throws as get() would once the spool is closed. */
-  assertOpen(): void {
-    if (this.#closed) throw new Error(READ_AFTER_CLOSE);
+  /** Throws `message` once the spool is closed. */
+  assertOpen(message = READ_AFTER_CLOSE): void {
+    if (this.#closed) throw new Error(message);
   }
 
   close(): void {
