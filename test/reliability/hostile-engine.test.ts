@@ -21,8 +21,8 @@ import { mailer } from '../helpers/smtp.ts';
  * completed after minutes and was charged. Now the engine reads in child processes that are
  * killed at processing.engine_memory_mb (1024 MB by default). The tests whose bombs are read to
  * the limit set it to 256 MB, a quarter of the bomb: what is in question is that serve holds none
- * of it and the limit it was given ends each one (the error names it), and a bomb read to 1 GB
- * cost about ten CPU-seconds more, twice over, for the same answer.
+ * of it and the limit it was given ends each one (the error names it). Read to the shipped limit,
+ * the first test's two bombs cost 5-10 CPU-seconds more for the same answer.
  */
 
 const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
