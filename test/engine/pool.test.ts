@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { EnginePool, EngineError, slowToStop } from '../../src/engine/index.ts';
@@ -18,6 +19,25 @@ const settled = <T>(p: Promise<T>) => {
   );
   return state;
 };
+
+/** The processes whose parent is `pid` and that still run (a zombie, not yet reaped, has ended). */
+function runningChildren(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${name}/status`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (Number(/PPid:\s+(\d+)/.exec(status)?.[1]) === pid && !/State:\s+Z/.test(status)) out.push(Number(name));
+  }
+  return out;
+}
+
+/** Holds this thread's event loop (no timer, no I/O, no exit event runs) for `ms`, without spinning. */
+const hold = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 describe('engine pool', () => {
   it('fairness: slow readings beyond size - 1 are stopped, the longest-running first; none while size - 1 or fewer are slow', () => {
@@ -76,6 +96,37 @@ describe('engine pool', () => {
         fields: INVOICE_FIELDS,
       });
       expect(out.results.invoice_number).toMatch(/^INV-0*12$/);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
+  it("a process its own watchdog thread kills past the memory limit (the pool's watch held off) is too_large, not an engine failure", async () => {
+    // The pool reads each process's memory from its event loop, every 100 ms; the engine process's
+    // watchdog thread (worker.ts) reads its own every 250 ms and SIGKILLs itself past the same limit.
+    // Whichever sees it first, the document is too large. Here the pool's event loop is held while the
+    // bomb inflates, so only the watchdog can end it: the pool sees an unexplained SIGKILL.
+    const bomb = await flateBombPdf(1024 * 1024 * 1024);
+    const engine = new EnginePool({ workers: 1, memoryMb: 200 });
+    try {
+      const before = new Set(runningChildren(process.pid));
+      const outcome = engine
+        .extract({ bytes: bomb, mimeType: 'application/pdf', fields: INVOICE_FIELDS })
+        .catch((e: unknown) => e);
+      // The job is handed to a new process (spawned and sent to before extract() yields for long).
+      await expect.poll(() => runningChildren(process.pid).filter((p) => !before.has(p))).toHaveLength(1);
+      const [reader] = runningChildren(process.pid).filter((p) => !before.has(p));
+      let heldMs = 0;
+      while (runningChildren(process.pid).includes(reader!) && heldMs < 60_000) {
+        hold(50);
+        heldMs += 50;
+      }
+      // It ended while the pool could not watch: its own watchdog killed it.
+      expect(runningChildren(process.pid)).not.toContain(reader);
+      const err = await outcome;
+      expect(err, String(err)).toBeInstanceOf(EngineError);
+      expect(err).toMatchObject({ code: 'too_large' });
+      expect((err as Error).message).toContain('more memory than the engine allows (200 MB per engine process)');
     } finally {
       await engine.close();
     }

@@ -3,50 +3,27 @@ import {
   SAMPLE_STEP,
   type ScanScore,
   formatScans,
-  scanOf,
   scoreScanFile,
   scanOnlyWrong,
   scanSample,
 } from '../../fixtures/lib/scans.ts';
 import { blankFieldsScore } from '../../fixtures/lib/fields.ts';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/extract.ts';
 import { closeOcr } from '../../src/engine/ocr.ts';
-import { openPdf, readPdf } from '../../src/engine/pdf-text.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
 
 /**
  * `npm run eval`'s scans (fixtures/lib/scans.ts): a PDF rendered at run time into a PDF of
- * images, read back through OCR and scored beside its text layer. Tested on a PDF the test
- * draws, never the corpus. OCR is seconds a page on a loaded 2-core machine: generous time-outs.
+ * images, read back through OCR and scored beside its text layer. Tested on PDFs the test
+ * draws, never the corpus. How a scan is made and read through OCR is in
+ * test/engine/scans.test.ts, beside the other OCR tests (the recogniser loads once); here, the
+ * sample and the scoring, on text PDFs.
  */
 
 const OCR_MS = 120_000;
 afterAll(() => closeOcr());
 
 describe('the corpus read as scans', () => {
-  it(
-    'a scan keeps every page and its size, has no text layer, and the engine reads its values through OCR',
-    async () => {
-      const original = await makePdf([['Invoice number INV-1234', '', 'Total 99.50'], ['Terms: 30 days']]);
-      const scan = new Uint8Array(await scanOf(new Uint8Array(original)));
-      const text = await readPdf(scan);
-      expect(text.pageCount).toBe(2);
-      expect(text.layout.pages.every((p) => p.lines.length === 0)).toBe(true);
-      expect(text.scanned).toEqual([1, 2]);
-      const { pdf, close } = await openPdf(scan);
-      const size = (await pdf.getPage(1)).getViewport({ scale: 1 });
-      await close();
-      // A4 in points, as pdfkit drew the original.
-      expect(Math.round(size.width)).toBe(595);
-      expect(Math.round(size.height)).toBe(842);
-      const out = await extractInProcess({ bytes: scan, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
-      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
-    },
-    OCR_MS,
-  );
-
   it('the default sample is a fixed one, every SAMPLE_STEP-th invoice in name order; --scans reads all', () => {
     const files = Array.from({ length: 25 }, (_, i) => `inv-${String(i).padStart(2, '0')}.pdf`);
     const shuffled = [...files].reverse();

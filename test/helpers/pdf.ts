@@ -1,13 +1,16 @@
 import PDFDocument from 'pdfkit';
 
-/** A PDF made with pdfkit: each page a list of lines drawn top to bottom. Deterministic bytes. */
-export async function makePdf(pages: string[][]): Promise<Buffer> {
+/**
+ * A PDF made with pdfkit: each page a list of lines drawn top to bottom. Deterministic bytes.
+ * `size`: pdfkit's name of the pages' size.
+ */
+export async function makePdf(pages: string[][], size = 'A4'): Promise<Buffer> {
   const doc = new PDFDocument({ autoFirstPage: false, info: { CreationDate: new Date(0), ModDate: new Date(0) } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
   for (const lines of pages) {
-    doc.addPage({ size: 'A4', margin: 50 });
+    doc.addPage({ size, margin: 50 });
     doc.font('Helvetica').fontSize(11);
     for (const line of lines) doc.text(line);
   }
