@@ -119,14 +119,6 @@ function needsService(plan: BatchPlan): boolean {
   return queued(plan.queue) > 0;
 }
 
-/**
- * A batch this large favours memory even when it reads and sends nothing: V8's default heap
- * growth took a rerun of 100,000 done files to 550 MB (318 MB with the memory-favouring
- * collector), while below it the collector's extra passes are a third of a rerun's CPU for
- * a few tens of MB (bench row 4: 20,000 files 124 -> 200 MB; 6,000 files 117 MB either way).
- */
-const FAVOUR_MEMORY_ABOVE_FILES = 10_000;
-
 type PlanContext = {
   reporter: Reporter;
   log: Log;
@@ -189,7 +181,11 @@ async function planBatch(
   let read = 0;
   for (let window = first; window.done !== true; window = await windows.next()) {
     found += window.value.length;
-    if (found > FAVOUR_MEMORY_ABOVE_FILES) deps.favourMemory?.();
+    // A batch of more than one window favours memory even when it reads and sends nothing: with the
+    // plan streamed, V8's default heap growth still took a rerun of 20,000 done files to 154-174 MB
+    // (94-99 MB favouring memory, for 0.8-1.1 -> 0.8-1.2 s; 6,000 files 114 -> 87 MB, 0.30 -> 0.44 s;
+    // the plan held whole: 120-129 MB, 1.0-1.1 s), while a batch of one window keeps the default's speed.
+    if (found > PLAN_WINDOW) deps.favourMemory?.();
     const { files, unsettled } = settledOnly(window.value, options.settleMs ?? 0, settleNow);
     plan.unsettled?.push(...unsettled);
     const planned = await planJobs({
@@ -228,10 +224,7 @@ async function planBatch(
     if (options.dryRun || options.maxCredits !== undefined) await countPagesToSend(planned.jobs, reporter);
     plan.unreadable.push(...planned.unreadable);
     plan.ignored.push(...planned.ignored);
-    for (const job of planned.jobs) {
-      plan.jobs.add(job);
-      place(job, plan, firsts, run, records);
-    }
+    for (const job of planned.jobs) place(job, plan, firsts, run, records);
   }
   if (!options.dryRun) saveStatCache(cache, log);
   else cache?.close();
@@ -244,13 +237,14 @@ async function planBatch(
   return plan;
 }
 
-/** Above this many inputs a run favours memory (see FAVOUR_MEMORY_ABOVE_FILES); also the plan's window. */
+/** The plan's window: files read, looked up in the journal (one query) and stored together. */
 const PLAN_WINDOW = 1_000;
 
 /**
- * Where a planned job goes: its record now (a document the journal settled), the send step's
- * queue (one input per content: a later input with the same content is its copy), or nowhere
- * yet (a dry run's records are made at its finish).
+ * Stores a planned job and says where it goes: its record now (a document the journal settled:
+ * stored without what the journal knew, which its record holds), the send step's queue (one
+ * input per content: a later input with the same content is its copy), or nowhere yet (a dry
+ * run's records are made at its finish).
  */
 function place(
   job: Job,
@@ -270,8 +264,11 @@ function place(
           ...(setAsideEarlier(job.prior) ? { set_aside: true as const } : {}),
         }),
       );
+    // A rerun's done documents are most of its batch: their results are in the record, not written twice.
+    plan.jobs.add(prior ? { ...job, prior: undefined, resend: undefined } : job);
     return;
   }
+  plan.jobs.add(job);
   if (run.dryRun) return;
   const list =
     job.action === 'resume'
