@@ -161,7 +161,12 @@ async function planBatch(
   // The stat cache sits beside a journal file (JSONL or SQLite); a dry run reads it but writes nothing.
   // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
   const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
-  const run = { shared: journal.shared, dryRun: options.dryRun };
+  const run = {
+    shared: journal.shared,
+    dryRun: options.dryRun,
+    // Whether the finish step reads every job back (the dry run's lines, the files to move).
+    walked: options.dryRun || options.moveDone !== undefined || options.moveFailed !== undefined,
+  };
   const plan: BatchPlan = {
     journal,
     known: replay.known,
@@ -250,7 +255,7 @@ function place(
   job: Job,
   plan: BatchPlan,
   firsts: CopyIndex,
-  run: { shared: boolean; dryRun: boolean },
+  run: { shared: boolean; dryRun: boolean; walked: boolean },
   records: Records,
 ): void {
   if (recordedAtPlan(job.action, run.shared, run.dryRun)) {
@@ -264,8 +269,10 @@ function place(
           ...(setAsideEarlier(job.prior) ? { set_aside: true as const } : {}),
         }),
       );
-    // A rerun's done documents are most of its batch: their results are in the record, not written twice.
-    plan.jobs.add(prior ? { ...job, prior: undefined, resend: undefined } : job);
+    // A rerun's done documents are most of its batch: their results are in the record, not written twice,
+    // and unless a later step walks the batch (--dry-run, --move-*), nothing of them is.
+    if (!run.walked) plan.jobs.skip(job);
+    else plan.jobs.add(prior ? { ...job, prior: undefined, resend: undefined } : job);
     return;
   }
   plan.jobs.add(job);

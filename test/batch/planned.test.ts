@@ -87,6 +87,12 @@ describe('the plan on disk', () => {
     store.add(one);
     expect(() => store.add({ ...one, ordinal: 5 })).toThrow(/out of order/);
     expect(() => store.get(1)).toThrow(/no job 1/);
+    expect(PlanStore.inMemory([one]).get(0)).toBe(one);
+    // A job counted but not stored (a done document no later step reads) keeps its place, and cannot be read.
+    store.skip({ ...one, ordinal: 1 });
+    expect(store.count).toBe(2);
+    expect(() => store.get(1)).toThrow(/not stored/);
+    expect(() => store.skip({ ...one, ordinal: 5 })).toThrow(/out of order/);
     // Read twice: two objects (from disk), equal.
     expect(store.get(0)).not.toBe(store.get(0));
     expect(store.get(0)).toEqual(store.get(0));
