@@ -4,12 +4,13 @@ import type { StateJournal } from '../journal/state/index.ts';
 import type { IgnoredInput, Job } from './plan.ts';
 import type { LinkNotFollowed, UnreadableInput } from './discover.ts';
 import type { Unsettled } from './settle.ts';
+import { Int32List } from './int32-list.ts';
 import { LineSpool } from './spool.ts';
 
 /**
  * The plan as the send and finish steps read it. The plan step decides one window of inputs at
  * a time and writes each job here as it is decided: a run over 100,000 files holds its jobs on
- * disk (PlanStore), the send step's queue as numbers (OrdinalList), and a number or two per
+ * disk (PlanStore), the send step's queue as numbers (Int32List), and a number or two per
  * document to find copies (CopyIndex), not a Job per document (issue 26 item 1).
  */
 export type BatchPlan = {
@@ -34,10 +35,10 @@ export type BatchPlan = {
   unsettled?: Unsettled[] | undefined;
 };
 
-export type SendQueue = { resume: OrdinalList; submit: OrdinalList; check: OrdinalList };
+export type SendQueue = { resume: Int32List; submit: Int32List; check: Int32List };
 
 export function sendQueue(): SendQueue {
-  return { resume: new OrdinalList(), submit: new OrdinalList(), check: new OrdinalList() };
+  return { resume: new Int32List(), submit: new Int32List(), check: new Int32List() };
 }
 
 /** The number of documents the send step has to work on. */
@@ -134,42 +135,18 @@ function decodeJob(line: string): Job {
   return job;
 }
 
-/** Numbers (ordinals) in the order pushed: four bytes each. */
-export class OrdinalList {
-  #items = new Uint32Array(256);
-  #length = 0;
-
-  get length(): number {
-    return this.#length;
-  }
-
-  push(n: number): void {
-    if (this.#length === this.#items.length) {
-      const grown = new Uint32Array(this.#items.length * 2);
-      grown.set(this.#items);
-      this.#items = grown;
-    }
-    this.#items[this.#length++] = n;
-  }
-
-  at(i: number): number {
-    if (i < 0 || i >= this.#length) throw new RangeError(`ordinal list: no item ${i}`);
-    return this.#items[i] as number;
-  }
-}
-
 /**
  * The send step's documents as the claim loop takes them: from the front of each list in turn,
  * read from the plan store only when taken (claims.ts JobSource).
  */
 export class QueuedJobs {
   readonly #store: PlanStore;
-  readonly #lists: OrdinalList[];
+  readonly #lists: Int32List[];
   #list = 0;
   #next = 0;
   #left: number;
 
-  constructor(store: PlanStore, lists: OrdinalList[]) {
+  constructor(store: PlanStore, lists: Int32List[]) {
     this.#store = store;
     this.#lists = lists;
     this.#left = lists.reduce((n, l) => n + l.length, 0);
@@ -182,7 +159,7 @@ export class QueuedJobs {
   take(n: number): Job[] {
     const out: Job[] = [];
     while (out.length < n && this.#list < this.#lists.length) {
-      const list = this.#lists[this.#list] as OrdinalList;
+      const list = this.#lists[this.#list] as Int32List;
       if (this.#next >= list.length) {
         this.#list++;
         this.#next = 0;

@@ -1,6 +1,7 @@
 import { stampChangedMs, type InputFile } from './discover.ts';
 import type { FileFacts } from './facts.ts';
 import { readChecksummed, writeChecksummedChunks } from '../journal/state/checksummed.ts';
+import { Int32List } from './int32-list.ts';
 import { LineSpool } from './spool.ts';
 
 /**
@@ -166,33 +167,6 @@ export function openStatCache(path: string): StatCache {
 
 const KEEP = -1;
 const FORGOTTEN = -2;
-
-/** Numbers in the order pushed, four bytes each. */
-class Int32List {
-  #items = new Int32Array(1024);
-  #length = 0;
-
-  get length(): number {
-    return this.#length;
-  }
-
-  push(n: number): void {
-    if (this.#length === this.#items.length) {
-      const grown = new Int32Array(this.#items.length * 2);
-      grown.set(this.#items);
-      this.#items = grown;
-    }
-    this.#items[this.#length++] = n;
-  }
-
-  at(i: number): number {
-    return this.#items[i] as number;
-  }
-
-  set(i: number, n: number): void {
-    this.#items[i] = n;
-  }
-}
 
 /** The position after `count` NUL-ended fields from `at`. */
 function skipFields(text: string, at: number, count: number): number {

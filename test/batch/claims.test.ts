@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { JobQueue, workThrough } from '../../src/batch/claims.ts';
-import { OrdinalList, PlanStore, QueuedJobs } from '../../src/batch/planned.ts';
+import { Int32List } from '../../src/batch/int32-list.ts';
+import { PlanStore, QueuedJobs } from '../../src/batch/planned.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
 import { job } from './jobs.ts';
 import { memoryState, type Claim, type StateJournal } from '../../src/journal/state/index.ts';
@@ -134,8 +135,8 @@ describe('claims', () => {
     const store = PlanStore.open();
     const jobs = Array.from({ length: 10 }, (_, i) => job(i));
     for (const j of jobs) store.add(j);
-    const submit = new OrdinalList();
-    const resume = new OrdinalList();
+    const submit = new Int32List();
+    const resume = new Int32List();
     for (const i of [0, 1, 2, 3, 5, 6, 7, 8, 9]) submit.push(i);
     resume.push(4);
     const source = new QueuedJobs(store, [resume, submit]);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OrdinalList, PlanStore } from '../../src/batch/planned.ts';
+import { Int32List } from '../../src/batch/int32-list.ts';
+import { PlanStore } from '../../src/batch/planned.ts';
 import type { Job } from '../../src/batch/plan.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
 
@@ -99,8 +100,8 @@ describe('the plan on disk', () => {
     store.close();
   });
 
-  it('an ordinal list grows past its first block and answers in order', () => {
-    const list = new OrdinalList();
+  it('a list of numbers grows past its first block and answers in order', () => {
+    const list = new Int32List();
     for (let i = 0; i < 1000; i++) list.push(i * 7);
     expect(list.length).toBe(1000);
     expect(list.at(999)).toBe(6993);

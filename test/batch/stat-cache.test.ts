@@ -97,15 +97,16 @@ describe('stat cache', () => {
   });
 });
 
+const input = (realPath: string, stamp: string): InputFile => ({
+  file: realPath,
+  path: realPath,
+  realPath,
+  size: 1,
+  explicit: false,
+  stamp,
+});
+
 describe('stat cache lookups in any order', () => {
-  const input = (realPath: string, stamp: string): InputFile => ({
-    file: realPath,
-    path: realPath,
-    realPath,
-    size: 1,
-    explicit: false,
-    stamp,
-  });
   const facts = (n: number) => ({ sha256: `sha-${n}`, mimeType: n % 2 ? 'application/pdf' : 'image/png' });
 
   it('finds every entry whatever the order of lookups, and a changed stamp misses (a model of the cache)', async () => {
@@ -170,15 +171,6 @@ describe('stat cache lookups in any order', () => {
 });
 
 describe('stat cache over many runs (a model of it)', () => {
-  const input = (realPath: string, stamp: string): InputFile => ({
-    file: realPath,
-    path: realPath,
-    realPath,
-    size: 1,
-    explicit: false,
-    stamp,
-  });
-
   it('every run finds what the runs before it recorded, replaced or forgotten, and each file is saved once', async () => {
     const fc = (await import('fast-check')).default;
     const path = join(dir, 'model.stat-cache');
