@@ -100,9 +100,11 @@ export type BatchDeps = ClientDeps & {
   /** Each record as it is known (extract watch appends and logs it): documents end in any order. */
   onRecord?: ((entry: ReportEntry) => void) | undefined;
   /**
-   * Called when the run first reads a document or has one to send, or finds a batch of over
-   * 10,000 files (cli/heap.ts favourMemory): a smaller rerun that only stats its files and
-   * copies records from the journal keeps V8's defaults.
+   * Called when the run first reads a document or has one to send, or finds a batch of more
+   * than one plan window (cli/heap.ts favourMemory): a smaller rerun that only stats its files
+   * and copies records from the journal keeps V8's defaults.
    */
   favourMemory?: (() => void) | undefined;
+  /** Files the plan takes at a time (run.ts PLAN_WINDOW); tests make windows of a few files. */
+  planWindow?: number | undefined;
 };

@@ -177,20 +177,18 @@ async function planBatch(
     copies: new Map(),
     unreadable: [],
     ignored: [],
-    linksNotFollowed: discovery.found.linksNotFollowed,
+    linksNotFollowed: [],
     unsettled: [],
   };
   const firsts = new CopyIndex(plan.jobs);
   const settleNow = deps.now();
-  let found = 0;
   let read = 0;
   for (let window = first; window.done !== true; window = await windows.next()) {
-    found += window.value.length;
     // A batch of more than one window favours memory even when it reads and sends nothing: with the
     // plan streamed, V8's default heap growth still took a rerun of 20,000 done files to 154-174 MB
     // (94-99 MB favouring memory, for 0.8-1.1 -> 0.8-1.2 s; 6,000 files 114 -> 87 MB, 0.30 -> 0.44 s;
     // the plan held whole: 120-129 MB, 1.0-1.1 s), while a batch of one window keeps the default's speed.
-    if (found > PLAN_WINDOW) deps.favourMemory?.();
+    if (discovery.found.files > (deps.planWindow ?? PLAN_WINDOW)) deps.favourMemory?.();
     const { files, unsettled } = settledOnly(window.value, options.settleMs ?? 0, settleNow);
     plan.unsettled?.push(...unsettled);
     const planned = await planJobs({
@@ -234,7 +232,7 @@ async function planBatch(
   if (!options.dryRun) saveStatCache(cache, log);
   else cache?.close();
   plan.linksNotFollowed = discovery.found.linksNotFollowed;
-  logFound(discovery.found, found, log);
+  logFound(discovery.found, log);
   logUnsettled(plan.unsettled ?? [], options.settleMs ?? 0, log);
   plan.unreadable = [...discovery.found.unreadable, ...plan.unreadable];
   logIgnored(plan.ignored, log);
@@ -302,7 +300,7 @@ function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps): D
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
     followLinks: options.followLinks,
-    chunk: PLAN_WINDOW,
+    chunk: deps.planWindow ?? PLAN_WINDOW,
   });
   // extract watch names the files it found in its folders: a non-document among them is skipped, as in a walk.
   if (options.asFound !== true) return discovery;
@@ -320,7 +318,8 @@ function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps): D
 }
 
 /** What discovery found besides the files, said once it is over. */
-function logFound(found: DiscoveryStream['found'], files: number, log: Log): void {
+function logFound(found: DiscoveryStream['found'], log: Log): void {
+  const files = found.files;
   for (const p of found.unmatched) log('warn', `${p}: matched no file`);
   logLinksNotFollowed(found.linksNotFollowed, log);
   if (found.nothingIn !== undefined) log('info', `nothing to do: ${found.nothingIn}`);

@@ -80,6 +80,8 @@ export type RunHooks = {
   onSleep?: (ms: number, signal: (s: StopSignal) => void) => void;
   /** How the journal file's bytes are written (a full disk). */
   writeJournal?: BatchDeps['writeJournal'];
+  /** Files the plan takes at a time (a few, to cross windows with a small batch). */
+  planWindow?: number;
 };
 
 /** One in-process run of `extract <inputs...>` in `cwd`, on a fake clock. */
@@ -94,6 +96,7 @@ export async function run(cwd: string, inputs: string[], options: BatchOptions, 
   const deps: BatchDeps = {
     dispatcher: hooks.dispatcher,
     writeJournal: hooks.writeJournal,
+    planWindow: hooks.planWindow,
     now: () => t,
     sleep: async (ms, abort) => {
       sleeps.push(ms);
