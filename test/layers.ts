@@ -75,7 +75,6 @@ export const MEASURED = [
   'test/reliability/hostile-webhooks.test.ts',
   'test/reliability/load.test.ts',
   'test/e2e/batch-cron.test.ts',
-  'test/reliability/big-files.test.ts',
   'test/reliability/hostile-wide.test.ts',
   'test/receiver/bounded-memory.test.ts',
   'test/reliability/first-run-memory.test.ts',
