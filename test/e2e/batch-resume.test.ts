@@ -7,7 +7,6 @@ import {
   fixtureNames,
   readJsonLines,
   reservesBySha,
-  serve,
   serveForFile,
   straceWorks,
   workDir,
@@ -30,10 +29,14 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 /** How the tests' reruns send: by upload, eight at a time, polled often. */
 const RERUN = ['--route', 'upload', '-c', '8', '--poll-interval', '100ms'];
 describe('resuming', () => {
+  // One serve with engine time (400 ms a page) for the file, so a batch is stopped while it runs;
+  // each test counts only its own charges (reservesBySha), and each has a journal of its own.
+  const slow = serveForFile({ processing: { ms_per_page: 400, concurrency: 2 } });
+
   it.skipIf(!straceWorks())(
     'a rerun that finds every file done opens no document: it stats each one and answers from the journal (strace)',
     async () => {
-      const server = await serve();
+      const server = { url: slow() };
       const cwd = workDir();
       const names = fixtureNames();
       const inDir = join(cwd, 'in');
@@ -63,10 +66,6 @@ describe('resuming', () => {
   );
 
   describe('stopped mid-batch', () => {
-    // One serve with engine time (400 ms a page) for both, so a batch is stopped while it runs;
-    // each test counts only its own charges (reservesBySha).
-    const slow = serveForFile({ processing: { ms_per_page: 400, concurrency: 2 } });
-
     it('SIGKILL mid-batch, then a rerun completes everything and each document is charged exactly once', async () => {
       const server = { url: slow() };
       const cwd = workDir();
