@@ -49,7 +49,7 @@ describe('load', () => {
     const root = tempDir('extract-load-');
     // The corpus is made while serve starts.
     const [corpus, server] = await Promise.all([
-      makeCorpus(root, 20, 'load'),
+      makeCorpus(root, 10, 'load'),
       spawnServe([
         '--in-memory',
         '--config',
