@@ -294,8 +294,12 @@ describe('many workers, one batch (PostgreSQL)', () => {
     // Woken, the sleeper may finish what it had in flight, but sends nothing the other took.
     expect([0, 1]).toContain(other.exitCode);
     expect([0, 1]).toContain(sleeperExit);
+    // Nothing sent twice. A document the sleeper had claimed but not yet sent when it was paused
+    // may be sent by neither (the other found its lease still live; the sleeper, woken past its
+    // lease, will not risk it): pending, exit 1, and the rerun below sends it (seen once at load 22).
     const { reserves } = await chargesBySha(s.url);
-    expect(reserves.size).toBe(20);
+    expect(reserves.size).toBeLessThanOrEqual(20);
+    if (reserves.size < 20) expect(other.exitCode + sleeperExit).toBeGreaterThan(0);
     expect(
       [...reserves.values()].every((r) => r === 1),
       JSON.stringify([...reserves.values()]),
