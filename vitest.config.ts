@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
-import { IN_PROCESS_WORKERS, MEASURED, PROCESSES, processWorkersFor } from './test/layers.ts';
+import { IN_PROCESS_WORKERS, MEASURED, PROCESSES, processWorkersNow } from './test/layers.ts';
 import SlowFirstSequencer from './test/sequencer.ts';
 
-const processWorkers = processWorkersFor(process.env);
+// How busy the machine is now decides the layout (half a second's sample: test/layers.ts).
+const processWorkers = await processWorkersNow();
 const processTurn = processWorkers === IN_PROCESS_WORKERS ? 0 : 1;
 
 const shared = {

@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { join, matchesGlob, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,6 +8,8 @@ import {
   NOT_PROCESSES,
   PROCESSES,
   processWorkersFor,
+  processWorkersNow,
+  busyCores,
   STARTS_PROCESSES,
 } from './layers.ts';
 
@@ -37,12 +40,44 @@ describe('test layers (test/layers.ts)', () => {
 });
 
 describe('how many process-test files run at once (processWorkersFor)', () => {
-  it('runs them in one pool of 3 on a quiet machine, 2 after the rest on a busy one', () => {
+  it('runs them in one pool of 3 on a quiet machine, 2 after the rest when half its cores are busy', () => {
     expect(processWorkersFor({}, 0.4, 2)).toBe(IN_PROCESS_WORKERS);
-    expect(processWorkersFor({}, 1.99, 2)).toBe(IN_PROCESS_WORKERS);
+    expect(processWorkersFor({}, 0.99, 2)).toBe(IN_PROCESS_WORKERS);
+    expect(processWorkersFor({}, 1, 2)).toBe(2);
     expect(processWorkersFor({}, 2, 2)).toBe(2);
-    expect(processWorkersFor({}, 7.5, 2)).toBe(2);
-    expect(processWorkersFor({}, 3, 4)).toBe(IN_PROCESS_WORKERS);
+    expect(processWorkersFor({}, 1.5, 4)).toBe(IN_PROCESS_WORKERS);
+  });
+
+  it('how busy: the share of the sampled time the cores were busy, in cores (not the load average)', async () => {
+    const times = (user: number, idle: number) => ({
+      times: { user, nice: 0, sys: 0, idle, irq: 0 },
+      model: '',
+      speed: 0,
+    });
+    const samples = [
+      [times(100, 100), times(100, 100)],
+      // one core busy throughout, the other idle throughout
+      [times(200, 100), times(100, 200)],
+    ];
+    expect(await busyCores(1, () => samples.shift()!)).toBeCloseTo(1, 5);
+    const quiet = [[times(0, 0)], [times(10, 290)]];
+    expect(await busyCores(1, () => quiet.shift()!)).toBeCloseTo(0.0333, 3);
+    const now = await busyCores(50);
+    expect(now).toBeGreaterThanOrEqual(0);
+    expect(now).toBeLessThanOrEqual(cpus().length);
+  });
+
+  it('the layout now: EXTRACT_TEST_PROCESS_WORKERS is taken without sampling; else the sample decides', async () => {
+    let sampled = 0;
+    const busy = (cores: number) => async () => {
+      sampled++;
+      return cores;
+    };
+    expect(await processWorkersNow({ EXTRACT_TEST_PROCESS_WORKERS: '1' }, busy(0))).toBe(1);
+    expect(sampled).toBe(0);
+    expect(await processWorkersNow({}, busy(0.2))).toBe(IN_PROCESS_WORKERS);
+    expect(await processWorkersNow({}, busy(availableParallelism()))).toBe(2);
+    expect(sampled).toBe(2);
   });
 
   it('EXTRACT_TEST_PROCESS_WORKERS chooses, whatever the load; a value it cannot use is ignored', () => {

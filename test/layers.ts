@@ -1,4 +1,4 @@
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, type CpuInfo, cpus } from 'node:os';
 
 /**
  * Which vitest project each test file runs in (vitest.config.ts), so that a loaded machine
@@ -21,18 +21,52 @@ export const IN_PROCESS_WORKERS = 3;
 /**
  * How many process-test files run at once. On a quiet machine, 3, in one pool with the
  * in-process files (the suite is CPU-bound: no turn then waits on another turn's tail). On a
- * machine busy already when the suite starts (a 1-minute load average of one per core or more:
- * another build, another copy of the suite), 2, after the in-process files, so fewer processes
- * wait on a core at once. EXTRACT_TEST_PROCESS_WORKERS chooses instead: 1 (one at a time), 2 or 3.
+ * machine already busy when the suite starts (another build, another copy of the suite: half its
+ * cores or more busy), 2, after the in-process files, so fewer processes wait on a core at once.
+ * EXTRACT_TEST_PROCESS_WORKERS chooses instead: 1 (one at a time), 2 or 3.
+ *
+ * busy: how many cores' worth of work the machine is doing now (busyCores). Not the load
+ * average: `npm test` type-checks and lints just before vitest starts, and the 1-minute average
+ * still counted that work, so a quiet CI machine ran the slower layout every time.
  */
 export function processWorkersFor(
   env: NodeJS.ProcessEnv,
-  load: number = loadavg()[0] ?? 0,
+  busy: number,
   cores: number = availableParallelism(),
 ): number {
+  const chosen = chosenWorkers(env);
+  if (chosen !== undefined) return chosen;
+  return busy >= cores / 2 ? 2 : IN_PROCESS_WORKERS;
+}
+
+function chosenWorkers(env: NodeJS.ProcessEnv): number | undefined {
   const chosen = Number(env.EXTRACT_TEST_PROCESS_WORKERS);
-  if (Number.isInteger(chosen) && chosen >= 1 && chosen <= IN_PROCESS_WORKERS) return chosen;
-  return load >= cores ? 2 : IN_PROCESS_WORKERS;
+  return Number.isInteger(chosen) && chosen >= 1 && chosen <= IN_PROCESS_WORKERS ? chosen : undefined;
+}
+
+/** The cores' busy time over `ms` (from the kernel's per-core counters), in cores. */
+export async function busyCores(ms = 500, sample: () => CpuInfo[] = cpus): Promise<number> {
+  const before = sample();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = sample();
+  let busy = 0;
+  let total = 0;
+  after.forEach((cpu, i) => {
+    const was = before[i]?.times;
+    if (!was) return;
+    const spent = Object.values(cpu.times).reduce((a, b) => a + b, 0) - Object.values(was).reduce((a, b) => a + b, 0);
+    total += spent;
+    busy += spent - (cpu.times.idle - was.idle);
+  });
+  return total > 0 ? (busy / total) * after.length : 0;
+}
+
+/** The layout for this run: sampled only when EXTRACT_TEST_PROCESS_WORKERS does not choose. */
+export async function processWorkersNow(
+  env: NodeJS.ProcessEnv = process.env,
+  busy: () => Promise<number> = busyCores,
+): Promise<number> {
+  return chosenWorkers(env) ?? processWorkersFor(env, await busy());
 }
 
 export const MEASURED = [
@@ -41,7 +75,6 @@ export const MEASURED = [
   'test/reliability/hostile-webhooks.test.ts',
   'test/reliability/load.test.ts',
   'test/e2e/batch-cron.test.ts',
-  'test/reliability/big-files.test.ts',
   'test/reliability/hostile-wide.test.ts',
   'test/receiver/bounded-memory.test.ts',
   'test/reliability/first-run-memory.test.ts',

@@ -2,10 +2,16 @@ import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { IN_PROCESS_WORKERS } from './layers.ts';
 
+/** A file's CPU in clock ticks (1/100 s), recorded by test/setup.ts in the file's meta. */
+export type CpuTicks = { self: number; children: number };
+export const cpuTicksKey = 'cpuTicks';
+
 /**
- * After a run, the ten test files that took longest (their tests and hooks), for whoever wants
- * the suite faster or wonders why it is slow on their machine. Written to stdout, after vitest's
- * own summary.
+ * After a run, the ten test files that cost most, for whoever wants the suite faster or wonders
+ * why it is slow on their machine. Ranked by CPU-seconds (the file's worker and the processes
+ * it started and waited for) where /proc gives them, since the suite is CPU-bound on 2 cores and
+ * a file's wall time counts the files running beside it; by wall time elsewhere. Written to
+ * stdout, after vitest's own summary.
  */
 export default class SlowestFiles implements Reporter {
   readonly #processWorkers: number;
@@ -16,16 +22,29 @@ export default class SlowestFiles implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const rows = modules
-      .map((m) => ({ file: relative(process.cwd(), m.moduleId), ms: m.diagnostic().duration }))
-      .sort((a, b) => b.ms - a.ms)
-      .slice(0, 10);
-    if (rows.length === 0) return;
-    const lines = rows.map((r) => `  ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${r.file}`);
+    const all = modules.map((m) => {
+      const ticks = (m.meta() as Record<string, unknown>)[cpuTicksKey] as CpuTicks | undefined;
+      return {
+        file: relative(process.cwd(), m.moduleId),
+        wall: m.diagnostic().duration / 1000,
+        cpu: ticks ? (ticks.self + ticks.children) / 100 : undefined,
+      };
+    });
+    if (all.length === 0) return;
+    const byCpu = all.every((r) => r.cpu !== undefined);
+    const rows = [...all].sort((a, b) => (byCpu ? b.cpu! - a.cpu! : b.wall - a.wall)).slice(0, 10);
+    const cell = (s: number) => `${s.toFixed(1).padStart(6)} s`;
+    const lines = rows.map(
+      (r) => `  ${byCpu ? `${r.cpu!.toFixed(1).padStart(6)} CPU-s` : ''}${cell(r.wall)}  ${r.file}`,
+    );
     const layout =
       this.#processWorkers === IN_PROCESS_WORKERS
         ? `process tests ${this.#processWorkers} at a time, in one pool with the in-process files`
         : `process tests ${this.#processWorkers} at a time, after the in-process files`;
-    process.stdout.write(`\nSlowest ${rows.length} test files (${layout}):\n${lines.join('\n')}\n`);
+    const heading = byCpu
+      ? `Costliest ${rows.length} test files by CPU-seconds, then their wall time (${layout});` +
+        ` all files ${all.reduce((s, r) => s + r.cpu!, 0).toFixed(0)} CPU-s, vitest itself ${(process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6).toFixed(0)} CPU-s:`
+      : `Slowest ${rows.length} test files (${layout}):`;
+    process.stdout.write(`\n${heading}\n${lines.join('\n')}\n`);
   }
 }
