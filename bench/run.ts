@@ -3,7 +3,9 @@
  * median of repeated runs of the project against a peer or a limit measured in the same run
  * on the same machine, and their ratio.
  *
- *   --tiny          each row once at a tiny size (CI: nothing rots; nothing about speed is asserted)
+ *   --tiny          each row once at a tiny size (CI: nothing rots; nothing about speed is asserted);
+ *                   rows named by their size (4 rerun, 11, 10 mem) at the fewest sizes their
+ *                   comparisons need, wrk to its first 1,000 answers, no warm-up passes
  *   --write         also write the table and the machine's description into BENCHMARKS.md
  *                   (with --only, only the rows run are replaced; the others keep their figures)
  *   --json FILE     also write the rows as JSON (the smoke test reads it)

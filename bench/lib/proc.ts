@@ -39,7 +39,12 @@ export async function measure(command: string, args: readonly string[], options:
 
 export type RunResult = { code: number; stdout: string; stderr: string };
 
-/** Runs a command to its end, collecting its output; kills it after timeoutMs (default 10 min). */
+/**
+ * Runs a command to its end, collecting its output; kills it after timeoutMs (default 10 min).
+ * Its standard input is a pipe (a CLI reading from a pipe or from /dev/null starts differently),
+ * closed after `input`: closed after a quick command had already ended (the runner descheduled
+ * on a loaded machine), that was EPIPE, unhandled, and it ended the whole bench run.
+ */
 export function run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
@@ -59,6 +64,10 @@ export function run(command: string, args: readonly string[], options: RunOption
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+    // A command that ends before reading all its input: what it did is its exit status, not EPIPE.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') child.emit('error', err);
     });
     child.stdin.end(options.input ?? '');
   });

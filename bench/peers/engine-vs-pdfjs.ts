@@ -3,9 +3,11 @@
  * layout, labels and grounding with the built-in Invoices parser) against pdfjs-dist's bare
  * text extraction (getTextContent on every page), in this one thread, warm, each rep running
  * both one after the other so that a busy moment of the machine hits both alike. Prints
- * `{"engine": pages/s, "bare": pages/s}` (medians).
- * usage: node engine-vs-pdfjs.ts REPS [--cold] FILE...
+ * `{"engine": pages/s, "bare": pages/s}` (medians), one line for each set of files.
+ * usage: node engine-vs-pdfjs.ts REPS [--cold] FILE... [-- FILE...]...
  * --cold: no warm-up pass (bench --tiny, which measures nothing and wants each path run once)
+ * --: a further set, measured on its own after the one before (bench --tiny: one start of Node,
+ *     pdfjs-dist and the engine for both of row 7's sets; a full run gives each its own process)
  */
 import { readFileSync } from 'node:fs';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -14,8 +16,11 @@ import { extractInProcess } from '../../src/engine/extract.ts';
 
 const [repsArg = '3', ...rest] = process.argv.slice(2);
 const cold = rest[0] === '--cold';
-const files = cold ? rest.slice(1) : rest;
-const docs = files.map((f) => new Uint8Array(readFileSync(f)));
+const sets: string[][] = [[]];
+for (const arg of cold ? rest.slice(1) : rest) {
+  if (arg === '--') sets.push([]);
+  else sets.at(-1)?.push(arg);
+}
 
 async function bare(bytes: Uint8Array): Promise<number> {
   const task = getDocument({ data: new Uint8Array(bytes), disableFontFace: true, useSystemFonts: false, verbosity: 0 });
@@ -33,7 +38,7 @@ async function engine(bytes: Uint8Array): Promise<number> {
   return (await extractInProcess({ bytes, mimeType: 'application/pdf', fields: INVOICE_FIELDS })).pageCount;
 }
 
-async function rate(read: (bytes: Uint8Array) => Promise<number>): Promise<number> {
+async function rate(docs: Uint8Array[], read: (bytes: Uint8Array) => Promise<number>): Promise<number> {
   const started = performance.now();
   let pages = 0;
   for (const bytes of docs) pages += await read(bytes);
@@ -41,13 +46,16 @@ async function rate(read: (bytes: Uint8Array) => Promise<number>): Promise<numbe
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-if (!cold) {
-  await rate(engine);
-  await rate(bare);
+for (const files of sets) {
+  const docs = files.map((f) => new Uint8Array(readFileSync(f)));
+  if (!cold) {
+    await rate(docs, engine);
+    await rate(docs, bare);
+  }
+  const out: Record<'engine' | 'bare', number[]> = { engine: [], bare: [] };
+  for (let r = 0; r < Number(repsArg); r++) {
+    out.engine.push(await rate(docs, engine));
+    out.bare.push(await rate(docs, bare));
+  }
+  process.stdout.write(`${JSON.stringify({ engine: median(out.engine), bare: median(out.bare) })}\n`);
 }
-const out: Record<'engine' | 'bare', number[]> = { engine: [], bare: [] };
-for (let r = 0; r < Number(repsArg); r++) {
-  out.engine.push(await rate(engine));
-  out.bare.push(await rate(bare));
-}
-process.stdout.write(`${JSON.stringify({ engine: median(out.engine), bare: median(out.bare) })}\n`);

@@ -18,9 +18,9 @@ function mainThreadCpu(pid: number): number {
 }
 
 /** wrk against `url`, and the main-thread CPU the server `pid` spent per request meanwhile (microseconds). */
-async function measured(url: string, pid: number, connections: number, seconds: number) {
+async function measured(url: string, pid: number, connections: number, seconds: number, answers?: number) {
   const before = mainThreadCpu(pid);
-  const w = await wrk(url, connections, seconds);
+  const w = await wrk(url, connections, seconds, answers);
   return { ...w, cpuUs: ((mainThreadCpu(pid) - before) * 1e6) / w.requests };
 }
 
@@ -28,6 +28,8 @@ async function measured(url: string, pid: number, connections: number, seconds: 
 export async function emulatorReadRows(ctx: BenchContext): Promise<Row[]> {
   const connections = ctx.tiny ? 4 : 64;
   const seconds = ctx.tiny ? 1 : 10;
+  // --tiny: wrk stops after this many answers (peers/wrk-stop.lua), well before its 1 s.
+  const answers = ctx.tiny ? 1000 : undefined;
   const [pdf] = await writeInvoices(join(ctx.tmp, 'reads'), 1);
   if (!pdf) throw new Error('no PDF');
   const emulator = await ctx.emulator();
@@ -54,8 +56,8 @@ export async function emulatorReadRows(ctx: BenchContext): Promise<Row[]> {
       });
       for (let r = 0; r < ctx.reps; r++) {
         ctx.log(`row 6: wrk rep ${r + 1}/${ctx.reps}`);
-        ours.push(await measured(docUrl, emulator.pid, connections, seconds));
-        peer.push(await measured(`${bareUrl}/api/v1/documents/${id}`, bare.pid ?? 0, connections, seconds));
+        ours.push(await measured(docUrl, emulator.pid, connections, seconds, answers));
+        peer.push(await measured(`${bareUrl}/api/v1/documents/${id}`, bare.pid ?? 0, connections, seconds, answers));
       }
     } finally {
       await stop(bare);
@@ -66,7 +68,7 @@ export async function emulatorReadRows(ctx: BenchContext): Promise<Row[]> {
   return [
     row(ctx, {
       id: '6',
-      measurement: `Emulator reads: GET documents/{id}, wrk ${connections} connections, ${seconds} s`,
+      measurement: `Emulator reads: GET documents/{id}, wrk ${connections} connections, ${answers === undefined ? `${seconds} s` : `the first ${answers.toLocaleString('en-US')} answers`}`,
       figure: median(ours.map((w) => w.rps)),
       unit: 'req/s',
       peer: 'bare node:http server, same bytes',
@@ -78,15 +80,19 @@ export async function emulatorReadRows(ctx: BenchContext): Promise<Row[]> {
   ];
 }
 
-async function wrk(url: string, connections: number, seconds: number): Promise<WrkResult> {
+/** wrk on one thread; with `answers`, it stops after that many (peers/wrk-stop.lua) or at `seconds`, whichever is first. */
+async function wrk(url: string, connections: number, seconds: number, answers?: number): Promise<WrkResult> {
+  const stopAfter = answers === undefined ? [] : ['-s', join(ROOT, 'bench/peers/wrk-stop.lua')];
   const r = await run('wrk', [
     '-t1',
     `-c${connections}`,
     `-d${seconds}s`,
     '--latency',
+    ...stopAfter,
     '-H',
     `Authorization: Bearer ${EMULATOR_KEY}`,
     url,
+    ...(answers === undefined ? [] : ['--', String(answers)]),
   ]);
   check(r, 'wrk');
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);

@@ -20,7 +20,8 @@ export async function sharedRows(ctx: BenchContext): Promise<Row[]> {
   const server = await startPostgres({ durable: true });
   try {
     const rows = [await factCost(ctx, await server.database())];
-    const n = ctx.tiny ? 12 : 240;
+    // --tiny: two documents for each of the three workers.
+    const n = ctx.tiny ? 6 : 240;
     const latencyMs = 100;
     const dir = join(ctx.tmp, 'shared-in');
     ctx.log(`row 9: writing ${n} invoices`);

@@ -5,7 +5,7 @@ import { median } from '../lib/stats.ts';
 
 /** Row 5: `extract --version` and `extract --help` against `node -e 0` on the same Node. */
 export async function startupRows(ctx: BenchContext): Promise<Row[]> {
-  const runs = ctx.tiny ? 2 : 20;
+  const runs = ctx.tiny ? 1 : 20;
   const commands: Record<'node' | 'version' | 'help', string[]> = {
     node: ['-e', '0'],
     version: [CLI, '--version'],

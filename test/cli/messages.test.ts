@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
-import { emulator } from '../helpers/emulator.ts';
+import { emulator, KEY as SERVICE_KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
@@ -71,9 +71,16 @@ describe('messages (built CLI)', () => {
   });
 
   it('--report: every key snake_case (exit_code, not exitCode)', async () => {
+    // Against the file's in-process emulator: a --local run started an engine of its own in the
+    // CLI for the same report.
+    const server = await emulator();
     const cwd = tempDir();
     writeFileSync(join(cwd, 'one.pdf'), await invoicePdf(1));
-    const r = await run(['one.pdf', '--local', '-q', '--report', 'report.json', '-o', 'out.jsonl'], {}, cwd);
+    const r = await run(
+      ['one.pdf', '--base-url', server.url, '--state', 'j.jsonl', '-q', '--report', 'report.json', '-o', 'out.jsonl'],
+      { EXTRACT_API_KEY: SERVICE_KEY },
+      cwd,
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as Record<string, unknown>;
     expect(report.exit_code).toBe(0);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, reservesBySha, serve, serveForFile } from './batch-helpers.ts';
+import { extract, reservesBySha, serveForFile } from './batch-helpers.ts';
 
 /**
  * --move-done and --move-failed on the built CLI against a real `extract serve` that ignores
@@ -108,19 +108,31 @@ describe('--move-done and --move-failed', () => {
   }, 120_000);
 
   it('a failure that may pass next time stays in the drop folder for the rerun that heals it', async () => {
-    // Its own serve: its fault rule would outlive it on the shared one.
-    const { url } = await serve({ idempotency_key: false });
+    // The file's serve: its fault rule fires once (times: 1), and is cleared whatever happens.
+    const url = service();
+    onTestFinished(async () => {
+      await fetch(`${url}/_emulator/faults`, { method: 'DELETE' });
+    });
     const cwd = tempDir('extract-move-');
     mkdirSync(join(cwd, 'drop'));
     mkdirSync(join(cwd, 'failed'));
     writeFileSync(join(cwd, 'drop', 'a.pdf'), await invoicePdf(3));
-    await fetch(`${url}/_emulator/faults`, {
+    // A 429 whose Retry-After (301 s) is past the longest the client waits (5 min): rate limited
+    // at once, retryable, uncharged, with no in-run backoff (a 1 s Retry-After took 9-16 s of retries).
+    const rule = await fetch(`${url}/_emulator/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ operation: 'extract-inline', probability: 1, effect: { type: 'status', status: 429 } }),
+      body: JSON.stringify({
+        operation: 'extract-inline',
+        probability: 1,
+        effect: { type: 'status', status: 429, retry_after: 301 },
+        times: 1,
+      }),
     });
+    expect(rule.status, await rule.text()).toBeLessThan(300);
     const r = await extract(cwd, url, ['drop/', '--move-failed', 'failed', '--report', 'report.json']);
     expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/still rate limiting \(429\)/);
     expect(files(join(cwd, 'drop'))).toEqual(['a.pdf']);
     expect(files(join(cwd, 'failed'))).toEqual([]);
   });

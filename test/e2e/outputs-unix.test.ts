@@ -32,16 +32,17 @@ import { KEY, extract, fixtureNames, readJsonLines, reservesBySha, workDir, serv
  */
 
 /**
- * What each test sends: six of the fixtures (the two-page one among them), enough to show every
- * record reaches its output; the EPIPE test sends all of them, ten times over.
+ * What each test sends: three of the fixtures, the two-page one among them, enough to show every
+ * record reaches its output (six showed no more, for twice the engine's reading); the EPIPE test
+ * sends all of them, ten times over.
  */
 const ALL = fixtureNames();
-const NAMES = ALL.slice(0, 6);
+const NAMES = [ALL[0]!, ALL[1]!, ALL.find((name) => name.includes('two-pages'))!];
 
 /** A working directory with NAMES under in/. */
 function docsDir(): string {
   const cwd = workDir();
-  for (const name of ALL.slice(NAMES.length)) rmSync(join(cwd, 'in', name));
+  for (const name of ALL.filter((n) => !NAMES.includes(n))) rmSync(join(cwd, 'in', name));
   return cwd;
 }
 const ARGS = ['in/', '--state', 'j.jsonl', '--poll-interval', '100ms', '--no-progress'];

@@ -19,6 +19,12 @@ function filesIn(...outputs: Array<Array<Record<string, unknown>>>): string[] {
 }
 
 // --settle 200ms: the files are renamed into in/ whole (dropInvoices), so settling is incidental here.
+// The stopped stream: 30 files at 150 ms a page, 2 at a time (2.3 s of work), stopped after a fifth
+// are recorded, so most of it is still to do when the stop lands (40 files showed no more).
+const MID_STREAM = 30;
+// --poll-interval 250ms: a document left in flight is collected by polling; the default first
+// wait (2 s) is incidental here, and was most of a restart's wait.
+const PACE = ['--settle', '200ms', '--poll-interval', '250ms'];
 describe('extract watch across stops', () => {
   // One serve for the tests of this pace (each counts only its own charges: ledger, reservesBySha);
   // the in-flight test needs a slower one of its own.
@@ -28,37 +34,37 @@ describe('extract watch across stops', () => {
     const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
-    const files = await dropInvoices(cwd, 40);
-    await until(() => jsonLinesOf(out).length >= 8, 'some records', first);
+    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const files = await dropInvoices(cwd, MID_STREAM);
+    await until(() => jsonLinesOf(out).length >= MID_STREAM / 5, 'some records', first);
     signal(first, 'SIGTERM');
     expect((await first.child).exitCode, first.stderr()).toBe(0);
-    expect(jsonLinesOf(out).length).toBeLessThan(40);
+    expect(jsonLinesOf(out).length).toBeLessThan(MID_STREAM);
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
-    await until(() => new Set(filesIn(jsonLinesOf(out))).size === 40, 'all 40 records', second);
+    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    await until(() => new Set(filesIn(jsonLinesOf(out))).size === MID_STREAM, 'all records', second);
     await new Promise((r) => setTimeout(r, 1500));
     const records = jsonLinesOf(out);
     expect(filesIn(records).sort()).toEqual([...files].sort());
     expect(records.filter((r) => r.status !== 'completed')).toEqual([]);
     const reserves = await reservesBySha(url);
-    expect(reserves.size).toBe(40);
+    expect(reserves.size).toBe(MID_STREAM);
     expect([...reserves.values()].every((n) => n === 1)).toBe(true);
-    expect(await extractPosts(url)).toBe(40);
+    expect(await extractPosts(url)).toBe(MID_STREAM);
   }, 300_000);
 
   it('killed mid-stream (SIGKILL) and restarted: nothing charged twice, and no file left without a record', async () => {
     const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
-    const files = await dropInvoices(cwd, 40);
-    await until(() => jsonLinesOf(out).length >= 8, 'some records', first);
+    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const files = await dropInvoices(cwd, MID_STREAM);
+    await until(() => jsonLinesOf(out).length >= MID_STREAM / 5, 'some records', first);
     first.child.kill('SIGKILL');
     await first.child;
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
-    await until(() => new Set(filesIn(jsonLinesOf(out))).size === 40, 'all 40 records', second);
+    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    await until(() => new Set(filesIn(jsonLinesOf(out))).size === MID_STREAM, 'all records', second);
     await new Promise((r) => setTimeout(r, 1500));
     const records = jsonLinesOf(out);
     expect(filesIn(records).sort()).toEqual([...files].sort());
@@ -69,10 +75,11 @@ describe('extract watch across stops', () => {
   }, 300_000);
 
   it('SIGTERM with documents in flight: exit 0, and the next watcher collects them without paying again', async () => {
-    const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 1500, concurrency: 1 } });
+    // One at a time, 750 ms each: two submitted while the first is still being read.
+    const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 750, concurrency: 1 } });
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
+    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     const files = await dropInvoices(cwd, 4);
     // Submitted (charged), not finished: in flight.
     await until(async () => (await extractPosts(url)) >= 2, 'two submissions', first);
@@ -82,7 +89,7 @@ describe('extract watch across stops', () => {
     expect(stopped.exitCode, first.stderr()).toBe(0);
     expect(first.stderr()).toMatch(/SIGTERM: stopping/);
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
+    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === 4, 'all 4 records', second);
     const said = `first:\n${first.stderr()}\nsecond:\n${second.stderr()}`;
     expect(filesIn(jsonLinesOf(out)).sort(), said).toEqual([...files].sort());
@@ -95,8 +102,8 @@ describe('extract watch across stops', () => {
     const url = service();
     const cwd = dropDir();
     const files = await dropInvoices(cwd, 30);
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '200ms']);
-    const cron = await extract(cwd, url, ['in', '-q', '-o', 'cron.jsonl']);
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', ...PACE]);
+    const cron = await extract(cwd, url, ['in', '-q', '-o', 'cron.jsonl', '--poll-interval', '250ms']);
     // 0, or 5 when documents were still held by the watcher at the end (it collects them).
     expect([0, 5], String(cron.stderr)).toContain(cron.exitCode);
     const done = (): Set<string> =>

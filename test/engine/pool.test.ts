@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { EnginePool, EngineError, slowToStop } from '../../src/engine/index.ts';
+import { EnginePool, EngineError, residentMb, slowToStop } from '../../src/engine/index.ts';
 import { flateBombPdf } from '../helpers/bombs.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
@@ -36,6 +36,13 @@ function runningChildren(pid: number): number[] {
   return out;
 }
 
+/**
+ * A one-page PDF whose content inflates to 512 MB: more than twice the 200 MB limits below, so only the
+ * limit ends its reading (a process reading it is killed well before 512 MB; a 1 GB bomb cost half a
+ * CPU-second more to make for the same answer).
+ */
+const BOMB_BYTES = 512 * 1024 * 1024;
+
 /** Holds this thread's event loop (no timer, no I/O, no exit event runs) for `ms`, without spinning. */
 const hold = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
@@ -50,10 +57,12 @@ describe('engine pool', () => {
   });
 
   it('a fresh document is read while two slow ones hold both processes: the slowest is stopped and read again after', async () => {
-    // 40 MB of path operators, Flate'd twice: seconds of reading each (about five times what the
-    // honest document needs with its process's start, 3 s against 15 at load 15; 120 MB read each of
-    // the three times for 20-60 s).
-    const slow = await flateBombPdf(40 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
+    // 5 MB of path operators, Flate'd twice: about 0.4 CPU-seconds of reading each, against about
+    // 10 ms for the honest document. The honest document's process starts when the slowest one's is
+    // killed for it, alongside the other slow one's (both load pdfjs at once), so the margin is the
+    // readings' (40 times); a pool that kept the honest document waiting for a process is what the
+    // check below catches. (40 MB, read three times, cost about 8 CPU-seconds for the same answer.)
+    const slow = await flateBombPdf(5 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
     const honestPdf = await invoicePdf(11);
     // The fairness rule's clock moves slowMs each time it is read: each reading has been slow since the
     // next one started, without a real wait (which both spent reading on both cores).
@@ -81,7 +90,7 @@ describe('engine pool', () => {
   }, 180_000);
 
   it('a process past its memory limit is killed and the document refused as too_large; the next document is read', async () => {
-    const bomb = await flateBombPdf(1024 * 1024 * 1024);
+    const bomb = await flateBombPdf(BOMB_BYTES);
     const engine = new EnginePool({ workers: 1, memoryMb: 200 });
     try {
       const err = await engine
@@ -106,7 +115,7 @@ describe('engine pool', () => {
     // watchdog thread (worker.ts) reads its own every 250 ms and SIGKILLs itself past the same limit.
     // Whichever sees it first, the document is too large. Here the pool's event loop is held while the
     // bomb inflates, so only the watchdog can end it: the pool sees an unexplained SIGKILL.
-    const bomb = await flateBombPdf(1024 * 1024 * 1024);
+    const bomb = await flateBombPdf(BOMB_BYTES);
     const engine = new EnginePool({ workers: 1, memoryMb: 200 });
     try {
       const before = new Set(runningChildren(process.pid));
@@ -133,11 +142,17 @@ describe('engine pool', () => {
   }, 120_000);
 
   it('close() ends a read in progress at once', async () => {
-    const bomb = await flateBombPdf(1024 * 1024 * 1024);
+    const bomb = await flateBombPdf(BOMB_BYTES);
     const engine = new EnginePool({ workers: 1 });
+    const before = new Set(runningChildren(process.pid));
     const reading = engine.extract({ bytes: bomb, mimeType: 'application/pdf', fields: INVOICE_FIELDS });
     const outcome = reading.catch((e: unknown) => e);
-    await new Promise((res) => setTimeout(res, 2000));
+    // In progress: its process has grown past 200 MB, inside the bomb (an idle one holds 60-130 MB; at
+    // the shipped 1024 MB limit the 512 MB bomb has far to go). A fixed wait of 2 s, on a loaded
+    // machine, could end while the process was still loading pdfjs.
+    await expect.poll(() => runningChildren(process.pid).filter((p) => !before.has(p))).toHaveLength(1);
+    const [reader] = runningChildren(process.pid).filter((p) => !before.has(p));
+    await expect.poll(() => residentMb(reader!) ?? 0, { timeout: 50_000, interval: 50 }).toBeGreaterThan(200);
     await engine.close();
     expect(await outcome).toMatchObject({ name: 'EngineClosedError' });
   }, 60_000);

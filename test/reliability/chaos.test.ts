@@ -7,14 +7,16 @@ import { spawnServe, tempDir } from '../helpers/cli.ts';
 import { chargesBySha, count, makeCorpus, readReport, writeServeConfig } from './helpers.ts';
 
 /**
- * Chaos: 300 distinct documents, half inline and half upload-and-poll, against `extract
- * serve` with faults on every operation (about 10 to 15% each, fixed seed). Every input must
+ * Chaos: 150 distinct documents, half inline and half upload-and-poll, against `extract
+ * serve` with faults on every operation (about 10 to 15% each, fixed seed). The rarest and
+ * worst fault, a reset after POST extract did its work, is drawn at twice the rate it had when
+ * this test sent 300 documents, so it still happens about twice per route a run. Every input must
  * end completed or failed with a reason, the ledger must hold exactly one charge per
  * completed document, and a rerun with --retry-failed and the faults off must converge
  * without charging anything twice.
  */
 
-const DOCS = 300;
+const DOCS = 150;
 const SEED = 20261122;
 
 const status = (code: 429 | 500 | 502 | 503): FaultRuleInput['effect'] => ({
@@ -51,13 +53,13 @@ const RULES: FaultRuleInput[] = [
   rule('extract-inline', 0.01, status(502)),
   rule('extract-inline', 0.02, status(503)),
   rule('extract-inline', 0.015, { type: 'reset', when: 'before' }),
-  rule('extract-inline', 0.015, { type: 'reset', when: 'after' }),
+  rule('extract-inline', 0.03, { type: 'reset', when: 'after' }),
   rule('extract-inline', 0.03, latency),
   rule('extract-async', 0.02, status(429)),
   rule('extract-async', 0.015, status(500)),
   rule('extract-async', 0.01, status(502)),
   rule('extract-async', 0.015, { type: 'reset', when: 'before' }),
-  rule('extract-async', 0.015, { type: 'reset', when: 'after' }),
+  rule('extract-async', 0.03, { type: 'reset', when: 'after' }),
   rule('extract-async', 0.02, { type: 'async_error' }),
   rule('extract-async', 0.03, latency),
   rule('documents', 0.03, status(429)),

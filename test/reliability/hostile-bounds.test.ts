@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { cliStartMs } from '../helpers/baseline.ts';
+import { cliStartMs, engineStartMs } from '../helpers/baseline.ts';
 import { CLI, cleanEnv, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, stored, xrefBombPdf } from '../helpers/hostile.ts';
@@ -87,9 +87,11 @@ describe('hostile: bounded requests', () => {
     // by storage path, so a loaded machine's slow start of a fresh worker meets the processing
     // deadline, not the 2 s inline one (an inline 503 here said "slow machine", not "worker held").
     const afterMs = await storedDocumentMs(serve, await invoicePdf(3));
-    // A fresh worker starts for it (a Node process, as a start-up of the CLI is), then it takes what
-    // the same route took before the bombs.
-    expect(afterMs).toBeLessThan(storedMs + slack);
+    // A fresh engine process may start for it (Node and pdfjs, several CLI start-ups: 927 ms
+    // against a bound of 618 at load 10-14 when the bound had no room for it), then it takes what
+    // the same route took before the bombs. A worker left reading a bomb would hold it for seconds.
+    const engineMs = await engineStartMs();
+    expect(afterMs).toBeLessThan(storedMs + slack + 2 * engineMs);
     const elapsed = Date.now() - started;
     // Three bombs at once cost about one deadline each way, not the minutes they would take to
     // read: the inline ones' (the stored one is accepted behind them), then the engine's for the
@@ -97,7 +99,7 @@ describe('hostile: bounded requests', () => {
     expect(elapsed).toBeLessThan(2 * INLINE_DEADLINE_MS + PROCESSING_DEADLINE_MS + 2 * slack);
     const peak = peakRssMb(serve.child.pid!);
     console.log(
-      `bombs: 3 stopped in ${elapsed} ms (an honest one meanwhile ${meanwhileMs} ms, after ${afterMs} ms; the CLI starts in ${Math.round(startMs)} ms); serve peak RSS ${Math.round(peak)} MB`,
+      `bombs: 3 stopped in ${elapsed} ms (an honest one meanwhile ${meanwhileMs} ms, after ${afterMs} ms; the CLI starts in ${Math.round(startMs)} ms, an engine process in ${Math.round(engineMs)} ms); serve peak RSS ${Math.round(peak)} MB`,
     );
     expect(peak).toBeLessThan(1600);
     // The warm-up, the two stored honest documents, and the one sent meanwhile if it was read.

@@ -35,7 +35,6 @@ const BASIC_PASSWORD = 'BASIC_password_reliability_9a8b7c';
 const WRONG_PASSWORD = 'WRONG_password_reliability_1234';
 /** The scan's corpus: both routes (every other one over --inline-max), and an unreadable one. */
 const DOCS = 6;
-const API_KEY_DEFAULT = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 const WRONG_PG_PASSWORD = 'WRONG_pg_password_reliability_4242';
 const SECRETS = [
   API_KEY,
@@ -237,18 +236,13 @@ describe('security', () => {
       const root = tempDir('extract-secrets-state-');
       const work = join(root, 'work');
       const corpus = await makeCorpus(work, 2, 'pgsec'); // one inline, one upload-and-poll
-      const server = await spawnServe([
-        '--in-memory',
-        '--config',
-        writeServeConfig(tempDir('extract-secrets-config-')),
-        '--no-listen',
-        '-q',
-      ]);
+      // The scan's serve, its injected failures cleared: these runs are expected to succeed.
+      expect((await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' })).status).toBe(200);
       const stateUrl = await pgServer.database();
       const configDir = join(root, 'config'); // holds the URL on purpose (mode 0600, like the API key); not scanned
       const env = (extra: Record<string, string> = {}) =>
         cleanEnv({
-          EXTRACT_API_KEY: API_KEY_DEFAULT,
+          EXTRACT_API_KEY: API_KEY,
           EXTRACT_BASE_URL: server.url,
           EXTRACT_CONFIG_DIR: configDir,
           ...extra,
