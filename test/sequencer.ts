@@ -8,25 +8,22 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * (test/layers.ts). A file missing from the list still runs, just in vitest's own order.
  */
 const SLOW_FIRST = [
-  // processes (a quiet run on 2026-11-27: seconds of file time)
-  // big-files waits on its 1 GB document more than it computes (16 CPU-s, 25 s alone): started
+  // processes (a fresh-clone CI run on 2026-11-27, one pool: seconds of file time)
+  // big-files waits on its 1 GB document more than it computes (~16 CPU-s, 25 s alone): started
   // first, beside the rest, it no longer ends the suite alone among the measured files.
-  'test/reliability/big-files.test.ts', // 60
-  'test/bench/smoke.test.ts', // 51
-  'test/reliability/shared-batch.test.ts', // 37
-  'test/app/app.test.ts', // 27
-  'test/e2e/watch-restart.test.ts', // 20
-  'test/e2e/watch.test.ts', // 19
-  'test/e2e/move-files.test.ts', // 17
-  'test/e2e/batch-resume.test.ts', // 17
+  'test/reliability/big-files.test.ts', // 56
+  'test/reliability/shared-batch.test.ts', // 38
+  'test/bench/smoke.test.ts', // 26
+  'test/app/app.test.ts', // 25
+  'test/e2e/watch.test.ts', // 23
+  'test/e2e/watch-restart.test.ts', // 22
+  'test/e2e/batch-resume.test.ts', // 19
   // measured
-  'test/reliability/hostile-engine.test.ts', // 46
-  'test/receiver/bounded-memory.test.ts', // 24
+  'test/receiver/bounded-memory.test.ts', // 28
+  'test/reliability/hostile-engine.test.ts', // 25
   // in-process
-  'test/engine/pool.test.ts', // 26
-  'test/engine/worker.test.ts', // 16
-  'test/engine/scans.test.ts', // 16
-  'test/engine/fixtures.test.ts', // 15
+  'test/engine/pool.test.ts', // 9
+  'test/engine/scans.test.ts', // 8
 ];
 
 export default class SlowFirstSequencer extends BaseSequencer {
