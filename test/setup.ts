@@ -1,22 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { runFileCleanups, runTestCleanups } from './helpers/cleanup.ts';
-import { type CpuTicks, cpuTicksKey } from './slowest-files.ts';
+import { type CpuTicks, cpuTicksOf } from './helpers/proc.ts';
+import { cpuTicksKey } from './slowest-files.ts';
 
 /**
- * The CPU a file spent, its worker's own and that of the processes it started and waited for
- * (the kernel's utime + stime, cutime + cstime), shown by test/slowest-files.ts. Null where
- * /proc is not there.
+ * The CPU a file spent, its worker's own and that of the processes it started and waited for,
+ * shown by test/slowest-files.ts (null where /proc is not there).
  */
-function cpuTicks(): CpuTicks | null {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const at = (i: number) => Number(fields[i]) || 0;
-    return { self: at(11) + at(12), children: at(13) + at(14) };
-  } catch {
-    return null;
-  }
-}
+const cpuTicks = () => cpuTicksOf('self');
 
 let started: CpuTicks | null = null;
 beforeAll(() => {

@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import type { CpuTicks } from './helpers/proc.ts';
 import { IN_PROCESS_WORKERS } from './layers.ts';
 
-/** A file's CPU in clock ticks (1/100 s), recorded by test/setup.ts in the file's meta. */
-export type CpuTicks = { self: number; children: number };
+/** Where test/setup.ts records a file's CPU (CpuTicks) in the file's meta. */
 export const cpuTicksKey = 'cpuTicks';
 
 /**
@@ -43,8 +43,13 @@ export default class SlowestFiles implements Reporter {
         : `process tests ${this.#processWorkers} at a time, after the in-process files`;
     const heading = byCpu
       ? `Costliest ${rows.length} test files by CPU-seconds, then their wall time (${layout});` +
-        ` all files ${all.reduce((s, r) => s + r.cpu!, 0).toFixed(0)} CPU-s, vitest itself ${(process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6).toFixed(0)} CPU-s:`
+        ` all files ${all.reduce((s, r) => s + r.cpu!, 0).toFixed(0)} CPU-s, vitest itself ${vitestCpuSeconds().toFixed(0)} CPU-s:`
       : `Slowest ${rows.length} test files (${layout}):`;
     process.stdout.write(`\n${heading}\n${lines.join('\n')}\n`);
   }
+}
+
+function vitestCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -12,6 +12,7 @@ import { EngineError, EnginePool, extractInProcess } from '../../src/engine/inde
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { ROWS_PER_PAGE, longInvoice } from '../../fixtures/lib/long.ts';
 import { FIXTURES_DIR, loadFixtures } from '../../fixtures/lib/manifest.ts';
+import { childrenOf, cpuTicksOf } from '../helpers/proc.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -25,27 +26,10 @@ let shared: Engine | undefined;
 const engine = (): Engine => (shared ??= new EnginePool({ workers: 2 }));
 afterAll(() => shared?.close());
 
-/** The processes this one started (its threads' lists of children: the engine's). */
-function children(): number[] {
-  return readdirSync('/proc/self/task').flatMap((tid) => {
-    try {
-      return readFileSync(`/proc/self/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  });
-}
 /** CPU time of the engine's processes so far (user + system, clock ticks of 10 ms), in ms. */
 function enginesCpuMs(): number {
   let ticks = 0;
-  for (const pid of children()) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // it ended meanwhile
-    }
-  }
+  for (const pid of childrenOf('self')) ticks += cpuTicksOf(pid)?.self ?? 0; // ended meanwhile: none
   return ticks * 10;
 }
 

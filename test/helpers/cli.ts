@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { childrenOf } from './proc.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -74,19 +75,10 @@ async function killAll(set: Set<ResultPromise>): Promise<void> {
   for (const c of running) {
     // Its own children first: a wrapper (spawnNode's `wrap`: /usr/bin/time) does not pass a
     // signal on, so the Node under it would outlive it.
-    for (const pid of childrenOf(c.pid)) killQuietly(pid);
+    for (const pid of c.pid === undefined ? [] : childrenOf(c.pid)) killQuietly(pid);
     c.kill('SIGKILL');
   }
   await Promise.allSettled(running);
-}
-
-function childrenOf(pid: number | undefined): number[] {
-  if (pid === undefined) return [];
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return []; // ended already
-  }
 }
 
 function killQuietly(pid: number): void {

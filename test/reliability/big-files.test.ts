@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statfsSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, statfsSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { IMAGE_MAX_BYTES } from '../../src/engine/extract.ts';
 import { extract } from '../e2e/batch-helpers.ts';
 import { writeBigPdf } from '../helpers/big-pdf.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { childrenOf } from '../helpers/proc.ts';
 import { call } from '../helpers/emulator.ts';
 import { exactLedger } from '../helpers/hostile.ts';
 
@@ -38,21 +39,6 @@ function vmHwmMb(pid: number): number | null {
   } catch {
     return null; // gone meanwhile
   }
-}
-
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  const tasks = `/proc/${pid}/task`;
-  if (!existsSync(tasks)) return out;
-  for (const tid of readdirSync(tasks)) {
-    try {
-      const text = readFileSync(`${tasks}/${tid}/children`, 'utf8').trim();
-      if (text) out.push(...text.split(/\s+/).map(Number));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return out;
 }
 
 /** Samples the peak of `pid` and of each of its descendants; `stop` returns serve's peak plus theirs. */

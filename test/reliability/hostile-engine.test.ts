@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
@@ -8,6 +8,7 @@ import { flateBombPdf } from '../helpers/bombs.ts';
 import { CLOSE_WAIT_MS } from '../../src/emulator/processor.ts';
 import { cliStartMs } from '../helpers/baseline.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { childrenOf } from '../helpers/proc.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
@@ -50,21 +51,6 @@ function status(pid: number): string | null {
   }
 }
 const kb = (text: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0);
-
-/** The processes `pid` started, from its threads' lists of children (not a walk of all of /proc every 50 ms). */
-function childrenOf(pid: number): number[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
-      try {
-        return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-      } catch {
-        return [];
-      }
-    });
-  } catch {
-    return [];
-  }
-}
 
 /**
  * Peaks of serve itself (VmHWM) and of each engine process it starts (its children, read every
