@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import type { CpuTicks } from './helpers/proc.ts';
@@ -46,6 +47,9 @@ export default class SlowestFiles implements Reporter {
         ` all files ${all.reduce((s, r) => s + r.cpu!, 0).toFixed(0)} CPU-s, vitest itself ${vitestCpuSeconds().toFixed(0)} CPU-s:`
       : `Slowest ${rows.length} test files (${layout}):`;
     process.stdout.write(`\n${heading}\n${lines.join('\n')}\n`);
+    // Every file's figures, for comparing two runs file by file.
+    mkdirSync('test-output', { recursive: true });
+    writeFileSync('test-output/file-costs.json', `${JSON.stringify(all, null, 1)}\n`);
   }
 }
 

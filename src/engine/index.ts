@@ -34,7 +34,8 @@ import {
  *   has left under its caller's deadline). So documents that take long (a bomb of work, or a huge
  *   honest one) never hold every process while others wait.
  *
- * Idle processes stay warm (unref'd: they keep nothing alive); `close()` kills them at once.
+ * The first process starts with the first document. Idle processes stay warm (unref'd: they keep
+ * nothing alive); `close()` kills them at once.
  */
 
 export { extractInProcess, countPagesInProcess } from './extract.ts';
@@ -52,8 +53,11 @@ export type EngineOptions = {
   slowMs?: number;
   maxFileBytes?: number;
   /**
-   * Keep one process started and idle (now, and after one is killed), so a document seldom waits for
-   * a process to start (Node and pdfjs: 1–4 s on a loaded 2-core machine). serve does; a one-off caller need not.
+   * Once the pool has read its first document, keep one process started and idle (and again after one
+   * is killed), so a document seldom waits for a process to start (Node and pdfjs: 0.3-0.8 CPU-s, 1–4 s
+   * on a loaded 2-core machine). Nothing starts before the first document: a serve that reads none (a
+   * rehearsal of webhooks, uploads or the app) spends nothing on the engine. serve does; a one-off
+   * caller need not.
    */
   warm?: boolean;
   /** The clock the fairness rule reads (tests inject one). */
@@ -150,7 +154,6 @@ export class EnginePool implements Engine {
     this.#now = options.now ?? Date.now;
     this.#maxFileBytes = Math.min(options.maxFileBytes ?? MAX_ENGINE_FILE_BYTES, MAX_ENGINE_FILE_BYTES);
     this.#warm = options.warm ?? false;
-    this.#keepOneReady();
   }
 
   async countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number> {

@@ -56,6 +56,30 @@ describe('engine pool', () => {
     expect(slowToStop([], 1)).toEqual([]);
   });
 
+  it('warm: no process before the first document; after it, one idle process stays ready beside the one that read', async () => {
+    const engineProcesses = () =>
+      runningChildren(process.pid).filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('engine/worker');
+        } catch {
+          return false;
+        }
+      });
+    const before = new Set(engineProcesses());
+    const started = () => engineProcesses().filter((pid) => !before.has(pid));
+    const engine = new EnginePool({ workers: 2, warm: true });
+    try {
+      // A process spawned at construction would be listed at once: fork() returns with its pid.
+      await new Promise((res) => setTimeout(res, 200));
+      expect(started()).toEqual([]);
+      const out = await engine.extract({ bytes: await invoicePdf(13), mimeType: 'application/pdf', fields: INVOICE_FIELDS });
+      expect(out.results.invoice_number).toMatch(/^INV-0*13$/);
+      expect(started()).toHaveLength(2);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+
   it('a fresh document is read while two slow ones hold both processes: the slowest is stopped and read again after', async () => {
     // 5 MB of path operators, Flate'd twice: about 0.4 CPU-seconds of reading each, against about
     // 10 ms for the honest document. The honest document's process starts when the slowest one's is
