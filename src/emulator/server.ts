@@ -84,7 +84,6 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     new (await import('../engine/index.ts')).EnginePool({
       memoryMb: config.processing.engine_memory_mb,
       slowMs: config.processing.slow_ms,
-      warm: true,
     });
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;

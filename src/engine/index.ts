@@ -34,8 +34,9 @@ import {
  *   has left under its caller's deadline). So documents that take long (a bomb of work, or a huge
  *   honest one) never hold every process while others wait.
  *
- * The first process starts with the first document. Idle processes stay warm (unref'd: they keep
- * nothing alive); `close()` kills them at once.
+ * Processes start when a document finds none idle (none before the first document, none spare), up
+ * to `workers`; once started they stay, idle and warm (unref'd: they keep nothing alive), until a
+ * kill or `close()`, which kills them at once.
  */
 
 export { extractInProcess, countPagesInProcess } from './extract.ts';
@@ -52,14 +53,6 @@ export type EngineOptions = {
   memoryMb?: number;
   slowMs?: number;
   maxFileBytes?: number;
-  /**
-   * Once the pool has read its first document, keep one process started and idle (and again after one
-   * is killed), so a document seldom waits for a process to start (Node and pdfjs: 0.3-0.8 CPU-s, 1–4 s
-   * on a loaded 2-core machine). Nothing starts before the first document: a serve that reads none (a
-   * rehearsal of webhooks, uploads or the app) spends nothing on the engine. serve does; a one-off
-   * caller need not.
-   */
-  warm?: boolean;
   /** The clock the fairness rule reads (tests inject one). */
   now?: () => number;
 };
@@ -137,7 +130,6 @@ export class EnginePool implements Engine {
   readonly #slowMs: number;
   readonly #now: () => number;
   readonly #maxFileBytes: number;
-  readonly #warm: boolean;
   readonly #slots: Slot[] = [];
   /** Documents not yet read, in arrival order; then those stopped for running long, read when none waits. */
   readonly #fresh: Job[] = [];
@@ -153,7 +145,6 @@ export class EnginePool implements Engine {
     this.#slowMs = options.slowMs ?? ENGINE_SLOW_MS;
     this.#now = options.now ?? Date.now;
     this.#maxFileBytes = Math.min(options.maxFileBytes ?? MAX_ENGINE_FILE_BYTES, MAX_ENGINE_FILE_BYTES);
-    this.#warm = options.warm ?? false;
   }
 
   async countPages(bytes: EngineSource, mimeType: string, options?: EngineCallOptions): Promise<number> {
@@ -263,10 +254,7 @@ export class EnginePool implements Engine {
     // Stopped to let fresh documents through (no error): it is read again later, from the start.
     const error = job && lostJobError(slot.stopping, why, this.#memoryMb);
     if (job && error) job.reject(error);
-    if (!this.#closed) {
-      this.#dispatch();
-      this.#keepOneReady();
-    }
+    if (!this.#closed) this.#dispatch();
   }
 
   #stop(slot: Slot, why: 'memory' | 'requeue'): void {
@@ -294,7 +282,6 @@ export class EnginePool implements Engine {
       free.child.channel?.ref();
       free.child.send(job.request);
     }
-    this.#keepOneReady();
     this.#watching();
   }
 
@@ -346,16 +333,6 @@ export class EnginePool implements Engine {
     }
     job.reject(job.signal?.reason instanceof Error ? job.signal.reason : new Error('the engine call was cancelled'));
     this.#dispatch();
-  }
-
-  #keepOneReady(): void {
-    if (
-      this.#warm &&
-      !this.#closed &&
-      this.#slots.length < this.#size &&
-      !this.#slots.some((s) => s.job === null && !s.stopping)
-    )
-      this.#spawn();
   }
 }
 

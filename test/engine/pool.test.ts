@@ -1,8 +1,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { startServer } from '../../src/emulator/server.ts';
 import { EnginePool, EngineError, residentMb, slowToStop } from '../../src/engine/index.ts';
 import { flateBombPdf } from '../helpers/bombs.ts';
+import { call, inlineBody } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
@@ -56,7 +58,7 @@ describe('engine pool', () => {
     expect(slowToStop([], 1)).toEqual([]);
   });
 
-  it('warm: no process before the first document; after it, one idle process stays ready beside the one that read', async () => {
+  it("serve's engine starts processes on demand: none before the first document, one for a document at a time, a second only for two at once", async () => {
     const engineProcesses = () =>
       runningChildren(process.pid).filter((pid) => {
         try {
@@ -67,16 +69,34 @@ describe('engine pool', () => {
       });
     const before = new Set(engineProcesses());
     const started = () => engineProcesses().filter((pid) => !before.has(pid));
-    const engine = new EnginePool({ workers: 2, warm: true });
+    // serve's own engine, as `extract serve` makes it (no engine handed in).
+    const server = await startServer({
+      config: { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 } },
+      host: '127.0.0.1',
+      port: 0,
+      inMemory: true,
+    });
+    const read = async (n: number) => {
+      const r = await call(server, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(n)) });
+      expect(r.body).toMatchObject({
+        success: true,
+        results: { invoice_number: expect.stringMatching(new RegExp(`^INV-0*${n}$`)) },
+      });
+    };
     try {
-      // A process spawned at construction would be listed at once: fork() returns with its pid.
+      // A process spawned at the start would be listed at once: fork() returns with its pid.
       await new Promise((res) => setTimeout(res, 200));
       expect(started()).toEqual([]);
-      const out = await engine.extract({ bytes: await invoicePdf(13), mimeType: 'application/pdf', fields: INVOICE_FIELDS });
-      expect(out.results.invoice_number).toMatch(/^INV-0*13$/);
+      await read(13);
+      await read(14);
+      // One after two documents in turn: the first stayed, warm, for the second; no spare beside it.
+      const first = started();
+      expect(first).toHaveLength(1);
+      await Promise.all([read(15), read(16)]);
       expect(started()).toHaveLength(2);
+      expect(started()).toContain(first[0]);
     } finally {
-      await engine.close();
+      await server.close();
     }
   }, 120_000);
 

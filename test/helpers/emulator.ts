@@ -17,7 +17,7 @@ afterEachTest(async () => {
 afterEachFile(() => dropSharedEngine());
 
 /**
- * One engine (serve's pool of reader processes, kept warm) for the emulators of a file's tests, in
+ * One engine (serve's pool of reader processes, which stay warm once started) for the emulators of a file's tests, in
  * place of one each: each started a Node process and loaded pdfjs, most of a short test's CPU.
  * Shared only at the default memory limit; a test that asks for another one gets its own pool.
  */
@@ -25,7 +25,7 @@ let shared: { pool: EnginePool; engine: Engine; busy: number } | undefined;
 
 export function sharedEngine(): Engine {
   if (shared !== undefined) return shared.engine;
-  const pool = new EnginePool({ memoryMb: DEFAULT_MEMORY_MB, warm: true });
+  const pool = new EnginePool({ memoryMb: DEFAULT_MEMORY_MB });
   const s = { pool, busy: 0, engine: undefined as unknown as Engine };
   const track = async <T>(call: Promise<T>): Promise<T> => {
     s.busy++;
