@@ -113,6 +113,30 @@ function _importedNames(source: string, specifier: string): string[] | undefined
   return [...names];
 }
 
+/**
+ * undici's index loads all of undici (fetch, WebSocket, the mock agents, the caches) where a request
+ * needs only its dispatcher and its API: src/net/request.ts, the one module that imports undici's
+ * functions, gets scripts/undici-request-only.cjs under that name, which loads those parts alone.
+ * Any other import of undici fails the build, rather than finding the name missing at run time.
+ */
+const REQUEST_MODULE = join(ROOT, 'src/net/request.ts');
+const undiciRequestOnly: Plugin = {
+  name: 'undici-request-only',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer === REQUEST_MODULE
+        ? { path: join(ROOT, 'scripts/undici-request-only.cjs') }
+        : {
+            errors: [
+              {
+                text: `${relative(ROOT, args.importer)} imports undici: import its parts through src/net/request.ts, which the build gives only those`,
+              },
+            ],
+          },
+    );
+  },
+};
+
 /** The second pass's entries, each a file in dist/ the start-up may import() by that name. */
 const LAZY_ENTRIES: Record<string, string> = {
   'cli/errors': 'src/errors.ts',
@@ -206,7 +230,7 @@ const results = await Promise.all([
     entryPoints: Object.fromEntries(Object.entries(LAZY_ENTRIES).filter(([name]) => name !== 'cli/errors')),
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [noChildProcessInCommander, errorsStayOneFile],
+    plugins: [noChildProcessInCommander, errorsStayOneFile, undiciRequestOnly],
   }),
   // errors.ts alone, a file of its own that imports nothing (see errorsStayOneFile).
   build({ ...COMMON, entryPoints: { 'cli/errors': 'src/errors.ts' } }),

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import type { z } from 'zod';
 import {
@@ -27,6 +26,7 @@ import {
 } from '../cost/attempt.ts';
 import type { Circuit } from './circuit.ts';
 import { hashedFileBody } from './upload-body.ts';
+import { requestUrl } from '../net/request.ts';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from './answer-depth.ts';
 import { describeErrorBody, isPageCount, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
 
@@ -413,14 +413,17 @@ export class ServiceClient {
     const limitMs =
       call.method === 'PUT' ? undefined : call.step === 'extract' ? this.#limits.extractMs : this.#limits.requestMs;
     const started = performance.now();
-    const res = await request(call.url, {
-      method: call.method,
-      headers: call.headers,
-      body: call.body?.() ?? null,
-      signal: call.signal ?? null,
-      ...(limitMs !== undefined && { headersTimeout: limitMs, bodyTimeout: limitMs }),
-      ...(this.#deps.dispatcher ? { dispatcher: this.#deps.dispatcher } : {}),
-    });
+    const res = await requestUrl(
+      call.url,
+      {
+        method: call.method,
+        headers: call.headers,
+        body: call.body?.() ?? null,
+        signal: call.signal ?? null,
+        ...(limitMs !== undefined && { headersTimeout: limitMs, bodyTimeout: limitMs }),
+      },
+      this.#deps.dispatcher,
+    );
     const timeLeft = limitMs === undefined ? undefined : limitMs - (performance.now() - started);
     const text = await readCapped(res.body, this.#limits.answerBytes, timeLeft);
     return { status: res.statusCode, headers: res.headers, text };

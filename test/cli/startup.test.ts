@@ -165,7 +165,7 @@ describe('start-up of the built CLI', () => {
     }
   });
 
-  it('a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod, chalk (no colours off a terminal) nor (for JSON Lines) the CSV writer', async () => {
+  it('a first run loads only the request parts of undici; a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod, chalk (no colours off a terminal) nor (for JSON Lines) the CSV writer', async () => {
     const server = await emulator();
     const dir = mkdtempSync(join(tmpdir(), 'extract-rerun-'));
     dirs.push(dir);
@@ -187,6 +187,9 @@ describe('start-up of the built CLI', () => {
         name,
       ).toBe(true);
     }
+    // Of undici, a request's parts (src/net/request.ts): not fetch, WebSocket, the mock agents or the caches.
+    const notARequest = /^node_modules\/undici\/lib\/(mock|cache|web\/(websocket|eventsource|cache)|web\/fetch\/index\.js)/;
+    expect(first.modules.filter((m) => notARequest.test(m))).toEqual([]);
     const rerun = await loadedBy(args);
     expect(rerun.modules.some((m) => m.startsWith('src/batch/'))).toBe(true);
     // Its journal index is current and its lock free: no journal text or lock file to validate.

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
 import type { WebhookIntegration } from '../../contract/index.ts';
 import type { EmulatorDeps } from '../clock.ts';
 import { loggableUrl, type DeliveryEvent } from '../events.ts';
 import type { Faults } from '../faults.ts';
+import { requestUrl } from '../../net/request.ts';
 import type { AttemptResult, DueDelivery, Outbox } from './outbox.ts';
 
 /**
@@ -144,7 +144,7 @@ async function attemptDelivery(
   const auth = authorization(integration);
   if (auth) headers.authorization = auth;
   try {
-    const res = await request(integration.url, {
+    const res = await requestUrl(integration.url, {
       method: integration.method,
       headers,
       body: payload,
