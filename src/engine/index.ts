@@ -55,6 +55,8 @@ export type EngineOptions = {
   maxFileBytes?: number;
   /** The clock the fairness rule reads (tests inject one). */
   now?: () => number;
+  /** The worker script each process runs: by default the one beside this module (the bundle's, or src/'s under a test). */
+  worker?: string;
 };
 
 /** Each process's V8 heap limit (at most its resident limit): room for a 300-page PDF, not for a bomb of objects. */
@@ -127,6 +129,7 @@ export class EnginePool implements Engine {
   readonly #size: number;
   readonly #memoryMb: number;
   readonly #heapMb: number;
+  readonly #worker: string;
   readonly #slowMs: number;
   readonly #now: () => number;
   readonly #maxFileBytes: number;
@@ -142,6 +145,7 @@ export class EnginePool implements Engine {
     this.#size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     this.#memoryMb = options.memoryMb ?? ENGINE_MEMORY_MB;
     this.#heapMb = Math.min(options.heapMb ?? ENGINE_HEAP_MB, this.#memoryMb);
+    this.#worker = options.worker ?? workerPath();
     this.#slowMs = options.slowMs ?? ENGINE_SLOW_MS;
     this.#now = options.now ?? Date.now;
     this.#maxFileBytes = Math.min(options.maxFileBytes ?? MAX_ENGINE_FILE_BYTES, MAX_ENGINE_FILE_BYTES);
@@ -213,7 +217,7 @@ export class EnginePool implements Engine {
   }
 
   #spawn(): Slot {
-    const child = fork(workerPath(), [], {
+    const child = fork(this.#worker, [], {
       // The parent's flags (a loader hook, say) and the heap limit.
       execArgv: [
         ...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
