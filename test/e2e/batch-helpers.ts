@@ -1,14 +1,15 @@
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { CLI, cleanEnv, spawnServe, stateHomeIn, tempDir } from '../helpers/cli.ts';
+import { CLI, cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
+import { emulator } from '../helpers/emulator.ts';
 import { afterEachTest } from '../helpers/cleanup.ts';
 
-/** Helpers of the batch client's end-to-end tests: a real `extract serve`, the built CLI, the ledger. */
+/** Helpers of the batch client's end-to-end tests: the emulator, the built CLI, the ledger. */
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'invoices');
 export const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
@@ -35,15 +36,15 @@ export function straceWorks(): boolean {
   return spawnSync('strace', ['-f', '-o', '/dev/null', 'true']).status === 0;
 }
 
-/** `extract serve --port 0 --in-memory` with the default config plus overrides. */
+/**
+ * The service for the built CLI to talk to: the emulator with the default config plus overrides,
+ * in memory, served from this process (helpers/emulator.ts). The CLI is what these tests start as a
+ * process; `extract serve` as a process (its start, signals, crashes) has tests of its own
+ * (emulator/serve-cli, emulator/restart, reliability/emulator-crash), and each one started here
+ * cost 0.8-1.1 CPU-seconds.
+ */
 export async function serve(overrides: Partial<EmulatorConfigInput> = {}): Promise<{ url: string }> {
-  const dir = tempDir('extract-serve-');
-  const config = join(dir, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({ ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 4 }, ...overrides }),
-  );
-  return spawnServe(['--in-memory', '--config', config]);
+  return emulator({ processing: { ms_per_page: 0, concurrency: 4 }, ...overrides });
 }
 
 const running = new Set<ResultPromise>();

@@ -6,9 +6,12 @@ import { startServer, type RunningServer, type ServeOptions } from '../../src/em
 import { EnginePool } from '../../src/engine/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
+import { onTestFinished } from 'vitest';
 import { afterEachFile, afterEachTest } from './cleanup.ts';
 
+/** Emulators made in a test, closed after it; made outside one (beforeAll), closed after the file. */
 const running = new Set<RunningServer>();
+const forFile = new Set<RunningServer>();
 afterEachTest(async () => {
   await Promise.all([...running].map((s) => s.close()));
   running.clear();
@@ -16,37 +19,48 @@ afterEachTest(async () => {
   // next test gets an engine of its own, as a fresh `serve` would.
   if (shared !== undefined && shared.busy > 0) await dropSharedEngine();
 });
-afterEachFile(() => dropSharedEngine());
+afterEachFile(async () => {
+  await Promise.all([...forFile].map((s) => s.close()));
+  forFile.clear();
+  await dropSharedEngine();
+});
 
 /**
  * One engine (serve's pool of reader processes, which stay warm once started) for the emulators of a file's tests, in
  * place of one each: each started a Node process and loaded pdfjs, most of a short test's CPU.
  * Shared only at the default memory limit; a test that asks for another one gets its own pool.
- * Its processes run the bundle's worker when dist/ is current (builtEngineWorker).
+ * Its processes run the bundle's worker when dist/ is current (builtEngineWorker). The engine a
+ * server is given reads through whichever pool is current: after a test that left work in one, a
+ * server made for the whole file goes on with the next pool.
  */
-let shared: { pool: EnginePool; engine: Engine; busy: number } | undefined;
+let shared: { pool: EnginePool; busy: number } | undefined;
+
+async function onSharedPool<T>(call: (pool: EnginePool) => Promise<T>): Promise<T> {
+  if (shared === undefined) {
+    const worker = builtEngineWorker();
+    shared = {
+      pool: new EnginePool({ memoryMb: DEFAULT_MEMORY_MB, ...(worker !== undefined && { worker }) }),
+      busy: 0,
+    };
+  }
+  const s = shared;
+  s.busy++;
+  try {
+    return await call(s.pool);
+  } finally {
+    s.busy--;
+  }
+}
+
+const SHARED_ENGINE: Engine = {
+  countPages: (bytes, mimeType, options) => onSharedPool((pool) => pool.countPages(bytes, mimeType, options)),
+  extract: (input, options) => onSharedPool((pool) => pool.extract(input, options)),
+  // A server never closes an engine it was given; the clean-up above closes the pool.
+  close: async () => {},
+};
 
 export function sharedEngine(): Engine {
-  if (shared !== undefined) return shared.engine;
-  const worker = builtEngineWorker();
-  const pool = new EnginePool({ memoryMb: DEFAULT_MEMORY_MB, ...(worker !== undefined && { worker }) });
-  const s = { pool, busy: 0, engine: undefined as unknown as Engine };
-  const track = async <T>(call: Promise<T>): Promise<T> => {
-    s.busy++;
-    try {
-      return await call;
-    } finally {
-      s.busy--;
-    }
-  };
-  s.engine = {
-    countPages: (bytes, mimeType, options) => track(pool.countPages(bytes, mimeType, options)),
-    extract: (input, options) => track(pool.extract(input, options)),
-    // A server never closes an engine it was given; the file's clean-up closes this one.
-    close: async () => {},
-  };
-  shared = s;
-  return s.engine;
+  return SHARED_ENGINE;
 }
 
 /**
@@ -102,9 +116,20 @@ export const TWO_PARSERS = {
   ],
 };
 
+/** Whether a test is running (onTestFinished throws outside one: in beforeAll, at a file's top level). */
+function insideTest(): boolean {
+  try {
+    onTestFinished(() => {});
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test; its
- * engine is the file's shared one (sharedEngine) unless the test brings one or another memory limit.
+ * A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test (made
+ * outside a test, after the file); its engine is the file's shared one (sharedEngine) unless the
+ * test brings one or another memory limit.
  */
 export async function emulator(
   overrides: Partial<EmulatorConfigInput> = {},
@@ -121,7 +146,7 @@ export async function emulator(
     ...(ownEngine ? {} : { engine: sharedEngine() }),
     ...options,
   });
-  running.add(server);
+  (insideTest() ? running : forFile).add(server);
   return server;
 }
 
