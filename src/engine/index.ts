@@ -39,7 +39,6 @@ import {
  * kill or `close()`, which kills them at once.
  */
 
-export { extractInProcess, countPagesInProcess } from './extract.ts';
 export { EngineClosedError, EngineError, MAX_ENGINE_FILE_BYTES } from './types.ts';
 export type { Engine, EngineErrorCode, EngineInput, EngineJob, EngineOutput, EngineSource, FileRef } from './types.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv } from '../helpers/cli.ts';
+import { CLI, cleanEnv, spawnNode } from '../helpers/cli.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
 import { grayPng, renderGray } from '../helpers/scan.ts';
@@ -20,10 +20,8 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function loadedBy(
-  args: string[],
-  searched: (file: string) => boolean = () => true,
-): Promise<{ files: string[]; modules: string[] }> {
+/** A hook (passed to Node by `--import`) that writes the path of every file Node loads into `log`. */
+function loadHook(): { importArgs: string[]; log: string } {
   const dir = mkdtempSync(join(tmpdir(), 'extract-startup-'));
   dirs.push(dir);
   const log = join(dir, 'loaded.txt');
@@ -36,12 +34,28 @@ registerHooks({ load(url, context, next) { if (url.startsWith('file:')) appendFi
 `,
   );
   writeFileSync(log, '');
-  const r = await execa(process.execPath, ['--import', pathToFileURL(hook).href, CLI, ...args], {
+  return { importArgs: ['--import', pathToFileURL(hook).href], log };
+}
+
+async function loadedBy(
+  args: string[],
+  searched: (file: string) => boolean = () => true,
+): Promise<{ files: string[]; modules: string[] }> {
+  const { importArgs, log } = loadHook();
+  const r = await execa(process.execPath, [...importArgs, CLI, ...args], {
     env: cleanEnv(),
     extendEnv: false,
     reject: false,
   });
   expect(r.exitCode, r.stderr).toBe(0);
+  return loadedFrom(log, searched);
+}
+
+/** The files a hook's log lists, and the modules of ours and of node_modules bundled in those `searched`. */
+function loadedFrom(
+  log: string,
+  searched: (file: string) => boolean = () => true,
+): { files: string[]; modules: string[] } {
   const files = readFileSync(log, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
@@ -188,7 +202,8 @@ describe('start-up of the built CLI', () => {
       ).toBe(true);
     }
     // Of undici, a request's parts (src/net/request.ts): not fetch, WebSocket, the mock agents or the caches.
-    const notARequest = /^node_modules\/undici\/lib\/(mock|cache|web\/(websocket|eventsource|cache)|web\/fetch\/index\.js)/;
+    const notARequest =
+      /^node_modules\/undici\/lib\/(mock|cache|web\/(websocket|eventsource|cache)|web\/fetch\/index\.js)/;
     expect(first.modules.filter((m) => notARequest.test(m))).toEqual([]);
     const rerun = await loadedBy(args);
     expect(rerun.modules.some((m) => m.startsWith('src/batch/'))).toBe(true);
@@ -236,6 +251,17 @@ describe('start-up of the built CLI', () => {
     expect(ocr(scanned).length).toBeGreaterThan(0);
     expect(readFileSync(join(dir, 'scans.json'), 'utf8')).toContain('INV-1234');
   }, 180_000);
+
+  it("a started extract serve loads neither the batch client nor the engine's reader (pdfjs): its engine processes do, for the first document", async () => {
+    const { importArgs, log } = loadHook();
+    const serve = spawnNode([...importArgs, CLI, 'serve', '--port', '0', '--listen-port', '0', '--in-memory']);
+    await serve.waitFor(/^Try: /m);
+    // Beyond the start-up file, which every command loads (it holds the flags' default constants).
+    const { files, modules } = loadedFrom(log, (f) => !f.endsWith('/dist/cli/main.js'));
+    expect(modules.some((m) => m.startsWith('src/emulator/'))).toBe(true);
+    expect(files.filter((f) => f.includes('/node_modules/pdfjs-dist/'))).toEqual([]);
+    expect(modules.filter((m) => /^src\/(batch|engine\/(extract|pdf-text|ocr))/.test(m))).toEqual([]);
+  });
 
   it('extract serve does not load the batch client', async () => {
     // Beyond the start-up file, which every command loads (it holds the flags' default constants).

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/index.ts';
-import { EnginePool, extractInProcess } from '../../src/engine/index.ts';
+import { EnginePool } from '../../src/engine/index.ts';
+import { extractInProcess } from '../../src/engine/extract.ts';
 import { closeOcr } from '../../src/engine/ocr.ts';
 import { OCR_MAX_PAGES, dropDoubtful, readImage } from '../../src/engine/scan.ts';
 import { scanOf } from '../../fixtures/lib/scans.ts';

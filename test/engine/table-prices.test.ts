@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/index.ts';
+import { extractInProcess } from '../../src/engine/extract.ts';
 import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
 
 /**

@@ -1,3 +1,5 @@
+import { onTestFinished } from 'vitest';
+
 /**
  * Clean-up that helpers register once, run by test/setup.ts after every test (and after every
  * file) of every test file. A helper's own top-level afterEach would attach only to the first
@@ -27,3 +29,13 @@ async function runAll(fns: Set<Cleanup>): Promise<void> {
 
 export const runTestCleanups = (): Promise<void> => runAll(eachTest);
 export const runFileCleanups = (): Promise<void> => runAll(eachFile);
+
+/** Whether this runs inside a test (onTestFinished throws outside one: in beforeAll, at a file's top level). */
+export function inTest(): boolean {
+  try {
+    onTestFinished(() => undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}

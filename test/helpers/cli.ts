@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { onTestFinished } from 'vitest';
-import { afterEachFile, afterEachTest } from './cleanup.ts';
+import { afterEachFile, afterEachTest, inTest } from './cleanup.ts';
 
 /** The built CLI (npm test builds dist/ first), run on the same Node as the tests. */
 export const CLI = join(import.meta.dirname, '..', '..', 'bin', 'extract.js');
@@ -86,16 +86,6 @@ function killQuietly(pid: number): void {
     process.kill(pid, 'SIGKILL');
   } catch {
     // ended already
-  }
-}
-
-/** Whether this runs inside a test (onTestFinished throws outside one: in beforeAll, at a file's top level). */
-function inTest(): boolean {
-  try {
-    onTestFinished(() => undefined);
-    return true;
-  } catch {
-    return false;
   }
 }
 

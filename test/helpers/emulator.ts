@@ -6,8 +6,7 @@ import { startServer, type RunningServer, type ServeOptions } from '../../src/em
 import { EnginePool } from '../../src/engine/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
-import { onTestFinished } from 'vitest';
-import { afterEachFile, afterEachTest } from './cleanup.ts';
+import { afterEachFile, afterEachTest, inTest } from './cleanup.ts';
 
 /** Emulators made in a test, closed after it; made outside one (beforeAll), closed after the file. */
 const running = new Set<RunningServer>();
@@ -116,16 +115,6 @@ export const TWO_PARSERS = {
   ],
 };
 
-/** Whether a test is running (onTestFinished throws outside one: in beforeAll, at a file's top level). */
-function insideTest(): boolean {
-  try {
-    onTestFinished(() => {});
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test (made
  * outside a test, after the file); its engine is the file's shared one (sharedEngine) unless the
@@ -146,7 +135,7 @@ export async function emulator(
     ...(ownEngine ? {} : { engine: sharedEngine() }),
     ...options,
   });
-  (insideTest() ? running : forFile).add(server);
+  (inTest() ? running : forFile).add(server);
   return server;
 }
 
