@@ -25,12 +25,15 @@ afterEachFile(async () => {
 });
 
 /**
- * One engine (serve's pool of reader processes, which stay warm once started) for the emulators of a file's tests, in
- * place of one each: each started a Node process and loaded pdfjs, most of a short test's CPU.
- * Shared only at the default memory limit; a test that asks for another one gets its own pool.
- * Its processes run the bundle's worker when dist/ is current (builtEngineWorker). The engine a
- * server is given reads through whichever pool is current: after a test that left work in one, a
- * server made for the whole file goes on with the next pool.
+ * One engine (serve's pool of reader processes, which stay warm once started) for the emulators of
+ * a file's tests, in place of one each: each started a Node process and loaded pdfjs, most of a
+ * short test's CPU. Shared only at the default memory limit; a test that asks for another one gets
+ * its own pool. One process, not serve's two: the suite runs three files at once on two cores, so a
+ * second process per file reads nothing sooner, and its start costs 0.3-0.4 CPU-seconds (the
+ * pool's rules for two are tested on pools of their own). It runs the bundle's worker when dist/
+ * is current (builtEngineWorker). The engine a server is given reads through whichever pool is
+ * current: after a test that left work in one, a server made for the whole file goes on with the
+ * next pool.
  */
 let shared: { pool: EnginePool; busy: number } | undefined;
 
@@ -38,7 +41,7 @@ async function onSharedPool<T>(call: (pool: EnginePool) => Promise<T>): Promise<
   if (shared === undefined) {
     const worker = builtEngineWorker();
     shared = {
-      pool: new EnginePool({ memoryMb: DEFAULT_MEMORY_MB, ...(worker !== undefined && { worker }) }),
+      pool: new EnginePool({ workers: 1, memoryMb: DEFAULT_MEMORY_MB, ...(worker !== undefined && { worker }) }),
       busy: 0,
     };
   }
