@@ -4,7 +4,8 @@
 # apt-get); otherwise it stops at once, naming the exact command to run. Never a silent skip:
 # a green suite means the browser, benchmark and shared-journal tests ran.
 #
-#   chromium          the application's browser tests (test/app; EXTRACT_TEST_CHROMIUM: another path)
+#   chromium-headless-shell  the application's browser tests (test/app; EXTRACT_TEST_CHROMIUM: another
+#                     chromium): Blink as in chromium, without the browser around it
 #   wrk, curl, time   the benchmarks' smoke test (test/bench: wrk and curl load, /usr/bin/time measures)
 #   postgresql        the shared journal's tests start a throwaway server (initdb, pg_ctl)
 #   pgbouncer         ... and PgBouncer in transaction mode in front of it
@@ -23,9 +24,9 @@ has() { command -v "$1" >/dev/null 2>&1; }
 check() { # fills `missing` with the packages of what is not there
   missing=()
   if [ -n "${EXTRACT_TEST_CHROMIUM:-}" ]; then
-    [ -x "$EXTRACT_TEST_CHROMIUM" ] || need chromium
+    [ -x "$EXTRACT_TEST_CHROMIUM" ] || need chromium-headless-shell
   else
-    [ -x "$root/usr/bin/chromium" ] || need chromium
+    [ -x "$root/usr/bin/chromium-headless-shell" ] || need chromium-headless-shell
   fi
   has wrk || need wrk
   has curl || need curl

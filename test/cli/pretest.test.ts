@@ -9,11 +9,11 @@ import { tempDir } from '../helpers/cli.ts';
  * set-up): on a machine missing chromium, wrk, PostgreSQL..., it installs Debian's packages when
  * it may (root, apt-get), and otherwise stops at once naming the exact command. It runs here on
  * a PATH of stand-ins only (id, apt-get, the tools), and a root of its own for the absolute
- * paths (/usr/bin/chromium, /usr/bin/time, /usr/lib/postgresql/N/bin/initdb): nothing is installed.
+ * paths (/usr/bin/chromium-headless-shell, /usr/bin/time, /usr/lib/postgresql/N/bin/initdb): nothing is installed.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'scripts', 'pretest.sh');
-const ALL = 'chromium wrk curl time postgresql pgbouncer bsdutils';
+const ALL = 'chromium-headless-shell wrk curl time postgresql pgbouncer bsdutils';
 
 function machine(options: { uid: number; aptGet?: 'installs' | 'fails' | 'absent'; present?: boolean }) {
   const dir = tempDir('extract-pretest-');
@@ -30,7 +30,7 @@ function machine(options: { uid: number; aptGet?: 'installs' | 'fails' | 'absent
       (t) => `printf '#!/bin/sh\\n' > ${join(bin, t)}; /bin/chmod +x ${join(bin, t)}`,
     ),
     `/bin/mkdir -p ${root}/usr/bin ${root}/usr/lib/postgresql/15/bin`,
-    ...['usr/bin/chromium', 'usr/bin/time', 'usr/lib/postgresql/15/bin/initdb'].map(
+    ...['usr/bin/chromium-headless-shell', 'usr/bin/time', 'usr/lib/postgresql/15/bin/initdb'].map(
       (f) => `printf '#!/bin/sh\\n' > ${root}/${f}; /bin/chmod +x ${root}/${f}`,
     ),
   ].join('\n');
