@@ -4,7 +4,8 @@
 # apt-get); otherwise it stops at once, naming the exact command to run. Never a silent skip:
 # a green suite means the browser, benchmark and shared-journal tests ran.
 #
-#   chromium-headless-shell  the application's browser tests (test/app; EXTRACT_TEST_CHROMIUM: another
+#   chromium-headless-shell
+#                     the application's browser tests (test/app; EXTRACT_TEST_CHROMIUM: another
 #                     chromium): Blink as in chromium, without the browser around it
 #   wrk, curl, time   the benchmarks' smoke test (test/bench: wrk and curl load, /usr/bin/time measures)
 #   postgresql        the shared journal's tests start a throwaway server (initdb, pg_ctl)
