@@ -8,21 +8,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * (test/layers.ts). A file missing from the list still runs, just in vitest's own order.
  */
 const SLOW_FIRST = [
-  // processes (a fresh-clone CI run on 2026-11-27, one pool: seconds of file time)
+  // processes (a fresh-clone CI run on 2026-11-28, one pool: seconds of file time)
   // big-files waits on its 1 GB document more than it computes (~16 CPU-s, 25 s alone): started
   // first, beside the rest, it no longer ends the suite alone among the measured files.
-  'test/reliability/big-files.test.ts', // 56
-  'test/reliability/shared-batch.test.ts', // 38
-  'test/bench/smoke.test.ts', // 26
-  'test/app/app.test.ts', // 25
-  'test/e2e/watch.test.ts', // 23
-  'test/e2e/watch-restart.test.ts', // 22
+  'test/reliability/big-files.test.ts', // 53
+  'test/reliability/shared-batch.test.ts', // 33
+  'test/bench/smoke.test.ts', // 29
+  'test/e2e/watch.test.ts', // 21
   'test/e2e/batch-resume.test.ts', // 19
-  // measured
-  'test/receiver/bounded-memory.test.ts', // 28
-  'test/reliability/hostile-engine.test.ts', // 25
+  'test/e2e/journal-identity.test.ts', // 18
+  'test/e2e/watch-restart.test.ts', // 17
+  'test/app/app.test.ts', // 17
+  // measured: three at a time, the longest first. batch-cron (mostly waiting on its circuit) ran
+  // last, alone for its last 10 s, when vitest's own order left it out.
+  'test/reliability/hostile-engine.test.ts', // 26
+  'test/receiver/bounded-memory.test.ts', // 24
+  'test/reliability/hostile-bounds.test.ts', // 15
+  'test/e2e/batch-cron.test.ts', // 13
+  'test/reliability/load.test.ts', // 10
   // in-process
-  'test/engine/pool.test.ts', // 9
+  'test/engine/pool.test.ts', // 11
   'test/engine/scans.test.ts', // 8
 ];
 
