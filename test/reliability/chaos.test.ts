@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FaultRuleInput } from '../../src/contract/index.ts';
 import { extract, readJsonLines } from '../e2e/batch-helpers.ts';
-import { spawnServe, tempDir } from '../helpers/cli.ts';
-import { chargesBySha, count, makeCorpus, readReport, writeServeConfig } from './helpers.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { emulator } from '../helpers/emulator.ts';
+import { chargesBySha, count, makeCorpus, readReport, serveConfig } from './helpers.ts';
 
 /**
  * Chaos: 150 distinct documents, half inline and half upload-and-poll, against `extract
@@ -77,8 +78,7 @@ describe('chaos', () => {
   it(`${DOCS} documents through both routes under faults on every operation: nothing lost, nothing paid twice, a rerun converges`, async () => {
     const root = tempDir('extract-chaos-');
     const corpus = await makeCorpus(root, DOCS, 'chaos');
-    const config = writeServeConfig(root, { faults: { rules: RULES } });
-    const server = await spawnServe(['--in-memory', '--config', config, '--seed', String(SEED), '-q']);
+    const server = await emulator(serveConfig({ faults: { rules: RULES, seed: SEED } }));
     const flags = [
       'in/',
       '--inline-max',

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/emulator/faults.ts';
 import { extract } from '../e2e/batch-helpers.ts';
-import { spawnServe, tempDir } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { emulator } from '../helpers/emulator.ts';
 import type { Fact } from '../helpers/journal.ts';
-import { chargesBySha, count, makeCorpus, readJournalLines, readReport, writeServeConfig } from './helpers.ts';
+import { chargesBySha, count, makeCorpus, readJournalLines, readReport, serveConfig } from './helpers.ts';
 
 /**
  * Client crashes: one batch of 60 documents (both routes), the CLI killed with SIGKILL at 10
@@ -45,12 +46,8 @@ describe('client crashes', () => {
     const root = tempDir('extract-kill-');
     const corpus = await makeCorpus(root, DOCS, 'kill');
     // Some engine time, so that kills land while inline requests and polls are in flight.
-    const server = await spawnServe([
-      '--in-memory',
-      '--config',
-      writeServeConfig(root, { processing: { ms_per_page: 400, concurrency: 2 } }),
-      '-q',
-    ]);
+    // The service in this process: the client is what is killed (helpers/emulator.ts).
+    const server = await emulator(serveConfig({ processing: { ms_per_page: 400, concurrency: 2 } }));
     const flags = [
       'in/',
       '--inline-max',

@@ -48,17 +48,14 @@ export async function makeCorpus(root: string, n: number, prefix = 'doc', mark?:
 }
 
 /** The emulator configuration of these tests: no simulated engine time, plenty of credits. */
+export function serveConfig(overrides: Partial<EmulatorConfigInput> = {}): EmulatorConfigInput {
+  return { ...DEFAULT_CONFIG, credits: 1_000_000, processing: { ms_per_page: 0, concurrency: 4 }, ...overrides };
+}
+
+/** serveConfig as a file for `extract serve --config`, in `dir`. */
 export function writeServeConfig(dir: string, overrides: Partial<EmulatorConfigInput> = {}): string {
   const path = join(dir, 'serve-config.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      ...DEFAULT_CONFIG,
-      credits: 1_000_000,
-      processing: { ms_per_page: 0, concurrency: 4 },
-      ...overrides,
-    }),
-  );
+  writeFileSync(path, JSON.stringify(serveConfig(overrides)));
   return path;
 }
 

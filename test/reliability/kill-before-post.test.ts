@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extract } from '../e2e/batch-helpers.ts';
-import { spawnServe, tempDir } from '../helpers/cli.ts';
-import { chargesBySha, makeCorpus, readJournalLines, readReport, writeServeConfig } from './helpers.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { emulator } from '../helpers/emulator.ts';
+import { chargesBySha, makeCorpus, readJournalLines, readReport, serveConfig } from './helpers.ts';
 
 /**
  * The journal's group commit lets concurrent documents share one write + fdatasync; the fact
@@ -70,7 +71,8 @@ describe('client killed between its "sending" fact and its POST', () => {
   it(`SIGKILL as the k-th extract request arrives, ${KILL_AT.length} times: every request seen was journaled first; all complete, each charged once`, async () => {
     const root = tempDir('extract-kill-post-');
     const corpus = await makeCorpus(root, DOCS, 'post');
-    const server = await spawnServe(['--in-memory', '--config', writeServeConfig(root), '-q']);
+    // The service in this process: the client is what is killed (helpers/emulator.ts).
+    const server = await emulator(serveConfig());
     let victim: ResultPromise | undefined;
     let killAt = 0;
     let seenBefore = 0;

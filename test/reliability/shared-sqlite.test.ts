@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { extract, readJsonLines } from '../e2e/batch-helpers.ts';
-import { cleanEnv, spawnServe, tempDir } from '../helpers/cli.ts';
-import { chargesBySha, makeCorpus, readReport, writeServeConfig } from './helpers.ts';
+import { cleanEnv, tempDir } from '../helpers/cli.ts';
+import { emulator } from '../helpers/emulator.ts';
+import { chargesBySha, makeCorpus, readReport, serveConfig } from './helpers.ts';
 
 /**
  * One journal many runs share on one machine, without a server: three `extract` processes on
@@ -28,11 +29,11 @@ describe('runs on one machine share a SQLite journal', () => {
       for (const name of names) copyFileSync(join(corpus.dir, name), join(dir, name));
       return { dir, names };
     });
-    const config = writeServeConfig(root, {
+    const config = serveConfig({
       idempotency_key: false,
       processing: { ms_per_page: 80, concurrency: 8 },
     });
-    const server = await spawnServe(['--in-memory', '--config', config, '--no-listen', '-q']);
+    const server = await emulator(config);
     const state = join(root, 'j.sqlite');
     const args = (i: number): string[] => [
       folders[i]!.dir,
