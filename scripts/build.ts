@@ -223,7 +223,7 @@ const results = await Promise.all([
   build({
     ...COMMON,
     entryPoints: { 'cli/main': 'src/cli/main.ts' },
-    plugins: [noChildProcessInCommander, lazyEntriesStayOutside, builtinsWithoutGetters],
+    plugins: [noChildProcessInCommander, lazyEntriesStayOutside, builtinsWithoutGetters, undiciRequestOnly],
   }),
   build({
     ...COMMON,

@@ -252,7 +252,7 @@ describe('start-up of the built CLI', () => {
     expect(readFileSync(join(dir, 'scans.json'), 'utf8')).toContain('INV-1234');
   }, 180_000);
 
-  it("a started extract serve loads neither the batch client nor the engine's reader (pdfjs): its engine processes do, for the first document", async () => {
+  it("a started extract serve loads neither the batch client nor the engine's reader (pdfjs, which only its engine processes load)", async () => {
     const { importArgs, log } = loadHook();
     const serve = spawnNode([...importArgs, CLI, 'serve', '--port', '0', '--listen-port', '0', '--in-memory']);
     await serve.waitFor(/^Try: /m);

@@ -8,9 +8,13 @@ import type { Engine } from '../../src/engine/types.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
 import { afterEachFile, afterEachTest, inTest } from './cleanup.ts';
 
-/** Emulators made in a test, closed after it; made outside one (beforeAll), closed after the file. */
+/**
+ * Emulators made in a test, closed after it; made outside one (beforeAll), closed after the file,
+ * each with an engine of its own (closed after it), as a `serve` of the file's would have: work a
+ * test leaves in it goes on, and the shared engine's drop below does not end it.
+ */
 const running = new Set<RunningServer>();
-const forFile = new Set<RunningServer>();
+const forFile = new Set<{ server: RunningServer; engine: EnginePool | undefined }>();
 afterEachTest(async () => {
   await Promise.all([...running].map((s) => s.close()));
   running.clear();
@@ -19,7 +23,12 @@ afterEachTest(async () => {
   if (shared !== undefined && shared.busy > 0) await dropSharedEngine();
 });
 afterEachFile(async () => {
-  await Promise.all([...forFile].map((s) => s.close()));
+  await Promise.all(
+    [...forFile].map(async ({ server, engine }) => {
+      await server.close();
+      await engine?.close();
+    }),
+  );
   forFile.clear();
   await dropSharedEngine();
 });
@@ -32,19 +41,12 @@ afterEachFile(async () => {
  * second process per file reads nothing sooner, and its start costs 0.3-0.4 CPU-seconds (the
  * pool's rules for two are tested on pools of their own). It runs the bundle's worker when dist/
  * is current (builtEngineWorker). The engine a server is given reads through whichever pool is
- * current: after a test that left work in one, a server made for the whole file goes on with the
- * next pool.
+ * current: after a test that left work in one, the next test's servers get the next pool.
  */
 let shared: { pool: EnginePool; busy: number } | undefined;
 
 async function onSharedPool<T>(call: (pool: EnginePool) => Promise<T>): Promise<T> {
-  if (shared === undefined) {
-    const worker = builtEngineWorker();
-    shared = {
-      pool: new EnginePool({ workers: 1, memoryMb: DEFAULT_MEMORY_MB, ...(worker !== undefined && { worker }) }),
-      busy: 0,
-    };
-  }
+  shared ??= { pool: testEnginePool(), busy: 0 };
   const s = shared;
   s.busy++;
   try {
@@ -65,6 +67,12 @@ export function sharedEngine(): Engine {
   return SHARED_ENGINE;
 }
 
+/** An engine as the tests' emulators have it (see above): one process, the bundle's worker when current. */
+function testEnginePool(): EnginePool {
+  const worker = builtEngineWorker();
+  return new EnginePool({ workers: 1, memoryMb: DEFAULT_MEMORY_MB, ...(worker !== undefined && { worker }) });
+}
+
 /**
  * dist/engine/worker.js when `npm run build` made it after the last change to src/ (npm test builds
  * first), else undefined: the worker from src/ then. An engine process of the bundle starts on
@@ -76,13 +84,6 @@ function builtEngineWorker(): string | undefined {
   if (built !== null) return built;
   const root = join(import.meta.dirname, '..', '..');
   const worker = join(root, 'dist', 'engine', 'worker.js');
-  let builtAt: number;
-  try {
-    builtAt = statSync(worker).mtimeMs;
-  } catch {
-    built = undefined;
-    return built;
-  }
   const changedAt = (dir: string): number =>
     Math.max(
       statSync(dir).mtimeMs,
@@ -90,7 +91,12 @@ function builtEngineWorker(): string | undefined {
         e.isDirectory() ? changedAt(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
       ),
     );
-  built = changedAt(join(root, 'src')) <= builtAt ? worker : undefined;
+  try {
+    built = changedAt(join(root, 'src')) <= statSync(worker).mtimeMs ? worker : undefined;
+  } catch {
+    // No build, or a file went away while it was read (an editor's temporary file): src/'s worker.
+    built = undefined;
+  }
   return built;
 }
 
@@ -120,25 +126,29 @@ export const TWO_PARSERS = {
 
 /**
  * A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test (made
- * outside a test, after the file); its engine is the file's shared one (sharedEngine) unless the
- * test brings one or another memory limit.
+ * outside a test, after the file, with an engine of its own); its engine is the file's shared one
+ * (sharedEngine) unless the test brings one or another memory limit.
  */
 export async function emulator(
   overrides: Partial<EmulatorConfigInput> = {},
   options: Omit<ServeOptions, 'config' | 'port' | 'host'> = {},
 ): Promise<RunningServer> {
   const config = { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 }, ...overrides };
-  const ownEngine = resolveConfig(config).processing.engine_memory_mb !== DEFAULT_MEMORY_MB;
+  const ownEngine =
+    options.engine !== undefined || resolveConfig(config).processing.engine_memory_mb !== DEFAULT_MEMORY_MB;
+  const forTheFile = !inTest();
+  const engine = ownEngine ? undefined : forTheFile ? testEnginePool() : sharedEngine();
   const server = await startServer({
     config,
     host: '127.0.0.1',
     port: 0,
     inMemory: options.dataDir === undefined,
     log: () => {},
-    ...(ownEngine ? {} : { engine: sharedEngine() }),
+    ...(engine !== undefined && { engine }),
     ...options,
   });
-  (inTest() ? running : forFile).add(server);
+  if (forTheFile) forFile.add({ server, engine: engine instanceof EnginePool ? engine : undefined });
+  else running.add(server);
   return server;
 }
 

@@ -207,8 +207,8 @@ describe('hostile: the engine is bounded on every route', () => {
       const ticket = await stored(first, bomb, 'bomb.pdf');
       const r = await call(first, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
       const id = r.body.document_id as string;
-      // The engine is inside the bomb: its process has grown past 200 MB (an idle engine process, the
-      // warm spare, holds 60-130 MB: past 100 MB, the bomb might not have reached the engine yet).
+      // The engine is inside the bomb: its process has grown past 200 MB (an idle engine process
+      // holds 60-130 MB: past 100 MB, the bomb might not have reached the engine yet).
       const INSIDE_MB = 200;
       const pid = first.child.pid!;
       const deadline = Date.now() + 60_000;
@@ -235,7 +235,7 @@ describe('hostile: the engine is bounded on every route', () => {
       // the honest ones complete, every bomb ends in error refunded, and serve holds none of them
       // (before issue 25, two bombs took serve to 4.1-4.7 GB, the inline request got a 503 after 30 s,
       // and each bomb completed after minutes and was charged). One serve for both claims: each start
-      // of serve is a CPU-second or more with its warm engine process.
+      // of serve is a CPU-second or more with the engine process its first document starts.
       const lower = writeJson(dir, 'config-lower.json', {
         ...DEFAULT_CONFIG,
         processing: { ms_per_page: 0, concurrency: 2, engine_memory_mb: LIMIT_MB },
