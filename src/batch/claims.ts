@@ -2,7 +2,7 @@ import type { PollPolicy } from '../client/backoff.ts';
 import type { Log } from '../client/deps.ts';
 import { factKey, type JournalFact, type JournalWriter } from '../journal/journal.ts';
 import { replan, type Job } from './plan.ts';
-import type { StateJournal } from '../journal/state/index.ts';
+import { JournalWriteError, type Claim, type StateJournal } from '../journal/state/index.ts';
 
 /**
  * Feeds the pipeline the documents this worker holds. Before working on a document the
@@ -144,10 +144,18 @@ class ClaimLoop {
   async #claim(want: number): Promise<void> {
     const input = this.#input;
     const slice = this.#queue.take(claimAsk(this.#state.shared, want));
-    const claims = await this.#state.claim(
-      slice.map((j) => j.key),
-      want,
-    );
+    let claims: Claim[];
+    try {
+      claims = await this.#state.claim(
+        slice.map((j) => j.key),
+        want,
+      );
+    } catch (err) {
+      // The journal failed (the run has stopped submitting): the slice is settled with the rest, unsent.
+      if (!(err instanceof JournalWriteError)) throw err;
+      this.#queue.putBack(slice);
+      return;
+    }
     // Documents came free: the others are moving, so look again soon.
     if (this.#rechecking && claims.length > 0) this.#round = 0;
     const { kept, held } = unclaimed(slice, claims, want);

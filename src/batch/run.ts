@@ -348,6 +348,7 @@ async function openJournal(
           log: ctx.log,
           lock: deps.lock,
           write: deps.writeJournal,
+          env: deps.env,
           onWriteFailed: (err) => ctx.writeFailed(err.message),
         });
   ctx.opened(journal);

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/journal/journal-read.ts';
 import type { WriteBytes } from '../../src/journal/journal.ts';
-import { rescuePathFor, takeBackRescued } from '../../src/journal/state/rescue.ts';
+import { rescuePlacesFor, takeBackRescued } from '../../src/journal/state/rescue.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { readJournalLines } from '../helpers/journal.ts';
@@ -34,6 +35,12 @@ function diskFullAt(failAt: number, heals = false): WriteBytes {
   };
 }
 
+/** The rescue files beside a journal file. */
+function rescueFiles(journal: string): string[] {
+  const dir = `${journal}.rescue`;
+  return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
+}
+
 function records(stdoutOrFile: string): Array<Record<string, unknown>> {
   return stdoutOrFile
     .split('\n')
@@ -47,15 +54,18 @@ describe('a journal that cannot be written', () => {
     const cwd = await invoiceDir(6);
     const options = batchOptions(server.url, KEY, { route: 'inline', concurrency: 1, out: 'out.jsonl' });
     const journal = join(cwd, '.extract-state.jsonl');
-    const rescue = rescuePathFor(journal);
 
     // -c 1, inline: sending, completed per document; the 4th write is the second document's result.
     const first = await run(cwd, ['in/'], options, { writeJournal: diskFullAt(4) });
     expect(first.stderr).not.toMatch(/unexpected error|\n\s+at /);
     expect(first.summary.exit_code).toBe(6);
     expect(first.summary.stopped_by).toBe('journal');
-    expect(first.stderr).toMatch(/could not be written \(ENOSPC: no space left on the device\): stopped sending/);
-    expect(first.stderr).toMatch(new RegExp(`kept in ${rescue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(first.stderr).toMatch(/could not be written \(the disk is full\): stopped sending/);
+    const [rescue, ...more] = rescueFiles(journal);
+    expect(more).toEqual([]);
+    expect(first.stderr).toContain(`kept in ${rescue}`);
+    expect(statSync(`${journal}.rescue`).mode & 0o777).toBe(0o700);
+    expect(statSync(rescue!).mode & 0o777).toBe(0o600);
     expect(first.summary.completed).toBe(2);
     expect(first.summary.not_submitted).toBe(4);
     expect((await ledgerTotals(server.url)).net).toBe(2);
@@ -63,14 +73,14 @@ describe('a journal that cannot be written', () => {
     const out = records(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
     const second = out.find((r) => r.file === 'in/doc-01.pdf');
     expect(second).toMatchObject({ status: 'completed' });
-    expect(first.stderr).toContain(`documents charged that only the rescue knows: ${String(second?.document_id)}`);
+    expect(first.stderr).toContain(`the documents they record: ${String(second?.document_id)}`);
     expect(readJournalLines(journal).torn).toBe(1);
-    expect(parseJournal(readFileSync(rescue, 'utf8')).facts.map((f) => f.fact)).toEqual(['completed']);
+    expect(parseJournal(readFileSync(rescue!, 'utf8')).facts.map((f) => f.fact)).toEqual(['completed']);
 
     const rerun = await run(cwd, ['in/'], options);
     expect(rerun.summary.exit_code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/took back into the journal 1 fact/);
-    expect(existsSync(rescue)).toBe(false);
+    expect(rescueFiles(journal)).toEqual([]);
     const ledger = await ledgerTotals(server.url);
     expect(ledger.net).toBe(6);
     expect([...ledger.reservesBySha.values()]).toEqual([1, 1, 1, 1, 1, 1]);
@@ -88,7 +98,7 @@ describe('a journal that cannot be written', () => {
     const first = await run(cwd, ['in/'], options, { writeJournal: diskFullAt(2, true) });
     expect(first.summary.exit_code).toBe(6);
     expect(first.stderr).toMatch(/took the 1 fact it had refused on a second try/);
-    expect(existsSync(rescuePathFor(journal))).toBe(false);
+    expect(rescueFiles(journal)).toEqual([]);
     const known = parseJournal(readFileSync(journal, 'utf8')).facts.filter((f) => f.fact === 'completed');
     expect(known).toHaveLength(1);
     const rerun = await run(cwd, ['in/'], options);
@@ -98,25 +108,21 @@ describe('a journal that cannot be written', () => {
 
   it('the rescue file waits while the journal still cannot take it: a clear error (exit 6), before anything is sent', async () => {
     const cwd = await invoiceDir(0);
-    // A journal path the run cannot append to, even as root: a directory (EISDIR).
-    const journal = join(cwd, 'in');
-    const rescue = rescuePathFor(journal);
-    writeFileSync(rescue, '{"fact":"reset","at":"2026-11-23T02:00:00.000Z"}\n');
-    try {
-      const err = (() => {
-        try {
-          takeBackRescued(journal, () => {});
-        } catch (e) {
-          return e;
-        }
-      })();
-      expect(err).toBeInstanceOf(ExtractError);
-      expect(err).toMatchObject({ code: 'state' });
-      expect(String(err)).toMatch(/still cannot be written \(EISDIR\): free space on its disk, then rerun/);
-      expect(existsSync(rescue)).toBe(true);
-    } finally {
-      rmSync(rescue, { force: true });
-    }
+    const journal = join(cwd, 'j.jsonl');
+    const places = rescuePlacesFor(journal, true, { XDG_RUNTIME_DIR: join(cwd, 'run') });
+    mkdirSync(`${journal}.rescue`, { mode: 0o700 });
+    const rescue = join(`${journal}.rescue`, '1-a.jsonl');
+    writeFileSync(rescue, '{"fact":"reset","at":"2026-11-23T02:00:00.000Z"}\n', { mode: 0o600 });
+    const enospcAppend = async (): Promise<void> => {
+      throw enospc();
+    };
+    const err = await takeBackRescued({ append: enospcAppend }, places, () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExtractError);
+    expect(err).toMatchObject({ code: 'state' });
+    expect(String(err)).toMatch(
+      /still cannot be written \(the disk is full\): free space on the journal's disk, then rerun/,
+    );
+    expect(existsSync(rescue)).toBe(true);
   });
 });
 

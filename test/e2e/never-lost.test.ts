@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,12 +7,13 @@ import { RecordSpool } from '../../src/batch/records.ts';
 import type { ReportEntry } from '../../src/batch/summary.ts';
 import { parseJournal } from '../../src/journal/journal-read.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { httpServer } from '../helpers/http-server.ts';
 import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';
 import {
   extract,
   FIXTURES,
+  KEY,
   fixtureNames,
   readJsonLines,
   reservesBySha,
@@ -213,6 +214,23 @@ describe('a full disk under the journal', () => {
   );
 });
 
+describe('a full disk under the default (SQLite) journal', () => {
+  it.skipIf(noTmpfs !== undefined)(
+    `every answer in flight is kept: the results in the output, the facts in a private rescue file on another disk, and no rerun pays again${noTmpfs === undefined ? '' : ` [skipped: ${noTmpfs}]`}`,
+    async () => {
+      const disk = join(tempDir('extract-full-'), 'disk');
+      mkdirSync(disk);
+      expect(mountTmpfs(disk, '8m')).toBeUndefined();
+      try {
+        await fullSqliteRun(disk);
+      } finally {
+        unmount(disk);
+      }
+    },
+    120_000,
+  );
+});
+
 describe('a full temp directory under the record spool', () => {
   it.skipIf(noTmpfs !== undefined)(
     `a run's records outlive it: every line the spool cannot write is kept in memory, none lost, the last update kept${noTmpfs === undefined ? '' : ` [skipped: ${noTmpfs}]`}`,
@@ -281,11 +299,81 @@ async function fullDiskRun(disk: string): Promise<void> {
   expect(again.map((r) => r.status)).toEqual(names.map(() => 'completed'));
 }
 
+async function fullSqliteRun(disk: string): Promise<void> {
+  const url = service();
+  const cwd = workDir();
+  const names = fixtureNames();
+  const state = join(disk, 'journal.sqlite');
+  // The rescue's other disk: a private runtime folder of the test, not the shared /tmp.
+  const runtime = tempDir('extract-runtime-');
+  const baseEnv = cleanEnv({
+    EXTRACT_API_KEY: KEY,
+    EXTRACT_BASE_URL: url,
+    EXTRACT_CONFIG_DIR: join(cwd, '.config'),
+    XDG_STATE_HOME: stateHomeIn(cwd),
+    XDG_RUNTIME_DIR: runtime,
+  });
+  // The disk fills as the third extract request reaches the service: the answers to the requests
+  // in flight then find a journal that cannot take them.
+  const filler = join(disk, 'filler');
+  let extracts = 0;
+  const proxy = await countingProxy(url, (method, path) => {
+    if (method !== 'POST' || !path.endsWith('/extract') || ++extracts !== 3) return;
+    const { bavail, bsize } = statfsSync(disk);
+    writeFileSync(filler, Buffer.alloc(Number(bavail * bsize)));
+  });
+  const args = ['in/', '--route', 'inline', '-c', '4', '--state', state, '-o', 'out.jsonl'];
+  const env = { ...baseEnv, EXTRACT_BASE_URL: proxy.url };
+
+  const first = await extract(cwd, url, args, { env });
+  expect(first.stderr).not.toMatch(/unexpected error|\n\s+at /);
+  expect(first.exitCode, first.stderr).toBe(6);
+  expect(first.stderr).toMatch(/could not be written \(the disk is full\): stopped sending/);
+  const charged = await reservesBySha(url);
+  expect(charged.size).toBeGreaterThan(0);
+  // Every document charged is in the output, completed: none abandoned in flight.
+  const records = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+  const completed = records.filter((r) => r.status === 'completed');
+  expect(completed).toHaveLength(charged.size);
+  // The facts the journal refused are in a rescue file in the private runtime folder, named with their documents.
+  const rescueDir = join(runtime, 'extract-rescue');
+  const rescued = readdirSync(rescueDir);
+  expect(rescued.length).toBe(1);
+  expect(statSync(rescueDir).mode & 0o777).toBe(0o700);
+  expect(statSync(join(rescueDir, rescued[0]!)).mode & 0o777).toBe(0o600);
+  expect(first.stderr).toContain(join(rescueDir, rescued[0]!));
+  const kept = parseJournal(readFileSync(join(rescueDir, rescued[0]!), 'utf8')).facts;
+  expect(kept.length).toBeGreaterThan(0);
+  const ids = new Set(completed.map((r) => r.document_id));
+  for (const fact of kept) {
+    expect(fact.fact).toBe('completed');
+    if (fact.fact !== 'completed') continue;
+    expect(ids.has(fact.document_id)).toBe(true);
+    expect(first.stderr).toContain(fact.document_id);
+  }
+
+  rmSync(filler);
+  const second = await extract(cwd, url, args, { env });
+  expect(second.exitCode, second.stderr).toBe(0);
+  expect(second.stderr).toMatch(/took back into the journal \d+ facts?/);
+  expect(readdirSync(rescueDir)).toEqual([]);
+  const retried = await extract(cwd, url, [...args, '--retry-failed'], { env });
+  expect(retried.exitCode, retried.stderr).toBe(0);
+  const reserves = await reservesBySha(url);
+  expect(reserves.size).toBe(names.length);
+  expect([...reserves.values()]).toEqual(names.map(() => 1));
+  const again = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+  expect(again.map((r) => r.status)).toEqual(names.map(() => 'completed'));
+  // One extract request per document over the three runs: nothing sent twice.
+  expect(extracts).toBe(names.length);
+}
+
 /** A proxy in front of `target` that counts the requests per path. */
-async function countingProxy(target: string) {
+async function countingProxy(target: string, onRequest: (method: string, url: string) => void = () => {}) {
   const paths: string[] = [];
   const server = await httpServer((req, res) => {
     paths.push(`${req.method} ${req.url}`);
+    onRequest(req.method ?? 'GET', req.url ?? '');
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {

@@ -8,7 +8,8 @@ import { replayer, versionFact, type JournalFact, type KnownState, type ParserFa
 import { acquireLock, type LockDeps } from '../lock.ts';
 import type { StateSpec } from './index.ts';
 import { indexPathFor, openIndexed } from './journal-index.ts';
-import { takeBackRescued } from './rescue.ts';
+import { appendLine } from './file.ts';
+import { rescuePlacesFor, takeBackRescued } from './rescue.ts';
 import { schemaVersion } from './sqlite-schema.ts';
 
 /**
@@ -54,7 +55,7 @@ export async function compactJournal(
 async function compactFile(path: string, options: { log: Log; lock?: LockDeps | undefined }): Promise<Compacted> {
   const lock = await acquireLock(path, options.lock);
   try {
-    takeBackRescued(path, options.log);
+    await takeBackRescued({ append: async (fact) => appendLine(path, fact) }, rescuePlacesFor(path, true), options.log);
     const bytesBefore = sizeOf(path);
     const { parseJournal } = await import('../journal-read.ts');
     const { readFileSync } = await import('node:fs');

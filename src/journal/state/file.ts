@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { openJournal, type JournalWriter } from '../journal.ts';
+import { openJournal, type JournalFact, type JournalWriter, type WriteBytes } from '../journal.ts';
 import { acquireLock, type Lock } from '../lock.ts';
 import type { Claim, OpenStateOptions, StateJournal } from './journal-state.ts';
 import { hasErrno } from '../../errno.ts';
 import type { Log } from '../../client/deps.ts';
 import { openIndexed, type IndexedJournal } from './journal-index.ts';
-import { rescuer, takeBackRescued } from './rescue.ts';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { rescuePlacesFor, takeBackRescued } from './rescue.ts';
 
 /**
  * The JSONL file backend: the lock file makes this process the journal's only worker, so
@@ -15,8 +16,13 @@ import { rescuer, takeBackRescued } from './rescue.ts';
 export async function openFileState(path: string, options: OpenStateOptions): Promise<StateJournal> {
   const lock: Lock | undefined = options.readOnly ? undefined : await acquireLock(path, options.lock);
   try {
-    // What an earlier run could not write (a full disk) is the journal's before anything is planned.
-    if (!options.readOnly) takeBackRescued(path, options.log);
+    // What earlier runs could not write (rescue.ts) is the journal's before its index is read.
+    if (!options.readOnly)
+      await takeBackRescued(
+        { append: async (fact) => appendLine(path, fact, options.write) },
+        rescuePlacesFor(path, true, options.env),
+        options.log,
+      );
     // The index (a cache of the replay, looked up per document) when it matches the journal; else
     // the whole journal, once. Only journal text is validated (journal-facts.ts, imported for it):
     // a current index loads no zod.
@@ -29,7 +35,6 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
     const writer: JournalWriter | undefined = options.readOnly
       ? undefined
       : await openJournal(path, torn, options.write);
-    const rescue = rescuer(path, options.log, options.write);
     // Saved at close when this run wrote facts or the index was missing or behind; never after a failed append.
     let appendFailed = false;
     return {
@@ -44,18 +49,14 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       view: async () => ({ known: indexed.known, parsers: indexed.parsers, skipped, torn }),
       append: async (fact) => {
         if (!writer) throw new Error(`the journal ${path} was opened read-only`);
-        if (rescue.failure === undefined) {
-          try {
-            await writer.append(fact);
-          } catch (err) {
-            appendFailed = true;
-            if (rescue.fail(err) && rescue.failure) options.onWriteFailed?.(rescue.failure);
-          }
-        }
-        if (rescue.failure !== undefined) {
-          // A request whose `sending` fact is not on disk is not sent: nothing is charged, nothing kept.
-          if (fact.fact === 'sending') throw rescue.failure;
-          rescue.keep(fact);
+        try {
+          // After a failed write the writer is broken (its file may end in a torn line): a fact
+          // given again later (rescue.ts) goes on a line of its own, through a descriptor of its own.
+          if (appendFailed) appendLine(path, fact, options.write);
+          else await writer.append(fact);
+        } catch (err) {
+          appendFailed = true;
+          throw err;
         }
         indexed.apply(fact);
       },
@@ -74,7 +75,6 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
       close: async () => {
         try {
           await writer?.close();
-          rescue.flush();
           if (writer && indexed.behind() && !appendFailed) saveIndexQuietly(path, indexed, options.log);
         } finally {
           indexed.close();
@@ -85,6 +85,18 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
   } catch (err) {
     await lock?.release();
     throw err;
+  }
+}
+
+/** One fact on a line of its own (a torn line may end the file), synced before this returns. */
+export function appendLine(path: string, fact: JournalFact, write: WriteBytes = writeSync): void {
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    const bytes = Buffer.from(`\n${JSON.stringify(fact)}\n`, 'utf8');
+    for (let at = 0; at < bytes.length; ) at += write(fd, bytes, at, bytes.length - at);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

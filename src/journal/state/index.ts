@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ExtractError } from '../../errors.ts';
 import { redactUrl, rememberSecret } from '../../redact.ts';
+import { rescuePlacesFor, rescuing, takeBackRescued } from './rescue.ts';
 export { JournalWriteError } from './rescue.ts';
 export * from './journal-state.ts';
 import type { OpenStateOptions, StateJournal } from './journal-state.ts';
@@ -62,8 +63,32 @@ function canonicalPath(path: string): string {
   }
 }
 
-/** Opens the journal a spec names; heavy modules (pg) load only for their backend. */
+/**
+ * Opens the journal a spec names; heavy modules (pg) load only for their backend. A journal a
+ * run writes to first takes back what earlier runs could not write, and is guarded so that a
+ * refused write stops the run without losing an answer (rescue.ts).
+ */
 export async function openState(spec: StateSpec, options: OpenStateOptions): Promise<StateJournal> {
+  const journal = await openBackend(spec, options);
+  if (options.readOnly) return journal;
+  const places = rescuePlacesFor(
+    spec.kind === 'postgres' ? journal.where : spec.path,
+    spec.kind !== 'postgres',
+    options.env,
+  );
+  // The JSONL file takes its rescue files back itself, under its lock and before it reads its index.
+  if (spec.kind !== 'file') {
+    try {
+      await takeBackRescued(journal, places, options.log);
+    } catch (err) {
+      await journal.close().catch(() => undefined);
+      throw err;
+    }
+  }
+  return rescuing(journal, places, options.log, (err) => options.onWriteFailed?.(err));
+}
+
+async function openBackend(spec: StateSpec, options: OpenStateOptions): Promise<StateJournal> {
   if (spec.kind === 'file') return (await import('./file.ts')).openFileState(spec.path, options);
   if (spec.kind === 'sqlite') return (await import('./sqlite.ts')).openSqliteState(spec.path, options);
   return (await import('./postgres.ts')).openPostgresState(spec.url, options);

@@ -109,10 +109,12 @@ export type OpenStateOptions = {
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The lease clock of the SQLite journal (the wall clock every process on the machine shares). */
   now?: (() => number) | undefined;
-  /** The JSONL file refused a write (a full disk): called once, so the run stops sending. */
+  /** The journal refused a write (a full disk, a lock held past the wait): called once, so the run stops sending (rescue.ts). */
   onWriteFailed?: ((err: JournalWriteError) => void) | undefined;
   /** How the JSONL file's bytes are written (tests inject a full disk). */
   write?: WriteBytes | undefined;
+  /** The environment: where a rescue file may go ($XDG_RUNTIME_DIR). */
+  env?: Record<string, string | undefined> | undefined;
 };
 
 /** --no-state: what this run learns, kept in memory only; one worker. */

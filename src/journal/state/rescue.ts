@@ -1,150 +1,308 @@
-import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Log } from '../../client/deps.ts';
-import { errnoCode, hasErrno } from '../../errno.ts';
+import { errnoCode, hasErrno, isDiskFull, isSqliteBusy } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
-import type { JournalFact, WriteBytes } from '../journal.ts';
+import type { JournalFact } from '../journal.ts';
+import { ClaimLostError, type Claim, type StateJournal } from './journal-state.ts';
 
 /**
- * When the journal file cannot be written (a full disk, an I/O error), what the run learns
- * after that is not lost: the run stops sending (the `sending` fact before each extract
- * request cannot be written, so no request goes out), the facts of documents already charged
- * are kept in memory, tried once more at the end, and otherwise written to a rescue file in
- * the system's temporary directory (most likely another filesystem), named after the journal.
- * The next run on that journal appends the rescue file to the journal before it plans, then
- * removes it: the documents charged are known, and not paid for again.
+ * What the service has answered is never dropped because the journal cannot take it (a full
+ * disk, a journal locked past --state-wait, a database gone). The first refused write stops the
+ * run's submissions (a `sending` fact that cannot be written means the request is not sent, so
+ * nothing more is charged), requests already in flight finish, and the facts they bring are kept
+ * in memory. At the end the journal gets one more try; what it still refuses is written to a
+ * rescue file, and the next run on that journal takes it back before it plans.
+ *
+ * Rescue files hold document ids and results: they live only in folders private to the user
+ * (0700, owned by them, not a link), each file made new (O_EXCL, O_NOFOLLOW, 0600). First a
+ * folder beside the journal; when that disk is the full one, a private folder of the user on
+ * another file system ($XDG_RUNTIME_DIR, else the system's temporary folder).
  */
 
-/** The rescue file of a journal: a fixed name derived from the journal's path. */
-export function rescuePathFor(journal: string, dir = tmpdir()): string {
-  return join(dir, `extract-rescue-${createHash('sha256').update(journal).digest('hex').slice(0, 16)}.jsonl`);
+/** Where a journal's rescue files go, in the order tried, and where the next run looks. */
+export type RescuePlaces = {
+  /** The journal, as messages name it. */
+  readonly journal: string;
+  /** Private folders, each with the prefix of this journal's files in it. */
+  readonly folders: ReadonlyArray<{ dir: string; prefix: string }>;
+  /** An earlier version's rescue file (a fixed name in the temporary folder), read once if it is safe. */
+  readonly legacy?: string | undefined;
+};
+
+/** `where`: the journal's path (file backends) or its redacted URL; `file`: whether it is a file. */
+export function rescuePlacesFor(
+  where: string,
+  file: boolean,
+  env: Record<string, string | undefined> = process.env,
+): RescuePlaces {
+  const id = createHash('sha256').update(where).digest('hex').slice(0, 16);
+  const uid = process.getuid?.() ?? 0;
+  const runtime = env.XDG_RUNTIME_DIR;
+  const elsewhere =
+    runtime !== undefined && runtime.startsWith('/')
+      ? join(runtime, 'extract-rescue')
+      : join(tmpdir(), `extract-rescue-${uid}`);
+  return {
+    journal: where,
+    folders: [...(file ? [{ dir: `${where}.rescue`, prefix: '' }] : []), { dir: elsewhere, prefix: `${id}-` }],
+    legacy: file ? join(tmpdir(), `extract-rescue-${id}.jsonl`) : undefined,
+  };
 }
 
-/** The journal refused a write: the run stops sending; what it learns goes to the rescue file. */
+/** The journal refused a write: the run stops sending; what it learns is kept, then rescued. */
 export class JournalWriteError extends ExtractError {
   constructor(journal: string, cause: unknown) {
     super(
       'state',
       `the journal ${journal} could not be written (${describeWriteError(cause)}): stopped sending, so nothing more is charged; ` +
-        `what this run learned goes back into the journal on the next run (it waits in ${rescuePathFor(journal)} until then): ` +
-        'free space on its disk, then rerun the same command',
+        'requests already sent are finished and their answers kept (the journal gets them at the end, else a rescue file the next run takes back): ' +
+        `${whatToDo(cause)}, then rerun the same command`,
       { cause },
     );
     this.name = 'JournalWriteError';
   }
 }
 
+/** The file system's or SQLite's error under a backend's message (sqlite-guard.ts wraps it). */
+function rootCause(err: unknown): unknown {
+  return err instanceof ExtractError && err.cause !== undefined ? err.cause : err;
+}
+
 function describeWriteError(err: unknown): string {
-  const code = errnoCode(err);
-  if (code === 'ENOSPC') return 'ENOSPC: no space left on the device';
-  if (code === 'EDQUOT') return 'EDQUOT: disk quota exceeded';
-  return code ?? (err instanceof Error ? err.message : String(err));
+  const root = rootCause(err);
+  if (errnoCode(root) === 'EDQUOT') return 'disk quota exceeded';
+  if (isDiskFull(root)) return 'the disk is full';
+  if (isSqliteBusy(root)) return 'another process holds it locked';
+  if (err instanceof ExtractError) return err.message;
+  return errnoCode(root) ?? (err instanceof Error ? err.message : String(err));
 }
 
-/** Appends `text` to `path` and syncs it: the whole of it is on disk when this returns. */
-function appendDurably(path: string, text: string, write: WriteBytes = writeSync): void {
-  const fd = openSync(path, 'a', 0o600);
-  try {
-    const bytes = Buffer.from(text, 'utf8');
-    for (let at = 0; at < bytes.length; ) at += write(fd, bytes, at, bytes.length - at);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+function whatToDo(err: unknown): string {
+  const root = rootCause(err);
+  if (isDiskFull(root)) return "free space on the journal's disk";
+  if (isSqliteBusy(root)) return 'find the process that holds the journal (fuser, lsof) and let it finish';
+  return 'check the journal and its folder';
 }
 
-/** The facts a journal could not take, and the first failure. */
-export type Rescue = {
-  readonly failure: JournalWriteError | undefined;
-  /** Records the failure; true the first time. */
-  fail(err: unknown): boolean;
-  keep(fact: JournalFact): void;
-  /** At the end of the run: the kept facts into the journal, else into the rescue file; says where, and what was charged. */
-  flush(): void;
-};
-
-/** `write`: how the journal's bytes are written (the rescue file is written with fs.writeSync). */
-export function rescuer(journal: string, log: Log, write: WriteBytes = writeSync): Rescue {
+/**
+ * The journal as the run uses it, guarded: a refused write stops submissions (`onFailed`, once)
+ * instead of abandoning the documents in flight; facts refused are kept and, at `close`, given to
+ * the journal once more, else to a rescue file.
+ */
+export function rescuing(
+  inner: StateJournal,
+  places: RescuePlaces,
+  log: Log,
+  onFailed: (err: JournalWriteError) => void,
+): StateJournal {
   const kept: JournalFact[] = [];
   let failure: JournalWriteError | undefined;
+  const fail = (err: unknown): JournalWriteError => {
+    if (failure === undefined) {
+      failure = err instanceof JournalWriteError ? err : new JournalWriteError(inner.where, err);
+      onFailed(failure);
+    }
+    return failure;
+  };
   return {
-    get failure() {
-      return failure;
-    },
-    fail(err) {
-      if (failure !== undefined) return false;
-      failure = new JournalWriteError(journal, err);
-      return true;
-    },
-    keep: (fact) => kept.push(fact),
-    flush() {
-      if (kept.length === 0) return;
-      // A torn line may end the journal: the kept facts start on a line of their own.
-      const text = kept.map((f) => `${JSON.stringify(f)}\n`).join('');
-      const n = `${kept.length} fact${kept.length === 1 ? '' : 's'}`;
-      try {
-        appendDurably(journal, `\n${text}`, write);
-        log('warn', `the journal ${journal} took the ${n} it had refused on a second try`);
-        return;
-      } catch {
-        // Still full: the rescue file, below.
+    where: inner.where,
+    shared: inner.shared,
+    worker: inner.worker,
+    replay: () => inner.replay(),
+    ...(inner.view ? { view: () => inner.view!() } : {}),
+    ...(inner.importFacts ? { importFacts: (facts, source) => inner.importFacts!(facts, source) } : {}),
+    history: () => inner.history(),
+    lost: (key) => inner.lost(key),
+    async append(fact) {
+      if (failure === undefined) {
+        try {
+          await inner.append(fact);
+          return;
+        } catch (err) {
+          if (err instanceof ClaimLostError) throw err;
+          fail(err);
+        }
       }
-      const ids = [
-        ...new Set(kept.flatMap((f) => ('document_id' in f && f.document_id !== null ? [f.document_id] : []))),
-      ];
-      const charged =
-        ids.length === 0
-          ? 'no document was charged after the journal failed'
-          : `documents charged that only the rescue knows: ${ids.join(', ')} ("extract get <id>" fetches each)`;
-      const rescue = rescuePathFor(journal);
+      // A request whose `sending` fact is not recorded is not sent: nothing is charged, nothing kept.
+      if (fact.fact === 'sending') throw failure;
+      kept.push(fact);
+    },
+    async claim(keys, max): Promise<Claim[]> {
+      if (failure !== undefined) throw failure;
       try {
-        appendDurably(rescue, text);
-        log(
-          'error',
-          `the journal ${journal} could not take ${n}: they are kept in ${rescue}, which the next run takes back into the journal; ${charged}; free space on the journal's disk, then rerun the same command`,
-        );
+        return await inner.claim(keys, max);
       } catch (err) {
-        log(
-          'error',
-          `the journal ${journal} could not take ${n}, nor could ${rescue} (${describeWriteError(err)}): ${charged}; a rerun would send these documents again`,
-        );
+        if (err instanceof ClaimLostError) throw err;
+        throw fail(err);
+      }
+    },
+    // After a failure the journal is not waited for again until the end: its claims run out by themselves.
+    release: (keys) => (failure === undefined ? inner.release(keys) : Promise.resolve()),
+    holders: (keys) => (failure === undefined ? inner.holders(keys) : Promise.resolve(new Map())),
+    async close() {
+      try {
+        if (kept.length > 0) await keepSafe(inner, kept, places, log);
+      } finally {
+        await inner.close();
       }
     },
   };
 }
 
-/**
- * Before a run plans: the facts an earlier run could not write, appended to the journal and
- * their rescue file removed. A journal that still cannot take them stops the run (exit 6)
- * before anything is sent, and the rescue file stays.
- */
-export function takeBackRescued(journal: string, log: Log): void {
-  const rescue = rescuePathFor(journal);
-  let text: string;
+/** At the end of a run whose journal failed: the kept facts into the journal, else into a rescue file. */
+async function keepSafe(
+  journal: StateJournal,
+  kept: readonly JournalFact[],
+  places: RescuePlaces,
+  log: Log,
+): Promise<void> {
+  const n = `${kept.length} fact${kept.length === 1 ? '' : 's'}`;
   try {
-    text = readFileSync(rescue, 'utf8');
+    await Promise.all(kept.map((fact) => journal.append(fact)));
+    log('warn', `the journal ${places.journal} took the ${n} it had refused on a second try`);
+    return;
+  } catch {
+    // Still refused: a rescue file, below.
+  }
+  const ids = [...new Set(kept.flatMap((f) => ('document_id' in f && f.document_id ? [f.document_id] : [])))];
+  const charged =
+    ids.length === 0
+      ? 'no document was charged after the journal failed'
+      : `the documents they record: ${ids.join(', ')} ("extract get <id>" fetches each)`;
+  const text = kept.map((f) => `${JSON.stringify(f)}\n`).join('');
+  const errors: string[] = [];
+  for (const folder of places.folders) {
+    try {
+      const path = writeRescue(folder, text);
+      log(
+        'error',
+        `the journal ${places.journal} could not take ${n}: they are kept in ${path}, which the next run on this journal takes back before it sends anything; ${charged}`,
+      );
+      return;
+    } catch (err) {
+      errors.push(`${folder.dir}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  log(
+    'error',
+    `the journal ${places.journal} could not take ${n}, nor could a rescue file (${errors.join('; ')}): ${charged}; a rerun would send these documents again, so rerun only after fetching them`,
+  );
+}
+
+/** A new file in a private folder: made here (O_EXCL), never through a link, and synced. */
+function writeRescue(folder: { dir: string; prefix: string }, text: string): string {
+  privateFolder(folder.dir, true);
+  const path = join(folder.dir, `${folder.prefix}${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    fsyncSync(fd);
   } catch (err) {
-    if (hasErrno(err, 'ENOENT')) return;
+    closeSync(fd);
+    unlinkSync(path);
     throw err;
   }
-  if (text !== '') {
+  closeSync(fd);
+  return path;
+}
+
+/**
+ * A folder only this user can enter: made 0700 when missing; one that is a link, belongs to
+ * someone else or lets others in is refused (another user could read or plant rescue files).
+ * False when it does not exist and `make` is not asked.
+ */
+function privateFolder(dir: string, make: boolean): boolean {
+  if (make) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(dir);
+  } catch (err) {
+    if (!make && hasErrno(err, 'ENOENT')) return false;
+    throw err;
+  }
+  const uid = process.getuid?.();
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0)
+    throw new Error(`${dir} is not a private folder of this user (a link, another owner, or open to others)`);
+  return true;
+}
+
+/** A rescue file's text, if it is a regular file of this user that no one else may write. */
+function readOwn(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0)
+      throw new Error(`${path} is not a private file of this user`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Before a run plans: the facts earlier runs could not write go into the journal and their
+ * rescue files are removed. A journal that still refuses them stops the run (exit 6) before
+ * anything is sent, and the files stay. A rescue file that is not safely the user's (another
+ * owner, a link) is named and left alone: its facts could be anyone's.
+ */
+export async function takeBackRescued(
+  journal: Pick<StateJournal, 'append'>,
+  places: RescuePlaces,
+  log: Log,
+): Promise<void> {
+  const files: string[] = [];
+  for (const { dir, prefix } of places.folders) {
     try {
-      appendDurably(journal, `\n${text}`);
+      if (!privateFolder(dir, false)) continue;
+      for (const name of readdirSync(dir))
+        if (name.startsWith(prefix) && name.endsWith('.jsonl')) files.push(join(dir, name));
+    } catch (err) {
+      log('warn', `rescue files in ${dir} were not read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (places.legacy !== undefined) files.push(places.legacy);
+  for (const path of files.sort()) {
+    let text: string;
+    try {
+      text = readOwn(path);
+    } catch (err) {
+      if (hasErrno(err, 'ENOENT')) continue;
+      log('warn', `${path} was not taken back into the journal: ${err instanceof Error ? err.message : String(err)}`);
+      continue;
+    }
+    const { parseJournal } = await import('../journal-read.ts');
+    const { facts } = parseJournal(text, path);
+    try {
+      for (const fact of facts) await journal.append(fact);
     } catch (err) {
       throw new ExtractError(
         'state',
-        `the journal ${journal} still cannot be written (${describeWriteError(err)}): free space on its disk, then rerun the same command; ` +
-          `an earlier run's facts wait in ${rescue} until then, and nothing is sent meanwhile`,
+        `the journal ${places.journal} still cannot be written (${describeWriteError(err)}): ${whatToDo(err)}, then rerun the same command; ` +
+          `an earlier run's facts wait in ${path} until then, and nothing is sent meanwhile`,
         { cause: err },
       );
     }
+    unlinkSync(path);
+    log(
+      'info',
+      `took back into the journal ${facts.length} fact${facts.length === 1 ? '' : 's'} an earlier run could not write (${path})`,
+    );
   }
-  unlinkSync(rescue);
-  const lines = text.split('\n').filter((l) => l !== '').length;
-  log(
-    'info',
-    `took back into the journal ${lines} fact${lines === 1 ? '' : 's'} an earlier run could not write (${rescue})`,
-  );
 }

@@ -46,8 +46,15 @@ import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
  * by journal.ts's own replay step, so a rerun reads a row per document, not every fact.
  */
 
-/** How long one statement waits for another process's write before the retry loop takes over. */
+/**
+ * How long one statement waits for another process's write before the retry loop takes over;
+ * never longer than --state-wait allows (the wait blocks the event loop, answers in flight included).
+ */
 const BUSY_TIMEOUT_MS = 2_000;
+
+function busyTimeout(options: OpenStateOptions): number {
+  return Math.min(BUSY_TIMEOUT_MS, options.outageMs ?? BUSY_TIMEOUT_MS);
+}
 
 /** Documents read ahead in one query (json_each over their keys): 1.7x fewer CPU ms than a query each. */
 const PREFETCH_CHUNK = 1_000;
@@ -80,7 +87,7 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
     if (!existsSync(path)) return memoryState(path);
     const db = await guard.run(
       'open the journal',
-      () => new DatabaseSync(path, { readOnly: true, timeout: BUSY_TIMEOUT_MS }),
+      () => new DatabaseSync(path, { readOnly: true, timeout: busyTimeout(options) }),
     );
     try {
       if ((await guard.run('read the journal', () => schemaVersion(db, path))) === 0) {
@@ -102,7 +109,7 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
   const db = await guard.run('open the journal', () => {
     // Made here first so that it is private: SQLite gives its -wal and -shm files the database's mode.
     closeSync(openSync(path, 'a', 0o600));
-    const opened = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    const opened = new DatabaseSync(path, { timeout: busyTimeout(options) });
     try {
       opened.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL');
     } catch (err) {
@@ -515,8 +522,10 @@ class SqliteState implements StateJournal {
         );
       }
     } catch {
-      // Busy past the timeout or the disk gone: the leases run out on their own.
+      // Busy past the timeout or the disk gone: the leases run out on their own, and a later run
+      // of this process (watch) takes them over at once, this worker being no longer alive.
     } finally {
+      OWN_WORKERS.delete(this.worker);
       this.#db.close();
     }
   }
