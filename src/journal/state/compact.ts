@@ -10,6 +10,7 @@ import type { StateSpec } from './index.ts';
 import { indexPathFor, openIndexed } from './journal-index.ts';
 import { appendLine } from './file.ts';
 import { rescuePlacesFor, takeBackRescued } from './rescue.ts';
+import { factsIn, writeMark } from './sqlite-mark.ts';
 import { schemaVersion } from './sqlite-schema.ts';
 
 /**
@@ -176,6 +177,8 @@ async function compactSqlite(path: string, options: { now?: () => number }): Pro
     const factsAfter = counted();
     db.exec('VACUUM');
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    // Fewer facts now, on purpose: the journal's noted size follows (sqlite-mark.ts).
+    writeMark(path, factsIn(db));
     return {
       journal: path,
       documents,

@@ -54,9 +54,7 @@ export function rescuePlacesFor(
   const uid = process.getuid?.() ?? 0;
   const runtime = env.XDG_RUNTIME_DIR;
   const elsewhere =
-    runtime !== undefined && runtime.startsWith('/')
-      ? join(runtime, 'extract-rescue')
-      : join(tmpdir(), `extract-rescue-${uid}`);
+    runtime?.startsWith('/') === true ? join(runtime, 'extract-rescue') : join(tmpdir(), `extract-rescue-${uid}`);
   return {
     journal: where,
     folders: [...(file ? [{ dir: `${where}.rescue`, prefix: '' }] : []), { dir: elsewhere, prefix: `${id}-` }],

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { DatabaseSync } from 'node:sqlite';
+import { hasErrno } from '../../errno.ts';
+import { ExtractError } from '../../errors.ts';
+
+/**
+ * The SQLite journal's last known size, kept beside it (`<journal>.good`): how many facts it
+ * held when a run last wrote to it. A journal that reads as less than that was damaged (a
+ * write-ahead log with a torn or overwritten frame loses every later frame silently; a file
+ * truncated or replaced by an empty one), and a run on it would pay again for every document it
+ * forgot: it stops instead (exit 6) and says what to do. A journal file that is gone was removed
+ * on purpose, and a new one starts.
+ */
+
+type Mark = { facts: number };
+
+function markPathFor(journal: string): string {
+  return `${journal}.good`;
+}
+
+/** The mark, or undefined when there is none (a journal made before marks, or none yet). */
+export function readMark(journal: string): Mark | undefined {
+  let text: string;
+  try {
+    text = readFileSync(markPathFor(journal), 'utf8');
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  try {
+    const facts: unknown = (JSON.parse(text) as { facts?: unknown }).facts;
+    return typeof facts === 'number' && Number.isSafeInteger(facts) && facts >= 0 ? { facts } : undefined;
+  } catch {
+    // A torn mark (a crash while it was replaced cannot tear it: it is renamed into place) says nothing.
+    return undefined;
+  }
+}
+
+/** Replaces the mark in one rename; a mark that cannot be written costs only this check. */
+export function writeMark(journal: string, facts: number): void {
+  const path = markPathFor(journal);
+  const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    writeFileSync(tmp, `${JSON.stringify({ facts })}\n`, { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, path);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** The highest fact id of the journal: what the mark counts. */
+export function factsIn(db: DatabaseSync): number {
+  return Number(db.prepare('SELECT coalesce(max(id), 0) AS n FROM extract_facts').get()?.n ?? 0);
+}
+
+/** Before the journal is opened: a mark beside a file that is gone is stale (the journal was removed). */
+export function forgetMarkOfRemoved(journal: string): void {
+  try {
+    statSync(journal);
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) rmSync(markPathFor(journal), { force: true });
+  }
+}
+
+/** Stops the run when the journal holds fewer facts (or no tables, or no bytes) than its mark says it had. */
+export function checkIntact(journal: string, mark: Mark | undefined, found: number | 'no tables' | 'no bytes'): void {
+  // A journal whose mark counts no fact had nothing to lose.
+  if (mark === undefined || mark.facts === 0 || (typeof found === 'number' && found >= mark.facts)) return;
+  const now = typeof found === 'number' ? `${found}` : found === 'no tables' ? 'no journal tables' : 'no bytes';
+  throw new ExtractError(
+    'state',
+    `the journal ${journal} is damaged: it held ${mark.facts} fact${mark.facts === 1 ? '' : 's'} when a run last wrote to it, and now reads as ${now} ` +
+      '(a torn write-ahead log after a crash, a truncated or replaced file). Nothing was sent: a run on it would pay again for every document it forgot. ' +
+      `Restore the file from a backup (with its -wal file if there is one) and rerun; to start a new journal knowingly, move ${journal} and ${markPathFor(journal)} aside`,
+  );
+}
