@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RecordSpool } from '../../src/batch/records.ts';
 import type { ReportEntry } from '../../src/batch/summary.ts';
@@ -231,6 +232,61 @@ describe('a full disk under the default (SQLite) journal', () => {
   );
 });
 
+describe('the default (SQLite) journal locked by another process past --state-wait', () => {
+  it('every answer in flight is kept (output, rescue file beside the journal); the reruns pay nothing again', async () => {
+    const url = service();
+    const cwd = workDir();
+    const names = fixtureNames();
+    const state = join(cwd, 'journal.sqlite');
+    // Another process opens the journal and holds it in BEGIN EXCLUSIVE from the third extract request on.
+    let holder: ReturnType<typeof execa> | undefined;
+    let extracts = 0;
+    const proxy = await countingProxy(url, async (method, path) => {
+      if (method !== 'POST' || !path.endsWith('/extract') || ++extracts !== 3) return;
+      holder = execa(
+        process.execPath,
+        [
+          '-e',
+          `const { DatabaseSync } = require('node:sqlite');
+           const db = new DatabaseSync(process.argv[1], { timeout: 10000 });
+           db.exec('BEGIN EXCLUSIVE');
+           console.log('locked');
+           setInterval(() => {}, 1000);`,
+          state,
+        ],
+        { reject: false },
+      );
+      await new Promise<void>((resolve) => holder!.stdout!.once('data', () => resolve()));
+    });
+    const args = ['in/', '--route', 'inline', '-c', '4', '--state', state, '--state-wait', '1s', '-o', 'out.jsonl'];
+    let first: Awaited<ReturnType<typeof extract>>;
+    try {
+      first = await extract(cwd, proxy.url, args);
+    } finally {
+      holder?.kill('SIGKILL');
+      await holder;
+    }
+    expect(first.stderr).not.toMatch(/unexpected error|\n\s+at /);
+    expect(first.exitCode, first.stderr).toBe(6);
+    expect(first.stderr).toMatch(/could not be written \(another process holds it locked\): stopped sending/);
+    const charged = await reservesBySha(url);
+    const completed = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8')).filter(
+      (r) => r.status === 'completed',
+    );
+    expect(completed).toHaveLength(charged.size);
+    const rescued = readdirSync(`${state}.rescue`);
+    expect(rescued).toHaveLength(1);
+    expect(first.stderr).toContain(`kept in ${join(`${state}.rescue`, rescued[0]!)}`);
+
+    const second = await extract(cwd, proxy.url, args);
+    expect(second.exitCode, second.stderr).toBe(0);
+    const retried = await extract(cwd, proxy.url, [...args, '--retry-failed']);
+    expect(retried.exitCode, retried.stderr).toBe(0);
+    expect([...(await reservesBySha(url)).values()]).toEqual(names.map(() => 1));
+    expect(extracts).toBe(names.length);
+  });
+});
+
 describe('a full temp directory under the record spool', () => {
   it.skipIf(noTmpfs !== undefined)(
     `a run's records outlive it: every line the spool cannot write is kept in memory, none lost, the last update kept${noTmpfs === undefined ? '' : ` [skipped: ${noTmpfs}]`}`,
@@ -369,14 +425,17 @@ async function fullSqliteRun(disk: string): Promise<void> {
 }
 
 /** A proxy in front of `target` that counts the requests per path. */
-async function countingProxy(target: string, onRequest: (method: string, url: string) => void = () => {}) {
+async function countingProxy(
+  target: string,
+  onRequest: (method: string, url: string) => void | Promise<void> = () => {},
+) {
   const paths: string[] = [];
   const server = await httpServer((req, res) => {
     paths.push(`${req.method} ${req.url}`);
-    onRequest(req.method ?? 'GET', req.url ?? '');
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
+      await onRequest(req.method ?? 'GET', req.url ?? '');
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
       const method = req.method ?? 'GET';
