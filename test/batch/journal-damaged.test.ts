@@ -26,7 +26,7 @@ function scribble(path: string, at: number, length: number): void {
   }
 }
 
-describe('a damaged SQLite journal', () => {
+describe('a damaged journal', () => {
   it('a journal truncated to 0 bytes: exit 6 with what to do, nothing sent, and the ledger unchanged', async () => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(3);
@@ -46,6 +46,19 @@ describe('a damaged SQLite journal', () => {
     const again = await run(cwd, ['in/'], options).catch((e: unknown) => e);
     expect(again).toMatchObject({ code: 'state' });
     expect(statSync(journal).size).toBe(0);
+    expect((await ledgerTotals(server.url)).net).toBe(3);
+  });
+
+  it('the JSON Lines journal cut short: exit 6, nothing sent, the ledger unchanged', async () => {
+    const server = await emulator({ idempotency_key: false });
+    const cwd = await invoiceDir(3);
+    const journal = join(cwd, 'journal.jsonl');
+    const options = batchOptions(server.url, KEY, { route: 'inline', state: journal });
+    expect((await run(cwd, ['in/'], options)).summary.exit_code).toBe(0);
+    truncateSync(journal, 0);
+    const err = await run(cwd, ['in/'], options).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'state' });
+    expect(String(err)).toMatch(/is damaged: it was \d+ bytes when a run last wrote to it and is now 0/);
     expect((await ledgerTotals(server.url)).net).toBe(3);
   });
 

@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { ExtractError } from '../../errors.ts';
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import { storedResults, resultsJson } from '../../outputs/stored-results.ts';
 import {
@@ -424,11 +425,14 @@ function openUsable(
     return undefined;
   }
   let db: DatabaseSync | undefined;
+  let shrunk: number | undefined;
   try {
     // A dry run only reads (a journal in a folder it may not write is still read through its index).
     db = new DatabaseSync(indexPathFor(journal), { timeout: 2_000, readOnly });
     if (!readOnly) db.exec('PRAGMA synchronous = FULL');
     const row = db.prepare('SELECT v, ino, bytes, tail, skipped FROM meta WHERE id = 1').get();
+    // The same file, shorter than the index saw it: only appended to by runs, so it lost facts.
+    if (row !== undefined && String(row.ino) === ino && Number(row.bytes) > size) shrunk = Number(row.bytes);
     if (row === undefined || Number(row.v) !== VERSION || String(row.ino) !== ino || Number(row.bytes) > size)
       throw new Error('stale');
     const meta: Meta = {
@@ -451,8 +455,19 @@ function openUsable(
   } catch {
     // Not a database, another version, damaged, or another journal's: replayed and rebuilt.
     if (db?.isOpen) db.close();
+    if (shrunk !== undefined) throw shrunkJournal(journal, shrunk, size);
     return undefined;
   }
+}
+
+/** A run on a journal that lost facts would pay again for every document they knew. */
+function shrunkJournal(journal: string, was: number, now: number): ExtractError {
+  return new ExtractError(
+    'state',
+    `the journal ${journal} is damaged: it was ${was} bytes when a run last wrote to it and is now ${now} (truncated or cut short). ` +
+      'Nothing was sent: a run on it would pay again for every document it forgot. ' +
+      `Restore the file from a backup and rerun; to go on with it as it is, knowingly, remove ${indexPathFor(journal)}`,
+  );
 }
 
 function memo(db: DatabaseSync | undefined): (sql: string) => StatementSync {
