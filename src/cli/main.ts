@@ -15,6 +15,7 @@ import { registerWatch } from './watch-command.ts';
 import { registerShell } from './shell-commands.ts';
 import { refuseMistypedCommand } from './run-command.ts';
 import { hideSqliteExperimentalWarning } from './warnings.ts';
+import { keepRunningWhenLogsClose } from './log-streams.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
@@ -28,7 +29,8 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run "extract --help" for usage)')
     // One prefix for every error, commander's own included ("error: ..." otherwise).
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'extract: ')) })
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', () => keepRunningWhenLogsClose([process.stderr, process.stdout]));
   program.configureOutput(helpOutput(program.configureOutput()));
   registerServe(program);
   registerConfig(program);

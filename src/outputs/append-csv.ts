@@ -1,16 +1,22 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import { ExtractError } from '../errors.ts';
 import { readTextOrEmpty, writeFileAtomic } from './atomic.ts';
 import { encodeCell, neutraliseFormula } from './csv.ts';
-import { flattenRecords } from './flatten.ts';
+import { DOCUMENT_COLUMNS, type FlatRows, flattenRecords } from './flatten.ts';
 import type { DocumentRecord } from './record.ts';
 
 /**
- * A CSV file that grows as documents complete (`extract watch -o FILE.csv`), with one header.
- * Loaded only for a CSV output (csv-parse and csv-stringify with it). The header is the columns
- * of the first records written; a record that brings a column the header lacks (the first
- * completed document after failures, which have no results) makes the file be rewritten once,
- * atomically, with that column added at the end and empty cells in the rows before.
+ * A CSV file that grows as documents complete (`extract watch -o FILE.csv`, `extract listen -o
+ * FILE.csv`), with one header. Loaded only for a CSV output (csv-parse and csv-stringify with it).
+ * The header is the columns of the first records written; a record that brings a column the
+ * header lacks (the first completed document after failures, which have no results) makes the
+ * file be rewritten once, atomically, with that column added at the end and empty cells in the
+ * rows before.
+ *
+ * An existing file is appended to only when it is a CSV of records (its header starts with the
+ * document columns, as every CSV extract writes): rows of other columns are no place for a
+ * record, and rewriting them would replace a file this command did not make. It is refused.
  */
 
 // As csv-writer.ts: only the empty string is quoted on purpose, null cells stay bare.
@@ -19,12 +25,25 @@ const STRINGIFY_OPTIONS = { quoted_match: /^$/ } as const;
 export type CsvFile = {
   /** The (file, document_id) of each row already in the file. */
   rows: Array<{ file: string; document_id: string | null }>;
-  append(records: readonly DocumentRecord[], explode: string | undefined, warn: (m: string) => void): Promise<void>;
+  /** Appends the records' rows; with `maxColumns`, says per document the columns the cap left out. */
+  append(
+    records: readonly DocumentRecord[],
+    explode: string | undefined,
+    warn: (m: string) => void,
+  ): Promise<{ leftOut: FlatRows['leftOut'] }>;
 };
 
 type Cell = string | null;
 
-export async function openCsvFile(path: string, appendText: (text: string) => Promise<void>): Promise<CsvFile> {
+/**
+ * `path` '' is stdout (nothing to read); `maxColumns` caps the header (the document columns
+ * included): a column first seen past it is left out of every row, and named in `leftOut`.
+ */
+export async function openCsvFile(
+  path: string,
+  appendText: (text: string) => Promise<void>,
+  maxColumns = Number.POSITIVE_INFINITY,
+): Promise<CsvFile> {
   const text = await readTextOrEmpty(path);
   // A quoted empty cell is the empty string, a bare one null, as csv-writer wrote them.
   const table: Cell[][] =
@@ -35,6 +54,12 @@ export async function openCsvFile(path: string, appendText: (text: string) => Pr
           cast: (value, context) => (value === '' && !context.quoting ? null : value),
         });
   let header: string[] | undefined = table[0]?.map((c) => c ?? '');
+  if (header !== undefined && DOCUMENT_COLUMNS.some((c, i) => header?.[i] !== c)) {
+    throw new ExtractError(
+      'usage',
+      `${path} holds a CSV of other columns (${header.slice(0, 3).join(', ')}…), not records: extract appends only under its own header (${DOCUMENT_COLUMNS.join(', ')}, …) and never replaces a file it did not make; name a new file, or move this one away`,
+    );
+  }
   const at = (name: string): number => header?.indexOf(name) ?? -1;
   const rows = table.slice(1).map((row) => ({
     file: row[at('file')] ?? '',
@@ -47,21 +72,24 @@ export async function openCsvFile(path: string, appendText: (text: string) => Pr
     async append(records, explode, warn) {
       const flat = flattenRecords(records, explode);
       for (const w of flat.warnings) warn(w);
-      if (header === undefined) {
-        header = flat.columns;
-        const body = flat.rows.map((row) => flat.columns.map((c) => encodeCell(row.get(c))));
-        await appendText(stringify([flat.columns.map(neutraliseFormula), ...body], STRINGIFY_OPTIONS));
-        return;
-      }
       const known = new Set(header);
-      const added = flat.columns.filter((c) => !known.has(c));
+      const fresh = flat.columns.filter((c) => !known.has(c));
+      const room = Math.max(0, maxColumns - (header?.length ?? 0));
+      const added = fresh.slice(0, room);
+      const leftOut = _leftOut(records, flat, fresh.slice(room), explode);
+      if (header === undefined) {
+        header = added;
+        const body = flat.rows.map((row) => added.map((c) => encodeCell(row.get(c))));
+        await appendText(stringify([added.map(neutraliseFormula), ...body], STRINGIFY_OPTIONS));
+        return { leftOut };
+      }
       const columns: string[] = [...header, ...added];
       const body = flat.rows.map((row) => columns.map((c) => encodeCell(row.get(c))));
       if (added.length === 0) {
         const prefix = needsNewline ? '\n' : '';
         needsNewline = false;
         await appendText(prefix + stringify(body, STRINGIFY_OPTIONS));
-        return;
+        return { leftOut };
       }
       const old: Cell[][] = parse(await readTextOrEmpty(path), {
         relax_column_count: true,
@@ -73,6 +101,21 @@ export async function openCsvFile(path: string, appendText: (text: string) => Pr
       ]);
       header = columns;
       needsNewline = false;
+      return { leftOut };
     },
   };
+}
+
+/** Per document, the columns past the cap it has a cell for (a row per document: no --explode). */
+function _leftOut(
+  records: readonly DocumentRecord[],
+  flat: FlatRows,
+  past: readonly string[],
+  explode: string | undefined,
+): FlatRows['leftOut'] {
+  if (past.length === 0 || explode !== undefined) return [];
+  return records.flatMap((record, i) => {
+    const columns = past.filter((c) => flat.rows[i]?.has(c) === true);
+    return columns.length > 0 ? [{ document_id: record.document_id, columns }] : [];
+  });
 }

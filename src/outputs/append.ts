@@ -175,6 +175,8 @@ async function _guard<T>(path: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
+    // A refusal of ours (a CSV of other columns) is said as it is, not as a failed write.
+    if (err instanceof ExtractError) throw err;
     const code = errnoCode(err);
     if (code === undefined || code.startsWith('ERR_')) throw err;
     throw new ExtractError(

@@ -14,7 +14,7 @@ import { type DocumentRecord, RECORD_KEYS, recordFields } from './record.ts';
  * but `results` (its fields are the columns that follow) and `route` (never a CSV column: the
  * columns are what users' spreadsheets already read).
  */
-const DOCUMENT_COLUMNS = RECORD_KEYS.filter(
+export const DOCUMENT_COLUMNS = RECORD_KEYS.filter(
   (key): key is Exclude<keyof DocumentRecord, 'results' | 'route'> => key !== 'results' && key !== 'route',
 );
 

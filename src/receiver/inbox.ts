@@ -92,6 +92,7 @@ export class Inbox {
   readonly #markWritten: StatementSync;
   readonly #selectPage: StatementSync;
   readonly #selectLastSeen: StatementSync;
+  readonly #selectKnown: StatementSync;
 
   static open(dataDir: string): Inbox {
     return new Inbox(openDatabase(dataDir));
@@ -116,6 +117,7 @@ export class Inbox {
       'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq',
     );
     this.#selectLastSeen = db.prepare('SELECT COALESCE(MAX(inbox_seq), 0) AS seq FROM seen');
+    this.#selectKnown = db.prepare('SELECT 1 AS known FROM seen WHERE document_id = ?');
   }
 
   /** Appends an acknowledged event; durable (fsynced) when it returns. */
@@ -187,6 +189,11 @@ export class Inbox {
     this.#bookkeeping(() => {
       for (const id of documentIds) this.#markWritten.run(id);
     });
+  }
+
+  /** Whether a document of this id was processed: an output's row of another id is not this inbox's. */
+  knows(documentId: string): boolean {
+    return this.#selectKnown.get(documentId) !== undefined;
   }
 
   /** The inbox_seq of the last document processed (0 when none): a fixed end for a pass over seen (whole-file outputs are rebuilt from it, a page at a time). */

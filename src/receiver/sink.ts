@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readFile, truncate } from 'node:fs/promises';
+import type { CsvFile } from '../outputs/append-csv.ts';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { ExtractError } from '../errors.ts';
@@ -12,6 +13,8 @@ import {
   writeDestination,
   writeFileAtomic,
 } from '../outputs/index.ts';
+import { readTextOrEmpty } from '../outputs/atomic.ts';
+import { DOCUMENT_COLUMNS } from '../outputs/flatten.ts';
 import type { RecordSource } from '../outputs/csv-writer.ts';
 import { documentJson, jsonArrayChunksFrom, jsonLine } from '../outputs/json.ts';
 import type { Inbox, SeenRow } from './inbox.ts';
@@ -20,12 +23,17 @@ import { documentFileName } from './file-names.ts';
 
 /**
  * Where processed documents go: the batch client's writers and formats, fed from the inbox.
- * Every file output is a view of the inbox's `seen` table, so after a crash it can be
- * brought back in line rather than trusted:
+ * Every file output holds every document of the inbox's `seen` table, so after a crash it can
+ * be brought back in line rather than trusted; none replaces what it did not write:
  * - JSON Lines file: appended (and fsynced) per batch; on start, documents missing from it
  *   are appended and a torn last line is cut off.
- * - JSON or CSV file: whole-file formats, rewritten atomically from every record after
- *   each batch.
+ * - CSV file: rewritten atomically from every record after each batch, the columns of the
+ *   batch client's CSV. One that holds rows the inbox does not know when the listener starts
+ *   (a batch run's, another listener's) is appended to instead, under its header, as `extract
+ *   watch` appends (outputs/append-csv.ts; a CSV of other columns is refused): those rows stay.
+ * - JSON file: one array, rewritten atomically from every record after each batch; refused
+ *   at start when it holds a document the inbox does not know (an array cannot be appended
+ *   to: what is in it would be lost).
  * - directory: one `<document_id>.json` per document, the id encoded injectively
  *   (file-names.ts): file names repeat across documents, the document_id does not.
  * - stdout: JSON Lines as documents are processed; what was printed cannot be taken
@@ -86,6 +94,9 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
     );
   }
   await prepareOutput(target);
+  const csvPath = target.kind === 'file' && target.format === 'csv' ? target.path : undefined;
+  /** Set at start when the CSV output holds rows of others: it is appended to, never rewritten. */
+  let csv: CsvFile | undefined;
   const stream: StreamWriter | undefined = target.kind === 'stdout' ? createStreamWriter(options.stdout) : undefined;
   const reviewPath = join(options.dataDir, REVIEW_FILE);
   const overflowPath = join(options.dataDir, OVERFLOW_FILE);
@@ -108,17 +119,32 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
       })(),
     );
   };
+  /** Rows appended to the CSV output, its columns capped; the columns left out go to the overflow file beside it. */
+  const appendCsv = async (rows: readonly SeenRow[]): Promise<void> => {
+    if (csv === undefined || rows.length === 0) return;
+    const { leftOut } = await csv.append(
+      rows.map((r) => r.record),
+      undefined,
+      options.warn,
+    );
+    await _appendDurably(
+      overflowPath,
+      leftOut
+        .map((l) => `${JSON.stringify({ document_id: l.document_id, csv_columns_left_out: l.columns })}\n`)
+        .join(''),
+    );
+  };
   const writeReview = async (inbox: Inbox): Promise<void> => {
     await writeFileAtomic(reviewPath, _reviewLines(inbox, pageBytes));
   };
   /**
    * Writes what was processed since the last call, a page of records at a time, each page
-   * marked written once it is on disk. A whole-file output is rewritten once (streamed from
-   * the inbox), not per page. The review list grows by the fresh documents' entries: appended,
+   * marked written once it is on disk. A JSON output is rewritten once (streamed from the
+   * inbox), not per page. The review list grows by the fresh documents' entries: appended,
    * not rewritten (start() rewrites it whole, which also repairs a crash between two writes).
    */
   const writeFresh = async (inbox: Inbox): Promise<void> => {
-    const wholeFile = target.kind === 'file' && target.format !== 'jsonl';
+    const wholeFile = target.kind === 'file' && target.format !== 'jsonl' && csv === undefined;
     if (wholeFile && inbox.unwritten(0).length > 0) {
       if (target.format === 'csv') await writeCsv(target.path, inbox);
       else
@@ -136,6 +162,8 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
           await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
       } else if (target.format === 'jsonl') {
         await _appendDurably(target.path, rows.map((r) => jsonLine(r.record)).join(''));
+      } else if (target.format === 'csv') {
+        await appendCsv(rows);
       }
       await _appendDurably(
         reviewPath,
@@ -155,7 +183,11 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
     async start(inbox) {
       if (target.kind === 'stdout') await writeFresh(inbox);
       else {
-        await _reconcile(target, inbox, writeCsv, pageBytes);
+        if (csvPath !== undefined && (await _holdsOthers(csvPath, inbox))) {
+          const { openCsvFile } = await import('../outputs/append-csv.ts');
+          csv = await openCsvFile(csvPath, (text) => _appendDurably(csvPath, text), CSV_MAX_COLUMNS);
+        }
+        await _reconcile(target, inbox, { csv, appendCsv, writeCsv }, pageBytes);
         for (let page = inbox.unwritten(pageBytes); page.length > 0; page = inbox.unwritten(pageBytes))
           inbox.markWritten(page.map((r) => r.document_id));
       }
@@ -169,7 +201,11 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
 async function _reconcile(
   target: Exclude<OutputTarget, { kind: 'stdout' | 'stream' }>,
   inbox: Inbox,
-  writeCsv: (path: string, inbox: Inbox) => Promise<void>,
+  csv: {
+    csv: CsvFile | undefined;
+    appendCsv: (rows: readonly SeenRow[]) => Promise<void>;
+    writeCsv: (path: string, inbox: Inbox) => Promise<void>;
+  },
   pageBytes: number,
 ): Promise<void> {
   if (target.kind === 'dir') {
@@ -181,10 +217,17 @@ async function _reconcile(
     return;
   }
   if (target.format === 'csv') {
-    await writeCsv(target.path, inbox);
+    if (csv.csv === undefined) {
+      await csv.writeCsv(target.path, inbox);
+      return;
+    }
+    const held = new Set(csv.csv.rows.map((r) => r.document_id));
+    for await (const page of _seenPages(inbox, pageBytes))
+      await csv.appendCsv(page.filter((r) => !held.has(r.document_id)));
     return;
   }
   if (target.format !== 'jsonl') {
+    await _refuseForeignJson(target.path, inbox);
     await writeDestination({ kind: 'file', path: target.path }, jsonArrayChunksFrom(_seenRecords(inbox, pageBytes)()), {
       what: 'the output',
     });
@@ -230,6 +273,67 @@ function _seenRecords(inbox: Inbox, pageBytes: number): RecordSource {
       after = page[page.length - 1]!.inbox_seq;
     }
   };
+}
+
+/**
+ * A JSON output is one array, rewritten whole from the inbox: a file that holds anything else
+ * (an earlier listener's documents, a batch run's, not an array of records at all) would be
+ * lost, so the listener does not start on it.
+ */
+async function _refuseForeignJson(path: string, inbox: Inbox): Promise<void> {
+  const text = await readTextOrEmpty(path);
+  if (text.trim() === '') return;
+  let ids: unknown[] | undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value))
+      ids = value.map((r: unknown) =>
+        typeof r === 'object' && r !== null ? Reflect.get(r, 'document_id') : undefined,
+      );
+  } catch {
+    // Not JSON: refused below, as something this listener did not write.
+  }
+  const foreign = ids === undefined ? undefined : ids.filter((id) => typeof id !== 'string' || !inbox.knows(id)).length;
+  if (foreign === 0) return;
+  const what =
+    foreign === undefined
+      ? 'is not a JSON array of records'
+      : `holds ${foreign} documents this listener's inbox does not know`;
+  throw new ExtractError(
+    'usage',
+    `-o ${path} ${what}: a JSON output is rewritten whole from the inbox, which would lose them; use -o FILE.jsonl or FILE.csv (appended to), name a new file, or move this one away`,
+  );
+}
+
+/**
+ * Whether a CSV output holds a row the inbox does not know (or is a CSV of other columns), read
+ * as a stream: a listener's own CSV, however large, is not held in memory to find out.
+ */
+async function _holdsOthers(path: string, inbox: Inbox): Promise<boolean> {
+  const { parse } = await import('csv-parse');
+  const rows = parse({ relax_column_count: true });
+  // pipe() passes no error on: a file not there (ENOENT) must end the loop below, not go unheard.
+  createReadStream(path)
+    .on('error', (err) => rows.destroy(err))
+    .pipe(rows);
+  let header: string[] | undefined;
+  try {
+    for await (const row of rows as AsyncIterable<string[]>) {
+      if (header === undefined) {
+        header = row;
+        if (DOCUMENT_COLUMNS.some((c, i) => header?.[i] !== c)) return true;
+        continue;
+      }
+      const id = row[DOCUMENT_COLUMNS.indexOf('document_id')];
+      if (id === undefined || !inbox.knows(id)) return true;
+    }
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return false;
+    throw err;
+  } finally {
+    rows.destroy();
+  }
+  return false;
 }
 
 /** One line of review.jsonl: a document that has null fields. */

@@ -109,4 +109,33 @@ describe('outputs that grow (extract watch)', () => {
       message: expect.stringMatching(/cannot grow.*FILE\.jsonl, FILE\.csv or DIR\//),
     });
   });
+
+  it('a CSV of other columns is no place for records: refused (exit 2) with what to do, the file as it was', async () => {
+    const cwd = tempDir();
+    const path = join(cwd, 'people.csv');
+    writeFileSync(path, 'name,email\nAda,ada@example.com\n');
+    const err = await appender(cwd, 'people.csv')
+      .open()
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/holds a CSV of other columns.*name a new file, or move this one away/),
+    });
+    expect(readFileSync(path, 'utf8')).toBe('name,email\nAda,ada@example.com\n');
+  });
+
+  it('a capped CSV: columns past the cap are left out of every row and named per document', async () => {
+    const cwd = tempDir();
+    const path = join(cwd, 'out.csv');
+    const { openCsvFile } = await import('../../src/outputs/append-csv.ts');
+    const add = async (text: string) => writeFileSync(path, readFileSync(path, 'utf8') + text);
+    writeFileSync(path, '');
+    // The six document columns and one field: the seventh column is the last there is room for.
+    const csv = await openCsvFile(path, add, 7);
+    expect((await csv.append([done('in/a.pdf', 'doc_a', 1)], undefined, () => {})).leftOut).toEqual([
+      { document_id: 'doc_a', columns: ['total'] },
+    ]);
+    const rows: string[][] = parse(readFileSync(path, 'utf8'));
+    expect(rows[0]).toHaveLength(7);
+  });
 });

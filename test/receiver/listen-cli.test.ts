@@ -1,8 +1,11 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { csvChunks } from '../../src/outputs/csv-writer.ts';
+import { completedRecord } from '../../src/outputs/record.ts';
 import { spawnCli, tempDir } from '../helpers/cli.ts';
+import { readCsvObjects } from '../outputs/helpers.ts';
 import { payload, send } from './helpers.ts';
 
 const TOKEN = 'e2e-token-not-in-logs';
@@ -93,5 +96,75 @@ describe('listen: end to end (built CLI)', () => {
     expect((await send(url3!, payload({ document_id: 'doc_4' }))).status).toBe(200);
     open.child.kill('SIGTERM');
     await open.child;
+  });
+});
+
+describe('listen: an output it did not make', () => {
+  /** A CSV of 17 records as extract writes one (a batch run's, another listener's). */
+  function invoicesCsv(path: string): string {
+    const records = Array.from({ length: 17 }, (_, i) =>
+      completedRecord({ file: `inv-${i}.pdf`, document_id: `doc_old_${i}`, route: 'inline' }, 1, {
+        invoice_number: `INV-${i}`,
+        total: 10 + i,
+        lines: [{ description: 'Widget', amount: 10 + i }],
+      }),
+    );
+    const text = [...csvChunks(records)].join('');
+    writeFileSync(path, text);
+    return text;
+  }
+
+  it('listen -o invoices.csv on an existing CSV of records: its 17 rows stay, events are appended under its header, across a restart', async () => {
+    const base = tempDir();
+    const out = join(base, 'invoices.csv');
+    const before = invoicesCsv(out);
+    const args = ['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out];
+    const first = spawnCli(args);
+    const [, url] = await first.waitFor(/^Listening on (\S+)$/m);
+    expect(readFileSync(out, 'utf8')).toBe(before);
+    expect((await send(url!, payload({ document_id: 'doc_new_1' }))).status).toBe(200);
+    await expect.poll(() => readCsvObjects(readFileSync(out, 'utf8')).length).toBe(18);
+    first.child.kill('SIGINT');
+    expect((await first.child).exitCode).toBe(0);
+
+    const second = spawnCli(args);
+    const [, url2] = await second.waitFor(/^Listening on (\S+)$/m);
+    expect((await send(url2!, payload({ document_id: 'doc_new_2' }))).status).toBe(200);
+    await expect.poll(() => readCsvObjects(readFileSync(out, 'utf8')).length).toBe(19);
+    second.child.kill('SIGINT');
+    expect((await second.child).exitCode).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text.startsWith(before)).toBe(true);
+    expect(readCsvObjects(text).map((r) => r.document_id)).toEqual([
+      ...Array.from({ length: 17 }, (_, i) => `doc_old_${i}`),
+      'doc_new_1',
+      'doc_new_2',
+    ]);
+  });
+
+  it('listen -o on a CSV of other columns, or a JSON array of documents its inbox does not know: exit 2, says why and what to do, the file untouched', async () => {
+    const base = tempDir();
+    const cases = [
+      {
+        name: 'people.csv',
+        text: 'name,email\nAda,ada@example.com\n',
+        says: /holds a CSV of other columns.*name a new file/,
+      },
+      {
+        name: 'invoices.json',
+        text: `${JSON.stringify([{ file: 'a.pdf', document_id: 'doc_a', status: 'completed' }])}\n`,
+        says: /holds 1 documents this listener's inbox does not know.*FILE\.jsonl or FILE\.csv/,
+      },
+    ];
+    for (const c of cases) {
+      const out = join(base, c.name);
+      writeFileSync(out, c.text);
+      const run = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out]);
+      const done = await run.child;
+      expect(done.exitCode, run.stderr()).toBe(2);
+      expect(run.stderr()).toMatch(c.says);
+      expect(run.stderr()).not.toMatch(/unexpected error|\n\s+at /);
+      expect(readFileSync(out, 'utf8')).toBe(c.text);
+    }
   });
 });
