@@ -42,7 +42,7 @@ describe('GitHub Actions output of a large batch', () => {
       message: null,
       elapsedMs: 1,
       dryRun: false,
-      charges: { reserved: 600, refunded: 0, unknown: 0 },
+      charges: { reserved: 600, refunded: 0, unknown: 0, recognised: 0 },
     });
     const read = { documents: 0, needs_review: 0 };
     for (const key of ['documents', 'needs_review'] as const)
