@@ -87,7 +87,7 @@ describe('pages charged are what the service charged', () => {
           for (const drawn of [{ how: 'plain', fault: 'none' }, ...steps]) {
             // --fresh by upload is a new upload under a new key: it gives up an answer an earlier run
             // lost (counted as unknown there), which --retry-failed would have taken. Settled first.
-            const step =
+            const step: { how: string; fault: string } =
               lost && route === 'upload' && drawn.how === 'fresh' ? { ...drawn, how: 'retry-failed' } : drawn;
             lost = step.fault === 'reset-after' || (lost && step.how !== 'retry-failed');
             await setFault(
