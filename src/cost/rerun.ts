@@ -14,7 +14,7 @@ import { chargeOf, type FailedFactCost, type FailureCharge } from './charge.ts';
  * - resume: an earlier run submitted it; poll its document_id, never submit again
  * - done: completed earlier; its record comes from the journal
  * - leave: failed earlier in a way a plain rerun must not repeat: it may have been charged
- *   (in flight at a crash, answer lost), or the service judged the document (unreadable,
+ *   (in flight when its run ended, answer lost), or the service judged the document (unreadable,
  *   ended in error); reported, not sent without --retry-failed
  */
 export type Action = 'submit' | 'resume' | 'done' | 'leave';
