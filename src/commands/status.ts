@@ -3,7 +3,7 @@ import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
 import { readFile } from 'node:fs/promises';
 import { hasErrno } from '../errno.ts';
-import { chargeOf, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
+import { chargeOf, type FailureCharge, UNCERTAIN_CAUSES, type UncertainCause } from '../cost/charge.ts';
 import { factKey, replayer, stateKey, type JournalFact } from '../journal/journal.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
 import { liveHolder } from '../journal/lock.ts';
@@ -98,8 +98,8 @@ export type Around = {
   rescued?: readonly JournalFact[];
   /** Where they are. */
   rescueFile?: string;
-  /** A live run holds the journal's lock (the JSONL journal, whose facts name no worker). */
-  liveRun?: boolean;
+  /** Since when a live run holds the journal's lock (the JSONL journal, whose facts name no worker). */
+  liveSince?: string | undefined;
 };
 
 /** The latest state of each document and who wrote it, then the counts. Pure. */
@@ -223,7 +223,7 @@ export function statusOf(
       case 'sending': {
         view.uncertain++;
         const later = rescued.get(key);
-        const cause = later !== undefined ? 'journal_unwritable' : inFlightCause(worker, history, around);
+        const cause = later !== undefined ? 'journal_unwritable' : inFlightCause(state.at, worker, history, around);
         uncertain.push({
           file: state.file,
           document_id: later !== undefined && 'document_id' in later ? later.document_id : null,
@@ -254,9 +254,11 @@ export function statusOf(
  * journals an outcome for every request it sent, so a worker that finished and left one could
  * not write it; one still working has it out now; any other ended before the answer.
  */
-function inFlightCause(worker: string | null, history: History, around: Around): UncertainCause {
+function inFlightCause(at: string, worker: string | null, history: History, around: Around): UncertainCause {
   const info = worker === null ? undefined : history.workers.find((w) => w.id === worker);
-  if (info === undefined) return worker === null && around.liveRun === true ? 'in_flight' : 'run_ended';
+  // The live holder of a JSONL journal's lock sent it only if it was sent since that run began.
+  if (info === undefined)
+    return worker === null && around.liveSince !== undefined && at >= around.liveSince ? 'in_flight' : 'run_ended';
   if (info.finished !== null) return 'journal_unwritable';
   return info.alive ? 'in_flight' : 'run_ended';
 }
@@ -332,7 +334,7 @@ export function statusLines(view: StatusView): string[] {
 
 /** The causes of the documents in flight, for the counts line: " (2: the run ended..., 1: ...)". */
 function causesText(causes: StatusView['uncertain_causes']): string {
-  const parts = Object.entries(causes).map(([cause, n]) => `${n}: ${SHORT[cause as UncertainCause]}`);
+  const parts = UNCERTAIN_CAUSES.filter((c) => causes[c] !== undefined).map((c) => `${causes[c]}: ${SHORT[c]}`);
   return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
 }
 
@@ -389,5 +391,5 @@ async function aroundJournal(path: string): Promise<Around> {
   } catch (err) {
     if (!hasErrno(err, 'ENOENT')) throw err;
   }
-  return { rescued, rescueFile: rescue, liveRun: (await liveHolder(path)) !== undefined };
+  return { rescued, rescueFile: rescue, liveSince: (await liveHolder(path))?.started };
 }

@@ -95,7 +95,7 @@ describe('extract status --uncertain', () => {
     expect(statusLines(view).join('\n')).toMatch(/a proxy answered for the service/);
   });
 
-  it('a `sending` fact nothing followed: a live worker has it in flight; a gone one ended before the answer', () => {
+  it('a `sending` fact nothing followed: a live worker has it in flight; a gone one ended before the answer; a finished one could not write', () => {
     const c = (sha256: string) => ({ at: '2026-01-01T00:00:00.000Z', sha256, target: 't', file: `${sha256}.pdf` });
     const facts: Array<{ fact: JournalFact; worker: string | null }> = [
       { worker: 'a', fact: { fact: 'sending', ...c('d1'), route: 'inline' } },
@@ -122,5 +122,16 @@ describe('extract status --uncertain', () => {
       ['d2.pdf', 'run_ended'],
       ['d3.pdf', 'journal_unwritable'],
     ]);
+    // A JSONL journal names no worker: its lock's live holder has out what was sent since it began.
+    const file = (liveSince: string | undefined) =>
+      statusOf(
+        'j.jsonl',
+        { facts: [{ worker: null, fact: { fact: 'sending', ...c('d4'), route: 'inline' } }], workers: [], skipped: 0 },
+        { uncertain: true },
+        { liveSince },
+      ).uncertain_documents?.map((u) => u.cause);
+    expect(file('2025-12-31T23:00:00.000Z')).toEqual(['in_flight']);
+    expect(file('2026-01-01T01:00:00.000Z')).toEqual(['run_ended']);
+    expect(file(undefined)).toEqual(['run_ended']);
   });
 });
