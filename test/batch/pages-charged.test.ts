@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { WriteBytes } from '../../src/journal/journal.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
@@ -57,6 +58,32 @@ describe('pages charged are what the service charged', () => {
     expect(fresh.summary.pages_charged).toBe(4);
     expect(fresh.summary.pages_recognised).toBe(0);
     expect(first.summary.pages_charged + fresh.summary.pages_charged).toBe((await ledgerTotals(server.url)).net);
+  });
+
+  it('an answer refused that named its document and pages: --retry-failed fetches it by its id and does not count it again', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    onTestFinished(() => agent.close());
+    const base = 'http://service.test';
+    // Results nested deeper than any document needs: the client refuses the answer, which names its document and pages.
+    const deep = `${'{"a":'.repeat(100)}null${'}'.repeat(100)}`;
+    agent
+      .get(base)
+      .intercept({ path: '/api/v1/extract', method: 'POST' })
+      .reply(200, `{"success":true,"parser_id":"p","document_id":"doc_9","page_count":2,"results":${deep}}`);
+    agent
+      .get(base)
+      .intercept({ path: '/api/v1/documents/doc_9', method: 'GET' })
+      .reply(200, '{"document_id":"doc_9","status":"completed","file_name":"doc-00.pdf","page_count":2,"results":{}}')
+      .persist();
+    const cwd = await invoiceDir(1, 2);
+    const options = batchOptions(base, KEY, { route: 'inline' });
+    const first = await run(cwd, ['in/'], options, { dispatcher: agent });
+    expect(first.summary.failed, first.stderr).toBe(1);
+    expect(first.summary.pages_charged).toBe(2);
+    const retried = await run(cwd, ['in/'], { ...options, retryFailed: true }, { dispatcher: agent });
+    expect(retried.summary.completed, retried.stderr).toBe(1);
+    expect(retried.summary.pages_charged).toBe(0);
   });
 
   /**
