@@ -177,7 +177,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     message: null,
     elapsedMs: deps.now() - ctx.started,
     dryRun: true,
-    charges: { reserved: 0, refunded: 0, unknown: 0 },
+    charges: { reserved: 0, refunded: 0, unknown: 0, recognised: 0 },
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
     unsettled: plan.unsettled,

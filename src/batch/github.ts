@@ -75,6 +75,8 @@ export function stepSummary(s: BatchSummary): string {
     ['not submitted', s.not_submitted],
     ['with null fields to review', review.count],
     ['pages charged', s.pages_charged],
+    // Pages of documents a resend was answered with that an earlier run counted: shown when there are some.
+    ...(s.pages_recognised > 0 ? [['pages recognised (no charge)', s.pages_recognised]] : []),
   ];
   const out = ['## extract', '', '| | documents |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`), ''];
   const failed = firstOf(documentEntries(s), (d) => isFailed(d) || d.outcome === 'left', MAX_ROWS);

@@ -20,10 +20,10 @@ import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
 import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import { fetchable, rerunAction, resendOf } from '../cost/rerun.ts';
+import { countedEarlier, fetchable, rerunAction, resendOf, type Counted } from '../cost/rerun.ts';
 import { priorRecord, serviceName, type Job } from './plan.ts';
-import { afterFailure, stopsTheRun, uploadAgain } from '../cost/attempt.ts';
-import { createdNothing, failureOutcome, type FailureCharge } from '../cost/charge.ts';
+import { afterFailure, stopsTheRun, uncertainCause, uploadAgain } from '../cost/attempt.ts';
+import { createdNothing, failureOutcome, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
 import { ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -43,8 +43,10 @@ export type StopReason =
  * still processing), so summed over the runs of a batch this equals the service's ledger.
  * `unknown`: documents this run may have had charged whose pages it could not learn (an
  * answer lost, a run stopped before the first poll); the run that learns them counts them.
+ * `recognised`: pages of documents the service answered a resend with that an earlier run
+ * had counted (the same document_id: charged once, counted once), not in `reserved`.
  */
-export type Charges = { reserved: number; refunded: number; unknown: number };
+export type Charges = { reserved: number; refunded: number; unknown: number; recognised: number };
 
 /**
  * How one document ended in this run:
@@ -128,7 +130,7 @@ export class Pipeline {
    * keys held each key's string to the end of the run), by this run or, per the journal, an earlier one.
    */
   readonly #counted = new Map<number, number>();
-  readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0 };
+  readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0, recognised: 0 };
   /** Outcomes of content hashed while uploaded, by its real key, for a copy of it in the same run. */
   readonly #inRun = new Map<string, Promise<Outcome>>();
   readonly #resolveInRun = new Map<string, (outcome: Outcome) => void>();
@@ -311,6 +313,7 @@ export class Pipeline {
     if (answer.success === false) {
       throw new ServiceError('rejected', `${job.input.file}: the service answered success: false`);
     }
+    this.#recognise(job, answer.document_id);
     let pageCount = pageCountOf(answer);
     if (pageCount === null) {
       // The inline response has no page_count (spec 3a); the document has it.
@@ -383,7 +386,15 @@ export class Pipeline {
             request.idempotency_key,
           ),
         );
-        await c.journal.append({ fact: 'submitted', ...this.#common(job), route, document_id: accepted.document_id });
+        // A document an earlier run counted keeps its count, so that a run collecting it does not count it again.
+        const recognised = this.#recognise(job, accepted.document_id);
+        await c.journal.append({
+          fact: 'submitted',
+          ...this.#common(job),
+          route,
+          document_id: accepted.document_id,
+          ...(recognised !== undefined ? { page_count: recognised } : {}),
+        });
         c.log('debug', `${job.input.file}: submitted as ${accepted.document_id}`);
         return { job, documentId: accepted.document_id, pageCount: pageCountOf(accepted) };
       } catch (err) {
@@ -451,6 +462,31 @@ export class Pipeline {
     this.#charges.refunded += this.#counted.get(job.ordinal) ?? 0;
     // The service judged this document: a plain rerun does not send it again (--retry-failed does).
     await this.#settleFailure(job, route, documentId, reason, { ...failureOutcome({ ended: 'refunded' }), pageCount });
+  }
+
+  /**
+   * The service answered with a document an earlier run counted (countedEarlier): a resend under
+   * the same Idempotency-Key, answered with the first document. Its pages were charged once and
+   * counted once: this run counts them as recognised. Returns them.
+   */
+  #recognise(job: Job, documentId: string): number | undefined {
+    const earlier = countedEarlier(job.prior);
+    if (earlier === undefined || earlier.document_id !== documentId || this.#counted.has(job.ordinal)) return undefined;
+    this.#counted.set(job.ordinal, earlier.page_count);
+    this.#charges.recognised += earlier.page_count;
+    this.#c.log(
+      'info',
+      `${job.input.file}: the service answered with ${documentId}, charged for before: not charged again`,
+    );
+    return earlier.page_count;
+  }
+
+  /** The document of this job whose pages are counted (by this run or an earlier one), for the journal's facts. */
+  #countedFor(job: Job, documentId: string | null): { counted: Counted } | Record<string, never> {
+    const pages = documentId === null ? undefined : this.#counted.get(job.ordinal);
+    if (documentId !== null && pages !== undefined) return { counted: { document_id: documentId, page_count: pages } };
+    const earlier = countedEarlier(job.prior);
+    return earlier !== undefined ? { counted: earlier } : {};
   }
 
   /** Counts a document's pages the first time any run learns them. */
@@ -574,7 +610,9 @@ export class Pipeline {
       documentId,
     });
     if (!createdNothing(how.charge) && !this.#counted.has(job.ordinal)) this.#charges.unknown++;
-    await this.#settleFailure(job, route, documentId, reason, { ...how, request: uncertain });
+    const cause =
+      how.charge === 'uncertain' ? uncertainCause(err instanceof ServiceError ? err.kind : undefined) : undefined;
+    await this.#settleFailure(job, route, documentId, reason, { ...how, request: uncertain, cause });
   }
 
   /**
@@ -593,6 +631,7 @@ export class Pipeline {
     await this.#settleFailure(job, route, documentId, reason, {
       ...failureOutcome({ ended: 'answer-refused' }),
       pageCount: this.#counted.get(job.ordinal) ?? pageCount,
+      cause: 'answer_refused',
     });
   }
 
@@ -602,7 +641,13 @@ export class Pipeline {
     route: Route,
     documentId: string | null,
     reason: string,
-    how: { retryable: boolean; charge: FailureCharge; request?: SentRequest; pageCount?: number | null },
+    how: {
+      retryable: boolean;
+      charge: FailureCharge;
+      request?: SentRequest | undefined;
+      pageCount?: number | null;
+      cause?: UncertainCause | undefined;
+    },
   ): Promise<void> {
     // A large file that failed before its upload ended has no hash to key a fact by; nothing was
     // charged, and a rerun sends it again, as it would after a fact saying so.
@@ -616,6 +661,9 @@ export class Pipeline {
         retryable: how.retryable,
         charge: how.charge,
         ...(how.request ? { request: how.request } : {}),
+        ...(how.cause !== undefined ? { cause: how.cause } : {}),
+        // What a run counted stays known, so that a resend answered with it is not counted again.
+        ...this.#countedFor(job, documentId),
       });
     this.#c.settle(job, {
       kind: 'failed',
@@ -633,7 +681,7 @@ export class Pipeline {
    */
   async #extract<T>(job: Job, route: Route, request: SentRequest, send: () => Promise<T>): Promise<T> {
     const c = this.#c;
-    await c.journal.append({ fact: 'sending', ...this.#common(job), route, request });
+    await c.journal.append({ fact: 'sending', ...this.#common(job), route, request, ...this.#countedFor(job, null) });
     try {
       const answer = await send();
       this.#uncertain.delete(job.key);

@@ -108,7 +108,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   }
 }
 
-const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0 };
+const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0, recognised: 0 };
 
 /**
  * Whether the send step has anything to do: a document to submit or to collect, or (with a

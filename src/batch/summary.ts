@@ -63,6 +63,12 @@ export type BatchSummary = {
    * or still pending) less the refunds it saw. Summed over the runs of a batch: the ledger.
    */
   pages_charged: number;
+  /**
+   * Pages of documents the service answered this run's resends with (--fresh, --retry-failed:
+   * the same Idempotency-Key) that an earlier run had counted: charged once, so not in
+   * `pages_charged`.
+   */
+  pages_recognised: number;
   /** Refunds this run saw (documents that ended in error), already taken off pages_charged. */
   pages_refunded: number;
   /** Documents this run may have had charged but whose pages it could not learn; a rerun counts them. */
@@ -128,6 +134,7 @@ export function tallySummary(
     still_changing: extra.unsettled ?? [],
     other_workers: count('other_worker'),
     pages_charged: extra.charges.reserved - extra.charges.refunded,
+    pages_recognised: extra.charges.recognised,
     pages_refunded: extra.charges.refunded,
     pages_unknown_documents: extra.charges.unknown,
     stopped_by: extra.stoppedBy,
@@ -299,8 +306,9 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   const counted = countsOf(s);
   if (counted.needsReview > 0) parts.push(`${counted.needsReview} with null fields to review`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
+  const recognised = s.pages_recognised > 0 ? `, ${s.pages_recognised} recognised (no charge)` : '';
   const lines = [
-    `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds} in ${formatDuration(s.elapsed_ms)}`,
+    `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds}${recognised} in ${formatDuration(s.elapsed_ms)}`,
   ];
   if (s.pages_unknown_documents > 0) {
     const n = s.pages_unknown_documents;

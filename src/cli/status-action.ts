@@ -11,6 +11,7 @@ export async function statusFromCli(flags: StatusValues, env: Env): Promise<numb
       state,
       json: flags.json,
       failed: flags.failed,
+      uncertain: flags.uncertain,
       needsReview: flags.needsReview,
       leaseMs: DEFAULT_LEASE_MS,
       outageMs: flags.stateWait,

@@ -1,9 +1,13 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
-import { chargeOf, type FailureCharge } from '../cost/charge.ts';
-import { factKey, replayer } from '../journal/journal.ts';
+import { readFile } from 'node:fs/promises';
+import { hasErrno } from '../errno.ts';
+import { chargeOf, type FailureCharge, UNCERTAIN_CAUSES, type UncertainCause } from '../cost/charge.ts';
+import { factKey, replayer, stateKey, type JournalFact } from '../journal/journal.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
+import { liveHolder } from '../journal/lock.ts';
+import { rescuePathFor } from '../journal/state/rescue.ts';
 import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
 
 /**
@@ -20,8 +24,15 @@ export type StatusView = {
   set_aside: number;
   /** Submitted, result not collected yet. */
   processing: number;
-  /** An extract request in flight at a crash: may have been charged; --retry-failed resends it under its key. */
+  /**
+   * Sent, and nothing journaled after (its `sending` fact is the last): may have been charged;
+   * --retry-failed resends it under its key. Why, per document: `uncertain_documents`.
+   */
   uncertain: number;
+  /** Of `uncertain`: how many for each cause (UncertainEntry.cause). */
+  uncertain_causes: Partial<Record<UncertainCause, number>>;
+  /** Of `failed`: failures that may have been charged (an answer lost, a proxy's 502): charge `uncertain`. */
+  failed_uncertain: number;
   pages_charged: number;
   /** Completed with a null in their results: for a person. */
   needs_review: number;
@@ -34,6 +45,8 @@ export type StatusView = {
     charge: FailureCharge;
     at: string;
   }>;
+  /** With --uncertain: each document sent whose outcome is not known (`uncertain`, `failed_uncertain`), newest first. */
+  uncertain_documents?: UncertainEntry[];
   /** With --needs-review: each completed document with null fields (listen's review.jsonl shape), newest first. */
   review?: Array<ReviewEntry & { at: string }>;
   workers: Array<{
@@ -51,11 +64,50 @@ export type StatusView = {
   }>;
 };
 
+/** A document sent whose outcome this client does not know: it may have been charged. */
+type UncertainEntry = {
+  file: string;
+  /** When known: named by the service's answer, or by the rescue file. */
+  document_id: string | null;
+  /** What it may have cost, when known (an answer's page count, the rescue file's). */
+  pages: number | null;
+  /** in_flight: nothing journaled after its `sending` fact; failed: a failure that may have been charged. */
+  state: 'in_flight' | 'failed';
+  /** Why (cost/charge.ts UncertainCause); null: a failure written by a version that did not say. */
+  cause: UncertainCause | null;
+  /** The cause in words, and for a failure its message. */
+  why: string;
+  at: string;
+};
+
+/** Each cause in words, for the list and the counts line. */
+const WHY: Record<UncertainCause, string> = {
+  gateway:
+    "a proxy answered for the service (502, 504, or a 500 that is not the service's own): it may have done the work",
+  connection: 'the connection dropped (or timed out) after the request went out: the service may have done the work',
+  answer_refused: 'the service answered with something this client could not take: it made the document',
+  in_flight: 'a run working on this journal has it out now',
+  journal_unwritable:
+    'the journal could not be written (a full disk?) after the request went out; the next run takes back what its rescue file kept',
+  run_ended: 'the run that sent it ended before it journaled the answer (killed, crashed, the machine went down)',
+};
+
+/** What status reads beside the journal's facts: the rescue file (a full disk), and whether a run holds the journal now. */
+export type Around = {
+  /** The facts a run could not write to the journal, kept in its rescue file (journal/state/rescue.ts). */
+  rescued?: readonly JournalFact[];
+  /** Where they are. */
+  rescueFile?: string;
+  /** Since when a live run holds the journal's lock (the JSONL journal, whose facts name no worker). */
+  liveSince?: string | undefined;
+};
+
 /** The latest state of each document and who wrote it, then the counts. Pure. */
 export function statusOf(
   where: string,
   history: History,
-  list: { failed?: boolean; needsReview?: boolean } = {},
+  list: { failed?: boolean; needsReview?: boolean; uncertain?: boolean } = {},
+  around: Around = {},
 ): StatusView {
   const replay = replayer();
   const known = replay.known;
@@ -74,6 +126,8 @@ export function statusOf(
     set_aside: 0,
     processing: 0,
     uncertain: 0,
+    failed_uncertain: 0,
+    uncertain_causes: {},
     pages_charged: 0,
     needs_review: 0,
     oldest_pending: null,
@@ -81,6 +135,8 @@ export function statusOf(
   };
   const failed: NonNullable<StatusView['failed_documents']> = [];
   const review: NonNullable<StatusView['review']> = [];
+  const uncertain: UncertainEntry[] = [];
+  const rescued = laterFacts(around.rescued ?? []);
   const workers = new Map<string, StatusView['workers'][number]>();
   for (const w of history.workers) {
     workers.set(w.id, {
@@ -137,6 +193,19 @@ export function statusOf(
       case 'failed':
         view.failed++;
         if (setAsideEarlier(state)) view.set_aside++;
+        if (chargeOf(state) === 'uncertain') {
+          view.failed_uncertain++;
+          const cause = state.cause ?? null;
+          uncertain.push({
+            file: state.file,
+            document_id: state.document_id,
+            pages: state.counted?.document_id === state.document_id ? state.counted.page_count : null,
+            state: 'failed',
+            cause,
+            why: cause === null ? state.reason : `${WHY[cause]}: ${state.reason}`,
+            at: state.at,
+          });
+        }
         failed.push({
           file: state.file,
           document_id: state.document_id,
@@ -151,23 +220,77 @@ export function statusOf(
         if (view.oldest_pending === null || state.at < view.oldest_pending.since)
           view.oldest_pending = { file: state.file, document_id: state.document_id, since: state.at };
         break;
-      case 'sending':
+      case 'sending': {
         view.uncertain++;
+        const later = rescued.get(key);
+        const cause = later !== undefined ? 'journal_unwritable' : inFlightCause(state.at, worker, history, around);
+        uncertain.push({
+          file: state.file,
+          document_id: later !== undefined && 'document_id' in later ? later.document_id : null,
+          pages: later !== undefined && 'page_count' in later ? (later.page_count ?? null) : null,
+          state: 'in_flight',
+          cause,
+          why:
+            later !== undefined
+              ? `${WHY[cause]}: ${later.fact}, its outcome waits in ${around.rescueFile}`
+              : WHY[cause],
+          at: state.at,
+        });
         break;
+      }
     }
   }
   view.workers = [...workers.values()];
   const newestFirst = (a: { at: string }, b: { at: string }) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
   if (list.failed === true) view.failed_documents = failed.sort(newestFirst);
   if (list.needsReview === true) view.review = review.sort(newestFirst);
+  if (list.uncertain === true) view.uncertain_documents = uncertain.sort(newestFirst);
+  view.uncertain_causes = countCauses(uncertain);
   return view;
+}
+
+/**
+ * Why a document's `sending` fact is the last the journal has. A run that ends in order
+ * journals an outcome for every request it sent, so a worker that finished and left one could
+ * not write it; one still working has it out now; any other ended before the answer.
+ */
+function inFlightCause(at: string, worker: string | null, history: History, around: Around): UncertainCause {
+  const info = worker === null ? undefined : history.workers.find((w) => w.id === worker);
+  // The live holder of a JSONL journal's lock sent it only if it was sent since that run began.
+  if (info === undefined)
+    return worker === null && around.liveSince !== undefined && at >= around.liveSince ? 'in_flight' : 'run_ended';
+  if (info.finished !== null) return 'journal_unwritable';
+  return info.alive ? 'in_flight' : 'run_ended';
+}
+
+/** The last outcome per document the rescue file holds. */
+function laterFacts(facts: readonly JournalFact[]): Map<string, Outcome> {
+  const out = new Map<string, Outcome>();
+  for (const fact of facts)
+    if (fact.fact === 'completed' || fact.fact === 'submitted' || fact.fact === 'failed')
+      out.set(stateKey(fact.sha256, fact.target), fact);
+  return out;
+}
+type Outcome = Extract<JournalFact, { fact: 'completed' | 'submitted' | 'failed' }>;
+
+/** How many of the documents in flight are uncertain for each cause. */
+function countCauses(entries: readonly UncertainEntry[]): Partial<Record<UncertainCause, number>> {
+  const out: Partial<Record<UncertainCause, number>> = {};
+  for (const e of entries) if (e.state === 'in_flight' && e.cause !== null) out[e.cause] = (out[e.cause] ?? 0) + 1;
+  return out;
 }
 
 export function statusLines(view: StatusView): string[] {
   const lines = [
     `journal: ${view.journal}`,
-    `${view.documents} document${view.documents === 1 ? '' : 's'}: ${view.completed} completed (${view.needs_review} with null fields to review), ${view.failed} failed, ${view.processing} processing, ${view.uncertain} uncertain (in flight at a crash); ${view.pages_charged} page${view.pages_charged === 1 ? '' : 's'} charged`,
+    `${view.documents} document${view.documents === 1 ? '' : 's'}: ${view.completed} completed (${view.needs_review} with null fields to review), ${view.failed} failed, ${view.processing} processing, ${view.uncertain} uncertain${causesText(view.uncertain_causes)}; ${view.pages_charged} page${view.pages_charged === 1 ? '' : 's'} charged`,
   ];
+  if (view.uncertain + view.failed_uncertain > 0 && view.uncertain_documents === undefined) {
+    const n = view.uncertain + view.failed_uncertain;
+    lines.push(
+      `${n} document${n === 1 ? '' : 's'} sent without a known outcome (may have been charged): "extract status --uncertain" lists ${n === 1 ? 'it' : 'them'}; --retry-failed sends ${n === 1 ? 'it' : 'them'} again under the same Idempotency-Key`,
+    );
+  }
   if (view.set_aside > 0)
     lines.push(
       `${view.set_aside} of the failed fail the same way again (the service judged them): set aside, listed by every run, which exits 0 for them; --retry-failed sends them again`,
@@ -176,6 +299,15 @@ export function statusLines(view: StatusView): string[] {
     lines.push(`failed (${view.failed_documents.length}):`);
     for (const f of view.failed_documents)
       lines.push(`  ${f.file}  ${f.document_id ?? '-'}  ${f.at}  ${f.error} (charge: ${f.charge})`);
+  }
+  if (view.uncertain_documents !== undefined) {
+    lines.push(`uncertain (${view.uncertain_documents.length}):`);
+    for (const u of view.uncertain_documents) {
+      const cost = u.pages === null ? 'pages unknown' : `may have cost ${u.pages} page${u.pages === 1 ? '' : 's'}`;
+      lines.push(
+        `  ${u.file}  ${u.document_id ?? '-'}  ${u.at}  ${u.state === 'in_flight' ? 'in flight' : 'failed'}, ${cost}: ${u.why}`,
+      );
+    }
   }
   if (view.review !== undefined) {
     lines.push(`needs review (${view.review.length}):`);
@@ -200,6 +332,21 @@ export function statusLines(view: StatusView): string[] {
   return lines;
 }
 
+/** The causes of the documents in flight, for the counts line: " (2: the run ended..., 1: ...)". */
+function causesText(causes: StatusView['uncertain_causes']): string {
+  const parts = UNCERTAIN_CAUSES.filter((c) => causes[c] !== undefined).map((c) => `${causes[c]}: ${SHORT[c]}`);
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+}
+
+const SHORT: Record<UncertainCause, string> = {
+  gateway: 'a proxy answered',
+  connection: 'the connection dropped',
+  answer_refused: 'an answer refused',
+  in_flight: 'in flight now',
+  journal_unwritable: 'the journal could not be written',
+  run_ended: 'the run ended before the answer',
+};
+
 export async function runStatus(
   options: {
     state: string;
@@ -208,23 +355,41 @@ export async function runStatus(
     outageMs?: number;
     failed?: boolean;
     needsReview?: boolean;
+    uncertain?: boolean;
   },
   deps: { cwd: string; stdout: Writable; log: Log },
 ): Promise<StatusView> {
-  const state = await openState(parseStateSpec(options.state, deps.cwd), {
+  const spec = parseStateSpec(options.state, deps.cwd);
+  const around = spec.kind === 'postgres' ? {} : await aroundJournal(spec.path);
+  const state = await openState(spec, {
     readOnly: true,
     leaseMs: options.leaseMs,
     outageMs: options.outageMs,
     log: deps.log,
   });
   try {
-    const view = statusOf(state.where, await state.history(), {
-      failed: options.failed,
-      needsReview: options.needsReview,
-    });
+    const view = statusOf(
+      state.where,
+      await state.history(),
+      { failed: options.failed, needsReview: options.needsReview, uncertain: options.uncertain },
+      around,
+    );
     deps.stdout.write(options.json ? `${JSON.stringify(view, null, 2)}\n` : `${statusLines(view).join('\n')}\n`);
     return view;
   } finally {
     await state.close();
   }
+}
+
+/** What a journal file's neighbours say: its rescue file's facts (a full disk), and whether a live run holds its lock. */
+async function aroundJournal(path: string): Promise<Around> {
+  let rescued: JournalFact[] = [];
+  const rescue = rescuePathFor(path);
+  try {
+    const { parseJournal } = await import('../journal/journal-read.ts');
+    rescued = parseJournal(await readFile(rescue, 'utf8'), rescue).facts;
+  } catch (err) {
+    if (!hasErrno(err, 'ENOENT')) throw err;
+  }
+  return { rescued, rescueFile: rescue, liveSince: (await liveHolder(path))?.started };
 }

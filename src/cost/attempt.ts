@@ -1,4 +1,4 @@
-import type { Charge } from './charge.ts';
+import type { Charge, UncertainCause } from './charge.ts';
 
 /**
  * The decision table of one attempt of one API call: from what the step was and what came of
@@ -249,6 +249,14 @@ export function laterRetry(kind: ServiceErrorKind, charge: Charge, retryable: bo
  */
 export function rerunOf(failure: { charge: Charge; retryable: boolean }): Exclude<Retry, 'now'> {
   return failure.charge === 'none' && failure.retryable ? 'on-rerun' : 'with-retry-failed';
+}
+
+/** How an extract request that may have reached the service was left without its outcome, by the kind of its failure. */
+export function uncertainCause(kind: ServiceErrorKind | undefined): UncertainCause | undefined {
+  if (kind === 'network') return 'connection';
+  if (kind === 'server') return 'gateway';
+  if (kind === 'bad_response') return 'answer_refused';
+  return undefined;
 }
 
 /**

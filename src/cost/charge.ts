@@ -46,6 +46,28 @@ export function chargeOf(fact: FailedFactCost): FailureCharge {
   return fact.document_id !== null ? 'refunded' : 'none';
 }
 
+/**
+ * Why an extract request's outcome is not known (its charge `uncertain`), in the words of
+ * `extract status --uncertain`. A run writes the first three on its failed fact; the others
+ * `status` reads from the journal around a `sending` fact that nothing followed.
+ * - gateway: a proxy answered for the service (502, 504, a 500 that is not the service's own)
+ * - connection: no answer: the connection dropped, or timed out, after the request went out
+ * - answer_refused: the service answered 2xx with something this client could not take
+ * - in_flight: a run working on the journal now has it out (its worker is alive)
+ * - journal_unwritable: the run got on but could not write what came of it (a full disk)
+ * - run_ended: the run that sent it ended before it could write the outcome (killed, crashed,
+ *   power lost)
+ */
+export const UNCERTAIN_CAUSES = [
+  'gateway',
+  'connection',
+  'answer_refused',
+  'in_flight',
+  'journal_unwritable',
+  'run_ended',
+] as const;
+export type UncertainCause = (typeof UNCERTAIN_CAUSES)[number];
+
 /** Whether an extract request that failed with this charge left no document at the service (journal: `unsent`). */
 export function createdNothing(charge: Charge): boolean {
   return charge === 'none';

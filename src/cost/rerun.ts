@@ -14,7 +14,7 @@ import { chargeOf, type FailedFactCost, type FailureCharge } from './charge.ts';
  * - resume: an earlier run submitted it; poll its document_id, never submit again
  * - done: completed earlier; its record comes from the journal
  * - leave: failed earlier in a way a plain rerun must not repeat: it may have been charged
- *   (in flight at a crash, answer lost), or the service judged the document (unreadable,
+ *   (in flight when its run ended, answer lost), or the service judged the document (unreadable,
  *   ended in error); reported, not sent without --retry-failed
  */
 export type Action = 'submit' | 'resume' | 'done' | 'leave';
@@ -25,10 +25,18 @@ export type Action = 'submit' | 'resume' | 'done' | 'leave';
  * that cost/ imports nothing of journal/. `R` is the request as the journal keeps it.
  */
 export type Prior<R = unknown> =
-  | { fact: 'completed' }
+  | { fact: 'completed'; document_id: string; page_count: number | null }
   | { fact: 'submitted'; document_id: string; route: Route; page_count?: number | null | undefined }
-  | { fact: 'sending'; request?: R | undefined }
-  | (FailedFactCost & { route: Route | null; retryable: boolean; request?: R | undefined });
+  | { fact: 'sending'; request?: R | undefined; counted?: Counted | undefined }
+  | (FailedFactCost & {
+      route: Route | null;
+      retryable: boolean;
+      request?: R | undefined;
+      counted?: Counted | undefined;
+    });
+
+/** A document whose pages a run counted as charged (the journal's `counted`). */
+export type Counted = { document_id: string; page_count: number };
 
 export type RerunFlags = {
   retryFailed: boolean;
@@ -89,8 +97,30 @@ export function fetchable(
 ): { document_id: string; route: Route; page_count?: number | null | undefined } | undefined {
   if (prior?.fact === 'submitted') return prior;
   if (prior?.fact === 'failed' && prior.document_id !== null && prior.route !== null && chargeOf(prior) === 'uncertain')
-    return { document_id: prior.document_id, route: prior.route };
+    return { document_id: prior.document_id, route: prior.route, page_count: countedOf(prior, prior.document_id) };
   return undefined;
+}
+
+/**
+ * The document of this content whose pages an earlier run counted in its "pages charged", as
+ * far as the journal knows: a completion or a submission that kept its page count, or the
+ * `counted` a later fact carried on (a resend's `sending`, a failure). A service that answers
+ * a resend (--fresh, --retry-failed: the same Idempotency-Key) with this document_id charged
+ * nothing more, so the run counts its pages as recognised, not charged.
+ */
+export function countedEarlier(prior: Prior | undefined): Counted | undefined {
+  if (prior === undefined) return undefined;
+  if (prior.fact === 'completed' || prior.fact === 'submitted') {
+    const pages = prior.page_count;
+    return pages === undefined || pages === null ? undefined : { document_id: prior.document_id, page_count: pages };
+  }
+  return prior.counted;
+}
+
+/** The pages counted of this document, if it is the one counted. */
+function countedOf(prior: Prior, documentId: string): number | undefined {
+  const counted = countedEarlier(prior);
+  return counted?.document_id === documentId ? counted.page_count : undefined;
 }
 
 /**

@@ -256,6 +256,11 @@ export const STATUS_FLAGS = defineFlags({
     kind: 'switch',
     description: 'list the failed documents (file, document_id, when, why, what it may have cost)',
   },
+  uncertain: {
+    kind: 'switch',
+    description:
+      'list the documents sent without a known outcome (file, document_id, what it may have cost, why: the run ended, the journal could not be written, a proxy answered, the connection dropped...)',
+  },
   needsReview: { kind: 'switch', description: 'list the completed documents with null fields, and which fields' },
   stateWait: { ...STATE_WAIT, description: 'how long to wait for an unreachable database (then exit 6)' },
 });

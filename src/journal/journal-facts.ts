@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FAILURE_CHARGES } from '../cost/charge.ts';
+import { FAILURE_CHARGES, UNCERTAIN_CAUSES } from '../cost/charge.ts';
 import { Results } from '../contract/index.ts';
 import { Route } from '../outputs/record-schema.ts';
 
@@ -30,6 +30,16 @@ export type SentRequest = z.infer<typeof SentRequest>;
 /** What a failure cost: the values cost/charge.ts defines (its FailureCharge), as every journal has written them. */
 const FailureCharge = z.enum(FAILURE_CHARGES);
 
+/**
+ * The document of this content whose pages a run already counted as charged, kept on the facts
+ * that would otherwise hide it (a resend's `sending`, a `failed`): a service that answers a later
+ * resend with this document_id charged nothing more (cost/rerun.ts countedEarlier).
+ */
+const Counted = z.object({ document_id: z.string(), page_count: z.number().int().nonnegative() });
+
+/** Why an extract request was left uncertain, as the run saw it (cost/charge.ts UncertainCause). */
+const Cause = z.enum(UNCERTAIN_CAUSES);
+
 export const JournalFact = z.discriminatedUnion('fact', [
   /**
    * An extract request is about to be sent. Without a later fact, a crash (SIGKILL, power)
@@ -37,7 +47,13 @@ export const JournalFact = z.discriminatedUnion('fact', [
    * document_id to look it up, so a rerun reports it rather than paying twice; with
    * --retry-failed it resends `request` unchanged. (`request` is absent in older journals.)
    */
-  z.object({ fact: z.literal('sending'), ...Common, route: Route, request: SentRequest.optional() }),
+  z.object({
+    fact: z.literal('sending'),
+    ...Common,
+    route: Route,
+    request: SentRequest.optional(),
+    counted: Counted.optional(),
+  }),
   /** The extract request was answered without creating a document (402, 503...): nothing was charged. */
   z.object({ fact: z.literal('unsent'), ...Common, route: Route }),
   /**
@@ -72,6 +88,9 @@ export const JournalFact = z.discriminatedUnion('fact', [
     charge: FailureCharge.optional(),
     /** Set when the extract request may have reached the service unanswered: --retry-failed resends it unchanged. */
     request: SentRequest.optional(),
+    /** With charge `uncertain`: how the request was left uncertain (absent in older journals). */
+    cause: Cause.optional(),
+    counted: Counted.optional(),
   }),
   /** Written by older versions for --fresh: facts before this line are ignored. No longer written. */
   z.object({ fact: z.literal('reset'), at: z.string() }),

@@ -121,6 +121,20 @@ function lockText(path: string): string | undefined {
   }
 }
 
+/**
+ * The run holding the journal now, if any: a holder alive on this host, or any holder on
+ * another (whose life this host cannot see). `extract status` asks, taking no lock.
+ */
+export async function liveHolder(
+  journalPath: string,
+  deps: Pick<LockDeps, 'host' | 'isAlive'> = defaultLockDeps(),
+): Promise<LockHolder | undefined> {
+  const seen = await readHolder(lockPathFor(journalPath));
+  if (seen === 'gone' || seen.holder === undefined) return undefined;
+  const holder = seen.holder;
+  return holder.host !== deps.host || deps.isAlive(holder.pid) ? holder : undefined;
+}
+
 /** The lock's text and its holder (undefined when the text is not a holder: torn); 'gone' if there is none. */
 async function readHolder(path: string): Promise<{ text: string; holder: LockHolder | undefined } | 'gone'> {
   const text = lockText(path);

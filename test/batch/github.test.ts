@@ -42,7 +42,7 @@ describe('GitHub Actions output of a large batch', () => {
       message: null,
       elapsedMs: 1,
       dryRun: false,
-      charges: { reserved: 600, refunded: 0, unknown: 0 },
+      charges: { reserved: 600, refunded: 0, unknown: 0, recognised: 12 },
     });
     const read = { documents: 0, needs_review: 0 };
     for (const key of ['documents', 'needs_review'] as const)
@@ -54,6 +54,7 @@ describe('GitHub Actions output of a large batch', () => {
       });
     const page = stepSummary(summary);
     expect(page).toContain('| with null fields to review | 300 |');
+    expect(page).toContain('| pages charged | 600 |\n| pages recognised (no charge) | 12 |');
     expect(page).toContain('| … and 200 more (see --report) | |');
     expect(page).toContain('| … and 200 more (see --review) | |');
     expect(page.match(/^\| in\/f\d+\.pdf \| failed \d+ \|$/gm)).toHaveLength(100);

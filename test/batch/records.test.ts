@@ -44,7 +44,7 @@ const extra = {
   message: null,
   elapsedMs: 1,
   dryRun: false,
-  charges: { reserved: 100, refunded: 0, unknown: 0 },
+  charges: { reserved: 100, refunded: 0, unknown: 0, recognised: 0 },
 };
 
 describe('a run keeps its records on disk, not in memory', () => {

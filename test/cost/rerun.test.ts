@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type Action,
+  countedEarlier,
   fetchable,
   failsAgain,
   rerunAction,
@@ -115,5 +116,28 @@ describe('cost: what a rerun does with what the journal knows', () => {
     expect(setAsideEarlier(completed)).toBe(false);
     expect(setAsideEarlier(sending)).toBe(false);
     expect(setAsideEarlier(undefined)).toBe(false);
+  });
+});
+
+describe('cost: the document an earlier run counted (a resend answered with it is recognised, not charged)', () => {
+  it('a completion or submission that kept its page count; a resend or failure that carried it on; nothing else', () => {
+    expect(countedEarlier(completed)).toEqual({ document_id: 'doc-1', page_count: 1 });
+    expect(countedEarlier(submitted)).toEqual({ document_id: 'doc-2', page_count: 3 });
+    expect(countedEarlier({ ...submitted, page_count: null })).toBeUndefined();
+    expect(countedEarlier({ ...completed, page_count: null })).toBeUndefined();
+    expect(countedEarlier(sending)).toBeUndefined();
+    const counted = { document_id: 'doc-1', page_count: 1 };
+    expect(countedEarlier({ ...sending, counted })).toEqual(counted);
+    expect(countedEarlier(failed({ charge: 'uncertain', request, counted }))).toEqual(counted);
+    expect(countedEarlier(undefined)).toBeUndefined();
+  });
+
+  it('an answer refused that named its counted document: fetched by its id with its count, so not counted again', () => {
+    const counted = { document_id: 'doc-3', page_count: 2 };
+    expect(fetchable(failed({ charge: 'uncertain', document_id: 'doc-3', route: 'upload', counted }))).toEqual({
+      document_id: 'doc-3',
+      route: 'upload',
+      page_count: 2,
+    });
   });
 });

@@ -182,7 +182,7 @@ describe('outputs from stored results', () => {
             message: null,
             elapsedMs: 5,
             dryRun: false,
-            charges: { reserved: 1, refunded: 0, unknown: 0 },
+            charges: { reserved: 1, refunded: 0, unknown: 0, recognised: 0 },
           };
           const summaryOnDisk = tallySummary(fromDisk, extra);
           const summaryInMemory = tallySummary([...fromMemory], extra);
