@@ -1,13 +1,11 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
-import { readFile } from 'node:fs/promises';
-import { hasErrno } from '../errno.ts';
 import { chargeOf, type FailureCharge, UNCERTAIN_CAUSES, type UncertainCause } from '../cost/charge.ts';
 import { factKey, replayer, stateKey, type JournalFact } from '../journal/journal.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
 import { liveHolder } from '../journal/lock.ts';
-import { rescuePathFor } from '../journal/state/rescue.ts';
+import { readRescued, rescuePlacesFor } from '../journal/state/rescue.ts';
 import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
 
 /**
@@ -357,10 +355,10 @@ export async function runStatus(
     needsReview?: boolean;
     uncertain?: boolean;
   },
-  deps: { cwd: string; stdout: Writable; log: Log },
+  deps: { cwd: string; stdout: Writable; log: Log; env?: Record<string, string | undefined> },
 ): Promise<StatusView> {
   const spec = parseStateSpec(options.state, deps.cwd);
-  const around = spec.kind === 'postgres' ? {} : await aroundJournal(spec.path);
+  const around = spec.kind === 'postgres' ? {} : await aroundJournal(spec.path, deps.env ?? process.env, deps.log);
   const state = await openState(spec, {
     readOnly: true,
     leaseMs: options.leaseMs,
@@ -381,15 +379,12 @@ export async function runStatus(
   }
 }
 
-/** What a journal file's neighbours say: its rescue file's facts (a full disk), and whether a live run holds its lock. */
-async function aroundJournal(path: string): Promise<Around> {
-  let rescued: JournalFact[] = [];
-  const rescue = rescuePathFor(path);
-  try {
-    const { parseJournal } = await import('../journal/journal-read.ts');
-    rescued = parseJournal(await readFile(rescue, 'utf8'), rescue).facts;
-  } catch (err) {
-    if (!hasErrno(err, 'ENOENT')) throw err;
-  }
-  return { rescued, rescueFile: rescue, liveSince: (await liveHolder(path))?.started };
+/** What a journal file's neighbours say: its rescue files' facts (a full disk), and whether a live run holds its lock. */
+async function aroundJournal(path: string, env: Record<string, string | undefined>, log: Log): Promise<Around> {
+  const files = await readRescued(rescuePlacesFor(path, true, env), log);
+  return {
+    rescued: files.flatMap((f) => f.facts),
+    rescueFile: files.map((f) => f.path).join(', '),
+    liveSince: (await liveHolder(path))?.started,
+  };
 }

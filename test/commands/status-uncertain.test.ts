@@ -1,10 +1,8 @@
-import { rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runStatus, statusLines, statusOf, type StatusView } from '../../src/commands/status.ts';
 import type { JournalFact, WriteBytes } from '../../src/journal/journal.ts';
-import { rescuePathFor } from '../../src/journal/state/rescue.ts';
 import { batchOptions, invoiceDir, run } from '../batch/harness.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 
@@ -53,7 +51,6 @@ describe('extract status --uncertain', () => {
       writeJournal: write,
     });
     expect(first.summary.stopped_by).toBe('journal');
-    onTestFinished(() => rmSync(rescuePathFor(join(cwd, '.extract-state.jsonl')), { force: true }));
     const { view, text } = await status(cwd);
     expect(view.uncertain).toBe(4);
     expect(view.uncertain_documents).toHaveLength(4);
@@ -64,7 +61,9 @@ describe('extract status --uncertain', () => {
     expect(JSON.parse(text)).toMatchObject({ uncertain: 4 });
     const lines = statusLines(view).join('\n');
     expect(lines).toMatch(/uncertain \(4\):/);
-    expect(lines).toMatch(/the journal could not be written .*: completed, its outcome waits in .*extract-rescue-/);
+    expect(lines).toMatch(
+      /the journal could not be written .*: completed, its outcome waits in .*\.extract-state\.jsonl\.rescue\//,
+    );
     expect(lines).not.toMatch(/in flight at a crash/);
   });
 

@@ -255,16 +255,14 @@ function readOwn(path: string): string {
 }
 
 /**
- * Before a run plans: the facts earlier runs could not write go into the journal and their
- * rescue files are removed. A journal that still refuses them stops the run (exit 6) before
- * anything is sent, and the files stay. A rescue file that is not safely the user's (another
- * owner, a link) is named and left alone: its facts could be anyone's.
+ * The rescue files of a journal and their facts (what `extract status` shows, what a run takes
+ * back). A rescue file that is not safely the user's (another owner, a link) is named and left
+ * alone: its facts could be anyone's.
  */
-export async function takeBackRescued(
-  journal: Pick<StateJournal, 'append'>,
+export async function readRescued(
   places: RescuePlaces,
   log: Log,
-): Promise<void> {
+): Promise<Array<{ path: string; facts: JournalFact[] }>> {
   const files: string[] = [];
   for (const { dir, prefix } of places.folders) {
     try {
@@ -276,6 +274,7 @@ export async function takeBackRescued(
     }
   }
   if (places.legacy !== undefined) files.push(places.legacy);
+  const out: Array<{ path: string; facts: JournalFact[] }> = [];
   for (const path of files.sort()) {
     let text: string;
     try {
@@ -286,7 +285,22 @@ export async function takeBackRescued(
       continue;
     }
     const { parseJournal } = await import('../journal-read.ts');
-    const { facts } = parseJournal(text, path);
+    out.push({ path, facts: parseJournal(text, path).facts });
+  }
+  return out;
+}
+
+/**
+ * Before a run plans: the facts earlier runs could not write go into the journal and their
+ * rescue files are removed. A journal that still refuses them stops the run (exit 6) before
+ * anything is sent, and the files stay.
+ */
+export async function takeBackRescued(
+  journal: Pick<StateJournal, 'append'>,
+  places: RescuePlaces,
+  log: Log,
+): Promise<void> {
+  for (const { path, facts } of await readRescued(places, log)) {
     try {
       for (const fact of facts) await journal.append(fact);
     } catch (err) {
