@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import type { z } from 'zod';
@@ -60,8 +61,8 @@ export type ServiceClientOptions = {
 
 /** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
 export type UploadSource = {
-  /** Bytes for a name that is not UTF-8 (batch/paths.ts). */
-  path: string | Buffer;
+  /** Bytes for a name that is not UTF-8 (batch/paths.ts); or the descriptor the caller read the file through. */
+  path: string | Buffer | FileHandle;
   /** The file's name in messages. */
   name: string;
   size: number;

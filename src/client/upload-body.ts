@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
 /** A PUT reads the file in chunks of this size... */
@@ -17,7 +17,7 @@ class FileChangedError extends Error {
 }
 
 /**
- * The bytes of one PUT attempt: the file's first `size` bytes, read once into reused buffers
+ * The bytes of one PUT attempt: the file's first `size` bytes (a path, or a descriptor the caller holds), read once into reused buffers
  * and hashed on the way (the same buffers), so a large file is read once, not once to hash
  * and again to send. `digest()` is the sha256 of what was sent, once every byte has been read.
  *
@@ -28,7 +28,7 @@ class FileChangedError extends Error {
  * one is being read ahead: three buffers.
  */
 export function hashedFileBody(
-  path: string | Buffer,
+  file: string | Buffer | FileHandle,
   size: number,
   name: string,
 ): { body: Readable; digest: () => string | undefined } {
@@ -36,7 +36,9 @@ export function hashedFileBody(
   let sent = 0;
   let digest: string | undefined;
   async function* chunks(): AsyncGenerator<Buffer> {
-    const handle = await open(path, 'r');
+    // A descriptor the caller opened is the caller's (each attempt reads it again by position).
+    const own = typeof file === 'string' || Buffer.isBuffer(file);
+    const handle = own ? await open(file, 'r') : file;
     let ahead: Promise<Buffer> | undefined;
     try {
       const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(UPLOAD_CHUNK_BYTES));
@@ -62,7 +64,7 @@ export function hashedFileBody(
     } finally {
       // An attempt cut short (abort, reset) leaves a read ahead in flight: let it end before closing.
       await ahead?.catch(() => {});
-      await handle.close();
+      if (own) await handle.close();
     }
   }
   return {

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emulator, KEY } from '../helpers/emulator.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
+import { batchOptions, invoiceDir, journalFacts, ledgerTotals, run } from './harness.ts';
+
+/**
+ * The bytes sent are the bytes hashed: a file rewritten after the plan hashed it and before its
+ * send (the harness's beforeSend hook, no race) is sent as it is now, keyed by what was sent.
+ * The emulator ignores Idempotency-Key, so every extract request is a charge the ledger shows.
+ */
+
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+type Line = { file: string; status: string; document_id: string | null; results: unknown };
+const lines = (stdout: string): Line[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Line);
+
+describe('a file rewritten between its plan and its send', () => {
+  for (const route of ['inline', 'upload'] as const) {
+    it(`${route}: is keyed by the bytes sent; the rerun pays nothing again, and the original dropped later gets its own results`, async () => {
+      const server = await emulator({ idempotency_key: false });
+      const cwd = await invoiceDir(1);
+      const path = join(cwd, 'in/doc-00.pdf');
+      const original = readFileSync(path);
+      // The same size (the walk's size tells nothing), padded after %%EOF, which readers ignore.
+      const other = await invoicePdf(2000);
+      expect(other.length).toBeLessThanOrEqual(original.length);
+      const rewritten = Buffer.concat([other, Buffer.alloc(original.length - other.length, '\n')]);
+      const options = batchOptions(server.url, KEY, { route, out: '-', format: 'jsonl' });
+
+      const first = await run(cwd, ['in'], options, {
+        beforeSend: (file) => {
+          if (file === 'in/doc-00.pdf') writeFileSync(path, rewritten);
+        },
+      });
+      expect(first.summary.exit_code, first.stderr).toBe(0);
+      const [sent] = lines(first.stdout);
+      expect(sent).toMatchObject({ file: 'in/doc-00.pdf', status: 'completed' });
+      expect(first.summary.documents).toMatchObject([{ file: 'in/doc-00.pdf', sha256: sha(rewritten) }]);
+      expect(JSON.stringify(sent?.results)).toContain('INV-02000');
+      expect(first.stderr).toMatch(/in\/doc-00\.pdf changed after it was read/);
+      // The planned key is not completed: no fact of the original content says it was.
+      expect(journalFacts(cwd).filter((f) => f.sha256 === sha(original) && f.fact === 'completed')).toEqual([]);
+
+      const rerun = await run(cwd, ['in'], options);
+      expect(rerun.summary.exit_code, rerun.stderr).toBe(0);
+      expect(lines(rerun.stdout)).toMatchObject([{ status: 'completed', document_id: sent?.document_id }]);
+      expect(rerun.summary.pages_charged).toBe(0);
+
+      // The original content, dropped later under another name: sent, with its own results.
+      writeFileSync(join(cwd, 'in/original.pdf'), original);
+      const later = await run(cwd, ['in/original.pdf'], options);
+      expect(later.summary.exit_code, later.stderr).toBe(0);
+      const [own] = lines(later.stdout);
+      expect(own).toMatchObject({ status: 'completed' });
+      expect(later.summary.documents).toMatchObject([{ outcome: 'completed', sha256: sha(original) }]);
+      expect(own?.document_id).not.toBe(sent?.document_id);
+      expect(JSON.stringify(own?.results)).toContain('INV-01000');
+
+      const { reservesBySha } = await ledgerTotals(server.url);
+      expect(Object.fromEntries(reservesBySha)).toEqual({ [sha(rewritten)]: 1, [sha(original)]: 1 });
+    });
+  }
+});
