@@ -67,4 +67,25 @@ describe('a file rewritten between its plan and its send', () => {
       expect(Object.fromEntries(reservesBySha)).toEqual({ [sha(rewritten)]: 1, [sha(original)]: 1 });
     });
   }
+
+  it('a file rewritten into content an earlier run completed is recorded from the journal, never charged again (a shared journal claims it first)', async () => {
+    const server = await emulator({ idempotency_key: false });
+    const cwd = await invoiceDir(2);
+    const options = batchOptions(server.url, KEY, { state: 'journal.sqlite', out: '-', format: 'jsonl' });
+    const done = await run(cwd, ['in/doc-01.pdf'], options);
+    expect(done.summary.exit_code, done.stderr).toBe(0);
+    const [first] = lines(done.stdout);
+    const completed = readFileSync(join(cwd, 'in/doc-01.pdf'));
+
+    const r = await run(cwd, ['in/doc-00.pdf'], options, {
+      beforeSend: () => writeFileSync(join(cwd, 'in/doc-00.pdf'), completed),
+    });
+    expect(r.summary.exit_code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/in\/doc-00\.pdf changed after it was read/);
+    expect(lines(r.stdout)).toMatchObject([
+      { file: 'in/doc-00.pdf', status: 'completed', document_id: first?.document_id },
+    ]);
+    expect(r.summary.pages_charged).toBe(0);
+    expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1]);
+  });
 });
