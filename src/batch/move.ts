@@ -1,7 +1,6 @@
 import type { Stats } from 'node:fs';
 import { type FileHandle, link, lstat, mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { describeFsError, stampOf, type FileStamp } from './discover.ts';
 import { errnoCode } from '../errno.ts';
 import { openInput } from './facts.ts';
@@ -215,12 +214,19 @@ async function placeWithoutOverwriting(from: FsPath, target: string, read: FileS
   }
 }
 
+/** The descriptor's bytes into the new file, through one reused buffer (both stay open: their owners close them). */
 async function copyInto(source: FileHandle, target: FileHandle): Promise<void> {
-  await pipeline(
-    source.createReadStream({ start: 0, autoClose: false }),
-    target.createWriteStream({ autoClose: false }),
-  );
+  const buffer = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+  for (let at = 0; ; ) {
+    const { bytesRead } = await source.read(buffer, 0, buffer.length, at);
+    if (bytesRead === 0) return;
+    for (let written = 0; written < bytesRead; )
+      written += (await target.write(buffer, written, bytesRead - written)).bytesWritten;
+    at += bytesRead;
+  }
 }
+
+const COPY_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * The old name goes only if it still names the file moved: one renamed over it since is a new
