@@ -26,7 +26,7 @@ import {
   unreadableAnswer,
 } from '../cost/attempt.ts';
 import type { Circuit } from './circuit.ts';
-import { hashedFileBody } from './upload-body.ts';
+import { FileChangedError, hashedFileBody } from './upload-body.ts';
 import { requestUrl } from '../net/request.ts';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from './answer-depth.ts';
 import { describeErrorBody, isPageCount, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
@@ -296,6 +296,8 @@ export class ServiceClient {
       answer = await this.#send(call);
     } catch (err) {
       if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
+      // The file, not the service: sent again it fails again, and the circuit must not call the service down.
+      if (err instanceof FileChangedError) throw err;
       const code = errnoCode(err) ?? (err instanceof Error ? err.name : 'error');
       log('debug', `${label} -> ${code} (${now() - started} ms)`);
       const facts: AttemptFacts = { ...shape, connection: neverReachedService(err) ? 'never' : 'no-answer' };

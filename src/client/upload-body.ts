@@ -11,8 +11,8 @@ export const UPLOAD_CHUNK_BYTES = 256 * 1024;
  */
 const RING = 3;
 
-/** A file changed (shrank) while it was being sent. */
-class FileChangedError extends Error {
+/** A file changed (shrank) while it was being sent: the file's failure, not the service's (service-client.ts). */
+export class FileChangedError extends Error {
   readonly code = 'EXTRACT_FILE_CHANGED';
 }
 
@@ -51,7 +51,10 @@ export function hashedFileBody(
       ahead = size > 0 ? readInto(slot, 0) : undefined;
       while (ahead !== undefined) {
         const chunk = await ahead;
-        if (chunk.length === 0) throw new FileChangedError(`${name} shrank while it was being sent`);
+        if (chunk.length === 0)
+          throw new FileChangedError(
+            `${name} shrank while it was being sent (still being written?): nothing was charged, and a rerun sends it as it is then`,
+          );
         sent += chunk.length;
         slot++;
         // Read the next chunk while this one is hashed and sent.
