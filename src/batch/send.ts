@@ -1,7 +1,7 @@
 import { Circuit } from '../client/circuit.ts';
 import type { Log } from '../client/deps.ts';
 import { ServiceClient } from '../client/service-client.ts';
-import { errorRecord } from '../outputs/record.ts';
+import { errorRecord, notSubmittedRecord } from '../outputs/record.ts';
 import { workThrough } from './claims.ts';
 import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
@@ -14,6 +14,7 @@ import type { Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
 import type { EntryOutcome } from './summary.ts';
 import type { FileStamp } from './discover.ts';
+import { shownName } from './paths.ts';
 
 /**
  * The send step of `runBatch`: the documents of the plan that need work go through the
@@ -98,12 +99,27 @@ type Entry = Parameters<Records['emit']>[1];
 /**
  * Two inputs with the same content are one document: sent once (the first), recorded under each
  * name, once the first one's record is made (the plan found the copies: planned.ts CopyIndex).
+ * A first input whose file changed before its send was recorded under what it held then: its
+ * copies are not, and wait for the rerun, which sends their content.
  */
 export function recordCopies(plan: Pick<BatchPlan, 'copies' | 'jobs'>, records: Records): void {
   for (const [copy, first] of plan.copies) {
     const entry = records.get(first);
     if (entry === undefined) continue;
     const job = plan.jobs.get(copy);
+    if (entry.sha256 !== null && entry.sha256 !== job.sha256) {
+      const why = `not submitted: ${shownName(entry.file)}, which had the same content, changed before it was sent; rerun the same command to send this file`;
+      records.emit(
+        copy,
+        {
+          ...notSubmittedRecord({ file: job.input.file, route: null }, why),
+          outcome: 'not_submitted',
+          sha256: job.sha256,
+        },
+        job.read,
+      );
+      continue;
+    }
     records.emit(copy, { ...entry, file: job.input.file }, job.read);
   }
 }

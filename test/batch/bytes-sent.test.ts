@@ -88,4 +88,31 @@ describe('a file rewritten between its plan and its send', () => {
     expect(r.summary.pages_charged).toBe(0);
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1]);
   });
+
+  it('a copy of the planned content, sent once through the file that changed, is not given what that file now holds: the rerun sends it', async () => {
+    const server = await emulator({ idempotency_key: false });
+    const cwd = await invoiceDir(1);
+    const path = join(cwd, 'in/doc-00.pdf');
+    const original = readFileSync(path);
+    writeFileSync(join(cwd, 'in/doc-01-copy.pdf'), original);
+    const rewritten = await invoicePdf(2000);
+    const options = batchOptions(server.url, KEY, { out: '-', format: 'jsonl' });
+
+    const first = await run(cwd, ['in'], options, {
+      beforeSend: (file) => {
+        if (file === 'in/doc-00.pdf') writeFileSync(path, rewritten);
+      },
+    });
+    expect(first.summary.documents).toMatchObject([
+      { file: 'in/doc-00.pdf', outcome: 'completed', sha256: sha(rewritten) },
+      { file: 'in/doc-01-copy.pdf', outcome: 'not_submitted', sha256: sha(original), results: null },
+    ]);
+
+    const rerun = await run(cwd, ['in'], options);
+    expect(rerun.summary.exit_code, rerun.stderr).toBe(0);
+    const copy = lines(rerun.stdout).find((l) => l.file === 'in/doc-01-copy.pdf');
+    expect(JSON.stringify(copy?.results)).toContain('INV-01000');
+    const { reservesBySha } = await ledgerTotals(server.url);
+    expect(Object.fromEntries(reservesBySha)).toEqual({ [sha(rewritten)]: 1, [sha(original)]: 1 });
+  });
 });
