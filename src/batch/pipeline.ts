@@ -208,7 +208,12 @@ export class Pipeline {
           if (this.#notSending(job, route)) return;
         }
       }
-      const sent = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
+      // A failure after the PUT keyed the job by its bytes is that content's (its facts, its uncertain request).
+      const keyed = (next: Job) => {
+        job = next;
+      };
+      const resend = job.resend?.storage_path !== undefined ? job.resend : undefined;
+      const sent = await this.#sendUpload(job, route, resend, keyed);
       job = sent.job;
       releaseSend();
       releaseSend = undefined;
@@ -398,11 +403,16 @@ export class Pipeline {
    * `resend`: an earlier, uncertain submission of an uploaded storage path, submitted again
    * unchanged first (no new upload); if the service no longer knows the path, upload again.
    */
-  async #sendUpload(planned: Job, route: Route, resend: SentRequest | undefined): Promise<Sent> {
+  async #sendUpload(
+    planned: Job,
+    route: Route,
+    resend: SentRequest | undefined,
+    keyed: (job: Job) => void,
+  ): Promise<Sent> {
     // A resend of an uncertain storage path sends no bytes: the file is opened only for an upload.
     let file: { handle: FileHandle; size: number } | undefined;
     try {
-      return await this.#upload(planned, route, resend, async () => {
+      return await this.#upload(planned, route, resend, keyed, async () => {
         if (file === undefined) {
           const handle = await openInput(planned.input.path);
           file = { handle, size: 0 };
@@ -425,6 +435,7 @@ export class Pipeline {
     planned: Job,
     route: Route,
     resend: SentRequest | undefined,
+    keyed: (job: Job) => void,
     opened: () => Promise<{ handle: FileHandle; size: number }>,
   ): Promise<Sent> {
     const c = this.#c;
@@ -461,6 +472,7 @@ export class Pipeline {
           const before = job;
           const asRead = await this.#asRead(job, sha256, route);
           job = asRead.job;
+          keyed(job);
           if (before.unhashed !== true) this.#abandonInRun(before, job);
           if (asRead.known !== undefined) return { job, known: asRead.known };
           // --retry-failed of an uncertain upload: the same request again (same Idempotency-Key), this upload unused.
