@@ -13,6 +13,7 @@ import { redact } from '../redact.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
 import { folderFor, moveInto } from './move.ts';
+import { shownName } from './paths.ts';
 import { fetchable } from '../cost/rerun.ts';
 import type { Job } from './plan.ts';
 import type { BatchPlan } from './planned.ts';
@@ -138,7 +139,7 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
     const read = plan.readAtSend?.get(job.ordinal) ?? job.read;
     const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd, read);
     if ('changed' in result) {
-      ctx.log('warn', result.changed);
+      ctx.log('warn', `${shownName(job.input.file)}: ${result.changed}`);
       continue;
     }
     ctx.records.update(job.ordinal, Object.assign(entry, result));

@@ -4,7 +4,7 @@ import { basename, dirname, extname, isAbsolute, join, normalize, relative, reso
 import { describeFsError, stampOf, type FileStamp } from './discover.ts';
 import { errnoCode } from '../errno.ts';
 import { openInput } from './facts.ts';
-import { printable, shownName, type FsPath } from './paths.ts';
+import { shownName, type FsPath } from './paths.ts';
 import type { ReportEntry } from './summary.ts';
 
 /**
@@ -37,7 +37,7 @@ export type MoveFolders = {
 
 /**
  * What became of one file: moved (where to), kept in place by an error (why), or left in place
- * because it is no longer the file that was read (`changed`: a line to show; not an error).
+ * because it is no longer the file that was read (`changed`: a line to show after its name; not an error).
  */
 export type MoveResult = { moved_to: string } | { move_error: string } | { changed: string };
 
@@ -76,7 +76,7 @@ export async function moveInto(
   const shown = (path: string) => (isAbsolute(folder) ? path : join(folder, path.slice(root.length + 1)));
   const safeRel = insideRel(rel);
   const changed = {
-    changed: `${shownName(printable(from))} changed after it was read (rewritten or replaced): left where it is, not moved to ${shownName(folder)}; the next run reads it again`,
+    changed: `changed after it was read (rewritten or replaced): left where it is, not moved to ${shownName(folder)}; the next run reads it again`,
   };
   try {
     if (read === undefined || !(await stillRead(from, read))) return changed;

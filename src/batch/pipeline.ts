@@ -270,7 +270,7 @@ export class Pipeline {
     if (job.unhashed !== true)
       this.#c.log(
         'warn',
-        `${shownName(job.input.file)} changed after it was read (its content is not the one planned): sent as it is now, under the hash of the bytes sent`,
+        `${shownName(job.input.file)}: changed after it was read (its content is not the one planned): sent as it is now, under the hash of the bytes sent`,
       );
     return this.#identify(job, sha256, route);
   }

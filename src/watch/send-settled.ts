@@ -136,7 +136,7 @@ async function _move(entry: ReportEntry, folder: string, ctx: SendContext, read:
   const root = ctx.roots.find((r) => path.startsWith(r + sep)) ?? dirname(path);
   // Only the file as the run read it: one that changed since is read again at the next rescan.
   const result = await moveInto(path, folder, relative(root, path), ctx.deps.cwd, read);
-  if ('changed' in result) ctx.log('warn', result.changed);
+  if ('changed' in result) ctx.log('warn', `${shownName(entry.file)}: ${result.changed}`);
   else if ('move_error' in result) ctx.log('error', `${shownName(entry.file)}: ${result.move_error}`);
   else ctx.log('info', `${shownName(entry.file)}: moved to ${shownName(result.moved_to)}`);
 }

@@ -44,7 +44,7 @@ describe('a file rewritten between its plan and its send', () => {
       expect(sent).toMatchObject({ file: 'in/doc-00.pdf', status: 'completed' });
       expect(first.summary.documents).toMatchObject([{ file: 'in/doc-00.pdf', sha256: sha(rewritten) }]);
       expect(JSON.stringify(sent?.results)).toContain('INV-02000');
-      expect(first.stderr).toMatch(/in\/doc-00\.pdf changed after it was read/);
+      expect(first.stderr).toMatch(/in\/doc-00\.pdf: changed after it was read/);
       // The planned key is not completed: no fact of the original content says it was.
       expect(journalFacts(cwd).filter((f) => f.sha256 === sha(original) && f.fact === 'completed')).toEqual([]);
 
@@ -81,7 +81,7 @@ describe('a file rewritten between its plan and its send', () => {
       beforeSend: () => writeFileSync(join(cwd, 'in/doc-00.pdf'), completed),
     });
     expect(r.summary.exit_code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/in\/doc-00\.pdf changed after it was read/);
+    expect(r.stderr).toMatch(/in\/doc-00\.pdf: changed after it was read/);
     expect(lines(r.stdout)).toMatchObject([
       { file: 'in/doc-00.pdf', status: 'completed', document_id: first?.document_id },
     ]);

@@ -44,7 +44,7 @@ describe('--move-done moves only the file that was read', () => {
     expect(readdirSync(join(cwd, 'done'))).toEqual([]);
     expect(readFileSync(path).equals(replacement)).toBe(true);
     expect(first.stderr).toMatch(
-      /in\/doc-00\.pdf changed after it was read \(rewritten or replaced\): left where it is/,
+      /in\/doc-00\.pdf: changed after it was read \(rewritten or replaced\): left where it is/,
     );
 
     const rerun = await run(cwd, ['in'], options);

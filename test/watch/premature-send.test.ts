@@ -83,7 +83,7 @@ describe('extract watch: a file that grew after a premature send', () => {
     expect(readdirSync(join(cwd, 'failed'))).toEqual([]);
     expect(readFileSync(path).equals(whole)).toBe(true);
     expect(lines.join('\n')).toMatch(
-      /drop\/scan\.pdf changed after it was read \(rewritten or replaced\): left where it is/,
+      /drop\/scan\.pdf: changed after it was read \(rewritten or replaced\): left where it is/,
     );
 
     expect(await sendSettled([{ path: 'drop/scan.pdf', stamp: stamp() }], ctx)).toBeUndefined();
