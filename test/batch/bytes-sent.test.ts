@@ -115,4 +115,19 @@ describe('a file rewritten between its plan and its send', () => {
     const { reservesBySha } = await ledgerTotals(server.url);
     expect(Object.fromEntries(reservesBySha)).toEqual({ [sha(rewritten)]: 1, [sha(original)]: 1 });
   });
+
+  it('the warning shows a name with control characters escaped, never raw', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(0);
+    const name = 'in/scan\u001b[2J\nfake line.pdf';
+    writeFileSync(join(cwd, name), await invoicePdf(5));
+    const other = await invoicePdf(6);
+    const r = await run(cwd, ['in'], batchOptions(server.url, KEY), {
+      beforeSend: () => writeFileSync(join(cwd, name), other),
+    });
+    expect(r.summary.exit_code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('in/scan\\x1b[2J\\x0afake line.pdf: changed after it was read');
+    const warning = r.stderr.split('\n').find((l) => l.includes('changed after it was read'));
+    expect(warning).not.toContain('\u001b');
+  });
 });
