@@ -40,11 +40,16 @@ export type WorkThrough = {
   journal: JournalWriter;
   /** Runs until every job is settled here, or held by another worker past the deadline. */
   run(): Promise<Array<{ job: Job; holder: string | undefined }>>;
+  /**
+   * Claims `key`, the content a job's file turned out to hold when it was sent, for the job;
+   * released with the job's own. Undefined: another worker holds that content.
+   */
+  adopt(job: Job, key: string): Promise<Claim | undefined>;
 };
 
 export function workThrough(input: WorkThroughInput): WorkThrough {
   const loop = new ClaimLoop(input);
-  return { journal: loop.journal, run: () => loop.run() };
+  return { journal: loop.journal, run: () => loop.run(), adopt: (job, key) => loop.adopt(job, key) };
 }
 
 type Held = Array<{ job: Job; holder: string | undefined }>;
@@ -57,6 +62,8 @@ class ClaimLoop {
   // Jobs this worker holds and has not seen submitted yet (they need a send slot).
   readonly #sending = new Set<string>();
   readonly #running = new Set<Promise<void>>();
+  // Keys claimed for a job's actual content (adopt), by the job's ordinal: released with its own.
+  readonly #adopted = new Map<number, string>();
   #kick: (() => void) | undefined;
   #queue: JobQueue;
   #waiting: Job[] = [];
@@ -79,6 +86,12 @@ class ClaimLoop {
       },
       close: () => state.close(),
     };
+  }
+
+  async adopt(job: Job, key: string): Promise<Claim | undefined> {
+    const [claim] = await this.#state.claim([key], 1);
+    if (claim !== undefined) this.#adopted.set(job.ordinal, key);
+    return claim;
   }
 
   async run(): Promise<Held> {
@@ -238,6 +251,9 @@ class ClaimLoop {
     const state = this.#state;
     this.#sending.delete(job.key);
     this.#running.delete(p);
+    const adopted = this.#adopted.get(job.ordinal);
+    this.#adopted.delete(job.ordinal);
+    if (adopted !== undefined) void state.release([adopted]).catch(() => undefined);
     // A document lost to another worker (past its lease) is waited for like any held one.
     if (state.lost(job.key)) {
       input.log(

@@ -707,7 +707,8 @@ function brokenLink(path: FsPath, err: unknown): string {
 /** A file removed between the listing and its lstat is not there: skipped, as if listed a moment later. */
 const MAY_BE_GONE = { throwIfNoEntry: false } as const;
 
-function stampOf(info: Stats): FileStamp {
+/** The stamp of a stat: the walk's, and a read's (the fstat of the descriptor it read through). */
+export function stampOf(info: Stats): FileStamp {
   return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}:${info.dev}`;
 }
 

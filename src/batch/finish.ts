@@ -13,6 +13,7 @@ import { redact } from '../redact.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
 import { folderFor, moveInto } from './move.ts';
+import { shownName } from './paths.ts';
 import { fetchable } from '../cost/rerun.ts';
 import type { Job } from './plan.ts';
 import type { BatchPlan } from './planned.ts';
@@ -134,7 +135,13 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
     const entry = ctx.records.get(job.ordinal);
     const folder = entry && folderFor(entry, folders);
     if (entry === undefined || folder === undefined) continue;
-    const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd);
+    // Only the file as it was read (sent, or known by its content): plan.readAtSend says where that is not the plan's.
+    const read = plan.readAtSend?.get(job.ordinal) ?? job.read;
+    const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd, read);
+    if ('changed' in result) {
+      ctx.log('warn', `${shownName(job.input.file)}: ${result.changed}`);
+      continue;
+    }
     ctx.records.update(job.ordinal, Object.assign(entry, result));
     if ('move_error' in result) {
       failed = true;

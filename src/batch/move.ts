@@ -1,9 +1,10 @@
-import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { type FileHandle, link, lstat, mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { describeFsError } from './discover.ts';
+import { describeFsError, stampOf, type FileStamp } from './discover.ts';
 import { errnoCode } from '../errno.ts';
-import type { FsPath } from './paths.ts';
+import { openInput } from './facts.ts';
+import { shownName, type FsPath } from './paths.ts';
 import type { ReportEntry } from './summary.ts';
 
 /**
@@ -20,6 +21,11 @@ import type { ReportEntry } from './summary.ts';
  * and the original removed last. A crash at any point leaves the file where it was, or in both
  * places; never in neither. fs-extra's and move-file's `move` check for an existing target with
  * a stat and then rename, which replaces a file that appears in between; hence this module.
+ *
+ * Only what was read is moved: the file must still be the one whose content the record is of
+ * (device, inode, size, modification and change times as the run read it). A file rewritten or
+ * replaced since (a rename over it while its document was in flight, a scan still being
+ * written) stays where it is for the next run, which reads it again: it is never moved unsent.
  */
 
 export type MoveFolders = {
@@ -29,8 +35,11 @@ export type MoveFolders = {
   failed?: string | undefined;
 };
 
-/** What became of one file: moved (where to), or kept in place (why). */
-export type MoveResult = { moved_to: string } | { move_error: string };
+/**
+ * What became of one file: moved (where to), kept in place by an error (why), or left in place
+ * because it is no longer the file that was read (`changed`: a line to show after its name; not an error).
+ */
+export type MoveResult = { moved_to: string } | { move_error: string } | { changed: string };
 
 /** The folder a finished document's file goes to, if any. Pending, unsent and retryable failures stay. */
 export function folderFor(entry: Pick<ReportEntry, 'outcome' | 'status' | 'set_aside'>, folders: MoveFolders) {
@@ -56,18 +65,30 @@ export function folderExclusions(folders: MoveFolders, cwd: string): string[] {
  * `a (1).pdf`, `a (2).pdf`. `folder` itself must exist: a mistyped folder is an error for the
  * file (it stays where it is), not a new folder somewhere unexpected.
  */
-export async function moveInto(from: FsPath, folder: string, rel: string, cwd: string): Promise<MoveResult> {
+export async function moveInto(
+  from: FsPath,
+  folder: string,
+  rel: string,
+  cwd: string,
+  read: FileStamp | undefined,
+): Promise<MoveResult> {
   const root = resolve(cwd, folder);
   const shown = (path: string) => (isAbsolute(folder) ? path : join(folder, path.slice(root.length + 1)));
   const safeRel = insideRel(rel);
+  const changed = {
+    changed: `changed after it was read (rewritten or replaced): left where it is, not moved to ${shownName(folder)}; the next run reads it again`,
+  };
   try {
+    if (read === undefined || !(await stillRead(from, read))) return changed;
     const info = await stat(root).catch((err: unknown) => {
       throw new MoveError(`${folder} does not exist (${describeFsError(err)}): create it, then rerun`);
     });
     if (!info.isDirectory()) throw new MoveError(`${folder} is not a folder: name a folder, then rerun`);
     const target = join(root, safeRel);
     await mkdir(dirname(target), { recursive: true });
-    const placed = await placeWithoutOverwriting(from, target);
+    await removeStaleCopies(dirname(target));
+    const placed = await placeWithoutOverwriting(from, target, read);
+    if (placed === undefined) return changed;
     return { moved_to: shown(placed) };
   } catch (err) {
     const why = err instanceof MoveError ? err.message : `${describeFsError(err)}: make ${folder} writable, then rerun`;
@@ -78,6 +99,56 @@ export async function moveInto(from: FsPath, folder: string, rel: string, cwd: s
 }
 
 class MoveError extends Error {}
+
+/**
+ * Whether a stat is of the file as it was read. The change time only before the file is linked
+ * anywhere: link(2) itself sets it.
+ */
+function sameFile(info: Stats, read: FileStamp, ctime = true): boolean {
+  const [size, mtime, changed, ino, dev] = read.split(':');
+  const now = stampOf(info).split(':');
+  return now[0] === size && now[1] === mtime && (!ctime || now[2] === changed) && now[3] === ino && now[4] === dev;
+}
+
+async function stillRead(path: FsPath, read: FileStamp): Promise<boolean> {
+  const info = await fileAt(path);
+  return info?.isFile() === true && sameFile(info, read);
+}
+
+/** The file a name stands for now: itself, or a symbolic link's target (a file named by its link); undefined if none. */
+async function fileAt(path: FsPath): Promise<Stats | undefined> {
+  const info = await lstat(path).catch(() => undefined);
+  return info?.isSymbolicLink() === true ? stat(path).catch(() => undefined) : info;
+}
+
+/**
+ * Removes the temporary copies (`.NAME.moving-PID`) a move across file systems left in `folder`
+ * when its process was killed mid-copy: those of processes that are gone. Looked at once per
+ * folder a process moves into; a live process's copy (this one's, or a run beside it) is its own.
+ */
+async function removeStaleCopies(folder: string): Promise<void> {
+  if (swept.has(folder)) return;
+  swept.add(folder);
+  const names = await readdir(folder).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(MOVING.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    await unlink(join(folder, name)).catch(() => {});
+  }
+}
+
+const MOVING = /^\..+\.moving-(\d+)$/;
+const swept = new Set<string>();
+
+/** Signal 0 asks without sending: ESRCH, no such process; EPERM, one of another user's. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errnoCode(err) !== 'ESRCH';
+  }
+}
 
 /** `rel` kept under the folder: no absolute path, no `..` climbing out of it. */
 function insideRel(rel: string): string {
@@ -96,37 +167,75 @@ function suffixed(target: string, n: number): string {
 
 const MOST_SUFFIXES = 10_000;
 
-async function placeWithoutOverwriting(from: FsPath, target: string): Promise<string> {
+/**
+ * Links `from` under the first free name at `target`, checks the link is of the file that was
+ * read (a file replaced between the check and the link is unlinked again: undefined), then
+ * removes `from` if it is still that file.
+ */
+async function placeWithoutOverwriting(from: FsPath, target: string, read: FileStamp): Promise<string | undefined> {
   try {
     const placed = await linkFree(from, target);
+    const linked = await fileAt(placed);
+    if (linked === undefined || !sameFile(linked, read, false)) {
+      await unlink(placed);
+      return undefined;
+    }
     await syncFolder(dirname(placed));
-    await unlink(from);
+    await unlinkIfStill(from, read);
     return placed;
   } catch (err) {
     if (errnoCode(err) !== 'EXDEV' && !NO_LINKS.has(errnoCode(err) ?? '')) throw err;
   }
-  // Another file system (or one without hard links): a synced copy beside the target first.
+  // Another file system (or one without hard links): a synced copy beside the target first, of
+  // the descriptor that was checked to be the file read.
+  const source = await openInput(from);
   const temp = join(dirname(target), `.${basename(target)}.moving-${process.pid}`);
-  await copyFile(from, temp, constants.COPYFILE_EXCL);
   try {
-    const was = await stat(from);
-    await utimes(temp, was.atime, was.mtime);
-    const handle = await open(temp, 'r');
+    const was = await source.stat();
+    if (!sameFile(was, read)) return undefined;
+    const handle = await open(temp, 'wx');
     try {
+      await copyInto(source, handle);
       await handle.sync();
     } finally {
       await handle.close();
     }
+    await utimes(temp, was.atime, was.mtime);
     const placed = await linkFree(temp, target).catch(async (err: unknown) => {
       if (!NO_LINKS.has(errnoCode(err) ?? '')) throw err;
       return renameFree(temp, target);
     });
     await syncFolder(dirname(placed));
-    await unlink(from);
+    await unlinkIfStill(from, read);
     return placed;
   } finally {
+    await source.close();
     await unlink(temp).catch(() => {});
   }
+}
+
+/** The descriptor's bytes into the new file, through one reused buffer (both stay open: their owners close them). */
+async function copyInto(source: FileHandle, target: FileHandle): Promise<void> {
+  const buffer = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+  for (let at = 0; ; ) {
+    const { bytesRead } = await source.read(buffer, 0, buffer.length, at);
+    if (bytesRead === 0) return;
+    for (let written = 0; written < bytesRead; )
+      written += (await target.write(buffer, written, bytesRead - written)).bytesWritten;
+    at += bytesRead;
+  }
+}
+
+const COPY_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The old name goes only if it still names the file moved: one renamed over it since is a new
+ * file, which stays (the moved one is in both places for a moment, never in neither).
+ */
+async function unlinkIfStill(from: FsPath, read: FileStamp): Promise<void> {
+  const info = await fileAt(from);
+  const [, , , ino, dev] = read.split(':');
+  if (info !== undefined && String(info.ino) === ino && String(info.dev) === dev) await unlink(from);
 }
 
 /** File systems that refuse hard links (FAT, some FUSE and network shares). */

@@ -6,6 +6,7 @@ import type { KeySource } from './session.ts';
 import type { Verbosity } from '../ui/progress.ts';
 import type { RouteFlag } from './route.ts';
 import type { ReportEntry } from './summary.ts';
+import type { FileStamp } from './discover.ts';
 
 /** Everything `extract [options] <inputs...>` decides, already parsed and checked by the CLI layer. */
 export type BatchOptions = {
@@ -98,7 +99,7 @@ export type BatchDeps = ClientDeps & {
   /** When to stop sending to a service that does not answer (tests shorten it). */
   circuit?: CircuitPolicy | undefined;
   /** Each record as it is known (extract watch appends and logs it): documents end in any order. */
-  onRecord?: ((entry: ReportEntry) => void) | undefined;
+  onRecord?: ((entry: ReportEntry, read?: FileStamp) => void) | undefined;
   /**
    * Called when the run first reads a document or has one to send, or finds a batch of more
    * than one plan window (cli/heap.ts favourMemory): a smaller rerun that only stats its files
@@ -107,4 +108,9 @@ export type BatchDeps = ClientDeps & {
   favourMemory?: (() => void) | undefined;
   /** Files the plan takes at a time (run.ts PLAN_WINDOW); tests make windows of a few files. */
   planWindow?: number | undefined;
+  /**
+   * Called with a document's file (as given) just before its bytes are read to be sent: tests
+   * change the file here, between the plan that hashed it and the send, without a race.
+   */
+  beforeSend?: ((file: string) => void | Promise<void>) | undefined;
 };

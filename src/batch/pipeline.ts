@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { ServiceClient } from '../client/service-client.ts';
 import { pollDelay, type PollPolicy } from '../client/backoff.ts';
 import type { ClientDeps, Log } from '../client/deps.ts';
@@ -15,7 +15,9 @@ import {
 } from '../outputs/record.ts';
 import { storedResults } from '../outputs/stored-results.ts';
 import { redact } from '../redact.ts';
-import { fileFacts } from './facts.ts';
+import { hashOf, openInput, readWhole, sha256Of } from './facts.ts';
+import { stampOf, type FileStamp } from './discover.ts';
+import { shownName } from './paths.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
 import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
@@ -24,7 +26,7 @@ import { countedEarlier, fetchable, rerunAction, resendOf, type Counted } from '
 import { priorRecord, serviceName, type Job } from './plan.ts';
 import { afterFailure, stopsTheRun, uncertainCause, uploadAgain } from '../cost/attempt.ts';
 import { createdNothing, failureOutcome, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
-import { ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
+import { type Claim, ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
 export type StopReason =
@@ -60,6 +62,8 @@ export type Outcome = {
   kind: OutcomeKind;
   record: DocumentRecord;
   failure?: { retryable: boolean; charge: FailureCharge };
+  /** The stat of the descriptor its bytes were sent from (absent: this run did not read it to send it). */
+  read?: FileStamp | undefined;
 };
 
 export type PipelineContext = {
@@ -87,6 +91,13 @@ export type PipelineContext = {
   known?: Pick<KnownLookup, 'get'> | undefined;
   retryFailed?: boolean | undefined;
   fresh?: boolean | undefined;
+  /** Just before a file's bytes are read to be sent (BatchDeps.beforeSend: tests change the file there). */
+  beforeSend?: ((file: string) => void | Promise<void>) | undefined;
+  /**
+   * Takes the content a file turned out to hold (hashed as it was sent) for this worker, beside
+   * the job's planned key (claims.ts): undefined when another worker holds it. Absent: granted.
+   */
+  adopt?: ((job: Job, key: string) => Promise<Claim | undefined>) | undefined;
 };
 
 /**
@@ -95,6 +106,9 @@ export type PipelineContext = {
  * sent by this run under another name), in which case nothing was charged.
  */
 type Sent = { job: Job; documentId: string; pageCount: number | null } | { job: Job; known: () => Promise<void> };
+
+/** A job as its bytes were read to be sent: keyed by them (`known`: nothing to send, see #identify). */
+type AsRead = { job: Job; resend?: SentRequest | undefined; known?: () => Promise<void> };
 
 /** How often an expired upload address is replaced before the file is reported as failed. */
 const TICKET_ATTEMPTS = 3;
@@ -134,13 +148,18 @@ export class Pipeline {
   /** Outcomes of content hashed while uploaded, by its real key, for a copy of it in the same run. */
   readonly #inRun = new Map<string, Promise<Outcome>>();
   readonly #resolveInRun = new Map<string, (outcome: Outcome) => void>();
+  /** The stat of each file being sent as its bytes were read, by ordinal, until its outcome carries it. */
+  readonly #read = new Map<number, FileStamp>();
 
   constructor(context: PipelineContext) {
-    // Every outcome also ends the wait of a copy of the same content (#identify).
+    // Every outcome also ends the wait of a copy of the same content (#identify), and carries
+    // the stat of what was read to send it (what --move-done may move).
     this.#c = {
       ...context,
       settle: (job, outcome) => {
-        context.settle(job, outcome);
+        const read = this.#read.get(job.ordinal);
+        this.#read.delete(job.ordinal);
+        context.settle(job, read === undefined ? outcome : { ...outcome, read });
         this.#resolveInRun.get(job.key)?.(outcome);
       },
     };
@@ -164,10 +183,20 @@ export class Pipeline {
       if (route !== 'inline') releasePending = await c.pendingSlots.acquire();
       releaseSend = await c.sendSlots.acquire();
       if (this.#notSending(job, route)) return;
+      await c.beforeSend?.(job.input.file);
 
       if (route === 'inline') {
+        // The bytes sent are the bytes hashed: read once, through one descriptor, and keyed by what they are.
+        const { bytes, read } = readWhole(job.input.path);
+        this.#read.set(job.ordinal, read);
+        const asRead = await this.#asRead(job, sha256Of(bytes), route);
+        job = asRead.job;
+        if (asRead.known !== undefined) {
+          await asRead.known();
+          return;
+        }
         try {
-          await this.#sendInline(job, job.resend);
+          await this.#sendInline(job, bytes, asRead.resend);
           return;
         } catch (err) {
           if (!(err instanceof ServiceError && err.kind === 'inline_unavailable')) throw err;
@@ -181,7 +210,12 @@ export class Pipeline {
           if (this.#notSending(job, route)) return;
         }
       }
-      const sent = await this.#sendUpload(job, route, job.resend?.storage_path !== undefined ? job.resend : undefined);
+      // A failure after the PUT keyed the job by its bytes is that content's (its facts, its uncertain request).
+      const keyed = (next: Job) => {
+        job = next;
+      };
+      const resend = job.resend?.storage_path !== undefined ? job.resend : undefined;
+      const sent = await this.#sendUpload(job, route, resend, keyed);
       job = sent.job;
       releaseSend();
       releaseSend = undefined;
@@ -227,17 +261,31 @@ export class Pipeline {
   }
 
   /**
-   * A file hashed while it was uploaded: its content looked up in the journal (the replay, and
+   * The job as its bytes were read to be sent (`sha256`: of those bytes). A file hashed while it
+   * is uploaded learns its key here; a file whose bytes are not the ones its plan hashed (it was
+   * rewritten or replaced in between) is keyed by what is sent, never by the planned content,
+   * which stays as it was in the journal: a later file with that content is sent, not given
+   * this one's results.
+   */
+  async #asRead(job: Job, sha256: string, route: Route): Promise<AsRead> {
+    if (job.unhashed !== true && sha256 === job.sha256) return { job, resend: job.resend };
+    if (job.unhashed !== true)
+      this.#c.log(
+        'warn',
+        `${shownName(job.input.file)}: changed after it was read (its content is not the one planned): sent as it is now, under the hash of the bytes sent`,
+      );
+    return this.#identify(job, sha256, route);
+  }
+
+  /**
+   * A file hashed as it was sent: its content looked up in the journal (the replay, and
    * what this run wrote) before anything is charged. New content is sent; content the journal
    * knows is handled as a rerun handles it (a renamed copy of a completed document is recorded,
    * never sent again); content this run is sending under another name takes that outcome.
    */
-  #identify(
-    uploaded: Job,
-    sha256: string,
-  ): { job: Job; resend?: SentRequest | undefined; known?: () => Promise<void> } {
+  async #identify(planned: Job, sha256: string, route: Route): Promise<AsRead> {
     const c = this.#c;
-    const { unhashed: _, ...rest } = uploaded;
+    const { unhashed: _, resend: _planned, ...rest } = planned;
     const found = lookup(c.known ?? new Map(), sha256, c.identity ?? soleIdentity(c.target));
     const job: Job = { ...rest, sha256, key: found.key, target: found.target };
     const sibling = this.#inRun.get(job.key);
@@ -251,12 +299,24 @@ export class Pipeline {
       };
     }
     this.#openInRun(job.key);
-    const prior = found.prior;
-    const action = rerunAction(prior, { retryFailed: c.retryFailed === true, fresh: c.fresh });
+    // A shared journal: the content is claimed here before it is spent on (another worker may hold it).
+    const claim = c.adopt === undefined ? undefined : await c.adopt(planned, job.key);
+    if (c.adopt !== undefined && claim === undefined) {
+      const why = 'another worker is sending the content this file now holds: rerun the same command to collect it';
+      return { job, known: async () => c.settle(job, notSubmitted(job, route, why)) };
+    }
+    const prior = claim === undefined ? found.prior : claim.known;
+    const action = rerunAction(prior, {
+      retryFailed: c.retryFailed === true,
+      fresh: c.fresh,
+      concurrent: claim?.concurrent === true,
+    });
     const known: Job = { ...job, prior, action };
     if (action === 'submit') {
       const resend = resendOf(prior, action, c.fresh === true);
-      return { job: known, resend: resend?.storage_path !== undefined ? resend : undefined };
+      // An uncertain request of this content is resent only by its own route's shape.
+      const fits = resend !== undefined && (resend.storage_path === undefined) === (route === 'inline');
+      return { job: known, resend: fits ? resend : undefined };
     }
     c.log('info', `${job.input.file}: its content is known to the journal (${action}); not sent again`);
     return {
@@ -275,6 +335,20 @@ export class Pipeline {
     let resolve: (o: Outcome) => void = () => {};
     this.#inRun.set(key, new Promise<Outcome>((r) => (resolve = r)));
     this.#resolveInRun.set(key, resolve);
+  }
+
+  /**
+   * A file planned with one content that turned out to hold another: whatever waits for the
+   * planned content's outcome in this run (a large copy hashed on its upload) is told it was not
+   * sent, so it is never given the results of what this file holds now.
+   */
+  #abandonInRun(planned: Job, now: Job): void {
+    const resolve = this.#resolveInRun.get(planned.key);
+    this.#inRun.delete(planned.key);
+    this.#resolveInRun.delete(planned.key);
+    resolve?.(
+      notSubmitted(now, routeOf(planned), 'the file sent with this content changed first: rerun the same command'),
+    );
   }
 
   /** True (and the outcome settled) when this file must not be sent now. */
@@ -300,11 +374,9 @@ export class Pipeline {
     return false;
   }
 
-  async #sendInline(job: Job, resend: SentRequest | undefined): Promise<void> {
+  /** `bytes`: the file as read (and hashed) for this send, in one synchronous read (small: at most --inline-max). */
+  async #sendInline(job: Job, bytes: Buffer, resend: SentRequest | undefined): Promise<void> {
     const c = this.#c;
-    // A small file (inline: at most --inline-max) in one synchronous read: four thread-pool round
-    // trips (open, fstat, read, close) cost more than the read itself.
-    const bytes = readFileSync(job.input.path);
     const request = resend ?? this.#request(job, undefined);
     const body = { file: { data: bytes.toString('base64'), name: request.file_name, type: request.file_type } };
     const answer = await this.#extract(job, 'inline', request, () =>
@@ -334,8 +406,44 @@ export class Pipeline {
    * `resend`: an earlier, uncertain submission of an uploaded storage path, submitted again
    * unchanged first (no new upload); if the service no longer knows the path, upload again.
    */
-  async #sendUpload(job: Job, route: Route, resend: SentRequest | undefined): Promise<Sent> {
+  async #sendUpload(
+    planned: Job,
+    route: Route,
+    resend: SentRequest | undefined,
+    keyed: (job: Job) => void,
+  ): Promise<Sent> {
+    // A resend of an uncertain storage path sends no bytes: the file is opened only for an upload.
+    let file: { handle: FileHandle; size: number } | undefined;
+    try {
+      return await this.#upload(planned, route, resend, keyed, async () => {
+        if (file === undefined) {
+          const handle = await openInput(planned.input.path);
+          file = { handle, size: 0 };
+          const info = await handle.stat();
+          file.size = info.size;
+          this.#read.set(planned.ordinal, stampOf(info));
+        }
+        return file;
+      });
+    } finally {
+      await file?.handle.close();
+    }
+  }
+
+  /**
+   * upload-url, PUT and extract, each upload of the same descriptor (`opened`): its size as it
+   * was opened, hashed on the way, and keyed by that hash before POST extract (#asRead).
+   */
+  async #upload(
+    planned: Job,
+    route: Route,
+    resend: SentRequest | undefined,
+    keyed: (job: Job) => void,
+    opened: () => Promise<{ handle: FileHandle; size: number }>,
+  ): Promise<Sent> {
     const c = this.#c;
+    let job = planned;
+    let size = job.input.size;
     if (job.unhashed !== true) this.#openInRun(job.key);
     for (let attempt = 1; ; attempt++) {
       let request: SentRequest;
@@ -345,8 +453,10 @@ export class Pipeline {
       } else {
         const ticket = await c.client.uploadUrl({ file_name: serviceName(job), file_type: job.mimeType }, c.signal);
         let sha256: string | undefined;
+        const file = await opened();
+        size = file.size;
         try {
-          const source = { path: job.input.path, name: job.input.file, size: job.input.size, type: job.mimeType };
+          const source = { path: file.handle, name: job.input.file, size, type: job.mimeType };
           ({ sha256 } = await c.client.putBytes(ticket, source, c.signal));
         } catch (err) {
           if (err instanceof ServiceError && err.kind === 'ticket_expired' && attempt < TICKET_ATTEMPTS) {
@@ -358,14 +468,18 @@ export class Pipeline {
           }
           throw err;
         }
+        // Hashed on the way (one read pass); read again only if the storage answered before taking every byte.
+        sha256 ??= await hashOf(file.handle, size);
         let again: SentRequest | undefined;
-        if (job.unhashed === true) {
-          // Hashed on the way (one read pass); read again only if the storage answered before taking every byte.
-          const identified = this.#identify(job, sha256 ?? (await fileFacts(job.input.path, job.input.size)).sha256);
-          job = identified.job;
-          if (identified.known !== undefined) return { job, known: identified.known };
+        if (job.unhashed === true || sha256 !== job.sha256) {
+          const before = job;
+          const asRead = await this.#asRead(job, sha256, route);
+          job = asRead.job;
+          keyed(job);
+          if (before.unhashed !== true) this.#abandonInRun(before, job);
+          if (asRead.known !== undefined) return { job, known: asRead.known };
           // --retry-failed of an uncertain upload: the same request again (same Idempotency-Key), this upload unused.
-          again = identified.resend;
+          again = asRead.resend;
         }
         request = again ?? this.#request(job, ticket.storage_path);
       }
@@ -381,7 +495,7 @@ export class Pipeline {
               storage_path: storagePath,
               file_name: request.file_name,
               file_type: request.file_type,
-              file_size: job.input.size,
+              file_size: size,
             },
             request.idempotency_key,
           ),

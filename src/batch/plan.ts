@@ -1,6 +1,6 @@
 import { printableBase } from './paths.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
-import { describeFsError, type InputFile, type UnreadableInput } from './discover.ts';
+import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from './discover.ts';
 import { fileFacts, fileType, type FileFacts } from './facts.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
 import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../journal/journal.ts';
@@ -34,6 +34,12 @@ export type Job = {
    * `key` is provisional (`unhashed:` and the real path).
    */
   unhashed?: true;
+  /**
+   * The file as its content was known: the stat of the descriptor the plan hashed it through, or
+   * the walk's when the stat cache knew it (absent: not read yet, a large file hashed on its
+   * upload). --move-done and --move-failed move only a file that still has it.
+   */
+  read?: FileStamp | undefined;
 };
 
 /** The name the service sees (file_name): the file's own name, without its folders. */
@@ -140,7 +146,7 @@ export async function planJobs(input: PlanInput): Promise<Plan> {
 }
 
 /** A document file whose content facts are known, with its route: planned once the journal is asked. */
-type Hashed = { file: InputFile; facts: FileFacts; decision: RouteDecision };
+type Hashed = { file: InputFile; facts: FileFacts; decision: RouteDecision; read: FileStamp | undefined };
 
 type ReadContext = {
   input: PlanInput;
@@ -212,15 +218,19 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
       };
     }
     let facts = cached;
+    let read = file.stamp;
     if (facts === undefined) {
       input.onRead?.();
       const readStarted = (input.now ?? Date.now)();
-      facts = await fileFacts(file.path, file.size);
-      input.cache?.set(file, facts, readStarted);
+      const fresh = await fileFacts(file.path, file.size);
+      facts = { sha256: fresh.sha256, mimeType: fresh.mimeType };
+      read = fresh.read;
+      // Cached under the stat of what was hashed: a file changed since the walk is not cached under the walk's.
+      input.cache?.set({ ...file, stamp: read }, facts, readStarted);
     }
     if (!wanted(file, input.allFiles === true, facts.mimeType))
       return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType: facts.mimeType } };
-    return { kind: 'hashed', hashed: { file, facts, decision } };
+    return { kind: 'hashed', hashed: { file, facts, decision, read } };
   } catch (err) {
     return {
       kind: 'unreadable',
@@ -268,6 +278,7 @@ function hashedJob(h: Hashed, known: KnownLookup, identity: Identity, input: Pla
     action,
     prior,
     resend: resendOf(prior, action, input.fresh === true),
+    read: h.read,
   };
 }
 

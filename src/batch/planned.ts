@@ -2,7 +2,7 @@ import type { KnownLookup } from '../journal/journal.ts';
 import type { Identity } from '../journal/identity.ts';
 import type { StateJournal } from '../journal/state/index.ts';
 import type { IgnoredInput, Job } from './plan.ts';
-import type { LinkNotFollowed, UnreadableInput } from './discover.ts';
+import type { FileStamp, LinkNotFollowed, UnreadableInput } from './discover.ts';
 import type { Unsettled } from './settle.ts';
 import { Int32List } from './int32-list.ts';
 import { LineSpool } from './spool.ts';
@@ -33,6 +33,11 @@ export type BatchPlan = {
   linksNotFollowed: LinkNotFollowed[];
   /** Files changed within --settle: left for the next run, listed in --report. */
   unsettled?: Unsettled[] | undefined;
+  /**
+   * The stat of a file as it was read to be sent, where it is not its job's `read` (it changed
+   * after the plan, or was hashed on its upload): what --move-done compares, by ordinal.
+   */
+  readAtSend?: Map<number, FileStamp> | undefined;
 };
 
 export type SendQueue = { resume: Int32List; submit: Int32List; check: Int32List };

@@ -1,5 +1,6 @@
 import type { StreamWriter } from '../outputs/index.ts';
 import { storedResults, storedText } from '../outputs/stored-results.ts';
+import type { FileStamp } from './discover.ts';
 import type { ReportEntry } from './summary.ts';
 import { LineSpool, READ_AFTER_CLOSE, WRITTEN_AFTER_CLOSE } from './spool.ts';
 
@@ -20,7 +21,8 @@ export type RecordKey = number | string;
  * Where no spool can be made (no writable temp directory), records are kept in memory as before.
  */
 export type Records = {
-  emit(key: RecordKey, entry: ReportEntry): void;
+  /** `read`: the stat of the file as this record's content was read (what a move compares), when known. */
+  emit(key: RecordKey, entry: ReportEntry, read?: FileStamp): void;
   /** Replaces an emitted record without emitting it again (the finish step's --move-done notes). */
   update(key: RecordKey, entry: ReportEntry): void;
   /** The record of one input, if emitted. */
@@ -33,13 +35,13 @@ export type Records = {
 
 export function createRecords(
   stream: StreamWriter | undefined,
-  onRecord?: ((entry: ReportEntry) => void) | undefined,
+  onRecord?: ((entry: ReportEntry, read?: FileStamp) => void) | undefined,
   store: RecordStore = RecordSpool.open() ?? new MemoryRecords(),
 ): Records {
   return {
-    emit(key, entry) {
+    emit(key, entry, read) {
       if (stream) void stream.write(entry);
-      onRecord?.(entry);
+      onRecord?.(entry, read);
       store.put(key, entry);
     },
     update: (key, entry) => store.put(key, entry),

@@ -266,6 +266,7 @@ function place(
           sha256: job.sha256,
           ...(setAsideEarlier(job.prior) ? { set_aside: true as const } : {}),
         }),
+        job.read,
       );
     // A rerun's done documents are most of its batch: their results are in the record, not written twice,
     // and unless a later step walks the batch (--dry-run, --move-*), nothing of them is.

@@ -1,7 +1,7 @@
 import { Circuit } from '../client/circuit.ts';
 import type { Log } from '../client/deps.ts';
 import { ServiceClient } from '../client/service-client.ts';
-import { errorRecord } from '../outputs/record.ts';
+import { errorRecord, notSubmittedRecord } from '../outputs/record.ts';
 import { workThrough } from './claims.ts';
 import { Limiter } from './limiter.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
@@ -13,6 +13,8 @@ import type { Finish, Reporter, Tally } from '../ui/progress.ts';
 import type { Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
 import type { EntryOutcome } from './summary.ts';
+import type { FileStamp } from './discover.ts';
+import { shownName } from './paths.ts';
 
 /**
  * The send step of `runBatch`: the documents of the plan that need work go through the
@@ -33,9 +35,12 @@ export type SendContext = {
 export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Charges> {
   const { options, deps, log, reporter, records, stopper } = ctx;
   const { journal, queue } = plan;
-  const emit = (job: Job, entry: Entry): void => records.emit(job.ordinal, entry);
+  const emit = (job: Job, entry: Entry, read = job.read): void => records.emit(job.ordinal, entry, read);
   const tally: Tally = { total: queued(queue), done: 0, failed: 0, pages: 0 };
 
+  // What --move-done compares for a file read again to be sent (planned.ts BatchPlan.readAtSend).
+  const readAtSend = plan.readAtSend ?? new Map<number, FileStamp>();
+  plan.readAtSend = readAtSend;
   const sendSlots = new Limiter(options.concurrency, { now: deps.now });
   const share = workThrough({
     state: journal,
@@ -67,12 +72,15 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     stopped: () => stopper.reason(),
     stop: stopper.stop,
     settle: (job, outcome) => {
+      if (outcome.read !== undefined && outcome.read !== job.read) readAtSend.set(job.ordinal, outcome.read);
       // Taken over by another worker (this one held it past its lease): nothing was sent from here; it is waited for.
       if (!journal.lost(job.key)) settled(job, outcome, tally, reporter, emit);
     },
     known: plan.known,
     retryFailed: options.retryFailed,
     fresh: options.fresh,
+    beforeSend: deps.beforeSend,
+    adopt: share.adopt,
   });
 
   reporter.start(tally.total);
@@ -91,11 +99,28 @@ type Entry = Parameters<Records['emit']>[1];
 /**
  * Two inputs with the same content are one document: sent once (the first), recorded under each
  * name, once the first one's record is made (the plan found the copies: planned.ts CopyIndex).
+ * A first input whose file changed before its send was recorded under what it held then: its
+ * copies are not, and wait for the rerun, which sends their content.
  */
 export function recordCopies(plan: Pick<BatchPlan, 'copies' | 'jobs'>, records: Records): void {
   for (const [copy, first] of plan.copies) {
     const entry = records.get(first);
-    if (entry !== undefined) records.emit(copy, { ...entry, file: plan.jobs.get(copy).input.file });
+    if (entry === undefined) continue;
+    const job = plan.jobs.get(copy);
+    if (entry.sha256 !== null && entry.sha256 !== job.sha256) {
+      const why = `not submitted: ${shownName(entry.file)}, which had the same content, changed before it was sent; rerun the same command to send this file`;
+      records.emit(
+        copy,
+        {
+          ...notSubmittedRecord({ file: job.input.file, route: null }, why),
+          outcome: 'not_submitted',
+          sha256: job.sha256,
+        },
+        job.read,
+      );
+      continue;
+    }
+    records.emit(copy, { ...entry, file: job.input.file }, job.read);
   }
 }
 
@@ -117,7 +142,7 @@ function settled(
   outcome: Outcome,
   tally: Tally,
   reporter: Reporter,
-  emit: (job: Job, entry: Entry) => void,
+  emit: (job: Job, entry: Entry, read?: FileStamp) => void,
 ): void {
   // A file the run never sent did not finish: the bar counts only what did; the stop line says why.
   if (outcome.kind !== 'not_submitted') tally.done++;
@@ -131,13 +156,17 @@ function settled(
   // '' for a large file stopped before it was hashed (on its upload).
   const setAside =
     kept === undefined && outcome.kind === 'failed' && outcome.failure !== undefined && failsAgain(outcome.failure);
-  emit(job, {
-    ...(kept ?? outcome.record),
-    file: job.input.file,
-    outcome: kind,
-    sha256: job.sha256 || null,
-    ...(setAside ? { set_aside: true as const } : {}),
-  });
+  emit(
+    job,
+    {
+      ...(kept ?? outcome.record),
+      file: job.input.file,
+      outcome: kind,
+      sha256: job.sha256 || null,
+      ...(setAside ? { set_aside: true as const } : {}),
+    },
+    outcome.read ?? job.read,
+  );
 }
 
 /** The progress line's detail for a document the pipeline ended. */

@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import type { z } from 'zod';
@@ -25,7 +26,7 @@ import {
   unreadableAnswer,
 } from '../cost/attempt.ts';
 import type { Circuit } from './circuit.ts';
-import { hashedFileBody } from './upload-body.ts';
+import { FileChangedError, hashedFileBody } from './upload-body.ts';
 import { requestUrl } from '../net/request.ts';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from './answer-depth.ts';
 import { describeErrorBody, isPageCount, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
@@ -60,8 +61,8 @@ export type ServiceClientOptions = {
 
 /** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
 export type UploadSource = {
-  /** Bytes for a name that is not UTF-8 (batch/paths.ts). */
-  path: string | Buffer;
+  /** Bytes for a name that is not UTF-8 (batch/paths.ts); or the descriptor the caller read the file through. */
+  path: string | Buffer | FileHandle;
   /** The file's name in messages. */
   name: string;
   size: number;
@@ -295,6 +296,8 @@ export class ServiceClient {
       answer = await this.#send(call);
     } catch (err) {
       if (call.signal?.aborted) throw new ServiceError('aborted', `${label}: stopped`, { cause: err });
+      // The file, not the service: sent again it fails again, and the circuit must not call the service down.
+      if (err instanceof FileChangedError) throw err;
       const code = errnoCode(err) ?? (err instanceof Error ? err.name : 'error');
       log('debug', `${label} -> ${code} (${now() - started} ms)`);
       const facts: AttemptFacts = { ...shape, connection: neverReachedService(err) ? 'never' : 'no-answer' };

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
 /** A PUT reads the file in chunks of this size... */
@@ -11,13 +11,13 @@ export const UPLOAD_CHUNK_BYTES = 256 * 1024;
  */
 const RING = 3;
 
-/** A file changed (shrank) while it was being sent. */
-class FileChangedError extends Error {
+/** A file changed (shrank) while it was being sent: the file's failure, not the service's (service-client.ts). */
+export class FileChangedError extends Error {
   readonly code = 'EXTRACT_FILE_CHANGED';
 }
 
 /**
- * The bytes of one PUT attempt: the file's first `size` bytes, read once into reused buffers
+ * The bytes of one PUT attempt: the file's first `size` bytes (a path, or a descriptor the caller holds), read once into reused buffers
  * and hashed on the way (the same buffers), so a large file is read once, not once to hash
  * and again to send. `digest()` is the sha256 of what was sent, once every byte has been read.
  *
@@ -28,7 +28,7 @@ class FileChangedError extends Error {
  * one is being read ahead: three buffers.
  */
 export function hashedFileBody(
-  path: string | Buffer,
+  file: string | Buffer | FileHandle,
   size: number,
   name: string,
 ): { body: Readable; digest: () => string | undefined } {
@@ -36,7 +36,9 @@ export function hashedFileBody(
   let sent = 0;
   let digest: string | undefined;
   async function* chunks(): AsyncGenerator<Buffer> {
-    const handle = await open(path, 'r');
+    // A descriptor the caller opened is the caller's (each attempt reads it again by position).
+    const own = typeof file === 'string' || Buffer.isBuffer(file);
+    const handle = own ? await open(file, 'r') : file;
     let ahead: Promise<Buffer> | undefined;
     try {
       const ring = Array.from({ length: RING }, () => Buffer.allocUnsafe(UPLOAD_CHUNK_BYTES));
@@ -49,7 +51,10 @@ export function hashedFileBody(
       ahead = size > 0 ? readInto(slot, 0) : undefined;
       while (ahead !== undefined) {
         const chunk = await ahead;
-        if (chunk.length === 0) throw new FileChangedError(`${name} shrank while it was being sent`);
+        if (chunk.length === 0)
+          throw new FileChangedError(
+            `${name} shrank while it was being sent (still being written?): nothing was charged, and a rerun sends it as it is then`,
+          );
         sent += chunk.length;
         slot++;
         // Read the next chunk while this one is hashed and sent.
@@ -62,7 +67,7 @@ export function hashedFileBody(
     } finally {
       // An attempt cut short (abort, reset) leaves a read ahead in flight: let it end before closing.
       await ahead?.catch(() => {});
-      await handle.close();
+      if (own) await handle.close();
     }
   }
   return {

@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { EngineError, type Engine, type EngineSource } from '../engine/types.ts';
 import { GatewayError } from './errors.ts';
 
@@ -14,6 +15,40 @@ function pageCountProblem(pages: number, size: number): string | null {
     return `the document declares ${pages} pages in ${size} bytes, more pages than bytes: its page tree is damaged, so re-save the file (print to PDF) and submit it again`;
   }
   return null;
+}
+
+/** A PDF's end marker sits in its last 1024 bytes (ISO 32000-1, 7.5.5), after any trailing junk readers allow. */
+const EOF_WINDOW = 1024;
+const PDF_HEAD = Buffer.from('%PDF-');
+const PDF_EOF = Buffer.from('%%EOF');
+
+export const TRUNCATED_PDF =
+  'the PDF is truncated (it has no %%EOF end marker): it was cut short, most likely sent while it was still being written or copied; send it again once the file is complete';
+
+/**
+ * Whether a PDF that could not be counted was cut short: its head says PDF and its last KB has
+ * no %%EOF. A reader looking for the cross-reference table of a partial file fails, or searches
+ * until the deadline; "damaged" or "a decompression bomb?" would send its sender hunting the
+ * wrong thing, where waiting for the writer to finish is the fix.
+ */
+async function truncatedPdf(source: EngineSource, size: number, mimeType: string): Promise<boolean> {
+  if (mimeType !== 'application/pdf') return false;
+  const ends = async (): Promise<{ head: Uint8Array; tail: Uint8Array }> => {
+    if (source instanceof Uint8Array)
+      return { head: source.subarray(0, PDF_HEAD.length), tail: source.subarray(Math.max(0, size - EOF_WINDOW)) };
+    const handle = await open(source.path, 'r');
+    try {
+      const head = Buffer.alloc(PDF_HEAD.length);
+      const tail = Buffer.alloc(Math.min(size, EOF_WINDOW));
+      await handle.read(head, 0, head.length, 0);
+      const { bytesRead } = await handle.read(tail, 0, tail.length, Math.max(0, size - EOF_WINDOW));
+      return { head, tail: tail.subarray(0, bytesRead) };
+    } finally {
+      await handle.close();
+    }
+  };
+  const { head, tail } = await ends().catch(() => ({ head: new Uint8Array(0), tail: new Uint8Array(0) }));
+  return Buffer.from(head).equals(PDF_HEAD) && !Buffer.from(tail).includes(PDF_EOF);
 }
 
 /** The longest page counting may take on any route: an honest document is counted in well under a second. */
@@ -43,6 +78,9 @@ export function createPageCounter(engine: Engine, limitMs = PAGE_COUNT_TIMEOUT_M
         signal: signal ? AbortSignal.any([signal, countLimit]) : countLimit,
       });
     } catch (err) {
+      // The inline request's own deadline stays its own; any other failure of a cut-short PDF says so.
+      if (!signal?.aborted && (await truncatedPdf(source, size, mimeType)))
+        throw new GatewayError('unreadable_document', TRUNCATED_PDF);
       if (err instanceof EngineError) throw new GatewayError('unreadable_document', err.message);
       if (countLimit.aborted && !signal?.aborted) {
         throw new GatewayError(

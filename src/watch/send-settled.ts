@@ -4,6 +4,8 @@ import { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
 import { folderFor, moveInto } from '../batch/move.ts';
+import type { FileStamp as ReadStamp } from '../batch/discover.ts';
+import { shownName } from '../batch/paths.ts';
 import { runBatch } from '../batch/run.ts';
 import { releaseSummary, type BatchSummary, type ReportEntry } from '../batch/summary.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
@@ -38,7 +40,7 @@ export async function sendSettled(
   let writing: Promise<void> = Promise.resolve();
   const gone = new Set<string>();
   let outputFailed: unknown;
-  const onRecord = (entry: ReportEntry): void => {
+  const onRecord = (entry: ReportEntry, read?: ReadStamp): void => {
     // Moved or deleted between its last look and the run (another run's --move-done): nothing to record.
     if (entry.outcome === 'unreadable' && !existsSync(resolve(deps.cwd, entry.file))) {
       log('debug', `${entry.file}: gone before it was sent`);
@@ -61,7 +63,7 @@ export async function sendSettled(
         return;
       }
       // Moved only once its record is written (appended and synced, or already in the output).
-      if (folder !== undefined) await _move(entry, folder, ctx);
+      if (folder !== undefined) await _move(entry, folder, ctx, read);
     });
   };
   let summary: BatchSummary;
@@ -129,12 +131,14 @@ export async function sendSettled(
 }
 
 /** --move-done/--move-failed for one document (batch/move.ts); a failure leaves the file where it is and says why. */
-async function _move(entry: ReportEntry, folder: string, ctx: SendContext): Promise<void> {
+async function _move(entry: ReportEntry, folder: string, ctx: SendContext, read: ReadStamp | undefined): Promise<void> {
   const path = resolve(ctx.deps.cwd, entry.file);
   const root = ctx.roots.find((r) => path.startsWith(r + sep)) ?? dirname(path);
-  const result = await moveInto(path, folder, relative(root, path), ctx.deps.cwd);
-  if ('move_error' in result) ctx.log('error', `${entry.file}: ${result.move_error}`);
-  else ctx.log('info', `${entry.file}: moved to ${result.moved_to}`);
+  // Only the file as the run read it: one that changed since is read again at the next rescan.
+  const result = await moveInto(path, folder, relative(root, path), ctx.deps.cwd, read);
+  if ('changed' in result) ctx.log('warn', `${shownName(entry.file)}: ${result.changed}`);
+  else if ('move_error' in result) ctx.log('error', `${shownName(entry.file)}: ${result.move_error}`);
+  else ctx.log('info', `${shownName(entry.file)}: moved to ${shownName(result.moved_to)}`);
 }
 
 function _afterStop(summary: BatchSummary, log: Log): number | 'stopped' | undefined {

@@ -82,6 +82,8 @@ export type RunHooks = {
   writeJournal?: BatchDeps['writeJournal'];
   /** Files the plan takes at a time (a few, to cross windows with a small batch). */
   planWindow?: number;
+  /** Called just before a document's bytes are read to be sent (a file changed after its plan). */
+  beforeSend?: BatchDeps['beforeSend'];
 };
 
 /** One in-process run of `extract <inputs...>` in `cwd`, on a fake clock. */
@@ -97,6 +99,7 @@ export async function run(cwd: string, inputs: string[], options: BatchOptions, 
     dispatcher: hooks.dispatcher,
     writeJournal: hooks.writeJournal,
     planWindow: hooks.planWindow,
+    beforeSend: hooks.beforeSend,
     now: () => t,
     sleep: async (ms, abort) => {
       sleeps.push(ms);

@@ -90,4 +90,18 @@ describe('PUT in one read pass', () => {
     expect(put.sha256).toBe(file.sha256);
     expect(s.received.at(-1)).toBe(file.sha256);
   });
+
+  it("a file that shrank under its PUT is that file's failure: not retried, and the circuit never hears it", async () => {
+    const file = await randomFile(2 * UPLOAD_CHUNK_BYTES);
+    const s = await storage(0);
+    const client = new ServiceClient({ baseUrl: s.url, apiKey: 'ext_put_key_0001' }, deps);
+    const put = client.putBytes(ticket(s.url), {
+      path: file.path,
+      name: 'big.pdf',
+      size: 3 * UPLOAD_CHUNK_BYTES,
+      type: 'application/pdf',
+    });
+    await expect(put).rejects.toThrow('big.pdf shrank while it was being sent');
+    expect(s.received.length).toBeLessThanOrEqual(1);
+  });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine, EngineCallOptions } from '../../src/engine/types.ts';
 import { GatewayError } from '../../src/emulator/errors.ts';
-import { createPageCounter } from '../../src/emulator/pages.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EngineError } from '../../src/engine/types.ts';
+import { createPageCounter, TRUNCATED_PDF } from '../../src/emulator/pages.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
  * Page counting's own deadline, in process: an engine that counts until it is stopped (a bomb in
@@ -45,5 +50,34 @@ describe('page counting is bounded', () => {
   it('a count within the deadline is the count', async () => {
     const count = createPageCounter({ countPages: async () => 3 } as unknown as Engine, 50);
     expect(await count(new Uint8Array(10), 10, 'application/pdf')).toBe(3);
+  });
+});
+
+describe('a PDF cut short (sent while it was still being written)', () => {
+  it('is called truncated, not a decompression bomb, whether counting runs out of time or fails', async () => {
+    const whole = await invoicePdf(7);
+    const cut = whole.subarray(0, Math.floor(whole.length * 0.8));
+    const slow = await createPageCounter(endless, 50)(cut, cut.length, 'application/pdf').catch((e: unknown) => e);
+    expect(slow).toMatchObject({ code: 'unreadable_document', message: TRUNCATED_PDF });
+    expect((slow as Error).message).not.toMatch(/bomb/);
+
+    const failing = {
+      countPages: async () => {
+        throw new EngineError('corrupt', 'the PDF cannot be read (Invalid PDF structure.)');
+      },
+    } as unknown as Engine;
+    // Stored (the upload route): read from its blob.
+    const blob = join(mkdtempSync(join(tmpdir(), 'extract-pages-')), 'blob');
+    writeFileSync(blob, cut);
+    const stored = await createPageCounter(failing)({ path: blob }, cut.length, 'application/pdf').catch(
+      (e: unknown) => e,
+    );
+    expect(stored).toMatchObject({ code: 'unreadable_document', message: TRUNCATED_PDF });
+  });
+
+  it('a whole PDF that runs out of time is still the bomb it may be', async () => {
+    const whole = await invoicePdf(7);
+    const error = await createPageCounter(endless, 50)(whole, whole.length, 'application/pdf').catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/took longer than 50 ms.*decompression bomb\?/);
   });
 });
