@@ -9,7 +9,6 @@ import {
   type WriteBytes,
 } from '../journal.ts';
 import type { LockDeps } from '../lock.ts';
-import type { JournalWriteError } from './rescue.ts';
 
 /** What every backend of the journal is and shares (index.ts opens them; they import this, not it). */
 
@@ -110,7 +109,7 @@ export type OpenStateOptions = {
   /** The lease clock of the SQLite journal (the wall clock every process on the machine shares). */
   now?: (() => number) | undefined;
   /** The journal refused a write (a full disk, a lock held past the wait): called once, so the run stops sending (rescue.ts). */
-  onWriteFailed?: ((err: JournalWriteError) => void) | undefined;
+  onWriteFailed?: ((err: Error) => void) | undefined;
   /** How the JSONL file's bytes are written (tests inject a full disk). */
   write?: WriteBytes | undefined;
   /** The environment: where a rescue file may go ($XDG_RUNTIME_DIR). */

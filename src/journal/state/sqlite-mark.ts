@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
 import { hasErrno } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
@@ -15,11 +14,15 @@ import { ExtractError } from '../../errors.ts';
 
 type Mark = { facts: number };
 
+/** `facts` and the count in 20 digits: one fixed-width write in place replaces it, never a shorter text. */
+const WIDTH = 20;
+const FORMAT = /^facts (\d{20})\n$/;
+
 function markPathFor(journal: string): string {
   return `${journal}.good`;
 }
 
-/** The mark, or undefined when there is none (a journal made before marks, or none yet). */
+/** The mark, or undefined when there is none (a journal made before marks, or none yet) or it is unreadable. */
 export function readMark(journal: string): Mark | undefined {
   let text: string;
   try {
@@ -28,30 +31,56 @@ export function readMark(journal: string): Mark | undefined {
     if (hasErrno(err, 'ENOENT')) return undefined;
     throw err;
   }
-  try {
-    const facts: unknown = (JSON.parse(text) as { facts?: unknown }).facts;
-    return typeof facts === 'number' && Number.isSafeInteger(facts) && facts >= 0 ? { facts } : undefined;
-  } catch {
-    // A torn mark (a crash while it was replaced cannot tear it: it is renamed into place) says nothing.
-    return undefined;
+  const digits = FORMAT.exec(text)?.[1];
+  return digits === undefined ? undefined : { facts: Number(digits) };
+}
+
+/**
+ * The mark, kept open by the run that writes the journal: after each commit its count is written
+ * in place (one small write, no new file), which a kill cannot tear. A mark that cannot be
+ * written costs only this check.
+ */
+export class MarkWriter {
+  readonly #fd: number | undefined;
+  constructor(journal: string) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(markPathFor(journal), constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    } catch {
+      fd = undefined;
+    }
+    this.#fd = fd;
+  }
+
+  write(facts: number): void {
+    if (this.#fd === undefined) return;
+    try {
+      writeSync(this.#fd, `facts ${String(facts).padStart(WIDTH, '0')}\n`, 0);
+    } catch {
+      // A full disk: the mark keeps its last count, which still holds.
+    }
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
   }
 }
 
-/** Replaces the mark in one rename; a mark that cannot be written costs only this check. */
+/** Once, outside a run (a compaction): the mark rewritten to the journal's count. */
 export function writeMark(journal: string, facts: number): void {
-  const path = markPathFor(journal);
-  const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  const mark = new MarkWriter(journal);
   try {
-    writeFileSync(tmp, `${JSON.stringify({ facts })}\n`, { mode: 0o600, flag: 'wx' });
-    renameSync(tmp, path);
-  } catch {
-    rmSync(tmp, { force: true });
+    mark.write(facts);
+  } finally {
+    mark.close();
   }
 }
 
 /** The highest fact id of the journal: what the mark counts. */
+export const FACTS = 'SELECT coalesce(max(id), 0) AS n FROM extract_facts';
+
 export function factsIn(db: DatabaseSync): number {
-  return Number(db.prepare('SELECT coalesce(max(id), 0) AS n FROM extract_facts').get()?.n ?? 0);
+  return Number(db.prepare(FACTS).get()?.n ?? 0);
 }
 
 /** Before the journal is opened: a mark beside a file that is gone is stale (the journal was removed). */

@@ -26,7 +26,7 @@ import {
   type WorkerInfo,
 } from './journal-state.ts';
 import { describe, Guard } from './sqlite-guard.ts';
-import { checkIntact, factsIn, forgetMarkOfRemoved, readMark, writeMark } from './sqlite-mark.ts';
+import { checkIntact, FACTS, factsIn, forgetMarkOfRemoved, MarkWriter, readMark } from './sqlite-mark.ts';
 import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 
 /**
@@ -134,7 +134,6 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
       transaction(db, () => migrateSqlite(db, path, now())),
     );
     checkIntact(path, mark, factsIn(db));
-    if (mark === undefined) writeMark(path, factsIn(db));
     if (applied.length > 0)
       options.log('info', `${path}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
     const self = options.lock ?? defaultLockDeps();
@@ -192,6 +191,8 @@ class SqliteState implements StateJournal {
   #warnedRenew = false;
   /** When the write-ahead log was last copied into the database file. */
   #checkpointAt: number | undefined;
+  /** The journal's noted size (sqlite-mark.ts): kept by a run that writes, none for a dry run. */
+  readonly #marker: MarkWriter | undefined;
   /** This process and host, and how to tell whether another process of this host is alive. */
   readonly #self: LockDeps;
 
@@ -207,6 +208,8 @@ class SqliteState implements StateJournal {
     if (leaseMs > 0) {
       this.#timer = setInterval(() => this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
       this.#timer.unref();
+      this.#marker = new MarkWriter(this.where);
+      this.#marker.write(factsIn(db));
     }
   }
 
@@ -551,6 +554,7 @@ class SqliteState implements StateJournal {
     } finally {
       OWN_WORKERS.delete(this.worker);
       if (this.#leaseMs > 0) this.#mark(true);
+      this.#marker?.close();
       this.#db.close();
     }
   }
@@ -567,7 +571,7 @@ class SqliteState implements StateJournal {
         this.#checkpointAt = at;
         this.#db.exec('PRAGMA wal_checkpoint(PASSIVE)');
       }
-      writeMark(this.where, factsIn(this.#db));
+      this.#marker?.write(Number(this.#statement(FACTS).get()?.n ?? 0));
     } catch {
       // Busy or full: the next commit tries again; the mark only ever counts committed facts.
     }
