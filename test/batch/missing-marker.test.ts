@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { runStatus } from '../../src/commands/status.ts';
+import { DEFAULT_LEASE_MS } from '../../src/batch/options.ts';
 import { readCsvObjects } from '../outputs/helpers.ts';
 import { httpServer } from '../helpers/http-server.ts';
 import { batchOptions, invoiceDir, journalFacts, run } from './harness.ts';
@@ -110,6 +113,28 @@ describe('the service\'s missing marker "-"', () => {
     // The journal keeps the answer as the service gave it.
     const completed = journalFacts(cwd).filter((f) => f.fact === 'completed');
     expect(completed.map((f) => (f.fact === 'completed' ? f.results : null))).toContainEqual(SOME_MISSING);
+
+    // extract status --needs-review reads the journal's raw answers the same way.
+    const status = async (missingMarker?: string | null) =>
+      runStatus(
+        {
+          state: join(cwd, '.extract-state.jsonl'),
+          json: true,
+          needsReview: true,
+          leaseMs: DEFAULT_LEASE_MS,
+          ...(missingMarker !== undefined && { missingMarker }),
+        },
+        { cwd, stdout: new Writable({ write: (_c, _e, cb) => cb() }), log: () => {}, env: {} },
+      );
+    const view = await status();
+    expect(view.needs_review).toBe(2);
+    expect(view.review?.map((r) => [r.file_name, r.null_fields])).toEqual(
+      expect.arrayContaining([
+        ['in/doc-00.pdf', ALL_NULL_FIELDS],
+        ['in/doc-01.pdf', SOME_NULL_FIELDS],
+      ]),
+    );
+    expect((await status(null)).needs_review).toBe(0);
 
     // A rerun writes the same from the journal's stored text, sending nothing.
     const rerun = await run(cwd, ['in/'], { ...options, out: 'out.jsonl', review: undefined, report: undefined });
