@@ -94,5 +94,6 @@ function _shown(key: ConfigKey, value: string): string {
 
 function _noteOverride(key: ConfigKey, deps: ConfigDeps): void {
   const env = ENV_OF[key];
-  if (env !== undefined && deps.env[env]) deps.stderr(`note: ${env} is set and takes precedence over the stored ${key}`);
+  if (env !== undefined && deps.env[env])
+    deps.stderr(`note: ${env} is set and takes precedence over the stored ${key}`);
 }

@@ -45,7 +45,9 @@ function clearValue(value: ResultValue, marker: string): ResultValue {
     for (let i = 0; i < value.length; i++) {
       const row = value[i] as ResultValue;
       const cleared = clearValue(row, marker);
-      if (cleared !== row) (out ??= value.slice())[i] = cleared;
+      if (cleared === row) continue;
+      out ??= value.slice();
+      out[i] = cleared;
     }
     return (out ?? value) as ResultValue;
   }

@@ -57,7 +57,14 @@ async function deployedStandIn() {
   return { url: server.url, charged: () => charged };
 }
 
-const ALL_NULL_FIELDS = ['total', 'number', 'customer.name', 'customer.email', 'lines[0].amount', 'lines[0].description'];
+const ALL_NULL_FIELDS = [
+  'total',
+  'number',
+  'customer.name',
+  'customer.email',
+  'lines[0].amount',
+  'lines[0].description',
+];
 const SOME_NULL_FIELDS = ['total', 'customer.email', 'lines[0].amount', 'lines[1].description'];
 
 describe('the service\'s missing marker "-"', () => {

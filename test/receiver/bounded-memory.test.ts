@@ -22,7 +22,8 @@ import { payload, receiver, send } from './helpers.ts';
  */
 
 /** A record as the inbox gives it back (stored as JSON, parsed with the schema): what the old writers were fed. */
-const stored = (p: WebhookPayload) => DocumentRecord.parse(JSON.parse(JSON.stringify(recordOf(p, DEFAULT_MISSING_MARKER))));
+const stored = (p: WebhookPayload) =>
+  DocumentRecord.parse(JSON.parse(JSON.stringify(recordOf(p, DEFAULT_MISSING_MARKER))));
 
 /** The first event of each document_id, in the order sent: the documents an output holds. */
 function firstOfEach(events: readonly WebhookPayload[]): WebhookPayload[] {

@@ -231,7 +231,11 @@ describe("listen: the service's missing marker", () => {
       '    doc_dashed (short.pdf) needs review: null total, customer.email, lines[0].description',
     );
     expect(await lines(join(r.dataDir, REVIEW_FILE))).toEqual([
-      { document_id: 'doc_dashed', file_name: 'short.pdf', null_fields: ['total', 'customer.email', 'lines[0].description'] },
+      {
+        document_id: 'doc_dashed',
+        file_name: 'short.pdf',
+        null_fields: ['total', 'customer.email', 'lines[0].description'],
+      },
     ]);
     const [record] = await lines(join(dir, 'records.jsonl'));
     expect(record).toMatchObject({ document_id: 'doc_dashed', needs_review: true, results: cleared });
