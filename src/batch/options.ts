@@ -1,3 +1,4 @@
+import type { MissingMarker } from '../outputs/missing-marker.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
 import type { WriteBytes } from '../journal/journal.ts';
@@ -43,6 +44,11 @@ export type BatchOptions = {
   report: string | undefined;
   /** --review FILE: the completed documents with null fields, as JSON Lines (the shape of listen's review.jsonl). */
   review?: string | undefined;
+  /**
+   * --missing-marker: a result leaf exactly equal to this text is missing (null in every output,
+   * reviewed); null: none is (--no-missing-marker). Absent: DEFAULT_MISSING_MARKER.
+   */
+  missingMarker?: MissingMarker | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
   /** --settle: files changed less than this long ago are left for the next run (batch/settle.ts); 0: off. */

@@ -1,4 +1,5 @@
 import type { StreamWriter } from '../outputs/index.ts';
+import { DEFAULT_MISSING_MARKER, type MissingMarker, recordWithoutMarker } from '../outputs/missing-marker.ts';
 import { storedResults, storedText } from '../outputs/stored-results.ts';
 import type { FileStamp } from './discover.ts';
 import type { ReportEntry } from './summary.ts';
@@ -33,13 +34,20 @@ export type Records = {
   close(): void;
 };
 
+/**
+ * Every record of a run passes through `emit`, whichever step made it (this run's answer, the
+ * journal's, a copy's): there the service's missing marker becomes null, once, so the stream,
+ * the spool and all that reads it back (outputs, summary, report, --review, GitHub) agree.
+ */
 export function createRecords(
   stream: StreamWriter | undefined,
   onRecord?: ((entry: ReportEntry, read?: FileStamp) => void) | undefined,
   store: RecordStore = RecordSpool.open() ?? new MemoryRecords(),
+  marker: MissingMarker = DEFAULT_MISSING_MARKER,
 ): Records {
   return {
-    emit(key, entry, read) {
+    emit(key, given, read) {
+      const entry = recordWithoutMarker(given, marker);
       if (stream) void stream.write(entry);
       onRecord?.(entry, read);
       store.put(key, entry);

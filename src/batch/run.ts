@@ -62,6 +62,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
   const records = createRecords(
     !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined,
     deps.onRecord,
+    undefined,
+    options.missingMarker,
   );
   try {
     // A journal that refuses a write stops the run; the stopper exists once the plan is made.

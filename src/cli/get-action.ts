@@ -5,6 +5,7 @@ import { ExtractError } from '../errors.ts';
 import { parseExplode } from '../outputs/index.ts';
 import type { GetValues } from '../flags/batch.ts';
 import { pollPolicyOf } from './flags.ts';
+import { missingMarkerOf } from './missing-marker.ts';
 import { withTarget } from './target.ts';
 
 /** Glue between `extract get` and runGet: settings, process streams. */
@@ -22,6 +23,7 @@ export async function getFromCli(ids: string[], flags: GetValues, env: Env): Pro
         out: flags.out,
         format: flags.format,
         explode: parseExplode(flags.explode),
+        missingMarker: await missingMarkerOf(flags, env),
       },
       { ...defaultClientDeps(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr },
     );

@@ -5,6 +5,7 @@ import type { ListenValues } from '../flags/servers.ts';
 import { ExtractError } from '../errors.ts';
 import type { ReceiverAuth } from '../receiver/options.ts';
 import { startReceiver } from '../receiver/server.ts';
+import { missingMarkerOf } from './missing-marker.ts';
 import { ensureToken } from '../receiver/token.ts';
 import { isLoopbackHost } from '../net/loopback.ts';
 
@@ -76,6 +77,7 @@ export async function listen(flags: ListenValues, deps: ListenDeps): Promise<voi
       dataDir,
       out: flags.out,
       format: flags.format,
+      missingMarker: await missingMarkerOf(flags, deps.env),
       json: flags.json,
       maxBodyBytes,
       maxConnections,

@@ -5,6 +5,7 @@ import type { Env } from '../config/settings.ts';
 import type { RunValues } from '../flags/batch.ts';
 import { batchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
+import { missingMarkerOf } from './missing-marker.ts';
 import { withTarget } from './target.ts';
 
 export type CliHooks = {
@@ -26,7 +27,10 @@ export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks:
       // store; then the file in the working directory. A --local emulator lives for one run:
       // its documents cannot be resumed, so it keeps no journal unless --state says so.
       const state = hooks.explicitState ? (flags.noState ? null : flags.state) : target.local ? null : target.stateUrl;
-      const options = batchOptionsFromFlags(flags, target, state);
+      const options = {
+        ...batchOptionsFromFlags(flags, target, state),
+        missingMarker: await missingMarkerOf(flags, hooks.env),
+      };
       const deps: BatchDeps = {
         ...defaultClientDeps(),
         cwd: process.cwd(),

@@ -2,6 +2,7 @@ import { DEFAULT_LEASE_MS } from '../batch/options.ts';
 import { runStatus } from '../commands/status.ts';
 import type { StatusValues } from '../flags/batch.ts';
 import type { Env, SettingsStore } from '../config/settings.ts';
+import { missingMarkerOf } from './missing-marker.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
 export async function statusFromCli(flags: StatusValues, env: Env): Promise<number> {
@@ -13,6 +14,7 @@ export async function statusFromCli(flags: StatusValues, env: Env): Promise<numb
       failed: flags.failed,
       uncertain: flags.uncertain,
       needsReview: flags.needsReview,
+      missingMarker: await missingMarkerOf(flags, env),
       leaseMs: DEFAULT_LEASE_MS,
       outageMs: flags.stateWait,
     },

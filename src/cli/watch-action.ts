@@ -4,6 +4,7 @@ import { runWatch } from '../watch/watch.ts';
 import type { WatchValues } from '../flags/batch.ts';
 import { watchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
+import { missingMarkerOf } from './missing-marker.ts';
 import type { CliHooks } from './run-action.ts';
 import { withTarget } from './target.ts';
 
@@ -13,6 +14,7 @@ export async function watchFromCli(folders: string[], flags: WatchValues, hooks:
     // As a batch run: --state, then EXTRACT_STATE_URL and the config store, then the user's journal.
     const state = hooks.explicitState ? flags.state : target.local ? null : target.stateUrl;
     const options = watchOptionsFromFlags(flags, target, state);
+    options.batch.missingMarker = await missingMarkerOf(flags, hooks.env);
     const deps: BatchDeps = {
       ...defaultClientDeps(),
       cwd: process.cwd(),

@@ -19,6 +19,7 @@ import {
   pendingRecord,
   UNEXPLAINED_ERROR,
 } from '../outputs/record.ts';
+import { DEFAULT_MISSING_MARKER, type MissingMarker, recordWithoutMarker } from '../outputs/missing-marker.ts';
 import { pollDocument } from '../batch/poll.ts';
 import { keyHint, type KeySource } from '../batch/session.ts';
 
@@ -32,6 +33,11 @@ export type GetOptions = {
   format: string | undefined;
   explode: string | undefined;
   keySource?: KeySource | undefined;
+  /**
+   * A value exactly this text is shown as null (and the record needs review), as a run's records
+   * show it; null: the results as the service gave them. Absent: DEFAULT_MISSING_MARKER.
+   */
+  missingMarker?: MissingMarker | undefined;
 };
 
 export type GetDeps = ClientDeps & { cwd: string; stdout: Writable; stderr: Writable };
@@ -45,6 +51,7 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
   await prepareOutput(target);
   const client = new ServiceClient({ baseUrl: options.baseUrl, apiKey: options.apiKey }, deps);
   const records: DocumentRecord[] = [];
+  const marker = options.missingMarker === undefined ? DEFAULT_MISSING_MARKER : options.missingMarker;
   let pending = 0;
   let failed = 0;
   for (const id of ids) {
@@ -61,7 +68,7 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
     }
     if (doc.status === 'processing') pending++;
     if (doc.status === 'error') failed++;
-    records.push(fetchedRecord(doc, id));
+    records.push(recordWithoutMarker(fetchedRecord(doc, id), marker));
   }
   await writeOutputs(target, records, {
     cwd: deps.cwd,

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
+import { DEFAULT_MISSING_MARKER, type MissingMarker, withoutMarker } from '../outputs/missing-marker.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
 import { chargeOf, type FailureCharge, UNCERTAIN_CAUSES, type UncertainCause } from '../cost/charge.ts';
 import { factKey, replayer, stateKey, type JournalFact } from '../journal/journal.ts';
@@ -104,9 +105,11 @@ export type Around = {
 export function statusOf(
   where: string,
   history: History,
-  list: { failed?: boolean; needsReview?: boolean; uncertain?: boolean } = {},
+  list: { failed?: boolean; needsReview?: boolean; uncertain?: boolean; missingMarker?: MissingMarker } = {},
   around: Around = {},
 ): StatusView {
+  // The journal keeps results as the service gave them: the marker is read as missing here, as a run's records read it.
+  const marker = list.missingMarker === undefined ? DEFAULT_MISSING_MARKER : list.missingMarker;
   const replay = replayer();
   const known = replay.known;
   const by = new Map<string, string | null>();
@@ -177,7 +180,7 @@ export function statusOf(
       case 'completed': {
         view.completed++;
         view.pages_charged += state.page_count ?? 0;
-        const nulls = state.results === null ? [] : nullFields(state.results);
+        const nulls = state.results === null ? [] : nullFields(withoutMarker(state.results, marker));
         if (state.results === null || nulls.length > 0) {
           view.needs_review++;
           review.push({ document_id: state.document_id, file_name: state.file, null_fields: nulls, at: state.at });
@@ -354,6 +357,7 @@ export async function runStatus(
     failed?: boolean;
     needsReview?: boolean;
     uncertain?: boolean;
+    missingMarker?: MissingMarker;
   },
   deps: { cwd: string; stdout: Writable; log: Log; env?: Record<string, string | undefined> },
 ): Promise<StatusView> {
@@ -369,7 +373,12 @@ export async function runStatus(
     const view = statusOf(
       state.where,
       await state.history(),
-      { failed: options.failed, needsReview: options.needsReview, uncertain: options.uncertain },
+      {
+        failed: options.failed,
+        needsReview: options.needsReview,
+        uncertain: options.uncertain,
+        missingMarker: options.missingMarker,
+      },
       around,
     );
     deps.stdout.write(options.json ? `${JSON.stringify(view, null, 2)}\n` : `${statusLines(view).join('\n')}\n`);

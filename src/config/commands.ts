@@ -25,7 +25,12 @@ export type ConfigDeps = {
   readStdin: () => Promise<string>;
 };
 
-const ENV_OF: Record<ConfigKey, string> = { api_key: ENV_API_KEY, base_url: ENV_BASE_URL, state_url: ENV_STATE_URL };
+/** The variable that overrides a stored key; missing_marker has none (a flag does). */
+const ENV_OF: Partial<Record<ConfigKey, string>> = {
+  api_key: ENV_API_KEY,
+  base_url: ENV_BASE_URL,
+  state_url: ENV_STATE_URL,
+};
 
 /**
  * `set KEY VALUE`, or `set KEY` / `set KEY -`: the value from standard input (a hidden prompt on
@@ -89,5 +94,6 @@ function _shown(key: ConfigKey, value: string): string {
 
 function _noteOverride(key: ConfigKey, deps: ConfigDeps): void {
   const env = ENV_OF[key];
-  if (deps.env[env]) deps.stderr(`note: ${env} is set and takes precedence over the stored ${key}`);
+  if (env !== undefined && deps.env[env])
+    deps.stderr(`note: ${env} is set and takes precedence over the stored ${key}`);
 }

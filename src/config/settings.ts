@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API_KEY_PREFIX, API_KEY_SYNTAX } from '../contract/constants.ts';
 import { ExtractError } from '../errors.ts';
+import { DEFAULT_MISSING_MARKER, type MissingMarker } from '../outputs/missing-marker.ts';
 import { redactUrl } from '../redact.ts';
 
 /**
@@ -9,7 +10,7 @@ import { redactUrl } from '../redact.ts';
  * passed in, so precedence is tested without touching the user's files.
  */
 
-export const CONFIG_KEYS = ['api_key', 'base_url', 'state_url'] as const;
+export const CONFIG_KEYS = ['api_key', 'base_url', 'state_url', 'missing_marker'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from './env-names.ts';
@@ -97,7 +98,31 @@ export function normaliseBaseUrl(value: string, from: string): string {
 export function validateConfigValue(key: ConfigKey, value: string, from: string): string {
   if (key === 'api_key') return checkApiKey(value, from);
   if (key === 'state_url') return checkStateUrl(value, from);
+  // Taken as typed: the marker is compared with values exactly, spaces included; "" is none.
+  if (key === 'missing_marker') return value;
   return normaliseBaseUrl(value, from);
+}
+
+/**
+ * The text read as a missing value: --no-missing-marker (none), --missing-marker, then the config
+ * store's missing_marker (an empty one: none), then DEFAULT_MISSING_MARKER.
+ */
+export function resolveMissingMarker(
+  flags: { missingMarker?: string | undefined; noMissingMarker?: boolean | undefined },
+  store: SettingsStore,
+): MissingMarker {
+  if (flags.noMissingMarker === true) return null;
+  if (flags.missingMarker !== undefined) {
+    if (flags.missingMarker === '')
+      throw new ExtractError(
+        'usage',
+        '--missing-marker "": an empty value is an empty string, not a missing one; to read no value as missing, use --no-missing-marker',
+      );
+    return flags.missingMarker;
+  }
+  const stored = store.get('missing_marker');
+  if (stored === undefined) return DEFAULT_MISSING_MARKER;
+  return stored === '' ? null : stored;
 }
 
 /** A postgres:// URL (its password is never echoed: the message shows it redacted). */

@@ -22,7 +22,12 @@ export const CONFIG_FILE_MODE = 0o600;
 
 // Hand edits are possible, so the file is checked when read rather than trusted.
 const StoredConfig = z
-  .object({ api_key: z.string().optional(), base_url: z.string().optional(), state_url: z.string().optional() })
+  .object({
+    api_key: z.string().optional(),
+    base_url: z.string().optional(),
+    state_url: z.string().optional(),
+    missing_marker: z.string().optional(),
+  })
   .loose();
 type StoredConfig = z.infer<typeof StoredConfig>;
 

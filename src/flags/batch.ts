@@ -47,6 +47,24 @@ const STATE_WAIT = {
   default: DEFAULT_STATE_WAIT_MS,
 } as const;
 
+/**
+ * The service's missing marker: how results are read, by every command that writes or lists
+ * them (a run, watch, get, status, listen). No default here: the config store's missing_marker
+ * comes between the flag and DEFAULT_MISSING_MARKER (cli/missing-marker.ts).
+ */
+export const MISSING_MARKER_FLAGS = defineFlags({
+  missingMarker: {
+    kind: 'text',
+    value: 'text',
+    description:
+      'a result value exactly this text is missing: null in every output and listed for review (default "-", what the deployed service writes; or the config store\'s missing_marker)',
+  },
+  noMissingMarker: {
+    kind: 'off',
+    description: 'read no value as missing: "-" stays a value (a service that writes null for what it could not read)',
+  },
+});
+
 /** `extract [options] <inputs...>`, in the order --help lists them. */
 export const RUN_FLAGS = defineFlags({
   out: {
@@ -142,6 +160,7 @@ export const RUN_FLAGS = defineFlags({
     value: 'file',
     description: 'write the completed documents with null fields, for a person, as JSON Lines (- for stdout)',
   },
+  ...MISSING_MARKER_FLAGS,
   moveDone: {
     kind: 'path',
     value: 'dir',
@@ -199,6 +218,8 @@ export const WATCH_FLAGS = defineFlags({
     'allFiles',
     'followLinks',
     'ignore',
+    'missingMarker',
+    'noMissingMarker',
     'moveDone',
     'moveFailed',
     'quiet',
@@ -236,6 +257,11 @@ export const GET_FLAGS = defineFlags({
   out: { ...RUN_FLAGS.out, description: 'where records go: - (stdout), FILE.json, FILE.jsonl, FILE.csv, DIR/' },
   format: RUN_FLAGS.format,
   explode: { ...RUN_FLAGS.explode, description: 'CSV: one row per row of this Table field' },
+  missingMarker: MISSING_MARKER_FLAGS.missingMarker,
+  noMissingMarker: {
+    ...MISSING_MARKER_FLAGS.noMissingMarker,
+    description: 'read no value as missing: show the results as the service gave them, "-" included',
+  },
   pollInterval: { ...POLL.pollInterval, description: 'first delay between polls with --wait' },
   pollMaxInterval: POLL.pollMaxInterval,
   pollTimeout: { ...POLL.pollTimeout, description: 'give up waiting after this long (exit 5)' },
@@ -262,6 +288,7 @@ export const STATUS_FLAGS = defineFlags({
       'list the documents sent without a known outcome (file, document_id, what it may have cost, why: the run ended, the journal could not be written, a proxy answered, the connection dropped...)',
   },
   needsReview: { kind: 'switch', description: 'list the completed documents with null fields, and which fields' },
+  ...MISSING_MARKER_FLAGS,
   stateWait: { ...STATE_WAIT, description: 'how long to wait for an unreachable database (then exit 6)' },
 });
 export type StatusValues = FlagValues<typeof STATUS_FLAGS>;

@@ -2,6 +2,7 @@ import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
 import { ExtractError } from '../errors.ts';
 import { CONNECTION_DEFAULTS } from '../net/connection-defaults.ts';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
+import { MISSING_MARKER_FLAGS } from './batch.ts';
 import { defineFlags, type FlagValues } from './spec.ts';
 
 /** The flags of the two servers, `extract serve` and `extract listen`, and the parsers of their values. */
@@ -155,6 +156,7 @@ export const LISTEN_FLAGS = defineFlags({
     description: 'where records go: - (stdout, JSON Lines), FILE.jsonl, FILE.json, FILE.csv, DIR/',
   },
   format: { kind: 'text', value: 'format', description: 'json, jsonl, csv or dir; overrides the extension of -o' },
+  ...MISSING_MARKER_FLAGS,
   maxBody: {
     kind: 'custom',
     value: 'bytes',

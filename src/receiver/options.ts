@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { MissingMarker } from '../outputs/missing-marker.ts';
 
 /** How the sender proves itself (spec, "Authentication" 3): per integration, none, bearer or basic. */
 export type ReceiverAuth =
@@ -39,6 +40,8 @@ export type ReceiverOptions = {
    * from the inbox in pages of about this size: what listen holds in memory is bounded by it.
    */
   batchBytes?: number | undefined;
+  /** A value exactly this text is missing (null, for review); null: none is. Absent: DEFAULT_MISSING_MARKER. */
+  missingMarker?: MissingMarker | undefined;
 };
 
 export type ReceiverDeps = {

@@ -1,3 +1,4 @@
+import { DEFAULT_MISSING_MARKER } from '../outputs/missing-marker.ts';
 import { CONNECTION_DEFAULTS } from '../net/connections.ts';
 import type { FastifyInstance } from 'fastify';
 import { errnoCode } from '../errno.ts';
@@ -58,6 +59,7 @@ export async function startReceiver(
     counts,
     delayMs: options.workerDelayMs ?? 0,
     batchBytes: options.batchBytes,
+    missingMarker: options.missingMarker === undefined ? DEFAULT_MISSING_MARKER : options.missingMarker,
     spacingMs: sink.wholeFile ? WHOLE_FILE_SPACING_MS : sink.toDisk ? FILE_SPACING_MS : 0,
   });
 

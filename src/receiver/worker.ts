@@ -1,4 +1,5 @@
 import { jsonDepthOver, MAX_PAYLOAD_DEPTH, WebhookPayload } from '../contract/index.ts';
+import type { MissingMarker } from '../outputs/missing-marker.ts';
 import type { Inbox, InboxRow } from './inbox.ts';
 import type { Logger } from './log.ts';
 import { nullFields, recordOf } from './records.ts';
@@ -44,8 +45,10 @@ export function createWorker(deps: {
   spacingMs: number;
   /** A pass takes at most this many bytes of event bodies (at least one event). */
   batchBytes?: number | undefined;
+  /** A value exactly this text is missing: null in the record, listed for review. */
+  missingMarker: MissingMarker;
 }): Worker {
-  const { inbox, sink, logger, now, counts, delayMs, spacingMs } = deps;
+  const { inbox, sink, logger, now, counts, delayMs, spacingMs, missingMarker } = deps;
   const batchBytes = deps.batchBytes ?? WORKER_BATCH_BYTES;
   let lastPassEnd = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | undefined;
@@ -74,7 +77,7 @@ export function createWorker(deps: {
           let end = i;
           while (end < rows.length && (end === i || bytes + rows[end]!.body.length <= CHUNK_BYTES))
             bytes += rows[end++]!.body.length;
-          _process(rows.slice(i, end), inbox, logger, now, counts);
+          _process(rows.slice(i, end), inbox, logger, now, counts, missingMarker);
           i = end;
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
@@ -148,6 +151,7 @@ function _process(
   logger: Logger,
   now: () => Date,
   counts: WorkerCounts,
+  marker: MissingMarker,
 ): void {
   const decoder = new TextDecoder();
   const quarantined = new Set<number>();
@@ -164,7 +168,9 @@ function _process(
       const result = WebhookPayload.safeParse(JSON.parse(text));
       if (result.success) {
         payload = result.data;
-        claim = { record: recordOf(payload), nullFields: nullFields(payload.data) };
+        // The review list is of the record as written: the missing marker already null in it.
+        const record = recordOf(payload, marker);
+        claim = { record, nullFields: nullFields(record.results ?? {}) };
         JSON.stringify(claim); // what the inbox stores: fails here, not in the middle of a batch
       }
     } catch (err) {

@@ -84,6 +84,8 @@ export type RunHooks = {
   planWindow?: number;
   /** Called just before a document's bytes are read to be sent (a file changed after its plan). */
   beforeSend?: BatchDeps['beforeSend'];
+  /** The run's environment (GITHUB_ACTIONS...); none by default. */
+  env?: BatchDeps['env'];
 };
 
 /** One in-process run of `extract <inputs...>` in `cwd`, on a fake clock. */
@@ -112,7 +114,7 @@ export async function run(cwd: string, inputs: string[], options: BatchOptions, 
     random: () => 0.5,
     log: () => {},
     cwd,
-    env: {},
+    env: hooks.env ?? {},
     stdout: new Writable({
       write: (c, _e, cb) => {
         out += String(c);

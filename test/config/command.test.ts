@@ -26,7 +26,7 @@ describe('extract config', () => {
   it('config: an unknown key or a bad base URL is refused', async () => {
     const deps = captureDeps(await configDir());
     await expect(configSet({ key: 'apikey', value: KEY }, deps)).rejects.toThrow(
-      /unknown config key "apikey": the keys are api_key, base_url and state_url/,
+      /unknown config key "apikey": the keys are api_key, base_url, state_url and missing_marker/,
     );
     await expect(configSet({ key: 'base_url', value: 'extract.example' }, deps)).rejects.toThrow(/not a URL/);
   });

@@ -6,6 +6,7 @@ import {
   maskKey,
   normaliseBaseUrl,
   requireSettings,
+  resolveMissingMarker,
   resolveSettings,
 } from '../../src/config/settings.ts';
 import { KEY } from './helpers.ts';
@@ -18,6 +19,15 @@ const STORED = store({ api_key: 'ext_stored_000000000000', base_url: 'https://st
 const ENV = { EXTRACT_API_KEY: 'ext_env_0000000000000', EXTRACT_BASE_URL: 'https://env.example' };
 
 describe('settings', () => {
+  it('config: the missing marker is "-" unless --no-missing-marker, --missing-marker or the store says; "" in the store is none', () => {
+    expect(resolveMissingMarker({}, store({}))).toBe('-');
+    expect(resolveMissingMarker({}, store({ missing_marker: 'n/a' }))).toBe('n/a');
+    expect(resolveMissingMarker({}, store({ missing_marker: '' }))).toBeNull();
+    expect(resolveMissingMarker({ missingMarker: '?' }, store({ missing_marker: 'n/a' }))).toBe('?');
+    expect(resolveMissingMarker({ noMissingMarker: true }, store({ missing_marker: 'n/a' }))).toBeNull();
+    expect(() => resolveMissingMarker({ missingMarker: '' }, store({}))).toThrow(/use --no-missing-marker/);
+  });
+
   it('config: flags win over the environment, which wins over the store', () => {
     const flags = { apiKey: 'ext_flag_00000000000', baseUrl: 'https://flag.example/' };
     expect(resolveSettings({ flags, env: ENV, store: STORED })).toEqual({

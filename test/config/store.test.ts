@@ -69,3 +69,22 @@ describe('config store: a look without conf', () => {
     expect(storeMayHold(env, 'state_url')).toBe(true);
   });
 });
+
+describe('config store: the missing marker', () => {
+  it('config: missing_marker from the store is read when no flag says; "" there is none; a flag wins', async () => {
+    const { missingMarkerOf } = await import('../../src/cli/missing-marker.ts');
+    const { configSet } = await import('../../src/config/commands.ts');
+    const dir = await configDir();
+    const env = { EXTRACT_CONFIG_DIR: dir };
+    expect(await missingMarkerOf({}, env)).toBe('-'); // no file
+    const store = openConfigStore({ env });
+    const deps = { store, env, stdout: () => {}, stderr: () => {}, readStdin: async () => '' };
+    await configSet({ key: 'missing_marker', value: 'n/a' }, deps);
+    expect(await missingMarkerOf({}, env)).toBe('n/a');
+    expect(await missingMarkerOf({ missingMarker: '?' }, env)).toBe('?');
+    await configSet({ key: 'missing_marker', value: '' }, deps);
+    expect(await missingMarkerOf({}, env)).toBeNull();
+    expect(await missingMarkerOf({ missingMarker: '-' }, env)).toBe('-');
+    expect(await missingMarkerOf({ noMissingMarker: true }, { EXTRACT_CONFIG_DIR: dir })).toBeNull();
+  });
+});

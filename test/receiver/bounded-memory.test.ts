@@ -9,6 +9,7 @@ import { jsonArrayChunks } from '../../src/outputs/json.ts';
 import { DocumentRecord } from '../../src/outputs/record-schema.ts';
 import { CSV_MAX_COLUMNS } from '../../src/receiver/index.ts';
 import { nullFields, recordOf } from '../../src/receiver/records.ts';
+import { DEFAULT_MISSING_MARKER } from '../../src/outputs/missing-marker.ts';
 import { spawnCli, tempDir } from '../helpers/cli.ts';
 import { peakRssMb } from '../helpers/smtp.ts';
 import { payload, receiver, send } from './helpers.ts';
@@ -21,7 +22,8 @@ import { payload, receiver, send } from './helpers.ts';
  */
 
 /** A record as the inbox gives it back (stored as JSON, parsed with the schema): what the old writers were fed. */
-const stored = (p: WebhookPayload) => DocumentRecord.parse(JSON.parse(JSON.stringify(recordOf(p))));
+const stored = (p: WebhookPayload) =>
+  DocumentRecord.parse(JSON.parse(JSON.stringify(recordOf(p, DEFAULT_MISSING_MARKER))));
 
 /** The first event of each document_id, in the order sent: the documents an output holds. */
 function firstOfEach(events: readonly WebhookPayload[]): WebhookPayload[] {

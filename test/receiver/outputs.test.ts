@@ -201,6 +201,64 @@ describe('listen: outputs', () => {
   });
 });
 
+describe("listen: the service's missing marker", () => {
+  // The deployed service's webhooks carry "-" where a value could not be read, tables included.
+  const dashed = payload({
+    document_id: 'doc_dashed',
+    metadata: { file_name: 'short.pdf', mime_type: 'application/pdf', source_type: 'email', page_count: 1 },
+    data: {
+      total: '-',
+      number: '-5',
+      ref: 'a-b',
+      note: '--',
+      customer: { name: 'ACME', email: '-' },
+      lines: [{ description: '-', amount: 3 }],
+    },
+  });
+  const cleared = {
+    ...dashed.data,
+    total: null,
+    customer: { name: 'ACME', email: null },
+    lines: [{ description: null, amount: 3 }],
+  };
+
+  it('listen: a value exactly "-" is null in the records and CSV, and listed for review; "-5", "a-b", "--" stay', async () => {
+    const dir = tempDir();
+    const r = await receiver({ out: join(dir, 'records.jsonl') });
+    await send(r.url, dashed);
+    await r.drained();
+    expect(r.lines).toContain(
+      '    doc_dashed (short.pdf) needs review: null total, customer.email, lines[0].description',
+    );
+    expect(await lines(join(r.dataDir, REVIEW_FILE))).toEqual([
+      {
+        document_id: 'doc_dashed',
+        file_name: 'short.pdf',
+        null_fields: ['total', 'customer.email', 'lines[0].description'],
+      },
+    ]);
+    const [record] = await lines(join(dir, 'records.jsonl'));
+    expect(record).toMatchObject({ document_id: 'doc_dashed', needs_review: true, results: cleared });
+
+    const csv = join(tempDir(), 'records.csv');
+    const c = await receiver({ out: csv });
+    await send(c.url, dashed);
+    await c.drained();
+    const [row] = readCsvObjects(await readFile(csv, 'utf8'));
+    expect(row).toMatchObject({ needs_review: 'true', total: null, 'customer.email': null, ref: 'a-b' });
+  });
+
+  it('listen: with the marker off ("--no-missing-marker"), "-" is a value and nothing is listed', async () => {
+    const out = join(tempDir(), 'records.jsonl');
+    const r = await receiver({ out, missingMarker: null });
+    await send(r.url, dashed);
+    await r.drained();
+    const [record] = await lines(out);
+    expect(record).toMatchObject({ needs_review: false, results: dashed.data });
+    expect(r.lines.some((l) => l.includes('needs review'))).toBe(false);
+  });
+});
+
 describe('listen: output failures', () => {
   it('listen: when the output cannot be written, the event stays in the inbox and is written on a later try', async () => {
     const { mkdir, rm } = await import('node:fs/promises');
