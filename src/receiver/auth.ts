@@ -12,6 +12,8 @@ type AuthFailure =
   | 'wrong scheme (expected Bearer)'
   | 'wrong scheme (expected Basic)'
   | 'malformed Basic credentials'
+  | typeof _DOUBLED.bearer
+  | typeof _DOUBLED.basic
   | 'wrong token'
   | 'wrong credentials';
 
@@ -24,6 +26,15 @@ export type Authenticator = {
 };
 
 const REALM = 'extract listen';
+
+/**
+ * The sender's settings take the credential alone and add the scheme themselves; a user who
+ * pastes the whole header value sends the scheme twice, and is told so (the secret is not shown).
+ */
+const _DOUBLED = {
+  bearer: '"Bearer " twice (paste only the token: the service adds "Bearer ")',
+  basic: '"Basic " twice (paste only the base64 value as Base64 Credentials: the service adds "Basic ")',
+} as const;
 const sha256 = (value: string | Buffer): Buffer => createHash('sha256').update(value).digest();
 
 export function createAuthenticator(auth: ReceiverAuth): Authenticator {
@@ -69,6 +80,7 @@ function _credentialsOf(
 ): { ok: true; value: string } | { ok: false; reason: AuthFailure } {
   if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing Authorization header' };
   // The scheme name is case-insensitive (RFC 9110, 11.1).
+  if (new RegExp(`^${scheme}\\s+${scheme}\\s`, 'i').test(header.trim())) return { ok: false, reason: _DOUBLED[scheme] };
   const match = /^(\S+)\s+(\S+)\s*$/.exec(header.trim());
   if (!match || match[1]!.toLowerCase() !== scheme) {
     return {
