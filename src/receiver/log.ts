@@ -87,8 +87,10 @@ function formatText(event: LogEvent): string {
  */
 function _inert(text: string): string {
   const cut = text.length > NETWORK_TEXT_SHOWN ? `${text.slice(0, NETWORK_TEXT_SHOWN)}…` : text;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters escaped
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return cut.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Parser names are chosen by people and may hold spaces. */

@@ -214,7 +214,10 @@ function parseEvent(body: Buffer): Verdict {
     return { ok: false, reason: `not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
   if (!_isObject(json))
-    return { ok: false, reason: `a JSON ${json === null ? 'null' : Array.isArray(json) ? 'array' : typeof json}, not an object` };
+    return {
+      ok: false,
+      reason: `a JSON ${json === null ? 'null' : Array.isArray(json) ? 'array' : typeof json}, not an object`,
+    };
   return { ok: true, event: json };
 }
 

@@ -109,6 +109,17 @@ describe('listen: the webhooks of the deployed service', () => {
     expect(r.lines.at(-1)).toBe('received 1 (1 new, 0 duplicate), rejected 0, unauthorized 0, test events 3');
   });
 
+  it('listen: text from the network is inert in log lines: control characters escaped, long text cut', async () => {
+    const r = await deployedReceiver();
+    const forged = `test-1\n<-- forged line \u001b[31m${'x'.repeat(500)}`;
+    expect((await deliver(r.url, { ...TEST_ACTION, document_id: forged })).status).toBe(200);
+    const line = r.lines.find((l) => l.startsWith('<-- test event test-1'));
+    expect(line).toBeDefined();
+    expect(line).not.toMatch(/[\n\u001b]/);
+    expect(line).toContain('test-1\\u000a<-- forged line \\u001b[31m');
+    expect(line!.length).toBeLessThan(400);
+  });
+
   it('listen: the "Base64 Credentials" value docs/listen.md shows how to make authenticates; the value pasted with its "Basic " gets a 401 that says so', async () => {
     const docs = readFileSync(join(import.meta.dirname, '../../docs/listen.md'), 'utf8');
     expect(docs).toContain('Base64 Credentials');
@@ -145,9 +156,9 @@ describe('listen: the webhooks of the deployed service', () => {
     // What the sender can fix, or what must be refused, stays a 4xx.
     expect((await deliver(r.url, null, { raw: '{"event": "document.proc' })).status).toBe(400);
     expect((await deliver(r.url, null, { raw: '[1, 2]' })).status).toBe(400);
-    expect((await deliver(r.url, deployedEvent('d-bad-auth'), { authorization: 'Basic d3Jvbmc6cGFzcw==' })).status).toBe(
-      401,
-    );
+    expect(
+      (await deliver(r.url, deployedEvent('d-bad-auth'), { authorization: 'Basic d3Jvbmc6cGFzcw==' })).status,
+    ).toBe(401);
     await r.drained();
     for (const id of ['d-no-pages', 'd-list-data', 'd-other-event', 'd-odd-time'])
       expect(r.lines.some((l) => l.startsWith(`<-- ${id} kept, not written: `))).toBe(true);
