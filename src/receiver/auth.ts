@@ -23,6 +23,8 @@ export type Authenticator = {
   check(authorization: string | undefined): AuthResult;
   /** The WWW-Authenticate challenge for a 401, if the scheme has one. */
   readonly challenge: string | undefined;
+  /** Whether a sender must prove itself (not --auth none): then passing check() vouches for it. */
+  readonly required: boolean;
 };
 
 const REALM = 'extract listen';
@@ -40,11 +42,12 @@ const sha256 = (value: string | Buffer): Buffer => createHash('sha256').update(v
 export function createAuthenticator(auth: ReceiverAuth): Authenticator {
   switch (auth.type) {
     case 'none':
-      return { check: () => ({ ok: true }), challenge: undefined };
+      return { check: () => ({ ok: true }), challenge: undefined, required: false };
     case 'bearer': {
       const expected = sha256(auth.token);
       return {
         challenge: `Bearer realm="${REALM}"`,
+        required: true,
         check(header) {
           const credentials = _credentialsOf(header, 'bearer');
           if (!credentials.ok) return credentials;
@@ -60,6 +63,7 @@ export function createAuthenticator(auth: ReceiverAuth): Authenticator {
       const expected = sha256(Buffer.from(`${auth.username}:${auth.password}`, 'utf8'));
       return {
         challenge: `Basic realm="${REALM}", charset="UTF-8"`,
+        required: true,
         check(header) {
           const credentials = _credentialsOf(header, 'basic');
           if (!credentials.ok) return credentials;

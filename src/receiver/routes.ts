@@ -99,15 +99,27 @@ export function receiverApp(ctx: RoutesContext): FastifyInstance {
   return app;
 }
 
-/** Only this machine's senders (src/net/loopback.ts): no DNS-rebinding Host, no write from another origin's page. */
+/**
+ * Only this machine's senders (src/net/loopback.ts): no DNS-rebinding Host, no write from another
+ * origin's page. A foreign Host that brings the right credentials is the service through a tunnel
+ * or a reverse proxy that keeps the public name (the deployed sender never retries the 403): a
+ * rebinding page cannot know the secret, so with credentials required, and no Origin, they are
+ * the proof.
+ */
 function installLoopbackGuard(app: FastifyInstance, ctx: RoutesContext): void {
   app.addHook('onRequest', async (request, reply) => {
     const header = (name: string) => {
       const v = request.headers[name];
       return Array.isArray(v) ? v[0] : v;
     };
+    // No browser page is vouched for: the service's deliveries carry no Origin.
+    const vouched = () =>
+      header(HEADER.origin) === undefined &&
+      ctx.authenticator.required &&
+      ctx.authenticator.check(header(HEADER.authorization)).ok;
+    const foreignHost = hostProblem(header(HEADER.host), ctx.host);
     const problem =
-      hostProblem(header(HEADER.host), ctx.host) ??
+      (foreignHost !== null && !vouched() ? foreignHost : null) ??
       crossOriginProblem({
         method: request.method,
         origin: header(HEADER.origin),

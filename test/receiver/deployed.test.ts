@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { INBOX_FILE } from '../../src/receiver/index.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -107,6 +108,31 @@ describe('listen: the webhooks of the deployed service', () => {
       { document_id: 'd5f0a1b2-0000-4000-8000-000000000001' },
     ]);
     expect(r.lines.at(-1)).toBe('received 1 (1 new, 0 duplicate), rejected 0, unauthorized 0, test events 3');
+  });
+
+  it('listen: an event through a tunnel that keeps the public Host is taken when its credentials are right; without them, or with --auth none, the Host is still refused', async () => {
+    const r = await deployedReceiver();
+    const port = new URL(r.url).port;
+    // undici's request, which (unlike fetch) sends the Host header it is given.
+    const post = async (host: string, authorization: string, url = r.url, page: Record<string, string> = {}) => {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { host, 'content-type': 'application/json', 'user-agent': 'Parsli/1.0', authorization, ...page },
+        body: JSON.stringify(deployedEvent('d5f0a1b2-0000-4000-8000-000000000020')),
+      });
+      await res.body.text();
+      return res.statusCode;
+    };
+    expect(await post('hooks-abc.trycloudflare.com', `Basic ${BASE64_CREDENTIALS}`)).toBe(200);
+    expect(await post(`hooks-abc.trycloudflare.com:${port}`, 'Basic d3Jvbmc6cGFzcw==')).toBe(403);
+    expect(await post('hooks-abc.trycloudflare.com', '')).toBe(403);
+    // A browser page is never vouched for, credentials or not: the service's deliveries carry no Origin.
+    const page = { origin: 'https://hooks-abc.trycloudflare.com' };
+    expect(await post('hooks-abc.trycloudflare.com', `Basic ${BASE64_CREDENTIALS}`, r.url, page)).toBe(403);
+    const open = await receiver();
+    expect(await post('hooks-abc.trycloudflare.com', `Basic ${BASE64_CREDENTIALS}`, open.url)).toBe(403);
+    await r.drained();
+    expect(r.lines).toContain('<-- d5f0a1b2-0000-4000-8000-000000000020 parser=Invoices pages=1 new');
   });
 
   it('listen: text from the network is inert in log lines: control characters escaped, long text cut', async () => {
