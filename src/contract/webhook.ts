@@ -60,3 +60,16 @@ export const WebhookPayload = z
   })
   .loose();
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
+
+/**
+ * An integration's test action, not a document: the interface marks it `"test": true`; the
+ * deployed service sends none, but names its sample `document_id: "test-<ms>"` (its real
+ * documents have UUIDs), so that prefix marks it too. Read from the raw JSON object: a test's
+ * sample data need not fit the contract.
+ */
+const TEST_DOCUMENT_PREFIX = 'test-';
+export function isTestEvent(event: Readonly<Record<string, unknown>>): boolean {
+  return (
+    event.test === true || (typeof event.document_id === 'string' && event.document_id.startsWith(TEST_DOCUMENT_PREFIX))
+  );
+}

@@ -12,6 +12,8 @@ type AuthFailure =
   | 'wrong scheme (expected Bearer)'
   | 'wrong scheme (expected Basic)'
   | 'malformed Basic credentials'
+  | typeof _DOUBLED.bearer
+  | typeof _DOUBLED.basic
   | 'wrong token'
   | 'wrong credentials';
 
@@ -21,19 +23,31 @@ export type Authenticator = {
   check(authorization: string | undefined): AuthResult;
   /** The WWW-Authenticate challenge for a 401, if the scheme has one. */
   readonly challenge: string | undefined;
+  /** Whether a sender must prove itself (not --auth none): then passing check() vouches for it. */
+  readonly required: boolean;
 };
 
 const REALM = 'extract listen';
+
+/**
+ * The sender's settings take the credential alone and add the scheme themselves; a user who
+ * pastes the whole header value sends the scheme twice, and is told so (the secret is not shown).
+ */
+const _DOUBLED = {
+  bearer: '"Bearer " twice (paste only the token: the service adds "Bearer ")',
+  basic: '"Basic " twice (paste only the base64 value as Base64 Credentials: the service adds "Basic ")',
+} as const;
 const sha256 = (value: string | Buffer): Buffer => createHash('sha256').update(value).digest();
 
 export function createAuthenticator(auth: ReceiverAuth): Authenticator {
   switch (auth.type) {
     case 'none':
-      return { check: () => ({ ok: true }), challenge: undefined };
+      return { check: () => ({ ok: true }), challenge: undefined, required: false };
     case 'bearer': {
       const expected = sha256(auth.token);
       return {
         challenge: `Bearer realm="${REALM}"`,
+        required: true,
         check(header) {
           const credentials = _credentialsOf(header, 'bearer');
           if (!credentials.ok) return credentials;
@@ -49,6 +63,7 @@ export function createAuthenticator(auth: ReceiverAuth): Authenticator {
       const expected = sha256(Buffer.from(`${auth.username}:${auth.password}`, 'utf8'));
       return {
         challenge: `Basic realm="${REALM}", charset="UTF-8"`,
+        required: true,
         check(header) {
           const credentials = _credentialsOf(header, 'basic');
           if (!credentials.ok) return credentials;
@@ -69,6 +84,7 @@ function _credentialsOf(
 ): { ok: true; value: string } | { ok: false; reason: AuthFailure } {
   if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing Authorization header' };
   // The scheme name is case-insensitive (RFC 9110, 11.1).
+  if (new RegExp(`^${scheme}\\s+${scheme}\\s`, 'i').test(header.trim())) return { ok: false, reason: _DOUBLED[scheme] };
   const match = /^(\S+)\s+(\S+)\s*$/.exec(header.trim());
   if (!match || match[1]!.toLowerCase() !== scheme) {
     return {

@@ -15,7 +15,7 @@ type Outcome = (typeof OUTCOMES)[number];
  * - inbox: every acknowledged event, raw, appended before the 200 is sent;
  * - seen: one row per document_id ever processed, with its record (deduplication across
  *   restarts, and the source of whole-file outputs and the review list);
- * - rejected: bodies answered 400, kept for inspection.
+ * - rejected: bodies answered 400 (not a JSON object), kept for inspection.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox (
@@ -93,6 +93,7 @@ export class Inbox {
   readonly #selectPage: StatementSync;
   readonly #selectLastSeen: StatementSync;
   readonly #selectKnown: StatementSync;
+  readonly #selectRecord: StatementSync;
 
   static open(dataDir: string): Inbox {
     return new Inbox(openDatabase(dataDir));
@@ -118,6 +119,7 @@ export class Inbox {
     );
     this.#selectLastSeen = db.prepare('SELECT COALESCE(MAX(inbox_seq), 0) AS seq FROM seen');
     this.#selectKnown = db.prepare('SELECT 1 AS known FROM seen WHERE document_id = ?');
+    this.#selectRecord = db.prepare('SELECT record FROM seen WHERE document_id = ?');
   }
 
   /** Appends an acknowledged event; durable (fsynced) when it returns. */
@@ -194,6 +196,12 @@ export class Inbox {
   /** Whether a document of this id was processed: an output's row of another id is not this inbox's. */
   knows(documentId: string): boolean {
     return this.#selectKnown.get(documentId) !== undefined;
+  }
+
+  /** The stored record of a processed document, as stored (JSON text): a duplicate is compared with it. */
+  recordText(documentId: string): string | undefined {
+    const row = this.#selectRecord.get(documentId);
+    return row === undefined ? undefined : String(row.record);
   }
 
   /** The inbox_seq of the last document processed (0 when none): a fixed end for a pass over seen (whole-file outputs are rebuilt from it, a page at a time). */

@@ -53,11 +53,15 @@ export type ReceiverDeps = {
 };
 
 export type ReceiverStats = {
-  /** Events acknowledged with 2xx by this run (new and duplicate). */
+  /** Events acknowledged with 2xx and stored by this run (new, duplicate and kept). */
   received: number;
   /** Acknowledged events whose document_id had been seen before: no-ops. */
   duplicates: number;
-  /** 400 (not a document.processed) and 413 (too large). */
+  /** Acknowledged events of a shape listen cannot write: kept in the inbox, not written. */
+  kept: number;
+  /** Integrations' test actions: acknowledged, never stored. */
+  tests: number;
+  /** 400 (not a JSON object), 403 (not this machine's) and 413 (too large). */
   rejected: number;
   /** 401: missing or wrong credentials. */
   unauthorized: number;

@@ -15,3 +15,14 @@ export function recordOf(payload: WebhookPayload, marker: MissingMarker): Docume
 }
 
 export { nullFields } from '../outputs/review.ts';
+
+/** A field id as the deployed service writes it: a UUID (8-4-4-4-12 hex digits). */
+const FIELD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A key of `data` that is a field id rather than a name, if any: the interface keys results by
+ * field name, the deployed service by field id, and a user reading the outputs should know why.
+ */
+export function fieldIdKey(data: WebhookPayload['data']): string | undefined {
+  return Object.keys(data).find((key) => FIELD_ID.test(key));
+}

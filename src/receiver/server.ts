@@ -49,8 +49,8 @@ export async function startReceiver(
     pageBytes: options.batchBytes,
   });
   const inbox = Inbox.open(options.dataDir);
-  const stats: ReceiverStats = { received: 0, duplicates: 0, rejected: 0, unauthorized: 0 };
-  const counts: WorkerCounts = { new: 0, duplicates: 0 };
+  const stats: ReceiverStats = { received: 0, duplicates: 0, kept: 0, tests: 0, rejected: 0, unauthorized: 0 };
+  const counts: WorkerCounts = { new: 0, duplicates: 0, kept: 0 };
   const worker = createWorker({
     inbox,
     sink,
@@ -90,14 +90,14 @@ export async function startReceiver(
   let closing: Promise<void> | undefined;
   return {
     url,
-    stats: () => ({ ...stats, duplicates: counts.duplicates }),
+    stats: () => ({ ...stats, duplicates: counts.duplicates, kept: counts.kept }),
     drained: () => worker.idle(),
     close() {
       closing ??= (async () => {
         await app.close();
         await worker.stop();
         inbox.close();
-        logger({ type: 'summary', ...stats, duplicates: counts.duplicates, new: counts.new });
+        logger({ type: 'summary', ...stats, duplicates: counts.duplicates, kept: counts.kept, new: counts.new });
       })();
       return closing;
     },

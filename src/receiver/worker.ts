@@ -1,8 +1,14 @@
-import { jsonDepthOver, MAX_PAYLOAD_DEPTH, WebhookPayload } from '../contract/index.ts';
+import {
+  describeZodErrorInline,
+  jsonDepthOver,
+  MAX_PAYLOAD_DEPTH,
+  MISSING_IS_MISSING,
+  WebhookPayload,
+} from '../contract/index.ts';
 import type { MissingMarker } from '../outputs/missing-marker.ts';
 import type { Inbox, InboxRow } from './inbox.ts';
 import type { Logger } from './log.ts';
-import { nullFields, recordOf } from './records.ts';
+import { fieldIdKey, nullFields, recordOf } from './records.ts';
 import type { RecordSink } from './sink.ts';
 
 /**
@@ -20,7 +26,10 @@ export type Worker = {
   stop(): Promise<void>;
 };
 
-export type WorkerCounts = { new: number; duplicates: number };
+export type WorkerCounts = { new: number; duplicates: number; kept: number };
+
+/** What a run has said once and does not repeat. */
+type Said = { fieldIds: boolean };
 
 /** What a pass holds at once by default: events are taken up to this many bytes of bodies, not by count. */
 const WORKER_BATCH_BYTES = 16 * 1024 * 1024;
@@ -56,6 +65,7 @@ export function createWorker(deps: {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let waiters: (() => void)[] = [];
+  const said: Said = { fieldIds: false };
 
   const settleWaiters = (): void => {
     const list = waiters;
@@ -77,7 +87,7 @@ export function createWorker(deps: {
           let end = i;
           while (end < rows.length && (end === i || bytes + rows[end]!.body.length <= CHUNK_BYTES))
             bytes += rows[end++]!.body.length;
-          _process(rows.slice(i, end), inbox, logger, now, counts, missingMarker);
+          _process(rows.slice(i, end), { inbox, logger, now, counts, said, marker: missingMarker });
           i = end;
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
@@ -147,31 +157,33 @@ export function createWorker(deps: {
 
 function _process(
   rows: readonly InboxRow[],
-  inbox: Inbox,
-  logger: Logger,
-  now: () => Date,
-  counts: WorkerCounts,
-  marker: MissingMarker,
+  ctx: { inbox: Inbox; logger: Logger; now: () => Date; counts: WorkerCounts; said: Said; marker: MissingMarker },
 ): void {
+  const { inbox, logger, now, counts, said, marker } = ctx;
   const decoder = new TextDecoder();
   const quarantined = new Set<number>();
   const parsed = rows.map((row) => {
-    // Validated before the 200; parsed again here because the inbox may hold events a
-    // previous version of extract acknowledged (one nested 2,000 deep, say). Whatever fails
-    // here is quarantined: kept in the inbox, logged, and the next events go on.
+    // The routes acknowledge any JSON object (the deployed sender never retries a 4xx); here it
+    // is read against the contract, and what is not a document.processed is kept, not written.
+    // Whatever throws (an event an older version acknowledged, nested 2,000 deep, say) is
+    // quarantined: kept in the inbox, logged, and the next events go on.
     let payload: WebhookPayload | undefined;
     let claim: { record: ReturnType<typeof recordOf>; nullFields: string[] } | undefined;
+    let kept: { documentId: string; reason: string } | undefined;
     try {
       const text = decoder.decode(row.body);
       if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH))
         throw new RangeError(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);
-      const result = WebhookPayload.safeParse(JSON.parse(text));
+      const json: unknown = JSON.parse(text);
+      const result = WebhookPayload.safeParse(json, MISSING_IS_MISSING);
       if (result.success) {
         payload = result.data;
         // The review list is of the record as written: the missing marker already null in it.
         const record = recordOf(payload, marker);
         claim = { record, nullFields: nullFields(record.results ?? {}) };
         JSON.stringify(claim); // what the inbox stores: fails here, not in the middle of a batch
+      } else {
+        kept = { documentId: _documentIdOf(json), reason: describeZodErrorInline(result.error, 3) };
       }
     } catch (err) {
       logger({ type: 'quarantined', inbox_seq: row.seq, reason: err instanceof Error ? err.message : String(err) });
@@ -179,16 +191,21 @@ function _process(
       payload = undefined;
       claim = undefined;
     }
-    return { row, payload, claim };
+    return { row, payload, claim, kept };
   });
   const outcomes = inbox.settle(
     parsed.map(({ row, claim }) => (claim === undefined ? { seq: row.seq } : { seq: row.seq, claim })),
     now(),
   );
-  for (const [i, { row, payload, claim }] of parsed.entries()) {
+  for (const [i, { row, payload, claim, kept }] of parsed.entries()) {
     const outcome = outcomes[i];
     if (quarantined.has(row.seq)) continue;
-    if (payload === undefined || outcome === undefined || outcome === 'invalid') {
+    if (kept !== undefined) {
+      counts.kept++;
+      logger({ type: 'kept', inbox_seq: row.seq, document_id: kept.documentId, reason: kept.reason });
+      continue;
+    }
+    if (payload === undefined || claim === undefined || outcome === undefined || outcome === 'invalid') {
       logger({
         type: 'error',
         message: `inbox event #${row.seq} is not a valid document.processed any more; it is marked invalid and left in the inbox`,
@@ -197,6 +214,8 @@ function _process(
     }
     if (outcome === 'new') counts.new++;
     else counts.duplicates++;
+    // The first event of a document wins; a later one that says otherwise is worth a word.
+    const otherData = outcome === 'duplicate' && inbox.recordText(payload.document_id) !== JSON.stringify(claim.record);
     logger({
       type: 'event',
       document_id: payload.document_id,
@@ -204,8 +223,9 @@ function _process(
       pages: payload.metadata.page_count,
       outcome,
       method: row.method,
+      ...(otherData ? { other_data: true, inbox_seq: row.seq } : {}),
     });
-    const nulls = outcome === 'new' ? (claim?.nullFields ?? []) : [];
+    const nulls = outcome === 'new' ? claim.nullFields : [];
     if (nulls.length > 0) {
       logger({
         type: 'review',
@@ -214,5 +234,18 @@ function _process(
         null_fields: nulls,
       });
     }
+    if (!said.fieldIds) {
+      const key = fieldIdKey(payload.data);
+      if (key !== undefined) {
+        said.fieldIds = true;
+        logger({ type: 'field_ids', document_id: payload.document_id, key });
+      }
+    }
   }
+}
+
+/** The document_id of an event that is not a valid one, if it has one, for the log. */
+function _documentIdOf(json: unknown): string {
+  if (typeof json !== 'object' || json === null || !('document_id' in json)) return '';
+  return typeof json.document_id === 'string' ? json.document_id : '';
 }

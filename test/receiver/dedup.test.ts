@@ -25,7 +25,7 @@ describe('listen: deduplication', () => {
       '<-- doc_a parser=Invoices pages=2 duplicate',
       '<-- doc_a parser=Invoices pages=2 duplicate',
     ]);
-    expect(r.stats()).toEqual({ received: 4, duplicates: 2, rejected: 0, unauthorized: 0 });
+    expect(r.stats()).toEqual({ received: 4, duplicates: 2, kept: 0, tests: 0, rejected: 0, unauthorized: 0 });
     expect((await jsonl(out)).map((x) => x.document_id)).toEqual(['doc_a', 'doc_b']);
     await r.close();
     expect(r.lines.at(-1)).toBe('received 4 (2 new, 2 duplicate), rejected 0, unauthorized 0');
@@ -46,7 +46,7 @@ describe('listen: deduplication', () => {
     await send(second.url, payload({ document_id: 'doc_b' }));
     await second.drained();
     expect(second.lines).toEqual([
-      '<-- doc_a parser=Invoices pages=2 duplicate',
+      '<-- doc_a parser=Invoices pages=2 duplicate with other data than the first (kept in the inbox as #2, not written)',
       '<-- doc_b parser=Invoices pages=2 new',
     ]);
     const records = await jsonl(out);

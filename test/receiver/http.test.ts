@@ -59,27 +59,41 @@ describe('listen: HTTP', () => {
     expect((missing.body as { error: string }).error).toContain('/hooks/extract');
   });
 
-  it('listen: an invalid payload is 400, logged, and its raw body kept aside in the rejected table', async () => {
+  it('listen: a body that is not a JSON object is 400, logged, and its raw body kept aside in the rejected table', async () => {
     const r = await receiver();
     const notJson = await send(r.url, null, { raw: '{"event": "document.proc' });
-    const wrongShape = await send(r.url, { ...payload(), event: 'document.deleted', metadata: { file_name: 'x.pdf' } });
+    const array = await send(r.url, [payload()]);
     const empty = await send(r.url, null, { raw: '' });
-    for (const res of [notJson, wrongShape, empty])
+    for (const res of [notJson, array, empty])
       expect(res).toMatchObject({ status: 400, body: { code: 'invalid_payload' } });
-    expect((wrongShape.body as { error: string }).error).toMatch(
-      /^not a document\.processed event: Invalid input: expected "document\.processed" at event; missing at metadata\.mime_type;/,
-    );
+    expect((array.body as { error: string }).error).toBe('not a document.processed event: a JSON array, not an object');
     expect(r.lines[0]).toMatch(/^<-- 400 POST: not JSON .* \(kept as rejected #1\)$/);
     expect(r.stats()).toMatchObject({ rejected: 3, received: 0 });
     await r.close();
     const rejected = rowsOf(r.dataDir, 'SELECT id, method, content_type, reason, body FROM rejected ORDER BY id');
     expect(rejected.map((row) => Buffer.from(row.body as Uint8Array).toString())).toEqual([
       '{"event": "document.proc',
-      JSON.stringify({ ...payload(), event: 'document.deleted', metadata: { file_name: 'x.pdf' } }),
+      JSON.stringify([payload()]),
       '',
     ]);
     expect(rejected[0]).toMatchObject({ method: 'POST', content_type: 'application/json' });
     expect(rowsOf(r.dataDir, 'SELECT * FROM inbox')).toEqual([]);
+  });
+
+  it('listen: a JSON object that is not a valid document.processed is 200, kept in the inbox (outcome invalid) and logged with the first fields that fail', async () => {
+    const r = await receiver();
+    const wrongShape = await send(r.url, { ...payload(), event: 'document.deleted', metadata: { file_name: 'x.pdf' } });
+    expect(wrongShape).toMatchObject({ status: 200, body: { received: true, document_id: 'doc_1', inbox_seq: 1 } });
+    await r.drained();
+    expect(r.lines).toEqual([
+      '<-- doc_1 kept, not written: Invalid input: expected "document.processed" at event; missing at metadata.mime_type; missing at metadata.source_type; and 1 more (inbox #1; an event of a shape listen does not know)',
+    ]);
+    expect(r.stats()).toMatchObject({ rejected: 0, received: 1, kept: 1 });
+    await r.close();
+    expect(rowsOf(r.dataDir, 'SELECT document_id, outcome FROM inbox')).toEqual([
+      { document_id: 'doc_1', outcome: 'invalid' },
+    ]);
+    expect(rowsOf(r.dataDir, 'SELECT * FROM seen')).toEqual([]);
   });
 
   it('listen: a body over the limit is 413 JSON and nothing is stored', async () => {
@@ -107,7 +121,7 @@ describe('listen: HTTP', () => {
         { type: 'event', document_id: 'doc_1', parser: 'Invoices', pages: 2, outcome: 'new', method: 'POST' },
         { type: 'unauthorized', status: 401, method: 'POST', path: '/webhook', reason: 'wrong token' },
         expect.objectContaining({ type: 'invalid', status: 400, rejected_id: 1 }),
-        { type: 'summary', received: 1, new: 1, duplicates: 0, rejected: 1, unauthorized: 1 },
+        { type: 'summary', received: 1, new: 1, duplicates: 0, kept: 0, tests: 0, rejected: 1, unauthorized: 1 },
       ]),
     );
     expect(r.lines.join('\n')).not.toContain('sekrit');
