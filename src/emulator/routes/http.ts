@@ -4,7 +4,8 @@ import { API_PREFIX, describeZodErrorInline, type ErrorBody } from '../../contra
 import { errnoCode, isDiskFull } from '../../errno.ts';
 import { crossOriginProblem, hostProblem } from '../../net/loopback.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
-import { GatewayError, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
+import { GatewayError, PLATFORM_ANSWERS, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
+import type { Profile } from '../profile.ts';
 
 /** Header and parameter names the routes read, named once. */
 export const HEADER = {
@@ -40,6 +41,14 @@ export function noteDocument<T extends { document_id: string }>(request: Fastify
 export const documentOf = (request: FastifyRequest) => request.extractDocumentId;
 
 export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: string): FastifyReply {
+  const platform = PLATFORM_ANSWERS[code];
+  if (platform) {
+    return reply
+      .code(STATUS_OF[code])
+      .header(PLATFORM_ERROR_HEADER, platform.name)
+      .type('text/plain; charset=utf-8')
+      .send(`${platform.title}\n\n${platform.name}\n`);
+  }
   const body: ErrorBody = { success: false, error: message, code };
   return reply.code(STATUS_OF[code]).type('application/json').send(body);
 }
@@ -68,8 +77,8 @@ const FASTIFY_CODES: Record<string, GatewayErrorCode> = {
  * Every error leaves as a JSON ErrorBody. A client's mistake is never a 5xx: only a
  * failure of the emulator itself is, and its body says so without internals.
  */
-export function installErrorHandling(app: FastifyInstance, log: (line: string) => void): void {
-  app.setErrorHandler((err: FastifyError | GatewayError | Error, _request, reply) => {
+export function installErrorHandling(app: FastifyInstance, log: (line: string) => void, profile: Profile): void {
+  app.setErrorHandler((err: FastifyError | GatewayError | Error, request, reply) => {
     if (err instanceof GatewayError) return sendError(reply, err.code, err.message);
     if (isDiskFull(err)) {
       log(`disk full: ${err.message}`);
@@ -81,6 +90,9 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
     }
     const code = errnoCode(err);
     const fastifyCode = code === undefined ? undefined : FASTIFY_CODES[code];
+    // The deployed platform refuses an API request's body before its function sees it.
+    if (fastifyCode === 'payload_too_large' && profile.platformAnswers && request.url.startsWith(API_PREFIX_SLASH))
+      return sendError(reply, 'function_payload_too_large', '');
     if (fastifyCode) return sendError(reply, fastifyCode, requestErrorText(fastifyCode, err.message));
     if (
       err instanceof SyntaxError ||
@@ -96,11 +108,13 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
     );
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      'not_found',
-      `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`,
-    ),
+    profile.platformAnswers
+      ? reply.code(404).type('text/html; charset=utf-8').send(NOT_FOUND_PAGE)
+      : sendError(
+          reply,
+          'not_found',
+          `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`,
+        ),
   );
 }
 
@@ -130,6 +144,33 @@ export function installLoopbackGuard(app: FastifyInstance, boundHost: string): v
     done();
   });
 }
+
+/**
+ * The deployed service's web framework answers a path it has no route for with its own 404 page,
+ * HTML, whatever the client asked for (upload-url and documents/{id} among them).
+ */
+const NOT_FOUND_PAGE =
+  '<!DOCTYPE html><html><head><meta charSet="utf-8"/><title>404: This page could not be found.</title></head><body><div><h1>404</h1><h2>This page could not be found.</h2></div></body></html>';
+
+/** The header in which the deployed platform names its own errors beside the text. */
+const PLATFORM_ERROR_HEADER = 'x-vercel-error';
+
+/**
+ * The deployed service answers its `www.` name with a permanent redirect to the apex, for every
+ * path and method (308 keeps the method and body). Runs after the loopback guard, which allows
+ * `www.localhost`.
+ */
+export function installWwwRedirect(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const host = firstHeader(request.headers[HEADER.host]);
+    if (host === undefined || !host.toLowerCase().startsWith(WWW)) return done();
+    void reply
+      .code(308)
+      .header('location', `${request.protocol}://${host.slice(WWW.length)}${request.url}`)
+      .send();
+  });
+}
+const WWW = 'www.';
 
 const API_PREFIX_SLASH = `${API_PREFIX}/`;
 /** How many distinct Host values the guard remembers its answer for (any more and it starts over). */
