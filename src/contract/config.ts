@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { API_KEY_PREFIX, API_KEY_SYNTAX, MAX_BALANCE_PAGES, MAX_ENGINE_FILE_BYTES } from './constants.ts';
+import {
+  API_KEY_PREFIX,
+  API_KEY_SYNTAX,
+  MAX_BALANCE_PAGES,
+  MAX_ENGINE_FILE_BYTES,
+  SERVE_PROFILES,
+} from './constants.ts';
 import { FaultRuleInput } from './emulator.ts';
 import { FieldDefinition } from './fields.ts';
 
@@ -41,8 +47,6 @@ export const ParserConfig = z.strictObject({
 });
 export type ParserConfig = z.infer<typeof ParserConfig>;
 
-/** Which service `extract serve` plays: the one its interface describes, or the one deployed (docs/serve-profiles.md). */
-export const SERVE_PROFILES = ['interface', 'deployed'] as const;
 export const ServeProfileName = z.enum(SERVE_PROFILES);
 export type ServeProfileName = z.infer<typeof ServeProfileName>;
 

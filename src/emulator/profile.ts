@@ -51,10 +51,10 @@ export type Profile = {
 };
 
 /** The API operations a profile may lack. */
-export type ApiOperation = 'upload-url' | 'extract-stored' | 'documents';
+type ApiOperation = 'upload-url' | 'extract-stored' | 'documents';
 
 /** The deployed service's missing value, leaves and tables alike. */
-export const DEPLOYED_MISSING = '-';
+const DEPLOYED_MISSING = '-';
 
 /** The profile a configuration names. */
 export function profileOf(config: EmulatorConfig): Profile {

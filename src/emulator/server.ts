@@ -39,7 +39,7 @@ import { Idempotency } from './idempotency.ts';
 import { faultRoutes, installFaults } from './routes/faults.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 import { Cleanup } from './cleanup.ts';
-import { profileOf, type Profile } from './profile.ts';
+import { profileOf } from './profile.ts';
 
 export type ServeOptions = {
   config?: EmulatorConfigInput | EmulatorConfig;

@@ -112,10 +112,14 @@ describe('gateway: uploads', () => {
 });
 
 describe('gateway: extraction', () => {
-  it("gateway: extractInline takes (parser, request, injected error, record), extractStored's order", async () => {
+  it("gateway: extractInline takes (parser, request, injected error, record), extractStored's order, and hands the processor both", async () => {
     const injected: Array<string | undefined> = [];
     const processor = {
-      run: async (_doc: unknown, injectedError: unknown, onCompleted?: (results: Record<string, never>) => void) => {
+      run: async (
+        _doc: unknown,
+        options: { injectedError?: unknown; onCompleted?: (results: Record<string, never>) => void },
+      ) => {
+        const { injectedError, onCompleted } = options;
         injected.push(typeof injectedError === 'string' ? injectedError : typeof injectedError);
         onCompleted?.({});
         return { status: 'completed', pageCount: 1, results: {} };
