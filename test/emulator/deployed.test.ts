@@ -4,6 +4,7 @@ import { DeliveriesBody, LedgerBody, WebhookPayload } from '../../src/contract/i
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { markMissing } from '../../src/emulator/profile.ts';
 import type { Engine } from '../../src/engine/types.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
 import { hookServer } from '../helpers/hook-server.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
@@ -94,6 +95,29 @@ describe('serve --profile deployed', () => {
     const doc = (await call(s, 'GET', `/_emulator/documents/${id}`)).body;
     expect(doc.status).toBe('error');
     expect(doc.error).toContain('clean-up');
+  });
+
+  it("a restart keeps the clean-up job's schedule: not refunded at once on start, refunded once due", async () => {
+    const dataDir = tempDir();
+    const config = (cleanupMs: number) => ({
+      ...DEPLOYED,
+      deployed: { function_timeout_ms: 300, cleanup_after_ms: cleanupMs },
+    });
+    const first = await emulator(config(3_600_000), { engine: slowReader, dataDir });
+    expect((await call(first, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(11, 2)) })).status).toBe(
+      504,
+    );
+    const id = (await ledgerOf(first)).entries[0]!.document_id!;
+    await first.close();
+    // An hour's delay: the restart leaves the reservation, where the interface refunds inline documents at once.
+    const second = await emulator(config(3_600_000), { engine: slowReader, dataDir });
+    expect(kindsFor(await ledgerOf(second), id)).toEqual(['reserve']);
+    expect((await call(second, 'GET', `/_emulator/documents/${id}`)).body.status).toBe('processing');
+    await second.close();
+    const third = await emulator(config(0), { engine: slowReader, dataDir });
+    await expect
+      .poll(async () => kindsFor(await ledgerOf(third), id), { timeout: 30_000 })
+      .toEqual(['reserve', 'refund']);
   });
 
   it('the interface profile answers the same time-out 503 and refunds at once', async () => {
