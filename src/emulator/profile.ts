@@ -33,6 +33,8 @@ export type Profile = {
   readonly idempotencyKey: boolean;
   /** What a missing value is in answers and webhook events: null (interface) or the marker (deployed). */
   readonly missing: null | typeof DEPLOYED_MISSING;
+  /** Whether the API's error bodies are `{ error }` alone (deployed), not the emulator's `{ success, error, code }`. */
+  readonly bareErrors: boolean;
   /** Whether the platform answers (413, 504, unknown paths) as itself: text and HTML, not the API's JSON. */
   readonly platformAnswers: boolean;
   /** Whether a Host starting with `www.` is redirected (308) to the apex. */
@@ -74,6 +76,7 @@ function interfaceProfile(config: EmulatorConfig): Profile {
     },
     idempotencyKey: true,
     missing: null,
+    bareErrors: false,
     platformAnswers: false,
     redirectWww: false,
     webhooks: {
@@ -106,6 +109,7 @@ function deployed(config: EmulatorConfig): Profile {
     },
     idempotencyKey: false,
     missing: DEPLOYED_MISSING,
+    bareErrors: true,
     platformAnswers: true,
     redirectWww: true,
     webhooks: {

@@ -50,7 +50,14 @@ describe('serve --profile deployed', () => {
     expect(read.headers.get('content-type')).toMatch(/^text\/html/);
     const stored = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: 'up/x/a.pdf' } });
     expect(stored.status).toBe(400);
-    expect(stored.body.error).toContain('inline files only');
+    // The application's error bodies are { error } alone.
+    expect(stored.body).toEqual({ error: expect.stringContaining('inline files only') });
+    const unknownKey = await call(s, 'POST', '/api/v1/extract', {
+      body: inlineBody(Buffer.from('x')),
+      key: 'ext_nobody_key_9999',
+    });
+    expect(unknownKey.status).toBe(401);
+    expect(Object.keys(unknownKey.body)).toEqual(['error']);
     expect((await call(s, 'GET', '/_emulator/health')).body).toEqual({ ok: true });
     const doc = await call(s, 'GET', `/_emulator/documents/${inline.body.document_id}`);
     expect(doc.body.status).toBe('completed');

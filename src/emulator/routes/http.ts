@@ -40,7 +40,8 @@ export function noteDocument<T extends { document_id: string }>(request: Fastify
 
 export const documentOf = (request: FastifyRequest) => request.extractDocumentId;
 
-export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: string): FastifyReply {
+/** An error's answer: the emulator's ErrorBody, or with `bare` the deployed application's `{ error }` alone. */
+export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: string, bare = false): FastifyReply {
   const platform = PLATFORM_ANSWERS[code];
   if (platform) {
     return reply
@@ -49,7 +50,7 @@ export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: 
       .type('text/plain; charset=utf-8')
       .send(`${platform.title}\n\n${platform.name}\n`);
   }
-  const body: ErrorBody = { success: false, error: message, code };
+  const body: ErrorBody | { error: string } = bare ? { error: message } : { success: false, error: message, code };
   return reply.code(STATUS_OF[code]).type('application/json').send(body);
 }
 
@@ -74,16 +75,19 @@ const FASTIFY_CODES: Record<string, GatewayErrorCode> = {
 };
 
 /**
- * Every error leaves as a JSON ErrorBody. A client's mistake is never a 5xx: only a
- * failure of the emulator itself is, and its body says so without internals.
+ * Every error leaves as a JSON ErrorBody (on the deployed profile's API, `{ error }` alone; its
+ * platform's answers as text). A client's mistake is never a 5xx: only a failure of the emulator
+ * itself is, and its body says so without internals.
  */
 export function installErrorHandling(app: FastifyInstance, log: (line: string) => void, profile: Profile): void {
   app.setErrorHandler((err: FastifyError | GatewayError | Error, request, reply) => {
-    if (err instanceof GatewayError) return sendError(reply, err.code, err.message);
+    const onApi = request.url.startsWith(API_PREFIX_SLASH);
+    const send = (code: GatewayErrorCode, message: string) =>
+      sendError(reply, code, message, profile.bareErrors && onApi);
+    if (err instanceof GatewayError) return send(err.code, err.message);
     if (isDiskFull(err)) {
       log(`disk full: ${err.message}`);
-      return sendError(
-        reply,
+      return send(
         'insufficient_storage',
         'the disk under the data directory is full; nothing was stored and nothing charged: free some space (or move --data-dir) and send the request again',
       );
@@ -91,18 +95,17 @@ export function installErrorHandling(app: FastifyInstance, log: (line: string) =
     const code = errnoCode(err);
     const fastifyCode = code === undefined ? undefined : FASTIFY_CODES[code];
     // The deployed platform refuses an API request's body before its function sees it.
-    if (fastifyCode === 'payload_too_large' && profile.platformAnswers && request.url.startsWith(API_PREFIX_SLASH))
-      return sendError(reply, 'function_payload_too_large', '');
-    if (fastifyCode) return sendError(reply, fastifyCode, requestErrorText(fastifyCode, err.message));
+    if (fastifyCode === 'payload_too_large' && profile.platformAnswers && onApi)
+      return send('function_payload_too_large', '');
+    if (fastifyCode) return send(fastifyCode, requestErrorText(fastifyCode, err.message));
     if (
       err instanceof SyntaxError ||
       ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode < 500)
     ) {
-      return sendError(reply, 'invalid_request', `invalid request: ${err.message}`);
+      return send('invalid_request', `invalid request: ${err.message}`);
     }
     log(`internal error: ${err.stack ?? err.message}`);
-    return sendError(
-      reply,
+    return send(
       'extraction_failed',
       'the emulator failed while handling this request; it is a bug in extract serve, please report it',
     );
