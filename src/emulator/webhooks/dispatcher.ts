@@ -7,9 +7,9 @@ import { requestUrl } from '../../net/request.ts';
 import type { AttemptResult, DueDelivery, Outbox } from './outbox.ts';
 
 /**
- * Sends stored deliveries, at least once. The schedule is Svix's: at once, then 5 s,
- * 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after each failure (8 attempts over about 27 h),
- * multiplied by `time_scale`. Each delivery is sent on its own, so a slow or failing
+ * Sends stored deliveries, at least once, on the profile's rules (DeliveryRules). The interface
+ * profile's schedule is Svix's: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after
+ * each failure (8 attempts over about 27 h), multiplied by `time_scale`. Each delivery is sent on its own, so a slow or failing
  * integration never delays another, and a failure never touches the document.
  */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
