@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { EmulatorConfig } from '../contract/index.ts';
 import { DEFAULT_CONFIG } from '../emulator/default-config.ts';
 import { loadConfig } from '../emulator/config.ts';
 import { formatEvent } from '../emulator/events.ts';
@@ -27,6 +28,7 @@ export async function serveFromCli(flags: ServeValues, deps: ServeDeps): Promise
   const loaded = await loadConfig(flags.config);
   const config = {
     ...loaded,
+    ...(flags.profile !== undefined && { profile: flags.profile }),
     webhook_delivery: {
       ...loaded.webhook_delivery,
       ...(flags.webhookTimeScale !== undefined && { time_scale: flags.webhookTimeScale }),
@@ -50,6 +52,7 @@ export async function serveFromCli(flags: ServeValues, deps: ServeDeps): Promise
   });
   say(`Listening on ${server.url}`);
   say(`App: ${server.url}/ (documents, upload, parsers, credits, webhooks, faults)`);
+  say(`Profile: ${profileLine(server.config)}`);
   say(`Data: ${dataDir ?? 'in memory (gone when the server stops; keep it with --data-dir)'}`);
   for (const parser of server.config.parsers) {
     say(`Parser "${parser.parser_name}" (${parser.parser_id}) API key: ${parser.api_keys.join(', ')}`);
@@ -74,6 +77,14 @@ export async function serveFromCli(flags: ServeValues, deps: ServeDeps): Promise
   await Promise.race([once(deps.signals, 'SIGINT'), once(deps.signals, 'SIGTERM')]);
   deps.stderr.write('stopping...\n');
   await close();
+}
+
+/** The start-up line that says which service is played, and the deployed one's limits. */
+function profileLine(config: EmulatorConfig): string {
+  if (config.profile === 'interface')
+    return 'interface (as the service interface describes it; --profile deployed plays the deployed application)';
+  const d = config.deployed;
+  return `deployed (inline POST /api/v1/extract only; body at most ${d.max_body_bytes} bytes, ${d.function_timeout_ms} ms a request, refunds of stopped requests after ${d.cleanup_after_ms} ms; docs/serve-profiles.md)`;
 }
 
 function parseFault(spec: string) {

@@ -89,6 +89,18 @@ export const ExtractInlineResponse = z.object({
 });
 export type ExtractInlineResponse = z.infer<typeof ExtractInlineResponse>;
 
+/**
+ * A failed inline extraction answered 200 (the deployed service's route does so; `extract serve
+ * --profile deployed` too): refunded, the document named.
+ */
+export const ExtractFailedResponse = z.object({
+  success: z.literal(false),
+  parser_id: z.string(),
+  document_id: z.string(),
+  error: z.string(),
+});
+export type ExtractFailedResponse = z.infer<typeof ExtractFailedResponse>;
+
 export const ExtractAcceptedResponse = z.object({
   success: z.boolean(),
   document_id: z.string(),

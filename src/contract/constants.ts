@@ -23,3 +23,6 @@ export const MAX_BALANCE_PAGES = 1_000_000_000_000;
  * beyond which a document ends in error, refunded; the real service has no ceiling (README: Emulator behaviour).
  */
 export const MAX_ENGINE_FILE_BYTES = 2 ** 32;
+
+/** Which service `extract serve` plays: the one its interface describes, or the one deployed (docs/serve-profiles.md). */
+export const SERVE_PROFILES = ['interface', 'deployed'] as const;

@@ -55,6 +55,8 @@ export const INVOICE_FIELDS: FieldDefinition = [
 
 /** `extract serve` with no --config (printed by --print-config). The key is local to the emulator. */
 export const DEFAULT_CONFIG: EmulatorConfigInput = {
+  // "deployed" plays the deployed application instead (docs/serve-profiles.md).
+  profile: 'interface',
   credits: 1000,
   inline: { timeout_ms: 30_000, max_body_bytes: 10 * 1024 * 1024 },
   upload: { expires_in: 900 },

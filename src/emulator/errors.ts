@@ -32,7 +32,11 @@ export type GatewayErrorCode =
   /** The disk under the data directory is full: nothing was stored, nothing charged. */
   | 'insufficient_storage'
   /** A Host header that names no loopback host (DNS rebinding), or a write from another origin's page. */
-  | 'forbidden';
+  | 'forbidden'
+  /** The deployed profile's platform: a request body over its cap, refused before the function runs. */
+  | 'function_payload_too_large'
+  /** The deployed profile's platform: the function outlasted its time limit and was stopped. */
+  | 'function_invocation_timeout';
 
 export const STATUS_OF: Record<GatewayErrorCode, number> = {
   unauthorized: 401,
@@ -50,6 +54,20 @@ export const STATUS_OF: Record<GatewayErrorCode, number> = {
   extraction_failed: 500,
   insufficient_storage: 507,
   forbidden: 403,
+  function_payload_too_large: 413,
+  function_invocation_timeout: 504,
+};
+
+/**
+ * Answers of the serverless platform the deployed service runs on, not of its application: plain
+ * text (a title, then the code in capitals), the code also in a header, never the API's JSON.
+ */
+export const PLATFORM_ANSWERS: Partial<Record<GatewayErrorCode, { title: string; name: string }>> = {
+  function_payload_too_large: { title: 'Request Entity Too Large', name: 'FUNCTION_PAYLOAD_TOO_LARGE' },
+  function_invocation_timeout: {
+    title: 'An error occurred with your deployment',
+    name: 'FUNCTION_INVOCATION_TIMEOUT',
+  },
 };
 
 export class GatewayError extends Error {

@@ -9,6 +9,7 @@ import {
   type EmulatorConfig,
   type ExtractAcceptedResponse,
   type ExtractInlineRequest,
+  type ExtractFailedResponse,
   type ExtractInlineResponse,
   type ExtractStoredRequest,
   type ParserConfig,
@@ -24,6 +25,8 @@ import { GatewayError } from './errors.ts';
 import type { Ledger } from './ledger.ts';
 import { createPageCounter } from './pages.ts';
 import type { Processor } from './processor.ts';
+import { blankResults, markMissing, type Profile } from './profile.ts';
+import type { Cleanup } from './cleanup.ts';
 import { transaction } from '../sqlite.ts';
 import type { Store } from './store.ts';
 import { uploadUrl, type Signer } from './tickets.ts';
@@ -157,6 +160,8 @@ export type GatewayParts = {
   signer: Signer;
   processor: Processor;
   deps: EmulatorDeps;
+  profile: Profile;
+  cleanup: Cleanup;
 };
 
 /**
@@ -206,28 +211,24 @@ export class Gateway {
   }
 
   /**
-   * Operation 3a: extraction in the request, bounded by inline.timeout_ms. `record` runs in
-   * the transaction that completes the document (see extractStored).
+   * Operation 3a: extraction in the request, bounded by the profile's inline time limit. `record`
+   * runs in the transaction that completes the document (see extractStored).
    */
   async extractInline(
     parser: ParserConfig,
     req: ExtractInlineRequest,
     injectedError?: string,
     record?: (answer: ExtractInlineResponse) => void,
-  ): Promise<ExtractInlineResponse> {
-    const limitMs = this.#p.config.inline.timeout_ms;
+  ): Promise<ExtractInlineResponse | ExtractFailedResponse> {
+    const { inline, missing } = this.#p.profile;
+    const limitMs = inline.timeoutMs;
     // One deadline for the whole request, page counting included; when it passes, the engine's
-    // worker is stopped (not left running for nobody) and the reservation, if any, refunded.
+    // worker is stopped (not left reading for nobody).
     const deadline = new AbortController();
     const timer = setTimeout(
       () => deadline.abort(new Error(`inline extraction exceeded ${limitMs} ms; the credits were refunded`)),
       limitMs,
     );
-    const timedOut = () =>
-      new GatewayError(
-        'inline_timeout',
-        `inline extraction did not finish within ${limitMs} ms; nothing was charged: submit this document through the upload-and-poll route`,
-      );
     try {
       const bytes = Buffer.from(req.file.data, 'base64');
       let doc: DocumentRow;
@@ -238,28 +239,63 @@ export class Gateway {
           deadline.signal,
         );
       } catch (err) {
-        if (deadline.signal.aborted) throw timedOut();
+        if (deadline.signal.aborted) throw this.#timedOut(limitMs);
         throw err;
       }
       const answer = (results: ExtractInlineResponse['results']): ExtractInlineResponse => ({
         success: true,
         parser_id: parser.parser_id,
         document_id: doc.document_id,
-        results,
+        results: markMissing(results, missing),
       });
-      const outcome = await this.#p.processor.run(
-        doc,
+      const outcome = await this.#p.processor.run(doc, {
         injectedError,
-        record && ((results) => record(answer(results))),
-        deadline.signal,
-      );
+        onCompleted: record && ((results) => record(answer(results))),
+        signal: deadline.signal,
+        leaveOnAbort: inline.refundAfterMs !== null,
+      });
       if (outcome.status === 'completed') return answer(outcome.results);
-      if (deadline.signal.aborted) throw timedOut();
+      if (deadline.signal.aborted) {
+        if (inline.refundAfterMs !== null)
+          this.#p.cleanup.refundAt(doc.document_id, this.#p.deps.now() + inline.refundAfterMs);
+        throw this.#timedOut(limitMs);
+      }
+      if (inline.failureAnswered) return this.#failureAnswer(parser, doc, outcome.error);
       const code = outcome.cause === 'unreadable' ? 'unreadable_document' : 'extraction_failed';
       throw new GatewayError(code, `${outcome.error} (document ${doc.document_id}; refunded)`);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The profile's answer to an inline request past its time limit. */
+  #timedOut(limitMs: number): GatewayError {
+    if (this.#p.profile.inline.refundAfterMs !== null)
+      return new GatewayError(
+        'function_invocation_timeout',
+        `the function was stopped after ${limitMs} ms; its reservation stays until the clean-up job refunds it`,
+      );
+    return new GatewayError(
+      'inline_timeout',
+      `inline extraction did not finish within ${limitMs} ms; nothing was charged: submit this document through the upload-and-poll route`,
+    );
+  }
+
+  /**
+   * A failed (and refunded) extraction answered 200, as the deployed route does: success false, or,
+   * for a short document, success true with every field missing.
+   */
+  #failureAnswer(parser: ParserConfig, doc: DocumentRow, error: string): ExtractInlineResponse | ExtractFailedResponse {
+    const { inline, missing } = this.#p.profile;
+    if (missing !== null && (doc.page_count ?? 0) <= inline.blankAnswerMaxPages) {
+      return {
+        success: true,
+        parser_id: parser.parser_id,
+        document_id: doc.document_id,
+        results: blankResults(parser.fields, missing),
+      };
+    }
+    return { success: false, parser_id: parser.parser_id, document_id: doc.document_id, error };
   }
 
   /**
@@ -274,7 +310,12 @@ export class Gateway {
     injectedError?: string,
     record?: (answer: ExtractAcceptedResponse) => void,
   ): Promise<ExtractAcceptedResponse> {
-    const { uploads } = this.#p;
+    const { uploads, profile } = this.#p;
+    if (!profile.offers('extract-stored'))
+      throw new GatewayError(
+        'invalid_request',
+        'this service takes inline files only: send "file" with the bytes in base64 (it has no upload route)',
+      );
     const row = submittable(uploads.get(req.storage_path), parser, req);
     // From here to the row that marks it submitted, a PUT to this path is refused (409).
     const release = uploads.freeze(row.storage_path);
@@ -299,9 +340,13 @@ export class Gateway {
 
   /** After a restart: background documents resume; inline ones lost their client, so they fail and are refunded. */
   resume(): void {
-    const { documents, processor } = this.#p;
+    const { documents, processor, profile, cleanup } = this.#p;
+    const refundAfterMs = profile.inline.refundAfterMs;
     for (const doc of documents.processing()) {
-      if (doc.route === 'inline')
+      // The deployed platform's clean-up job refunds on its own schedule, whatever stopped the request.
+      if (doc.route === 'inline' && refundAfterMs !== null)
+        cleanup.refundAt(doc.document_id, doc.created_at + profile.inline.timeoutMs + refundAfterMs);
+      else if (doc.route === 'inline')
         processor.abandon(
           doc.document_id,
           'the server stopped during this inline extraction; the credits were refunded',

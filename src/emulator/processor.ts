@@ -63,17 +63,24 @@ export class Processor {
   /**
    * Runs one document to its end state and returns it; `injectedError` makes it fail (fault
    * injection); `onCompleted` runs inside the transaction that completes it (an Idempotency-Key's answer).
-   * An aborted `signal` stops the engine's worker and fails the document with the abort's reason.
+   * An aborted `signal` stops the engine's worker and fails the document with the abort's reason,
+   * or, with `leaveOnAbort`, leaves it processing and reserved (a platform that stopped the request
+   * refunds later: cleanup.ts).
    */
   async run(
     doc: DocumentRow,
-    injectedError?: string,
-    onCompleted?: (results: Results) => void,
-    signal?: AbortSignal,
+    options: {
+      injectedError?: string | undefined;
+      onCompleted?: ((results: Results) => void) | undefined;
+      signal?: AbortSignal | undefined;
+      leaveOnAbort?: boolean;
+    } = {},
   ): Promise<Outcome> {
+    const { injectedError, onCompleted, signal } = options;
     const outcome = await this.#extract(doc, injectedError, signal);
     // Read after the server stopped waiting for it: left processing for resume(), as a kill would.
     if (this.#closed) throw new EngineClosedError('the emulator stopped while this document was read');
+    if (options.leaveOnAbort && signal?.aborted) return outcome;
     return this.#finish(doc.document_id, outcome, onCompleted);
   }
 
@@ -254,7 +261,7 @@ export class Processor {
       limitMs,
     );
     try {
-      return await this.run(doc, injectedError, undefined, timeout.signal);
+      return await this.run(doc, { injectedError, signal: timeout.signal });
     } finally {
       clearTimeout(timer);
     }

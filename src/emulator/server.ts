@@ -28,6 +28,7 @@ import {
   installDocumentNotes,
   installErrorHandling,
   installLoopbackGuard,
+  installWwwRedirect,
 } from './routes/http.ts';
 import { storageRoutes } from './routes/storage.ts';
 import { openStore, type Store } from './store.ts';
@@ -37,6 +38,8 @@ import { createFaults, type Faults } from './faults.ts';
 import { Idempotency } from './idempotency.ts';
 import { faultRoutes, installFaults } from './routes/faults.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
+import { Cleanup } from './cleanup.ts';
+import { profileOf } from './profile.ts';
 
 export type ServeOptions = {
   config?: EmulatorConfigInput | EmulatorConfig;
@@ -86,7 +89,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       slowMs: config.processing.slow_ms,
     });
   const modules = wireModules({ config, deps, store, engine, log, emit });
-  const { gateway, processor, webhooks, faults, intake, parsers, inbound } = modules;
+  const { gateway, processor, webhooks, faults, intake, parsers, inbound, cleanup } = modules;
   const host = options.host ?? '127.0.0.1';
   const app = await buildApp(modules, { config, deps, store, host, log, emit });
 
@@ -130,6 +133,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         // The engine's processes first, whatever they read (a bomb may take minutes): the documents
         // they held stay processing, and resume() queues them again on the next start.
         processor.stop();
+        cleanup.close();
         if (!options.engine) await engine.close();
         await email?.close();
         await app.close();
@@ -153,13 +157,14 @@ type Wiring = {
 
 /** The rule-holding modules over one store and engine, each handed only what it uses. */
 function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
+  const profile = profileOf(config);
   const documents = createDocuments(store.db);
   const ledger = createLedger(store.db, config.credits);
   const uploads = createUploads(store.db, store);
   const signer = createSigner(store.db);
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
   const faults = createFaults({ rules: config.faults.rules, seed: config.faults.seed, deps });
-  const webhooks = createWebhooks({ db: store.db, config, deps, faults, log: (event) => emit?.(event) });
+  const webhooks = createWebhooks({ db: store.db, config, profile, deps, faults, log: (event) => emit?.(event) });
   const processor = new Processor({
     store,
     documents,
@@ -172,10 +177,32 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
     log,
   });
   processor.onFinished(() => webhooks.flush());
-  const gateway = new Gateway({ store, config, engine, documents, uploads, ledger, signer, processor, deps });
+  const cleanup = new Cleanup({
+    refund: (documentId) =>
+      processor.abandon(
+        documentId,
+        'the function was stopped at its time limit; the clean-up job failed the document and refunded its credits',
+      ),
+    now: deps.now,
+  });
+  const gateway = new Gateway({
+    store,
+    config,
+    engine,
+    documents,
+    uploads,
+    ledger,
+    signer,
+    processor,
+    deps,
+    profile,
+    cleanup,
+  });
   const countPages = createPageCounter(engine);
   const intake = new Intake({ parsers, store, documents, ledger, processor, faults, countPages, deps });
   return {
+    profile,
+    cleanup,
     documents,
     ledger,
     parsers,
@@ -186,7 +213,7 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
     intake,
     inbound: createInboundTokens(store.db),
     keys: createKeyRing(config.parsers),
-    idempotency: new Idempotency(store.db, { honoured: config.idempotency_key }),
+    idempotency: new Idempotency(store.db, { honoured: config.idempotency_key && profile.idempotencyKey }),
   };
 }
 
@@ -214,9 +241,10 @@ async function buildApp(
     frameworkErrors,
     serverFactory: (handler) => bounded(emit ? handler : reads(handler)),
   });
-  installErrorHandling(app, log);
+  installErrorHandling(app, log, m.profile);
   installDocumentNotes(app);
   installLoopbackGuard(app, host);
+  if (m.profile.redirectWww) installWwwRedirect(app);
   installFaults(app, m.faults, deps, m.keys);
   // Only when someone listens: the hook costs every request a little.
   if (emit) {
@@ -234,13 +262,12 @@ async function buildApp(
       done();
     });
   }
-  const maxBodyBytes = config.inline.max_body_bytes;
   await app.register(
     apiRoutes({
       gateway: m.gateway,
       keys: m.keys,
       idempotency: m.idempotency,
-      maxBodyBytes,
+      profile: m.profile,
       now: deps.now,
       finished: kept,
     }),

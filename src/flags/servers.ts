@@ -1,3 +1,4 @@
+import { SERVE_PROFILES } from '../contract/constants.ts';
 import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
 import { ExtractError } from '../errors.ts';
 import { CONNECTION_DEFAULTS } from '../net/connection-defaults.ts';
@@ -66,6 +67,14 @@ export const SERVE_FLAGS = defineFlags({
     parse: parsePort,
   },
   config: { kind: 'path', value: 'file', description: 'configuration file (JSON); see --print-config' },
+  // No default here: without the flag, the configuration's `profile` key decides (itself "interface" by default).
+  profile: {
+    kind: 'text',
+    value: 'name',
+    description:
+      'the service to play: interface (what its interface describes; the default) or deployed (what its deployed application does; docs/serve-profiles.md)',
+    choices: SERVE_PROFILES,
+  },
   dataDir: {
     kind: 'path',
     value: 'dir',

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { ExtractStoredRequest } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { parseConfig } from '../../src/emulator/config.ts';
+import { Cleanup } from '../../src/emulator/cleanup.ts';
 import { createDocuments } from '../../src/emulator/documents.ts';
 import { Gateway, type UploadPut } from '../../src/emulator/gateway.ts';
 import { createLedger } from '../../src/emulator/ledger.ts';
 import type { Processor } from '../../src/emulator/processor.ts';
+import { profileOf } from '../../src/emulator/profile.ts';
 import { openStore } from '../../src/emulator/store.ts';
 import { createSigner } from '../../src/emulator/tickets.ts';
 import { createUploads } from '../../src/emulator/uploads.ts';
@@ -33,6 +35,8 @@ function gatewayAt(nowMs: { value: number }, parts: { engine?: Engine; processor
     signer: createSigner(store.db),
     processor: parts.processor ?? ({} as Processor),
     deps,
+    profile: profileOf(config),
+    cleanup: new Cleanup({ refund: () => {}, now: deps.now }),
   });
   return { gateway, parser: config.parsers[0]!, config };
 }
@@ -108,10 +112,14 @@ describe('gateway: uploads', () => {
 });
 
 describe('gateway: extraction', () => {
-  it("gateway: extractInline takes (parser, request, injected error, record), extractStored's order", async () => {
+  it("gateway: extractInline takes (parser, request, injected error, record), extractStored's order, and hands the processor both", async () => {
     const injected: Array<string | undefined> = [];
     const processor = {
-      run: async (_doc: unknown, injectedError: unknown, onCompleted?: (results: Record<string, never>) => void) => {
+      run: async (
+        _doc: unknown,
+        options: { injectedError?: unknown; onCompleted?: (results: Record<string, never>) => void },
+      ) => {
+        const { injectedError, onCompleted } = options;
         injected.push(typeof injectedError === 'string' ? injectedError : typeof injectedError);
         onCompleted?.({});
         return { status: 'completed', pageCount: 1, results: {} };

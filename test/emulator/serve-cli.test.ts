@@ -70,6 +70,30 @@ describe('extract serve: configuration', () => {
   });
 });
 
+describe('extract serve --profile', () => {
+  it('--profile deployed plays the deployed service (upload-url is a 404 page), says so on start, and beats the config key; a bad name is exit 2', async () => {
+    const dir = tempDir();
+    const deployedConfig = writeJson(dir, 'deployed.json', { ...DEFAULT_CONFIG, profile: 'deployed' });
+    const flag = await spawnServe(['--profile', 'deployed', '--no-listen']);
+    expect(flag.stdout()).toContain('Profile: deployed');
+    const ticket = await call(flag, 'POST', '/api/v1/upload-url', {
+      body: { file_name: 'a.pdf', file_type: 'application/pdf' },
+    });
+    expect(ticket.status).toBe(404);
+    expect(ticket.headers.get('content-type')).toMatch(/^text\/html/);
+    // The flag over the config file's key: the interface, whose upload-url answers.
+    const over = await spawnServe(['--config', deployedConfig, '--profile', 'interface', '--no-listen']);
+    expect(over.stdout()).toContain('Profile: interface');
+    const issued = await call(over, 'POST', '/api/v1/upload-url', {
+      body: { file_name: 'a.pdf', file_type: 'application/pdf' },
+    });
+    expect(issued.status).toBe(200);
+    const bad = await run(['serve', '--port', '0', '--profile', 'live']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('deployed');
+  });
+});
+
 describe('extract serve: the whole loop out of the box', () => {
   it('its built-in receiver gets the document.processed event of every completed document', async () => {
     const { readFileSync, existsSync } = await import('node:fs');

@@ -4,6 +4,7 @@ import type { KeyRing } from '../auth.ts';
 import { FinishedBodies } from '../finished-bodies.ts';
 import type { Gateway } from '../gateway.ts';
 import type { Idempotency } from '../idempotency.ts';
+import type { Profile } from '../profile.ts';
 import { injectedAsyncError } from './faults.ts';
 import { HEADER, noteDocument, parseBody } from './http.ts';
 
@@ -12,24 +13,28 @@ export function apiRoutes(input: {
   gateway: Gateway;
   keys: KeyRing;
   idempotency: Idempotency;
-  maxBodyBytes: number;
+  /** Which operations the service has, and the inline body limit. */
+  profile: Profile;
   now: () => number;
   /** Shared with the fast path (fast-reads.ts); the route's own without it. */
   finished?: FinishedBodies;
 }) {
-  const { gateway, keys, idempotency, maxBodyBytes, now } = input;
+  const { gateway, keys, idempotency, profile, now } = input;
   const finished = input.finished ?? new FinishedBodies();
   return async (app: FastifyInstance) => {
     const parserOf = (request: FastifyRequest) =>
       keys.parserFor(request.headers[HEADER.authorization], request.raw.socket);
     const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-    app.post(`${API_PREFIX}/upload-url`, async (request) => {
-      const parser = parserOf(request);
-      return gateway.issueTicket(parser, parseBody(UploadUrlRequest, request.body), baseUrlOf(request));
-    });
+    // A profile without an operation has no route for it: the not-found handler answers.
+    if (profile.offers('upload-url')) {
+      app.post(`${API_PREFIX}/upload-url`, async (request) => {
+        const parser = parserOf(request);
+        return gateway.issueTicket(parser, parseBody(UploadUrlRequest, request.body), baseUrlOf(request));
+      });
+    }
 
-    app.post(`${API_PREFIX}/extract`, { bodyLimit: maxBodyBytes }, async (request) => {
+    app.post(`${API_PREFIX}/extract`, { bodyLimit: profile.inline.maxBodyBytes }, async (request) => {
       const parser = parserOf(request);
       const body = parseBody(ExtractRequest, request.body);
       const header = request.headers[HEADER.idempotencyKey];
@@ -47,6 +52,7 @@ export function apiRoutes(input: {
       return 'ran' in once ? once.ran : once.replayed;
     });
 
+    if (!profile.offers('documents')) return;
     // The handler is synchronous (nothing here awaits): no promise per read.
     app.get<{ Params: { document_id: string } }>(`${API_PREFIX}/documents/:document_id`, (request, reply) => {
       const parser = parserOf(request);

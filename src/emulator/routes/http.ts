@@ -4,7 +4,8 @@ import { API_PREFIX, describeZodErrorInline, type ErrorBody } from '../../contra
 import { errnoCode, isDiskFull } from '../../errno.ts';
 import { crossOriginProblem, hostProblem } from '../../net/loopback.ts';
 import { STORAGE_PREFIX } from '../tickets.ts';
-import { GatewayError, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
+import { GatewayError, PLATFORM_ANSWERS, STATUS_OF, type GatewayErrorCode } from '../errors.ts';
+import type { Profile } from '../profile.ts';
 
 /** Header and parameter names the routes read, named once. */
 export const HEADER = {
@@ -39,8 +40,17 @@ export function noteDocument<T extends { document_id: string }>(request: Fastify
 
 export const documentOf = (request: FastifyRequest) => request.extractDocumentId;
 
-export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: string): FastifyReply {
-  const body: ErrorBody = { success: false, error: message, code };
+/** An error's answer: the emulator's ErrorBody, or with `bare` the deployed application's `{ error }` alone. */
+export function sendError(reply: FastifyReply, code: GatewayErrorCode, message: string, bare = false): FastifyReply {
+  const platform = PLATFORM_ANSWERS[code];
+  if (platform) {
+    return reply
+      .code(STATUS_OF[code])
+      .header(PLATFORM_ERROR_HEADER, platform.name)
+      .type('text/plain; charset=utf-8')
+      .send(`${platform.title}\n\n${platform.name}\n`);
+  }
+  const body: ErrorBody | { error: string } = bare ? { error: message } : { success: false, error: message, code };
   return reply.code(STATUS_OF[code]).type('application/json').send(body);
 }
 
@@ -65,42 +75,49 @@ const FASTIFY_CODES: Record<string, GatewayErrorCode> = {
 };
 
 /**
- * Every error leaves as a JSON ErrorBody. A client's mistake is never a 5xx: only a
- * failure of the emulator itself is, and its body says so without internals.
+ * Every error leaves as a JSON ErrorBody (on the deployed profile's API, `{ error }` alone; its
+ * platform's answers as text). A client's mistake is never a 5xx: only a failure of the emulator
+ * itself is, and its body says so without internals.
  */
-export function installErrorHandling(app: FastifyInstance, log: (line: string) => void): void {
-  app.setErrorHandler((err: FastifyError | GatewayError | Error, _request, reply) => {
-    if (err instanceof GatewayError) return sendError(reply, err.code, err.message);
+export function installErrorHandling(app: FastifyInstance, log: (line: string) => void, profile: Profile): void {
+  app.setErrorHandler((err: FastifyError | GatewayError | Error, request, reply) => {
+    const onApi = request.url.startsWith(API_PREFIX_SLASH);
+    const send = (code: GatewayErrorCode, message: string) =>
+      sendError(reply, code, message, profile.bareErrors && onApi);
+    if (err instanceof GatewayError) return send(err.code, err.message);
     if (isDiskFull(err)) {
       log(`disk full: ${err.message}`);
-      return sendError(
-        reply,
+      return send(
         'insufficient_storage',
         'the disk under the data directory is full; nothing was stored and nothing charged: free some space (or move --data-dir) and send the request again',
       );
     }
     const code = errnoCode(err);
     const fastifyCode = code === undefined ? undefined : FASTIFY_CODES[code];
-    if (fastifyCode) return sendError(reply, fastifyCode, requestErrorText(fastifyCode, err.message));
+    // The deployed platform refuses an API request's body before its function sees it.
+    if (fastifyCode === 'payload_too_large' && profile.platformAnswers && onApi)
+      return send('function_payload_too_large', '');
+    if (fastifyCode) return send(fastifyCode, requestErrorText(fastifyCode, err.message));
     if (
       err instanceof SyntaxError ||
       ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode < 500)
     ) {
-      return sendError(reply, 'invalid_request', `invalid request: ${err.message}`);
+      return send('invalid_request', `invalid request: ${err.message}`);
     }
     log(`internal error: ${err.stack ?? err.message}`);
-    return sendError(
-      reply,
+    return send(
       'extraction_failed',
       'the emulator failed while handling this request; it is a bug in extract serve, please report it',
     );
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      'not_found',
-      `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`,
-    ),
+    profile.platformAnswers
+      ? reply.code(404).type('text/html; charset=utf-8').send(NOT_FOUND_PAGE)
+      : sendError(
+          reply,
+          'not_found',
+          `no route ${request.method} ${request.url.split('?')[0]}: see the README for the API under /api/v1`,
+        ),
   );
 }
 
@@ -130,6 +147,33 @@ export function installLoopbackGuard(app: FastifyInstance, boundHost: string): v
     done();
   });
 }
+
+/**
+ * The deployed service's web framework answers a path it has no route for with its own 404 page,
+ * HTML, whatever the client asked for (upload-url and documents/{id} among them).
+ */
+const NOT_FOUND_PAGE =
+  '<!DOCTYPE html><html><head><meta charSet="utf-8"/><title>404: This page could not be found.</title></head><body><div><h1>404</h1><h2>This page could not be found.</h2></div></body></html>';
+
+/** The header in which the deployed platform names its own errors beside the text. */
+const PLATFORM_ERROR_HEADER = 'x-vercel-error';
+
+/**
+ * The deployed service answers its `www.` name with a permanent redirect to the apex, for every
+ * path and method (308 keeps the method and body). Runs after the loopback guard, which allows
+ * `www.localhost`.
+ */
+export function installWwwRedirect(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const host = firstHeader(request.headers[HEADER.host]);
+    if (host === undefined || !host.toLowerCase().startsWith(WWW)) return done();
+    void reply
+      .code(308)
+      .header('location', `${request.protocol}://${host.slice(WWW.length)}${request.url}`)
+      .send();
+  });
+}
+const WWW = 'www.';
 
 const API_PREFIX_SLASH = `${API_PREFIX}/`;
 /** How many distinct Host values the guard remembers its answer for (any more and it starts over). */

@@ -7,9 +7,9 @@ import { requestUrl } from '../../net/request.ts';
 import type { AttemptResult, DueDelivery, Outbox } from './outbox.ts';
 
 /**
- * Sends stored deliveries, at least once. The schedule is Svix's: at once, then 5 s,
- * 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after each failure (8 attempts over about 27 h),
- * multiplied by `time_scale`. Each delivery is sent on its own, so a slow or failing
+ * Sends stored deliveries, at least once, on the profile's rules (DeliveryRules). The interface
+ * profile's schedule is Svix's: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after
+ * each failure (8 attempts over about 27 h), multiplied by `time_scale`. Each delivery is sent on its own, so a slow or failing
  * integration never delays another, and a failure never touches the document.
  */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
@@ -24,16 +24,25 @@ export type Dispatcher = { wake(): void; close(): Promise<void> };
 
 const EXCERPT_BYTES = 256;
 
+/** How a profile delivers (src/emulator/profile.ts): its schedule, time-out, User-Agent, and whether a 4xx is retried. */
+export type DeliveryRules = {
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+  retryClientErrors: boolean;
+  userAgent: string;
+};
+
 export function createDispatcher(input: {
   outbox: Outbox;
   integrations: ReadonlyMap<string, ResolvedIntegration>;
-  timeoutMs: number;
+  rules: DeliveryRules;
   timeScale: number;
   deps: EmulatorDeps;
   faults: Faults;
   log: DeliveryLog;
 }): Dispatcher {
-  const { outbox, integrations, timeoutMs, timeScale, deps, faults, log } = input;
+  const { outbox, integrations, rules, timeScale, deps, faults, log } = input;
+  const { timeoutMs, userAgent } = rules;
   const inFlight = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -50,8 +59,12 @@ export function createDispatcher(input: {
           response_excerpt: null,
         };
     if (closed) return; // the server is stopping: the attempt is not recorded, so it is sent again after the restart
-    const delay = RETRY_SCHEDULE_MS[attempt - 1];
-    const retryAt = delay === undefined ? null : deps.now() + delay * timeScale;
+    const delay = rules.retryScheduleMs[attempt - 1];
+    // Past the schedule, or a 4xx where the profile does not retry one: the delivery fails for good.
+    const retryAt =
+      delay === undefined || (!rules.retryClientErrors && isClientError(result.status))
+        ? null
+        : deps.now() + delay * timeScale;
     outbox.record(d, result, deps.now(), retryAt);
     log({
       type: 'delivery',
@@ -74,8 +87,8 @@ export function createDispatcher(input: {
     if (effect?.type === 'drop')
       return { status: null, error: 'injected fault: attempt dropped', latency_ms: 0, response_excerpt: null };
     if (effect?.type === 'delay') await deps.sleep(effect.ms);
-    const result = await attemptDelivery(integration, payload, timeoutMs, deps);
-    if (effect?.type === 'duplicate') await attemptDelivery(integration, payload, timeoutMs, deps);
+    const result = await attemptDelivery(integration, payload, { timeoutMs, userAgent }, deps);
+    if (effect?.type === 'duplicate') await attemptDelivery(integration, payload, { timeoutMs, userAgent }, deps);
     return result;
   };
 
@@ -119,6 +132,8 @@ export function createDispatcher(input: {
   };
 }
 
+const isClientError = (status: number | null) => status !== null && status >= 400 && status < 500;
+
 function authorization(integration: WebhookIntegration): string | undefined {
   switch (integration.auth.type) {
     case 'none':
@@ -133,14 +148,11 @@ function authorization(integration: WebhookIntegration): string | undefined {
 async function attemptDelivery(
   integration: WebhookIntegration,
   payload: string,
-  timeoutMs: number,
+  { timeoutMs, userAgent }: { timeoutMs: number; userAgent: string },
   deps: EmulatorDeps,
 ): Promise<AttemptResult> {
   const started = deps.now();
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': 'extract-serve-webhooks/1',
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent };
   const auth = authorization(integration);
   if (auth) headers.authorization = auth;
   try {

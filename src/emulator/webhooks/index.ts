@@ -4,6 +4,7 @@ import type { EmulatorDeps } from '../clock.ts';
 import type { Faults } from '../faults.ts';
 import type { DocumentRow } from '../documents.ts';
 import { GatewayError } from '../errors.ts';
+import type { Profile } from '../profile.ts';
 import { createDispatcher, type DeliveryLog, type ResolvedIntegration } from './dispatcher.ts';
 import { Outbox } from './outbox.ts';
 import { processedPayload, testPayload } from './payload.ts';
@@ -30,18 +31,19 @@ function resolveIntegrations(parsers: readonly ParserConfig[]): Map<string, Reso
 export function createWebhooks(input: {
   db: DatabaseSync;
   config: EmulatorConfig;
+  profile: Profile;
   deps: EmulatorDeps;
   faults: Faults;
   log: DeliveryLog;
 }) {
-  const { db, config, deps, faults, log } = input;
+  const { db, config, profile, deps, faults, log } = input;
   const outbox = new Outbox(db);
   const integrations = resolveIntegrations(config.parsers);
   const parsers = new Map(config.parsers.map((p) => [p.parser_id, p]));
   const dispatcher = createDispatcher({
     outbox,
     integrations,
-    timeoutMs: config.webhook_delivery.timeout_ms,
+    rules: profile.webhooks,
     timeScale: config.webhook_delivery.time_scale,
     deps,
     faults,
@@ -56,7 +58,7 @@ export function createWebhooks(input: {
       if (doc.status !== 'completed') return;
       const parser = parsers.get(doc.parser_id);
       if (!parser) return;
-      const payload = processedPayload(parser, doc);
+      const payload = processedPayload(parser, doc, profile.missing);
       const eventId = deps.newId('evt');
       for (const integration of integrations.values()) {
         if (integration.parser_id !== parser.parser_id) continue;
@@ -70,7 +72,7 @@ export function createWebhooks(input: {
     flush() {
       dispatcher.wake();
     },
-    /** The integration's test action: a sample payload of its parser's shape, marked as a test. */
+    /** The integration's test action: a sample payload of its parser's shape (marked as a test where the profile does). */
     test(integrationId: string) {
       const integration = integrations.get(integrationId);
       if (!integration)
@@ -85,7 +87,12 @@ export function createWebhooks(input: {
           delivery_id: deliveryId,
           event_id: deps.newId('evt'),
           integration_id: integration.id,
-          payload: testPayload(parser, deps.newId('doc_test'), deps.now()),
+          payload: testPayload(
+            parser,
+            profile.webhooks.testDocumentId(deps.now(), deps.newId),
+            deps.now(),
+            profile.webhooks.testMarked,
+          ),
           test: true,
         },
         deps.now(),

@@ -8,19 +8,20 @@ import {
   type Results,
 } from '../../contract/index.ts';
 import type { DocumentRow } from '../documents.ts';
+import { markMissing, type Profile } from '../profile.ts';
 
 /**
  * The document.processed payload (spec, "Events" > "Payload"), validated against the
  * contract before it is stored, so a malformed event never leaves the emulator.
  */
-export function processedPayload(parser: ParserConfig, doc: DocumentRow): WebhookPayload {
+export function processedPayload(parser: ParserConfig, doc: DocumentRow, missing: Profile['missing']): WebhookPayload {
   return WebhookPayload.parse({
     event: WEBHOOK_EVENT,
     parser_id: parser.parser_id,
     parser_name: parser.parser_name,
     document_id: doc.document_id,
     timestamp: new Date(doc.finished_at ?? doc.created_at).toISOString(),
-    data: doc.results ?? {},
+    data: markMissing(doc.results ?? {}, missing),
     metadata: {
       file_name: doc.file_name,
       mime_type: doc.mime_type,
@@ -53,11 +54,11 @@ function sampleField(f: Field): Results[string] {
   return SAMPLE[f.type];
 }
 
-/** The integration's test action: a sample of the parser's shape, marked `"test": true`. */
-export function testPayload(parser: ParserConfig, documentId: string, nowMs: number): WebhookPayload {
+/** The integration's test action: a sample of the parser's shape, marked `"test": true` when `marked`. */
+export function testPayload(parser: ParserConfig, documentId: string, nowMs: number, marked: boolean): WebhookPayload {
   return WebhookPayload.parse({
     event: WEBHOOK_EVENT,
-    test: true,
+    ...(marked && { test: true }),
     parser_id: parser.parser_id,
     parser_name: parser.parser_name,
     document_id: documentId,
