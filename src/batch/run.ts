@@ -172,6 +172,7 @@ async function planBatch(
     known: replay.known,
     targetId,
     identity,
+    offers: replay.parsers.get(targetId)?.offers,
     jobs: PlanStore.open(),
     queue: sendQueue(),
     copies: new Map(),
