@@ -25,7 +25,8 @@ import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
 import { countedEarlier, fetchable, rerunAction, resendOf, type Counted } from '../cost/rerun.ts';
 import { priorRecord, serviceName, type Job } from './plan.ts';
 import { afterFailure, stopsTheRun, uncertainCause, uploadAgain } from '../cost/attempt.ts';
-import { createdNothing, failureOutcome, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
+import { chargeOf, createdNothing, failureOutcome, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
+import { countPages } from './pages.ts';
 import { type Claim, ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -48,7 +49,14 @@ export type StopReason =
  * `recognised`: pages of documents the service answered a resend with that an earlier run
  * had counted (the same document_id: charged once, counted once), not in `reserved`.
  */
-export type Charges = { reserved: number; refunded: number; unknown: number; recognised: number };
+export type Charges = {
+  reserved: number;
+  refunded: number;
+  unknown: number;
+  recognised: number;
+  /** Of `reserved`: pages the client counted itself, the service giving none (absent: 0). */
+  byClient?: number;
+};
 
 /**
  * How one document ended in this run:
@@ -64,6 +72,8 @@ export type Outcome = {
   failure?: { retryable: boolean; charge: FailureCharge };
   /** The stat of the descriptor its bytes were sent from (absent: this run did not read it to send it). */
   read?: FileStamp | undefined;
+  /** `client`: the service gave no page count; the record's is the client's own (batch/pages.ts). */
+  pagesCountedBy?: 'client' | undefined;
 };
 
 export type PipelineContext = {
@@ -144,7 +154,7 @@ export class Pipeline {
    * keys held each key's string to the end of the run), by this run or, per the journal, an earlier one.
    */
   readonly #counted = new Map<number, number>();
-  readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0, recognised: 0 };
+  readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0, recognised: 0, byClient: 0 };
   /** Outcomes of content hashed while uploaded, by its real key, for a copy of it in the same run. */
   readonly #inRun = new Map<string, Promise<Outcome>>();
   readonly #resolveInRun = new Map<string, (outcome: Outcome) => void>();
@@ -176,6 +186,12 @@ export class Pipeline {
     // A file hashed while it is uploaded gets its real key (and sha256) after the PUT.
     let job = planned;
     let route: Route = routeOf(job);
+    // Larger than a body this service refused (a 413 taught it): not sent inline again.
+    let movedFor: Moved | undefined;
+    if (route === 'inline' && job.resend === undefined && !c.client.offers.fitsInline(job.input.size)) {
+      route = 'inline->upload';
+      movedFor = 'size';
+    }
     let documentId: string | null = null;
     let releasePending: (() => void) | undefined;
     let releaseSend: (() => void) | undefined;
@@ -200,7 +216,9 @@ export class Pipeline {
           return;
         } catch (err) {
           if (!(err instanceof ServiceError && err.kind === 'inline_unavailable')) throw err;
-          c.log('info', `${job.input.file}: ${err.message}; moving it to upload-and-poll`);
+          movedFor = err.status === 413 ? 'size' : 'time';
+          if (!c.client.offers.noUpload)
+            c.log('info', `${job.input.file}: ${err.message}; moving it to upload-and-poll`);
           route = 'inline->upload';
           // Take a polling slot without holding the send slot meanwhile (no deadlock when all senders wait).
           releaseSend();
@@ -215,7 +233,18 @@ export class Pipeline {
         job = next;
       };
       const resend = job.resend?.storage_path !== undefined ? job.resend : undefined;
-      const sent = await this.#sendUpload(job, route, resend, keyed);
+      if (c.client.offers.noUpload && resend === undefined) {
+        await this.#noUploadRoute(job, route, movedFor);
+        return;
+      }
+      let sent: Sent;
+      try {
+        sent = await this.#sendUpload(job, route, resend, keyed);
+      } catch (err) {
+        if (!(err instanceof ServiceError && err.kind === 'no_route')) throw err;
+        await this.#noUploadRoute(job, route, movedFor);
+        return;
+      }
       job = sent.job;
       releaseSend();
       releaseSend = undefined;
@@ -382,23 +411,39 @@ export class Pipeline {
     const answer = await this.#extract(job, 'inline', request, () =>
       c.client.extractInline(body, request.idempotency_key),
     );
-    if (answer.success === false) {
-      throw new ServiceError('rejected', `${job.input.file}: the service answered success: false`);
-    }
     this.#recognise(job, answer.document_id);
     let pageCount = pageCountOf(answer);
-    if (pageCount === null) {
+    if (pageCount === null && !c.client.offers.noDocuments) {
       // The inline response has no page_count (spec 3a); the document has it.
       try {
         pageCount = (await c.client.getDocument(answer.document_id)).page_count;
       } catch (err) {
-        c.log(
-          'warn',
-          `${job.input.file}: page count unavailable (${err instanceof Error ? err.message : String(err)})`,
-        );
+        if (!(err instanceof ServiceError && err.kind === 'no_route'))
+          c.log(
+            'warn',
+            `${job.input.file}: page count unavailable (${err instanceof Error ? err.message : String(err)})`,
+          );
       }
     }
-    await this.#completed(job, 'inline', answer.document_id, pageCount, answer.results);
+    // A service with no page count to give, in the answer or by a route: the pages it charged by
+    // are counted here, by the counter --dry-run and --max-credits use, and said to be.
+    const byClient = pageCount === null && c.client.offers.noDocuments;
+    if (byClient) pageCount = job.pages ?? (await countPages(job.input.path, job.mimeType));
+    await this.#completed(job, 'inline', answer.document_id, pageCount, answer.results, byClient && pageCount !== null);
+  }
+
+  /**
+   * A file that only the upload route could take, on a service that has none: failed, uncharged,
+   * and set aside (a plain rerun would fail it the same way; --retry-failed tries again).
+   */
+  async #noUploadRoute(job: Job, route: Route, movedFor: Moved | undefined): Promise<void> {
+    const max = this.#c.client.offers.inlineFileMax;
+    const why =
+      movedFor === 'time'
+        ? `too slow for this service's inline time limit (it stopped the extraction and refunds it)`
+        : `too large for this service's inline route (${movedFor === 'size' ? (max !== undefined ? `it takes files up to about ${max} bytes inline` : 'it refused the request as too large: HTTP 413') : job.decision.why})`;
+    const reason = `${shownName(job.input.file)}: ${why}, and it has no upload route: nothing was charged; --retry-failed tries it again`;
+    await this.#settleFailure(job, route, null, reason, { retryable: false, charge: 'none' });
   }
 
   /**
@@ -651,8 +696,11 @@ export class Pipeline {
     documentId: string,
     pageCount: number | null,
     results: DocumentRecord['results'],
+    countedHere = false,
   ): Promise<void> {
     const c = this.#c;
+    if (countedHere && pageCount !== null && !this.#counted.has(job.ordinal))
+      this.#charges.byClient = (this.#charges.byClient ?? 0) + pageCount;
     this.#learnPages(job, pageCount);
     if (pageCount === null && !this.#counted.has(job.ordinal)) this.#charges.unknown++;
     const res = results ?? {};
@@ -662,10 +710,12 @@ export class Pipeline {
       route,
       document_id: documentId,
       page_count: pageCount,
+      ...(countedHere ? { pages_counted_by: 'client' as const } : {}),
       results: res,
     });
     c.settle(job, {
       kind: 'completed',
+      ...(countedHere ? { pagesCountedBy: 'client' as const } : {}),
       // As their JSON text (one string), not the parsed tree: the record spool (records.ts) writes
       // that text to disk as it is, and the writers copy or parse it when they read it back.
       record: completedRecord(
@@ -687,6 +737,10 @@ export class Pipeline {
       // Its `sending` fact could not be written, so the request was not sent: nothing was charged.
       c.stop('journal', err.message);
       c.settle(job, notSubmitted(job, route, reasonText('journal')));
+      return;
+    }
+    if (err instanceof ServiceError && err.charge === 'refunded') {
+      await this.#refunded(job, route, err);
       return;
     }
     const named = err instanceof ServiceError && err.kind === 'bad_response' ? (err.documentId ?? documentId) : null;
@@ -715,7 +769,6 @@ export class Pipeline {
         return;
       }
     }
-    const reason = redact(err instanceof Error ? err.message : String(err));
     // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
     const how = failureOutcome({
       ended: 'error',
@@ -723,10 +776,49 @@ export class Pipeline {
       requestInDoubt: uncertain !== undefined,
       documentId,
     });
+    const reason =
+      how.charge === 'uncertain' && documentId === null && c.client.offers.noDocuments
+        ? await this.#fateUnknown(job, err)
+        : redact(err instanceof Error ? err.message : String(err));
     if (!createdNothing(how.charge) && !this.#counted.has(job.ordinal)) this.#charges.unknown++;
     const cause =
       how.charge === 'uncertain' ? uncertainCause(err instanceof ServiceError ? err.kind : undefined) : undefined;
     await this.#settleFailure(job, route, documentId, reason, { ...how, request: uncertain, cause });
+  }
+
+  /**
+   * An extract request whose answer was lost, on a service with no route to read a document:
+   * nothing can tell whether it was charged, so the message says that, and what --retry-failed
+   * may cost (the pages as counted here).
+   */
+  async #fateUnknown(job: Job, err: unknown): Promise<string> {
+    const what =
+      err instanceof ServiceError && err.kind === 'server'
+        ? `a proxy answered for the service (HTTP ${err.status})`
+        : 'the answer was lost after the request was sent';
+    const pages = job.pages ?? (await countPages(job.input.path, job.mimeType).catch(() => null));
+    const cost =
+      pages === null ? 'its pages once more' : `${pages} page${pages === 1 ? '' : 's'} once more, as counted here`;
+    return redact(
+      `${shownName(job.input.file)}: ${what}, and its fate cannot be known: this service has no route to ask about a document and may ignore Idempotency-Key; it was not sent again. --retry-failed sends it again, which may charge ${cost}`,
+    );
+  }
+
+  /**
+   * The service answered at once that its extraction failed (an inline `success: false`) and
+   * refunded it: the document_id is kept, nothing is counted, and a plain rerun sends it once
+   * more (cost/charge.ts failureOutcome); failed again, it is set aside for --retry-failed.
+   */
+  async #refunded(job: Job, route: Route, err: ServiceError): Promise<void> {
+    this.#uncertain.delete(job.key);
+    const again = job.prior?.fact === 'failed' && chargeOf(job.prior) === 'refunded';
+    const next = again
+      ? 'it failed so before too: set aside, --retry-failed sends it again'
+      : 'a plain rerun sends it once more';
+    const reason = redact(`${err.message}; refunded by the service: ${next}`);
+    await this.#settleFailure(job, route, err.documentId ?? null, reason, {
+      ...failureOutcome({ ended: 'refunded', answered: { again } }),
+    });
   }
 
   /**
@@ -805,6 +897,9 @@ export class Pipeline {
       if (err instanceof ServiceError && createdNothing(err.charge)) {
         this.#uncertain.delete(job.key);
         await c.journal.append({ fact: 'unsent', ...this.#common(job), route });
+      } else if (err instanceof ServiceError && err.charge === 'refunded') {
+        // The service made a document, failed it and refunded it: known, not in doubt.
+        this.#uncertain.delete(job.key);
       } else {
         this.#uncertain.set(job.key, request);
       }
@@ -838,6 +933,9 @@ function routeOf(job: Job): Route {
   if (job.resend.storage_path === undefined) return 'inline';
   return job.prior?.route === 'inline->upload' ? 'inline->upload' : 'upload';
 }
+
+/** Why a file bound inline went to the upload route: its size (a 413), or the inline time limit. */
+type Moved = 'size' | 'time';
 
 function notSubmitted(job: Job, route: Route, why: string): Outcome {
   return {

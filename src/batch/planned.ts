@@ -1,3 +1,4 @@
+import type { Offers } from '../client/offers.ts';
 import type { KnownLookup } from '../journal/journal.ts';
 import type { Identity } from '../journal/identity.ts';
 import type { StateJournal } from '../journal/state/index.ts';
@@ -21,6 +22,8 @@ export type BatchPlan = {
   targetId: string;
   /** The parser's targets in the journal, which the run's documents are looked up under. */
   identity: Identity;
+  /** What the service is known to offer, from the journal (client/offers.ts). */
+  offers?: Offers | undefined;
   /** One per readable input that is a document (or named by itself), in input order: job.ordinal is its place. */
   jobs: PlanStore;
   /** The documents the send step works on: resumed first, then sent, then (a shared journal) checked. */

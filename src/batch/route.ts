@@ -5,10 +5,11 @@ export const ROUTES = ['auto', 'inline', 'upload'] as const;
 export type RouteFlag = (typeof ROUTES)[number];
 
 /**
- * 5 MB: base64 inflates a file by 4/3, so a 5 MB file is a ~6.7 MB body, well under the
- * emulator's default inline cap of 10 MiB, and short enough to finish within one request.
+ * 3.3 MB: base64 inflates a file by 4/3, so a 3.3 MB file is a ~4.4 MB body, within the 4.5 MB
+ * request body the deployed service's platform takes (a larger one is a 413), and well under the
+ * emulator's default inline cap of 10 MiB.
  */
-export const DEFAULT_INLINE_MAX = 5_000_000;
+export const DEFAULT_INLINE_MAX = 3_300_000;
 
 /** Spec, "Limits": files over 300 MB must use the upload-and-poll route. */
 export const UPLOAD_ONLY_ABOVE = 300 * 1000 * 1000;

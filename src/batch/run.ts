@@ -174,6 +174,7 @@ async function planBatch(
     known: replay.known,
     targetId,
     identity,
+    offers: replay.parsers.get(targetId)?.offers,
     jobs: PlanStore.open(),
     queue: sendQueue(),
     copies: new Map(),

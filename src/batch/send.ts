@@ -1,6 +1,7 @@
 import { Circuit } from '../client/circuit.ts';
 import type { Log } from '../client/deps.ts';
 import { ServiceClient } from '../client/service-client.ts';
+import { ServiceOffers } from '../client/offers.ts';
 import { errorRecord, notSubmittedRecord } from '../outputs/record.ts';
 import { workThrough } from './claims.ts';
 import { Limiter } from './limiter.ts';
@@ -58,7 +59,7 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     decided: (job, concurrent) => decided(job, concurrent, tally, reporter, emit),
   });
   const pipeline = new Pipeline({
-    client: serviceClient(options, deps, log, sendSlots),
+    client: serviceClient(options, deps, log, sendSlots, serviceOffers(plan, deps, log)),
     journal: share.journal,
     target: plan.targetId,
     identity: plan.identity,
@@ -124,13 +125,42 @@ export function recordCopies(plan: Pick<BatchPlan, 'copies' | 'jobs'>, records: 
   }
 }
 
-function serviceClient(options: BatchOptions, deps: BatchDeps, log: Log, sendSlots: Limiter): ServiceClient {
+/**
+ * What the service is known to offer, from the journal; what the run learns is said once and
+ * kept on the key's parser fact, so the next run does not ask again.
+ */
+function serviceOffers(plan: BatchPlan, deps: BatchDeps, log: Log): ServiceOffers {
+  return new ServiceOffers(plan.offers, (offers, what) => {
+    log('info', what);
+    const { key, primary, not } = plan.identity;
+    plan.journal
+      .append({
+        fact: 'parser',
+        at: new Date(deps.now()).toISOString(),
+        target: key,
+        parser: primary,
+        ...(not.size > 0 ? { not: [...not] } : {}),
+        offers,
+      })
+      // Learnt again at no cost by the next run if this one could not keep it (the journal's own stop says why).
+      .catch(() => {});
+  });
+}
+
+function serviceClient(
+  options: BatchOptions,
+  deps: BatchDeps,
+  log: Log,
+  sendSlots: Limiter,
+  offers: ServiceOffers,
+): ServiceClient {
   return new ServiceClient(
     {
       baseUrl: options.baseUrl,
       apiKey: options.apiKey ?? '',
       hooks: { rateLimited: () => sendSlots.rateLimited(), succeeded: () => sendSlots.succeeded() },
       circuit: new Circuit(deps.now, deps.circuit),
+      offers,
     },
     { ...deps, log },
   );
@@ -164,6 +194,9 @@ function settled(
       outcome: kind,
       sha256: job.sha256 || null,
       ...(setAside ? { set_aside: true as const } : {}),
+      ...(kept === undefined && outcome.pagesCountedBy !== undefined
+        ? { pages_counted_by: outcome.pagesCountedBy }
+        : {}),
     },
     outcome.read ?? job.read,
   );

@@ -30,6 +30,8 @@ export type ReportEntry = DocumentRecord & {
   outcome: EntryOutcome;
   sha256: string | null;
   pages_estimate?: number | undefined;
+  /** `client`: its page_count is extract's own count, the service giving none. */
+  pages_counted_by?: 'client' | undefined;
   /**
    * A failure that will fail the same way again (cost/rerun.ts failsAgain): new on the run that meets it
    * (outcome failed), known afterwards (outcome left), which then does not fail the run.
@@ -73,6 +75,8 @@ export type BatchSummary = {
   pages_refunded: number;
   /** Documents this run may have had charged but whose pages it could not learn; a rerun counts them. */
   pages_unknown_documents: number;
+  /** Of `pages_charged`: pages extract counted itself, the service giving no page count (absent: none). */
+  pages_counted_by_client?: number | undefined;
   stopped_by: StopReason | null;
   message: string | null;
   elapsed_ms: number;
@@ -137,6 +141,7 @@ export function tallySummary(
     pages_recognised: extra.charges.recognised,
     pages_refunded: extra.charges.refunded,
     pages_unknown_documents: extra.charges.unknown,
+    ...((extra.charges.byClient ?? 0) > 0 ? { pages_counted_by_client: extra.charges.byClient } : {}),
     stopped_by: extra.stoppedBy,
     message: extra.message,
     elapsed_ms: extra.elapsedMs,
@@ -307,8 +312,13 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (counted.needsReview > 0) parts.push(`${counted.needsReview} with null fields to review`);
   const refunds = s.pages_refunded > 0 ? ` (after ${s.pages_refunded} refunded)` : '';
   const recognised = s.pages_recognised > 0 ? `, ${s.pages_recognised} recognised (no charge)` : '';
+  const byClient = s.pages_counted_by_client ?? 0;
+  const counter =
+    byClient > 0
+      ? ` (${byClient === s.pages_charged ? '' : `${byClient} of them `}counted by extract: the service gives no page count)`
+      : '';
   const lines = [
-    `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${refunds}${recognised} in ${formatDuration(s.elapsed_ms)}`,
+    `${parts.join(', ')}; ${s.pages_charged} page${Math.abs(s.pages_charged) === 1 ? '' : 's'} charged${counter}${refunds}${recognised} in ${formatDuration(s.elapsed_ms)}`,
   ];
   if (s.pages_unknown_documents > 0) {
     const n = s.pages_unknown_documents;

@@ -49,10 +49,17 @@ export class ServiceError extends Error {
  */
 export function describeErrorBody(text: string): string {
   const found = serviceErrorMessage(text);
-  if (found !== undefined) return redact(found);
-  const oneLine = text.trim().replace(/\s+/g, ' ');
-  if (oneLine === '') return '(empty body)';
+  const oneLine = inert(found ?? text);
+  if (oneLine === '') return found === undefined ? '(empty body)' : '(empty message)';
   return redact(oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine);
+}
+
+/** Service text as a log line shows it: one line, control characters written as `\xNN`, so it cannot forge or repaint a line. */
+function inert(text: string): string {
+  return text
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   API_PREFIX,
   DocumentBody,
@@ -30,6 +30,7 @@ import { FileChangedError, hashedFileBody } from './upload-body.ts';
 import { requestUrl } from '../net/request.ts';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from './answer-depth.ts';
 import { describeErrorBody, isPageCount, neverReachedService, serviceErrorMessage, ServiceError } from './errors.ts';
+import { ServiceOffers } from './offers.ts';
 
 /**
  * Response shapes as the client accepts them: the contract's schemas, loosened where the
@@ -57,6 +58,8 @@ export type ServiceClientOptions = {
   circuit?: Circuit | undefined;
   /** Per-attempt limits (defaults REQUEST_TIMEOUT_MS, EXTRACT_TIMEOUT_MS) and the largest answer read (MAX_ANSWER_BYTES). */
   limits?: { requestMs?: number; extractMs?: number; answerBytes?: number };
+  /** What the service is known to offer (the journal's), added to as the client learns it. */
+  offers?: ServiceOffers | undefined;
 };
 
 /** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
@@ -78,6 +81,8 @@ type Call = {
   body?: () => string | Readable;
   /** The inline extract, whose 503 (and 413) sends the file to upload-and-poll. */
   inline?: boolean;
+  /** The body's size in bytes, for what a 413 teaches (offers.ts refusedInline). */
+  bodyBytes?: number;
   /** What the step concerns, for messages ("invoice-1.pdf"). */
   subject: string;
   signal?: AbortSignal | undefined;
@@ -90,6 +95,8 @@ type Attempt = { answer: Answer } | { why: string; level: LogLevel; atLeastMs?: 
 
 export class ServiceClient {
   readonly baseUrl: string;
+  /** What this service offers, as learnt (client/offers.ts). */
+  readonly offers: ServiceOffers;
   readonly #apiKey: string;
   readonly #retry: RetryPolicy;
   readonly #hooks: ClientHooks;
@@ -122,10 +129,15 @@ export class ServiceClient {
     this.#hooks = options.hooks ?? {};
     this.#deps = deps;
     this.#circuit = options.circuit;
+    this.offers = options.offers ?? new ServiceOffers();
   }
 
   /** Operation 1: a signed, short-lived upload address. */
   async uploadUrl(body: UploadUrlRequest, signal?: AbortSignal): Promise<UploadTicket> {
+    if (this.offers.noUpload)
+      throw new ServiceError('no_route', `${body.file_name}: the service at ${this.#shownBase} has no upload route`, {
+        status: 404,
+      });
     const answer = await this.#call({
       step: 'upload-url',
       method: 'POST',
@@ -174,6 +186,8 @@ export class ServiceClient {
    */
   async extractInline(body: ExtractInlineRequest, idempotencyKey?: string): Promise<InlineResult> {
     const answer = await this.#postExtract(body, idempotencyKey, body.file.name, true);
+    const refused = failedExtraction(answer, body.file.name);
+    if (refused !== undefined) throw refused;
     return parseBody(InlineExtract, answer, 'extract', body.file.name);
   }
 
@@ -191,19 +205,29 @@ export class ServiceClient {
     subject: string,
     inline: boolean,
   ) {
+    const text = JSON.stringify(body);
+    const bodyBytes = Buffer.byteLength(text);
     return this.#call({
       step: 'extract',
       method: 'POST',
       url: `${this.baseUrl}${API_PREFIX}/extract`,
       headers: this.#extractHeaders(idempotencyKey),
-      body: () => JSON.stringify(body),
-      ...(inline && { inline: true }),
+      body: () => text,
+      ...(inline && { inline: true, bodyBytes }),
       subject,
     });
   }
 
   /** Operation 4: one document, to poll or to recover a result. */
   async getDocument(documentId: string, signal?: AbortSignal): Promise<FetchedDocument> {
+    if (this.offers.noDocuments)
+      throw new ServiceError(
+        'no_route',
+        `${documentId}: the service at ${this.#shownBase} has no route to read a document`,
+        {
+          status: 404,
+        },
+      );
     const answer = await this.#call({
       step: 'get',
       method: 'GET',
@@ -309,15 +333,18 @@ export class ServiceClient {
     const { status, text, headers } = answer;
     log('debug', `${label} -> ${status} (${now() - started} ms)`);
     const wait = parseRetryAfter(headers['retry-after'], now());
+    const html = /^\s*text\/html\b/i.test(String(headers['content-type'] ?? ''));
     const facts: AttemptFacts = {
       ...shape,
       connection: 'answered',
       status,
       // Read only where the table asks (a 5xx, a PUT refused): a success's body is parsed once, by parseBody.
       body: status >= 500 && serviceErrorMessage(text) !== undefined ? 'service-error' : 'other',
-      html: /^\s*text\/html\b/i.test(String(headers['content-type'] ?? '')),
+      html,
       saysExpired: call.step === 'put' && status >= 300 && /expire/i.test(describeErrorBody(text)),
       pastDeadline: wait !== undefined && wait > this.#retry.maxRetryAfterMs,
+      apiAnswered: this.#verified || (maybeMissingRoute(call.step, status, html) && (await this.#apiAnswers())),
+      functionTimeout: status === 504 && FUNCTION_TIMEOUT.test(text),
     };
     const decision = decide(facts, this.#heard(facts, `HTTP ${status}`));
     if (decision.rateLimited) this.#hooks.rateLimited?.();
@@ -329,7 +356,42 @@ export class ServiceClient {
       return decision.rateLimited
         ? { why: '429 rate limited', level: 'warn', ...(wait !== undefined && { atLeastMs: wait }) }
         : { why: String(status), level: 'warn' };
-    throw this.#failure(call, label, decision, { attempt, status, detail: describeErrorBody(text), html: facts.html });
+    if (decision.kind === 'no_route')
+      this.offers.missingRoute(call.step === 'get' ? 'documents' : 'upload', this.#shownBase);
+    if (decision.kind === 'inline_unavailable' && status === 413 && call.bodyBytes !== undefined)
+      this.offers.refusedInline(call.bodyBytes, this.#shownBase);
+    throw this.#failure(call, label, decision, {
+      attempt,
+      status,
+      detail: describeErrorBody(text),
+      html: facts.html,
+      location: headers.location === undefined ? undefined : String(headers.location),
+    });
+  }
+
+  /**
+   * Whether the base URL answers as the service's API, asked at no cost when the first API request
+   * met a 404 where a route of the interface should be: an extract request with no file, which no
+   * service can charge, answered by the API's own JSON error (a 400, a 401) rather than a page or
+   * a 404. No answer settles nothing: the 404 then stands as a wrong address.
+   */
+  async #apiAnswers(): Promise<boolean> {
+    const url = `${this.baseUrl}${API_PREFIX}/extract`;
+    try {
+      const { status, text, headers } = await this.#send({
+        step: 'extract',
+        method: 'POST',
+        url,
+        headers: this.#jsonHeaders(),
+        body: () => '{}',
+        subject: 'a request with no file',
+      });
+      this.#deps.log('debug', `POST ${this.#shown(url)} with no file -> ${status}`);
+      const html = /^\s*text\/html\b/i.test(String(headers['content-type'] ?? ''));
+      return status >= 400 && status !== 404 && status < 500 && !html && serviceErrorMessage(text) !== undefined;
+    } catch {
+      return false;
+    }
   }
 
   /** Tells the circuit breaker what came of an attempt; whether that opened it. */
@@ -345,7 +407,15 @@ export class ServiceClient {
     call: Call,
     label: string,
     decision: Failure,
-    got: { attempt: number; code?: string; cause?: unknown; status?: number; detail?: string; html?: boolean },
+    got: {
+      attempt: number;
+      code?: string;
+      cause?: unknown;
+      status?: number;
+      detail?: string;
+      html?: boolean;
+      location?: string | undefined;
+    },
   ): ServiceError {
     const { kind, charge, retryable } = decision;
     const status = got.status;
@@ -360,7 +430,17 @@ export class ServiceClient {
       case 'unreachable':
         return this.#unreachable();
       case 'wrong_service':
-        return wrongService(status, label, this.baseUrl, got.html === true);
+        return status !== undefined && status >= 300 && status < 400
+          ? redirected(status, label, this.baseUrl, got.location)
+          : wrongService(status, label, this.baseUrl, got.html === true);
+      case 'no_route':
+        return new ServiceError(
+          kind,
+          call.step === 'get'
+            ? `${call.subject}: the service at ${this.#shownBase} has no route to read a document (HTTP 404)`
+            : `${call.subject}: the service at ${this.#shownBase} has no upload route (HTTP 404)`,
+          options,
+        );
       case 'network':
         return new ServiceError(
           'network',
@@ -388,7 +468,15 @@ export class ServiceClient {
           options,
         );
       case 'inline_unavailable':
-        return new ServiceError(kind, `inline extraction of ${what} did not complete`, options);
+        return new ServiceError(
+          kind,
+          status === 504
+            ? `inline extraction of ${call.subject} was stopped by the service's time limit (HTTP 504 FUNCTION_INVOCATION_TIMEOUT; the service refunds it)`
+            : status === 413
+              ? `inline extraction of ${call.subject} was refused as too large (HTTP 413: ${got.detail})`
+              : `inline extraction of ${what} did not complete`,
+          options,
+        );
       case 'not_found':
         return new ServiceError(kind, `not found: ${what}`, options);
       case 'server':
@@ -525,6 +613,73 @@ function parseBody<T extends z.ZodType>(schema: T, answer: Answer, step: Step, s
     throw bad(`page_count ${JSON.stringify(pages)}, which is not a number of pages`, named);
   }
   return parsed.data;
+}
+
+/** Where a 404 may be a route the service lacks rather than a wrong address (cost/attempt.ts isMissingRoute). */
+function maybeMissingRoute(step: Step, status: number, html: boolean): boolean {
+  return status === 404 && (step === 'upload-url' || (step === 'get' && html));
+}
+
+/** The hosting platform's text for a function stopped at its time limit (cost/attempt.ts functionTimeout). */
+const FUNCTION_TIMEOUT = /\bFUNCTION_INVOCATION_TIMEOUT\b/;
+
+/**
+ * An inline answer `success: false` (HTTP 200): the extraction failed and the service refunded
+ * it; its document_id is kept. Undefined for any other answer, which parseBody reads.
+ */
+function failedExtraction(answer: Answer, subject: string): ServiceError | undefined {
+  if (answer.status < 200 || answer.status >= 300 || !/"success"\s*:\s*false/.test(answer.text)) return undefined;
+  const parsed = FailedExtract.safeParse(parseJson(answer.text));
+  if (!parsed.success) return undefined;
+  const { document_id: documentId, error, message } = parsed.data;
+  const why = describeErrorBody(JSON.stringify({ error: error ?? message ?? 'no reason given' }));
+  return new ServiceError('rejected', `${subject}: the service's extraction failed (success: false: ${why})`, {
+    status: answer.status,
+    charge: 'refunded',
+    retryable: true,
+    documentId: documentId === undefined || documentId === '' ? undefined : documentId,
+  });
+}
+
+const FailedExtract = z.object({
+  success: z.literal(false),
+  document_id: z.string().optional(),
+  error: z.string().optional(),
+  message: z.string().optional(),
+});
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A redirect on the base URL: never followed, since the key would go with it to wherever it
+ * points; the message names the base URL it points at, to set instead.
+ */
+function redirected(status: number, label: string, baseUrl: string, location: string | undefined): ServiceError {
+  let to: string | undefined;
+  try {
+    if (location !== undefined) {
+      const url = new URL(location, `${baseUrl}/`);
+      const at = url.pathname.indexOf(API_PREFIX);
+      to = describeUrl(`${url.origin}${at >= 0 ? url.pathname.slice(0, at) : url.pathname}`).replace(/\/+$/, '');
+    }
+  } catch {
+    to = undefined;
+  }
+  const where =
+    to === undefined
+      ? 'without saying where'
+      : `to ${to}: set that as the base URL (EXTRACT_BASE_URL=${to}, or --base-url, or the config store)`;
+  return new ServiceError(
+    'wrong_service',
+    `${label} answered a redirect (HTTP ${status}) ${where}; it was not followed, so the API key went nowhere else; nothing was charged: fix it, then rerun the same command`,
+    { status },
+  );
 }
 
 /** The error for a base URL that is not the service (cost/attempt.ts says when an answer shows it). */

@@ -23,7 +23,9 @@ export type Step = 'upload-url' | 'put' | 'extract' | 'get';
  * - not_found: 404 on a document.
  * - rejected: another 4xx: the service refused this request as it is (bad file, too large...).
  * - bad_response: a 2xx whose body is not what the spec describes.
- * - wrong_service: the base URL is not the service: a 404 on the API's own paths, or an HTML page. Stops the run (exit 2).
+ * - wrong_service: the base URL is not the service: a 404 on the API's own paths, an HTML page, or a redirect. Stops the run (exit 2).
+ * - no_route: the service answers its API but has no such route (upload-url, documents/{id}): a 404 there
+ *   once the API has answered. The document cannot go that way on this service.
  * - aborted: the caller aborted (SIGINT).
  */
 export const SERVICE_ERROR_KINDS = [
@@ -39,6 +41,7 @@ export const SERVICE_ERROR_KINDS = [
   'rejected',
   'bad_response',
   'wrong_service',
+  'no_route',
   'aborted',
 ] as const;
 export type ServiceErrorKind = (typeof SERVICE_ERROR_KINDS)[number];
@@ -52,6 +55,7 @@ const JUDGED: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
   'not_found',
   'bad_response',
   'wrong_service',
+  'no_route',
 ]);
 
 /** Whether trying the same document again later may succeed, unless the failure says otherwise. */
@@ -121,6 +125,17 @@ export type AttemptFacts = {
       saysExpired?: boolean | undefined;
       /** Its Retry-After asks for a wait beyond the longest this client honours. */
       pastDeadline?: boolean | undefined;
+      /**
+       * The service has answered its API before (in this run, or a free check said so): a 404 on
+       * upload-url, or an HTML 404 on documents/{id}, is then a route it lacks, not a wrong address.
+       */
+      apiAnswered?: boolean | undefined;
+      /**
+       * A 504 whose text names the hosting platform's function time limit
+       * (FUNCTION_INVOCATION_TIMEOUT): the service's own function was stopped, and its reserve is
+       * refunded, which is the interface's inline 503, not a proxy that lost the answer.
+       */
+      functionTimeout?: boolean | undefined;
     }
 );
 
@@ -130,7 +145,7 @@ type Answered = Extract<AttemptFacts, { connection: 'answered' }>;
 export function circuitSignal(facts: AttemptFacts): 'answered' | 'unanswered' | undefined {
   if (facts.connection !== 'answered') return 'unanswered';
   if (isWrongService(facts)) return undefined;
-  return isGatewayStatus(facts.status) ? 'unanswered' : 'answered';
+  return isGatewayStatus(facts.status) && !isFunctionTimeout(facts) ? 'unanswered' : 'answered';
 }
 
 /**
@@ -175,7 +190,9 @@ function verdictOf(facts: AttemptFacts, circuitOpened: boolean): Verdict {
     return last ? failed('network') : 'now';
   }
   const { status } = facts;
+  if (isMissingRoute(facts)) return failed('no_route');
   if (isWrongService(facts)) return failed('wrong_service');
+  if (isFunctionTimeout(facts)) return failed('inline_unavailable');
   if (circuitOpened && idempotent && isGatewayStatus(status)) return failed('unreachable');
   if (status >= 200 && status < 300) {
     if (facts.body === 'unreadable') return unreadableAnswer(facts.step);
@@ -215,7 +232,25 @@ function classify(facts: Answered, status: number, refusedByService: boolean): F
  */
 function isWrongService(facts: Answered): boolean {
   if (facts.step === 'put' || facts.status >= 500) return false;
+  // A redirect is never followed with the key: the base URL to use is the one it names.
+  if (facts.status >= 300 && facts.status < 400) return true;
+  if (isMissingRoute(facts)) return false;
   return facts.html === true || (facts.status === 404 && (facts.step === 'upload-url' || facts.inline === true));
+}
+
+/**
+ * A route the service lacks: once its API has answered, a 404 on upload-url, or the framework's
+ * HTML 404 page for documents/{id} (an unknown document is the API's own answer, not a page).
+ * A service deployed with the inline extract alone answers both so.
+ */
+function isMissingRoute(facts: Answered): boolean {
+  if (facts.apiAnswered !== true || facts.status !== 404) return false;
+  return facts.step === 'upload-url' || (facts.step === 'get' && facts.html === true);
+}
+
+/** The inline extract stopped by the hosting platform's time limit (AttemptFacts functionTimeout). */
+function isFunctionTimeout(facts: Answered): boolean {
+  return facts.inline === true && facts.status === 504 && facts.functionTimeout === true;
 }
 
 /** A 2xx whose body is not what the spec describes. To POST extract: the service accepted it, so it may be charged. */
@@ -248,7 +283,11 @@ export function laterRetry(kind: ServiceErrorKind, charge: Charge, retryable: bo
  * for --retry-failed.
  */
 export function rerunOf(failure: { charge: Charge; retryable: boolean }): Exclude<Retry, 'now'> {
-  return failure.charge === 'none' && failure.retryable ? 'on-rerun' : 'with-retry-failed';
+  // A refunded failure that may pass (the service's extraction failed, not the document judged)
+  // costs nothing net either: a plain rerun sends it again (cost/charge.ts failureOutcome says once).
+  return (failure.charge === 'none' || failure.charge === 'refunded') && failure.retryable
+    ? 'on-rerun'
+    : 'with-retry-failed';
 }
 
 /** How an extract request that may have reached the service was left without its outcome, by the kind of its failure. */

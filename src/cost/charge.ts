@@ -87,8 +87,13 @@ function isFailed(state: { fact: string } | FailedFactCost): state is FailedFact
 
 /** How a document's failure came about, as the pipeline saw it. */
 export type FailureCase =
-  /** The service's document ended in error (GET said so): its reserve was refunded. */
-  | { ended: 'refunded' }
+  /**
+   * The service's document ended in error and its reserve was refunded: polled (GET said so),
+   * the service judged the document and a rerun sets it aside; answered at once (an inline
+   * `success: false`), the extraction failed and may pass: a plain rerun sends it once more
+   * (`again`: this was that once more).
+   */
+  | { ended: 'refunded'; answered?: { again: boolean } | undefined }
   /** A 2xx the client could not take that still named its document: the service made it. */
   | { ended: 'answer-refused' }
   /**
@@ -103,7 +108,7 @@ export type FailureCase =
 export function failureOutcome(c: FailureCase): { retryable: boolean; charge: FailureCharge } {
   switch (c.ended) {
     case 'refunded':
-      return { retryable: true, charge: 'refunded' };
+      return { retryable: c.answered !== undefined && !c.answered.again, charge: 'refunded' };
     case 'answer-refused':
       return { retryable: false, charge: 'uncertain' };
     case 'error':

@@ -145,8 +145,17 @@ export function learned(
   // A key already joined to a parser stays there (what it sees joins it); a key on its own joins what it sees.
   const parser = identity.primary !== identity.key ? identity.primary : (seen[0] ?? identity.primary);
   const not = [...new Set([...identity.not, ...unseen])];
+  // What the service offers (client/offers.ts) is kept on the key's fact, whatever the probe showed.
+  const offers = parsers.get(identity.key)?.offers;
   const facts: ParserFact[] = [
-    { fact: 'parser', at: when, target: identity.key, parser, ...(not.length > 0 ? { not } : {}) },
+    {
+      fact: 'parser',
+      at: when,
+      target: identity.key,
+      parser,
+      ...(not.length > 0 ? { not } : {}),
+      ...(offers !== undefined ? { offers } : {}),
+    },
   ];
   for (const other of seen) {
     if (other === parser) continue;

@@ -74,6 +74,8 @@ export const JournalFact = z.discriminatedUnion('fact', [
     route: Route,
     document_id: z.string(),
     page_count: z.number().int().nonnegative().nullable(),
+    /** `client`: the service gave no page count, so the pages are the client's own count (batch/pages.ts). */
+    pages_counted_by: z.literal('client').optional(),
     results: Results,
   }),
   z.object({
@@ -106,6 +108,17 @@ export const JournalFact = z.discriminatedUnion('fact', [
     target: z.string(),
     parser: z.string(),
     not: z.array(z.string()).optional(),
+    /**
+     * What the service at this target offers, learnt without paying (client/offers.ts): a route
+     * it lacks, the largest inline body it takes. Absent: what the interface promises.
+     */
+    offers: z
+      .object({
+        upload: z.literal(false).optional(),
+        documents: z.literal(false).optional(),
+        inline_body_max: z.number().int().positive().optional(),
+      })
+      .optional(),
   }),
   /** The journal's format version, the first line of a journal this version made (absent: 1). */
   z.object({ fact: z.literal('journal'), at: z.string(), version: z.number().int().positive() }),

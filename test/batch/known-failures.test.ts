@@ -16,7 +16,9 @@ const BROKEN = '%PDF-1.4\nthis is not a PDF at all\n';
 describe('new and known failures', () => {
   it('the rule: judged by the service (refused as it is, or ended in error and refunded) fails again; a failure that may pass or may have been charged does not', () => {
     expect(failsAgain({ charge: 'none', retryable: false })).toBe(true);
-    expect(failsAgain({ charge: 'refunded', retryable: true })).toBe(true);
+    expect(failsAgain({ charge: 'refunded', retryable: false })).toBe(true);
+    // Refunded at once and may pass (an inline success: false): a plain rerun sends it once more.
+    expect(failsAgain({ charge: 'refunded', retryable: true })).toBe(false);
     expect(failsAgain({ charge: 'none', retryable: true })).toBe(false);
     expect(failsAgain({ charge: 'uncertain', retryable: false })).toBe(false);
     expect(failsAgain({ charge: 'uncertain', retryable: true })).toBe(false);

@@ -32,7 +32,7 @@ describe("cli: a batch run's options from its flags", () => {
       ...TARGET,
       keySource: undefined,
       route: 'auto',
-      inlineMax: 5_000_000,
+      inlineMax: 3_300_000,
       concurrency: 4,
       maxPending: 64,
       poll: { intervalMs: 2000, factor: 1.5, maxIntervalMs: 30_000, timeoutMs: 15 * 60_000 },

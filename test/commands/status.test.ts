@@ -69,7 +69,7 @@ describe('status', () => {
       ...extra,
     });
     const facts = [
-      failed('judged', { document_id: 'doc_1', charge: 'refunded' }),
+      failed('judged', { document_id: 'doc_1', charge: 'refunded', retryable: false }),
       failed('refused', { retryable: false, charge: 'none' }),
       failed('down', { charge: 'none' }),
       failed('lost', { charge: 'uncertain' }),

@@ -112,7 +112,48 @@ const ROWS: Row[] = [
   ['extract 202 accepted: charged', answer('extract', 202), false, ok('charged')],
   ['get 299: success', answer('get', 299), false, ok('none')],
   ['get 199: not a success, refused', answer('get', 199), false, fails('rejected', 'none', false, 'with-retry-failed')],
-  ['get 300: not a success, refused', answer('get', 300), false, fails('rejected', 'none', false, 'with-retry-failed')],
+  [
+    'get 300: a redirect, never followed with the key: the base URL is not the service',
+    answer('get', 300),
+    false,
+    fails('wrong_service', 'none', false, 'on-rerun'),
+  ],
+  [
+    'upload-url 404 once the API answered: a route this service lacks',
+    answer('upload-url', 404, { apiAnswered: true, html: true }),
+    false,
+    fails('no_route', 'none', false, 'with-retry-failed'),
+  ],
+  [
+    'get 404 HTML once the API answered: no documents route',
+    answer('get', 404, { apiAnswered: true, html: true }),
+    false,
+    fails('no_route', 'none', false, 'with-retry-failed'),
+  ],
+  [
+    "get 404 JSON once the API answered: the service's unknown document",
+    answer('get', 404, { apiAnswered: true }),
+    false,
+    fails('not_found', 'none', false, 'with-retry-failed'),
+  ],
+  [
+    'inline 504 naming the function time limit: the inline 503, stopped and refunded',
+    answer('extract', 504, { inline: true, functionTimeout: true }),
+    false,
+    fails('inline_unavailable', 'none', true, 'on-rerun'),
+  ],
+  [
+    'storage-path 504 naming the function time limit: still a gateway, possibly charged',
+    answer('extract', 504, { functionTimeout: true }),
+    false,
+    fails('server', 'uncertain', true, 'with-retry-failed'),
+  ],
+  [
+    'inline 308: a redirect, never followed',
+    answer('extract', 308, { inline: true }),
+    false,
+    fails('wrong_service', 'none', false, 'on-rerun'),
+  ],
   [
     'extract 2xx unreadable: possibly charged, never sent again by itself',
     answer('extract', 200, { body: 'unreadable' }),
@@ -330,8 +371,8 @@ describe('cost: the attempt table', () => {
 
   it('a default retry on every kind: only what the service judged fails again', () => {
     const judged = SERVICE_ERROR_KINDS.filter((k) => !retryableKind(k));
-    expect(judged).toEqual(['not_found', 'rejected', 'bad_response', 'wrong_service']);
-    expect(SERVICE_ERROR_KINDS).toHaveLength(13);
+    expect(judged).toEqual(['not_found', 'rejected', 'bad_response', 'wrong_service', 'no_route']);
+    expect(SERVICE_ERROR_KINDS).toHaveLength(14);
   });
 
   it('the kinds that stop a run', () => {
@@ -352,7 +393,8 @@ describe('cost: the attempt table', () => {
     expect(laterRetry('wrong_service', 'none', false)).toBe('on-rerun');
     expect(laterRetry('network', 'none', true)).toBe('on-rerun');
     expect(laterRetry('network', 'uncertain', true)).toBe('with-retry-failed');
-    expect(laterRetry('server', 'refunded', true)).toBe('with-retry-failed');
+    expect(laterRetry('server', 'refunded', true)).toBe('on-rerun');
+    expect(laterRetry('rejected', 'refunded', false)).toBe('with-retry-failed');
     expect(laterRetry('rejected', 'none', false)).toBe('with-retry-failed');
     expect(failed('server', 'uncertain', false)).toEqual({
       kind: 'server',
@@ -395,7 +437,9 @@ describe('cost: the attempt table', () => {
     expect(rerunOf({ charge: 'none', retryable: true })).toBe('on-rerun');
     expect(rerunOf({ charge: 'none', retryable: false })).toBe('with-retry-failed');
     expect(rerunOf({ charge: 'uncertain', retryable: true })).toBe('with-retry-failed');
-    expect(rerunOf({ charge: 'refunded', retryable: true })).toBe('with-retry-failed');
+    // Refunded and may pass (an inline success: false): costs nothing net, sent again.
+    expect(rerunOf({ charge: 'refunded', retryable: true })).toBe('on-rerun');
+    expect(rerunOf({ charge: 'refunded', retryable: false })).toBe('with-retry-failed');
   });
 
   it('after a failure: what ends the run leaves the unsent "not submitted" and the submitted pending', () => {

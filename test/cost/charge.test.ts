@@ -79,7 +79,16 @@ describe('cost: what a failure cost', () => {
   });
 
   it('the failed fact of each way a document fails', () => {
-    expect(failureOutcome({ ended: 'refunded' })).toEqual({ retryable: true, charge: 'refunded' });
+    // Polled and ended in error: the service judged it. Answered at once (success: false): sent once more.
+    expect(failureOutcome({ ended: 'refunded' })).toEqual({ retryable: false, charge: 'refunded' });
+    expect(failureOutcome({ ended: 'refunded', answered: { again: false } })).toEqual({
+      retryable: true,
+      charge: 'refunded',
+    });
+    expect(failureOutcome({ ended: 'refunded', answered: { again: true } })).toEqual({
+      retryable: false,
+      charge: 'refunded',
+    });
     expect(failureOutcome({ ended: 'answer-refused' })).toEqual({ retryable: false, charge: 'uncertain' });
     const error = { ended: 'error' as const, retryable: true, requestInDoubt: false, documentId: null };
     expect(failureOutcome(error)).toEqual({ retryable: true, charge: 'none' });

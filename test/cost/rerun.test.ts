@@ -36,7 +36,8 @@ const downFree = failed({ charge: 'none' });
 const judged = failed({ charge: 'none', retryable: false });
 const inDoubt = failed({ charge: 'uncertain', request });
 const refused = failed({ charge: 'uncertain', document_id: 'doc-3', route: 'upload', retryable: false });
-const refunded = failed({ charge: 'refunded', document_id: 'doc-4' });
+const refunded = failed({ charge: 'refunded', document_id: 'doc-4', retryable: false });
+const refundedMayPass = failed({ charge: 'refunded', document_id: 'doc-6' });
 
 /** prior -> [plain rerun, --retry-failed, --fresh, another worker's fact (concurrent)] */
 const TABLE: Array<[string, KnownState | undefined, [Action, Action, Action, Action]]> = [
@@ -48,11 +49,13 @@ const TABLE: Array<[string, KnownState | undefined, [Action, Action, Action, Act
   ['failed, free, judged (refused as it is)', judged, ['leave', 'submit', 'submit', 'leave']],
   ['failed, possibly charged, request kept', inDoubt, ['leave', 'submit', 'submit', 'leave']],
   ['failed, the answer refused, document named', refused, ['leave', 'resume', 'submit', 'leave']],
-  ['failed, refunded', refunded, ['leave', 'submit', 'submit', 'leave']],
+  ['failed, refunded, judged (ended in error)', refunded, ['leave', 'submit', 'submit', 'leave']],
+  ['failed, refunded, may pass (success: false)', refundedMayPass, ['submit', 'submit', 'submit', 'leave']],
   [
+    // Written retryable by older versions: sent once more, refunded if it fails again.
     'failed, legacy, refunded (document_id, no charge)',
     failed({ document_id: 'doc-5' }),
-    ['leave', 'submit', 'submit', 'leave'],
+    ['submit', 'submit', 'submit', 'leave'],
   ],
   ['failed, legacy, in doubt (request, no charge)', failed({ request }), ['leave', 'submit', 'submit', 'leave']],
   ['failed, legacy, free', failed({}), ['submit', 'submit', 'submit', 'leave']],
@@ -101,7 +104,7 @@ describe('cost: what a rerun does with what the journal knows', () => {
   });
 
   it('set aside: refunded, or free and judged; never what may pass or may have been charged', () => {
-    expect(failsAgain({ charge: 'refunded', retryable: true })).toBe(true);
+    expect(failsAgain({ charge: 'refunded', retryable: true })).toBe(false);
     expect(failsAgain({ charge: 'refunded', retryable: false })).toBe(true);
     expect(failsAgain({ charge: 'none', retryable: false })).toBe(true);
     expect(failsAgain({ charge: 'none', retryable: true })).toBe(false);
@@ -109,7 +112,7 @@ describe('cost: what a rerun does with what the journal knows', () => {
     expect(failsAgain({ charge: 'uncertain', retryable: true })).toBe(false);
     expect(setAsideEarlier(refunded)).toBe(true);
     expect(setAsideEarlier(judged)).toBe(true);
-    expect(setAsideEarlier(failed({ document_id: 'doc-5' }))).toBe(true);
+    expect(setAsideEarlier(failed({ document_id: 'doc-5' }))).toBe(false);
     expect(setAsideEarlier(downFree)).toBe(false);
     expect(setAsideEarlier(inDoubt)).toBe(false);
     expect(setAsideEarlier(refused)).toBe(false);

@@ -121,6 +121,7 @@ describe('cost: the survivors of issue #27', () => {
       rejected: false,
       bad_response: false,
       wrong_service: false,
+      no_route: false,
       aborted: true,
     });
     expect(new ServiceError('rejected', 'x', { retryable: true }).retryable).toBe(true);

@@ -1,0 +1,211 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_INLINE_MAX } from '../../src/batch/route.ts';
+import { deployedStandIn, type DeployedStandIn } from '../helpers/deployed-stand-in.ts';
+import { httpServer } from '../helpers/http-server.ts';
+import { batchOptions, invoiceDir, journalFacts, run } from './harness.ts';
+
+/**
+ * The batch client against the service as it is deployed (test/helpers/deployed-stand-in.ts),
+ * in process: what it learns of the service without paying, the pages it counts itself, sizes
+ * and time limits, refunded failures, and a redirect. POSTs are counted per content: nothing is
+ * sent twice that may have been charged; a refunded failure is sent once more by a plain rerun.
+ */
+
+const KEY = 'ext_deployed_test_key';
+
+const options = (url: string, extra: Parameters<typeof batchOptions>[2] = {}) =>
+  batchOptions(url, KEY, { inlineMax: DEFAULT_INLINE_MAX, out: 'out.jsonl', ...extra });
+
+type Line = {
+  file: string;
+  status: string;
+  document_id: string | null;
+  page_count: number | null;
+  error: string | null;
+};
+const records = (cwd: string): Line[] =>
+  readFileSync(join(cwd, 'out.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Line);
+
+const total = (service: DeployedStandIn): number => [...service.posts.values()].reduce((a, b) => a + b, 0);
+
+/** A file of `bytes` random bytes named NAME under in/ (a scan as far as size goes). */
+function scan(cwd: string, name: string, bytes: number): void {
+  writeFileSync(join(cwd, 'in', name), Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(bytes)]));
+}
+
+describe('the batch client against the service as deployed', () => {
+  it('8 small PDFs: completed, no route complaint, pages charged counted by the client (16), no per-document warning', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(8, 2);
+    const first = await run(cwd, ['in/'], options(service.url));
+    expect(first.summary.exit_code, first.stderr).toBe(0);
+    expect(first.summary.completed).toBe(8);
+    expect(first.stderr).not.toMatch(/HTML page|is not the extraction service|page count unavailable/);
+    expect(first.summary.pages_charged).toBe(16);
+    expect(first.summary.pages_unknown_documents).toBe(0);
+    const lines = records(cwd);
+    expect(lines.map((r) => r.page_count)).toEqual(Array(8).fill(2));
+    // Marked as counted by the client in the report and the summary; the record's columns stay the same.
+    expect([...first.summary.documents].map((d) => d.pages_counted_by)).toEqual(Array(8).fill('client'));
+    expect(first.summary.pages_counted_by_client).toBe(16);
+    expect(first.stderr).toMatch(/16 pages charged \(counted by extract: the service gives no page count\)/);
+    expect(total(service)).toBe(8);
+    // Learnt without paying, said once: the documents route is absent (at most one GET per send slot).
+    const gets = [...service.requests].filter(([k]) => k.startsWith('GET ')).reduce((a, [, n]) => a + n, 0);
+    expect(gets).toBeLessThanOrEqual(4);
+    expect(first.stderr.match(/has no route to read a document/g)).toHaveLength(1);
+
+    // Remembered: the next run over new files asks no documents route at all.
+    const more = await invoiceDir(2, 1);
+    const again = await run(more, ['in/'], { ...options(service.url), state: join(cwd, '.extract-state.jsonl') });
+    expect(again.summary.exit_code, again.stderr).toBe(0);
+    expect(again.summary.pages_charged).toBe(2);
+    const after = [...service.requests].filter(([k]) => k.startsWith('GET ')).reduce((a, [, n]) => a + n, 0);
+    expect(after).toBe(gets);
+  });
+
+  it('a 4 MB scan beside 3 small PDFs: the three complete, the scan fails as too large for this service (no upload route), exit 1, outputs written; a plain rerun does not resend it, --retry-failed does', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(3, 1);
+    scan(cwd, 'big-scan.pdf', 4_000_000);
+    const first = await run(cwd, ['in/'], options(service.url));
+    expect(first.summary.stopped_by, first.stderr).toBeNull();
+    expect(first.summary.exit_code, first.stderr).toBe(1);
+    expect(first.summary.completed).toBe(3);
+    const lines = records(cwd);
+    expect(lines.filter((r) => r.status === 'completed')).toHaveLength(3);
+    const big = lines.find((r) => r.file.endsWith('big-scan.pdf'));
+    expect(big?.status).toBe('error');
+    expect(big?.error).toMatch(/too large for this service's inline route.*no upload route/);
+    expect(service.charged()).toBe(3);
+    const upload = service.requests.get('POST /api/v1/upload-url') ?? 0;
+    expect(upload).toBeLessThanOrEqual(1);
+
+    const rerun = await run(cwd, ['in/'], options(service.url));
+    expect(rerun.summary.exit_code, rerun.stderr).toBe(0);
+    expect(total(service)).toBe(3);
+    // What the service offers is remembered: no second upload-url.
+    expect(service.requests.get('POST /api/v1/upload-url') ?? 0).toBe(upload);
+
+    const retried = await run(cwd, ['in/'], options(service.url, { retryFailed: true }));
+    expect(retried.summary.exit_code).toBe(1);
+    expect(retried.summary.failed).toBe(1);
+  });
+
+  it('a body over the inline limit is a 413 the client learns from: the next large file goes by its size, not sent', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(1, 1);
+    scan(cwd, 'a-scan.pdf', 3_600_000);
+    scan(cwd, 'b-scan.pdf', 3_700_000);
+    const first = await run(cwd, ['in/'], options(service.url, { inlineMax: 5_000_000, concurrency: 1 }));
+    expect(first.summary.exit_code, first.stderr).toBe(1);
+    expect(first.summary.stopped_by).toBeNull();
+    expect(first.summary.completed).toBe(1);
+    const lines = records(cwd);
+    for (const name of ['a-scan.pdf', 'b-scan.pdf'])
+      expect(lines.find((r) => r.file.endsWith(name))?.error).toMatch(/too large for this service's inline route/);
+    // One 413 taught the limit: the second scan was not sent inline.
+    expect(total(service)).toBe(1);
+    const facts = journalFacts(cwd).filter((f) => f.fact === 'failed');
+    expect(facts.map((f) => (f.fact === 'failed' ? f.charge : ''))).toEqual(['none', 'none']);
+  });
+
+  it('a 504 FUNCTION_INVOCATION_TIMEOUT is the inline time limit: failed as too slow, nothing charged; a plain rerun does not resend it, --retry-failed does', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(0);
+    writeFileSync(join(cwd, 'in', 'slow-scan.pdf'), readFileSync(join(await invoiceDir(1), 'in', 'doc-00.pdf')));
+    const first = await run(cwd, ['in/'], options(service.url));
+    expect(first.summary.exit_code, first.stderr).toBe(1);
+    const [line] = records(cwd);
+    expect(line?.error).toMatch(/too slow for this service's inline (time )?limit/);
+    expect(line?.error).not.toMatch(/proxy|document list/);
+    const failed = journalFacts(cwd).find((f) => f.fact === 'failed');
+    expect(failed).toMatchObject({ charge: 'none' });
+    expect(total(service)).toBe(1);
+
+    const rerun = await run(cwd, ['in/'], options(service.url));
+    expect(rerun.summary.exit_code).toBe(0);
+    expect(total(service)).toBe(1);
+    await run(cwd, ['in/'], options(service.url, { retryFailed: true }));
+    expect(total(service)).toBe(2);
+  });
+
+  it('success: false keeps its document_id, is a refunded failure, and a plain rerun sends it again once', async () => {
+    const service = await deployedStandIn({ failTimes: 2 });
+    const cwd = await invoiceDir(0);
+    writeFileSync(join(cwd, 'in', 'bad-scan.pdf'), readFileSync(join(await invoiceDir(1), 'in', 'doc-00.pdf')));
+    const first = await run(cwd, ['in/'], options(service.url));
+    expect(first.summary.exit_code, first.stderr).toBe(1);
+    const [line] = records(cwd);
+    expect(line).toMatchObject({ status: 'error', document_id: 'doc_1' });
+    expect(line?.error).toMatch(/Extraction failed/);
+    expect(journalFacts(cwd).find((f) => f.fact === 'failed')).toMatchObject({
+      charge: 'refunded',
+      document_id: 'doc_1',
+    });
+
+    const rerun = await run(cwd, ['in/'], options(service.url));
+    expect(rerun.stderr).not.toMatch(/crash or kill/);
+    expect(total(service)).toBe(2);
+    expect(rerun.summary.exit_code).toBe(1);
+    // Sent again once: it failed again, so the next plain run sets it aside.
+    const third = await run(cwd, ['in/'], options(service.url));
+    expect(third.summary.exit_code).toBe(0);
+    expect(total(service)).toBe(2);
+  });
+
+  it('a lone large file: the first API request is upload-url, its 404 page checked at no cost, so the service is not called wrong', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(0);
+    scan(cwd, 'only-scan.pdf', 4_000_000);
+    const first = await run(cwd, ['in/'], options(service.url));
+    expect(first.summary.stopped_by, first.stderr).toBeNull();
+    expect(first.summary.exit_code).toBe(1);
+    expect(records(cwd)[0]?.error).toMatch(/too large for this service's inline route.*no upload route/);
+    expect(service.charged()).toBe(0);
+    expect(total(service)).toBe(0);
+  });
+
+  it('a lone large file against a site that is not the service: still a wrong base URL, exit 2', async () => {
+    const site = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not Found</title>');
+    });
+    const cwd = await invoiceDir(0);
+    scan(cwd, 'only-scan.pdf', 4_000_000);
+    const first = await run(cwd, ['in/'], options(site.url));
+    expect(first.summary.stopped_by, first.stderr).toBe('wrong_service');
+    expect(first.summary.exit_code).toBe(2);
+  });
+
+  it('an answer lost on a service with no route to ask: the message says its fate cannot be known and what --retry-failed may cost', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(2, 3);
+    renameSync(join(cwd, 'in', 'doc-01.pdf'), join(cwd, 'in', 'z-lost.pdf'));
+    const first = await run(cwd, ['in/'], options(service.url, { concurrency: 1 }));
+    expect(first.summary.exit_code, first.stderr).toBe(1);
+    const lost = records(cwd).find((r) => r.file.endsWith('z-lost.pdf'));
+    expect(lost?.error).toMatch(/fate cannot be known: this service has no route to ask about a document/);
+    expect(lost?.error).toMatch(/--retry-failed sends it again, which may charge 3 pages once more/);
+    expect(lost?.error).not.toMatch(/document list/);
+    const rerun = await run(cwd, ['in/'], options(service.url, { concurrency: 1 }));
+    expect(rerun.summary.exit_code).toBe(1);
+    expect(total(service)).toBe(2);
+  });
+
+  it('a redirect on the base URL is not followed with the key: exit 2, naming the address to use', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(2, 1);
+    const first = await run(cwd, ['in/'], options(`${service.url}/www`));
+    expect(first.summary.exit_code, first.stderr).toBe(2);
+    expect(first.stderr).toContain(`EXTRACT_BASE_URL=${service.url}`);
+    expect(total(service)).toBe(0);
+    expect(service.requests.get('POST /api/v1/extract') ?? 0).toBe(0);
+  });
+});
