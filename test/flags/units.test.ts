@@ -44,15 +44,21 @@ describe('routing', () => {
     expect(routeChooser('auto', DEFAULT_INLINE_MAX)(DEFAULT_INLINE_MAX).route).toBe('inline');
     expect(routeChooser('auto', DEFAULT_INLINE_MAX)(DEFAULT_INLINE_MAX + 1).route).toBe('upload');
   });
-  it('the default inline cap leaves room for base64: a file of --inline-max bytes is not too large for the default service', async () => {
+  it('the default inline cap leaves room for base64: a file of --inline-max bytes is not too large for the default service, nor for the deployed one', async () => {
     // The default emulator (10 MiB bodies, as the spec's limit) over HTTP, with the body the
     // pipeline sends: base64 of the whole file plus a long name. Zeros are no document (422),
     // but the size is judged first: 413 means the default cap would send what cannot go inline.
     const server = await emulator();
     const body = (size: number) => inlineBody(Buffer.alloc(size), `${'n'.repeat(250)}.pdf`);
     expect((await call(server, 'POST', '/api/v1/extract', { body: body(DEFAULT_INLINE_MAX) })).status).toBe(422);
-    // The check can fail: a cap of 8 MB would send bodies the service refuses.
-    expect((await call(server, 'POST', '/api/v1/extract', { body: body(DEFAULT_INLINE_MAX * 1.6) })).status).toBe(413);
+    // The check can fail: a cap of 8.25 MB would send bodies the service refuses.
+    expect((await call(server, 'POST', '/api/v1/extract', { body: body(DEFAULT_INLINE_MAX * 2.5) })).status).toBe(413);
+    // And the deployed service's smaller limit (4.5 MB bodies) takes a file of the default cap too.
+    const deployed = await emulator({ profile: 'deployed' });
+    expect((await call(deployed, 'POST', '/api/v1/extract', { body: body(DEFAULT_INLINE_MAX) })).status).not.toBe(413);
+    expect((await call(deployed, 'POST', '/api/v1/extract', { body: body(DEFAULT_INLINE_MAX * 1.1) })).status).toBe(
+      413,
+    );
   });
   it('--route forces a route', () => {
     expect(routeChooser('upload', DEFAULT_INLINE_MAX)(10).route).toBe('upload');
