@@ -12,8 +12,8 @@ import { extract, fixtureNames, ledger, reservesBySha, serveForFile, workDir } f
  * values, Idempotency-Key ignored), so every extract request is a charge the ledger shows.
  */
 
-// A body limit the bundled invoices fit under and a 40-page invoice does not.
-const deployed = serveForFile({ profile: 'deployed', deployed: { max_body_bytes: 40_000 } });
+// A body limit the bundled invoices fit under and an 80-page invoice does not.
+const deployed = serveForFile({ profile: 'deployed', deployed: { max_body_bytes: 30_000 } });
 const slowDeployed = serveForFile({
   profile: 'deployed',
   processing: { ms_per_page: 400, concurrency: 4 },
@@ -29,15 +29,15 @@ describe('a night against the deployed service', () => {
     const url = deployed();
     const cwd = workDir();
     const names = fixtureNames();
-    const big = await invoicePdf(9000, 40);
-    expect(big.length * (4 / 3)).toBeGreaterThan(40_000);
-    writeFileSync(join(cwd, 'in', 'zz-forty-pages.pdf'), big);
+    const big = await invoicePdf(9000, 80);
+    expect(big.length * (4 / 3)).toBeGreaterThan(30_000);
+    writeFileSync(join(cwd, 'in', 'zz-eighty-pages.pdf'), big);
 
-    const first = await extract(cwd, url, ['in/', '-o', 'out.csv', '--json']);
+    const first = await extract(cwd, url, ['in/', '-o', 'out.csv', '--report', 'report.json']);
     expect(first.stderr).not.toMatch(/unexpected error|\n\s+at |is not the extraction service|HTML page/);
     expect(first.exitCode, first.stderr).toBe(1);
     expect(first.stderr).toMatch(/too large for this service's inline route/);
-    const summary = JSON.parse(String(first.stdout)) as Record<string, unknown>;
+    const summary = JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as Record<string, unknown>;
     expect(summary).toMatchObject({ completed: names.length, failed: 1 });
     const charged = [...(await ledger(url)).entries].reduce(
       (n, e) => n + (e.kind === 'reserve' ? e.pages : e.kind === 'refund' ? -e.pages : 0),
@@ -49,7 +49,7 @@ describe('a night against the deployed service', () => {
     // The deployed marker never reaches a cell: a missing value is an empty cell, and its document needs review.
     for (const row of rows) for (const [column, value] of Object.entries(row)) expect(value, column).not.toBe('-');
     expect(rows.filter((r) => r.needs_review === 'true').length).toBeGreaterThan(0);
-    expect(rows.find((r) => r.file === 'in/zz-forty-pages.pdf')).toMatchObject({ status: 'failed' });
+    expect(rows.find((r) => r.file === 'in/zz-eighty-pages.pdf')).toMatchObject({ status: 'error' });
     const reserves = await reservesBySha(url);
     expect(reserves.size).toBe(names.length);
 
