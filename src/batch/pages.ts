@@ -26,3 +26,19 @@ export async function countPages(path: FsPath, mimeType: string): Promise<number
     await source.close();
   }
 }
+
+/**
+ * The pages of a file already in memory (an inline send's bytes): after the service has charged
+ * for them, so nothing may fail here; a count the engine cannot make is null, never an error.
+ */
+export async function countPagesOfBytes(bytes: Uint8Array, mimeType: string): Promise<number | null> {
+  try {
+    const [{ countPagesInProcess }, { bytesSource }] = await Promise.all([
+      import('../engine/extract.ts'),
+      import('../engine/source.ts'),
+    ]);
+    return await countPagesInProcess(bytesSource(bytes), mimeType);
+  } catch {
+    return null;
+  }
+}

@@ -26,7 +26,7 @@ import { countedEarlier, fetchable, rerunAction, resendOf, type Counted } from '
 import { priorRecord, serviceName, type Job } from './plan.ts';
 import { afterFailure, stopsTheRun, uncertainCause, uploadAgain } from '../cost/attempt.ts';
 import { chargeOf, createdNothing, failureOutcome, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
-import { countPages } from './pages.ts';
+import { countPages, countPagesOfBytes } from './pages.ts';
 import { type Claim, ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
@@ -428,7 +428,8 @@ export class Pipeline {
     // A service with no page count to give, in the answer or by a route: the pages it charged by
     // are counted here, by the counter --dry-run and --max-credits use, and said to be.
     const byClient = pageCount === null && c.client.offers.noDocuments;
-    if (byClient) pageCount = job.pages ?? (await countPages(job.input.path, job.mimeType));
+    // Counted from the bytes sent, not the file again: it may be gone now, and the answer is paid for.
+    if (byClient) pageCount = job.pages ?? (await countPagesOfBytes(bytes, job.mimeType));
     await this.#completed(job, 'inline', answer.document_id, pageCount, answer.results, byClient && pageCount !== null);
   }
 

@@ -37,6 +37,14 @@ async function sees(client: ServiceClient, { documentId, fact }: Candidate): Pro
     if (typeof pages === 'number' && doc.page_count !== null && doc.page_count !== pages) return false;
     return true;
   } catch (err) {
+    if (err instanceof ServiceError && err.kind === 'no_route')
+      // Without a route to read a document, "not found" says nothing about the key: taking it for
+      // another parser's would send again, and pay again for, every document the journal holds.
+      throw new ExtractError(
+        'usage',
+        `this API key is not the one the journal's documents were sent with, and this service has no route to read a document (${documentId}), so extract cannot tell whether both keys are one parser's: nothing was sent. ` +
+          'With the key the journal knows, runs go on as before; for another parser, name a journal of its own with --state',
+      );
     const answer = err instanceof ServiceError ? probeAnswer(err) : 'unsettled';
     if (answer === 'unseen') return false;
     const message = err instanceof Error ? err.message : String(err);

@@ -70,6 +70,33 @@ describe('the batch client against the service as deployed', () => {
     expect(after).toBe(gets);
   });
 
+  it('another key on a service with no document route: nothing sent (it cannot tell whether both keys are one parser), and no document paid again', async () => {
+    const service = await deployedStandIn();
+    const cwd = await invoiceDir(3, 1);
+    expect((await run(cwd, ['in/'], options(service.url))).summary.exit_code).toBe(0);
+    expect(total(service)).toBe(3);
+    const rotated = await run(
+      cwd,
+      ['in/'],
+      batchOptions(service.url, 'ext_rotated_key', { inlineMax: DEFAULT_INLINE_MAX, out: 'out.jsonl' }),
+    ).catch((e: unknown) => e);
+    expect(rotated).toMatchObject({ code: 'usage' });
+    expect(String(rotated)).toMatch(/cannot tell whether both keys are one parser's: nothing was sent/);
+    expect(total(service)).toBe(3);
+  });
+
+  it('a file gone once its answer is in: the pages are counted from the bytes sent, and the answer is kept', async () => {
+    const cwd = await invoiceDir(1, 3);
+    // The service takes the request (and charges), and the file is moved away before the client counts its pages.
+    const service = await deployedStandIn({
+      onExtract: () => renameSync(join(cwd, 'in', 'doc-00.pdf'), join(cwd, 'gone.pdf')),
+    });
+    const first = await run(cwd, ['in/'], options(service.url));
+    expect(first.summary.exit_code, first.stderr).toBe(0);
+    expect(records(cwd)[0]).toMatchObject({ status: 'completed', page_count: 3 });
+    expect(total(service)).toBe(1);
+  });
+
   it('a 4 MB scan beside 3 small PDFs: the three complete, the scan fails as too large for this service (no upload route), exit 1, outputs written; a plain rerun does not resend it, --retry-failed does', async () => {
     const service = await deployedStandIn();
     const cwd = await invoiceDir(3, 1);

@@ -30,7 +30,9 @@ const NOT_FOUND_PAGE =
   '<!DOCTYPE html><html><head><meta charSet="utf-8"/><title>404: This page could not be found.</title></head>' +
   '<body><div><h1>404</h1><div><h2>This page could not be found.</h2></div></div></body></html>';
 
-export async function deployedStandIn(options: { failTimes?: number } = {}): Promise<DeployedStandIn> {
+export async function deployedStandIn(
+  options: { failTimes?: number; onExtract?: (fileName: string) => void } = {},
+): Promise<DeployedStandIn> {
   const posts = new Map<string, number>();
   const requests = new Map<string, number>();
   let made = 0;
@@ -81,6 +83,7 @@ export async function deployedStandIn(options: { failTimes?: number } = {}): Pro
       const sha = createHash('sha256').update(Buffer.from(file.data, 'base64')).digest('hex');
       const sent = (posts.get(sha) ?? 0) + 1;
       posts.set(sha, sent);
+      options.onExtract?.(file.name);
       const id = `doc_${++made}`;
       if (file.name.includes('lost')) {
         // The function ran (and charged); the connection dropped before its answer.
