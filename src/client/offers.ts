@@ -70,6 +70,20 @@ export class ServiceOffers {
     this.#learnt(this.known, what);
   }
 
+  /**
+   * upload-url answered, so the service has the interface's routes: a missing documents route
+   * learnt from a 404 page that was not the service's (a proxy's, a CDN's) is unlearnt, so an
+   * upload is never collected by a client that believes it cannot ask for the document.
+   */
+  documentsAfterAll(baseUrl: string): void {
+    if (this.#known.documents !== false) return;
+    this.#known = { ...this.#known, documents: undefined };
+    this.#learnt(
+      this.known,
+      `the service at ${baseUrl} answers upload-url, so it reads documents too: the earlier 404 page on documents/{id} was not the service's`,
+    );
+  }
+
   /** A 413 on an inline body of `bodyBytes`: nothing that large or larger is sent inline again. */
   refusedInline(bodyBytes: number, baseUrl: string): void {
     const max = this.#known.inline_body_max;

@@ -147,7 +147,10 @@ export class ServiceClient {
       subject: body.file_name,
       signal,
     });
-    return parseBody(UploadTicket, answer, 'upload-url', body.file_name);
+    const ticket = parseBody(UploadTicket, answer, 'upload-url', body.file_name);
+    // A service with an upload route reads its documents: a 404 page on documents/{id} was not its.
+    this.offers.documentsAfterAll(this.#shownBase);
+    return ticket;
   }
 
   /**

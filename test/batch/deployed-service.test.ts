@@ -4,8 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_INLINE_MAX } from '../../src/batch/route.ts';
 import { deployedStandIn, type DeployedStandIn } from '../helpers/deployed-stand-in.ts';
+import { emulator, KEY as EMULATOR_KEY } from '../helpers/emulator.ts';
 import { httpServer } from '../helpers/http-server.ts';
-import { batchOptions, invoiceDir, journalFacts, run } from './harness.ts';
+import { invoicePdf } from '../helpers/pdf.ts';
+import { batchOptions, invoiceDir, journalFacts, ledgerTotals, run } from './harness.ts';
 
 /**
  * The batch client against the service as it is deployed (test/helpers/deployed-stand-in.ts),
@@ -95,6 +97,48 @@ describe('the batch client against the service as deployed', () => {
     expect(first.summary.exit_code, first.stderr).toBe(0);
     expect(records(cwd)[0]).toMatchObject({ status: 'completed', page_count: 3 });
     expect(total(service)).toBe(1);
+  });
+
+  it('a 404 page on documents/{id} in front of a service that has the route: an upload after it is still collected, never stranded', async () => {
+    const server = await emulator({ idempotency_key: false });
+    // A page in front of the service answers the first document read with an HTML 404.
+    let pages = 0;
+    const front = await httpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        if (req.method === 'GET' && (req.url ?? '').includes('/documents/') && pages++ === 0) {
+          res.writeHead(404, { 'content-type': 'text/html' }).end('<!DOCTYPE html><h1>404</h1>');
+          return;
+        }
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
+        const answer = await fetch(`${server.url}${req.url}`, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+        });
+        res
+          .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
+          .end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    const cwd = await invoiceDir(0);
+    writeFileSync(join(cwd, 'in', 'a-small.pdf'), await invoicePdf(5151));
+    writeFileSync(join(cwd, 'in', 'b-large.pdf'), await invoicePdf(5252, 12));
+    const large = readFileSync(join(cwd, 'in', 'b-large.pdf')).length;
+    const first = await run(
+      cwd,
+      ['in/'],
+      batchOptions(front.url, EMULATOR_KEY, { inlineMax: large - 1, concurrency: 1, out: 'out.jsonl' }),
+    );
+    expect(first.summary.exit_code, first.stderr).toBe(0);
+    expect(records(cwd).map((r) => [r.file, r.status])).toEqual([
+      ['in/a-small.pdf', 'completed'],
+      ['in/b-large.pdf', 'completed'],
+    ]);
+    expect(first.stderr).toMatch(/the earlier 404 page on documents\/\{id\} was not the service's/);
+    expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1]);
   });
 
   it('a 4 MB scan beside 3 small PDFs: the three complete, the scan fails as too large for this service (no upload route), exit 1, outputs written; a plain rerun does not resend it, --retry-failed does', async () => {
