@@ -58,7 +58,12 @@ describe('hostile: bounded requests', () => {
     expect(bomb.length).toBeLessThan(400_000);
     // Warm: the honest request alone, to compare with. The bounds below are the deadlines the
     // config sets plus a few start-ups of the CLI measured now, so a busy machine moves them.
-    expect((await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) })).status).toBe(200);
+    // (The first read starts an engine process: on a loaded machine that alone may pass the inline
+    // deadline, a refunded 503; the warm-up is asked again until the engine is warm.)
+    let warm = 0;
+    for (let tries = 0; tries < 5 && warm !== 200; tries++)
+      warm = (await call(serve, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) })).status;
+    expect(warm).toBe(200);
     // The same honest document by storage path, as the one sent after the bombs will be: PUT, the
     // read, the polls, on a warm worker.
     const storedMs = await storedDocumentMs(serve, await invoicePdf(4));
