@@ -132,7 +132,11 @@ function encodeJob(job: Job): string {
   const stored = {
     ...input,
     ...(typeof path === 'string' ? { path } : { pathBytes: path.toString('base64') }),
-    ...(within === undefined ? {} : typeof within === 'string' ? { within } : { withinBytes: within.toString('base64') }),
+    ...(within === undefined
+      ? {}
+      : typeof within === 'string'
+        ? { within }
+        : { withinBytes: within.toString('base64') }),
   };
   return JSON.stringify({ ...job, input: stored });
 }

@@ -197,7 +197,7 @@ describe('watch: links planted in the drop folder after it starts', () => {
       'a line about each file',
       w.stderr,
     );
-    await until(() => lines(join(cwd, 'out.jsonl')).length >= 1, 'the real file\'s record', w.stderr);
+    await until(() => lines(join(cwd, 'out.jsonl')).length >= 1, "the real file's record", w.stderr);
     w.stop();
     expect(await running).toBe(0);
 
