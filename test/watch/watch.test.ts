@@ -212,4 +212,49 @@ describe('watch: links planted in the drop folder after it starts', () => {
     // Nothing of the outside folder was touched.
     expect(existsSync(join(outside, 'secret.pdf'))).toBe(true);
   });
+
+  it("chokidar's own events: a link to a private file and a link to a folder planted after start are not sent", async () => {
+    const server = await emulator({ idempotency_key: false });
+    const cwd = tempDir('extract-watch-');
+    mkdirSync(join(cwd, 'in'));
+    const outside = tempDir('extract-secret-');
+    const secret = await invoicePdf(9011);
+    writeFileSync(join(outside, 'secret.pdf'), secret, { mode: 0o600 });
+    mkdirSync(join(outside, 'folder'));
+    const inFolder = await invoicePdf(9012);
+    writeFileSync(join(outside, 'folder', 'x.pdf'), inFolder);
+    let ready = false;
+    // The real file events (chokidar), not injected ones.
+    const w = watchDeps(cwd, { ready: () => (ready = true) });
+    // Absolute: chokidar resolves a relative folder against the process's working directory.
+    const running = runWatch(
+      [join(cwd, 'in')],
+      {
+        batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl' }),
+        settleMs: 300,
+        rescanMs: 3_600_000,
+        events: true,
+      },
+      w.deps,
+    );
+    await until(() => ready && w.stderr().includes('watching '), 'the first listing', w.stderr);
+    symlinkSync(join(outside, 'secret.pdf'), join(cwd, 'in', 'leak.pdf'));
+    symlinkSync(join(outside, 'folder'), join(cwd, 'in', 'linked'));
+    writeFileSync(join(cwd, 'in', 'real.pdf'), await invoicePdf(4));
+    await until(
+      () =>
+        w.stderr().includes(join(cwd, 'in/leak.pdf')) &&
+        lines(join(cwd, 'out.jsonl')).some((l) => l.file === join(cwd, 'in/real.pdf')),
+      "a line about the link and the real file's record",
+      w.stderr,
+    );
+    w.stop();
+    expect(await running).toBe(0);
+    const { reservesBySha } = await ledgerTotals(server.url);
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    expect(reservesBySha.get(sha(secret)), w.stderr()).toBeUndefined();
+    expect(reservesBySha.get(sha(inFolder)), w.stderr()).toBeUndefined();
+    expect(lines(join(cwd, 'out.jsonl')).map((l) => l.file)).toEqual([join(cwd, 'in/real.pdf')]);
+    expect(w.stderr()).toMatch(/in\/leak\.pdf: left out: a symbolic link that leads outside/);
+  });
 });
