@@ -151,7 +151,9 @@ async function folderInside(root: string, rel: string, shown: (path: string) => 
 async function checkLanded(placed: string, realDir: string): Promise<void> {
   if ((await realpath(dirname(placed)).catch(() => undefined)) === realDir) return;
   await unlink(placed).catch(() => {});
-  throw new MoveError(`${dirname(placed)} was replaced by a symbolic link during the move: not moved there; rerun`);
+  throw new MoveError(
+    `${shownName(dirname(placed))} was replaced by a symbolic link during the move: not moved there; rerun`,
+  );
 }
 
 /**

@@ -122,7 +122,7 @@ describe('--move-done never follows a link under its folder', () => {
     expect(report.documents[0]).toMatchObject({ outcome: 'completed', move_error: expect.stringMatching(/sub/) });
   });
 
-  it('a link planted as the move folder tree grows (a subfolder made by a move) is refused the same way', async () => {
+  it('a link deeper in a move folder outside the drop folder is refused the same way', async () => {
     const server = await emulator({ idempotency_key: false });
     const cwd = tempDir('extract-move-');
     const elsewhere = tempDir('extract-elsewhere-');
