@@ -38,6 +38,12 @@ export type InputFile = {
    * its name for a file named by itself. --move-done/--move-failed keep it under their folder.
    */
   rel?: string | undefined;
+  /**
+   * The real folder it must be in when it is read: the folder walked (or a pattern's, or the
+   * watched folder it was found in), whose rule on links the read keeps (facts.ts openInput).
+   * Absent for a file named by itself, and with --follow-links.
+   */
+  within?: FsPath | undefined;
 };
 /**
  * The parts of a file's stat that change when its content may have (git's index keeps the
@@ -70,6 +76,12 @@ export type DiscoverOptions = {
   stdin?: Readable | undefined;
   /** Follow symbolic links that lead out of a folder walked (or a pattern's folder). */
   followLinks?: boolean | undefined;
+  /**
+   * The inputs are paths found in these folders (`extract watch`'s file events and rescans), not
+   * named by the user: each is kept to the folder it is in as a walk's file is, so a link planted
+   * there that leads out of it is left out unless --follow-links.
+   */
+  foundIn?: string[] | undefined;
 };
 
 export type StreamOptions = DiscoverOptions & {
@@ -187,7 +199,17 @@ async function* discover(
       explicit,
       stamp: stampOf(info),
       rel: rel ?? basename(file),
+      within: inside?.root,
     });
+  };
+  // extract watch's paths: each kept to the watched folder it is in (absent: named by the user).
+  const foundIn = (options.foundIn ?? []).map((f) => ({ path: resolve(options.cwd, f), name: f }));
+  const folderOf = (input: FsPath): { root: FsPath; name: string; rel: string } | undefined => {
+    if (typeof input !== 'string' || options.followLinks === true) return undefined;
+    const path = resolve(options.cwd, input);
+    const folder = foundIn.find((f) => path === f.path || path.startsWith(f.path + sep));
+    const real = folder === undefined ? undefined : realFolder(folder.path, folder.name);
+    return real === undefined || folder === undefined ? undefined : { ...real, rel: relative(folder.path, path) };
   };
 
   // A named file that does not exist fails that input; if nothing at all matched, the run is a usage error.
@@ -199,9 +221,15 @@ async function* discover(
     const before = reached();
     const linksBefore = found.linksNotFollowed.length;
     const kind = await classify(input, options.cwd);
+    const watched = foundIn.length > 0 ? folderOf(input) : undefined;
+    if (watched !== undefined && kind === 'directory') {
+      // A watched path is a file: a folder there is one reached through a link, never walked as a root.
+      continue;
+    }
     if (kind === 'file') {
-      if (!excluded(name)) add(input, true);
-      else continue;
+      if (excluded(name)) continue;
+      if (watched !== undefined) add(input, false, watched, watched.rel);
+      else add(input, foundIn.length === 0);
       if (chunk.length >= size) yield take();
     } else if (kind === 'directory') {
       // join(input, rel) for each entry, without normalising the same folder 20,000 times.
@@ -646,6 +674,7 @@ class FolderWalk {
       size: info.size,
       explicit: false,
       stamp: stampOf(info),
+      within: options.followLinks ? undefined : this.#realRoot,
     });
   }
 

@@ -1,10 +1,23 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { errnoCode } from '../errno.ts';
 import { detectMimeType } from '../mime/detect.ts';
 import { stampOf, type FileStamp } from './discover.ts';
-import { printableBase, type FsPath } from './paths.ts';
+import { fromBytes, isInside, printable, printableBase, shownName, type FsPath } from './paths.ts';
+
+const BYTES = { encoding: 'buffer' } as const;
 
 /** What the pipeline learns about a file before sending it: its identity and its type. */
 export type FileFacts = { sha256: string; mimeType: string };
@@ -19,39 +32,99 @@ const SNIFF_BYTES = 4100;
 
 /**
  * How a file of the batch is opened: O_NOFOLLOW, so a file replaced by a symbolic link after
- * the walk is not read through it. A name the walk found as a link (a file named by its link,
- * --follow-links) is opened at its target, resolved now; either way the descriptor's fstat is
- * what the read stands for, compared with the walk's stamp where it matters.
+ * the walk is not read through it; the descriptor's fstat is what the read stands for, compared
+ * with the walk's stamp where it matters.
+ *
+ * `within`: the real folder a file found by a walk, a pattern or `extract watch` must be in when
+ * it is read (absent for a file the user named, and with --follow-links). Drop folders are written
+ * by others, who can swap a file the walk saw for a link, or a folder on its path for a link to
+ * one elsewhere, between the walk and the read: a link is followed only where the walk's rule
+ * would (its target inside `within`), and the descriptor itself must be inside `within`, which
+ * catches a folder swapped on the way. A file named by its link is opened at its target.
  */
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
 
-function linkTarget(path: FsPath, err: unknown): FsPath {
+/** A file found in a folder that is no longer there when read (a link planted since the walk). */
+class OutsideFolder extends Error {}
+
+function linkTarget(path: FsPath, err: unknown, within: FsPath | undefined): FsPath {
   if (errnoCode(err) !== 'ELOOP') throw err;
-  return realpathSync.native(path);
+  const target = realpathSync.native(path);
+  if (within !== undefined && !isInside(target, within))
+    throw new OutsideFolder(
+      `a symbolic link that leads outside the folder it was found in (to ${shownName(printable(target))}), planted since it was found: not followed (--follow-links follows it)`,
+    );
+  return target;
 }
 
-function openInputSync(path: FsPath): number {
+/**
+ * Where the file open on `fd` is now: Linux names it in /proc/self/fd (no race: it is the
+ * descriptor's own); elsewhere the real path of the name it was opened by, if that name still
+ * reaches the same file.
+ */
+function openedAt(fd: number, path: FsPath, info: Stats): FsPath | undefined {
   try {
-    return openSync(path, READ_FLAGS);
+    const at = fromBytes(readlinkSync(`/proc/self/fd/${fd}`, BYTES));
+    return typeof at === 'string' && info.nlink === 0 ? at.replace(/ \(deleted\)$/, '') : at;
+  } catch {
+    try {
+      const real = realpathSync.native(path);
+      const now = statSync(real);
+      return now.ino === info.ino && now.dev === info.dev ? real : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function checkWithin(fd: number, path: FsPath, within: FsPath | undefined, info: Stats): void {
+  if (within === undefined) return;
+  const at = openedAt(fd, path, info);
+  if (at === undefined || !isInside(at, within))
+    throw new OutsideFolder(
+      `not inside the folder it was found in any more${at === undefined ? '' : ` (it is at ${shownName(printable(at))})`}: a folder on its path was replaced by a symbolic link since it was found; not read (--follow-links reads it)`,
+    );
+}
+
+function openInputSync(path: FsPath, within: FsPath | undefined): { fd: number; info: Stats } {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_FLAGS);
   } catch (err) {
-    return openSync(linkTarget(path, err), READ_FLAGS);
+    fd = openSync(linkTarget(path, err, within), READ_FLAGS);
+  }
+  try {
+    const info = fstatSync(fd);
+    checkWithin(fd, path, within, info);
+    return { fd, info };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
   }
 }
 
 /** A file of the batch opened for a read of many steps (a large hash, a PUT): see READ_FLAGS. */
-export async function openInput(path: FsPath): Promise<FileHandle> {
+export async function openInput(path: FsPath, within?: FsPath): Promise<FileHandle> {
+  let handle: FileHandle;
   try {
-    return await open(path, READ_FLAGS);
+    handle = await open(path, READ_FLAGS);
   } catch (err) {
-    return open(linkTarget(path, err), READ_FLAGS);
+    handle = await open(linkTarget(path, err, within), READ_FLAGS);
+  }
+  try {
+    if (within !== undefined) checkWithin(handle.fd, path, within, await handle.stat());
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
   }
 }
 
 /** A whole file, read through one descriptor, with the stat of that descriptor (its size, not the walk's). */
-export function readWhole(path: FsPath): { bytes: Buffer; read: FileStamp } {
-  const fd = openInputSync(path);
+export function readWhole(path: FsPath, within?: FsPath): { bytes: Buffer; read: FileStamp } {
+  const { fd, info } = openInputSync(path, within);
   try {
-    const read = stampOf(fstatSync(fd));
+    const read = stampOf(info);
     return { bytes: readFileSync(fd), read };
   } finally {
     closeSync(fd);
@@ -69,11 +142,11 @@ export function sha256Of(bytes: Uint8Array): string {
  * extension alone. One open and one pass per file, with a buffer no larger than the file:
  * a rerun over 20,000 small files must cost about what hashing them does.
  */
-export async function fileFacts(path: FsPath, size: number): Promise<ReadFacts> {
+export async function fileFacts(path: FsPath, size: number, within?: FsPath): Promise<ReadFacts> {
   if (size < CHUNK_BYTES) {
     // A small file in one synchronous read: a rerun over thousands of them is bound by
     // syscalls, and the thread pool's round trips cost more than the reads themselves.
-    const { bytes, read } = readWhole(path);
+    const { bytes, read } = readWhole(path, within);
     return {
       sha256: sha256Of(bytes),
       mimeType: await detectMimeType(bytes.subarray(0, SNIFF_BYTES), printableBase(path)),
@@ -82,7 +155,7 @@ export async function fileFacts(path: FsPath, size: number): Promise<ReadFacts> 
   }
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(Math.max(SNIFF_BYTES, Math.min(size + 1, CHUNK_BYTES)));
-  const handle = await openInput(path);
+  const handle = await openInput(path, within);
   let head: Uint8Array | undefined;
   let read: FileStamp;
   try {
@@ -120,9 +193,9 @@ export async function hashOf(handle: FileHandle, size: number): Promise<string> 
  * The MIME type alone, from the head of the content (a large file sent by upload is hashed
  * while it is sent, not before: see the pipeline's one read pass).
  */
-export async function fileType(path: FsPath): Promise<string> {
+export async function fileType(path: FsPath, within?: FsPath): Promise<string> {
   const head = Buffer.allocUnsafe(SNIFF_BYTES);
-  const fd = openInputSync(path);
+  const { fd } = openInputSync(path, within);
   let n: number;
   try {
     n = readSync(fd, head, 0, SNIFF_BYTES, 0);

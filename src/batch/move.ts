@@ -1,5 +1,18 @@
 import type { Stats } from 'node:fs';
-import { type FileHandle, link, lstat, mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
+import {
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  stat,
+  unlink,
+  utimes,
+} from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { describeFsError, stampOf, type FileStamp } from './discover.ts';
 import { errnoCode } from '../errno.ts';
@@ -84,10 +97,10 @@ export async function moveInto(
       throw new MoveError(`${folder} does not exist (${describeFsError(err)}): create it, then rerun`);
     });
     if (!info.isDirectory()) throw new MoveError(`${folder} is not a folder: name a folder, then rerun`);
-    const target = join(root, safeRel);
-    await mkdir(dirname(target), { recursive: true });
-    await removeStaleCopies(dirname(target));
-    const placed = await placeWithoutOverwriting(from, target, read);
+    const dir = await folderInside(root, dirname(safeRel), shown);
+    const target = join(dir, basename(safeRel));
+    await removeStaleCopies(dir);
+    const placed = await placeWithoutOverwriting(from, target, read, await realpath(dir));
     if (placed === undefined) return changed;
     return { moved_to: shown(placed) };
   } catch (err) {
@@ -99,6 +112,49 @@ export async function moveInto(
 }
 
 class MoveError extends Error {}
+
+/**
+ * The folder `rel` under `root`, made as needed, without following a symbolic link: each part
+ * is looked at with lstat (a drop folder's writer can plant `done/sub -> /elsewhere` before the
+ * file `sub/NAME` is moved), and a link is refused, so a move never writes outside the folder
+ * named. `root` itself is the user's: it may be a link.
+ */
+async function folderInside(root: string, rel: string, shown: (path: string) => string): Promise<string> {
+  let at = root;
+  for (const part of rel === '.' ? [] : rel.split(sep)) {
+    at = join(at, part);
+    let info = await lstat(at).catch((err: unknown) => {
+      if (errnoCode(err) !== 'ENOENT') throw err;
+      return undefined;
+    });
+    if (info === undefined) {
+      await mkdir(at).catch((err: unknown) => {
+        if (errnoCode(err) !== 'EEXIST') throw err;
+      });
+      info = await lstat(at);
+    }
+    if (info.isSymbolicLink()) {
+      const to = await readlink(at).catch(() => undefined);
+      throw new MoveError(
+        `${shownName(shown(at))} is a symbolic link${to === undefined ? '' : ` (to ${shownName(to)})`}: a move never follows one; remove it, then rerun`,
+      );
+    }
+    if (!info.isDirectory()) throw new MoveError(`${shownName(shown(at))} is not a folder: remove it, then rerun`);
+  }
+  return at;
+}
+
+/**
+ * After the link: the folder the file landed in is still the one checked (a folder swapped for
+ * a link between the check and the link is caught here, and the name made through it removed).
+ */
+async function checkLanded(placed: string, realDir: string): Promise<void> {
+  if ((await realpath(dirname(placed)).catch(() => undefined)) === realDir) return;
+  await unlink(placed).catch(() => {});
+  throw new MoveError(
+    `${shownName(dirname(placed))} was replaced by a symbolic link during the move: not moved there; rerun`,
+  );
+}
 
 /**
  * Whether a stat is of the file as it was read. The change time only before the file is linked
@@ -172,9 +228,15 @@ const MOST_SUFFIXES = 10_000;
  * read (a file replaced between the check and the link is unlinked again: undefined), then
  * removes `from` if it is still that file.
  */
-async function placeWithoutOverwriting(from: FsPath, target: string, read: FileStamp): Promise<string | undefined> {
+async function placeWithoutOverwriting(
+  from: FsPath,
+  target: string,
+  read: FileStamp,
+  realDir: string,
+): Promise<string | undefined> {
   try {
     const placed = await linkFree(from, target);
+    await checkLanded(placed, realDir);
     const linked = await fileAt(placed);
     if (linked === undefined || !sameFile(linked, read, false)) {
       await unlink(placed);
@@ -205,6 +267,7 @@ async function placeWithoutOverwriting(from: FsPath, target: string, read: FileS
       if (!NO_LINKS.has(errnoCode(err) ?? '')) throw err;
       return renameFree(temp, target);
     });
+    await checkLanded(placed, realDir);
     await syncFolder(dirname(placed));
     await unlinkIfStill(from, read);
     return placed;

@@ -56,8 +56,12 @@ export type BatchOptions = {
   /** --move-done DIR, --move-failed DIR (batch/move.ts). */
   moveDone?: string | undefined;
   moveFailed?: string | undefined;
-  /** The inputs are files extract watch found in its folders: a non-document among them is skipped, as in a folder walk. */
-  asFound?: boolean | undefined;
+  /**
+   * The inputs are files extract watch found in these folders (as named): a non-document among
+   * them is skipped, as in a folder walk, and a link among them that leads out of its folder is
+   * left out unless --follow-links (discover.ts `foundIn`).
+   */
+  asFound?: string[] | undefined;
   /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */
   hashWhileSendingAbove?: number | undefined;
 };

@@ -203,7 +203,7 @@ export class Pipeline {
 
       if (route === 'inline') {
         // The bytes sent are the bytes hashed: read once, through one descriptor, and keyed by what they are.
-        const { bytes, read } = readWhole(job.input.path);
+        const { bytes, read } = readWhole(job.input.path, job.input.within);
         this.#read.set(job.ordinal, read);
         const asRead = await this.#asRead(job, sha256Of(bytes), route);
         job = asRead.job;
@@ -463,7 +463,7 @@ export class Pipeline {
     try {
       return await this.#upload(planned, route, resend, keyed, async () => {
         if (file === undefined) {
-          const handle = await openInput(planned.input.path);
+          const handle = await openInput(planned.input.path, planned.input.within);
           file = { handle, size: 0 };
           const info = await handle.stat();
           file.size = info.size;

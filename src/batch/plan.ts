@@ -196,7 +196,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
       !ctx.known.names(file.file)
     ) {
       input.onRead?.();
-      const mimeType = await fileType(file.path);
+      const mimeType = await fileType(file.path, file.within);
       if (!wanted(file, input.allFiles === true, mimeType))
         return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType } };
       const target = ctx.identity.primary;
@@ -222,7 +222,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
     if (facts === undefined) {
       input.onRead?.();
       const readStarted = (input.now ?? Date.now)();
-      const fresh = await fileFacts(file.path, file.size);
+      const fresh = await fileFacts(file.path, file.size, file.within);
       facts = { sha256: fresh.sha256, mimeType: fresh.mimeType };
       read = fresh.read;
       // Cached under the stat of what was hashed: a file changed since the walk is not cached under the walk's.

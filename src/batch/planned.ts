@@ -126,19 +126,31 @@ export class PlanStore {
 /** The place of a job counted but not stored (PlanStore.skip). */
 const SKIPPED = {} as Job;
 
-/** A job as one line: the job as JSON, its path as `pathBytes` (base64) when it is not a string. */
+/** A job as one line: the job as JSON, its path (and folder) as `pathBytes` (base64) when it is not a string. */
 function encodeJob(job: Job): string {
-  const { stamp: _stamp, path, ...input } = job.input;
-  const stored = typeof path === 'string' ? { ...input, path } : { ...input, pathBytes: path.toString('base64') };
+  const { stamp: _stamp, path, within, ...input } = job.input;
+  const stored = {
+    ...input,
+    ...(typeof path === 'string' ? { path } : { pathBytes: path.toString('base64') }),
+    ...(within === undefined
+      ? {}
+      : typeof within === 'string'
+        ? { within }
+        : { withinBytes: within.toString('base64') }),
+  };
   return JSON.stringify({ ...job, input: stored });
 }
 
 function decodeJob(line: string): Job {
-  const job = JSON.parse(line) as Job & { input: { pathBytes?: string } };
-  const { pathBytes } = job.input;
+  const job = JSON.parse(line) as Job & { input: { pathBytes?: string; withinBytes?: string } };
+  const { pathBytes, withinBytes } = job.input;
   if (pathBytes !== undefined) {
     job.input.path = Buffer.from(pathBytes, 'base64');
     delete job.input.pathBytes;
+  }
+  if (withinBytes !== undefined) {
+    job.input.within = Buffer.from(withinBytes, 'base64');
+    delete job.input.withinBytes;
   }
   return job;
 }

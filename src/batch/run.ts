@@ -304,10 +304,11 @@ function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps): D
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
     followLinks: options.followLinks,
+    foundIn: options.asFound,
     chunk: deps.planWindow ?? PLAN_WINDOW,
   });
   // extract watch names the files it found in its folders: a non-document among them is skipped, as in a walk.
-  if (options.asFound !== true) return discovery;
+  if (options.asFound === undefined) return discovery;
   return {
     found: discovery.found,
     chunks: {

@@ -28,6 +28,8 @@ export const chokidarEvents: WatchFolders = async (folders, skip, on) => {
     // The initial listing is the watcher's first rescan; the settle rule is ours (on the injected clock).
     ignoreInitial: true,
     awaitWriteFinish: false,
+    // A link to a folder is not watched through: the walk's rule on links decides what is sent.
+    followSymlinks: false,
     ignored: (path) => skip(path),
   });
   watcher.on('add', on.touched);

@@ -17,6 +17,8 @@ import type { FileStamp, Settler } from './settle.ts';
 
 export type SendContext = {
   batch: BatchOptions;
+  /** The watched folders, as named: a file sent is kept to the one it was found in. */
+  folders: string[];
   /** The watched folders, resolved: a moved file keeps its path under the one it was found in. */
   roots: string[];
   /** The batch run's own (a watcher's are a batch run's and more). */
@@ -77,7 +79,7 @@ export async function sendSettled(
         report: undefined,
         review: undefined,
         dryRun: false,
-        asFound: true,
+        asFound: ctx.folders,
         // The watcher settled these files by its own looks, and moves each one after its record.
         settleMs: 0,
         moveDone: undefined,
@@ -113,6 +115,11 @@ export async function sendSettled(
   const byFile = new Map(summary.documents.map((d) => [d.file, d.outcome]));
   // The watcher runs on: this cycle's record spool goes now, not at the next collection.
   releaseSummary(summary);
+  // A link planted in a folder after the watcher started is left out as the walk leaves it out, once.
+  for (const l of summary.links_not_followed) {
+    log('warn', `${shownName(l.file)}: left out: ${l.reason}`);
+    byFile.set(l.file, 'skipped');
+  }
   for (const n of summary.not_documents) {
     log('info', `${n.file}: not a PDF or an image (${n.type}): skipped, uncharged (--all-files sends it)`);
     byFile.set(n.file, 'skipped');

@@ -148,7 +148,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
         ready = ready.filter((r) => !open.has(resolve(deps.cwd, r.path)));
       }
       if (ready.length > 0) {
-        const code = await sendSettled(ready, { batch, roots, deps, log, appender, settler });
+        const code = await sendSettled(ready, { batch, folders, roots, deps, log, appender, settler });
         if (code === 'stopped') stopping = true;
         else if (code !== undefined) return code;
         continue;

@@ -124,6 +124,8 @@ function comparable(found: unknown) {
   const d = found as Awaited<ReturnType<typeof discoverInputs>>;
   return {
     ...d,
+    // The folder a file must be in when read (facts.ts): the old walk had no such rule.
+    files: d.files.map(({ within: _within, ...file }) => file),
     unreadable: [...d.unreadable].sort((a, b) =>
       a.file < b.file ? -1 : a.file > b.file ? 1 : a.reason < b.reason ? -1 : 1,
     ),

@@ -60,6 +60,7 @@ describe('extract watch: a file that grew after a premature send', () => {
     let finishWriting = true;
     const ctx = {
       batch: batchOptions(server.url, KEY, { moveDone: 'done', moveFailed: 'failed', route: 'inline' as const }),
+      folders: ['drop'],
       roots: [resolve(cwd, 'drop')],
       deps: deps(cwd),
       log: (_level: string, text: string) => void lines.push(text),
