@@ -14,6 +14,7 @@ import type { JournalFact } from '../../src/journal/journal.ts';
 import { memoryState, type StateJournal } from '../../src/journal/state/journal-state.ts';
 import {
   type JournalWriteError,
+  type RescuePlaces,
   readRescued,
   rescuePlacesFor,
   rescuing,
@@ -54,8 +55,12 @@ function filling(room: number): StateJournal & { taken: JournalFact[] } {
   };
 }
 
-function places(dir: string) {
-  return rescuePlacesFor('postgres://***@db/extract', false, { XDG_RUNTIME_DIR: dir });
+/** The runtime folder's place only (the shared temporary folder's is left out of a test). */
+function places(dir: string, more: string[] = []): RescuePlaces {
+  const all = rescuePlacesFor('postgres://***@db/extract', false, { XDG_RUNTIME_DIR: dir });
+  const prefix = all.folders[0]!.prefix;
+  expect(all.folders.map((f) => f.dir)).toContain(join(dir, 'extract-rescue'));
+  return { journal: all.journal, folders: [join(dir, 'extract-rescue'), ...more].map((d) => ({ dir: d, prefix })) };
 }
 
 describe('the rescue of a refused journal', () => {
@@ -109,6 +114,18 @@ describe('the rescue of a refused journal', () => {
     await j.close();
     expect(readdirSync(elsewhere)).toEqual([]);
     expect(logs.join('\n')).toMatch(/nor could a rescue file .*not a private folder.*doc_1/);
+    // With a private place after it, the facts go there.
+    const next = tempDir('extract-rescue-next-');
+    const k = rescuing(
+      filling(0),
+      places(runtime, [join(next, 'r')]),
+      () => {},
+      () => {},
+    );
+    await k.append(completed(2));
+    await k.close();
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(readdirSync(join(next, 'r'))).toHaveLength(1);
 
     const open = tempDir('extract-rescue-test-');
     mkdirSync(join(open, 'extract-rescue'));

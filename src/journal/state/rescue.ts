@@ -9,6 +9,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -53,11 +54,15 @@ export function rescuePlacesFor(
   const id = createHash('sha256').update(where).digest('hex').slice(0, 16);
   const uid = process.getuid?.() ?? 0;
   const runtime = env.XDG_RUNTIME_DIR;
-  const elsewhere =
-    runtime?.startsWith('/') === true ? join(runtime, 'extract-rescue') : join(tmpdir(), `extract-rescue-${uid}`);
+  // Every place a run may have written to is looked in, whatever this run's environment (cron has
+  // no $XDG_RUNTIME_DIR where a login shell has one).
   return {
     journal: where,
-    folders: [...(file ? [{ dir: `${where}.rescue`, prefix: '' }] : []), { dir: elsewhere, prefix: `${id}-` }],
+    folders: [
+      ...(file ? [{ dir: `${where}.rescue`, prefix: '' }] : []),
+      ...(runtime?.startsWith('/') === true ? [{ dir: join(runtime, 'extract-rescue'), prefix: `${id}-` }] : []),
+      { dir: join(tmpdir(), `extract-rescue-${uid}`), prefix: `${id}-` },
+    ],
     legacy: file ? join(tmpdir(), `extract-rescue-${id}.jsonl`) : undefined,
   };
 }
@@ -267,8 +272,12 @@ export async function readRescued(
   for (const { dir, prefix } of places.folders) {
     try {
       if (!privateFolder(dir, false)) continue;
-      for (const name of readdirSync(dir))
-        if (name.startsWith(prefix) && name.endsWith('.jsonl')) files.push(join(dir, name));
+      for (const name of readdirSync(dir)) {
+        const taking = TAKING.exec(name);
+        // A file another live run is taking back is its; one a killed run was taking is anyone's again.
+        if (taking !== null && alive(Number(taking[1]))) continue;
+        if (name.startsWith(prefix) && (name.endsWith('.jsonl') || taking !== null)) files.push(join(dir, name));
+      }
     } catch (err) {
       log('warn', `rescue files in ${dir} were not read: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -290,6 +299,24 @@ export async function readRescued(
   return out;
 }
 
+const TAKING = /\.jsonl\.taking-(\d+)$/;
+
+/** Signal 0 asks without sending: ESRCH, no such process (EPERM: another user's, alive). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errnoCode(err) !== 'ESRCH';
+  }
+}
+
+/** The facts of a rescue file this run has taken (renamed to its own name): read with the same checks. */
+async function readTaken(path: string): Promise<JournalFact[]> {
+  const { parseJournal } = await import('../journal-read.ts');
+  return parseJournal(readOwn(path), path).facts;
+}
+
 /**
  * Before a run plans: the facts earlier runs could not write go into the journal and their
  * rescue files are removed. A journal that still refuses them stops the run (exit 6) before
@@ -300,14 +327,24 @@ export async function takeBackRescued(
   places: RescuePlaces,
   log: Log,
 ): Promise<void> {
-  for (const { path, facts } of await readRescued(places, log)) {
+  for (const { path: found } of await readRescued(places, log)) {
+    // Taken by a rename first: of two runs that find the file (a shared SQLite journal), one takes it.
+    const path = `${found.replace(TAKING, '.jsonl')}.taking-${process.pid}`;
+    try {
+      renameSync(found, path);
+    } catch (err) {
+      if (hasErrno(err, 'ENOENT')) continue;
+      throw err;
+    }
+    const facts = await readTaken(path);
     try {
       for (const fact of facts) await journal.append(fact);
     } catch (err) {
+      renameSync(path, found.replace(TAKING, '.jsonl'));
       throw new ExtractError(
         'state',
         `the journal ${places.journal} still cannot be written (${describeWriteError(err)}): ${whatToDo(err)}, then rerun the same command; ` +
-          `an earlier run's facts wait in ${path} until then, and nothing is sent meanwhile`,
+          `an earlier run's facts wait in ${found} until then, and nothing is sent meanwhile`,
         { cause: err },
       );
     }
