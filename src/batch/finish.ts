@@ -256,5 +256,6 @@ const reviewChunks = (summary: BatchSummary) =>
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {
   // -q prints only errors: the summary only when something needs attention.
   if (options.verbosity === 'quiet' && summary.exit_code === 0) return;
-  for (const line of summaryLines(summary, options.state !== null)) deps.stderr.write(`extract: ${inert(redact(line))}\n`);
+  for (const line of summaryLines(summary, options.state !== null))
+    deps.stderr.write(`extract: ${inert(redact(line))}\n`);
 }

@@ -37,7 +37,8 @@ async function hostileService(): Promise<string> {
         res.writeHead(404, { 'content-type': 'text/html' }).end('<html>404: This page could not be found.</html>');
         return;
       }
-      const name = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { file?: { name?: string } }).file?.name ?? '';
+      const name =
+        (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { file?: { name?: string } }).file?.name ?? '';
       const id = `doc_${Math.random().toString(36).slice(2)}`;
       if (name.startsWith('fail')) send(200, { success: false, document_id: id, error: HOSTILE_TEXT });
       else if (name.startsWith('huge')) send(200, { success: false, document_id: id, error: HUGE_TEXT });
@@ -55,7 +56,8 @@ function hostileFolder(): string {
   const pdf = readFileSync(join(FIXTURES, fixtureNames()[0]!));
   // Each file's own bytes (one more at the end), so no two are one content.
   let n = 0;
-  const put = (name: string): void => writeFileSync(join(input, name), Buffer.concat([pdf, Buffer.from(`\n%${n++}\n`)]));
+  const put = (name: string): void =>
+    writeFileSync(join(input, name), Buffer.concat([pdf, Buffer.from(`\n%${n++}\n`)]));
   for (const injection of INJECTIONS) {
     put(`ok${injection}.pdf`);
     put(`fail${injection}.pdf`);
@@ -68,7 +70,8 @@ function hostileFolder(): string {
 }
 
 /** The commands that are extract's own: its annotations. */
-const own = (c: RunnerCommand): boolean => c.form === '::' && (c.name === 'error' || c.name === 'warning') && /^file=/.test(c.properties);
+const own = (c: RunnerCommand): boolean =>
+  c.form === '::' && (c.name === 'error' || c.name === 'warning') && /^file=/.test(c.properties);
 
 test('github: names, service text and results carry no workflow command; the summary and the reasons stay small', async () => {
   const cwd = hostileFolder();
