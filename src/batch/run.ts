@@ -108,6 +108,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     unsubscribe?.();
     jobs?.close();
     reporter.stop();
+    // A fence left open would keep the runner deaf to the rest of the step (a dry run, a throw).
+    if (deps.stdout !== given.stdout) await (await import('./runner-fence.ts')).closeFence(deps.stdout);
     await journal?.close().catch((err: unknown) => {
       // The summary is lost with the throw: so are the records it would have read.
       records.close();

@@ -114,3 +114,71 @@ test('github: names, service text and results carry no workflow command; the sum
   expect(reasons.length).toBeGreaterThan(0);
   for (const line of reasons) expect(Buffer.byteLength(line)).toBeLessThan(4 * 1024);
 });
+
+/**
+ * The service's interface, upload and poll: every document ends in `error` with 3 MiB of text
+ * (GET documents/{id}), which the client reads whole (under its answer cap) and must not repeat.
+ */
+async function verboseService(): Promise<string> {
+  let made = 0;
+  const server = await httpServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      const send = (status: number, body: unknown): void => {
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      };
+      const path = req.url ?? '';
+      if (req.method === 'POST' && path === '/api/v1/upload-url') {
+        const id = ++made;
+        send(200, { upload_url: `/_storage/${id}`, storage_path: `uploads/${id}`, expires_in: 900 });
+      } else if (req.method === 'PUT' && path.startsWith('/_storage/')) res.writeHead(200).end();
+      else if (req.method === 'POST' && path === '/api/v1/extract')
+        send(202, { success: true, document_id: `doc_${++made}`, status: 'processing', poll_url: '' });
+      else if (req.method === 'GET' && path.startsWith('/api/v1/documents/')) {
+        const id = path.slice('/api/v1/documents/'.length);
+        send(200, {
+          document_id: id,
+          status: 'error',
+          file_name: 'x.pdf',
+          page_count: 1,
+          results: null,
+          error: HUGE_TEXT,
+        });
+      } else send(404, { error: 'not found' });
+    });
+  });
+  return server.url;
+}
+
+test('github: a service that fails each document with 3 MiB of text costs a line, not megabytes', async () => {
+  const cwd = tempDir('extract-gha-');
+  mkdirSync(join(cwd, 'in'));
+  const pdf = readFileSync(join(FIXTURES, fixtureNames()[0]!));
+  for (const i of [1, 2])
+    writeFileSync(join(cwd, 'in', `huge${i}.pdf`), Buffer.concat([pdf, Buffer.from(`\n%${i}\n`)]));
+  const url = await verboseService();
+  const summaryFile = join(cwd, 'step-summary.md');
+  writeFileSync(summaryFile, '');
+  const run = await extract(cwd, url, ['in', '-o', 'out.json', '--inline-max', '1'], {
+    env: cleanEnv({
+      EXTRACT_API_KEY: KEY,
+      EXTRACT_BASE_URL: url,
+      EXTRACT_CONFIG_DIR: join(cwd, '.config'),
+      XDG_STATE_HOME: stateHomeIn(cwd),
+      GITHUB_ACTIONS: 'true',
+      CI: 'true',
+      GITHUB_STEP_SUMMARY: summaryFile,
+    }),
+  });
+  const stderr = String(run.stderr);
+  expect(run.exitCode, stderr.slice(0, 4000)).toBe(1);
+  expect(runnerCommands(stderr).filter((c) => !own(c))).toEqual([]);
+  expect(runnerCommands(stderr).filter(own)).toHaveLength(2);
+  expect(Buffer.byteLength(stderr)).toBeLessThan(32 * 1024);
+  expect(statSync(summaryFile).size).toBeLessThan(32 * 1024);
+  const failed = journalText(defaultJournalIn(cwd))
+    .split('\n')
+    .filter((l) => l.includes('huge ') || l.includes('::warning'));
+  expect(failed.length).toBeGreaterThan(0);
+  for (const line of failed) expect(Buffer.byteLength(line)).toBeLessThan(4 * 1024);
+});
