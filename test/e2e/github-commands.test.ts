@@ -182,3 +182,21 @@ test('github: a service that fails each document with 3 MiB of text costs a line
   expect(failed.length).toBeGreaterThan(0);
   for (const line of failed) expect(Buffer.byteLength(line)).toBeLessThan(4 * 1024);
 });
+
+test("github: a dry run's plan on stdout names hostile files without a command, and ends any fence it opens", async () => {
+  const cwd = hostileFolder();
+  const run = await extract(cwd, 'http://127.0.0.1:9', ['in', '--dry-run'], {
+    env: cleanEnv({
+      XDG_STATE_HOME: stateHomeIn(cwd),
+      EXTRACT_CONFIG_DIR: join(cwd, '.config'),
+      GITHUB_ACTIONS: 'true',
+      CI: 'true',
+    }),
+  });
+  expect(run.exitCode, String(run.stderr).slice(0, 4000)).toBe(0);
+  const stdout = String(run.stdout);
+  expect(stdout).toContain('\n::add-mask::x.pdf');
+  const commands = runnerCommands(stdout);
+  expect(commands.map((c) => c.name)).toEqual(['stop-commands', commands[0]?.data]);
+  expect(runnerCommands(String(run.stderr))).toEqual([]);
+});
