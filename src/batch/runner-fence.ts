@@ -30,6 +30,8 @@ class FencedStdout extends Writable {
     this.#token = token;
     // Whoever writes to stdout sees its failures (a reader that went away: EPIPE) as before.
     out.on('error', (err) => this.destroy(err));
+    // As on process.stdout itself (cli/log-streams.ts): a reader gone between writes is no crash.
+    this.on('error', () => {});
   }
 
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
