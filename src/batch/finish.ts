@@ -13,7 +13,7 @@ import { redact } from '../redact.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import type { Charges } from './pipeline.ts';
 import { folderFor, moveInto } from './move.ts';
-import { shownName } from './paths.ts';
+import { inert } from '../inert.ts';
 import { fetchable } from '../cost/rerun.ts';
 import type { Job } from './plan.ts';
 import type { BatchPlan } from './planned.ts';
@@ -116,7 +116,7 @@ export async function finishBatch(
   if (written.failed()) summary.exit_code = exitCodeOf(summary, true);
   printSummary(summary, deps, options);
   if (deps.env.GITHUB_ACTIONS === 'true')
-    await (await import('./github.ts')).reportToGithub(summary, deps.env, deps.stderr, log);
+    await (await import('./github.ts')).reportToGithub(summary, deps.env, deps.stderr, deps.stdout, log);
   return summary;
 }
 
@@ -139,7 +139,7 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
     const read = plan.readAtSend?.get(job.ordinal) ?? job.read;
     const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd, read);
     if ('changed' in result) {
-      ctx.log('warn', `${shownName(job.input.file)}: ${result.changed}`);
+      ctx.log('warn', `${inert(job.input.file)}: ${result.changed}`);
       continue;
     }
     ctx.records.update(job.ordinal, Object.assign(entry, result));
@@ -256,5 +256,6 @@ const reviewChunks = (summary: BatchSummary) =>
 function printSummary(summary: BatchSummary, deps: BatchDeps, options: BatchOptions): void {
   // -q prints only errors: the summary only when something needs attention.
   if (options.verbosity === 'quiet' && summary.exit_code === 0) return;
-  for (const line of summaryLines(summary, options.state !== null)) deps.stderr.write(`extract: ${redact(line)}\n`);
+  for (const line of summaryLines(summary, options.state !== null))
+    deps.stderr.write(`extract: ${inert(redact(line))}\n`);
 }

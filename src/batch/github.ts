@@ -1,5 +1,8 @@
 import { appendFile } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { closeFence } from './runner-fence.ts';
 import type { Log } from '../client/deps.ts';
+import { inert, SERVICE_TEXT_MAX } from '../inert.ts';
 import { redact } from '../redact.ts';
 import type { ReviewEntry } from '../outputs/review.ts';
 import { documentEntries, reviewEntries, type BatchSummary, type ReportEntry } from './summary.ts';
@@ -15,14 +18,22 @@ import { documentEntries, reviewEntries, type BatchSummary, type ReportEntry } f
 const MAX_ANNOTATIONS = 50;
 /** Rows of the step summary's lists, each. */
 const MAX_ROWS = 100;
+/**
+ * GitHub refuses a step summary over 1 MiB (and then shows none): rows stop once the text
+ * reaches this, whatever the names and reasons hold, with a line saying how many more there are.
+ */
+const SUMMARY_BUDGET = 512 * 1024;
 
 export async function reportToGithub(
   summary: BatchSummary,
   env: Record<string, string | undefined>,
   stderr: { write(text: string): unknown },
+  stdout: Writable,
   log: Log,
 ): Promise<void> {
   if (env.GITHUB_ACTIONS !== 'true' || summary.dry_run) return;
+  // The records' fence on stdout ends before the annotations, which must be read as commands.
+  await closeFence(stdout);
   for (const line of annotations(summary)) stderr.write(`${line}\n`);
   const path = env.GITHUB_STEP_SUMMARY;
   if (path === undefined || path === '') return;
@@ -39,11 +50,11 @@ export async function reportToGithub(
 export function annotations(summary: BatchSummary): string[] {
   const failed = firstOf(documentEntries(summary), isFailed, MAX_ANNOTATIONS);
   const lines = failed.first.map(
-    (d) => `::error file=${property(d.file)},title=extract::${data(redact(d.error ?? 'failed'))}`,
+    (d) => `::error file=${property(d.file)},title=extract::${data(shown(d.error ?? 'failed'))}`,
   );
   for (const r of firstOf(reviewEntries(summary), () => true, MAX_ANNOTATIONS).first)
     lines.push(
-      `::warning file=${property(r.file_name)},title=extract: needs review::${data(`null fields: ${r.null_fields.join(', ') || '(no results)'}`)}`,
+      `::warning file=${property(r.file_name)},title=extract: needs review::${data(shown(`null fields: ${r.null_fields.join(', ') || '(no results)'}`))}`,
     );
   return lines;
 }
@@ -82,14 +93,20 @@ export function stepSummary(s: BatchSummary): string {
   const failed = firstOf(documentEntries(s), (d) => isFailed(d) || d.outcome === 'left', MAX_ROWS);
   if (failed.count > 0) {
     out.push('### Failed', '', '| file | error |', '|---|---|');
-    for (const d of failed.first) out.push(`| ${cell(d.file)} | ${cell(redact(d.error ?? ''))} |`);
-    if (failed.count > MAX_ROWS) out.push(`| … and ${failed.count - MAX_ROWS} more (see --report) | |`);
+    const shownRows = rowsWithin(
+      failed.first.map((d) => `| ${cell(d.file)} | ${cell(d.error ?? '')} |`),
+      out,
+    );
+    if (failed.count > shownRows) out.push(`| … and ${failed.count - shownRows} more (see --report) | |`);
     out.push('');
   }
   if (review.count > 0) {
     out.push('### Needs review', '', '| file | null fields |', '|---|---|');
-    for (const r of review.first) out.push(`| ${cell(r.file_name)} | ${cell(r.null_fields.join(', '))} |`);
-    if (review.count > MAX_ROWS) out.push(`| … and ${review.count - MAX_ROWS} more (see --review) | |`);
+    const shownRows = rowsWithin(
+      review.first.map((r) => `| ${cell(r.file_name)} | ${cell(r.null_fields.join(', '))} |`),
+      out,
+    );
+    if (review.count > shownRows) out.push(`| … and ${review.count - shownRows} more (see --review) | |`);
     out.push('');
   }
   return `${out.join('\n')}\n`;
@@ -105,7 +122,28 @@ function property(text: string): string {
   return data(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
 }
 
-/** A Markdown table cell: pipes and line breaks would end it. */
+/**
+ * Pushes `rows` onto `out` while the text stays within SUMMARY_BUDGET; returns how many it pushed.
+ * Each row is at most a few KB (cell), so the budget is kept to within one row.
+ */
+function rowsWithin(rows: string[], out: string[]): number {
+  let size = out.reduce((n, line) => n + line.length + 1, 0);
+  let pushed = 0;
+  for (const row of rows) {
+    if (size + row.length > SUMMARY_BUDGET) break;
+    out.push(row);
+    size += row.length + 1;
+    pushed++;
+  }
+  return pushed;
+}
+
+/** Text of others (a file name, the service's words) as an annotation or a summary shows it: inert, capped, never a secret. */
+function shown(text: string): string {
+  return redact(inert(text, SERVICE_TEXT_MAX));
+}
+
+/** A Markdown table cell: pipes would end it; line breaks are escaped by shown. */
 function cell(text: string): string {
-  return text.replaceAll('|', '\\|').replace(/[\r\n]+/g, ' ');
+  return shown(text).replaceAll('|', '\\|');
 }

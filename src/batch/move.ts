@@ -17,7 +17,8 @@ import { basename, dirname, extname, isAbsolute, join, normalize, relative, reso
 import { describeFsError, stampOf, type FileStamp } from './discover.ts';
 import { errnoCode } from '../errno.ts';
 import { openInput } from './facts.ts';
-import { shownName, type FsPath } from './paths.ts';
+import { inert } from '../inert.ts';
+import type { FsPath } from './paths.ts';
 import type { ReportEntry } from './summary.ts';
 
 /**
@@ -89,7 +90,7 @@ export async function moveInto(
   const shown = (path: string) => (isAbsolute(folder) ? path : join(folder, path.slice(root.length + 1)));
   const safeRel = insideRel(rel);
   const changed = {
-    changed: `changed after it was read (rewritten or replaced): left where it is, not moved to ${shownName(folder)}; the next run reads it again`,
+    changed: `changed after it was read (rewritten or replaced): left where it is, not moved to ${inert(folder)}; the next run reads it again`,
   };
   try {
     if (read === undefined || !(await stillRead(from, read))) return changed;

@@ -32,14 +32,6 @@ export function printable(path: FsPath): string {
   return parts.join('/');
 }
 
-/**
- * A printable name as a line shows it: control characters (a newline, an escape sequence that
- * would repaint the terminal) written as `\xNN`, so a hostile name cannot forge or hide a line.
- */
-export function shownName(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
-
 /** The file's own name, printable (the service's file_name, the extension MIME detection falls back on). */
 export function printableBase(path: FsPath): string {
   return basename(printable(path));

@@ -17,7 +17,7 @@ import { storedResults } from '../outputs/stored-results.ts';
 import { redact } from '../redact.ts';
 import { hashOf, openInput, readWhole, sha256Of } from './facts.ts';
 import { stampOf, type FileStamp } from './discover.ts';
-import { shownName } from './paths.ts';
+import { inert, SERVICE_TEXT_MAX } from '../inert.ts';
 import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
 import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
@@ -301,7 +301,7 @@ export class Pipeline {
     if (job.unhashed !== true)
       this.#c.log(
         'warn',
-        `${shownName(job.input.file)}: changed after it was read (its content is not the one planned): sent as it is now, under the hash of the bytes sent`,
+        `${inert(job.input.file)}: changed after it was read (its content is not the one planned): sent as it is now, under the hash of the bytes sent`,
       );
     return this.#identify(job, sha256, route);
   }
@@ -443,7 +443,7 @@ export class Pipeline {
       movedFor === 'time'
         ? `too slow for this service's inline time limit (it stopped the extraction and refunds it)`
         : `too large for this service's inline route (${movedFor === 'size' ? (max !== undefined ? `it takes files up to about ${max} bytes inline` : 'it refused the request as too large: HTTP 413') : job.decision.why})`;
-    const reason = `${shownName(job.input.file)}: ${why}, and it has no upload route: nothing was charged; --retry-failed tries it again`;
+    const reason = `${inert(job.input.file)}: ${why}, and it has no upload route: nothing was charged; --retry-failed tries it again`;
     await this.#settleFailure(job, route, null, reason, { retryable: false, charge: 'none' });
   }
 
@@ -616,7 +616,7 @@ export class Pipeline {
       await this.#completed(job, route, documentId, pageCount, doc.results ?? {});
       return;
     }
-    const reason = redact(doc.error ?? UNEXPLAINED_ERROR);
+    const reason = redact(inert(doc.error ?? UNEXPLAINED_ERROR, SERVICE_TEXT_MAX));
     // Reserved, then refunded by the service (spec: "credits refunded").
     this.#learnPages(job, pageCount);
     this.#charges.refunded += this.#counted.get(job.ordinal) ?? 0;
@@ -801,7 +801,7 @@ export class Pipeline {
     const cost =
       pages === null ? 'its pages once more' : `${pages} page${pages === 1 ? '' : 's'} once more, as counted here`;
     return redact(
-      `${shownName(job.input.file)}: ${what}, and its fate cannot be known: this service has no route to ask about a document and may ignore Idempotency-Key; it was not sent again. --retry-failed sends it again, which may charge ${cost}`,
+      `${inert(job.input.file)}: ${what}, and its fate cannot be known: this service has no route to ask about a document and may ignore Idempotency-Key; it was not sent again. --retry-failed sends it again, which may charge ${cost}`,
     );
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { checkApiKey, keyFingerprint } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
 import {
@@ -39,7 +40,12 @@ import type { BatchSummary } from './summary.ts';
  * Three steps: plan (below: inputs, journal, what to do with each file), send (send.ts) and
  * finish (finish.ts: outputs, report, summary). A dry run plans and finishes.
  */
-export async function runBatch(inputs: string[], options: BatchOptions, deps: BatchDeps): Promise<BatchSummary> {
+export async function runBatch(inputs: string[], options: BatchOptions, given: BatchDeps): Promise<BatchSummary> {
+  // Under GitHub Actions the runner reads stdout for commands: the records there are fenced (runner-fence.ts).
+  const deps =
+    given.env.GITHUB_ACTIONS === 'true'
+      ? { ...given, stdout: (await import('./runner-fence.ts')).fencedStdout(given.stdout, randomUUID()) }
+      : given;
   const started = deps.now();
   if (!options.dryRun) requireKey(options.apiKey);
   // Decide the output before paying for anything: a typo in -o costs nothing.
@@ -102,6 +108,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, deps: Ba
     unsubscribe?.();
     jobs?.close();
     reporter.stop();
+    // A fence left open would keep the runner deaf to the rest of the step (a dry run, a throw).
+    if (deps.stdout !== given.stdout) await (await import('./runner-fence.ts')).closeFence(deps.stdout);
     await journal?.close().catch((err: unknown) => {
       // The summary is lost with the throw: so are the records it would have read.
       records.close();

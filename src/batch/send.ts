@@ -15,7 +15,7 @@ import type { Records } from './records.ts';
 import type { Stopper } from './stopper.ts';
 import type { EntryOutcome } from './summary.ts';
 import type { FileStamp } from './discover.ts';
-import { shownName } from './paths.ts';
+import { inert } from '../inert.ts';
 
 /**
  * The send step of `runBatch`: the documents of the plan that need work go through the
@@ -109,7 +109,7 @@ export function recordCopies(plan: Pick<BatchPlan, 'copies' | 'jobs'>, records: 
     if (entry === undefined) continue;
     const job = plan.jobs.get(copy);
     if (entry.sha256 !== null && entry.sha256 !== job.sha256) {
-      const why = `not submitted: ${shownName(entry.file)}, which had the same content, changed before it was sent; rerun the same command to send this file`;
+      const why = `not submitted: ${inert(entry.file)}, which had the same content, changed before it was sent; rerun the same command to send this file`;
       records.emit(
         copy,
         {

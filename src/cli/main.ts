@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
+import { inert } from '../inert.ts';
 import { redact } from '../redact.ts';
 import { registerServe } from './serve-command.ts';
 import { registerConfig } from './config-command.ts';
@@ -117,12 +118,23 @@ function reportError(err: unknown): number {
     return EXIT_CODES.usage;
   }
   if (err instanceof ExtractError) {
-    process.stderr.write(`extract: ${err.message}\n`);
+    process.stderr.write(`extract: ${lines(err.message)}\n`);
     return exitCodeFor(err.code);
   }
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
   process.stderr.write(
-    `extract: unexpected error; please report it with the lines below (they contain no API key)\n${redact(detail)}\n`,
+    `extract: unexpected error; please report it with the lines below (they contain no API key)\n${lines(redact(detail))}\n`,
   );
   return EXIT_CODES.failed;
+}
+
+/**
+ * A message's own lines kept (a stack, a config's list of problems), each made inert: a file name
+ * or the service's words quoted in it cannot repaint the terminal or hide a runner command.
+ */
+function lines(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => inert(line))
+    .join('\n');
 }

@@ -2,6 +2,7 @@ import { ErrorAnswer } from '../contract/index.ts';
 import { failed, type ServiceErrorKind } from '../cost/attempt.ts';
 import type { Charge } from '../cost/charge.ts';
 import { errnoCode } from '../errno.ts';
+import { inert } from '../inert.ts';
 import { redact } from '../redact.ts';
 
 export type { ServiceErrorKind, Charge };
@@ -49,18 +50,14 @@ export class ServiceError extends Error {
  */
 export function describeErrorBody(text: string): string {
   const found = serviceErrorMessage(text);
-  const oneLine = inert(found ?? text);
+  // White space folded to one space first: an excerpt of a page reads as one line, not as escapes.
+  const oneLine = (found ?? text).trim().replace(/\s+/g, ' ');
   if (oneLine === '') return found === undefined ? '(empty body)' : '(empty message)';
-  return redact(oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine);
+  return redact(inert(oneLine, EXCERPT_MAX));
 }
 
-/** Service text as a log line shows it: one line, control characters written as `\xNN`, so it cannot forge or repaint a line. */
-function inert(text: string): string {
-  return text
-    .trim()
-    .replace(/\s+/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+/** An error body is quoted in a reason that also names the file and what to do: an excerpt. */
+const EXCERPT_MAX = 200;
 
 /**
  * The message of an error answer written by the service itself: a JSON object naming an

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
+import { inert, SERVICE_TEXT_MAX } from '../inert.ts';
 import { DEFAULT_MISSING_MARKER, type MissingMarker, withoutMarker } from '../outputs/missing-marker.ts';
 import { nullFields, type ReviewEntry } from '../outputs/review.ts';
 import { chargeOf, type FailureCharge, UNCERTAIN_CAUSES, type UncertainCause } from '../cost/charge.ts';
@@ -299,14 +300,16 @@ export function statusLines(view: StatusView): string[] {
   if (view.failed_documents !== undefined) {
     lines.push(`failed (${view.failed_documents.length}):`);
     for (const f of view.failed_documents)
-      lines.push(`  ${f.file}  ${f.document_id ?? '-'}  ${f.at}  ${f.error} (charge: ${f.charge})`);
+      lines.push(
+        `  ${f.file}  ${f.document_id ?? '-'}  ${f.at}  ${inert(f.error, SERVICE_TEXT_MAX)} (charge: ${f.charge})`,
+      );
   }
   if (view.uncertain_documents !== undefined) {
     lines.push(`uncertain (${view.uncertain_documents.length}):`);
     for (const u of view.uncertain_documents) {
       const cost = u.pages === null ? 'pages unknown' : `may have cost ${u.pages} page${u.pages === 1 ? '' : 's'}`;
       lines.push(
-        `  ${u.file}  ${u.document_id ?? '-'}  ${u.at}  ${u.state === 'in_flight' ? 'in flight' : 'failed'}, ${cost}: ${u.why}`,
+        `  ${u.file}  ${u.document_id ?? '-'}  ${u.at}  ${u.state === 'in_flight' ? 'in flight' : 'failed'}, ${cost}: ${inert(u.why, SERVICE_TEXT_MAX)}`,
       );
     }
   }
@@ -330,7 +333,8 @@ export function statusLines(view: StatusView): string[] {
       lines.push(`  ${w.id}  ${w.completed} completed, ${w.failed} failed, ${w.pages} pages; ${state}`);
     }
   }
-  return lines;
+  // Lines name files and quote the service: one line of ours each, whatever those hold.
+  return lines.map((line) => inert(line));
 }
 
 /** The causes of the documents in flight, for the counts line: " (2: the run ended..., 1: ...)". */

@@ -1,3 +1,4 @@
+import { inert } from '../inert.ts';
 import type { ReceiverStats } from './options.ts';
 
 /**
@@ -81,16 +82,9 @@ function formatText(event: LogEvent): string {
   }
 }
 
-/**
- * Text from the network, inert in a text line: control characters (a newline that would forge a
- * line, an escape sequence for the terminal) shown escaped, and long text cut.
- */
+/** Text from the network, inert in a text line (src/inert.ts), and cut shorter than elsewhere: a line stays a line. */
 function _inert(text: string): string {
-  const cut = text.length > NETWORK_TEXT_SHOWN ? `${text.slice(0, NETWORK_TEXT_SHOWN)}…` : text;
-  return cut.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return inert(text, NETWORK_TEXT_SHOWN);
 }
 
 /** Parser names are chosen by people and may hold spaces. */

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { LogLevel } from '../client/deps.ts';
+import { inert } from '../inert.ts';
 import { redact } from '../redact.ts';
 import { formatDuration } from './format.ts';
 
@@ -119,9 +120,17 @@ class PlainReporter implements Reporter {
           : level === 'debug'
             ? this.#chalk.dim('debug')
             : 'info ';
-    this.#o.stderr.write(`${stamp} ${tag} ${redact(message)}\n`);
+    this.#o.stderr.write(`${stamp} ${tag} ${oneLine(message)}\n`);
   }
   stop(): void {}
+}
+
+/**
+ * A message as one line: it quotes file names and the service's words, and whatever those hold
+ * (a line break, an escape sequence, a CI runner's command) is shown, never acted on.
+ */
+function oneLine(message: string): string {
+  return inert(redact(message));
 }
 
 type OraFactory = typeof import('ora').default;
@@ -184,7 +193,7 @@ class TerminalReporter implements Reporter {
   }
   log(level: LogLevel, message: string): void {
     if (LEVEL_RANK[level] < THRESHOLD[this.#o.verbosity]) return;
-    const text = redact(message);
+    const text = oneLine(message);
     const line =
       level === 'error'
         ? `${this.#chalk.red('✖')} ${text}`

@@ -5,7 +5,7 @@ import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
 import { folderFor, moveInto } from '../batch/move.ts';
 import type { FileStamp as ReadStamp } from '../batch/discover.ts';
-import { shownName } from '../batch/paths.ts';
+import { inert } from '../inert.ts';
 import { runBatch } from '../batch/run.ts';
 import { releaseSummary, type BatchSummary, type ReportEntry } from '../batch/summary.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
@@ -143,9 +143,9 @@ async function _move(entry: ReportEntry, folder: string, ctx: SendContext, read:
   const root = ctx.roots.find((r) => path.startsWith(r + sep)) ?? dirname(path);
   // Only the file as the run read it: one that changed since is read again at the next rescan.
   const result = await moveInto(path, folder, relative(root, path), ctx.deps.cwd, read);
-  if ('changed' in result) ctx.log('warn', `${shownName(entry.file)}: ${result.changed}`);
-  else if ('move_error' in result) ctx.log('error', `${shownName(entry.file)}: ${result.move_error}`);
-  else ctx.log('info', `${shownName(entry.file)}: moved to ${shownName(result.moved_to)}`);
+  if ('changed' in result) ctx.log('warn', `${inert(entry.file)}: ${result.changed}`);
+  else if ('move_error' in result) ctx.log('error', `${inert(entry.file)}: ${result.move_error}`);
+  else ctx.log('info', `${inert(entry.file)}: moved to ${inert(result.moved_to)}`);
 }
 
 function _afterStop(summary: BatchSummary, log: Log): number | 'stopped' | undefined {

@@ -3,6 +3,7 @@ import { annotations, stepSummary } from '../../src/batch/github.ts';
 import { createRecords } from '../../src/batch/records.ts';
 import { tallySummary, type ReportEntry } from '../../src/batch/summary.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
+import { runnerCommands } from '../helpers/runner-commands.ts';
 
 /**
  * Under GitHub Actions the annotations and the job summary list at most a few rows: they read
@@ -63,5 +64,36 @@ describe('GitHub Actions output of a large batch', () => {
     expect(lines.filter((l) => l.startsWith('::warning'))).toHaveLength(50);
     expect(lines[0]).toBe('::error file=in/f0.pdf,title=extract::failed 0');
     expect(read).toEqual({ documents: 0, needs_review: 0 });
+  });
+});
+
+describe('GitHub Actions output of hostile names and texts', () => {
+  it('keeps the step summary under 1 MiB and each annotation one small command, whatever names and reasons hold', () => {
+    const records = createRecords(undefined, undefined);
+    const n = 300;
+    const keys = Array.from({ length: n }, (_, i) => `k${i}`);
+    const name = (i: number): string => `in/${'n'.repeat(3000)}\n::add-mask::${i}\r##[set-output name=ok;]1.pdf`;
+    for (let i = 0; i < n; i++) {
+      const base = entry(i);
+      records.emit(keys[i]!, {
+        ...base,
+        file: name(i),
+        ...(base.outcome === 'failed' ? { error: `boom\n::stop-commands::tok${'x'.repeat(64 * 1024)}` } : {}),
+      });
+    }
+    const summary = tallySummary(records.inOrder(keys), {
+      stoppedBy: null,
+      message: null,
+      elapsedMs: 1,
+      dryRun: false,
+      charges: { reserved: 300, refunded: 0, unknown: 0, recognised: 0 },
+    });
+    const page = stepSummary(summary);
+    expect(Buffer.byteLength(page)).toBeLessThan(1024 * 1024);
+    const lines = annotations(summary);
+    for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThan(16 * 1024);
+    const commands = runnerCommands(lines.join('\n'));
+    expect(commands).toHaveLength(lines.length);
+    expect(new Set(commands.map((c) => c.name))).toEqual(new Set(['error', 'warning']));
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalFact } from '../../src/journal/journal.ts';
 import { statusLines, statusOf } from '../../src/commands/status.ts';
+import { runnerCommands } from '../helpers/runner-commands.ts';
 
 const c = (sha256: string, at = '2026-01-01T00:00:00.000Z') => ({ at, sha256, target: 't', file: `${sha256}.pdf` });
 
@@ -77,5 +78,29 @@ describe('status', () => {
     const view = statusOf('j', { facts, workers: [], skipped: 0 });
     expect(view).toMatchObject({ failed: 4, set_aside: 2 });
     expect(statusLines(view).join('\n')).toContain('2 of the failed fail the same way again');
+  });
+
+  it('lists a hostile name and a huge reason as one short line each', () => {
+    const file = 'in/a\n::add-mask::x\r##[set-output name=ok;]1.pdf';
+    const reason = `boom\n::stop-commands::tok${'x'.repeat(3 * 1024 * 1024)}`;
+    const view = statusOf(
+      'j.sqlite',
+      {
+        facts: [
+          {
+            worker: null,
+            fact: { fact: 'failed', ...c('d1'), file, route: 'inline', document_id: 'doc_1', reason, retryable: false },
+          },
+        ],
+        workers: [],
+        skipped: 0,
+      },
+      { failed: true },
+    );
+    const lines = statusLines(view);
+    const line = lines.find((l) => l.includes('doc_1'));
+    expect(line).toContain('in/a\\x0a::add-mask::x\\x0d##\\x5bset-output');
+    expect(Buffer.byteLength(line ?? '')).toBeLessThan(2 * 1024);
+    expect(runnerCommands(lines.join('\n'))).toEqual([]);
   });
 });

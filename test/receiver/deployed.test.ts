@@ -142,7 +142,7 @@ describe('listen: the webhooks of the deployed service', () => {
     const line = r.lines.find((l) => l.startsWith('<-- test event test-1'));
     expect(line).toBeDefined();
     expect(line).not.toMatch(/[\n\u001b]/);
-    expect(line).toContain('test-1\\u000a<-- forged line \\u001b[31m');
+    expect(line).toContain('test-1\\x0a<-- forged line \\x1b[31m');
     expect(line!.length).toBeLessThan(400);
   });
 
