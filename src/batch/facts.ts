@@ -15,7 +15,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { errnoCode } from '../errno.ts';
 import { detectMimeType } from '../mime/detect.ts';
 import { stampOf, type FileStamp } from './discover.ts';
-import { fromBytes, isInside, printable, printableBase, shownName, type FsPath } from './paths.ts';
+import { fromBytes, isInside, printable, printableBase, type FsPath } from './paths.ts';
+import { inert } from '../inert.ts';
 
 const BYTES = { encoding: 'buffer' } as const;
 
@@ -52,7 +53,7 @@ function linkTarget(path: FsPath, err: unknown, within: FsPath | undefined): FsP
   const target = realpathSync.native(path);
   if (within !== undefined && !isInside(target, within))
     throw new OutsideFolder(
-      `a symbolic link that leads outside the folder it was found in (to ${shownName(printable(target))}), planted since it was found: not followed (--follow-links follows it)`,
+      `a symbolic link that leads outside the folder it was found in (to ${inert(printable(target))}), planted since it was found: not followed (--follow-links follows it)`,
     );
   return target;
 }
@@ -82,7 +83,7 @@ function checkWithin(fd: number, path: FsPath, within: FsPath | undefined, info:
   const at = openedAt(fd, path, info);
   if (at === undefined || !isInside(at, within))
     throw new OutsideFolder(
-      `not inside the folder it was found in any more${at === undefined ? '' : ` (it is at ${shownName(printable(at))})`}: a folder on its path was replaced by a symbolic link since it was found; not read (--follow-links reads it)`,
+      `not inside the folder it was found in any more${at === undefined ? '' : ` (it is at ${inert(printable(at))})`}: a folder on its path was replaced by a symbolic link since it was found; not read (--follow-links reads it)`,
     );
 }
 

@@ -145,7 +145,7 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
     ctx.records.update(job.ordinal, Object.assign(entry, result));
     if ('move_error' in result) {
       failed = true;
-      ctx.log('error', `${shownName(job.input.file)}: ${result.move_error}`);
+      ctx.log('error', `${inert(job.input.file)}: ${result.move_error}`);
     } else counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
   for (const [folder, n] of counts) ctx.log('info', `moved ${n} file${n === 1 ? '' : 's'} to ${folder}`);

@@ -137,10 +137,10 @@ async function folderInside(root: string, rel: string, shown: (path: string) => 
     if (info.isSymbolicLink()) {
       const to = await readlink(at).catch(() => undefined);
       throw new MoveError(
-        `${shownName(shown(at))} is a symbolic link${to === undefined ? '' : ` (to ${shownName(to)})`}: a move never follows one; remove it, then rerun`,
+        `${inert(shown(at))} is a symbolic link${to === undefined ? '' : ` (to ${inert(to)})`}: a move never follows one; remove it, then rerun`,
       );
     }
-    if (!info.isDirectory()) throw new MoveError(`${shownName(shown(at))} is not a folder: remove it, then rerun`);
+    if (!info.isDirectory()) throw new MoveError(`${inert(shown(at))} is not a folder: remove it, then rerun`);
   }
   return at;
 }
@@ -153,7 +153,7 @@ async function checkLanded(placed: string, realDir: string): Promise<void> {
   if ((await realpath(dirname(placed)).catch(() => undefined)) === realDir) return;
   await unlink(placed).catch(() => {});
   throw new MoveError(
-    `${shownName(dirname(placed))} was replaced by a symbolic link during the move: not moved there; rerun`,
+    `${inert(dirname(placed))} was replaced by a symbolic link during the move: not moved there; rerun`,
   );
 }
 

@@ -117,7 +117,7 @@ export async function sendSettled(
   releaseSummary(summary);
   // A link planted in a folder after the watcher started is left out as the walk leaves it out, once.
   for (const l of summary.links_not_followed) {
-    log('warn', `${shownName(l.file)}: left out: ${l.reason}`);
+    log('warn', `${inert(l.file)}: left out: ${l.reason}`);
     byFile.set(l.file, 'skipped');
   }
   for (const n of summary.not_documents) {
