@@ -87,7 +87,11 @@ export async function finishBatch(
         warn: (m) => log('warn', m),
       }),
     );
-  if (!written.failed() && summary.stopped_by !== 'wrong_service' && (await moveFinished(plan, ctx)))
+  // After a journal refusal some outcomes live only in memory until the journal is closed (rescue.ts):
+  // a file moved away now could come back as new if they were then lost, so nothing moves this run.
+  if (summary.stopped_by === 'journal' && (ctx.options.moveDone !== undefined || ctx.options.moveFailed !== undefined))
+    ctx.log('warn', 'the journal refused a write: no file is moved this run; the next run moves them');
+  else if (!written.failed() && summary.stopped_by !== 'wrong_service' && (await moveFinished(plan, ctx)))
     summary.exit_code = exitCodeOf(summary, true);
   if (written.failed()) {
     // A signal that ended the wait is the run's stop now; the exit code says the output is missing.

@@ -72,8 +72,12 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     options.missingMarker,
   );
   try {
-    // A journal that refuses a write stops the run; the stopper exists once the plan is made.
-    let journalFailed: ((message: string) => void) | undefined;
+    // A journal that refuses a write stops the run; the stopper exists once the plan is made, and
+    // a refusal while planning (a parser fact) is held for it.
+    let failedWhilePlanning: string | undefined;
+    let journalFailed = (message: string): void => {
+      failedWhilePlanning ??= message;
+    };
     const plan = await planBatch(inputs, options, deps, {
       reporter,
       log,
@@ -81,7 +85,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       opened: (j) => {
         journal = j;
       },
-      writeFailed: (message) => journalFailed?.(message),
+      writeFailed: (message) => journalFailed(message),
     });
     jobs = plan.jobs;
     const finishing = { options, deps, log, records, started };
@@ -91,6 +95,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     }
     const stopper = createStopper(options, deps, log, reporter);
     journalFailed = (message) => stopper.stop('journal', message);
+    if (failedWhilePlanning !== undefined) journalFailed(failedWhilePlanning);
     unsubscribe = stopper.listen();
     let charges = NOTHING_CHARGED;
     if (needsService(plan)) {

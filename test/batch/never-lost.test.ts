@@ -90,6 +90,22 @@ describe('a journal that cannot be written', () => {
     );
   }, 60_000);
 
+  it('--move-done after a refused write moves nothing: the outcomes it kept are not on disk yet, and a moved file could come back as new', async () => {
+    const server = await emulator({ idempotency_key: false });
+    const cwd = await invoiceDir(4);
+    mkdirSync(join(cwd, 'done'));
+    const options = batchOptions(server.url, KEY, { route: 'inline', concurrency: 1, moveDone: 'done' });
+    const first = await run(cwd, ['in/'], options, { writeJournal: diskFullAt(4) });
+    expect(first.summary.stopped_by).toBe('journal');
+    expect(first.stderr).toMatch(/no file is moved this run/);
+    expect(readdirSync(join(cwd, 'done'))).toEqual([]);
+    expect(readdirSync(join(cwd, 'in'))).toHaveLength(4);
+    const rerun = await run(cwd, ['in/'], options);
+    expect(rerun.summary.exit_code, rerun.stderr).toBe(0);
+    expect(readdirSync(join(cwd, 'done'))).toHaveLength(4);
+    expect((await ledgerTotals(server.url)).net).toBe(4);
+  });
+
   it('a disk that frees up before the end takes the kept facts on the second try: no rescue file', async () => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(4);

@@ -466,7 +466,7 @@ function shrunkJournal(journal: string, was: number, now: number): ExtractError 
     'state',
     `the journal ${journal} is damaged: it was ${was} bytes when a run last wrote to it and is now ${now} (truncated or cut short). ` +
       'Nothing was sent: a run on it would pay again for every document it forgot. ' +
-      `Restore the file from a backup and rerun; to go on with it as it is, knowingly, remove ${indexPathFor(journal)}`,
+      `Restore the file from a backup if you have one, then remove ${indexPathFor(journal)} (it describes the journal as it was) and rerun; removing it alone goes on with the journal as it is, knowingly`,
   );
 }
 

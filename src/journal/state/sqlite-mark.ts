@@ -101,6 +101,6 @@ export function checkIntact(journal: string, mark: Mark | undefined, found: numb
     'state',
     `the journal ${journal} is damaged: it held ${mark.facts} fact${mark.facts === 1 ? '' : 's'} when a run last wrote to it, and now reads as ${now} ` +
       '(a torn write-ahead log after a crash, a truncated or replaced file). Nothing was sent: a run on it would pay again for every document it forgot. ' +
-      `Restore the file from a backup (with its -wal file if there is one) and rerun; to start a new journal knowingly, move ${journal} and ${markPathFor(journal)} aside`,
+      `Restore the file from a backup if you have one (with its -wal file), remove ${markPathFor(journal)} (it counts the journal as it was), and rerun; to start a new journal knowingly, move both aside`,
   );
 }
