@@ -62,6 +62,16 @@ export type ServiceClientOptions = {
   offers?: ServiceOffers | undefined;
 };
 
+/** Failures only the service's API answers: after one, a 404 page elsewhere is a missing route, not a wrong address. */
+const SHOWS_THE_API: ReadonlySet<string> = new Set([
+  'auth',
+  'out_of_credits',
+  'not_found',
+  'rejected',
+  'inline_unavailable',
+  'ticket_expired',
+]);
+
 /** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
 export type UploadSource = {
   /** Bytes for a name that is not UTF-8 (batch/paths.ts); or the descriptor the caller read the file through. */
@@ -279,7 +289,8 @@ export class ServiceClient {
       return answer;
     } catch (err) {
       if (err instanceof ServiceError && err.kind === 'wrong_service') this.#wrong = err;
-      else if (err instanceof ServiceError && err.status !== undefined) this.#verified = true;
+      // Only the API's own refusals show it is the service; a proxy's 5xx or 429 answers for anything.
+      else if (err instanceof ServiceError && SHOWS_THE_API.has(err.kind)) this.#verified = true;
       throw err;
     } finally {
       this.#probe = undefined;
