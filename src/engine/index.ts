@@ -13,6 +13,7 @@ import {
   type EngineCallOptions,
   EngineClosedError,
   EngineError,
+  NEEDS_MORE_MEMORY,
   type EngineJob,
   type EngineOutput,
   type EngineSource,
@@ -116,7 +117,7 @@ function lostJobError(stopping: Slot['stopping'], why: string, memoryMb: number,
   if (stopping === 'memory' || OUT_OF_MEMORY.has(why)) {
     return new EngineError(
       'too_large',
-      `reading the document needs more memory than the engine allows (${memoryMb} MB per engine process): a decompression bomb, or a file to split or re-save before submitting it again`,
+      `reading the document ${NEEDS_MORE_MEMORY} (${memoryMb} MB per engine process): a decompression bomb, or a file to split or re-save before submitting it again`,
     );
   }
   if (why.startsWith('signal ')) {
