@@ -28,7 +28,9 @@ function _notOwn(st: Stats, kind: 'file' | 'folder', closed: boolean): string | 
   if (st.isSymbolicLink()) return 'is a link';
   if (kind === 'file' ? !st.isFile() : !st.isDirectory()) return `is not a ${kind}`;
   const me = uid();
-  if (me !== undefined && st.uid !== me) return `belongs to another user (uid ${st.uid})`;
+  // Without POSIX users (Windows) there is no owner or mode to check; the link rule still holds.
+  if (me === undefined) return undefined;
+  if (st.uid !== me) return `belongs to another user (uid ${st.uid})`;
   if ((st.mode & (closed ? 0o077 : 0o022)) !== 0)
     return `is open to other users (mode ${(st.mode & 0o777).toString(8)})`;
   return undefined;
