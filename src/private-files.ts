@@ -59,12 +59,18 @@ export function privateFolder(dir: string, make: boolean): boolean {
  * A folder of extract's own that the user named (a data directory, the config store's folder):
  * made 0700 when missing; one of this user that others may enter is closed (0700: earlier
  * versions made it with the umask's mode); a link or another user's folder is refused, with
- * `todo` saying what to do instead.
+ * `todo` saying what to do instead. Without `make`, a missing folder is left to its writer.
  */
-export function ownFolder(dir: string, todo: string): void {
+export function ownFolder(dir: string, todo: string, make = true): void {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(dir);
+    if (make) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    let st: Stats;
+    try {
+      st = lstatSync(dir);
+    } catch (err) {
+      if (!make && hasErrno(err, 'ENOENT')) return;
+      throw err;
+    }
     const why = _notOwn(st, 'folder', false) ?? _notOwn(st, 'folder', true);
     if (why?.startsWith('is open to') === true) chmodSync(dir, 0o700);
     else if (why !== undefined) throw new ExtractError('usage', `${dir} ${why}, not a folder of this user: ${todo}`);
