@@ -8,6 +8,7 @@ import { startReceiver } from '../receiver/server.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import { ensureToken } from '../receiver/token.ts';
 import { isLoopbackHost } from '../net/loopback.ts';
+import { visibleSecretNote } from './secret-flags.ts';
 
 export type ListenDeps = {
   stdout: Writable;
@@ -63,10 +64,8 @@ export async function listen(flags: ListenValues, deps: ListenDeps): Promise<voi
       );
     }
   } else auth = given;
-  if (flags.token !== undefined)
-    note(`note: --token is visible to other users of this machine (ps); prefer ${ENV.token}`);
-  if (flags.password !== undefined)
-    note(`note: --password is visible to other users of this machine (ps); prefer ${ENV.password}`);
+  if (flags.token !== undefined) note(visibleSecretNote('--token', ENV.token));
+  if (flags.password !== undefined) note(visibleSecretNote('--password', ENV.password));
 
   const receiver = await startReceiver(
     {

@@ -6,6 +6,7 @@ import type { RunValues } from '../flags/batch.ts';
 import { batchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
 import { missingMarkerOf } from './missing-marker.ts';
+import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
 
 export type CliHooks = {
@@ -18,6 +19,7 @@ export type CliHooks = {
 
 /** Glue between the root command and runBatch: settings or --local, process streams, signals. */
 export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks: CliHooks): Promise<number> {
+  for (const note of batchSecretNotes(flags)) process.stderr.write(`${note}\n`);
   return withTarget(
     flags,
     hooks.env,

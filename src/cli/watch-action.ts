@@ -6,10 +6,12 @@ import { watchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import type { CliHooks } from './run-action.ts';
+import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
 
 /** Glue between `extract watch` and runWatch: settings or --local, process streams, signals. */
 export async function watchFromCli(folders: string[], flags: WatchValues, hooks: CliHooks): Promise<number> {
+  for (const note of batchSecretNotes(flags)) process.stderr.write(`${note}\n`);
   return withTarget(flags, hooks.env, { needKey: true, lookUpState: !hooks.explicitState }, async (target) => {
     // As a batch run: --state, then EXTRACT_STATE_URL and the config store, then the user's journal.
     const state = hooks.explicitState ? flags.state : target.local ? null : target.stateUrl;

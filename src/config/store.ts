@@ -1,8 +1,10 @@
 import Conf from 'conf';
 import { z } from 'zod';
 import { ExtractError } from '../errors.ts';
-import { dirname } from 'node:path';
-import { CONFIG_KEYS, type ConfigKey, type Env, type SettingsStore } from './settings.ts';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ownFile, ownFolder } from '../private-files.ts';
+import { CONFIG_KEYS, type ConfigKey, ENV_CONFIG_DIR, type Env, type SettingsStore } from './settings.ts';
 import { configFilePath } from './store-path.ts';
 
 /**
@@ -35,6 +37,17 @@ export function openConfigStore(options: { dir?: string | undefined; env?: Env }
   const env = options.env ?? process.env;
   // One place decides the file's path (store-path.ts), so a cheap look at it and conf agree.
   const dir = options.dir ?? dirname(configFilePath(env));
+  // It holds the API key: a folder of the user's own, a file they made (conf replaces it by a
+  // rename, so a planted link is not written through, but it would be read through).
+  const todo = `set ${ENV_CONFIG_DIR} to a folder of your own, or delete the file and run "extract config set" again`;
+  // Made 0700 when it can be; reading the store must not need a writable home (conf says why on a write).
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    // Checked below if it exists; conf reports a folder it cannot make when it writes.
+  }
+  ownFolder(dir, todo, false);
+  ownFile(join(dir, 'config.json'), todo, true);
   const conf = _guard(
     () =>
       new Conf<StoredConfig>({

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import type { EmulatorConfig, ParserConfig, Results } from '../contract/index.ts';
-import { EngineClosedError, EngineError, type Engine, type Grounding } from '../engine/types.ts';
+import { EngineClosedError, EngineError, type Engine, type Grounding, NEEDS_MORE_MEMORY } from '../engine/types.ts';
 import type { EmulatorDeps } from './clock.ts';
 import type { DocumentRow, Documents } from './documents.ts';
 import type { Ledger } from './ledger.ts';
@@ -288,7 +288,7 @@ function failedReading(err: unknown, signal: AbortSignal | undefined, engineMemo
   }
   if (err instanceof EngineError) {
     const notes =
-      err.code === 'too_large'
+      err.code === 'too_large' && err.message.includes(NEEDS_MORE_MEMORY)
         ? [`stopped by processing.engine_memory_mb (${engineMemoryMb} MB): ${err.message}`]
         : undefined;
     return { status: 'error', cause: 'unreadable', error: err.message, ...(notes ? { notes } : {}) };

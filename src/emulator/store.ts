@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DeliveryState, LedgerKind } from '../contract/emulator.ts';
+import { ownFolder, privateDatabase } from '../private-files.ts';
 
 /**
  * The emulator's storage: one SQLite database (node:sqlite) for documents, uploads,
@@ -103,11 +104,15 @@ CREATE UNIQUE INDEX IF NOT EXISTS ledger_once ON ledger (document_id, kind) WHER
 export function openStore(options: { dataDir?: string | undefined; inMemory?: boolean | undefined }): Store {
   const persistent = !options.inMemory && options.dataDir !== undefined;
   const root = persistent ? options.dataDir! : mkdtempSync(join(tmpdir(), 'extract-serve-'));
+  // The database holds upload and inbound secrets, blobs/ the documents: the user's alone.
+  if (persistent) ownFolder(root, 'pass a --data-dir of your own');
   const blobDir = join(root, 'blobs');
   const partialDir = join(root, 'partial');
   mkdirSync(blobDir, { recursive: true });
   mkdirSync(partialDir, { recursive: true });
-  const db = new DatabaseSync(persistent ? join(root, 'emulator.db') : ':memory:');
+  const file = join(root, 'emulator.db');
+  if (persistent) privateDatabase(file, 'move it away (serve did not make it), or pass another --data-dir');
+  const db = new DatabaseSync(persistent ? file : ':memory:');
   // WAL keeps readers (polling clients) off the writer's back; FULL sync makes an
   // acknowledged reserve survive a kill -9 of the server.
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkerReply, WorkerRequest } from './protocol.ts';
+import { type WorkerReply, type WorkerRequest, WATCHDOG_SIGNAL } from './protocol.ts';
 import { MAX_ENGINE_FILE_BYTES } from '../contract/constants.ts';
 import { BUNDLED, PACKAGE_ROOT } from '../package-root.ts';
 import {
@@ -13,6 +13,7 @@ import {
   type EngineCallOptions,
   EngineClosedError,
   EngineError,
+  NEEDS_MORE_MEMORY,
   type EngineJob,
   type EngineOutput,
   type EngineSource,
@@ -74,6 +75,8 @@ type Job = {
   signal: AbortSignal | undefined;
   /** Times it was stopped to let fresh documents through. */
   requeued: number;
+  /** Times the process reading it was killed by a signal it did not earn. */
+  killed: number;
 };
 type Slot = { child: ChildProcess; job: Job | null; startedAt: number; stopping: 'memory' | 'requeue' | null };
 
@@ -85,11 +88,15 @@ function workerPath(): string {
 }
 
 /**
- * How a process that ran out of memory ends: its own check (137 before, SIGKILL from its watchdog
- * thread now; the kernel's OOM killer too), V8's fatal heap error (abort). The pool's own kills mark
- * the slot stopping or take its job first, so an unexplained SIGKILL of a busy process is one of these.
+ * How a process that ran out of memory ends: its watchdog thread's signal, V8's fatal heap error
+ * (abort). The pool's own kills mark the slot stopping or take its job first. Any other signal (a
+ * SIGKILL from the system's OOM killer, an operator or a supervisor) says nothing about the
+ * document: it is read again, up to MAX_KILLS times.
  */
-const OUT_OF_MEMORY = new Set(['exit code 137', 'signal SIGKILL', 'exit code 134', 'signal SIGABRT']);
+const OUT_OF_MEMORY = new Set([`signal ${WATCHDOG_SIGNAL}`, 'exit code 134', 'signal SIGABRT']);
+
+/** Times a document's process may be killed from outside before the document is refused. */
+export const MAX_KILLS = 3;
 
 /** A process's resident memory in MB (Linux), or null when /proc cannot say (it has gone, or no /proc). */
 export function residentMb(pid: number): number | null {
@@ -101,13 +108,23 @@ export function residentMb(pid: number): number | null {
   }
 }
 
-/** How a lost process's document ends: queued again (stopped for fairness), too large (out of memory), or a failure of ours. */
-function lostJobError(stopping: Slot['stopping'], why: string, memoryMb: number): Error | null {
+/**
+ * How a lost process's document ends: queued again (stopped for fairness, or killed from outside
+ * fewer than MAX_KILLS times: null), too large (out of memory), or a failure of ours.
+ */
+function lostJobError(stopping: Slot['stopping'], why: string, memoryMb: number, killed: number): Error | null {
   if (stopping === 'requeue') return null;
   if (stopping === 'memory' || OUT_OF_MEMORY.has(why)) {
     return new EngineError(
       'too_large',
-      `reading the document needs more memory than the engine allows (${memoryMb} MB per engine process): a decompression bomb, or a file to split or re-save before submitting it again`,
+      `reading the document ${NEEDS_MORE_MEMORY} (${memoryMb} MB per engine process): a decompression bomb, or a file to split or re-save before submitting it again`,
+    );
+  }
+  if (why.startsWith('signal ')) {
+    if (killed < MAX_KILLS) return null;
+    return new EngineError(
+      'too_large',
+      `the engine process reading the document was killed ${killed} times (${why}) before it reached the memory limit: the system's out-of-memory killer or another process; submit it again when the machine has memory to spare, or split the file`,
     );
   }
   return internalError(`the engine process stopped while reading a document (${why})`, undefined);
@@ -208,6 +225,7 @@ export class EnginePool implements Engine {
         },
         signal,
         requeued: 0,
+        killed: 0,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#fresh.push(job);
@@ -254,9 +272,12 @@ export class EnginePool implements Engine {
     slot.job = null;
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
-    // Stopped to let fresh documents through (no error): it is read again later, from the start.
-    const error = job && lostJobError(slot.stopping, why, this.#memoryMb);
+    if (job && slot.stopping === null && why.startsWith('signal ') && !OUT_OF_MEMORY.has(why)) job.killed++;
+    // Stopped to let fresh documents through (already queued again), or killed from outside: read
+    // again from the start, first in line (its caller has waited longest).
+    const error = job && lostJobError(slot.stopping, why, this.#memoryMb, job.killed);
     if (job && error) job.reject(error);
+    else if (job && slot.stopping === null) this.#fresh.unshift(job);
     if (!this.#closed) this.#dispatch();
   }
 

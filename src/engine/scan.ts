@@ -48,6 +48,17 @@ const newBudget = (): Budget => ({
 /** Every page of an image file. Its boxes are in the image's pixels. */
 export async function readImage(kind: ImageKind, bytes: Uint8Array): Promise<Scan> {
   const sizes = imageSizes(kind, bytes);
+  // Not one page OCR would read: nothing to extract, so the document fails (refunded) and says why,
+  // rather than completing with every field null and a page charged.
+  if (sizes.length > 0 && sizes.every((size) => size.width * size.height > OCR_MAX_PIXELS)) {
+    const [first] = sizes;
+    throw new EngineError(
+      'too_large',
+      sizes.length === 1 && first !== undefined
+        ? `the image is ${first.width}×${first.height} pixels, more than OCR reads (${OCR_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`
+        : `every page of the image is more than OCR reads (${OCR_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`,
+    );
+  }
   const scan: Scan = { pages: [], doubtful: [], notes: [] };
   const budget = newBudget();
   for (const [i, size] of sizes.entries()) {

@@ -24,6 +24,9 @@ export type EngineErrorCode =
   /** More bytes, or more memory to read them, than the engine takes (MAX_ENGINE_FILE_BYTES, an image or text file over its whole-read budget, the worker's heap limit). */
   | 'too_large';
 
+/** In the message of a document refused for the memory its reading takes (the engine's limit, not a pixel or byte ceiling). */
+export const NEEDS_MORE_MEMORY = 'needs more memory than the engine allows';
+
 export class EngineError extends Error {
   readonly code: EngineErrorCode;
   constructor(code: EngineErrorCode, message: string) {

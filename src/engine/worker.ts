@@ -1,6 +1,6 @@
 import { parentPort, Worker } from 'node:worker_threads';
 import { countPagesInProcess, extractInProcess } from './extract.ts';
-import type { WorkerReply, WorkerRequest } from './protocol.ts';
+import { type WorkerReply, type WorkerRequest, WATCHDOG_SIGNAL } from './protocol.ts';
 import { EngineError } from './types.ts';
 
 /**
@@ -19,16 +19,16 @@ import { EngineError } from './types.ts';
 const WATCHDOG_INTERVAL_MS = 250;
 
 /**
- * The watchdog thread's code (CommonJS, evaluated: no file of its own to bundle). SIGKILL, not
- * process.exit: from a thread, exit would end only the thread. The pool counts an unexplained
- * SIGKILL of a busy process as out of memory (index.ts).
+ * The watchdog thread's code (CommonJS, evaluated: no file of its own to bundle). A signal, not
+ * process.exit: from a thread, exit would end only the thread. Past the memory limit it is
+ * WATCHDOG_SIGNAL, which the pool reads as "too large" (index.ts); with the parent gone, SIGKILL.
  */
 const WATCHDOG = `
 const { workerData } = require('node:worker_threads');
-const { ppid, limitBytes, intervalMs } = workerData;
+const { ppid, limitBytes, intervalMs, memorySignal } = workerData;
 setInterval(() => {
-  if (process.ppid !== ppid || (limitBytes > 0 && process.memoryUsage.rss() > limitBytes))
-    process.kill(process.pid, 'SIGKILL');
+  if (process.ppid !== ppid) process.kill(process.pid, 'SIGKILL');
+  else if (limitBytes > 0 && process.memoryUsage.rss() > limitBytes) process.kill(process.pid, memorySignal);
 }, intervalMs);
 `;
 
@@ -36,7 +36,7 @@ setInterval(() => {
 function startWatchdog(limitBytes: number): void {
   const thread = new Worker(WATCHDOG, {
     eval: true,
-    workerData: { ppid: process.ppid, limitBytes, intervalMs: WATCHDOG_INTERVAL_MS },
+    workerData: { ppid: process.ppid, limitBytes, intervalMs: WATCHDOG_INTERVAL_MS, memorySignal: WATCHDOG_SIGNAL },
     // A small heap: it holds a timer and a few numbers.
     resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 },
     stdout: false,

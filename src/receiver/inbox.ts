@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import { isSqliteBusy } from '../errno.ts';
+import { ownFolder, privateDatabase } from '../private-files.ts';
 import { ExtractError } from '../errors.ts';
 import { transaction } from '../sqlite.ts';
 import { DocumentRecord } from '../outputs/record-schema.ts';
@@ -57,8 +57,10 @@ export type InboxEvent = { receivedAt: Date; method: string; documentId: string;
 
 /** Opens the database of a data directory: WAL, synchronous=FULL, one listener at a time. */
 function openDatabase(dataDir: string): DatabaseSync {
-  mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, INBOX_FILE);
+  // It holds every event's raw body: private to the user, never a file someone else put there.
+  ownFolder(dataDir, 'pass a --data-dir of your own');
+  privateDatabase(path, 'move it away (it is not an inbox listen made), or pass another --data-dir');
   const db = new DatabaseSync(path);
   try {
     // WAL + synchronous=FULL: a committed append is on disk before the 200 leaves, so a

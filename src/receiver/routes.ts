@@ -16,6 +16,7 @@ import type { Inbox } from './inbox.ts';
 import type { Logger } from './log.ts';
 import type { ReceiverStats } from './options.ts';
 import type { Worker } from './worker.ts';
+import { eventText } from './event-text.ts';
 
 /**
  * The receiver's HTTP surface: one path takes events (POST or PUT), everything else is a JSON
@@ -216,7 +217,7 @@ type Verdict = { ok: true; event: Record<string, unknown> } | { ok: false; reaso
 /** A JSON object, no deeper than the contract allows; whether it is a document.processed is the worker's to say. */
 function parseEvent(body: Buffer): Verdict {
   if (body.length === 0) return { ok: false, reason: 'empty body' };
-  const text = body.toString('utf8');
+  const text = eventText(body);
   if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH))
     return { ok: false, reason: `nested deeper than ${MAX_PAYLOAD_DEPTH} levels` };
   let json: unknown;

@@ -10,6 +10,7 @@ import type { Inbox, InboxRow } from './inbox.ts';
 import type { Logger } from './log.ts';
 import { fieldIdKey, nullFields, recordOf } from './records.ts';
 import type { RecordSink } from './sink.ts';
+import { eventText } from './event-text.ts';
 
 /**
  * Drains the inbox after the replies have gone: parses each acknowledged event, claims its
@@ -160,7 +161,6 @@ function _process(
   ctx: { inbox: Inbox; logger: Logger; now: () => Date; counts: WorkerCounts; said: Said; marker: MissingMarker },
 ): void {
   const { inbox, logger, now, counts, said, marker } = ctx;
-  const decoder = new TextDecoder();
   const quarantined = new Set<number>();
   const parsed = rows.map((row) => {
     // The routes acknowledge any JSON object (the deployed sender never retries a 4xx); here it
@@ -171,7 +171,7 @@ function _process(
     let claim: { record: ReturnType<typeof recordOf>; nullFields: string[] } | undefined;
     let kept: { documentId: string; reason: string } | undefined;
     try {
-      const text = decoder.decode(row.body);
+      const text = eventText(row.body);
       if (jsonDepthOver(text, MAX_PAYLOAD_DEPTH))
         throw new RangeError(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);
       const json: unknown = JSON.parse(text);

@@ -41,6 +41,31 @@ describe('messages (built CLI)', () => {
     expect(r.stderr).toContain('fix the API key, then rerun the same command');
   });
 
+  it('a secret on the batch command line is warned about as listen warns for --token, never printed', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'one.pdf'), await invoicePdf(1));
+    const key = 'ext_typed_on_the_command_line_0001';
+    const keyed = await run(['one.pdf', '--dry-run', '--no-state', '--api-key', key], {}, cwd);
+    expect(keyed.exitCode, keyed.stderr).toBe(0);
+    expect(keyed.stderr).toContain(
+      'note: --api-key is visible to other users of this machine (ps); prefer EXTRACT_API_KEY',
+    );
+    expect(keyed.stderr + keyed.stdout).not.toContain(key);
+
+    // A password inside a --state URL: said before the database is tried (it is unreachable here).
+    const state = await run(
+      ['one.pdf', '--dry-run', '--state', 'postgres://worker:s3cret-pass@127.0.0.1:1/extract', '--state-wait', '1ms'],
+      { EXTRACT_API_KEY: key },
+      cwd,
+    );
+    expect(state.stderr).toContain('note: the password in --state is visible to other users of this machine (ps)');
+    expect(state.stderr + state.stdout).not.toContain('s3cret-pass');
+
+    // From the environment: no note.
+    const quiet = await run(['one.pdf', '--dry-run', '--no-state'], { EXTRACT_API_KEY: key }, cwd);
+    expect(quiet.stderr).not.toContain('visible to other users');
+  });
+
   it('a port clash: the reason alone, no "received 0 ..." line of a receiver that never served', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AppDocumentDetail, ExtractInlineResponse } from '../../src/contract/index.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import {
+  AppDocumentDetail,
+  DocumentBody,
+  ErrorBody,
+  ExtractInlineResponse,
+  LedgerBody,
+  UploadTicket,
+} from '../../src/contract/index.ts';
+import { call, emulator, inlineBody, KEY, waitForDocument } from '../helpers/emulator.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { type Gray, grayPng, renderGray } from '../helpers/scan.ts';
 
@@ -51,6 +58,46 @@ describe('emulator: scans', () => {
       );
       expect(detail.status).toBe('completed');
       expect(detail.notes).toEqual([expect.stringMatching(/page 1 has no text layer, and OCR found no words/)]);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'a PNG whose header claims 30000×30000 pixels, which OCR refuses: an error that says why, refunded, on both routes',
+    async () => {
+      const s = await emulator();
+      // A real PNG (one row of white, checksums and all) whose image header is then made to claim
+      // 30000×30000: its page is counted (1) from the header, and OCR refuses it before decoding.
+      const huge = Buffer.from(await grayPng({ width: 8, height: 8, pixels: new Uint8Array(64).fill(255) }));
+      huge.writeUInt32BE(30_000, 16);
+      huge.writeUInt32BE(30_000, 20);
+      const reason = /30000×30000 pixels, more than OCR reads .*scan it at 300 dpi/;
+
+      const inline = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(huge, 'huge.png', 'image/png') });
+      expect(inline.status, JSON.stringify(inline.body)).toBe(422);
+      expect(ErrorBody.parse(inline.body).error).toMatch(reason);
+
+      const t = await call(s, 'POST', '/api/v1/upload-url', {
+        body: { file_name: 'huge.png', file_type: 'image/png' },
+        key: KEY,
+      });
+      const ticket = UploadTicket.parse(t.body);
+      await call(s, 'PUT', ticket.upload_url, { raw: huge, key: null, headers: { 'content-type': 'image/png' } });
+      const r = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const doc = DocumentBody.parse((await waitForDocument(s, r.body.document_id)).body);
+      expect(doc.status).toBe('error');
+      expect(doc.error).toMatch(reason);
+      expect(doc.results).toBeNull();
+      const detail = AppDocumentDetail.parse(
+        (await call(s, 'GET', `/_emulator/documents/${doc.document_id}`, { key: null })).body,
+      );
+      // A pixel ceiling, not the engine's memory limit.
+      expect(detail.notes.join(' ')).not.toMatch(/engine_memory_mb/);
+
+      // Whatever was reserved was given back: nothing charged for a document nothing was read from.
+      const ledger = LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body);
+      expect(ledger.balance).toBe(1000);
     },
     OCR_MS,
   );

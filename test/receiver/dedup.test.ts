@@ -96,4 +96,25 @@ describe('listen: deduplication', () => {
     expect(r.stats()).toMatchObject({ received: 200, duplicates: 150 });
     expect(r.lines.filter((l) => l.endsWith(' new'))).toHaveLength(50);
   });
+
+  it('listen: document_ids that are not UTF-8 stay distinct (each unreadable byte escaped as \\xHH), not one and a duplicate', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'records.jsonl');
+    const r = await receiver({ out });
+    // The same event with one byte of its document_id changed: 0xFF, 0xFE, then 0xFF again.
+    const bodyWith = (byte: number): Buffer => {
+      const [head, tail] = JSON.stringify(payload({ document_id: 'inv-@' })).split('@') as [string, string];
+      return Buffer.concat([Buffer.from(head), Buffer.from([byte]), Buffer.from(tail)]);
+    };
+    const acks = [];
+    for (const byte of [0xff, 0xfe, 0xff]) acks.push(await send(r.url, null, { raw: bodyWith(byte) }));
+    expect(acks.map((a) => [a.status, (a.body as { document_id: string }).document_id])).toEqual([
+      [200, 'inv-\\xFF'],
+      [200, 'inv-\\xFE'],
+      [200, 'inv-\\xFF'],
+    ]);
+    await r.drained();
+    expect(r.stats()).toMatchObject({ received: 3, duplicates: 1 });
+    expect((await jsonl(out)).map((x) => x.document_id)).toEqual(['inv-\\xFF', 'inv-\\xFE']);
+  });
 });

@@ -13,14 +13,14 @@ describe('ensureToken: the token listen makes when given no credentials', () => 
     expect(again).toEqual({ ...made, created: false });
 
     const empty = tempDir();
-    writeFileSync(join(empty, TOKEN_FILE), '\n');
+    writeFileSync(join(empty, TOKEN_FILE), '\n', { mode: 0o600 });
     expect(() => ensureToken(empty)).toThrow(/is empty: delete it to have a new token made/);
 
     // A data directory that cannot be made (a file is in the way): a message, not a stack trace.
     const blocked = tempDir();
     writeFileSync(join(blocked, 'file'), 'x');
     expect(() => ensureToken(join(blocked, 'file', 'inbox'))).toThrow(
-      /cannot keep the listen token .*check the --data-dir permissions/,
+      /cannot use .*check its permissions, or pass a --data-dir of your own/,
     );
   });
 });

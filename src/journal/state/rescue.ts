@@ -1,23 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import { errnoCode, hasErrno, isDiskFull, isSqliteBusy } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
+import { privateFolder, readOwn } from '../../private-files.ts';
 import type { JournalFact } from '../journal.ts';
 import { ClaimLostError, type Claim, type StateJournal } from './journal-state.ts';
 
@@ -223,40 +211,6 @@ function writeRescue(folder: { dir: string; prefix: string }, text: string): str
   }
   closeSync(fd);
   return path;
-}
-
-/**
- * A folder only this user can enter: made 0700 when missing; one that is a link, belongs to
- * someone else or lets others in is refused (another user could read or plant rescue files).
- * False when it does not exist and `make` is not asked.
- */
-function privateFolder(dir: string, make: boolean): boolean {
-  if (make) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  let st: ReturnType<typeof lstatSync>;
-  try {
-    st = lstatSync(dir);
-  } catch (err) {
-    if (!make && hasErrno(err, 'ENOENT')) return false;
-    throw err;
-  }
-  const uid = process.getuid?.();
-  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0)
-    throw new Error(`${dir} is not a private folder of this user (a link, another owner, or open to others)`);
-  return true;
-}
-
-/** A rescue file's text, if it is a regular file of this user that no one else may write. */
-function readOwn(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const st = fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0)
-      throw new Error(`${path} is not a private file of this user`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
