@@ -86,6 +86,7 @@ function openDatabase(dataDir: string): DatabaseSync {
 export class Inbox {
   readonly #db: DatabaseSync;
   readonly #insertInbox: StatementSync;
+  readonly #dropBody: StatementSync;
   readonly #insertRejected: StatementSync;
   readonly #selectUnprocessed: StatementSync;
   readonly #claim: StatementSync;
@@ -104,6 +105,7 @@ export class Inbox {
   private constructor(db: DatabaseSync) {
     this.#db = db;
     this.#insertInbox = db.prepare('INSERT INTO inbox (received_at, method, document_id, body) VALUES (?, ?, ?, ?)');
+    this.#dropBody = db.prepare("UPDATE inbox SET body = x'' WHERE seq = ? AND processed_at IS NOT NULL");
     this.#insertRejected = db.prepare(
       'INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)',
     );
@@ -187,6 +189,11 @@ export class Inbox {
   /** Documents processed but not yet written to the outputs, oldest first, as many as fit in `maxBytes` of records (at least one). */
   unwritten(maxBytes: number): SeenRow[] {
     return _seenRows(this.#selectUnwritten.iterate(), maxBytes);
+  }
+
+  /** Forgets the body of a processed event whose document was recorded before with the same data. */
+  dropBody(seq: number): void {
+    this.#bookkeeping(() => this.#dropBody.run(seq));
   }
 
   markWritten(documentIds: readonly string[]): void {

@@ -216,6 +216,9 @@ function _process(
     else counts.duplicates++;
     // The first event of a document wins; a later one that says otherwise is worth a word.
     const otherData = outcome === 'duplicate' && inbox.recordText(payload.document_id) !== JSON.stringify(claim.record);
+    // A repeat that says nothing new is a row and a count, not another copy of its body: a sender's
+    // retries (or anyone's replays) of one large event cannot grow the inbox without bound.
+    if (outcome === 'duplicate' && !otherData) inbox.dropBody(row.seq);
     logger({
       type: 'event',
       document_id: payload.document_id,

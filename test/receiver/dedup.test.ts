@@ -54,6 +54,26 @@ describe('listen: deduplication', () => {
     expect(records[0]).toMatchObject({ results: { total: 1 } });
   });
 
+  it('listen: byte-identical repeats of a large event keep a row each, not a body each; one with other data keeps its body', async () => {
+    const dir = tempDir();
+    const dataDir = join(dir, 'inbox');
+    const r = await receiver({ out: join(dir, 'records.jsonl'), dataDir });
+    const big = payload({ document_id: 'doc_big', data: { notes: 'x'.repeat(1_000_000) } });
+    for (let i = 0; i < 20; i++) expect((await send(r.url, big)).status).toBe(200);
+    expect((await send(r.url, payload({ document_id: 'doc_big', data: { notes: 'y' } }))).status).toBe(200);
+    await r.drained();
+    await r.close();
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(join(dataDir, 'inbox.db'), { readOnly: true });
+    const rows = db.prepare('SELECT count(*) AS n, sum(length(body)) AS bytes FROM inbox').get();
+    const kept = db.prepare('SELECT count(*) AS n FROM inbox WHERE length(body) > 0').get();
+    db.close();
+    expect(Number(rows?.n)).toBe(21);
+    // The first event's body and the one that says otherwise: about one large body, not twenty.
+    expect(Number(kept?.n)).toBe(2);
+    expect(Number(rows?.bytes)).toBeLessThan(1_200_000);
+  });
+
   it('listen: on start, events a previous run acknowledged but did not process are processed', async () => {
     const dataDir = tempDir();
     const out = join(tempDir(), 'records.jsonl');
