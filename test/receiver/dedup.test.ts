@@ -54,7 +54,7 @@ describe('listen: deduplication', () => {
     expect(records[0]).toMatchObject({ results: { total: 1 } });
   });
 
-  it('listen: byte-identical repeats of a large event keep a row each, not a body each; one with other data keeps its body', async () => {
+  it('listen: repeats of a large event that record the same keep a row each, not a body each; one with other data keeps its body', async () => {
     const dir = tempDir();
     const dataDir = join(dir, 'inbox');
     const r = await receiver({ out: join(dir, 'records.jsonl'), dataDir });
