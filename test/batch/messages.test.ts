@@ -65,6 +65,15 @@ describe('messages', () => {
     expect(r.stderr).toMatch(/--explode no_such_table: no document has a table there/);
   });
 
+  it('-q keeps the reason for an exit 2: the --explode line is printed as the error it now is', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(1);
+    const options = batchOptions(server.url, KEY, { explode: 'no_such_table', out: 'out.csv', verbosity: 'quiet' });
+    const r = await run(cwd, ['in/'], options);
+    expect(r.summary.exit_code).toBe(2);
+    expect(r.stderr.match(/--explode no_such_table: no document has a table there/g)).toHaveLength(1);
+  });
+
   it('without a journal, the hint does not promise that a rerun skips anything', async () => {
     const cwd = await invoiceDir(2);
     const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { state: null }));
