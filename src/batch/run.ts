@@ -17,7 +17,7 @@ import { candidates, foreignTargets, identityOf, learned, lookup, type Identity 
 import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from '../journal/journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
-import { folderExclusions } from './move.ts';
+import { checkMoveFolders, folderExclusions } from './move.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan.ts';
 import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './planned.ts';
@@ -52,6 +52,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
   checkExplode(target, options.explode);
   checkSharedStdout(target, options.report, options.dryRun, deps.cwd, [{ flag: '--review', path: options.review }]);
+  await checkMoveFolders({ done: options.moveDone, failed: options.moveFailed }, deps.cwd);
   if (!options.dryRun) await prepareOutput(target);
 
   const reporter = await createReporter({

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
@@ -72,6 +74,27 @@ describe('messages', () => {
     const r = await run(cwd, ['in/'], options);
     expect(r.summary.exit_code).toBe(2);
     expect(r.stderr.match(/--explode no_such_table: no document has a table there/g)).toHaveLength(1);
+  });
+
+  it('a missing --move-done or --move-failed folder is one usage error before anything is sent', async () => {
+    const cwd = await invoiceDir(3);
+    for (const [flag, options] of [
+      ['--move-done', { moveDone: 'nowhere' }],
+      ['--move-failed', { moveFailed: 'nowhere' }],
+    ] as const) {
+      // Nothing listens at port 9: a run that sent anything would end otherwise.
+      const err = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, options)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ExtractError);
+      expect((err as ExtractError).code).toBe('usage');
+      expect((err as ExtractError).message).toBe(
+        `${flag} nowhere: no such folder: create it (mkdir nowhere) or name another, then rerun; nothing was sent`,
+      );
+    }
+    writeFileSync(join(cwd, 'a-file'), '');
+    const err = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { moveDone: 'a-file' })).catch(
+      (e: unknown) => e,
+    );
+    expect((err as ExtractError).message).toMatch(/^--move-done a-file is not a folder: name a folder/);
   });
 
   it('without a journal, the hint does not promise that a rerun skips anything', async () => {
