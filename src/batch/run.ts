@@ -18,6 +18,7 @@ import { knownFromMap, stateKey, type JournalView, type KnownLookup, type Parser
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { checkMoveFolders, folderExclusions } from './move.ts';
+import type { ProbedService } from './probe.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan.ts';
 import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './planned.ts';
@@ -234,7 +235,7 @@ async function planBatch(
         { known: replay.known, parsers: replay.parsers, identity, foreign },
         {
           journal,
-          service: { baseUrl: options.baseUrl, apiKey: options.apiKey },
+          service: { baseUrl: options.baseUrl, apiKey: options.apiKey, keySource: options.keySource },
           deps: { ...deps, log },
           retryFailed: options.retryFailed,
         },
@@ -486,7 +487,7 @@ export function recordedAtPlan(action: Job['action'], shared: boolean, dryRun: b
 async function settleIdentity(
   jobs: Job[],
   seen: { known: KnownLookup; parsers: Map<string, ParserFact>; identity: Identity; foreign: Set<string> },
-  ctx: { journal: StateJournal; service: { baseUrl: string; apiKey: string }; deps: ClientDeps; retryFailed: boolean },
+  ctx: { journal: StateJournal; service: ProbedService; deps: ClientDeps; retryFailed: boolean },
 ): Promise<Identity> {
   const { known, parsers, identity, foreign } = seen;
   const fresh = jobs.filter((j) => j.action === 'submit' && j.prior === undefined && j.unhashed === undefined);

@@ -46,6 +46,23 @@ describe('messages', () => {
     expect(`${fromEnv.stderr}${fromConfig.stderr}`).not.toContain(wrong);
   });
 
+  it('a key rejected while asking about documents the journal holds says so once, and where the key came from', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(1);
+    expect((await run(cwd, ['in/'], batchOptions(server.url, KEY))).summary.exit_code).toBe(0);
+    const wrong = 'ext_not_a_key_of_this_parser';
+    // Asked before anything is sent (probe.ts), the answer stops the run as an error: exit 4.
+    const err = await run(cwd, ['in/'], { ...batchOptions(server.url, wrong), keySource: 'env' }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ExtractError);
+    expect((err as ExtractError).code).toBe('auth');
+    const { message } = err as ExtractError;
+    expect(message.match(/rejected the API key/g)).toHaveLength(1);
+    expect(message).toContain('the key came from EXTRACT_API_KEY');
+    expect(message).not.toContain(wrong);
+  });
+
   it('--explode with an output that is not CSV is a usage error before anything is sent', async () => {
     const cwd = await invoiceDir(1);
     const err = await run(
