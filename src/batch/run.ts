@@ -104,7 +104,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       deps.favourMemory?.();
       const { sendBatch } = await import('./send.ts');
       charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
-    } else reporter.start(0);
+    } else log('info', nothingToSend(plan));
     reporter.stop();
     return await finishBatch(plan, stopper, charges, target, finishing);
   } catch (err) {
@@ -134,6 +134,16 @@ const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0, recogni
  */
 function needsService(plan: BatchPlan): boolean {
   return queued(plan.queue) > 0;
+}
+
+/**
+ * A rerun with nothing queued says why, instead of a bar of 0/0 documents: every job it planned
+ * was settled by an earlier run (completed, or set aside); the summary says which. Counted, not
+ * read: such a rerun keeps most jobs off disk (PlanStore.skip).
+ */
+function nothingToSend(plan: BatchPlan): string {
+  const n = plan.jobs.count;
+  return n === 0 ? 'nothing to send' : `nothing to send: ${n} file${n === 1 ? '' : 's'} done earlier`;
 }
 
 type PlanContext = {

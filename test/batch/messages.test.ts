@@ -114,6 +114,16 @@ describe('messages', () => {
     expect((err as ExtractError).message).toMatch(/^--move-done a-file is not a folder: name a folder/);
   });
 
+  it('a rerun with every file done earlier says there is nothing to send, not "0 documents"', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(2);
+    expect((await run(cwd, ['in/'], batchOptions(server.url, KEY))).summary.exit_code).toBe(0);
+    const rerun = await run(cwd, ['in/'], batchOptions(server.url, KEY));
+    expect(rerun.summary.exit_code).toBe(0);
+    expect(rerun.stderr).not.toMatch(/\b0 documents/);
+    expect(rerun.stderr).toMatch(/info {2}nothing to send: 2 files done earlier\n/);
+  });
+
   it('without a journal, the hint does not promise that a rerun skips anything', async () => {
     const cwd = await invoiceDir(2);
     const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { state: null }));
