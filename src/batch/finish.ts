@@ -77,6 +77,9 @@ export async function finishBatch(
   // The writers take each record's own fields as they write it (recordFields): no copy of the batch first.
   // Except a base URL that is not the service: this run learned nothing, and the outputs of the
   // last good run (completed records) are left as they were rather than replaced by "not submitted".
+  // The writers' warnings wait for the exit code: one about --explode may be the reason for an
+  // exit 2, and a reason is printed at any verbosity (-q shows errors only).
+  const outputWarnings: string[] = [];
   if (summary.stopped_by === 'wrong_service') log('info', 'the outputs were left as they were');
   else
     await written(() =>
@@ -84,7 +87,7 @@ export async function finishBatch(
         ...io(),
         cwd: deps.cwd,
         explode: options.explode,
-        warn: (m) => log('warn', m),
+        warn: (m) => outputWarnings.push(m),
       }),
     );
   // After a journal refusal some outcomes live only in memory until the journal is closed (rescue.ts):
@@ -114,6 +117,8 @@ export async function finishBatch(
     });
     if (completed > 0 && !tables.includes(options.explode)) summary.exit_code = EXIT_CODES.usage;
   }
+  const explodeFailed = options.explode !== undefined && summary.exit_code === EXIT_CODES.usage;
+  for (const w of outputWarnings) log(explodeFailed && w.startsWith('--explode') ? 'error' : 'warn', w);
   await written(() => writeSideFile(options.report, 'the report', reportText(summary), deps.cwd, io()));
   if (summary.stopped_by !== 'wrong_service')
     await written(() => writeSideFile(options.review, 'the review list', reviewChunks(summary), deps.cwd, io()));

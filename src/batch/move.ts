@@ -16,6 +16,7 @@ import {
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { describeFsError, stampOf, type FileStamp } from './discover.ts';
 import { errnoCode } from '../errno.ts';
+import { ExtractError } from '../errors.ts';
 import { openInput } from './facts.ts';
 import { inert } from '../inert.ts';
 import type { FsPath } from './paths.ts';
@@ -71,6 +72,29 @@ export function folderExclusions(folders: MoveFolders, cwd: string): string[] {
   return [folders.done, folders.failed]
     .filter((f): f is string => f !== undefined)
     .map((f) => `${relative(cwd, resolve(cwd, f)).split(sep).join('/')}/**`);
+}
+
+/**
+ * The move folders, checked when the run starts: a mistyped one is one usage error before
+ * anything is paid for, not an error per file after the work. moveInto still checks each time
+ * (the folder can go away while the run works).
+ */
+export async function checkMoveFolders(folders: MoveFolders, cwd: string): Promise<void> {
+  for (const [flag, folder] of [
+    ['--move-done', folders.done],
+    ['--move-failed', folders.failed],
+  ] as const) {
+    if (folder === undefined) continue;
+    const info = await stat(resolve(cwd, folder)).catch(() => undefined);
+    const shown = inert(folder);
+    if (info === undefined)
+      throw new ExtractError(
+        'usage',
+        `${flag} ${shown}: no such folder: create it (mkdir ${shown}) or name another, then rerun; nothing was sent`,
+      );
+    if (!info.isDirectory())
+      throw new ExtractError('usage', `${flag} ${shown} is not a folder: name a folder, then rerun; nothing was sent`);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { ServiceClient } from '../client/service-client.ts';
 import { probeAnswer } from '../cost/attempt.ts';
 import { ExtractError } from '../errors.ts';
 import type { Candidate } from '../journal/identity.ts';
+import { keyHint, type KeySource } from './session.ts';
 
 /**
  * Which of the candidates' documents this key can read: the spec scopes a key to one parser,
@@ -14,8 +15,10 @@ import type { Candidate } from '../journal/identity.ts';
  * harm than taking another parser's results. An answer that settles nothing (no connection,
  * the service's own error) stops the run before anything is sent, since sending could pay twice.
  */
+export type ProbedService = { baseUrl: string; apiKey: string; keySource?: KeySource | undefined };
+
 export async function probe(
-  service: { baseUrl: string; apiKey: string },
+  service: ProbedService,
   found: readonly Candidate[],
   deps: ClientDeps,
 ): Promise<{ seen: string[]; unseen: string[] }> {
@@ -23,13 +26,17 @@ export async function probe(
   const seen: string[] = [];
   const unseen: string[] = [];
   for (const candidate of found) {
-    if (await sees(client, candidate)) seen.push(candidate.target);
+    if (await sees(client, candidate, service.keySource)) seen.push(candidate.target);
     else unseen.push(candidate.target);
   }
   return { seen, unseen };
 }
 
-async function sees(client: ServiceClient, { documentId, fact }: Candidate): Promise<boolean> {
+async function sees(
+  client: ServiceClient,
+  { documentId, fact }: Candidate,
+  keySource: KeySource | undefined,
+): Promise<boolean> {
   try {
     const doc = await client.getDocument(documentId);
     if (doc.file_name !== '' && doc.file_name !== basename(fact.file)) return false;
@@ -48,7 +55,9 @@ async function sees(client: ServiceClient, { documentId, fact }: Candidate): Pro
     const answer = err instanceof ServiceError ? probeAnswer(err) : 'unsettled';
     if (answer === 'unseen') return false;
     const message = err instanceof Error ? err.message : String(err);
-    if (answer === 'key-rejected') throw new ExtractError('auth', `the service rejected the API key: ${message}`);
+    // The client's message already says the key was rejected (and the service's words): what is
+    // left to say is where the key came from and how to replace it.
+    if (answer === 'key-rejected') throw new ExtractError('auth', `${message}: ${keyHint(keySource)}`);
     throw new ExtractError(
       'unreachable',
       `could not tell whether this API key belongs to the parser of documents the journal already holds (reading document ${documentId}: ${message}); nothing was sent, so nothing is paid twice: rerun when the service answers`,

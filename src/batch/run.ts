@@ -17,7 +17,8 @@ import { candidates, foreignTargets, identityOf, learned, lookup, type Identity 
 import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from '../journal/journal.ts';
 import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
-import { folderExclusions } from './move.ts';
+import { checkMoveFolders, folderExclusions } from './move.ts';
+import type { ProbedService } from './probe.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan.ts';
 import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './planned.ts';
@@ -52,6 +53,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
   checkExplode(target, options.explode);
   checkSharedStdout(target, options.report, options.dryRun, deps.cwd, [{ flag: '--review', path: options.review }]);
+  await checkMoveFolders({ done: options.moveDone, failed: options.moveFailed }, deps.cwd);
   if (!options.dryRun) await prepareOutput(target);
 
   const reporter = await createReporter({
@@ -102,7 +104,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       deps.favourMemory?.();
       const { sendBatch } = await import('./send.ts');
       charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
-    } else reporter.start(0);
+    } else log('info', nothingToSend(plan));
     reporter.stop();
     return await finishBatch(plan, stopper, charges, target, finishing);
   } catch (err) {
@@ -132,6 +134,16 @@ const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0, recogni
  */
 function needsService(plan: BatchPlan): boolean {
   return queued(plan.queue) > 0;
+}
+
+/**
+ * A rerun with nothing queued says why, instead of a bar of 0/0 documents: every job it planned
+ * was settled by an earlier run (completed, or set aside); the summary says which. Counted, not
+ * read: such a rerun keeps most jobs off disk (PlanStore.skip).
+ */
+function nothingToSend(plan: BatchPlan): string {
+  const n = plan.jobs.count;
+  return n === 0 ? 'nothing to send' : `nothing to send: ${n} file${n === 1 ? '' : 's'} done earlier`;
 }
 
 type PlanContext = {
@@ -233,7 +245,7 @@ async function planBatch(
         { known: replay.known, parsers: replay.parsers, identity, foreign },
         {
           journal,
-          service: { baseUrl: options.baseUrl, apiKey: options.apiKey },
+          service: { baseUrl: options.baseUrl, apiKey: options.apiKey, keySource: options.keySource },
           deps: { ...deps, log },
           retryFailed: options.retryFailed,
         },
@@ -485,7 +497,7 @@ export function recordedAtPlan(action: Job['action'], shared: boolean, dryRun: b
 async function settleIdentity(
   jobs: Job[],
   seen: { known: KnownLookup; parsers: Map<string, ParserFact>; identity: Identity; foreign: Set<string> },
-  ctx: { journal: StateJournal; service: { baseUrl: string; apiKey: string }; deps: ClientDeps; retryFailed: boolean },
+  ctx: { journal: StateJournal; service: ProbedService; deps: ClientDeps; retryFailed: boolean },
 ): Promise<Identity> {
   const { known, parsers, identity, foreign } = seen;
   const fresh = jobs.filter((j) => j.action === 'submit' && j.prior === undefined && j.unhashed === undefined);

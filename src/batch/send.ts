@@ -38,6 +38,8 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
   const { journal, queue } = plan;
   const emit = (job: Job, entry: Entry, read = job.read): void => records.emit(job.ordinal, entry, read);
   const tally: Tally = { total: queued(queue), done: 0, failed: 0, pages: 0 };
+  // Documents left pending by a stop, by what is said of them: a line per kind, not one per document.
+  const afterStop = new Map<string, number>();
 
   // What --move-done compares for a file read again to be sent (planned.ts BatchPlan.readAtSend).
   const readAtSend = plan.readAtSend ?? new Map<number, FileStamp>();
@@ -75,7 +77,8 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     settle: (job, outcome) => {
       if (outcome.read !== undefined && outcome.read !== job.read) readAtSend.set(job.ordinal, outcome.read);
       // Taken over by another worker (this one held it past its lease): nothing was sent from here; it is waited for.
-      if (!journal.lost(job.key)) settled(job, outcome, tally, reporter, emit);
+      if (!journal.lost(job.key))
+        settled(job, outcome, tally, reporter, emit, stopper.reason() !== undefined ? afterStop : undefined);
     },
     known: plan.known,
     retryFailed: options.retryFailed,
@@ -89,6 +92,7 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
   if (resuming > 0)
     log('info', `resuming ${resuming} document${resuming === 1 ? '' : 's'} submitted by an earlier run`);
   const held = await share.run();
+  for (const [detail, n] of afterStop) log('warn', `${n} document${n === 1 ? '' : 's'}: ${detail}`);
   for (const { job, holder } of held)
     emit(job, heldEntry(job, holder, stopper.reason() !== undefined, options.poll.timeoutMs));
   recordCopies(plan, records);
@@ -173,12 +177,17 @@ function settled(
   tally: Tally,
   reporter: Reporter,
   emit: (job: Job, entry: Entry, read?: FileStamp) => void,
+  afterStop?: Map<string, number>,
 ): void {
   // A file the run never sent did not finish: the bar counts only what did; the stop line says why.
   if (outcome.kind !== 'not_submitted') tally.done++;
   if (outcome.kind === 'failed') tally.failed++;
   if (outcome.kind === 'completed') tally.pages += outcome.record.page_count ?? 0;
-  reporter.finished(job.input.file, barKind(outcome), finishedDetail(outcome), tally);
+  const how = barKind(outcome);
+  const detail = finishedDetail(outcome);
+  // After a stop, the documents still pending are counted, said once by the caller (each with -v).
+  if (how === 'pending' && afterStop !== undefined) afterStop.set(detail, (afterStop.get(detail) ?? 0) + 1);
+  reporter.finished(job.input.file, how === 'pending' && afterStop !== undefined ? 'quiet' : how, detail, tally);
   const kind: EntryOutcome = outcome.kind;
   // A result the journal holds is never replaced by a worse one (--fresh stopped or refused):
   // the record stays the completed one; the report's outcome says what this run's attempt came to.

@@ -29,7 +29,9 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
   const waits = new Set<AbortController>();
   let stoppedBy: StopReason | undefined;
   let stopMessage: string | null = null;
-  const stop = (reason: StopReason, message: string): void => {
+  // `said`: the line at the moment of the stop, where it differs from the summary's (a hint that
+  // is true only while the run is still going).
+  const halt = (reason: StopReason, message: string, said?: string): void => {
     if (stoppedBy !== undefined) return;
     stoppedBy = reason;
     stopMessage = reason === 'auth' ? `${message}: ${keyHint(options.keySource)}` : message;
@@ -41,7 +43,7 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
         : reason === 'interrupted' || reason === 'max_credits'
           ? 'warn'
           : 'error',
-      stopMessage,
+      said ?? stopMessage,
     );
     // 402 and --max-credits only stop submitting; documents already paid for are still collected.
     if (reason === 'interrupted' || reason === 'auth' || reason === 'unreachable' || reason === 'wrong_service')
@@ -49,7 +51,7 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
   };
   return {
     signal: abort.signal,
-    stop,
+    stop: (reason, message) => halt(reason, message),
     reason: () => stoppedBy,
     message: () => stopMessage,
     nextSignal() {
@@ -74,9 +76,12 @@ export function createStopper(options: BatchOptions, deps: BatchDeps, log: Log, 
           deps.exitNow?.(130);
           return;
         }
-        stop(
+        const stopping = `${signal}: no further submissions; recording what is known`;
+        // Only a second SIGINT exits at once (above).
+        halt(
           'interrupted',
-          `${signal}: no further submissions; recording what is known (press Ctrl+C again to exit at once)`,
+          stopping,
+          signal === 'SIGINT' ? `${stopping} (press Ctrl+C again to exit at once)` : undefined,
         );
       });
     },

@@ -16,7 +16,8 @@ function optionOf(key: string, spec: FlagSpec): Option {
   const option = new Option(flagsOf(key, spec), spec.description);
   switch (spec.kind) {
     case 'list':
-      return option.argParser((value: string, previous: string[]) => [...previous, value]).default([]);
+      // No commander default: --help would show "(default: [])"; parse.ts reads none as [].
+      return option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     case 'path':
     case 'text':
       if (spec.kind === 'text' && spec.choices !== undefined) option.choices(spec.choices);

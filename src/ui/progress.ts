@@ -168,7 +168,8 @@ class TerminalReporter implements Reporter {
     this.#bars = new this.#cli.MultiBar(
       {
         stream: this.#o.stderr,
-        format: ` {bar} {value}/{total} documents | {pages} pages | {failed} failed | {rate} docs/s | {eta}`,
+        // time_left, not eta: cli-progress fills its own {eta} (bare seconds) over a payload's.
+        format: ` {bar} {value}/{total} documents | {pages} pages | {failed} failed | {rate} docs/s | {time_left}`,
         hideCursor: true,
         // cli-progress otherwise turns the terminal's line wrapping off while it draws, which
         // cuts every failure line at the terminal's width; with it on, the bar is cut instead.
@@ -179,7 +180,7 @@ class TerminalReporter implements Reporter {
       },
       this.#cli.Presets.shades_classic,
     );
-    this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0', eta: 'ETA --' });
+    this.#bar = this.#bars.create(total, 0, { pages: 0, failed: 0, rate: '0.0', time_left: 'ETA --' });
   }
   finished(file: string, how: Finish, detail: string, tally: Tally): void {
     this.log(how === 'ok' ? 'debug' : LEVEL_OF[how], `${file}: ${detail}`);
@@ -188,7 +189,7 @@ class TerminalReporter implements Reporter {
       pages: tally.pages,
       failed: tally.failed,
       rate: rate(tally, this.#started, now),
-      eta: eta(tally, this.#started, now) || 'done',
+      time_left: eta(tally, this.#started, now) || 'done',
     });
   }
   log(level: LogLevel, message: string): void {

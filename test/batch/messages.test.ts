@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
@@ -44,6 +46,23 @@ describe('messages', () => {
     expect(`${fromEnv.stderr}${fromConfig.stderr}`).not.toContain(wrong);
   });
 
+  it('a key rejected while asking about documents the journal holds says so once, and where the key came from', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(1);
+    expect((await run(cwd, ['in/'], batchOptions(server.url, KEY))).summary.exit_code).toBe(0);
+    const wrong = 'ext_not_a_key_of_this_parser';
+    // Asked before anything is sent (probe.ts), the answer stops the run as an error: exit 4.
+    const err = await run(cwd, ['in/'], { ...batchOptions(server.url, wrong), keySource: 'env' }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ExtractError);
+    expect((err as ExtractError).code).toBe('auth');
+    const { message } = err as ExtractError;
+    expect(message.match(/rejected the API key/g)).toHaveLength(1);
+    expect(message).toContain('the key came from EXTRACT_API_KEY');
+    expect(message).not.toContain(wrong);
+  });
+
   it('--explode with an output that is not CSV is a usage error before anything is sent', async () => {
     const cwd = await invoiceDir(1);
     const err = await run(
@@ -63,6 +82,46 @@ describe('messages', () => {
     expect(r.summary.completed).toBe(2);
     expect(r.summary.exit_code).toBe(2);
     expect(r.stderr).toMatch(/--explode no_such_table: no document has a table there/);
+  });
+
+  it('-q keeps the reason for an exit 2: the --explode line is printed as the error it now is', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(1);
+    const options = batchOptions(server.url, KEY, { explode: 'no_such_table', out: 'out.csv', verbosity: 'quiet' });
+    const r = await run(cwd, ['in/'], options);
+    expect(r.summary.exit_code).toBe(2);
+    expect(r.stderr.match(/--explode no_such_table: no document has a table there/g)).toHaveLength(1);
+  });
+
+  it('a missing --move-done or --move-failed folder is one usage error before anything is sent', async () => {
+    const cwd = await invoiceDir(3);
+    for (const [flag, options] of [
+      ['--move-done', { moveDone: 'nowhere' }],
+      ['--move-failed', { moveFailed: 'nowhere' }],
+    ] as const) {
+      // Nothing listens at port 9: a run that sent anything would end otherwise.
+      const err = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, options)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ExtractError);
+      expect((err as ExtractError).code).toBe('usage');
+      expect((err as ExtractError).message).toBe(
+        `${flag} nowhere: no such folder: create it (mkdir nowhere) or name another, then rerun; nothing was sent`,
+      );
+    }
+    writeFileSync(join(cwd, 'a-file'), '');
+    const err = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { moveDone: 'a-file' })).catch(
+      (e: unknown) => e,
+    );
+    expect((err as ExtractError).message).toMatch(/^--move-done a-file is not a folder: name a folder/);
+  });
+
+  it('a rerun with every file done earlier says there is nothing to send, not "0 documents"', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(2);
+    expect((await run(cwd, ['in/'], batchOptions(server.url, KEY))).summary.exit_code).toBe(0);
+    const rerun = await run(cwd, ['in/'], batchOptions(server.url, KEY));
+    expect(rerun.summary.exit_code).toBe(0);
+    expect(rerun.stderr).not.toMatch(/\b0 documents/);
+    expect(rerun.stderr).toMatch(/info {2}nothing to send: 2 files done earlier\n/);
   });
 
   it('without a journal, the hint does not promise that a rerun skips anything', async () => {

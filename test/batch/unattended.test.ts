@@ -241,6 +241,31 @@ describe('pages charged add up to the ledger', () => {
     expect(after2.net).toBe(9);
   });
 
+  it('Ctrl+C with documents in flight: one line for all still processing, and the hint to press it again once', async () => {
+    const server = await emulator({ processing: { ms_per_page: 200, concurrency: 1 } });
+    const cwd = await invoiceDir(4, 3);
+    let sent = false;
+    const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload' }), {
+      onSleep: (ms, signal) => {
+        if (!sent && ms === 2000) {
+          sent = true;
+          signal('SIGINT');
+        }
+      },
+    });
+    expect(r.summary.exit_code).toBe(130);
+    const pending = records(r.stdout).filter((p) => p.status === 'pending');
+    expect(pending.length, r.stderr).toBeGreaterThan(1);
+    const lines = r.stderr.split('\n');
+    const still = lines.filter((l) => l.includes('still processing when the run stopped'));
+    expect(still, r.stderr).toHaveLength(1);
+    expect(still[0]).toContain(`${pending.length} documents: still processing when the run stopped`);
+    expect(
+      lines.filter((l) => l.includes('press Ctrl+C again')),
+      r.stderr,
+    ).toHaveLength(1);
+  });
+
   it('the poll deadline: pending records carry document_id and page_count (exit 5); pages charged counts them', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));

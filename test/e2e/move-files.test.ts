@@ -177,8 +177,10 @@ describe('--move-done and --move-failed', () => {
     expect(readFileSync(join(cwd, 'out.jsonl'), 'utf8')).toMatch(/"status":"completed"/);
 
     const missing = await extract(cwd, url, ['drop/', '--move-done', 'nowhere', '--report', 'report.json'], as);
-    expect(missing.exitCode).toBe(8);
-    expect(missing.stderr).toMatch(/not moved to nowhere: nowhere does not exist .*create it/);
+    // A mistyped folder is found before anything is sent: one line, not one per file.
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/^extract: --move-done nowhere: no such folder: create it/);
+    expect(missing.stderr.match(/nowhere/g)).toHaveLength(2);
     expect(existsSync(join(cwd, 'nowhere'))).toBe(false);
     expect(files(drop)).toEqual(['a.pdf']);
 

@@ -192,6 +192,14 @@ describe('flags: one table per command', () => {
     ]);
   });
 
+  it('--help shows no default for a repeatable flag: an empty list is no value to show', () => {
+    for (const [path, cmd] of commands(buildProgram())) {
+      const help = cmd.helpInformation();
+      expect(help, path).not.toContain('(default: [])');
+    }
+    expect(buildProgram().helpInformation()).toMatch(/--explode <field>/);
+  });
+
   it('values as typed: sizes, durations, counts, lists, switches, --no-state and --no-progress', () => {
     const program = buildProgram();
     program.parseOptions([

@@ -36,6 +36,22 @@ function journalPath(): string {
   return join(tempDir('extract-sqlite-state-'), 'journal.sqlite');
 }
 
+describe('sqlite journal: what opening it says', () => {
+  it('a new journal is made without a word at info (-v shows it); opening it again says nothing', async () => {
+    const path = journalPath();
+    const lines: Array<[string, string]> = [];
+    const said = (level: string, message: string) => lines.push([level, message]);
+    const first = await openState({ kind: 'sqlite', path }, { readOnly: false, leaseMs: 30_000, log: said });
+    await first.close();
+    expect(lines.filter(([level]) => level !== 'debug')).toEqual([]);
+    expect(lines).toContainEqual(['debug', `${path}: journal tables created (schema version 1)`]);
+    lines.length = 0;
+    const again = await openState({ kind: 'sqlite', path }, { readOnly: false, leaseMs: 30_000, log: said });
+    await again.close();
+    expect(lines.filter(([, message]) => message.includes('journal tables'))).toEqual([]);
+  });
+});
+
 describe('sqlite journal: which --state names it', () => {
   it('a path ending in .sqlite, .sqlite3 or .db (any case), or sqlite:PATH; other paths stay JSON Lines', () => {
     for (const name of ['j.sqlite', 'j.SQLITE3', 'dir/j.db', 'j.Db'])

@@ -69,3 +69,33 @@ describe('progress', () => {
     expect(eta({ total: 10, done: 10, failed: 0, pages: 0 }, 0, 100_000)).toBe('');
   });
 });
+
+/** The bar as a terminal shows it: cli-progress draws only to a TTY, so the stream says it is one. */
+async function barAfter(tallies: Array<[number, number]>, total: number): Promise<string> {
+  const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 160 });
+  let text = '';
+  stderr.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  let now = 0;
+  const reporter = await createReporter({ stderr, style: 'bar', verbosity: 'normal', color: false, now: () => now });
+  reporter.start(total);
+  for (const [at, done] of tallies) {
+    now = at;
+    reporter.finished(`doc-${done}.pdf`, 'ok', 'completed', { total, done, failed: 0, pages: done });
+  }
+  reporter.stop();
+  // The last drawing of the bar: what is left on the terminal.
+  const drawn = text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '\n').split(/[\r\n]/);
+  return drawn.filter((l) => l.includes('documents')).at(-1) ?? '';
+}
+
+describe('progress bar', () => {
+  it('progress bar: its last field is the time left, labelled, and "done" at the end', async () => {
+    expect(await barAfter([[2000, 1]], 4)).toMatch(
+      /1\/4 documents \| 1 pages \| 0 failed \| 0\.5 docs\/s \| ETA 6\.0 s$/,
+    );
+    expect(await barAfter([], 4)).toMatch(/0\/4 documents .*\| ETA --$/);
+    expect(await barAfter([[2000, 2]], 2)).toMatch(/2\/2 documents .*\| done$/);
+  });
+});

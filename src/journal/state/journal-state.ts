@@ -116,6 +116,16 @@ export type OpenStateOptions = {
   env?: Record<string, string | undefined> | undefined;
 };
 
+/**
+ * Says which schema versions opening a journal applied: a journal made now is routine (every
+ * first run makes one, said with -v only); an upgrade of one that existed is news.
+ */
+export function logMigrations(log: Log, where: string, applied: readonly number[]): void {
+  if (applied.length === 0) return;
+  if (applied[0] === 1) log('debug', `${where}: journal tables created (schema version ${applied.at(-1)})`);
+  else log('info', `${where}: journal tables upgraded (schema version ${applied.join(', ')})`);
+}
+
 /** --no-state: what this run learns, kept in memory only; one worker. */
 export function memoryState(where = 'no journal (--no-state)'): StateJournal {
   const replay = replayer();

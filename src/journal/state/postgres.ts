@@ -16,6 +16,7 @@ import {
 } from '../journal.ts';
 import {
   ClaimLostError,
+  logMigrations,
   memoryState,
   type Claim,
   type History,
@@ -67,9 +68,7 @@ export async function openPostgresState(url: string, options: OpenStateOptions):
       }
     }
     await db.transaction('create the journal tables', async (client) => {
-      const applied = await migrate(client, where);
-      if (applied.length > 0)
-        options.log('info', `${where}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
+      logMigrations(options.log, where, await migrate(client, where));
     });
     if (options.readOnly) return new PostgresState(db, where, 'dry-run', options, 0);
     const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;

@@ -18,6 +18,7 @@ import {
 } from '../journal.ts';
 import {
   ClaimLostError,
+  logMigrations,
   memoryState,
   type Claim,
   type History,
@@ -134,8 +135,7 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
       transaction(db, () => migrateSqlite(db, path, now())),
     );
     checkIntact(path, mark, factsIn(db));
-    if (applied.length > 0)
-      options.log('info', `${path}: journal tables created or upgraded (schema version ${applied.join(', ')})`);
+    logMigrations(options.log, path, applied);
     const self = options.lock ?? defaultLockDeps();
     const worker = `${self.host}/${self.pid}/${randomBytes(3).toString('hex')}`;
     await guard.run('register this worker', () =>
