@@ -62,6 +62,7 @@ export async function finishBatch(
     charges,
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    hidden: plan.hidden,
     unsettled: plan.unsettled,
     release: () => ctx.records.close(),
   });
@@ -191,6 +192,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     charges: { reserved: 0, refunded: 0, unknown: 0, recognised: 0 },
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    hidden: plan.hidden,
     unsettled: plan.unsettled,
     release: () => ctx.records.close(),
   });

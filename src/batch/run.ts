@@ -194,6 +194,7 @@ async function planBatch(
     unreadable: [],
     ignored: [],
     linksNotFollowed: [],
+    hidden: [],
     unsettled: [],
   };
   const firsts = new CopyIndex(plan.jobs);
@@ -248,6 +249,7 @@ async function planBatch(
   if (!options.dryRun) saveStatCache(cache, log);
   else cache?.close();
   plan.linksNotFollowed = discovery.found.linksNotFollowed;
+  plan.hidden = discovery.found.hidden;
   logFound(discovery.found, log);
   logUnsettled(plan.unsettled ?? [], options.settleMs ?? 0, log);
   plan.unreadable = [...discovery.found.unreadable, ...plan.unreadable];
@@ -317,6 +319,7 @@ function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps): D
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
     followLinks: options.followLinks,
+    hidden: options.hidden,
     foundIn: options.asFound,
     chunk: deps.planWindow ?? PLAN_WINDOW,
   });
@@ -340,6 +343,7 @@ function logFound(found: DiscoveryStream['found'], log: Log): void {
   const files = found.files;
   for (const p of found.unmatched) log('warn', `${p}: matched no file`);
   logLinksNotFollowed(found.linksNotFollowed, log);
+  logHidden(found.hidden, log);
   if (found.nothingIn !== undefined) log('info', `nothing to do: ${found.nothingIn}`);
   else log('info', `found ${files} file${files === 1 ? '' : 's'}`);
 }
@@ -433,6 +437,15 @@ export function hashWhileSendingAbove(
   return options.dryRun || options.maxCredits !== undefined || shared || foreign
     ? undefined
     : (options.hashWhileSendingAbove ?? HASH_WHILE_SENDING_ABOVE);
+}
+
+function logHidden(hidden: string[], log: Log): void {
+  if (hidden.length === 0) return;
+  const more = hidden.length > 5 ? ` and ${hidden.length - 5} more (see --report)` : '';
+  log(
+    'info',
+    `skipped ${hidden.length} hidden file${hidden.length === 1 ? '' : 's'} or folder${hidden.length === 1 ? '' : 's'}: ${hidden.slice(0, 5).join(', ')}${more}; --hidden includes them`,
+  );
 }
 
 function logIgnored(ignored: IgnoredInput[], log: Log): void {

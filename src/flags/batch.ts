@@ -139,6 +139,11 @@ export const RUN_FLAGS = defineFlags({
     kind: 'switch',
     description: 'follow symbolic links that lead out of a folder walked (a file named by itself is always read)',
   },
+  hidden: {
+    kind: 'switch',
+    description:
+      'walk hidden files and folders (names starting with a dot) as any other; by default they are skipped and listed',
+  },
   ignore: { kind: 'list', value: 'pattern', description: 'leave out files matching this glob (repeatable)' },
   dryRun: {
     kind: 'switch',
