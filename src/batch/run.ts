@@ -578,7 +578,20 @@ function logLinksNotFollowed(links: LinkNotFollowed[], log: Log): void {
 }
 
 /** One line for the files --settle leaves for the next run (each is in --report). */
-function logUnsettled(unsettled: Unsettled[], settleMs: number, log: Log): void {
+function logUnsettled(all: Unsettled[], settleMs: number, log: Log): void {
+  const partial = all.filter((u) => u.reason === 'partial download');
+  if (partial.length > 0) {
+    const n = partial.length;
+    const more = n > 5 ? ` and ${n - 5} more (see --report)` : '';
+    log(
+      'info',
+      `left ${n} partial download${n === 1 ? '' : 's'} (still arriving) for the next run: ${partial
+        .slice(0, 5)
+        .map((u) => u.file)
+        .join(', ')}${more}`,
+    );
+  }
+  const unsettled = all.filter((u) => u.reason === undefined);
   if (unsettled.length === 0) return;
   const n = unsettled.length;
   const names = unsettled.slice(0, 5).map((u) => u.file);
