@@ -454,7 +454,7 @@ function logIgnored(ignored: IgnoredInput[], log: Log): void {
   const more = ignored.length > 5 ? ` and ${ignored.length - 5} more (see --report)` : '';
   log(
     'info',
-    `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a PDF or an image, uncharged: ${names.join(', ')}${more}; --all-files sends them`,
+    `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a document the service reads (PDF, PNG, JPEG, TIFF), uncharged: ${names.join(', ')}${more}; --all-files sends them`,
   );
 }
 
