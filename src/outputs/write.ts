@@ -57,7 +57,10 @@ export async function writeOutputs(
       return { written: ['-'] };
     }
     case 'file': {
-      const chunks = await _chunks(target.format, records, options.explode, warn);
+      // A CSV replaced keeps its header's columns: a script or a database reading it by position finds them again.
+      const keep =
+        target.format === 'csv' ? await (await import('./csv-writer.ts')).csvHeaderOf(target.path) : undefined;
+      const chunks = await _chunks(target.format, records, options.explode, warn, keep);
       await writeDestination({ kind: 'file', path: target.path }, chunks, { ...options, what: 'the output' });
       return { written: [target.path] };
     }
@@ -175,13 +178,14 @@ async function _chunks(
   records: Iterable<DocumentRecord>,
   explode: string | undefined,
   warn: (message: string) => void,
+  keep?: readonly string[],
 ): Promise<Iterable<string> | AsyncIterable<string>> {
   // csv-stringify loads only for a CSV output. Two passes over the records (the columns, then
   // the rows), which may be read from disk rather than held (batch/records.ts).
   if (format === 'csv') {
     const { csvChunksFrom, learnColumns } = await import('./csv-writer.ts');
     const source = () => records;
-    const flattener = await learnColumns(source, undefined, explode);
+    const flattener = await learnColumns(source, undefined, explode, keep);
     for (const w of explodeWarnings(flattener, explode, records)) warn(w);
     return csvChunksFrom(source, flattener);
   }

@@ -133,6 +133,23 @@ describe('writeOutputs', () => {
     }
   });
 
+  it('output: an existing .csv keeps its columns: a night of failures writes the same header, a new field goes to the right', async () => {
+    const cwd = await tempDir();
+    const out = resolveOutput({ out: 'r.csv', cwd });
+    await writeOutputs(out, SAMPLE.slice(0, 2), { cwd });
+    const header = (text: string) => text.split('\n')[0]?.split(',');
+    const first = header(await readFile(join(cwd, 'r.csv'), 'utf8'));
+    // Only a failure: no results, so no field of its own.
+    await writeOutputs(out, SAMPLE.slice(2), { cwd });
+    const failures = await readFile(join(cwd, 'r.csv'), 'utf8');
+    expect(header(failures)).toEqual(first);
+    expect(readCsvObjects(failures)[0]).toMatchObject({ file: 'invoices/c.pdf', invoice_number: null });
+    // A field the header lacks, beside one it has (customer.*): appended at the right, none moved.
+    const grown = { ...SAMPLE[0]!, results: { ...SAMPLE[0]!.results, customer: { name: 'ACME', phone: '1' } } };
+    await writeOutputs(out, [grown], { cwd });
+    expect(header(await readFile(join(cwd, 'r.csv'), 'utf8'))).toEqual([...(first ?? []), 'customer.phone']);
+  });
+
   it('output: csv or json to stdout is written once, at the end; streamed JSON Lines are not written again', async () => {
     const cwd = await tempDir();
     const stdout = new PassThrough();
