@@ -85,6 +85,7 @@ export async function finishBatch(
         ...io(),
         cwd: deps.cwd,
         explode: options.explode,
+        formulaProtection: options.formulaProtection,
         warn: (m) => log('warn', m),
       }),
     );

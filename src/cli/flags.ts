@@ -37,6 +37,7 @@ export function batchOptionsFromFlags(
     allFiles: flags.allFiles,
     followLinks: flags.followLinks,
     hidden: flags.hidden === true,
+    formulaProtection: flags.noFormulaProtection !== true,
     retryFailed: flags.retryFailed === true,
     dryRun: flags.dryRun === true,
     maxCredits: flags.maxCredits,

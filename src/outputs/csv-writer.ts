@@ -64,13 +64,17 @@ export async function learnColumns(
  * The second pass: the CSV text, the same as csvChunks over the same records in the same order
  * (with the same --explode given to learnColumns), a chunk of rows at a time.
  */
-export async function* csvChunksFrom(source: RecordSource, flattener: Flattener): AsyncGenerator<string> {
+export async function* csvChunksFrom(
+  source: RecordSource,
+  flattener: Flattener,
+  protect = true,
+): AsyncGenerator<string> {
   const columns = flattener.columns();
-  yield stringify([columns.map(neutraliseFormula)], STRINGIFY_OPTIONS);
+  yield stringify([protect ? columns.map(neutraliseFormula) : columns], STRINGIFY_OPTIONS);
   // Chunks of about CHUNK_CHARS, whatever the number of rows: a record can be megabytes.
   let pending = '';
   for await (const record of source()) {
-    const rows = flattener.add(record).rows.map((row) => columns.map((c) => encodeCell(row.get(c))));
+    const rows = flattener.add(record).rows.map((row) => columns.map((c) => encodeCell(row.get(c), protect)));
     pending += stringify(rows, STRINGIFY_OPTIONS);
     if (pending.length >= CHUNK_CHARS) {
       yield pending;

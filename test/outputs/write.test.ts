@@ -150,6 +150,18 @@ describe('writeOutputs', () => {
     expect(header(await readFile(join(cwd, 'r.csv'), 'utf8'))).toEqual([...(first ?? []), 'customer.phone']);
   });
 
+  it("output: formula protection writes '+1 555 as text a spreadsheet will not run; without it the value is written as it is", async () => {
+    const cwd = await tempDir();
+    const phone = { ...SAMPLE[0]!, results: { phone: '+1 555 0100', total: -12.5 } };
+    await writeOutputs(resolveOutput({ out: 'on.csv', cwd }), [phone], { cwd });
+    expect(readCsvObjects(await readFile(join(cwd, 'on.csv'), 'utf8'))[0]).toMatchObject({ phone: "'+1 555 0100" });
+    await writeOutputs(resolveOutput({ out: 'off.csv', cwd }), [phone], { cwd, formulaProtection: false });
+    expect(readCsvObjects(await readFile(join(cwd, 'off.csv'), 'utf8'))[0]).toMatchObject({
+      phone: '+1 555 0100',
+      total: '-12.5',
+    });
+  });
+
   it('output: csv or json to stdout is written once, at the end; streamed JSON Lines are not written again', async () => {
     const cwd = await tempDir();
     const stdout = new PassThrough();
