@@ -67,6 +67,12 @@ export type Discovery = {
   unreadable: UnreadableInput[];
   unmatched: string[];
   linksNotFollowed: LinkNotFollowed[];
+  /**
+   * Hidden files and folders (a name starting with a dot) a walk left out, as paths given (a
+   * folder's with a trailing slash, its files unlisted): named, so every file under a folder is
+   * accounted for. Empty with `hidden`.
+   */
+  hidden: string[];
   nothingIn?: string | undefined;
 };
 
@@ -76,6 +82,8 @@ export type DiscoverOptions = {
   stdin?: Readable | undefined;
   /** Follow symbolic links that lead out of a folder walked (or a pattern's folder). */
   followLinks?: boolean | undefined;
+  /** Walk hidden files and folders (and let patterns match them) as any other. */
+  hidden?: boolean | undefined;
   /**
    * The inputs are paths found in these folders (`extract watch`'s file events and rescans), not
    * named by the user: each is kept to the folder it is in as a walk's file is, so a link planted
@@ -98,7 +106,7 @@ export type DiscoveryStream = {
   chunks: AsyncIterable<InputFile[]>;
   /**
    * Filled as `chunks` is iterated; complete once it has ended: unreadable, unmatched,
-   * linksNotFollowed, nothingIn, and `files`, the count of files yielded.
+   * linksNotFollowed, hidden, nothingIn, and `files`, the count of files yielded.
    */
   found: Omit<Discovery, 'files'> & { files: number };
 };
@@ -121,8 +129,15 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
   const { chunks, found } = streamInputs(inputs, options);
   const files: InputFile[] = [];
   for await (const chunk of chunks) for (const file of chunk) files.push(file);
-  const { unreadable, unmatched, linksNotFollowed, nothingIn } = found;
-  return { files, unreadable, unmatched, linksNotFollowed, ...(nothingIn === undefined ? {} : { nothingIn }) };
+  const { unreadable, unmatched, linksNotFollowed, hidden, nothingIn } = found;
+  return {
+    files,
+    unreadable,
+    unmatched,
+    linksNotFollowed,
+    hidden,
+    ...(nothingIn === undefined ? {} : { nothingIn }),
+  };
 }
 
 /**
@@ -130,7 +145,7 @@ export async function discoverInputs(inputs: string[], options: DiscoverOptions)
  * names of the folders being walked, a record per folder; see FolderWalk and Seen).
  */
 export function streamInputs(inputs: string[], options: StreamOptions): DiscoveryStream {
-  const found: DiscoveryStream['found'] = { files: 0, unreadable: [], unmatched: [], linksNotFollowed: [] };
+  const found: DiscoveryStream['found'] = { files: 0, unreadable: [], unmatched: [], linksNotFollowed: [], hidden: [] };
   return { found, chunks: discover(inputs, options, found) };
 }
 
@@ -242,6 +257,7 @@ async function* discover(
         exclusions,
         excluded,
         followLinks: options.followLinks === true,
+        hidden: options.hidden === true,
         seen,
         found,
       });
@@ -256,7 +272,8 @@ async function* discover(
       const matches = await fg(input, {
         cwd: options.cwd,
         onlyFiles: true,
-        dot: false,
+        // As a shell's glob: hidden names only when asked for (a pattern may still name a dot).
+        dot: options.hidden === true,
         ignore: exclusions,
         suppressErrors: true,
         followSymbolicLinks: true,
@@ -485,6 +502,8 @@ type WalkOptions = {
   /** The batch's exclusions, matched against the path as given (`prefix` + rel). */
   excluded: (file: string) => boolean;
   followLinks: boolean;
+  /** Hidden names walked as any other; else left out and named in `found.hidden`. */
+  hidden: boolean;
   seen: Seen;
   found: DiscoveryStream['found'];
 };
@@ -494,8 +513,8 @@ type WalkOptions = {
  * is not a symbolic link has its folder's real path and its name as real path, so it costs one
  * lstat (which the stat cache needs anyway) and no realpath. Symbolic links are followed (each
  * folder once) while they stay under the folder, anywhere with `followLinks`; hidden names are
- * skipped, as are folders and files an exclusion matches. What cannot be read (a folder, a
- * broken link) is reported, never skipped in silence. A folder listing holding a name that is
+ * skipped and named (`hidden` walks them), as are folders and files an exclusion matches (not
+ * named). What cannot be read (a folder, a broken link) is reported, never skipped in silence. A folder listing holding a name that is
  * not UTF-8 is read again as bytes (paths.ts): the common listing stays one call of strings.
  *
  * The order without holding the files: each folder's names are sorted, and a subfolder is
@@ -571,7 +590,7 @@ class FolderWalk {
 
   /** Whether a plain file `shown` in the folder at `rel` is one this walk yields (not hidden, not excluded). */
   #kept(rel: string, shown: string): boolean {
-    if (shown.startsWith('.')) return false;
+    if (!this.#options.hidden && shown.startsWith('.')) return false;
     const relPath = rel === '' ? shown : `${rel}/${shown}`;
     if (this.#options.exclusions.length > 0 && this.#ignored(relPath)) return false;
     return !this.#options.excluded(this.#options.prefix + relPath);
@@ -628,9 +647,12 @@ class FolderWalk {
 
   #entry(frame: Frame, entry: FsPath, shown: string, out: InputFile[]): void {
     const options = this.#options;
-    if (shown.startsWith('.')) return;
     const relPath = frame.rel === '' ? shown : `${frame.rel}/${shown}`;
     if (options.exclusions.length > 0 && this.#ignored(relPath)) return;
+    if (!options.hidden && shown.startsWith('.')) {
+      this.#hidden(frame, entry, relPath);
+      return;
+    }
     // The folders are absolute and normalised, the name has no slash: join() would only cost.
     const path = childPath(frame.dir, entry);
     // Outside a symbolic link the two are the same string: one of them, not two copies.
@@ -676,6 +698,15 @@ class FolderWalk {
       stamp: stampOf(info),
       within: options.followLinks ? undefined : this.#realRoot,
     });
+  }
+
+  /** Names a hidden entry left out (not what an exclusion leaves out): a folder once, its files unlisted. */
+  #hidden(frame: Frame, entry: FsPath, relPath: string): void {
+    const { prefix, excluded, found } = this.#options;
+    const file = prefix + relPath;
+    if (excluded(file)) return;
+    const folder = lstatSync(childPath(frame.dir, entry), MAY_BE_GONE)?.isDirectory() === true;
+    found.hidden.push(folder ? `${file}/` : file);
   }
 
   /** Whether a plain entry was found before (Seen says why only this is asked). */

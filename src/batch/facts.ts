@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { errnoCode } from '../errno.ts';
-import { detectMimeType } from '../mime/detect.ts';
+import { detectFileType } from '../mime/detect.ts';
 import { stampOf, type FileStamp } from './discover.ts';
 import { fromBytes, isInside, printable, printableBase, type FsPath } from './paths.ts';
 import { inert } from '../inert.ts';
@@ -150,7 +150,7 @@ export async function fileFacts(path: FsPath, size: number, within?: FsPath): Pr
     const { bytes, read } = readWhole(path, within);
     return {
       sha256: sha256Of(bytes),
-      mimeType: await detectMimeType(bytes.subarray(0, SNIFF_BYTES), printableBase(path)),
+      mimeType: await detectFileType(bytes.subarray(0, SNIFF_BYTES), printableBase(path)),
       read,
     };
   }
@@ -172,7 +172,7 @@ export async function fileFacts(path: FsPath, size: number, within?: FsPath): Pr
   }
   return {
     sha256: hash.digest('hex'),
-    mimeType: await detectMimeType(head ?? new Uint8Array(0), printableBase(path)),
+    mimeType: await detectFileType(head ?? new Uint8Array(0), printableBase(path)),
     read,
   };
 }
@@ -203,5 +203,5 @@ export async function fileType(path: FsPath, within?: FsPath): Promise<string> {
   } finally {
     closeSync(fd);
   }
-  return detectMimeType(head.subarray(0, n), printableBase(path));
+  return detectFileType(head.subarray(0, n), printableBase(path));
 }

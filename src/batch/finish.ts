@@ -62,6 +62,7 @@ export async function finishBatch(
     charges,
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    hidden: plan.hidden,
     unsettled: plan.unsettled,
     release: () => ctx.records.close(),
   });
@@ -87,6 +88,7 @@ export async function finishBatch(
         ...io(),
         cwd: deps.cwd,
         explode: options.explode,
+        formulaProtection: options.formulaProtection,
         warn: (m) => outputWarnings.push(m),
       }),
     );
@@ -196,6 +198,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     charges: { reserved: 0, refunded: 0, unknown: 0, recognised: 0 },
     ignored: plan.ignored,
     linksNotFollowed: plan.linksNotFollowed,
+    hidden: plan.hidden,
     unsettled: plan.unsettled,
     release: () => ctx.records.close(),
   });

@@ -34,6 +34,10 @@ export type BatchOptions = {
   allFiles?: boolean | undefined;
   /** --follow-links: a directory walk follows symbolic links that lead out of the folder. */
   followLinks?: boolean | undefined;
+  /** CSV cells a spreadsheet would run as a formula get a leading `'`; false: --no-formula-protection. */
+  formulaProtection?: boolean | undefined;
+  /** --hidden: a directory walk (and a pattern) takes hidden names as any other; else they are named as skipped. */
+  hidden?: boolean | undefined;
   retryFailed: boolean;
   dryRun: boolean;
   maxCredits: number | undefined;

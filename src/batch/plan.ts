@@ -48,13 +48,15 @@ export function serviceName(job: Job): string {
 }
 
 /**
- * The kinds of file the service reads (spec: "for example a PDF"; images by the inline and
- * upload routes), told from the content: PDF and any image type. Files found in a directory or
- * by a pattern that are something else (notes, spreadsheets, archives) are skipped unless
- * --all-files; a file named by itself is always sent.
+ * The kinds of file the service reads (spec: "for example a PDF"; the engine reads PDF, PNG,
+ * JPEG and TIFF), told from the content (facts.ts: a name alone makes no PDF). Files found in a
+ * directory or by a pattern that are something else (notes, archives, a GIF or WebP image it
+ * cannot read) are skipped unless --all-files; a file named by itself is always sent.
  */
+const DOCUMENT_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/tiff']);
+
 function isDocumentType(mimeType: string): boolean {
-  return mimeType === 'application/pdf' || (mimeType.startsWith('image/') && mimeType !== 'image/svg+xml');
+  return DOCUMENT_TYPES.has(mimeType);
 }
 
 /** A file the run leaves out: not a document (skipped, uncharged), with its detected type. */

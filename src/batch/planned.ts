@@ -34,6 +34,8 @@ export type BatchPlan = {
   ignored: IgnoredInput[];
   /** Symbolic links the walk left out (they lead out of the folder walked): listed in --report. */
   linksNotFollowed: LinkNotFollowed[];
+  /** Hidden files and folders the walk left out (no --hidden): listed in --report. */
+  hidden?: string[] | undefined;
   /** Files changed within --settle: left for the next run, listed in --report. */
   unsettled?: Unsettled[] | undefined;
   /**

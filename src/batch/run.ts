@@ -206,6 +206,7 @@ async function planBatch(
     unreadable: [],
     ignored: [],
     linksNotFollowed: [],
+    hidden: [],
     unsettled: [],
   };
   const firsts = new CopyIndex(plan.jobs);
@@ -260,6 +261,7 @@ async function planBatch(
   if (!options.dryRun) saveStatCache(cache, log);
   else cache?.close();
   plan.linksNotFollowed = discovery.found.linksNotFollowed;
+  plan.hidden = discovery.found.hidden;
   logFound(discovery.found, log);
   logUnsettled(plan.unsettled ?? [], options.settleMs ?? 0, log);
   plan.unreadable = [...discovery.found.unreadable, ...plan.unreadable];
@@ -329,6 +331,7 @@ function findInputs(inputs: string[], options: BatchOptions, deps: BatchDeps): D
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
     followLinks: options.followLinks,
+    hidden: options.hidden,
     foundIn: options.asFound,
     chunk: deps.planWindow ?? PLAN_WINDOW,
   });
@@ -352,6 +355,7 @@ function logFound(found: DiscoveryStream['found'], log: Log): void {
   const files = found.files;
   for (const p of found.unmatched) log('warn', `${p}: matched no file`);
   logLinksNotFollowed(found.linksNotFollowed, log);
+  logHidden(found.hidden, log);
   if (found.nothingIn !== undefined) log('info', `nothing to do: ${found.nothingIn}`);
   else log('info', `found ${files} file${files === 1 ? '' : 's'}`);
 }
@@ -447,13 +451,22 @@ export function hashWhileSendingAbove(
     : (options.hashWhileSendingAbove ?? HASH_WHILE_SENDING_ABOVE);
 }
 
+function logHidden(hidden: string[], log: Log): void {
+  if (hidden.length === 0) return;
+  const more = hidden.length > 5 ? ` and ${hidden.length - 5} more (see --report)` : '';
+  log(
+    'info',
+    `skipped ${hidden.length} hidden file${hidden.length === 1 ? '' : 's'} or folder${hidden.length === 1 ? '' : 's'}: ${hidden.slice(0, 5).join(', ')}${more}; --hidden includes them`,
+  );
+}
+
 function logIgnored(ignored: IgnoredInput[], log: Log): void {
   if (ignored.length === 0) return;
   const names = ignored.slice(0, 5).map((x) => `${x.file} (${x.mimeType})`);
   const more = ignored.length > 5 ? ` and ${ignored.length - 5} more (see --report)` : '';
   log(
     'info',
-    `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a PDF or an image, uncharged: ${names.join(', ')}${more}; --all-files sends them`,
+    `skipped ${ignored.length} file${ignored.length === 1 ? '' : 's'} that ${ignored.length === 1 ? 'is' : 'are'} not a document the service reads (PDF, PNG, JPEG, TIFF), uncharged: ${names.join(', ')}${more}; --all-files sends them`,
   );
 }
 
@@ -577,7 +590,20 @@ function logLinksNotFollowed(links: LinkNotFollowed[], log: Log): void {
 }
 
 /** One line for the files --settle leaves for the next run (each is in --report). */
-function logUnsettled(unsettled: Unsettled[], settleMs: number, log: Log): void {
+function logUnsettled(all: Unsettled[], settleMs: number, log: Log): void {
+  const partial = all.filter((u) => u.reason === 'partial download');
+  if (partial.length > 0) {
+    const n = partial.length;
+    const more = n > 5 ? ` and ${n - 5} more (see --report)` : '';
+    log(
+      'info',
+      `left ${n} partial download${n === 1 ? '' : 's'} (still arriving) for the next run: ${partial
+        .slice(0, 5)
+        .map((u) => u.file)
+        .join(', ')}${more}`,
+    );
+  }
+  const unsettled = all.filter((u) => u.reason === undefined);
   if (unsettled.length === 0) return;
   const n = unsettled.length;
   const names = unsettled.slice(0, 5).map((u) => u.file);

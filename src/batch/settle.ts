@@ -13,7 +13,20 @@ import type { FsPath } from './paths.ts';
  * an unzip) still moves ctime with every write, and ctime cannot be set back.
  */
 
-export type Unsettled = { file: string; changed_ms_ago: number };
+/** `reason` is set for a partial download, left by its name whatever --settle says. */
+export type Unsettled = { file: string; changed_ms_ago: number; reason?: 'partial download' | undefined };
+
+/**
+ * The names browsers and copiers write a file under until it is whole, then rename: Firefox and
+ * wget's `.part`, Chrome's `.crdownload`, a copier's `.tmp` or `.partial`, an editor's `~` copy.
+ * The file under its final name is the document; this one may be cut short at any byte.
+ */
+const PARTIAL_SUFFIXES = ['.part', '.crdownload', '.tmp', '.partial', '~'];
+
+function isPartialDownload(file: string): boolean {
+  const name = file.toLowerCase();
+  return PARTIAL_SUFFIXES.some((suffix) => name.endsWith(suffix));
+}
 
 /** What a file's stat says of its last change (injected in tests). */
 export type ChangeStat = (path: FsPath) => { mtimeMs: number; ctimeMs: number };
@@ -24,10 +37,19 @@ export function settledOnly(
   now: number,
   statOf: ChangeStat = statSync,
 ): { files: InputFile[]; unsettled: Unsettled[] } {
-  if (settleMs <= 0) return { files, unsettled: [] };
   const settled: InputFile[] = [];
   const unsettled: Unsettled[] = [];
   for (const input of files) {
+    // Found in a folder or by a pattern only: a file named by itself is sent, as always.
+    if (!input.explicit && isPartialDownload(input.file)) {
+      const partial = partialOf(input, now, statOf);
+      if (partial !== undefined) unsettled.push(partial);
+      continue;
+    }
+    if (settleMs <= 0) {
+      settled.push(input);
+      continue;
+    }
     let changed: number;
     try {
       const s = statOf(input.path);
@@ -44,4 +66,15 @@ export function settledOnly(
     else settled.push(input);
   }
   return { files: settled, unsettled };
+}
+
+/** A partial download, left; none when it is gone since the walk (renamed to its final name: another file). */
+function partialOf(input: InputFile, now: number, statOf: ChangeStat): Unsettled | undefined {
+  try {
+    const s = statOf(input.path);
+    const ago = Math.max(0, Math.round(now - Math.max(s.mtimeMs, s.ctimeMs)));
+    return { file: input.file, changed_ms_ago: ago, reason: 'partial download' };
+  } catch {
+    return undefined;
+  }
 }

@@ -56,6 +56,8 @@ export type BatchSummary = {
   not_documents: Array<{ file: string; type: string }>;
   /** Symbolic links a walk left out because they lead out of the folder walked (--follow-links follows them). */
   links_not_followed: Array<{ file: string; target: string; reason: string }>;
+  /** Hidden files and folders a walk left out (a folder ends with `/`): skipped, uncharged; --hidden includes them. */
+  hidden: string[];
   /** Files changed within --settle (still being written?): not sent, left for the next run. */
   still_changing: Unsettled[];
   /** Completed during this run by other workers sharing the journal (postgres://). */
@@ -105,6 +107,7 @@ export function tallySummary(
     charges: Charges;
     ignored?: IgnoredInput[];
     linksNotFollowed?: LinkNotFollowed[];
+    hidden?: string[] | undefined;
     unsettled?: Unsettled[] | undefined;
     /** Frees what `documents` is read from (the run's record spool): releaseSummary. */
     release?: () => void;
@@ -135,6 +138,7 @@ export function tallySummary(
       target: l.target,
       reason: l.reason,
     })),
+    hidden: extra.hidden ?? [],
     still_changing: extra.unsettled ?? [],
     other_workers: count('other_worker'),
     pages_charged: extra.charges.reserved - extra.charges.refunded,
@@ -306,6 +310,7 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   ];
   if (s.not_submitted > 0) parts.push(`${s.not_submitted} not submitted`);
   if (s.not_documents.length > 0) parts.push(`${s.not_documents.length} not documents (skipped, uncharged)`);
+  if (s.hidden.length > 0) parts.push(`${s.hidden.length} hidden (skipped, uncharged; --hidden includes them)`);
   if (s.still_changing.length > 0) parts.push(`${s.still_changing.length} still changing (left for the next run)`);
   if (s.other_workers > 0) parts.push(`${s.other_workers} completed by other workers`);
   const counted = countsOf(s);

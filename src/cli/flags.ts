@@ -36,6 +36,8 @@ export function batchOptionsFromFlags(
     fresh: flags.fresh === true,
     allFiles: flags.allFiles,
     followLinks: flags.followLinks,
+    hidden: flags.hidden === true,
+    formulaProtection: flags.noFormulaProtection !== true,
     retryFailed: flags.retryFailed === true,
     dryRun: flags.dryRun === true,
     maxCredits: flags.maxCredits,

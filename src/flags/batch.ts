@@ -75,6 +75,11 @@ export const RUN_FLAGS = defineFlags({
       'where records go: - (stdout, JSON Lines), FILE.json, FILE.jsonl, FILE.csv, DIR/ (one JSON per document), or a device, FIFO or /dev/fd/N (a stream)',
   },
   format: { kind: 'text', value: 'format', description: 'json, jsonl, csv or dir; overrides the extension of -o' },
+  noFormulaProtection: {
+    kind: 'off',
+    description:
+      "CSV: write values as they are; by default a cell starting with = + - @ (a phone number +1 555...) gets a leading ' so a spreadsheet shows it, never runs it",
+  },
   explode: {
     kind: 'list',
     value: 'field',
@@ -138,6 +143,11 @@ export const RUN_FLAGS = defineFlags({
   followLinks: {
     kind: 'switch',
     description: 'follow symbolic links that lead out of a folder walked (a file named by itself is always read)',
+  },
+  hidden: {
+    kind: 'switch',
+    description:
+      'walk hidden files and folders (names starting with a dot) as any other; by default they are skipped and listed',
   },
   ignore: { kind: 'list', value: 'pattern', description: 'leave out files matching this glob (repeatable)' },
   dryRun: {

@@ -18,6 +18,35 @@ export async function detectMimeType(head: Uint8Array, fileName: string, declare
   return 'application/octet-stream';
 }
 
+/**
+ * Types whose files always begin with magic bytes file-type knows: a name that claims one of
+ * them over content that does not match (a text file named `fake.pdf`) is not that type.
+ */
+const SIGNED_TYPES = new Set([
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/tiff',
+  'image/gif',
+  'image/webp',
+  'image/bmp',
+]);
+
+/**
+ * A file's type as a sender tells it, by content: detectMimeType, except that a name claiming a
+ * type with magic bytes the content lacks gives no type (application/octet-stream). The emulator
+ * keeps detectMimeType: it answers for what a client declared.
+ */
+export async function detectFileType(head: Uint8Array, fileName: string): Promise<string> {
+  byContent ??= import('./by-content.ts');
+  const sniffed = await (await byContent).fileTypeFromBuffer(head);
+  if (sniffed) return sniffed.mime;
+  // Some scanners write bytes before a PDF's header; readers (and the engine) look within the first 1 KiB.
+  if (Buffer.from(head.subarray(0, 1024)).includes('%PDF-')) return 'application/pdf';
+  const named = await detectMimeType(new Uint8Array(0), fileName);
+  return SIGNED_TYPES.has(named) ? 'application/octet-stream' : named;
+}
+
 /** The media type without parameters, lower-cased: "Application/PDF; x=y" -> "application/pdf". */
 export function mediaTypeEssence(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();

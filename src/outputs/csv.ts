@@ -20,9 +20,13 @@ export function neutraliseFormula(text: string): string {
   return lead !== undefined && FORMULA_LEADS.has(lead) ? `'${text}` : text;
 }
 
-export function encodeCell(value: Cell | undefined): string | null {
+/**
+ * `protect` false (--no-formula-protection) writes strings as they are: a CSV loaded into a
+ * database, not opened in a spreadsheet, wants `+1 555 0100`, not `'+1 555 0100`.
+ */
+export function encodeCell(value: Cell | undefined, protect = true): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return neutraliseFormula(value);
+  if (typeof value === 'string') return protect ? neutraliseFormula(value) : value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return Number.isFinite(value) ? String(value) : null;
 }

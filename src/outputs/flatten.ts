@@ -74,8 +74,14 @@ export type Flattener = {
   wrongKinds(): string[];
 };
 
-export function createFlattener(explode?: string, maxColumns?: number): Flattener {
-  const columns = new _ColumnOrder(DOCUMENT_COLUMNS, maxColumns);
+/**
+ * `keep`: the columns an existing output already has after the document columns (its header),
+ * in their order: they stay where they are, present or not in these records, and a column they
+ * lack is added at the right of them, so a file's columns never move or go from one run to the next.
+ */
+export function createFlattener(explode?: string, maxColumns?: number, keep: readonly string[] = []): Flattener {
+  // The document columns lead whatever a header held (a name met twice is one column).
+  const columns = new _ColumnOrder([...DOCUMENT_COLUMNS, ...keep], maxColumns);
   let explodeSeen = false;
   const wrongKinds = new Set<string>();
   return {
@@ -154,10 +160,13 @@ class _ColumnOrder {
   readonly #names: string[];
   readonly #seen: Set<string>;
   readonly #max: number;
+  /** The columns given at first, which keep their places: a new one is grouped only among those after them. */
+  readonly #fixed: number;
   constructor(initial: readonly string[], max = Number.POSITIVE_INFINITY) {
-    this.#names = [...initial];
+    this.#names = [...new Set(initial)];
     this.#seen = new Set(initial);
-    this.#max = max;
+    this.#max = Math.max(max, this.#names.length);
+    this.#fixed = this.#names.length;
   }
   /** Whether `name` is a column (already, or added now); false when the cap leaves it out. */
   add(name: string): boolean {
@@ -167,7 +176,7 @@ class _ColumnOrder {
     for (let cut = name.lastIndexOf('.'); cut > 0; cut = name.lastIndexOf('.', cut - 1)) {
       const prefix = name.slice(0, cut + 1);
       const last = this.#names.findLastIndex((n) => n.startsWith(prefix));
-      if (last >= 0) {
+      if (last >= this.#fixed) {
         this.#names.splice(last + 1, 0, name);
         return true;
       }

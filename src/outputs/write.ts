@@ -22,6 +22,8 @@ export type WriteOutputsOptions = {
   stdout?: Writable | undefined;
   /** Warnings for the user (stderr), such as an --explode path no document has a table at. */
   warn?: ((message: string) => void) | undefined;
+  /** CSV: neutralise cells a spreadsheet would run as a formula (csv.ts); false: --no-formula-protection. */
+  formulaProtection?: boolean | undefined;
 } & Omit<StreamOptions, 'waiting'>;
 
 export type WriteOutputsResult = { written: string[] };
@@ -49,20 +51,27 @@ export async function writeOutputs(
       const out = options.stdout;
       // The caller owns the process's streams (cli/); a stdout target without one is a bug here.
       if (out === undefined) throw new Error('writeOutputs: a stdout target needs options.stdout');
-      await writeDestination({ kind: 'stdout' }, await _chunks(target.format, records, options.explode, warn), {
-        ...options,
-        waiting: warn,
-        what: 'the output',
-      });
+      await writeDestination(
+        { kind: 'stdout' },
+        await _chunks(target.format, records, options.explode, warn, undefined, options.formulaProtection),
+        {
+          ...options,
+          waiting: warn,
+          what: 'the output',
+        },
+      );
       return { written: ['-'] };
     }
     case 'file': {
-      const chunks = await _chunks(target.format, records, options.explode, warn);
+      // A CSV replaced keeps its header's columns: a script or a database reading it by position finds them again.
+      const keep =
+        target.format === 'csv' ? await (await import('./csv-writer.ts')).csvHeaderOf(target.path) : undefined;
+      const chunks = await _chunks(target.format, records, options.explode, warn, keep, options.formulaProtection);
       await writeDestination({ kind: 'file', path: target.path }, chunks, { ...options, what: 'the output' });
       return { written: [target.path] };
     }
     case 'stream': {
-      const chunks = await _chunks(target.format, records, options.explode, warn);
+      const chunks = await _chunks(target.format, records, options.explode, warn, undefined, options.formulaProtection);
       await writeDestination(target.destination, chunks, { ...options, waiting: warn, what: 'the output' });
       return { written: [target.destination.path] };
     }
@@ -175,15 +184,17 @@ async function _chunks(
   records: Iterable<DocumentRecord>,
   explode: string | undefined,
   warn: (message: string) => void,
+  keep?: readonly string[],
+  protect?: boolean,
 ): Promise<Iterable<string> | AsyncIterable<string>> {
   // csv-stringify loads only for a CSV output. Two passes over the records (the columns, then
   // the rows), which may be read from disk rather than held (batch/records.ts).
   if (format === 'csv') {
     const { csvChunksFrom, learnColumns } = await import('./csv-writer.ts');
     const source = () => records;
-    const flattener = await learnColumns(source, undefined, explode);
+    const flattener = await learnColumns(source, undefined, explode, keep);
     for (const w of explodeWarnings(flattener, explode, records)) warn(w);
-    return csvChunksFrom(source, flattener);
+    return csvChunksFrom(source, flattener, protect !== false);
   }
   if (format === 'json') return jsonArrayChunks(records);
   return jsonlChunks(records);

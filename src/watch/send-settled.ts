@@ -121,7 +121,7 @@ export async function sendSettled(
     byFile.set(l.file, 'skipped');
   }
   for (const n of summary.not_documents) {
-    log('info', `${n.file}: not a PDF or an image (${n.type}): skipped, uncharged (--all-files sends it)`);
+    log('info', `${n.file}: not a document the service reads (${n.type}): skipped, uncharged (--all-files sends it)`);
     byFile.set(n.file, 'skipped');
   }
   for (const r of ready) {

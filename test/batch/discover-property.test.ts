@@ -121,7 +121,8 @@ async function streamed(inputs: string[], options: DiscoverOptions & { chunk: nu
  */
 function comparable(found: unknown) {
   if (found instanceof Error) return { error: found.message };
-  const d = found as Awaited<ReturnType<typeof discoverInputs>>;
+  // Both walks leave hidden names out; the old one did not name them.
+  const { hidden: _hidden, ...d } = found as Awaited<ReturnType<typeof discoverInputs>>;
   return {
     ...d,
     // The folder a file must be in when read (facts.ts): the old walk had no such rule.

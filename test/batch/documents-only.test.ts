@@ -29,7 +29,9 @@ describe('only documents are sent', () => {
     const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
     expect(planned(r)).toEqual(['in/doc-00.pdf', 'in/scan.png']);
     expect(r.summary.not_documents.map((x) => x.file).sort()).toEqual(['in/notes.txt', 'in/totals.csv']);
-    expect(r.stderr).toMatch(/skipped 2 files that are not a PDF or an image, uncharged: .*notes\.txt \(text\/plain\)/);
+    expect(r.stderr).toMatch(
+      /skipped 2 files that are not a document the service reads \(PDF, PNG, JPEG, TIFF\), uncharged: .*notes\.txt \(text\/plain\)/,
+    );
   });
 
   it('--all-files sends everything; a file named by itself is always sent', async () => {
@@ -52,8 +54,26 @@ describe('only documents are sent', () => {
     expect(r.summary.exit_code).toBe(0);
     expect(r.summary.not_documents).toEqual([{ file: 'in/empty.pdf', type: 'inode/x-empty' }]);
     expect(r.stderr).toMatch(
-      /skipped 1 file that is not a PDF or an image, uncharged: in\/empty\.pdf \(inode\/x-empty\)/,
+      /skipped 1 file that is not a document the service reads \(PDF, PNG, JPEG, TIFF\), uncharged: in\/empty\.pdf \(inode\/x-empty\)/,
     );
+  });
+
+  it('a document by its content: a .pdf that is text, and a GIF the service cannot read, are listed, not sent', async () => {
+    const cwd = await invoiceDir(1);
+    writeFileSync(join(cwd, 'in', 'fake.pdf'), 'this is a text file, not a PDF\n');
+    // The smallest GIF: its signature and a 1x1 screen.
+    writeFileSync(
+      join(cwd, 'in', 'small.gif'),
+      Buffer.from('474946383961010001000000002c00000000010001000002003b', 'hex'),
+    );
+    writeFileSync(join(cwd, 'in', 'scan.png'), PNG);
+    const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
+    expect(planned(r)).toEqual(['in/doc-00.pdf', 'in/scan.png']);
+    expect(r.summary.not_documents).toEqual([
+      { file: 'in/fake.pdf', type: 'application/octet-stream' },
+      { file: 'in/small.gif', type: 'image/gif' },
+    ]);
+    expect(r.stderr).toMatch(/skipped 2 files that are not a document the service reads \(PDF, PNG, JPEG, TIFF\)/);
   });
 
   it('an empty file is refused locally, by name, before any request', async () => {

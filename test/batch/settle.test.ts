@@ -41,6 +41,15 @@ describe('settle: what a batch run leaves for the next one', () => {
     expect(r.files.map((f) => f.file)).toEqual(['old.pdf', 'just-settled.pdf', 'skewed.pdf', 'gone.pdf']);
   });
 
+  it('settle: a partial download found in a folder waits whatever the window; one gone since the walk is no longer listed', () => {
+    const partial = { ...input('a.pdf.part'), path: '/drop/old.pdf' };
+    const renamed = { ...input('b.pdf.crdownload'), path: '/drop/gone.pdf' };
+    const named = { ...input('c.pdf.part'), explicit: true };
+    const r = settledOnly([partial, renamed, named], 0, NOW, stat);
+    expect(r.unsettled).toEqual([{ file: 'a.pdf.part', changed_ms_ago: 60_000, reason: 'partial download' }]);
+    expect(r.files.map((f) => f.file)).toEqual(['c.pdf.part']);
+  });
+
   it('settle: off (0) keeps every file without a stat', () => {
     const r = settledOnly(all, 0, NOW, () => {
       throw new Error('no stat expected');

@@ -42,6 +42,8 @@ describe("cli: a batch run's options from its flags", () => {
       fresh: false,
       allFiles: false,
       followLinks: false,
+      hidden: false,
+      formulaProtection: true,
       retryFailed: false,
       dryRun: false,
       maxCredits: undefined,
@@ -68,6 +70,10 @@ describe("cli: a batch run's options from its flags", () => {
   it('values as typed reach the options; -q and -v, and poll delays out of order, are usage errors', () => {
     const options = optionsOf(['-c', '2', '--poll-interval', '500ms', '--settle', '5', '-q', '--no-progress']);
     expect(options).toMatchObject({ concurrency: 2, settleMs: 5000, verbosity: 'quiet', noProgress: true });
+    expect(optionsOf(['--hidden', '--no-formula-protection'])).toMatchObject({
+      hidden: true,
+      formulaProtection: false,
+    });
     expect(options.poll).toEqual({ intervalMs: 500, factor: 1.5, maxIntervalMs: 30_000, timeoutMs: 15 * 60_000 });
     expect(() => optionsOf(['-q', '-v'])).toThrow('-q and -v contradict each other: keep one');
     expect(() => optionsOf(['--poll-interval', '0'])).toThrow('--poll-interval must be more than 0');

@@ -133,6 +133,35 @@ describe('writeOutputs', () => {
     }
   });
 
+  it('output: an existing .csv keeps its columns: a night of failures writes the same header, a new field goes to the right', async () => {
+    const cwd = await tempDir();
+    const out = resolveOutput({ out: 'r.csv', cwd });
+    await writeOutputs(out, SAMPLE.slice(0, 2), { cwd });
+    const header = (text: string) => text.split('\n')[0]?.split(',');
+    const first = header(await readFile(join(cwd, 'r.csv'), 'utf8'));
+    // Only a failure: no results, so no field of its own.
+    await writeOutputs(out, SAMPLE.slice(2), { cwd });
+    const failures = await readFile(join(cwd, 'r.csv'), 'utf8');
+    expect(header(failures)).toEqual(first);
+    expect(readCsvObjects(failures)[0]).toMatchObject({ file: 'invoices/c.pdf', invoice_number: null });
+    // A field the header lacks, beside one it has (customer.*): appended at the right, none moved.
+    const grown = { ...SAMPLE[0]!, results: { ...SAMPLE[0]!.results, customer: { name: 'ACME', phone: '1' } } };
+    await writeOutputs(out, [grown], { cwd });
+    expect(header(await readFile(join(cwd, 'r.csv'), 'utf8'))).toEqual([...(first ?? []), 'customer.phone']);
+  });
+
+  it("output: formula protection writes '+1 555 as text a spreadsheet will not run; without it the value is written as it is", async () => {
+    const cwd = await tempDir();
+    const phone = { ...SAMPLE[0]!, results: { phone: '+1 555 0100', total: -12.5 } };
+    await writeOutputs(resolveOutput({ out: 'on.csv', cwd }), [phone], { cwd });
+    expect(readCsvObjects(await readFile(join(cwd, 'on.csv'), 'utf8'))[0]).toMatchObject({ phone: "'+1 555 0100" });
+    await writeOutputs(resolveOutput({ out: 'off.csv', cwd }), [phone], { cwd, formulaProtection: false });
+    expect(readCsvObjects(await readFile(join(cwd, 'off.csv'), 'utf8'))[0]).toMatchObject({
+      phone: '+1 555 0100',
+      total: '-12.5',
+    });
+  });
+
   it('output: csv or json to stdout is written once, at the end; streamed JSON Lines are not written again', async () => {
     const cwd = await tempDir();
     const stdout = new PassThrough();
