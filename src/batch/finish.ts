@@ -78,8 +78,8 @@ export async function finishBatch(
   // The writers take each record's own fields as they write it (recordFields): no copy of the batch first.
   // Except a base URL that is not the service: this run learned nothing, and the outputs of the
   // last good run (completed records) are left as they were rather than replaced by "not submitted".
-  // The writers' warnings wait for the exit code: one about --explode may be the reason for an
-  // exit 2, and a reason is printed at any verbosity (-q shows errors only).
+  // A writer's warning about --explode waits for the exit code: it may be the reason for an exit 2,
+  // and a reason is printed at any verbosity (-q shows errors only).
   const outputWarnings: string[] = [];
   if (summary.stopped_by === 'wrong_service') log('info', 'the outputs were left as they were');
   else
@@ -89,7 +89,8 @@ export async function finishBatch(
         cwd: deps.cwd,
         explode: options.explode,
         formulaProtection: options.formulaProtection,
-        warn: (m) => outputWarnings.push(m),
+        // Said at once otherwise: "waiting for a reader" must reach a person while the run waits.
+        warn: (m) => (m.startsWith('--explode') ? outputWarnings.push(m) : log('warn', m)),
       }),
     );
   // After a journal refusal some outcomes live only in memory until the journal is closed (rescue.ts):

@@ -222,7 +222,8 @@ describe('extract watch', { timeout: 150_000 }, () => {
     writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(16));
     mkdirSync(join(cwd, 'in', 'sub'));
     writeFileSync(join(cwd, 'in', 'sub', 'b.pdf'), await invoicePdf(17));
-    writeFileSync(join(cwd, 'in', 'bad.pdf'), 'not a PDF at all, only its name says so');
+    // A PDF by its first bytes that the service cannot read: sent, failed, moved to failed/.
+    writeFileSync(join(cwd, 'in', 'bad.pdf'), '%PDF-1.4\nnothing of a PDF after its first line\n');
     await until(
       () => readdirSync(join(cwd, 'in'), { recursive: true }).filter((f) => String(f).endsWith('.pdf')).length === 0,
       'the drop folder emptied',
