@@ -42,3 +42,13 @@ export function isDiskFull(err: unknown): boolean {
   const code = errnoCode(err);
   return code === 'ENOSPC' || code === 'EDQUOT' || sqliteCode(err) === SQLITE.FULL;
 }
+
+/** Whether a process of this machine lives: signal 0 asks without sending (EPERM: another user's, alive). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errnoCode(err) !== 'ESRCH';
+  }
+}

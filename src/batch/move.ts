@@ -15,7 +15,7 @@ import {
 } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { describeFsError, stampOf, type FileStamp } from './discover.ts';
-import { errnoCode } from '../errno.ts';
+import { errnoCode, processAlive } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { openInput } from './facts.ts';
 import { inert } from '../inert.ts';
@@ -220,16 +220,6 @@ async function removeStaleCopies(folder: string): Promise<void> {
 
 const MOVING = /^\..+\.moving-(\d+)$/;
 const swept = new Set<string>();
-
-/** Signal 0 asks without sending: ESRCH, no such process; EPERM, one of another user's. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) !== 'ESRCH';
-  }
-}
 
 /** `rel` kept under the folder: no absolute path, no `..` climbing out of it. */
 function insideRel(rel: string): string {

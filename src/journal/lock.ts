@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { hasErrno } from '../errno.ts';
+import { hasErrno, processAlive } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import type { LockHolder } from './lock-holder.ts';
 
@@ -19,7 +19,7 @@ export type LockDeps = { pid: number; host: string; isAlive: (pid: number) => bo
 export const defaultLockDeps = (): LockDeps => ({
   pid: process.pid,
   host: hostname(),
-  isAlive: processIsAlive,
+  isAlive: processAlive,
   now: Date.now,
 });
 
@@ -149,14 +149,4 @@ async function readHolder(path: string): Promise<{ text: string; holder: LockHol
   const { LockHolder } = await import('./lock-holder.ts');
   const parsed = LockHolder.safeParse(value);
   return { text, holder: parsed.success ? parsed.data : undefined };
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return hasErrno(err, 'EPERM');
-  }
 }

@@ -3,7 +3,7 @@ import { closeSync, constants, fsyncSync, openSync, readdirSync, renameSync, unl
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Log } from '../../client/deps.ts';
-import { errnoCode, hasErrno, isDiskFull, isSqliteBusy } from '../../errno.ts';
+import { errnoCode, hasErrno, isDiskFull, isSqliteBusy, processAlive } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
 import { privateFolder, readOwn } from '../../private-files.ts';
 import type { JournalFact } from '../journal.ts';
@@ -229,7 +229,7 @@ export async function readRescued(
       for (const name of readdirSync(dir)) {
         const taking = TAKING.exec(name);
         // A file another live run is taking back is its; one a killed run was taking is anyone's again.
-        if (taking !== null && alive(Number(taking[1]))) continue;
+        if (taking !== null && processAlive(Number(taking[1]))) continue;
         if (name.startsWith(prefix) && (name.endsWith('.jsonl') || taking !== null)) files.push(join(dir, name));
       }
     } catch (err) {
@@ -254,16 +254,6 @@ export async function readRescued(
 }
 
 const TAKING = /\.jsonl\.taking-(\d+)$/;
-
-/** Signal 0 asks without sending: ESRCH, no such process (EPERM: another user's, alive). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) !== 'ESRCH';
-  }
-}
 
 /** The facts of a rescue file this run has taken (renamed to its own name): read with the same checks. */
 async function readTaken(path: string): Promise<JournalFact[]> {
