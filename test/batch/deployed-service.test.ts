@@ -255,6 +255,20 @@ describe('the batch client against the service as deployed', () => {
     expect(first.summary.exit_code).toBe(2);
   });
 
+  it("a proxy's 502 shows nothing of what stands behind it: a site that is not the service is still named as such, its 404 page never learnt as a missing route", async () => {
+    const site = await httpServer((req, res) => {
+      req.resume();
+      if (req.method === 'POST' && req.url === '/api/v1/extract')
+        res.writeHead(502, { 'content-type': 'text/plain' }).end('Bad Gateway');
+      else res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not Found</title>');
+    });
+    const cwd = await invoiceDir(1);
+    scan(cwd, 'z-scan.pdf', 4_000_000);
+    const first = await run(cwd, ['in/'], options(site.url, { concurrency: 1 }));
+    expect(first.stderr).not.toMatch(/has no upload route/);
+    expect(first.summary.stopped_by, first.stderr).toBe('wrong_service');
+  });
+
   it('an answer lost on a service with no route to ask: the message says its fate cannot be known and what --retry-failed may cost', async () => {
     const service = await deployedStandIn();
     const cwd = await invoiceDir(2, 3);
