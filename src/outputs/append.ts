@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
@@ -8,7 +8,7 @@ import { readTextOrEmpty, writeFileAtomic } from './atomic.ts';
 import { followLinks } from './destination.ts';
 import { documentJson, jsonLine } from './json.ts';
 import { createStreamWriter, drained } from './stream.ts';
-import { withJsonExtension } from './mirror.ts';
+import { keptPath } from './mirror.ts';
 import type { DocumentRecord } from './record.ts';
 import type { OutputTarget } from './target.ts';
 
@@ -126,7 +126,7 @@ function _key(r: { file: string; document_id: string | null }): string {
 
 /** The folder output's path of a file: mirrored below the watched folders, as a batch run mirrors its inputs. */
 function _mirrored(dir: string, options: AppenderOptions, file: string): string {
-  return join(dir, withJsonExtension(relative(options.base, resolve(options.cwd, file))));
+  return keptPath(dir, relative(options.base, resolve(options.cwd, file)), file);
 }
 
 function _cannotGrow(what: string): ExtractError {

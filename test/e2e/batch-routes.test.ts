@@ -71,7 +71,7 @@ describe('extract <inputs...> end to end', () => {
       expect(row.invoice_number).toBe(expected.invoice_number ?? '');
       expect(row.total).toBe(expected.total === null ? '' : String(expected.total));
     }
-    expect(readdirSync(join(cwd, 'dir')).sort()).toEqual(names.map((n) => n.replace(/\.pdf$/, '.json')));
+    expect(readdirSync(join(cwd, 'dir')).sort()).toEqual(names.map((n) => `${n}.json`));
   });
 
   it('exit codes: 2 for no input, 2 for a malformed key, 4 for a rejected key', async () => {

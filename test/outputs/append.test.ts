@@ -77,7 +77,7 @@ describe('outputs that grow (extract watch)', () => {
     const cwd = tempDir();
     const a = await appender(cwd, 'results/').open();
     await a.append([done('in/sub/a.pdf', 'doc_a', 1)]);
-    expect(JSON.parse(readFileSync(join(cwd, 'results', 'sub', 'a.json'), 'utf8'))).toMatchObject({
+    expect(JSON.parse(readFileSync(join(cwd, 'results', 'sub', 'a.pdf.json'), 'utf8'))).toMatchObject({
       file: 'in/sub/a.pdf',
     });
     expect(a.holds(done('in/sub/a.pdf', 'doc_a', 1))).toBe(true);

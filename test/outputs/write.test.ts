@@ -118,15 +118,15 @@ describe('writeOutputs', () => {
     ]);
   });
 
-  it('output: a directory gets one <name>.json per document, mirroring the inputs below their common base', async () => {
+  it('output: a directory gets one <name>.<ext>.json per document, mirroring the inputs below their common base', async () => {
     const cwd = await tempDir();
     const target = resolveOutput({ out: 'results/', cwd });
     const { written } = await writeOutputs(target, SAMPLE, { cwd });
-    expect(await listAll(join(cwd, 'results'))).toEqual(['2024/a.json', '2025/b.json', 'c.json']);
+    expect(await listAll(join(cwd, 'results'))).toEqual(['2024/a.pdf.json', '2025/b.pdf.json', 'c.pdf.json']);
     expect(written).toEqual([
-      join(cwd, 'results/2024/a.json'),
-      join(cwd, 'results/2025/b.json'),
-      join(cwd, 'results/c.json'),
+      join(cwd, 'results/2024/a.pdf.json'),
+      join(cwd, 'results/2025/b.pdf.json'),
+      join(cwd, 'results/c.pdf.json'),
     ]);
     for (const [i, path] of written.entries()) {
       expect(DocumentRecord.parse(JSON.parse(await readFile(path, 'utf8')))).toEqual(asWritten(SAMPLE[i]!));
