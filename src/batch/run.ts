@@ -25,7 +25,14 @@ import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './plann
 import { chooseStyle, createReporter, useColor, type Reporter } from '../ui/progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from '../journal/state/index.ts';
-import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from '../journal/state/user-journal.ts';
+import {
+  discardJournal,
+  earlierJournals,
+  importLegacy,
+  journalToMake,
+  makeJournalFolder,
+  userJournalPath,
+} from '../journal/state/user-journal.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './stat-cache.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
 import { settledOnly, type Unsettled } from './settle.ts';
@@ -65,6 +72,9 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   });
   const log: Log = reporter.log.bind(reporter);
   let journal: StateJournal | undefined;
+  // The user's journal of this service, when this run makes it: gone again if the service never answers.
+  const newJournal = journalToMake(deps.env, options.baseUrl, options.state, options.dryRun);
+  let summary: BatchSummary | undefined;
   let jobs: PlanStore | undefined;
   let unsubscribe: (() => void) | undefined;
   const records = createRecords(
@@ -106,7 +116,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
     } else log('info', nothingToSend(plan));
     reporter.stop();
-    return await finishBatch(plan, stopper, charges, target, finishing);
+    summary = await finishBatch(plan, stopper, charges, target, finishing);
+    return summary;
   } catch (err) {
     // No summary to read them: the records' spool goes now (a summary releases its own).
     records.close();
@@ -122,7 +133,18 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       records.close();
       throw err;
     });
+    if (newJournal !== undefined && summary !== undefined && neverAnswered(summary)) discardJournal(newJournal);
   }
+}
+
+/** A run stopped before the service answered anything: nothing submitted, charged or settled. */
+function neverAnswered(s: BatchSummary): boolean {
+  return (
+    (s.stopped_by === 'unreachable' || s.stopped_by === 'wrong_service') &&
+    s.completed + s.failed + s.pending === 0 &&
+    s.pages_charged === 0 &&
+    s.pages_unknown_documents === 0
+  );
 }
 
 const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0, recognised: 0 };

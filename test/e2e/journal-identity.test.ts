@@ -1,4 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { userJournalPath } from '../../src/journal/state/user-journal.ts';
@@ -55,6 +57,37 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
   // One `serve` for the tests of this config (each test has its own user, so its own journal, and
   // counts only its own charges); those that need slower processing share another.
   const service = serveForFile(CONFIG);
+
+  it('a mistyped base URL (nothing listening, or a site that is not the service) leaves no journal behind; the service that answers gets one', async () => {
+    const home = tempDir('extract-home-');
+    const drop = dropFolder();
+    const closed = await new Promise<string>((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(`http://127.0.0.1:${port}`));
+      });
+    });
+    const site = createServer((_req, res) =>
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'),
+    );
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    try {
+      for (const url of [closed, siteUrl]) {
+        const run = await extract(tempDir('extract-cwd-'), url, [drop, '-q'], { env: userEnv(home, url) });
+        expect(run.exitCode, run.stderr).not.toBe(0);
+        // Failed before: <state>/extract/journals/127.0.0.1_<port>-<hash>.sqlite (and .good, .stat-cache) stayed.
+        expect(existsSync(userJournalPath({ XDG_STATE_HOME: stateHomeIn(home) }, url)), url).toBe(false);
+      }
+    } finally {
+      site.close();
+    }
+    const server = { url: service() };
+    const good = await extract(tempDir('extract-cwd-'), server.url, [drop, '-q'], { env: userEnv(home, server.url) });
+    expect(good.exitCode, good.stderr).toBe(0);
+    expect(existsSync(userJournalPath({ XDG_STATE_HOME: stateHomeIn(home) }, server.url))).toBe(true);
+  });
 
   it('a run from another working directory pays nothing for documents a run elsewhere completed', async () => {
     const server = { url: service() };

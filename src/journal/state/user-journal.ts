@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { StateJournal } from './journal-state.ts';
@@ -72,4 +72,30 @@ export async function importLegacy(
   const { facts } = parseJournal(await readFile(path, 'utf8'), path);
   const taken = await journal.importFacts(facts, path);
   return { facts: taken, keptAs: retireLegacy(path) };
+}
+
+/**
+ * The user's journal of a service this run is about to make (none there yet), or undefined: a
+ * journal named by --state, a dry run (makes none) or one that exists.
+ */
+export function journalToMake(
+  env: Record<string, string | undefined>,
+  baseUrl: string,
+  state: string | null | undefined,
+  dryRun: boolean,
+): string | undefined {
+  if (state !== undefined || dryRun) return undefined;
+  const path = userJournalPath(env, baseUrl);
+  return existsSync(path) ? undefined : path;
+}
+
+/**
+ * Removes a journal this run made for a service that never answered (a mistyped base URL, a
+ * host that is down): nothing was submitted, nothing charged, nothing learnt, so it would only
+ * be a file in the user's state folder named after a URL that does not work. Its companions
+ * (the size mark, the stat cache, SQLite's own) go with it.
+ */
+export function discardJournal(path: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal', '.good', '.stat-cache'])
+    rmSync(`${path}${suffix}`, { force: true });
 }
