@@ -114,8 +114,8 @@ export const EmulatorConfig = z
          */
         engine_memory_mb: z.number().int().min(128).default(1024),
         /**
-         * When a document's reading counts as slow: still reading this long past its simulated time,
-         * it gives its `concurrency` place to the next; with every engine process busy and fresh
+         * A background document's turn, in wall time (never its simulated time): after it, it gives
+         * its `concurrency` place to the next and goes on; with every engine process busy and fresh
          * documents waiting, slow ones keep all processes but one (the longest-running is read again
          * later, from the start). Raise it when large honest documents get read twice.
          */
