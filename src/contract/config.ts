@@ -3,6 +3,7 @@ import {
   API_KEY_PREFIX,
   API_KEY_SYNTAX,
   MAX_BALANCE_PAGES,
+  DEFAULT_MAX_PAGES,
   MAX_ENGINE_FILE_BYTES,
   SERVE_PROFILES,
 } from './constants.ts';
@@ -113,8 +114,8 @@ export const EmulatorConfig = z
          */
         engine_memory_mb: z.number().int().min(128).default(1024),
         /**
-         * When a document's reading counts as slow: still reading this long past its simulated time,
-         * it gives its `concurrency` place to the next; with every engine process busy and fresh
+         * A background document's turn, in wall time (never its simulated time): after it, it gives
+         * its `concurrency` place to the next and goes on; with every engine process busy and fresh
          * documents waiting, slow ones keep all processes but one (the longest-running is read again
          * later, from the start). Raise it when large honest documents get read twice.
          */
@@ -124,6 +125,12 @@ export const EmulatorConfig = z
          * credits refunded (as a failure does on the real service, which has no ceiling).
          */
         max_file_bytes: z.number().int().positive().max(MAX_ENGINE_FILE_BYTES).default(MAX_ENGINE_FILE_BYTES),
+        /**
+         * The rehearsal cap on a document's pages (the real service states none): a document with
+         * more is refused when its pages are counted, before anything is charged (422 inline; the
+         * document in error on the storage path), so no single document can hold the engine for hours.
+         */
+        max_pages: z.number().int().positive().default(DEFAULT_MAX_PAGES),
       })
       .default({
         ms_per_page: 20,
@@ -132,6 +139,7 @@ export const EmulatorConfig = z
         engine_memory_mb: 1024,
         slow_ms: 5000,
         max_file_bytes: MAX_ENGINE_FILE_BYTES,
+        max_pages: DEFAULT_MAX_PAGES,
       }),
     webhook_delivery: z
       .strictObject({

@@ -24,5 +24,11 @@ export const MAX_BALANCE_PAGES = 1_000_000_000_000;
  */
 export const MAX_ENGINE_FILE_BYTES = 2 ** 32;
 
+/**
+ * The default of `processing.max_pages`, the emulator's cap on one document's pages (the interface
+ * states none): generous for any honest document, and a bound on how long one can hold the engine.
+ */
+export const DEFAULT_MAX_PAGES = 10_000;
+
 /** Which service `extract serve` plays: the one its interface describes, or the one deployed (docs/serve-profiles.md). */
 export const SERVE_PROFILES = ['interface', 'deployed'] as const;

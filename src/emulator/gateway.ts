@@ -17,13 +17,12 @@ import {
   type UploadTicket,
   type UploadUrlRequest,
 } from '../contract/index.ts';
-import type { Engine } from '../engine/types.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime/detect.ts';
 import type { EmulatorDeps } from './clock.ts';
 import { documentBody, type DocumentRow, type Documents } from './documents.ts';
 import { GatewayError } from './errors.ts';
 import type { Ledger } from './ledger.ts';
-import { createPageCounter } from './pages.ts';
+import type { PageCounter } from './pages.ts';
 import type { Processor } from './processor.ts';
 import { blankResults, markMissing, type Profile } from './profile.ts';
 import type { Cleanup } from './cleanup.ts';
@@ -153,7 +152,8 @@ const accepted = (documentId: string): ExtractAcceptedResponse => ({
 export type GatewayParts = {
   store: Store;
   config: EmulatorConfig;
-  engine: Engine;
+  /** The one page counter of every route (pages.ts), with the rehearsal cap. */
+  countPages: PageCounter;
   documents: Documents;
   uploads: Uploads;
   ledger: Ledger;
@@ -170,11 +170,11 @@ export type GatewayParts = {
  */
 export class Gateway {
   readonly #p: GatewayParts;
-  readonly #countPages: ReturnType<typeof createPageCounter>;
+  readonly #countPages: PageCounter;
 
   constructor(parts: GatewayParts) {
     this.#p = parts;
-    this.#countPages = createPageCounter(parts.engine);
+    this.#countPages = parts.countPages;
   }
 
   /** Operation 1. */

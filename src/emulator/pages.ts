@@ -61,13 +61,32 @@ export type PageCounter = (
   signal?: AbortSignal,
 ) => Promise<number>;
 
-/** limitMs: PAGE_COUNT_TIMEOUT_MS; a test passes a short one, so the deadline is tested without its 30 s. */
-export function createPageCounter(engine: Engine, limitMs = PAGE_COUNT_TIMEOUT_MS): PageCounter {
+/**
+ * Why a document has too many pages for this emulator (`processing.max_pages`), ending with what
+ * happened to its credits, or null when it has not.
+ */
+export function overPageCap(pages: number, maxPages: number, credits: string): string | null {
+  if (pages <= maxPages) return null;
+  return `the document has ${pages} pages, over the emulator's rehearsal cap of ${maxPages} pages per document (processing.max_pages; the real service states no cap): raise processing.max_pages in serve's configuration (--config) to rehearse it, or split the file; ${credits}`;
+}
+
+/**
+ * limitMs: PAGE_COUNT_TIMEOUT_MS; a test passes a short one, so the deadline is tested without its
+ * 30 s. maxPages: `processing.max_pages`, none by default.
+ */
+export function createPageCounter(
+  engine: Engine,
+  {
+    limitMs = PAGE_COUNT_TIMEOUT_MS,
+    maxPages = Number.POSITIVE_INFINITY,
+  }: { limitMs?: number; maxPages?: number } = {},
+): PageCounter {
   /**
    * Counts pages before anything is charged; an unreadable document is the client's problem (422),
    * and so is a page count no real document has (a damaged or hostile page tree): it never
-   * reaches the ledger. Counting is bounded by PAGE_COUNT_TIMEOUT_MS on every route (a decompression
-   * bomb stops there); `signal` is the inline request's own deadline.
+   * reaches the ledger, nor does one over `maxPages` (the rehearsal cap). Counting is bounded by
+   * PAGE_COUNT_TIMEOUT_MS on every route (a decompression bomb stops there); `signal` is the inline
+   * request's own deadline.
    */
   return async (source: EngineSource, size: number, mimeType: string, signal?: AbortSignal) => {
     // Inline, the request's own deadline (inline.timeout_ms) bounds it too.
@@ -90,8 +109,8 @@ export function createPageCounter(engine: Engine, limitMs = PAGE_COUNT_TIMEOUT_M
       }
       throw err;
     }
-    const insane = pageCountProblem(pages, size);
-    if (insane !== null) throw new GatewayError('unreadable_document', insane);
+    const refused = pageCountProblem(pages, size) ?? overPageCap(pages, maxPages, 'nothing was charged');
+    if (refused !== null) throw new GatewayError('unreadable_document', refused);
     return pages;
   };
 }

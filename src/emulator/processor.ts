@@ -5,6 +5,7 @@ import { EngineClosedError, EngineError, type Engine, type Grounding, NEEDS_MORE
 import type { EmulatorDeps } from './clock.ts';
 import type { DocumentRow, Documents } from './documents.ts';
 import type { Ledger } from './ledger.ts';
+import { overPageCap } from './pages.ts';
 import { transaction } from '../sqlite.ts';
 import type { Store } from './store.ts';
 
@@ -53,6 +54,8 @@ export class Processor {
   readonly #listeners: Array<(doc: DocumentRow) => void> = [];
   readonly #running = new Set<Promise<unknown>>();
   #closed = false;
+  /** Aborted by stop(): a document's simulated time ends there (nothing that was read can finish after it). */
+  readonly #stopping = new AbortController();
 
   constructor(parts: ProcessorParts) {
     this.#p = parts;
@@ -95,12 +98,14 @@ export class Processor {
         if (err instanceof EngineClosedError) return;
         this.#log(`internal error in background extraction of ${doc.document_id}: ${errorText(err)}`);
       });
+      // A turn is processing.slow_ms of wall time: after it, the document yields its place to the next
+      // one (it goes on, and the engine's fair queue puts fresh documents before it), whatever its
+      // simulated time. Simulated time is the service's pace, not a reason to hold a place: a turn
+      // that lasted pages x ms_per_page let two documents of 100,000 pages hold both places for
+      // processing.timeout_ms while a one-page document waited behind them.
       await withTimeout(
         work.catch(() => {}),
-        // Still reading processing.slow_ms past its simulated time, it yields its place to the next
-        // one (it goes on, and the engine's fair queue puts fresh documents before it): a few slow
-        // or hostile documents never hold the background queue.
-        (doc.page_count ?? 1) * this.#p.config.processing.ms_per_page + this.#p.config.processing.slow_ms,
+        this.#p.config.processing.slow_ms,
       );
     });
     this.#track(slot, () => {});
@@ -127,11 +132,12 @@ export class Processor {
    */
   stop(): void {
     this.#closed = true;
+    this.#stopping.abort(new EngineClosedError('the emulator stopped while this document was processed'));
   }
 
   /** stop(), then waits for what is running. */
   async close(): Promise<void> {
-    this.#closed = true;
+    this.stop();
     // Queued tasks are not cleared (a cleared task's promise never settles, and close would wait
     // for it forever): each sees `closed` and returns at once; they stay processing for resume().
     // What is still being read gets CLOSE_WAIT_MS to end: stopping never waits on a document.
@@ -204,7 +210,8 @@ export class Processor {
     const parser = this.#p.parsers.get(doc.parser_id);
     if (!parser)
       return { status: 'error', cause: 'internal', error: `the parser ${doc.parser_id} is no longer configured` };
-    const simulated = () => abortable(deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page), signal);
+    const stopping = signal ? AbortSignal.any([signal, this.#stopping.signal]) : this.#stopping.signal;
+    const simulated = () => abortable(deps.sleep((doc.page_count ?? 1) * config.processing.ms_per_page), stopping);
     try {
       if (injectedError !== undefined) {
         await simulated();
@@ -212,6 +219,10 @@ export class Processor {
       }
       const maxBytes = config.processing.max_file_bytes;
       if (doc.size > maxBytes) return overRehearsalLimit(doc.size, maxBytes);
+      // Counted under a higher cap (accepted before a restart with a lower one): refunded, not read.
+      const overCap = overPageCap(doc.page_count ?? 0, config.processing.max_pages, 'the credits were refunded');
+      if (overCap !== null)
+        return { status: 'error', cause: 'unreadable', error: overCap, notes: [`stopped by processing.max_pages`] };
       // The worker reads the stored file itself: the server's thread never holds the bytes.
       const [out] = await Promise.all([
         engine.extract(

@@ -185,10 +185,11 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
       ),
     now: deps.now,
   });
+  const countPages = createPageCounter(engine, { maxPages: config.processing.max_pages });
   const gateway = new Gateway({
     store,
     config,
-    engine,
+    countPages,
     documents,
     uploads,
     ledger,
@@ -198,7 +199,6 @@ function wireModules({ config, deps, store, engine, log, emit }: Wiring) {
     profile,
     cleanup,
   });
-  const countPages = createPageCounter(engine);
   const intake = new Intake({ parsers, store, documents, ledger, processor, faults, countPages, deps });
   return {
     profile,

@@ -7,6 +7,7 @@ import { Cleanup } from '../../src/emulator/cleanup.ts';
 import { createDocuments } from '../../src/emulator/documents.ts';
 import { Gateway, type UploadPut } from '../../src/emulator/gateway.ts';
 import { createLedger } from '../../src/emulator/ledger.ts';
+import { createPageCounter } from '../../src/emulator/pages.ts';
 import type { Processor } from '../../src/emulator/processor.ts';
 import { profileOf } from '../../src/emulator/profile.ts';
 import { openStore } from '../../src/emulator/store.ts';
@@ -28,7 +29,7 @@ function gatewayAt(nowMs: { value: number }, parts: { engine?: Engine; processor
   const gateway = new Gateway({
     store,
     config,
-    engine: parts.engine ?? ({} as Engine),
+    countPages: createPageCounter(parts.engine ?? ({} as Engine)),
     documents: createDocuments(store.db),
     uploads: createUploads(store.db, store),
     ledger: createLedger(store.db, config.credits),

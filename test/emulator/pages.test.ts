@@ -26,7 +26,7 @@ const endless = {
 
 describe('page counting is bounded', () => {
   it('counting past the deadline is an unreadable document that names the deadline', async () => {
-    const count = createPageCounter(endless, 50);
+    const count = createPageCounter(endless, { limitMs: 50 });
     // Ended by its 50 ms, not by some later limit: a hundred times it is the most it may take.
     const stillCounting = new Promise((resolve) => setTimeout(() => resolve('still counting after 5 s'), 5000).unref());
     const error = await Promise.race([
@@ -39,7 +39,7 @@ describe('page counting is bounded', () => {
   });
 
   it("an inline request's own deadline stops counting first, and is not reworded as the count's", async () => {
-    const count = createPageCounter(endless, 60_000);
+    const count = createPageCounter(endless, { limitMs: 60_000 });
     const inline = new AbortController();
     setTimeout(() => inline.abort(new Error('the inline deadline')), 20);
     const error = await count(new Uint8Array(10), 10, 'application/pdf', inline.signal).catch((e: unknown) => e);
@@ -48,7 +48,7 @@ describe('page counting is bounded', () => {
   });
 
   it('a count within the deadline is the count', async () => {
-    const count = createPageCounter({ countPages: async () => 3 } as unknown as Engine, 50);
+    const count = createPageCounter({ countPages: async () => 3 } as unknown as Engine, { limitMs: 50 });
     expect(await count(new Uint8Array(10), 10, 'application/pdf')).toBe(3);
   });
 });
@@ -57,7 +57,9 @@ describe('a PDF cut short (sent while it was still being written)', () => {
   it('is called truncated, not a decompression bomb, whether counting runs out of time or fails', async () => {
     const whole = await invoicePdf(7);
     const cut = whole.subarray(0, Math.floor(whole.length * 0.8));
-    const slow = await createPageCounter(endless, 50)(cut, cut.length, 'application/pdf').catch((e: unknown) => e);
+    const slow = await createPageCounter(endless, { limitMs: 50 })(cut, cut.length, 'application/pdf').catch(
+      (e: unknown) => e,
+    );
     expect(slow).toMatchObject({ code: 'unreadable_document', message: TRUNCATED_PDF });
     expect((slow as Error).message).not.toMatch(/bomb/);
 
@@ -77,7 +79,9 @@ describe('a PDF cut short (sent while it was still being written)', () => {
 
   it('a whole PDF that runs out of time is still the bomb it may be', async () => {
     const whole = await invoicePdf(7);
-    const error = await createPageCounter(endless, 50)(whole, whole.length, 'application/pdf').catch((e: unknown) => e);
+    const error = await createPageCounter(endless, { limitMs: 50 })(whole, whole.length, 'application/pdf').catch(
+      (e: unknown) => e,
+    );
     expect((error as Error).message).toMatch(/took longer than 50 ms.*decompression bomb\?/);
   });
 });
