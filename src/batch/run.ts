@@ -556,6 +556,11 @@ async function settleIdentity(
       'info',
       'this API key reads documents the journal holds under another key: they are the same parser, and what the journal knows of them stands (nothing is sent again)',
     );
+  if (shown.unseen.length > 0 && shown.seen.length === 0)
+    ctx.deps.log(
+      'warn',
+      "this API key is another parser's than the key these files were extracted with before (it cannot read their documents): they are extracted again, and paid, with this key's parser and its fields. To keep the earlier results, run with the earlier key",
+    );
   await ahead(next.targets);
   for (const job of fresh) {
     const { key, target, prior } = lookup(known, job.sha256, next);

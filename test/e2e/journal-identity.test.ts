@@ -124,14 +124,17 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
     const parserFacts = readJournalLines(defaultJournalIn(home)).facts.filter((f) => f.fact === 'parser');
     expect(parserFacts).toHaveLength(1);
 
-    const other = await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url, OTHER_KEY) });
+    const other = await extract(cwd, server.url, [drop], { env: userEnv(home, server.url, OTHER_KEY) });
     expect(other.exitCode, other.stderr).toBe(0);
+    // Failed before: the other parser's key extracted (and paid) again without a word.
+    expect(other.stderr).toMatch(/another parser's than the key these files were extracted with before/);
     expect(await reserves(server.url)).toBe(2 * DOCS);
     const byParser = (await ledger(server.url)).entries.filter((e) => e.kind === 'reserve');
     expect(byParser.length).toBe(2 * DOCS);
 
-    const otherAgain = await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url, OTHER_KEY) });
+    const otherAgain = await extract(cwd, server.url, [drop], { env: userEnv(home, server.url, OTHER_KEY) });
     expect(otherAgain.exitCode).toBe(0);
+    expect(otherAgain.stderr).not.toMatch(/another parser's/);
     expect(completed(otherAgain.stdout)).toBe(DOCS);
     const rotatedAgain = await extract(cwd, server.url, [drop, '-q'], { env: userEnv(home, server.url, ROTATED_KEY) });
     expect(completed(rotatedAgain.stdout)).toBe(DOCS);
