@@ -12,7 +12,7 @@ import { LineSpool } from './spool.ts';
  * The plan as the send and finish steps read it. The plan step decides one window of inputs at
  * a time and writes each job here as it is decided: a run over 100,000 files holds its jobs on
  * disk (PlanStore), the send step's queue as numbers (Int32List), and a number or two per
- * document to find copies (CopyIndex), not a Job per document (issue 26 item 1).
+ * document to find copies (CopyIndex), not a Job per document.
  */
 export type BatchPlan = {
   journal: StateJournal;

@@ -18,7 +18,7 @@ export type RecordKey = number | string;
  *
  * A record is not held in memory once emitted: it goes to a spool file (RecordSpool) and is read
  * back, one at a time, each time the finish step walks the batch (outputs, summary, report), so
- * a run over 100,000 documents holds an offset per document, not its record (issue 26 item 1).
+ * a run over 100,000 documents holds an offset per document, not its record.
  * Where no spool can be made (no writable temp directory), records are kept in memory as before.
  */
 export type Records = {

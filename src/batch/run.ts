@@ -184,7 +184,7 @@ type PlanContext = {
  *
  * A window of inputs at a time (PLAN_WINDOW files, as discovery finds them): each is read,
  * looked up in the journal (one query a window), and its jobs written to the plan store on disk,
- * so what the plan holds does not grow with the batch (issue 26 item 1).
+ * so what the plan holds does not grow with the batch.
  */
 async function planBatch(
   inputs: string[],
@@ -236,9 +236,8 @@ async function planBatch(
   let read = 0;
   for (let window = first; window.done !== true; window = await windows.next()) {
     // A batch of more than one window favours memory even when it reads and sends nothing: with the
-    // plan streamed, V8's default heap growth still took a rerun of 20,000 done files to 154-174 MB
-    // (94-99 MB favouring memory, for 0.8-1.1 -> 0.8-1.2 s; 6,000 files 114 -> 87 MB, 0.30 -> 0.44 s;
-    // the plan held whole: 120-129 MB, 1.0-1.1 s), while a batch of one window keeps the default's speed.
+    // plan streamed, V8's default heap growth still grows a large rerun's memory with the batch
+    // (bench row 10), while a batch of one window keeps the default's speed.
     if (discovery.found.files > (deps.planWindow ?? PLAN_WINDOW)) deps.favourMemory?.();
     const { files, unsettled } = settledOnly(window.value, options.settleMs ?? 0, settleNow);
     plan.unsettled?.push(...unsettled);

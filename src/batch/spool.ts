@@ -5,7 +5,7 @@ import { join } from 'node:path';
 /**
  * Lines of text on disk, each found again by its slot: what a run would otherwise hold for every
  * document of its batch (its plan, its records) waits here between being made and being read
- * again, so a run over 100,000 documents holds two numbers a line, not the line (issue 26 item 1).
+ * again, so a run over 100,000 documents holds two numbers a line, not the line.
  *
  * The file is unlinked as soon as it is opened: nothing is left behind by a crash, and it lives
  * as long as its descriptor (closed by close(), when the spool is collected, or at exit). A line

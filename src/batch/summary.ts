@@ -94,7 +94,7 @@ export type BatchSummary = {
  * The summary of a run over its records, in input order. Counted in one pass; the two lists
  * that hold a line per document (`documents`, `needs_review`) are read from the records again
  * only when asked for (the report streams them: reportChunks), so a run over 100,000
- * documents holds counters, not its records (issue 26 item 1). `documents` is iterated again
+ * documents holds counters, not its records. `documents` is iterated again
  * at each reading: records.ts's view of the run's records does that.
  */
 export function tallySummary(

@@ -26,7 +26,7 @@ export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks:
     { needKey: flags.dryRun !== true, lookUpState: !hooks.explicitState },
     async (target) => {
       // --state (a path, a URL or --no-state) wins; then EXTRACT_STATE_URL and the config
-      // store; then the file in the working directory. A --local emulator lives for one run:
+      // store; then the user's journal of the service (journal/state/user-journal.ts). A --local emulator lives for one run:
       // its documents cannot be resumed, so it keeps no journal unless --state says so.
       const state = hooks.explicitState ? (flags.noState ? null : flags.state) : target.local ? null : target.stateUrl;
       const options = {
@@ -45,8 +45,8 @@ export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks:
         isTTY: process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0,
         onSignal: hooks.onSignal,
         exitNow: hooks.exitNow,
-        // Once the run reads or sends a document: the collector's extra passes cost a rerun that
-        // does neither about a third of its CPU (20,000 files: 1.45 -> 1.0 s), for a heap it frees at exit.
+        // Once the run reads or sends a document: the collector's extra passes would cost a rerun that
+        // does neither a good part of its CPU, for a heap it frees at exit anyway.
         favourMemory,
       };
       const summary = await runBatch(inputs, options, deps);

@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 export const UPLOAD_CHUNK_BYTES = 256 * 1024;
 /**
  * ...into a ring of this many buffers, reused: one being sent, one being read ahead, one
- * spare. A fresh buffer per chunk (createReadStream) left 1 MiB chunks for the GC to free
- * late: RSS climbed to 170 MB on a 2 GB upload.
+ * spare. A fresh buffer per chunk (createReadStream) leaves 1 MiB chunks for the GC to free
+ * late, and resident memory then climbs with the size of the upload.
  */
 const RING = 3;
 

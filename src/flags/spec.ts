@@ -1,5 +1,5 @@
 /**
- * What a flag is, declared once (issue #27 item 3): its name (the table's key), short alias,
+ * What a flag is, declared once: its name (the table's key), short alias,
  * value name, description, default and kind. From one table per command are made the
  * commander options (commander.ts), the values' type (FlagValues, below), their parsing and
  * defaults (parse.ts), and, through commander, --help, docs/reference.md, man/extract.1 and

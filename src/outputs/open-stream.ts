@@ -106,8 +106,8 @@ function _linkOf(fd: string): string | undefined {
 
 /**
  * Opens a FIFO for writing without blocking: a blocking open waits in a thread of libuv's
- * pool until a reader comes, and no signal reaches it (issue #22: 12 minutes, SIGTERM ignored
- * twice). Non-blocking, an open with no reader fails at once (ENXIO), and is tried again on a
+ * pool until a reader comes, and no signal reaches it (SIGTERM is ignored for as long as no
+ * reader comes). Non-blocking, an open with no reader fails at once (ENXIO), and is tried again on a
  * timer that the signal can stop.
  */
 async function _openFifo(path: string, options: StreamOptions): Promise<number> {
