@@ -3,6 +3,7 @@ import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
 import { columnConceptOf } from './labels.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { isSumLabel } from './table-checks.ts';
 import type { Column, Header } from './table-header.ts';
 import type { Place } from './types.ts';
 import { type FormatHints, looksLikeAmount, parseValue } from './values.ts';
@@ -34,6 +35,8 @@ export type Segment = {
   rows: Row[];
   lines: Set<string>;
   end: 'stop' | 'gap' | 'page';
+  /** The line the rows ended at (the first after them). */
+  at: number;
   /** A number stood under no column title, or rows followed the table's end. */
   ambiguous: boolean;
   /** The amount cell of the totals line that ended it. */
@@ -64,7 +67,10 @@ function union(a: Place, b: Place): Place {
 const END_WORDS =
   /^(sub-?total|total|grand total|summe|gesamt|zwischensumme|nettosumme|endsumme|total ht|total ttc|sous-total|montant total|subtotaal|totaal|totale|subtotale)\b/i;
 /** A line that carries the running sum over a page break: no item, and the table goes on. */
-const CARRY_WORDS = /^((carried|brought|carry) forward|übertrag|zwischenübertrag|à reporter|a reporter|report\s*:?$)/i;
+export const CARRY_WORDS =
+  /^((carried|brought|carry) forward|übertrag|zwischenübertrag|à reporter|a reporter|report\s*:?$)/i;
+/** The first row may stand this many text heights under its header (a rule and padding between). */
+const FIRST_ROW_EM = 4;
 /** A line that follows the row above this closely (in text heights) continues it. */
 const CONTINUE_EM = 1.6;
 /** "10%", "2,00 %": a rate printed in a column of its own. */
@@ -73,25 +79,31 @@ const PERCENT = /^(-?\d+(?:[.,]\d+)?)\s*%$/u;
 const QUANTITY_WITH_UNIT = /^([-+]?\d[\d.,'\s]*?)\s*\p{L}[\p{L}.()²³/]*$/u;
 
 /** The rows under one header, down to the end of the table or of the page. */
-export function readRows(field: TableField, header: Header, doc: Doc): Segment {
-  const headerLine = doc.scope[header.last] ?? doc.scope[header.at];
+/**
+ * `from`: where the rows go on after a page break with no header repeated (table-pages.ts),
+ * the first of them; else they start under the header.
+ */
+export function readRows(field: TableField, header: Header, doc: Doc, from?: number): Segment {
+  const first = from === undefined ? (doc.scope[header.last] ?? doc.scope[header.at]) : doc.scope[from];
   const segment: Segment = {
-    page: headerLine?.line.page ?? 0,
+    page: first?.line.page ?? 0,
     rows: [],
     lines: new Set(),
     end: 'page',
+    at: doc.scope.length,
     ambiguous: false,
     twofold: header.twofold,
   };
-  if (!headerLine) return segment;
+  if (!first) return segment;
   const { rows, lines } = segment;
-  let previous = headerLine.line;
+  let previous = first.line;
   const finish = (end: Segment['end'], at: number): Segment => {
     segment.end = end;
+    segment.at = at;
     if (end === 'gap' && rowsFollow(field, header, doc, at)) segment.ambiguous = true;
     return segment;
   };
-  for (let i = header.last + 1; i < doc.scope.length; i++) {
+  for (let i = from ?? header.last + 1; i < doc.scope.length; i++) {
     const sl = doc.scope[i];
     if (!sl) break;
     if (sl.line.page !== segment.page) return finish('page', i);
@@ -99,18 +111,22 @@ export function readRows(field: TableField, header: Header, doc: Doc): Segment {
     const gap = sl.line.y - previous.y;
     const height = Math.max(previous.height, sl.line.height);
     const blank = gap > BLANK_GAP_EM * height;
-    if (rows.length === 0 && gap > 1.5 * BLANK_GAP_EM * height) return finish('gap', i);
+    if (rows.length === 0 && gap > FIRST_ROW_EM * height) return finish('gap', i);
     if (sl.cells.some((c) => CARRY_WORDS.test(c.text))) {
       lines.add(lineKey(sl.line));
       previous = sl.line;
       continue;
     }
-    if (endsTable(sl, doc)) {
+    const { cells: placed, unaligned, rates, amounts } = place(sl, header, doc.hints);
+    // A line that opens with "Total" or "Summe" but prints a quantity and a unit price is an
+    // item (a group's subtotal billed as a line): a totals line prints no unit price.
+    if (endsTable(sl, doc) && !pricedRow(placed, header, doc)) {
       const amount = totalCell(sl, header);
       if (amount) segment.total = { line: lineKey(sl.line), cell: amount };
+      // Another field's label among an item's notes ("Name: …" of a delivery address), then rows: not the end.
+      if (!totalsLine(sl, doc) && rowsFollow(field, header, doc, i + 1, true)) segment.ambiguous = true;
       return finish('stop', i);
     }
-    const { cells: placed, unaligned, rates, amounts } = place(sl, header, doc.hints);
     if (rows.length >= 2 && isSumOfRows(placed, rows, doc)) return finish('stop', i);
     const current = rows.at(-1);
     if (current && !blank && continues(current, placed, sl.line, header)) {
@@ -154,14 +170,20 @@ function crossesNumberColumns(sl: ScopeLine, header: Header): boolean {
   );
 }
 
-/** Whether a row of this table stands further down the page, before any totals: the end was not the end. */
-function rowsFollow(field: TableField, header: Header, doc: Doc, from: number): boolean {
+/**
+ * Whether a row of this table stands further down the page, before any totals: the end was
+ * not the end. `pastLabels`: lines with other fields' labels are passed over, only totals end the search.
+ */
+function rowsFollow(field: TableField, header: Header, doc: Doc, from: number, pastLabels = false): boolean {
   const page = doc.scope[from]?.line.page;
   for (let i = from; i < doc.scope.length; i++) {
     const sl = doc.scope[i];
     if (!sl || sl.line.page !== page) return false;
     if (sl.cells.length === 0 || sl.cells.some((c) => CARRY_WORDS.test(c.text))) continue;
-    if (endsTable(sl, doc)) return false;
+    if (endsTable(sl, doc)) {
+      if (pastLabels && !totalsLine(sl, doc)) continue;
+      return false;
+    }
     if (fillsRow(place(sl, header, doc.hints).cells, header, doc) && field.columns.length > 0) return true;
   }
   return false;
@@ -182,7 +204,12 @@ function notesBeforeRow(header: Header, doc: Doc, from: number): boolean {
   return false;
 }
 
-function endsTable(sl: ScopeLine, doc: Doc): boolean {
+/** A line that prints the items' sum or a total: "Summe", "Total HT", "Positionssumme". */
+function totalsLine(sl: ScopeLine, doc: Doc): boolean {
+  return sl.cells.some((c) => END_WORDS.test(c.text) || isSumLabel(c.text, doc));
+}
+
+export function endsTable(sl: ScopeLine, doc: Doc): boolean {
   return sl.cells.some((c) => {
     if (END_WORDS.test(c.text)) return true;
     const m = doc.labels.match(c.text);
@@ -205,7 +232,7 @@ function totalCell(sl: ScopeLine, header: Header): Cell | undefined {
   return under.length === 1 ? under[0] : undefined;
 }
 
-function numberColumns(header: Header): LeafField[] {
+export function numberColumns(header: Header): LeafField[] {
   return header.columns.flatMap((c) => (c.field && c.field.type !== 'string' ? [c.field] : []));
 }
 
@@ -217,7 +244,7 @@ function textColumns(header: Header): LeafField[] {
  * Whether a line opens a row: its description when the table has a description column
  * (else two number columns filled), and a value in a number column.
  */
-function fillsRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
+export function fillsRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
   const numbers = numberColumns(header).filter((f) => cellValue(f, placed.get(f.name)?.text, doc) !== null);
   const texts = textColumns(header);
   if (texts.length === 0) return numbers.length >= Math.min(2, numberColumns(header).length);
@@ -225,7 +252,19 @@ function fillsRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boole
     const text = placed.get(f.name)?.text;
     return text !== undefined && /\p{L}/u.test(text);
   });
-  return described && (numbers.length > 0 || numberColumns(header).length === 0);
+  // A price alone, where the table has a quantity or an amount column, is a note on the item
+  // above ("Abschlag │ -100,00", "Bruttopreis 9,90"), not an item.
+  const priceOnly =
+    numbers.every((f) => columnConceptOf(f) === 'unit_price') &&
+    numberColumns(header).some((f) => columnConceptOf(f) === 'quantity' || isLineAmount(f));
+  return described && ((numbers.length > 0 && !priceOnly) || numberColumns(header).length === 0);
+}
+
+/** Values in both the quantity and the unit price column: what an item prints and a totals line never does. */
+function pricedRow(placed: Map<string, RowCell>, header: Header, doc: Doc): boolean {
+  const filled = numberColumns(header).filter((f) => cellValue(f, placed.get(f.name)?.text, doc) !== null);
+  const concepts = new Set(filled.map((f) => columnConceptOf(f)));
+  return concepts.has('quantity') && concepts.has('unit_price');
 }
 
 /** Values in two number columns or more and no description, in a table that has one. */
@@ -284,7 +323,7 @@ export function cellValue(f: LeafField, text: string | undefined, doc: Doc): Lea
  * none goes to the nearest; a number that overlaps none makes the line unaligned, since
  * which column it belongs to is a guess.
  */
-function place(
+export function place(
   sl: ScopeLine,
   header: Header,
   hints: FormatHints,

@@ -4,6 +4,7 @@ import { type FieldPath, columnConceptOf } from './labels.ts';
 import { type Doc, lineKey } from './scope.ts';
 import { type CheckedRow, checkTable, productIs } from './table-checks.ts';
 import { type Header, findHeaders } from './table-header.ts';
+import { resumeOnNextPage } from './table-pages.ts';
 import { type Row, type Segment, cellValue, isLineAmount, readRows } from './table-rows.ts';
 import type { Place } from './types.ts';
 
@@ -40,6 +41,7 @@ export type TableRead = {
 export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRead {
   const headers = findHeaders(field, path, doc);
   const segments: Segment[][] = [];
+  let overBreak = false;
   for (const [i, header] of headers.entries()) {
     const segment = readRows(field, header, doc);
     const previous = segments.at(-1);
@@ -51,8 +53,15 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
       headerLine !== undefined &&
       sameColumns(headers[i - 1], header) &&
       prevLast.page === headerLine.page - 1;
-    if (continues && previous) previous.push(segment);
-    else segments.push([segment]);
+    const group = continues && previous ? previous : [];
+    if (group !== previous) segments.push(group);
+    group.push(segment);
+    for (let last = segment, at = resumeOnNextPage(field, header, doc, last); at !== null; ) {
+      last = readRows(field, header, doc, at);
+      group.push(last);
+      overBreak = true;
+      at = resumeOnNextPage(field, header, doc, last);
+    }
   }
   const lines = new Set<string>();
   for (const h of headers) {
@@ -79,7 +88,7 @@ export function readTable(field: TableField, path: FieldPath, doc: Doc): TableRe
     amounts: row.amounts,
   }));
   dropUnseparated(field.columns, read, as);
-  const rows = checkTable(field.columns, as, doc, below);
+  const rows = checkTable(field.columns, as, doc, below, overBreak);
   if (rows === null) return none;
   const places = read.map((row, i) => {
     const out: Record<string, Place> = {};
