@@ -32,7 +32,7 @@ export function findHeaders(field: TableField, path: FieldPath, doc: Doc): Heade
   const headers: Header[] = [];
   for (let at = 0; at < doc.scope.length; at++) {
     const header = headerAt(at, field, path, doc);
-    if (!header || header.matched.size < need || header.matched.size * 2 < header.columns.length) continue;
+    if (!header || header.matched.size < need) continue;
     if (summaryOfTotals(header, field)) continue;
     const previous = headers.at(-1);
     // Two lines of one band each read as the header: keep the reading that names more columns.

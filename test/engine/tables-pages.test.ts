@@ -193,4 +193,35 @@ describe('engine: line items on other producers’ layouts', () => {
     const { results } = await read([s]);
     expect(results.line_items).toEqual([{ description: 'Stahlcoil', quantity: 10, unit_price: 85, amount: 850 }]);
   });
+
+  it('tables: a header whose columns are mostly ones no field asks for (article numbers, unit, tax rate) is read; "Pos-Betrag" over "ohne USt." is the amount', async () => {
+    const s = new Sheet();
+    s.text(50, 60, 'Rechnung Nr. 2024-88', { size: 10 });
+    s.text(50, 120, 'Pos', SMALL).text(80, 120, 'Art-Nr.', SMALL).text(125, 120, 'EAN', SMALL);
+    s.text(190, 120, 'Bezeichnung', SMALL).right(360, 120, 'Menge', SMALL).text(370, 120, 'ME', SMALL);
+    s.right(430, 120, 'Preis', SMALL).right(470, 120, 'USt.', SMALL).right(540, 120, 'Pos-Betrag', SMALL);
+    s.right(540, 128, 'ohne USt.', SMALL);
+    const rows = [
+      ['1', 'ZS997', '4123456000014', 'Zitronensäure 100ml', '100', 'Stk', '1,00', '19 %', '100,00'],
+      ['2', 'GZ250', '4123456000021', 'Gelierzucker 250g', '50', 'Stk', '1,45', '7 %', '72,50'],
+    ];
+    for (const [k, r] of rows.entries()) {
+      const y = 145 + 16 * k;
+      s.text(50, y, r[0] ?? '', SMALL)
+        .text(80, y, r[1] ?? '', SMALL)
+        .text(125, y, r[2] ?? '', SMALL);
+      s.text(190, y, r[3] ?? '', SMALL)
+        .right(360, y, r[4] ?? '', SMALL)
+        .text(370, y, r[5] ?? '', SMALL);
+      s.right(430, y, r[6] ?? '', SMALL)
+        .right(470, y, r[7] ?? '', SMALL)
+        .right(540, y, r[8] ?? '', SMALL);
+    }
+    s.text(300, 200, 'Summe Positionen', SMALL).right(540, 200, '172,50', SMALL);
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Zitronensäure 100ml', quantity: 100, unit_price: 1, amount: 100 },
+      { description: 'Gelierzucker 250g', quantity: 50, unit_price: 1.45, amount: 72.5 },
+    ]);
+  });
 });

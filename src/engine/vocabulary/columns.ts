@@ -102,6 +102,8 @@ const TITLES: Record<ColumnConcept, readonly string[]> = {
     'Nettowert',
     'Entgelt',
     'Gesamtbetrag',
+    'Positionsbetrag',
+    'Pos-Betrag',
     'Montant',
     'Montant HT',
     'Prix HT',
