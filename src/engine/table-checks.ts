@@ -3,6 +3,7 @@ import { columnConceptOf } from './labels.ts';
 import type { Doc } from './scope.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
 import type { ColumnConcept } from './vocabulary/columns.ts';
+import type { Concept } from './vocabulary/types.ts';
 
 /**
  * The arithmetic a table read must pass before its rows are returned (tables.ts). A table
@@ -29,6 +30,7 @@ export function checkTable(
   rows: readonly CheckedRow[],
   doc: Doc,
   below: number,
+  mustSum = false,
 ): Results[] | null {
   const of = (concept: ColumnConcept) => columns.find((c) => columnConceptOf(c) === concept)?.name;
   const quantity = of('quantity');
@@ -45,7 +47,7 @@ export function checkTable(
   });
   const sum = amounts.reduce((s, a) => s + a, 0);
   const printed = amounts.length === rows.length ? printedBelow(sum, doc, below) : 'none';
-  if (printed === 'other') return null;
+  if (printed === 'other' || (mustSum && printed !== 'sum')) return null;
   for (const [i, row] of rows.entries()) {
     const a = row.values[amount];
     const q = quantity === undefined ? null : row.values[quantity];
@@ -71,20 +73,45 @@ export function productIs(quantity: number, price: number, amount: number, rates
 /** Numbers as a cell may hold them among words: "Summe netto: 1.420,00 €". */
 const NUMBER = /-?\d[\d.,'\s]*\d|\d/gu;
 
-/** Whether the sum is printed below the table, or other amounts only, or no amount at all (nothing to check). */
+/** Concepts of a line that prints a sum of the items ("Positionssumme", "Total HT", "Subtotal", "Nettobetrag"). */
+const SUM_CONCEPTS: ReadonlySet<Concept> = new Set(['subtotal', 'total']);
+
+/**
+ * Whether the sum is printed below the table, or other amounts only, or no amount at all
+ * (nothing to check). A sum printed on a line labelled as one (the items' sum, the net
+ * total, the total) is the table's own: when such lines print amounts and none is the sum,
+ * the rows are not the table's, whatever other figure below happens to equal their sum (a
+ * tax base, an item's amount on the next page).
+ */
 function printedBelow(sum: number, doc: Doc, from: number): 'sum' | 'other' | 'none' {
   let other = false;
+  let labelled = false;
+  let unlabelled = false;
   for (let i = from; i < doc.scope.length; i++) {
-    for (const cell of doc.scope[i]?.cells ?? []) {
+    const cells = doc.scope[i]?.cells ?? [];
+    const sumLine = cells.some((c) => isSumLabel(c.text, doc));
+    for (const cell of cells) {
       for (const m of cell.text.replaceAll('−', '-').matchAll(NUMBER)) {
         const v = parseValue('decimal', m[0], doc.hints);
         if (typeof v !== 'number') continue;
-        if (Math.abs(Math.abs(v) - Math.abs(sum)) < 0.005) return 'sum';
-        other ||= looksLikeAmount(m[0]);
+        const amount = looksLikeAmount(m[0]);
+        if (Math.abs(Math.abs(v) - Math.abs(sum)) < 0.005) {
+          if (sumLine) return 'sum';
+          unlabelled = true;
+        }
+        other ||= amount;
+        labelled ||= sumLine && amount;
       }
     }
   }
+  if (labelled) return 'other';
+  if (unlabelled) return 'sum';
   return other ? 'other' : 'none';
+}
+
+export function isSumLabel(text: string, doc: Doc): boolean {
+  const m = doc.labels.match(text);
+  return m !== null && [...m.concepts].some((c) => SUM_CONCEPTS.has(c));
 }
 
 /**

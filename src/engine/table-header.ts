@@ -2,6 +2,7 @@ import type { LeafField, TableField } from '../contract/index.ts';
 import { type FieldPath, columnConceptOf, nameWords } from './labels.ts';
 import { type Cell, overlap } from './layout.ts';
 import type { Doc, ScopeLine } from './scope.ts';
+import { namesOtherColumn } from './vocabulary/columns.ts';
 
 /**
  * The header row of a table: a line whose cells are column titles, with the title lines
@@ -31,7 +32,7 @@ export function findHeaders(field: TableField, path: FieldPath, doc: Doc): Heade
   const headers: Header[] = [];
   for (let at = 0; at < doc.scope.length; at++) {
     const header = headerAt(at, field, path, doc);
-    if (!header || header.matched.size < need || header.matched.size * 2 < header.columns.length) continue;
+    if (!header || header.matched.size < need) continue;
     if (summaryOfTotals(header, field)) continue;
     const previous = headers.at(-1);
     // Two lines of one band each read as the header: keep the reading that names more columns.
@@ -127,13 +128,38 @@ function twofold(columns: readonly Column[]): Set<string> {
   return out;
 }
 
-/** The column a title names: the whole title read top to bottom, else exactly one of its parts. */
+/**
+ * The column a title names: the whole title read top to bottom, else exactly one of its
+ * parts, else one title of a cell that holds two ("Menge Einheit": the quantity and its unit).
+ */
 function nameColumn(group: Cell[], field: TableField, path: FieldPath, doc: Doc): LeafField | null | 'twice' {
   const whole = columnOf(group.map((c) => c.text).join(' '), field, path, doc);
   if (whole) return whole;
   const parts = group.map((c) => columnOf(c.text, field, path, doc)).filter((c) => c !== null);
   if (parts.length > 1) return 'twice';
-  return parts[0] ?? null;
+  if (parts[0]) return parts[0];
+  const merged = group.map((c) => mergedTitles(c.text, field, path, doc)).filter((c) => c !== null);
+  if (merged.length > 1 || merged.includes('twice')) return 'twice';
+  return merged[0] ?? null;
+}
+
+/**
+ * A cell that holds two column titles side by side ("Menge Einheit", "Pos. Produkt"): the
+ * column one of them names, when the other is a title of a column the field does not ask
+ * for (vocabulary/columns.ts). Two that each name one of the field's columns: the values
+ * under the cell cannot be told apart. Any other words ("Price w/o"): no reading.
+ */
+function mergedTitles(text: string, field: TableField, path: FieldPath, doc: Doc): LeafField | null | 'twice' {
+  const words = text.trim().split(/\s+/u);
+  if (words.length < 2 || words.length > 4) return null;
+  for (let k = 1; k < words.length; k++) {
+    const [head, tail] = [words.slice(0, k).join(' '), words.slice(k).join(' ')];
+    const [first, second] = [columnOf(head, field, path, doc), columnOf(tail, field, path, doc)];
+    if (first && second) return first === second ? first : 'twice';
+    if (first && namesOtherColumn(tail)) return first;
+    if (second && namesOtherColumn(head)) return second;
+  }
+  return null;
 }
 
 function columnOf(title: string, field: TableField, path: FieldPath, doc: Doc): LeafField | null {

@@ -102,6 +102,8 @@ const TITLES: Record<ColumnConcept, readonly string[]> = {
     'Nettowert',
     'Entgelt',
     'Gesamtbetrag',
+    'Positionsbetrag',
+    'Pos-Betrag',
     'Montant',
     'Montant HT',
     'Prix HT',
@@ -130,4 +132,73 @@ export function columnConcept(
 /** The printed titles of a column concept, in every language. */
 export function columnTitles(concept: ColumnConcept): readonly string[] {
   return TITLES[concept];
+}
+
+/**
+ * Titles of columns a Table field seldom asks for (the position, the article number, the
+ * unit, the tax rate, a discount), in the six languages. A header cell may print one beside a
+ * column's title ("Menge Einheit", "Pos. Produkt"): the cell then stands for that column.
+ */
+const OTHER_TITLES = new Set(
+  [
+    // position, article number, reference
+    'Pos',
+    'Position',
+    'Nr',
+    'No',
+    'Nº',
+    'N°',
+    '#',
+    'Art-Nr',
+    'Art.-Nr',
+    'Artikel-Nr',
+    'Artikelnr',
+    'Artikelnummer',
+    'Referenz',
+    'Referenzen',
+    'Reference',
+    'References',
+    'Ref',
+    'Référence',
+    'Referencia',
+    'Riferimento',
+    'Code',
+    'SKU',
+    // unit
+    'Einheit',
+    'ME',
+    'Unit',
+    'UoM',
+    'Unité',
+    'Eenheid',
+    'Unidad',
+    'Unità',
+    // tax rate, discount, date
+    'USt',
+    'MwSt',
+    'Steuer',
+    'Steuersatz',
+    'VAT',
+    'Tax',
+    'TVA',
+    'BTW',
+    'IVA',
+    'Rabatt',
+    'Discount',
+    'Remise',
+    'Korting',
+    'Descuento',
+    'Sconto',
+    'Datum',
+    'Date',
+  ].map(normalTitle),
+);
+
+function normalTitle(title: string): string {
+  return title.toLowerCase().replace(/[.:]+$/u, '');
+}
+
+/** Whether a title names a column of the kinds a Table field seldom asks for ("Einheit", "Pos.", "MwSt."). */
+export function namesOtherColumn(title: string): boolean {
+  return OTHER_TITLES.has(normalTitle(title.trim()));
 }
