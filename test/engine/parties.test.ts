@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
+import { extractInProcess } from '../../src/engine/extract.ts';
+import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
+
+/**
+ * The parties as a reader finds them: under a heading past the key lines and blank gaps that
+ * come before the name, never a contact person, a country code or the addressee's VAT id.
+ * Each page is drawn here in the shape the failure had (never a copy of a corpus file).
+ */
+
+async function read(sheet: Sheet) {
+  const bytes = await renderPdf([sheet]);
+  const { results } = await extractInProcess({
+    bytes: new Uint8Array(bytes),
+    mimeType: 'application/pdf',
+    fields: INVOICE_FIELDS,
+  });
+  return results as { vendor: Record<string, unknown>; bill_to: Record<string, unknown> };
+}
+
+describe('parties: the name under its heading', () => {
+  it('engine: a country code on the line under a labelled name is not part of the name', async () => {
+    const s = new Sheet();
+    s.text(65, 64, 'Handelsrechnung Nr. 4711 vom 05.03.2020', { size: 14 });
+    s.text(70, 152, 'Verkäufer');
+    s.text(70, 169, 'Name:').text(261, 169, 'Nordlicht Handels GmbH');
+    s.text(261, 187, 'DE');
+    s.text(70, 205, 'Steuernummer:').text(261, 205, '201/113/40209');
+    // The page's other lines stand wider apart than its party's lines (its pitch is theirs).
+    for (let k = 0; k < 8; k++) s.text(70, 300 + 24 * k, `Bemerkung ${k + 1}`);
+    const { vendor } = await read(s);
+    expect(vendor.name).toBe('Nordlicht Handels GmbH');
+  });
+
+  it('engine: a blank gap and key lines (numbers, GLN over two lines, GTIN, customer no.) before the name are passed over', async () => {
+    const s = new Sheet();
+    s.text(60, 50, 'Rechnung 2024-118', { size: 14 });
+    s.text(60, 120, 'Verkäufer:');
+    // A blank gap, then key lines, then the name and the address.
+    s.lines(60, 165, 14, [
+      'Nummer : 549910',
+      'Globale Nummer: 4000001123452 (GTIN)',
+      'Bergblick Werkzeuge GmbH',
+      'Talweg 4',
+      '87700 Memmingen',
+    ]);
+    s.text(320, 120, 'Rechnungsempfänger');
+    s.lines(320, 165, 14, ['GLN', '4304171000002', 'Kunden-Nr. 77812', 'Seeufer Gastro KG', 'Uferstraße 9']);
+    const results = await read(s);
+    expect(results.vendor.name).toBe('Bergblick Werkzeuge GmbH');
+    expect(results.bill_to.name).toBe('Seeufer Gastro KG');
+  });
+
+  it("engine: a contact person above the buyer's name is not the buyer", async () => {
+    const s = new Sheet();
+    s.text(300, 50, 'FACTURE N° : FA-0042');
+    s.text(300, 75, 'Adresse du client');
+    s.lines(307, 86, 9, ['Contact Achats, Service comptable', 'BOULANGERIE DU PORT', '12 quai Est', '29200 Brest, FR']);
+    s.text(300, 140, 'CLIENT :');
+    const results = await read(s);
+    expect(results.bill_to.name).toBe('BOULANGERIE DU PORT');
+    // A block whose only lines are a contact and keys names nobody.
+    const t = new Sheet();
+    t.text(300, 75, 'Adresse du client');
+    t.lines(307, 86, 9, ['Contact: Mme Leroy', 'N° client : 0215']);
+    expect((await read(t)).bill_to.name).toBeNull();
+  });
+
+  it('engine: a salutation or a lone key under the heading is no name', async () => {
+    const s = new Sheet();
+    s.text(60, 120, 'Rechnungsempfänger');
+    s.lines(60, 136, 14, ['Herrn', 'Max Mustermann', 'Musterstr. 11', '12346 Musterhausen']);
+    expect((await read(s)).bill_to.name).toBeNull();
+  });
+});
+
+describe("parties: the seller's VAT id only where the page says so", () => {
+  const page = () => {
+    const s = new Sheet();
+    s.text(90, 49, 'LOGO NORDWIND', { size: 10 }).text(296, 49, 'FACTURE N° :').text(428, 49, 'F-2024-7');
+    s.lines(90, 85, 9, ['NORDWIND SAS', '4 rue des Mâts', '44000 NANTES, FR', 'N° TVA : FR 11 123 456 782']);
+    s.text(90, 159, 'Représentant fiscal');
+    s.lines(97, 168, 9, ['FISCAL REP SA', 'TVA :FR 05 987 654 321']);
+    s.text(90, 207, 'Nos références').text(296, 207, 'Vos identifiants');
+    s.lines(303, 216, 9, ['SIREN : 987 654 321', 'N° TVA : FR 05 987 654 321']);
+    return s;
+  };
+
+  it("engine: the buyer's VAT id under \"Vos identifiants\" and a tax representative's are not the seller's", async () => {
+    expect((await read(page())).vendor.vat_id).toBe('FR 11 123 456 782');
+    // Without the seller's own id, the others never stand in for it.
+    const s = new Sheet();
+    s.text(90, 159, 'Représentant fiscal');
+    s.lines(97, 168, 9, ['FISCAL REP SA', 'TVA :FR 05 987 654 321']);
+    s.text(296, 207, 'Vos identifiants');
+    s.lines(303, 216, 9, ['N° TVA : FR 05 987 654 321']);
+    expect((await read(s)).vendor.vat_id).toBeNull();
+  });
+
+  it('engine: "Ihre USt-IdNr." is the buyer\'s; a VAT id that opens a letterhead line is the seller\'s', async () => {
+    const s = new Sheet();
+    s.text(60, 50, 'Rechnung 2024-9', { size: 14 });
+    s.text(60, 120, 'Ihre USt-IdNr.:').text(200, 120, 'DE136695976');
+    expect((await read(s)).vendor.vat_id).toBeNull();
+    const t = new Sheet();
+    t.text(111, 39, 'TVA : FR11999999998 - SIRET : 99999999800010 - APE : 4778C', { size: 8 });
+    t.text(34, 316, 'N° TVA client').text(155, 316, 'FR19787878784');
+    expect((await read(t)).vendor.vat_id).toBe('FR11999999998');
+  });
+});
