@@ -75,6 +75,23 @@ describe('parties: the name under its heading', () => {
   });
 });
 
+describe('parties: the address window', () => {
+  it("engine: a return line in small print over a long address run, a UK postcode before its town: the window's parties", async () => {
+    const s = new Sheet();
+    s.text(71, 156, 'Harbour Supplies Ltd · 4 Dock Road · Suite 9 · Unit B · 10115 Berlin', { size: 6 });
+    s.lines(71, 176, 15, ['Kestrel Foods GmbH', 'Am Markt 3', 'Haus 2', 'Hinterhof', '04109 Leipzig']);
+    s.text(340, 176, 'Invoice Number:').text(454, 176, 'DOC-991');
+    expect(await read(s)).toMatchObject({
+      vendor: { name: 'Harbour Supplies Ltd' },
+      bill_to: { name: 'Kestrel Foods GmbH' },
+    });
+    const uk = new Sheet();
+    uk.text(71, 156, 'Harbour Supplies Ltd · 4 Dock Road · M1 1AA Manchester', { size: 6 });
+    uk.lines(71, 176, 15, ['Kestrel Foods GmbH', 'Am Markt 3', '04109 Leipzig']);
+    expect((await read(uk)).vendor).toMatchObject({ name: 'Harbour Supplies Ltd' });
+  });
+});
+
 describe("parties: the seller's VAT id only where the page says so", () => {
   const page = () => {
     const s = new Sheet();
