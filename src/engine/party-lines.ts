@@ -24,7 +24,7 @@ export function isCountryCode(text: string): boolean {
 /** A key and its value, or a key waiting for the value beside it: a few words, then a colon. */
 const KEY_VALUE = /^[\p{L}][\p{L}\p{M}\d .'’\-/#°()]{0,40}?\s?:(?:\s|$)/u;
 /** A key with a number word and its number, no colon ("Kunden-Nr. 4711", "Customer No 12", "N° client 0215"). */
-const NUMBERED_KEY = /^(?:[\p{L}][\p{L}\p{M}.\-]*\s?){1,3}(?:nr|no|nº|n°|num|number|nummer|#)\.?\s*[\p{L}\p{N}-]*\d/iu;
+const NUMBERED_KEY = /^(?:[\p{L}][\p{L}\p{M}.-]*\s?){1,3}(?:nr|no|nº|n°|num|number|nummer|#)\.?\s*[\p{L}\p{N}-]*\d/iu;
 /** A registered number's scheme, alone or before its digits. */
 const SCHEME = /^(?:GLN|GTIN|EAN|ILN|DUNS|D-U-N-S|SIRET|SIREN|BIC|ID|LEI|EORI|UST-?ID|VAT)\b/i;
 

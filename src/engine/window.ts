@@ -105,6 +105,11 @@ const LEGAL_FORM_WORDS =
 /** Short legal forms, only in capitals ("Muster AG", "Bau KG", "Vins SA"). */
 const LEGAL_FORM_CAPS = /(?:^|\s)(?:AG|KG|OHG|GbR|UG|SA|SAS|BV|NV|SRL|SpA|SE)$/u;
 
+/** Whether a line is a postcode and its town ("12345 Stadthausen", "Springfield, IL 62701"). */
+export function isPostcodeLine(text: string): boolean {
+  return POSTCODE.test(text.trim());
+}
+
 /** Whether a name ends with a company's legal form ("Muster GmbH", "Au bon moulin SARL", "Acme Inc."). */
 export function hasLegalForm(name: string): boolean {
   const t = name.trim().replace(/[,\s]+$/, '');

@@ -92,6 +92,33 @@ describe('parties: the address window', () => {
   });
 });
 
+describe('parties: the addressee under no heading', () => {
+  const letter = () => {
+    const s = new Sheet();
+    s.text(111, 39, 'Moulin Vert SARL - 3 chemin des Prés - 13100 Aix - France', { size: 8 });
+    s.text(31, 109, 'Facture FA-2024-0031', { size: 19 });
+    s.text(37, 132, 'Adresse de livraison');
+    s.lines(37, 149, 12, ['Épicerie du Lac', '5 rue du Port', '74000 Annecy', '+33 4 50 00 00 00']);
+    return s;
+  };
+
+  it("engine: a bare block at the right, a name over its address and postcode, is the buyer's", async () => {
+    const s = letter();
+    s.lines(326, 143, 13, ['Épicerie du Lac', 'Claire Martin', '5 rue du Port', '74000 Annecy', 'France']);
+    expect((await read(s)).bill_to.name).toBe('Épicerie du Lac');
+  });
+
+  it('engine: two bare blocks, or one with a phone or an id (a letterhead), name no buyer', async () => {
+    const two = letter();
+    two.lines(326, 143, 13, ['Épicerie du Lac', '5 rue du Port', '74000 Annecy']);
+    two.lines(326, 260, 13, ['Fromagerie Alpine', '8 place Neuve', '73000 Chambéry']);
+    expect((await read(two)).bill_to.name).toBeNull();
+    const phone = letter();
+    phone.lines(326, 143, 13, ['Moulin Vert SARL', '3 chemin des Prés', '13100 Aix', 'Tél. +33 4 42 00 00 00']);
+    expect((await read(phone)).bill_to.name).toBeNull();
+  });
+});
+
 describe("parties: the seller's VAT id only where the page says so", () => {
   const page = () => {
     const s = new Sheet();
