@@ -63,6 +63,27 @@ function contactDetail(t: string): boolean {
   return (t.match(/\d/g) ?? []).length >= 7;
 }
 
+/**
+ * The issuer's letterhead block: page 1's first line opens a bare block (a name over its
+ * address and postcode), and the seller's VAT id is printed on its lines or just under it
+ * ("Die Firma │ Tel: …" … "Deutschland │ USt-IdNr. DE…"): the page says whose block it is.
+ */
+export function letterheadBlock(doc: Doc, readsAsName: (t: string) => boolean, vatId: string): WindowParty | null {
+  const lines = (doc.whole ?? doc.scope).filter((sl) => sl.line.page === 1 && sl.cells.length > 0);
+  const cell = lines[0]?.cells[0];
+  const run = cell ? columnFrom(lines, 0, cell) : null;
+  const [name] = run ?? [];
+  if (!run || !name || !isBareAddress(run, readsAsName)) return null;
+  const id = squeeze(vatId);
+  const last = lines.findIndex((sl) => sl.line === run.at(-1)?.line);
+  const printsId = lines
+    .slice(0, last + 2)
+    .some((sl) => sl.cells.some((c) => c !== name.cell && squeeze(c.text).includes(id)));
+  return printsId ? { text: name.cell.text, line: name.line, cell: name.cell } : null;
+}
+
+const squeeze = (s: string) => s.replace(/\s+/g, '').toUpperCase();
+
 export function unheadedAddressee(doc: Doc, readsAsName: (t: string) => boolean): WindowParty | null {
   const lines = (doc.whole ?? doc.scope).filter((sl) => sl.line.page === 1 && sl.cells.length > 0);
   let found: WindowParty | null = null;

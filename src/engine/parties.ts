@@ -10,7 +10,7 @@ import { parseDate } from './dates.ts';
 import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
 import { addressWindow, hasLegalForm, letterhead } from './window.ts';
-import { unheadedAddressee } from './addressee.ts';
+import { letterheadBlock, unheadedAddressee } from './addressee.ts';
 import { isAddressLine, isForeignHeading, isKeyLine } from './party-lines.ts';
 
 /**
@@ -226,7 +226,11 @@ export function fillParty(
   }
   // Nor a window: the letterhead of page 1, a company's name above the addressee's block;
   // the addressee's bare block, a name over its address, under no heading.
-  const head = window ? null : concept === 'seller' ? letterhead(doc, fits) : unheadedAddressee(doc, fits);
+  const head = window
+    ? null
+    : concept === 'seller'
+      ? (letterhead(doc, fits) ?? (typeof vatId === 'string' ? letterheadBlock(doc, fits, vatId) : null))
+      : unheadedAddressee(doc, fits);
   if (head) {
     results.name = head.text;
     grounding[`${outPath}.name`] = placeOf(head.line, head.cell);

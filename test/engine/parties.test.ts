@@ -119,6 +119,26 @@ describe('parties: the addressee under no heading', () => {
   });
 });
 
+describe('parties: the letterhead block', () => {
+  const page = (id: string | null) => {
+    const s = new Sheet();
+    s.text(113, 29, 'Nordlicht Handel').text(255, 29, 'Tel: +49 (030) 41092-0');
+    s.text(113, 41, 'Hafenweg 3').text(255, 41, 'Fax: +49 (030) 41092-111');
+    s.text(113, 53, '20457 Hamburg').text(255, 53, 'E-Mail: info@nordlicht.example');
+    s.text(113, 65, 'Deutschland');
+    if (id) s.text(255, 65, `USt-IdNr.: ${id}`);
+    s.text(439, 90, 'Rechnung', { size: 24 });
+    s.text(17, 137, 'Seeufer Gastro KG').text(229, 137, 'Belegnummer').text(371, 137, '90005178');
+    return s;
+  };
+
+  it("engine: page 1's first block, a name over its address, with the seller's VAT id beside it, names the seller", async () => {
+    expect((await read(page('DE136695976'))).vendor).toMatchObject({ name: 'Nordlicht Handel', vat_id: 'DE136695976' });
+    // Without the VAT id nothing says whose block it is (an addressee's opens some pages): null.
+    expect((await read(page(null))).vendor.name).toBeNull();
+  });
+});
+
 describe("parties: the seller's VAT id only where the page says so", () => {
   const page = () => {
     const s = new Sheet();
