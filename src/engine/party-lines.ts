@@ -23,8 +23,9 @@ export function isCountryCode(text: string): boolean {
 
 /** A key and its value, or a key waiting for the value beside it: a few words, then a colon. */
 const KEY_VALUE = /^[\p{L}][\p{L}\p{M}\d .'’\-/#°()]{0,40}?\s?:(?:\s|$)/u;
-/** A key with a number word and its number, no colon ("Kunden-Nr. 4711", "Customer No 12", "N° client 0215"). */
-const NUMBERED_KEY = /^(?:[\p{L}][\p{L}\p{M}.-]*\s?){1,3}(?:nr|no|nº|n°|num|number|nummer|#)\.?\s*[\p{L}\p{N}-]*\d/iu;
+/** A key with a number word and its number, no colon ("Kunden-Nr. 4711", "Customer No 12"), or the key alone over its number. */
+const NUMBERED_KEY =
+  /^(?:[\p{L}][\p{L}\p{M}.-]*\s?){1,3}(?:nr|no|nº|n°|num|number|nummer|#)\.?(?:\s*[\p{L}\p{N}-]*\d|\s*:?$)/iu;
 /** A registered number's scheme, alone or before its digits. */
 const SCHEME = /^(?:GLN|GTIN|EAN|ILN|DUNS|D-U-N-S|SIRET|SIREN|BIC|ID|LEI|EORI|UST-?ID|VAT)\b/i;
 
@@ -34,6 +35,8 @@ function isIdLine(text: string): boolean {
     .trim()
     .replace(/\s*\([^()]*\)$/, '')
     .trim();
+  // A scheme in parentheses alone ("(GTIN)" under its number), or the scheme alone ("GLN" over it).
+  if (t === '') return /^\([\p{L}\d\s-]{2,12}\)$/u.test(text.trim());
   if (/^[A-Z]{2,5}:?$/.test(t)) return SCHEME.test(t);
   const digits = (t.match(/\d/g) ?? []).length;
   const letters = (t.match(/\p{L}/gu) ?? []).length;

@@ -50,6 +50,12 @@ describe('parties: the name under its heading', () => {
     const results = await read(s);
     expect(results.vendor.name).toBe('Bergblick Werkzeuge GmbH');
     expect(results.bill_to.name).toBe('Seeufer Gastro KG');
+    // A number's scheme on the line under it, a key over its number.
+    const t = new Sheet();
+    t.text(60, 120, 'Rechnungsempfänger');
+    t.lines(60, 136, 14, ['Globale Nummer: 4000001123452', '(GTIN)', 'Kunden-Nr.', '77812', 'Seeufer Gastro KG']);
+    t.lines(60, 206, 14, ['Uferstraße 9', '88131 Lindau']);
+    expect((await read(t)).bill_to.name).toBe('Seeufer Gastro KG');
   });
 
   it("engine: a contact person above the buyer's name is not the buyer", async () => {
