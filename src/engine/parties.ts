@@ -55,6 +55,7 @@ function blockUnder(doc: Doc, i: number, cell: Cell, right: number): Scope {
   const left = cell.x0 - sl.line.height;
   let previous = sl.line;
   let named = false;
+  let gapped = false;
   for (let k = i + 1; k < doc.scope.length; k++) {
     const next = doc.scope[k];
     if (!next) break;
@@ -64,9 +65,16 @@ function blockUnder(doc: Doc, i: number, cell: Cell, right: number): Scope {
     const gap = (next.line.y - previous.y) / Math.max(previous.height, next.line.height);
     if (gap > (named ? BLANK_GAP_EM : LEAD_GAP_EM)) break;
     if (cells.some((c) => isAnyHeading(c.text, doc))) break;
+    gapped ||= gap > BLANK_GAP_EM;
     block.push({ line: next.line, cells });
     named ||= !cells.every((c) => isKeyLine(c.text));
     previous = next.line;
+  }
+  // Past a blank gap, one line alone is no party's block (a remark further down the page): its key lines only.
+  const last = block.at(-1);
+  if (gapped && last && !last.cells.every((c) => isKeyLine(c.text))) {
+    const before = block.at(-2);
+    if (!before || before.cells.every((c) => isKeyLine(c.text))) return block.slice(0, -1);
   }
   return block;
 }

@@ -73,6 +73,13 @@ describe('parties: the name under its heading', () => {
     expect((await read(t)).bill_to.name).toBeNull();
   });
 
+  it('engine: past a blank gap, a line alone under an empty heading is no name', async () => {
+    const s = new Sheet();
+    s.text(60, 120, 'Bill To:');
+    s.text(60, 170, 'Thank you for your business');
+    expect((await read(s)).bill_to.name).toBeNull();
+  });
+
   it('engine: a salutation or a lone key under the heading is no name', async () => {
     const s = new Sheet();
     s.text(60, 120, 'Rechnungsempfänger');
