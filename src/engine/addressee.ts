@@ -25,19 +25,20 @@ function columnFrom(lines: readonly ScopeLine[], i: number, cell: Cell): Column 
   const aligned = (sl: ScopeLine) => sl.cells.find((c) => Math.abs(c.x0 - cell.x0) < sl.line.height);
   const overlaps = (sl: ScopeLine) => sl.cells.some((c) => c.x0 < cell.x1 && c.x1 > cell.x0);
   // A blank gap above it in its column: the block is no continuation of what stands above.
+  // Lines are in reading order: once one stands a blank gap above, every earlier one does too.
   for (let k = i - 1; k >= 0; k--) {
     const above = lines[k];
-    if (!above || !overlaps(above)) continue;
-    const gap = first.line.y - above.line.y;
-    if (gap <= BLANK_GAP_EM * Math.max(first.line.height, above.line.height)) return null;
-    break;
+    if (!above || above.line.page !== first.line.page) break;
+    if (first.line.y - above.line.y > BLANK_GAP_EM * Math.max(first.line.height, above.line.height)) break;
+    if (overlaps(above)) return null;
   }
   const run: Column = [{ line: first.line, cell }];
   let previous = first.line;
   for (let k = i + 1; k < lines.length && run.length <= MAX_LINES; k++) {
     const next = lines[k];
-    if (!next || !overlaps(next)) continue;
+    if (!next || next.line.page !== previous.page) break;
     if (next.line.y - previous.y > BLANK_GAP_EM * Math.max(previous.height, next.line.height)) break;
+    if (!overlaps(next)) continue;
     const own = aligned(next);
     if (!own) return null;
     run.push({ line: next.line, cell: own });
