@@ -4,6 +4,7 @@ import { isIdentifierName, opensWithVatId, readIban, readIdentifier, readVatId }
 import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
+import { isCountryCode } from './party-lines.ts';
 import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
 import {
   type CellsByLine,
@@ -579,7 +580,8 @@ function wrapped(field: LeafField, sl: ScopeLine, value: Cell, label: Cell, doc:
       const under = next.cells.filter((c) => overlap(c, value) > 0);
       const [c] = under;
       if (!c || under.length !== 1 || next.cells.some((o) => overlap(o, label) > 0)) break;
-      if (doc.labels.isLabelled(c.text)) break;
+      // A country code under a name is the address's last line ("Lieferant GmbH" over "DE"), not the name's.
+      if (doc.labels.isLabelled(c.text) || isCountryCode(c.text)) break;
       if (step < 0) parts.unshift(c.text);
       else parts.push(c.text);
       previous = next.line;

@@ -82,6 +82,22 @@ export function readVatId(text: string, checksum: boolean): string | null {
 }
 
 /**
+ * The VAT id a cell opens with when a separator ends it and other keys follow ("FR11999999998
+ * - SIRET : 99999999800010"): read as `readVatId` reads the whole cell. None: null.
+ */
+export function leadingVatId(text: string, checksum: boolean): string | null {
+  const whole = readVatId(text, checksum);
+  if (whole !== null) return whole;
+  const words = text.trim().split(/\s+/);
+  for (let n = Math.min(words.length - 1, 5); n > 0; n--) {
+    if (!/^[-–|/•·]$/.test(words[n] ?? '')) continue;
+    const id = readVatId(words.slice(0, n).join(' '), checksum);
+    if (id !== null) return id;
+  }
+  return null;
+}
+
+/**
  * Whether a cell opens with a VAT id whose check digits hold ("FR11999999998 - SIRET : …"):
  * then the tax label before it ("TVA :", "VAT:") announces the seller's id, not an amount.
  */

@@ -1,8 +1,8 @@
 import type { Field, ObjectField, Results } from '../contract/index.ts';
-import { readVatId } from './identifiers.ts';
+import { leadingVatId } from './identifiers.ts';
 import type { Cell } from './layout.ts';
 import type { FieldPath } from './labels.ts';
-import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
+import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM } from './scope.ts';
 import { cellsLabelling, labelledCells } from './scope-index.ts';
 import { placeOf } from './tables.ts';
 import type { Grounding } from './types.ts';
@@ -10,6 +10,8 @@ import { parseDate } from './dates.ts';
 import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
 import { addressWindow, hasLegalForm, letterhead } from './window.ts';
+import { letterheadBlock, unheadedAddressee } from './addressee.ts';
+import { isAddressLine, isForeignHeading, isKeyLine } from './party-lines.ts';
 
 /**
  * Objects and parties. An object's fields are looked for in the blocks under its headings
@@ -34,26 +36,51 @@ export function blocksOf(path: FieldPath, doc: Doc): Scope[] {
     if (!isHeading(cell.text, path, doc)) continue;
     const beside = sl.cells[j + 1];
     if (beside && !doc.labels.isLabelled(beside.text) && !isAnyHeading(beside.text, doc)) continue;
-    const block: Scope = [];
-    const tolerance = sl.line.height;
-    const left = cell.x0 - tolerance;
-    const right = beside?.x0 ?? Infinity;
-    let previous = sl.line;
-    for (let k = i + 1; k < doc.scope.length; k++) {
-      const next = doc.scope[k];
-      if (!next) break;
-      const cells = next.cells.filter((c) => c.x0 >= left && c.x0 < right);
-      if (cells.length === 0) continue;
-      if (next.line.page !== previous.page) break;
-      if (next.line.y - previous.y > BLANK_GAP_EM * Math.max(previous.height, next.line.height)) break;
-      if (cells.some((c) => isAnyHeading(c.text, doc))) break;
-      block.push({ line: next.line, cells });
-      previous = next.line;
-    }
+    const block = blockUnder(doc, i, cell, beside?.x0 ?? Infinity);
     if (block.length > 0) blocks.push(block);
   }
   return blocks;
 }
+
+/**
+ * The lines under a heading cell on line `i`, from its left edge to `right`: down to a blank
+ * gap or another object's heading. Key lines (ids, numbers, contacts) and one blank gap may
+ * stand between the heading and the party's name ("Verkäufer:", a gap, "Nummer : 549910",
+ * "Lieferant GmbH"): the block ends at a blank gap only once a line of another kind is in it.
+ */
+function blockUnder(doc: Doc, i: number, cell: Cell, right: number): Scope {
+  const sl = doc.scope[i];
+  if (!sl) return [];
+  const block: Scope = [];
+  const left = cell.x0 - sl.line.height;
+  let previous = sl.line;
+  let named = false;
+  let gapped = false;
+  for (let k = i + 1; k < doc.scope.length; k++) {
+    const next = doc.scope[k];
+    if (!next) break;
+    const cells = next.cells.filter((c) => c.x0 >= left && c.x0 < right);
+    if (cells.length === 0) continue;
+    if (next.line.page !== previous.page) break;
+    const gap = (next.line.y - previous.y) / Math.max(previous.height, next.line.height);
+    if (gap > (named ? BLANK_GAP_EM : LEAD_GAP_EM)) break;
+    if (cells.some((c) => isAnyHeading(c.text, doc))) break;
+    gapped ||= gap > BLANK_GAP_EM;
+    block.push({ line: next.line, cells });
+    named ||= !cells.every((c) => isKeyLine(c.text));
+    previous = next.line;
+  }
+  // Past a blank gap, one line alone is no party's block (a remark further down the page): its key lines only.
+  const last = block.at(-1);
+  if (gapped && last && !last.cells.every((c) => isKeyLine(c.text))) {
+    const before = block.at(-2);
+    if (!before || before.cells.every((c) => isKeyLine(c.text))) return block.slice(0, -1);
+  }
+  return block;
+}
+
+/** How far below its heading, in text heights, a block's first line (or a line after its key lines) may stand. */
+const LEAD_GAP_EM = 5;
 
 function isHeading(text: string, path: FieldPath, doc: Doc): boolean {
   const m = doc.labels.match(text);
@@ -111,9 +138,10 @@ const SALUTATIONS = new Set([
 function nameOfBlocks(blocks: readonly Scope[], doc: Doc): { text: string; at: ReturnType<typeof placeOf> } | null {
   let found: { text: string; at: ReturnType<typeof placeOf> } | null = null;
   for (const block of blocks) {
-    const first = block[0] && idLine(block[0]) ? block[1] : block[0];
+    // Key lines above the name (numbers, registered ids, a contact person) are passed over.
+    const first = block.find((sl) => !idLine(sl) && !sl.cells.every((c) => isKeyLine(c.text)));
     const [cell, ...more] = first?.cells ?? [];
-    if (!first || !cell || more.length > 0 || !readsAsName(cell, doc)) return null;
+    if (!first || !cell || more.length > 0 || !readsAsName(cell, doc) || isAddressLine(cell.text)) return null;
     if (found && squeeze(found.text) !== squeeze(cell.text)) return null;
     found ??= { text: cell.text, at: placeOf(first.line, cell) };
   }
@@ -204,8 +232,13 @@ export function fillParty(
     grounding[`${outPath}.name`] = placeOf(party.line, party.cell);
     return;
   }
-  // Nor a window: the letterhead of page 1, a company's name above the addressee's block.
-  const head = concept === 'seller' && !window ? letterhead(doc, fits) : null;
+  // Nor a window: the letterhead of page 1, a company's name above the addressee's block;
+  // the addressee's bare block, a name over its address, under no heading.
+  const head = window
+    ? null
+    : concept === 'seller'
+      ? (letterhead(doc, fits) ?? (typeof vatId === 'string' ? letterheadBlock(doc, fits, vatId) : null))
+      : unheadedAddressee(doc, fits);
   if (head) {
     results.name = head.text;
     grounding[`${outPath}.name`] = placeOf(head.line, head.cell);
@@ -233,7 +266,7 @@ function imprintName(vatId: string, doc: Doc): { text: string; at: ReturnType<ty
 
 /** Words that make a VAT-id label the buyer's ("N° TVA client", "Customer VAT No"). */
 const BUYER_WORDS =
-  /\b(?:client|cliente|customer|kunde|kunden|käufer|buyer|acheteur|klant|acquirente|comprador|destinataire)\b/iu;
+  /(?:^|[^\p{L}])(?:client|cliente|customer|kunde|kunden|käufer|buyer|acheteur|klant|acquirente|comprador|destinataire|your|ihre|vos|votre|uw)(?![\p{L}])/iu;
 
 function namesBuyer(text: string): boolean {
   return BUYER_WORDS.test(text.split(':')[0] ?? '');
@@ -250,12 +283,20 @@ function labelledIn(blocks: readonly Scope[], path: FieldPath, doc: Doc): boolea
  * the buyer's block or under a label that says so ("N° TVA client"). Two different ids: null.
  */
 function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType<typeof placeOf> } | null {
-  const others = new Set<string>();
+  const others = new Set<Cell>();
   for (const p of doc.objectPaths) {
     if (p === path) continue;
     const concept = doc.labels.conceptOf.get(p);
     if (concept === undefined || !PARTY_CONCEPTS.has(concept)) continue;
-    for (const block of blocksOf(p, doc)) for (const sl of block) others.add(lineKey(sl.line));
+    for (const block of blocksOf(p, doc)) for (const sl of block) for (const c of sl.cells) others.add(c);
+  }
+  // The addressee's ids ("Vos identifiants") and a tax representative's block are no seller's either.
+  for (let i = 0; i < doc.scope.length; i++) {
+    const cells = doc.scope[i]?.cells ?? [];
+    for (const [j, cell] of cells.entries()) {
+      if (!isForeignHeading(cell.text)) continue;
+      for (const sl of blockUnder(doc, i, cell, cells[j + 1]?.x0 ?? Infinity)) for (const c of sl.cells) others.add(c);
+    }
   }
   const seen = new Map<string, ReturnType<typeof placeOf>>();
   for (const { i, j, m } of labelledCells(doc)) {
@@ -264,12 +305,12 @@ function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType
     if (!sl || !cell || m.extra !== undefined || m.box !== undefined) continue;
     const vatLabel = m.concepts.has('vat_id');
     if (!vatLabel && !(m.concepts.has('tax') && m.colon)) continue;
-    if (others.has(lineKey(sl.line)) || namesBuyer(cell.text)) continue;
+    if (others.has(cell) || namesBuyer(cell.text)) continue;
     const beside = sl.cells[j + 1];
     const valueCell = m.rest !== '' ? cell : beside;
     const text = m.rest !== '' ? m.rest : beside?.text.replace(/^:\s*/, '');
     if (!valueCell || text === undefined) continue;
-    const id = readVatId(text, !vatLabel);
+    const id = leadingVatId(text, !vatLabel);
     if (id !== null) seen.set(id, placeOf(sl.line, valueCell));
   }
   if (seen.size !== 1) return null;

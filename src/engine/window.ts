@@ -17,9 +17,12 @@ export type AddressWindow = { sender: WindowParty; recipient: WindowParty };
 const SEPARATOR = /\s*[●•·∙|]\s*|\s+[-–]\s+/u;
 /** Whether a text holds a separator of SEPARATOR, or a mark that joins cells (partsOf). */
 const ANY_SEPARATOR = /[●•·∙|]|\s[-–]\s/u;
-/** A postcode and its town ("12345 Stadthausen", "D-07545 GERA", "Springfield, IL 62701", "London EC1A 1BB"). */
+/**
+ * A postcode and its town ("12345 Stadthausen", "D-07545 GERA", "Springfield, IL 62701", "London EC1A 1BB",
+ * "M1 1AA Manchester", "D02 XA00 Dublin").
+ */
 const POSTCODE =
-  /^(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{L}|^\p{L}[\p{L} .'-]*,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?$|\s[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}$/u;
+  /^(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{L}|^\p{L}[\p{L} .'-]*,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?$|\s[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}$|^[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\s+\p{L}|^[A-Z]\d[\dW]\s[A-Z\d]{4}\s+\p{L}/u;
 /** How far below the return line the recipient's first line may stand, and its address run, in text heights. */
 const FIRST_LINE_EM = 3;
 const ADDRESS_EM = 12;
@@ -74,7 +77,9 @@ export function addressWindow(doc: Doc, readsAsName: (t: string) => boolean): Ad
     const span = { x0: first.x0, x1: last.x1 };
     const below: Array<{ line: Line; cell: Cell }> = [];
     for (const next of scope.slice(i + 1)) {
-      if (next.line.page !== sl.line.page || next.line.y - sl.line.y > ADDRESS_EM * sl.line.height) break;
+      // The return line's small print is no measure of the address run: the larger of the two heights is.
+      const height = Math.max(sl.line.height, next.line.height);
+      if (next.line.page !== sl.line.page || next.line.y - sl.line.y > ADDRESS_EM * height) break;
       const under = next.cells.filter((c) => c.x0 < span.x1 && c.x1 > span.x0 && c.x0 < span.x0 + 4 * sl.line.height);
       if (under.length === 0) continue;
       const [cell] = under;
@@ -99,6 +104,11 @@ const LEGAL_FORM_WORDS =
   /(?:^|\s)(?:gmbh(?:\s*&\s*co\.?\s*kg)?|mbh|a\.\s?g\.|e\.\s?k\.|e\.\s?v\.|kgaa|sarl|s\.a\.r\.l\.|s\.a\.s\.?|s\.a\.|eurl|sasu|ltd\.?|limited|plc|llp|llc|inc\.?|corp\.?|b\.v\.|n\.v\.|s\.r\.l\.|s\.p\.a\.|s\.l\.)$/iu;
 /** Short legal forms, only in capitals ("Muster AG", "Bau KG", "Vins SA"). */
 const LEGAL_FORM_CAPS = /(?:^|\s)(?:AG|KG|OHG|GbR|UG|SA|SAS|BV|NV|SRL|SpA|SE)$/u;
+
+/** Whether a line is a postcode and its town ("12345 Stadthausen", "Springfield, IL 62701"). */
+export function isPostcodeLine(text: string): boolean {
+  return POSTCODE.test(text.trim());
+}
 
 /** Whether a name ends with a company's legal form ("Muster GmbH", "Au bon moulin SARL", "Acme Inc."). */
 export function hasLegalForm(name: string): boolean {

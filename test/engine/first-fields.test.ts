@@ -241,9 +241,13 @@ describe("a party's block that opens with its registered number", () => {
       ]),
     );
     expect((r.vendor as { name: unknown }).name).toBe('MUSTER GMBH');
-    // The line after the numbers is no name (a key and its value): null.
+    // Another key line before the name is passed over too; a street after the keys is no name.
     const key = await read(block('Lieferant', ['GLN 4333741000005 Lief-Nr: 549910', 'Kunden-Nr: 4711', 'MUSTER GMBH']));
-    expect((key.vendor as { name: unknown }).name).toBeNull();
+    expect((key.vendor as { name: unknown }).name).toBe('MUSTER GMBH');
+    const street = await read(
+      block('Lieferant', ['GLN 4333741000005', 'Kunden-Nr: 4711', 'Bahnhofstraße 99', '99199 Musterhausen']),
+    );
+    expect((street.vendor as { name: unknown }).name).toBeNull();
   });
 
   it('engine: a short customer number, or a salutation after the number, names no one', async () => {

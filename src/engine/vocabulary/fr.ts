@@ -55,6 +55,16 @@ export const FR: Vocabulary = {
   },
   iban: { labels: ['IBAN'] },
   seller: { labels: ['Vendeur', 'Fournisseur', 'Émetteur'] },
-  buyer: { labels: ['Acheteur', 'Client', 'Facturé à', 'Adresse de facturation', 'Destinataire de la facture'] },
+  buyer: {
+    labels: [
+      'Acheteur',
+      'Client',
+      'Facturé à',
+      'Adresse de facturation',
+      'Adresse du client',
+      'Adresse client',
+      'Destinataire de la facture',
+    ],
+  },
   ship_to: { labels: ['Adresse de livraison', 'Livré à', 'Livrer à'] },
 };

@@ -1,0 +1,81 @@
+import { hasLegalForm } from './window.ts';
+
+/**
+ * What a line of a party's block is when it is not the party's name: its country ("DE"),
+ * a key and its value ("Nummer : 549910", "Kunden-Nr. 4711"), a registered number ("GLN
+ * 4304171000002", or "GLN" over "4304171000002"), a contact person ("Buyer contact name",
+ * "Ansprechpartner: Herr Muster"). A reader passes over such lines to the name; a name is
+ * never joined with them.
+ */
+
+const REGIONS = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/** A country's ISO code alone ("DE", "FR"), not a legal form that looks like one ("AG", "SA"). */
+export function isCountryCode(text: string): boolean {
+  const t = text.trim();
+  if (!/^[A-Z]{2}$/.test(t) || hasLegalForm(t)) return false;
+  try {
+    return REGIONS.of(t) !== t;
+  } catch {
+    return false;
+  }
+}
+
+/** A key and its value, or a key waiting for the value beside it: a few words, then a colon. */
+const KEY_VALUE = /^[\p{L}][\p{L}\p{M}\d .'’\-/#°()]{0,40}?\s?:(?:\s|$)/u;
+/** A key with a number word and its number, no colon ("Kunden-Nr. 4711", "Customer No 12"), or the key alone over its number. */
+const NUMBERED_KEY =
+  /^(?:[\p{L}][\p{L}\p{M}.-]*\s?){1,3}(?:nr|no|nº|n°|num|number|nummer|#)\.?(?:\s*[\p{L}\p{N}-]*\d|\s*:?$)/iu;
+/** A registered number's scheme, alone or before its digits. */
+const SCHEME = /^(?:GLN|GTIN|EAN|ILN|DUNS|D-U-N-S|SIRET|SIREN|BIC|ID|LEI|EORI|UST-?ID|VAT)\b/i;
+
+/** A registered number: a scheme and its digits, the digits alone ("4304171000002", "(GTIN)" after), or the scheme alone. */
+function isIdLine(text: string): boolean {
+  const t = text
+    .trim()
+    .replace(/\s*\([^()]*\)$/, '')
+    .trim();
+  // A scheme in parentheses alone ("(GTIN)" under its number), or the scheme alone ("GLN" over it).
+  if (t === '') return /^\([\p{L}\d\s-]{2,12}\)$/u.test(text.trim());
+  if (/^[A-Z]{2,5}:?$/.test(t)) return SCHEME.test(t);
+  const digits = (t.match(/\d/g) ?? []).length;
+  const letters = (t.match(/\p{L}/gu) ?? []).length;
+  if (digits < 4) return false;
+  return letters === 0 || (SCHEME.test(t) && letters <= 8);
+}
+
+/** Words that say a line names a contact person, not the party itself. */
+const CONTACT =
+  /(?:^|[\s,(])(?:contact|kontakt|ansprechpartner(?:in)?|ansprechperson|sachbearbeiter(?:in)?|attn|attention|z\.\s?hd|zu\s+händen|bearbeiter(?:in)?|contactpersoon|referente|interlocuteur)\b/iu;
+
+function isContactLine(text: string): boolean {
+  return CONTACT.test(text);
+}
+
+/** A line a reader passes over to a party's name: a key and value, a registered number, a contact. */
+export function isKeyLine(text: string): boolean {
+  const t = text.trim();
+  return KEY_VALUE.test(t) || NUMBERED_KEY.test(t) || isIdLine(t) || isContactLine(t);
+}
+
+/**
+ * A heading over another party's ids than the issuer's: the addressee's ("Vos identifiants",
+ * "Ihre Angaben", "Your details") or a tax representative's ("Représentant fiscal",
+ * "Steuervertreter"). A VAT id under it is not the seller's.
+ */
+const FOREIGN_HEADING =
+  /^(?:(?:vos|votre|your|ihre|uw|su|sus|vostr[aoie])\s+[\p{L}-]+(?:\s+[\p{L}-]+)?|(?:le\s+)?représentant\s+fiscal|steuervertreter|fiskalvertreter|(?:seller'?s?\s+)?(?:tax|fiscal)\s+representative|rappresentante\s+fiscale|representante\s+fiscal|fiscaal\s+vertegenwoordiger)\s*:?$/iu;
+
+export function isForeignHeading(text: string): boolean {
+  return FOREIGN_HEADING.test(text.trim());
+}
+
+/** A street and its number, or a postcode and its town: an address's line, never a name. */
+const STREET =
+  /^\d+[a-z]?,?\s+\p{L}|\p{L}(?:str\.|straße|strasse|weg|gasse|allee|platz|ring|damm|street|st\.|road|rd\.|avenue|ave\.|lane|drive)\s*\d+[a-z]?\b|^(?:rue|avenue|chemin|boulevard|bd|place|via|calle|viale|piazza)\s/iu;
+const POSTCODE_TOWN = /^(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{L}/u;
+
+export function isAddressLine(text: string): boolean {
+  const t = text.trim();
+  return STREET.test(t) || POSTCODE_TOWN.test(t);
+}
