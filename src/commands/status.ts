@@ -9,6 +9,7 @@ import { setAsideEarlier } from '../cost/rerun.ts';
 import { liveHolder } from '../journal/lock.ts';
 import { readRescued, rescuePlacesFor } from '../journal/state/rescue.ts';
 import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
+import { type StatusWorker, workerLines } from './status-workers.ts';
 
 /**
  * `extract status`: a batch's view from anywhere, read from its journal (the file, or the
@@ -49,19 +50,7 @@ export type StatusView = {
   uncertain_documents?: UncertainEntry[];
   /** With --needs-review: each completed document with null fields (listen's review.jsonl shape), newest first. */
   review?: Array<ReviewEntry & { at: string }>;
-  workers: Array<{
-    id: string;
-    host: string | null;
-    pid: number | null;
-    started: string | null;
-    last_seen: string | null;
-    finished: string | null;
-    alive: boolean;
-    holding: number;
-    completed: number;
-    failed: number;
-    pages: number;
-  }>;
+  workers: StatusWorker[];
 };
 
 /** A document sent whose outcome this client does not know: it may have been charged. */
@@ -322,17 +311,7 @@ export function statusLines(view: StatusView): string[] {
     lines.push(
       `oldest still processing: ${view.oldest_pending.file} (${view.oldest_pending.document_id}), submitted ${view.oldest_pending.since}`,
     );
-  if (view.workers.length > 0) {
-    lines.push('workers:');
-    for (const w of view.workers) {
-      const state = w.finished
-        ? `finished ${w.finished}`
-        : w.alive
-          ? `working, holds ${w.holding}`
-          : `gone (last seen ${w.last_seen ?? '?'})`;
-      lines.push(`  ${w.id}  ${w.completed} completed, ${w.failed} failed, ${w.pages} pages; ${state}`);
-    }
-  }
+  lines.push(...workerLines(view.workers));
   // Lines name files and quote the service: one line of ours each, whatever those hold.
   return lines.map((line) => inert(line));
 }
