@@ -52,7 +52,8 @@ const ENVIRONMENT_TEXT = `Environment variables:
   EXTRACT_LISTEN_PASSWORD  extract listen: the basic authentication password (with --user)
   XDG_STATE_HOME           where the user's default journal lives:
                            ${DEFAULT_STATE_HELP}
-  NO_COLOR                 set (to anything): no colours, even on a terminal
+  NO_COLOR                 set (to anything): no colours, even on a terminal (--color always still paints)
+  FORCE_COLOR              colours even off a terminal (0 or false: none); --color never wins over it
   TERM                     dumb: no progress bar and no colours
   CI                       set: plain timestamped lines instead of a progress bar
   GITHUB_ACTIONS           true: failed documents become ::error annotations, null fields ::warning,

@@ -1,17 +1,7 @@
+import type { StatusViewShape } from '../outputs/json-shapes.ts';
+
 /** A worker as `extract status` shows it: who, since when, what it did. */
-export type StatusWorker = {
-  id: string;
-  host: string | null;
-  pid: number | null;
-  started: string | null;
-  last_seen: string | null;
-  finished: string | null;
-  alive: boolean;
-  holding: number;
-  completed: number;
-  failed: number;
-  pages: number;
-};
+type StatusWorker = StatusViewShape['workers'][number];
 
 /**
  * The workers people are shown: every live one, and those of the last run (the workers whose
@@ -19,7 +9,7 @@ export type StatusWorker = {
  * journal used every night for a month would list every worker ever; the rest are counted, and
  * `--json` keeps them all.
  */
-export function recentWorkers(workers: readonly StatusWorker[]): { shown: StatusWorker[]; earlier: number } {
+function recentWorkers(workers: readonly StatusWorker[]): { shown: StatusWorker[]; earlier: number } {
   const last = workers.reduce<StatusWorker | undefined>(
     (newest, w) => (w.started !== null && (newest === undefined || w.started > newest.started!) ? w : newest),
     undefined,
