@@ -131,7 +131,7 @@ function sayError(err: unknown): { code: string; message: string; exitCode: numb
     // commander has printed its own message (or the help/version text) already.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0)
       return { code: 'ok', message: '', exitCode: 0 };
-    return { code: 'usage', message: inert(err.message.replace(/^error: /, '')), exitCode: EXIT_CODES.usage };
+    return { code: 'usage', message: inert(redact(err.message.replace(/^error: /, ''))), exitCode: EXIT_CODES.usage };
   }
   if (err instanceof ExtractError) {
     process.stderr.write(`extract: ${lines(err.message)}\n`);
