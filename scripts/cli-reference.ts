@@ -10,11 +10,15 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Argument, Command, Option } from 'commander';
-import { buildProgram, VERSION } from '../src/cli/main.ts';
+import { buildProgram } from '../src/cli/main.ts';
+import { VERSION } from '../src/cli/version.ts';
+import { jsonSchemaDocument } from '../src/outputs/json-shapes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 export const REFERENCE_PATH = join(ROOT, 'docs', 'reference.md');
 export const MAN_PATH = join(ROOT, 'man', 'extract.1');
+/** What --json prints, as JSON Schema, made from src/outputs/json-shapes.ts. */
+export const JSON_SCHEMA_PATH = join(ROOT, 'docs', 'json-schema.json');
 
 /** One command as the reference shows it: its full name, usage, and what --help adds after. */
 export type CommandInfo = {
@@ -230,6 +234,7 @@ if (import.meta.main) {
   const files: [string, string][] = [
     [REFERENCE_PATH, renderMarkdown(commands)],
     [MAN_PATH, renderMan(commands)],
+    [JSON_SCHEMA_PATH, `${JSON.stringify(jsonSchemaDocument(), null, 2)}\n`],
   ];
   const check = process.argv.includes('--check');
   let stale = false;

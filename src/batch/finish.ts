@@ -1,3 +1,4 @@
+import { type DryRunLine, dryRunText } from './dry-run-lines.ts';
 import type { Log } from '../client/deps.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
 import {
@@ -203,9 +204,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
     unsettled: plan.unsettled,
     release: () => ctx.records.close(),
   });
-  deps.stdout.write(
-    `${lines.join('\n')}\n${'total'.padEnd(8)}${String(summary.credits_estimate).padStart(6)} credit${summary.credits_estimate === 1 ? '' : 's'}\n`,
-  );
+  deps.stdout.write(dryRunText(lines, summary.credits_estimate ?? 0));
   await writeSideFile(options.report, 'the report', reportText(summary), deps.cwd, {
     stdout: deps.stdout,
     stderr: deps.stderr,
@@ -215,7 +214,7 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
 }
 
 /** The dry run's line for a job, and its record when the run would send or collect it. */
-function dryRunLine(job: Job, records: Records): string {
+function dryRunLine(job: Job, records: Records): DryRunLine {
   if (job.action === 'submit') {
     records.emit(job.ordinal, {
       ...notSubmittedRecord({ file: job.input.file, route: job.decision.route }, null),
@@ -223,7 +222,7 @@ function dryRunLine(job: Job, records: Records): string {
       sha256: job.sha256,
       pages_estimate: job.pages,
     });
-    return `${job.decision.route.padEnd(8)}${String(job.pages ?? '?').padStart(6)} ${job.pages === 1 ? 'page ' : 'pages'}  ${job.input.file}  (${job.decision.why})`;
+    return { word: job.decision.route, pages: job.pages ?? null, file: job.input.file, why: job.decision.why };
   }
   if (job.action === 'resume') {
     const submitted = fetchable(job.prior);
@@ -236,9 +235,16 @@ function dryRunLine(job: Job, records: Records): string {
       outcome: 'pending',
       sha256: job.sha256,
     });
-    return `${'resume'.padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (charged earlier: fetched by its document_id, not charged again)`;
+    const why = 'charged earlier: fetched by its document_id, not charged again';
+    return { word: 'resume', pages: undefined, file: job.input.file, why };
   }
-  return `${(job.action === 'done' ? 'skip' : 'leave').padEnd(8)}${'-'.padStart(6)}        ${job.input.file}  (${job.action === 'done' ? 'completed earlier' : 'failed earlier; --retry-failed sends it'})`;
+  const done = job.action === 'done';
+  return {
+    word: done ? 'skip' : 'leave',
+    pages: undefined,
+    file: job.input.file,
+    why: done ? 'completed earlier' : 'failed earlier; --retry-failed sends it',
+  };
 }
 
 /**

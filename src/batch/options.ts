@@ -1,3 +1,4 @@
+import type { ColorChoice } from '../ui/color.ts';
 import type { MissingMarker } from '../outputs/missing-marker.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
@@ -55,6 +56,8 @@ export type BatchOptions = {
   missingMarker?: MissingMarker | undefined;
   noProgress: boolean;
   verbosity: Verbosity;
+  /** --color: the reporter's colours (ui/color.ts); absent is auto. */
+  color?: ColorChoice | undefined;
   /** --settle: files changed less than this long ago are left for the next run (batch/settle.ts); 0: off. */
   settleMs?: number | undefined;
   /** --move-done DIR, --move-failed DIR (batch/move.ts). */

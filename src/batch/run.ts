@@ -22,7 +22,7 @@ import type { ProbedService } from './probe.ts';
 import { countPages } from './pages.ts';
 import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan.ts';
 import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './planned.ts';
-import { chooseStyle, createReporter, useColor, type Reporter } from '../ui/progress.ts';
+import { chooseStyle, colorLevel, createReporter, type Reporter } from '../ui/progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from '../journal/state/index.ts';
 import {
@@ -67,7 +67,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     stderr: deps.stderr,
     style: chooseStyle(deps.isTTY, deps.env, options.noProgress),
     verbosity: options.verbosity,
-    color: useColor(deps.isTTY, deps.env),
+    color: colorLevel(options.color ?? 'auto', deps.isTTY, deps.env),
     now: deps.now,
   });
   const log: Log = reporter.log.bind(reporter);

@@ -1,5 +1,5 @@
 import type { BatchOptions } from '../batch/options.ts';
-import type { Verbosity } from '../ui/progress.ts';
+import { verbosityOf } from './verbosity.ts';
 import type { KeySource } from '../batch/session.ts';
 import { DEFAULT_POLL, type PollPolicy } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';
@@ -19,8 +19,7 @@ export function batchOptionsFromFlags(
   target: { baseUrl: string; apiKey: string | undefined; keySource?: KeySource | undefined },
   state: string | null | undefined,
 ): BatchOptions {
-  if (flags.quiet && flags.verbose) throw new ExtractError('usage', '-q and -v contradict each other: keep one');
-  const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';
+  const verbosity = verbosityOf(flags);
   return {
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
@@ -52,6 +51,7 @@ export function batchOptionsFromFlags(
     settleMs: flags.settle,
     noProgress: flags.noProgress === true,
     verbosity,
+    color: flags.color,
   };
 }
 

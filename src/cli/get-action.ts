@@ -7,9 +7,11 @@ import type { GetValues } from '../flags/batch.ts';
 import { pollPolicyOf } from './flags.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import { withTarget } from './target.ts';
+import { stderrLog, verbosityOf } from './verbosity.ts';
 
 /** Glue between `extract get` and runGet: settings, process streams. */
 export async function getFromCli(ids: string[], flags: GetValues, env: Env): Promise<number> {
+  const verbosity = verbosityOf(flags);
   return withTarget(flags, env, { needKey: true }, async (target) => {
     if (target.apiKey === undefined) throw new ExtractError('usage', 'no API key');
     const summary = await runGet(
@@ -20,12 +22,19 @@ export async function getFromCli(ids: string[], flags: GetValues, env: Env): Pro
         keySource: target.keySource,
         wait: flags.wait,
         poll: pollPolicyOf(flags),
-        out: flags.out,
-        format: flags.format,
+        // --json: records on stdout as JSON Lines (it conflicts with -o).
+        out: flags.json ? '-' : flags.out,
+        format: flags.json ? 'jsonl' : flags.format,
+        json: flags.json,
         explode: parseExplode(flags.explode),
         missingMarker: await missingMarkerOf(flags, env),
       },
-      { ...defaultClientDeps(), cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr },
+      {
+        ...defaultClientDeps({ log: stderrLog(verbosity) }),
+        cwd: process.cwd(),
+        stdout: process.stdout,
+        stderr: process.stderr,
+      },
     );
     return summary.exitCode;
   });

@@ -3,13 +3,13 @@ import { compactJournal } from '../journal/state/compact.ts';
 import type { Env } from '../config/settings.ts';
 import type { CompactValues } from '../flags/batch.ts';
 import { journalOf } from './status-action.ts';
+import { stderrLog, verbosityOf } from './verbosity.ts';
 
 /** Glue between `extract journal compact` and compactJournal: which journal, process streams. */
 export async function compactFromCli(flags: CompactValues, env: Env): Promise<number> {
   const state = await journalOf(flags.state, env);
   const done = await compactJournal(parseStateSpec(state, process.cwd()), {
-    log: (level, message) =>
-      level === 'warn' || level === 'error' ? process.stderr.write(`extract: ${message}\n`) : undefined,
+    log: stderrLog(verbosityOf(flags)),
   });
   if (flags.json) {
     // snake_case, as every JSON the CLI prints (the report's keys).

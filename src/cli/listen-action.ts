@@ -1,3 +1,4 @@
+import { verbosityOf } from './verbosity.ts';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -34,6 +35,7 @@ export const ENV = {
  * holds only the records (when there is no -o), as JSON Lines.
  */
 export async function listen(flags: ListenValues, deps: ListenDeps): Promise<void> {
+  verbosityOf(flags);
   const { port, maxBody: maxBodyBytes, maxConnections } = flags;
   const dataDir = resolve(deps.cwd, flags.dataDir);
   const given = resolveAuth(flags, deps.env);
@@ -78,6 +80,7 @@ export async function listen(flags: ListenValues, deps: ListenDeps): Promise<voi
       format: flags.format,
       missingMarker: await missingMarkerOf(flags, deps.env),
       json: flags.json,
+      quiet: flags.quiet,
       maxBodyBytes,
       maxConnections,
       log: say,

@@ -1,8 +1,7 @@
-import { fstatSync, readFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { fstatSync, writeSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
-import { PACKAGE_ROOT } from '../package-root.ts';
+import { VERSION, VERSION_LINE } from './version.ts';
 import { inert } from '../inert.ts';
 import { redact } from '../redact.ts';
 import { registerServe } from './serve-command.ts';
@@ -17,6 +16,7 @@ import { registerShell } from './shell-commands.ts';
 import { refuseMistypedCommand } from './run-command.ts';
 import { hideSqliteExperimentalWarning } from './warnings.ts';
 import { keepRunningWhenLogsClose } from './log-streams.ts';
+import type { ErrorEvent } from '../outputs/json-shapes.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
@@ -89,12 +89,6 @@ function writeStdout(text: string, defaults: OutputConfiguration): void {
   }
 }
 
-/** The package's version, read from package.json. */
-export const VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
-
-/** What --version prints (bin/extract.js prints the same without loading this bundle). */
-export const VERSION_LINE = `extract ${VERSION} (node ${process.version}, ${process.platform} ${process.arch})`;
-
 export async function runMain(argv: string[]): Promise<void> {
   hideSqliteExperimentalWarning();
   const program = buildProgram();
@@ -106,26 +100,49 @@ export async function runMain(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
     if (process.exitCode === undefined) process.exitCode = EXIT_CODES.ok;
   } catch (err) {
-    process.exit(reportError(err));
+    process.exit(reportError(err, wantsJson(argv.slice(2))));
   }
 }
 
-/** Prints an error people can act on, and returns the exit code. Never prints a secret. */
-function reportError(err: unknown): number {
+/** Whether the command line asks for JSON (`--json` before any `--`): an error is then one JSON line on stdout too. */
+function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--json');
+}
+
+/**
+ * Prints an error people can act on, and returns the exit code. Never prints a secret. With
+ * --json, the same error is also one line on stdout (docs/json.md), for the script reading it.
+ */
+function reportError(err: unknown, json: boolean): number {
+  const said = sayError(err);
+  if (json && said.exitCode !== 0) {
+    const event: ErrorEvent = {
+      event: 'error',
+      error: { code: said.code, message: said.message, exit_code: said.exitCode },
+    };
+    process.stdout.write(`${JSON.stringify(event)}\n`);
+  }
+  return said.exitCode;
+}
+
+function sayError(err: unknown): { code: string; message: string; exitCode: number } {
   if (err instanceof CommanderError) {
     // commander has printed its own message (or the help/version text) already.
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
-    return EXIT_CODES.usage;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0)
+      return { code: 'ok', message: '', exitCode: 0 };
+    return { code: 'usage', message: inert(redact(err.message.replace(/^error: /, ''))), exitCode: EXIT_CODES.usage };
   }
   if (err instanceof ExtractError) {
     process.stderr.write(`extract: ${lines(err.message)}\n`);
-    return exitCodeFor(err.code);
+    return { code: err.code, message: lines(err.message), exitCode: exitCodeFor(err.code) };
   }
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
   process.stderr.write(
     `extract: unexpected error; please report it with the lines below (they contain no API key)\n${lines(redact(detail))}\n`,
   );
-  return EXIT_CODES.failed;
+  const first = err instanceof Error ? err.message : String(err);
+  return { code: 'internal', message: `unexpected error: ${inert(redact(first))}`, exitCode: EXIT_CODES.failed };
 }
 
 /**

@@ -8,6 +8,7 @@ import { favourMemory } from './heap.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
+import { VERSION } from './version.ts';
 
 export type CliHooks = {
   /** Whether --state was typed (with --local the journal is off unless it was). */
@@ -33,12 +34,21 @@ export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks:
         ...batchOptionsFromFlags(flags, target, state),
         missingMarker: await missingMarkerOf(flags, hooks.env),
       };
+      const events = flags.json
+        ? (await import('./json-output.ts')).eventsOnStdout([
+            ['--report', flags.report],
+            ['--review', flags.review],
+            ['-o', flags.out],
+          ])
+        : undefined;
       const deps: BatchDeps = {
         ...defaultClientDeps(),
         cwd: process.cwd(),
         env: { ...hooks.env },
         stdin: process.stdin,
-        stdout: process.stdout,
+        // --json: stdout holds the events alone; records streamed there and a dry run's plan are in them.
+        stdout: events?.stdout ?? process.stdout,
+        ...(events !== undefined && { onRecord: events.record }),
         stderr: process.stderr,
         // A terminal of zero width (script(1), some CI runners' pseudo-terminals) cannot hold a
         // bar: ora's line clearing would loop forever, so it gets plain lines.
@@ -49,7 +59,9 @@ export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks:
         // does neither a good part of its CPU, for a heap it frees at exit anyway.
         favourMemory,
       };
+      events?.started('extract', VERSION, inputs, new Date());
       const summary = await runBatch(inputs, options, deps);
+      events?.summary(summary);
       return summary.exit_code;
     },
   );

@@ -4,7 +4,8 @@ import type { StopSignal } from '../batch/options.ts';
 import { RUN_FLAGS } from '../flags/batch.ts';
 import { addFlags } from '../flags/commander.ts';
 import { parseFlags } from '../flags/parse.ts';
-import { EXIT_CODES_TEXT } from './topics.ts';
+import { EXIT_CODES } from '../errors.ts';
+import { EXIT_CODES_TEXT, SHORT_USAGE } from './topics.ts';
 
 const EXIT_CODES_HELP = `
 ${EXIT_CODES_TEXT}
@@ -31,7 +32,11 @@ export function registerRun(program: Command): void {
   addFlags(program, RUN_FLAGS)
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], raw: Record<string, unknown>, command: Command) => {
-      if (inputs.length === 0) command.help({ error: true });
+      if (inputs.length === 0) {
+        process.stderr.write(SHORT_USAGE);
+        process.exitCode = EXIT_CODES.usage;
+        return;
+      }
       await refuseMistypedCommand(inputs[0]!, program);
       const flags = parseFlags(RUN_FLAGS, raw);
       const { runBatchFromCli } = await import('./run-action.ts');

@@ -8,6 +8,7 @@ import { serve } from '../emulator/serve.ts';
 import { ExtractError } from '../errors.ts';
 import { isLoopbackHost } from '../net/loopback.ts';
 import type { ServeValues } from '../flags/servers.ts';
+import { verbosityOf } from './verbosity.ts';
 
 type Out = { write(text: string): unknown };
 export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter };
@@ -18,6 +19,7 @@ export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter
  * line (or NDJSON object) per API request and per webhook delivery attempt.
  */
 export async function serveFromCli(flags: ServeValues, deps: ServeDeps): Promise<void> {
+  verbosityOf(flags);
   if (flags.printConfig) {
     deps.stdout.write(`${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);
     return;

@@ -3,9 +3,11 @@ import { runStatus } from '../commands/status.ts';
 import type { StatusValues } from '../flags/batch.ts';
 import type { Env, SettingsStore } from '../config/settings.ts';
 import { missingMarkerOf } from './missing-marker.ts';
+import { stderrLog, verbosityOf } from './verbosity.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
 export async function statusFromCli(flags: StatusValues, env: Env): Promise<number> {
+  const verbosity = verbosityOf(flags);
   const state = await journalOf(flags.state, env);
   await runStatus(
     {
@@ -21,8 +23,7 @@ export async function statusFromCli(flags: StatusValues, env: Env): Promise<numb
     {
       cwd: process.cwd(),
       stdout: process.stdout,
-      log: (level, message) =>
-        level === 'warn' || level === 'error' ? process.stderr.write(`extract: ${message}\n`) : undefined,
+      log: stderrLog(verbosity),
     },
   );
   return 0;

@@ -7,6 +7,21 @@ import { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from '../con
  * Plain strings only: this module is part of the start-up bundle.
  */
 
+/**
+ * What bare `extract` prints (on stderr, exit 2): what it does, the common commands and where
+ * the rest is, as gh and rclone answer a bare command; --help has every option.
+ */
+export const SHORT_USAGE = `extract: batch document extraction, and a local emulator of the extraction service
+
+Usage:
+  extract [options] <inputs...>   send files, folders or globs; records to -o (extract --local ... needs no account)
+  extract watch <folders...>      send each file that arrives in drop folders
+  extract get <document_id...>    fetch stored documents by id
+  extract status                  what the journal says about a batch
+
+"extract --help" lists every command and option; "extract help <command>" one command's.
+`;
+
 /** What each exit code of the CLI means (src/errors.ts: EXIT_CODES). */
 export const EXIT_CODES_TEXT = `Exit codes:
   0    every document completed
@@ -37,7 +52,8 @@ const ENVIRONMENT_TEXT = `Environment variables:
   EXTRACT_LISTEN_PASSWORD  extract listen: the basic authentication password (with --user)
   XDG_STATE_HOME           where the user's default journal lives:
                            ${DEFAULT_STATE_HELP}
-  NO_COLOR                 set (to anything): no colours, even on a terminal
+  NO_COLOR                 set (to anything): no colours, even on a terminal (--color always still paints)
+  FORCE_COLOR              colours even off a terminal (0 or false: none); --color never wins over it
   TERM                     dumb: no progress bar and no colours
   CI                       set: plain timestamped lines instead of a progress bar
   GITHUB_ACTIONS           true: failed documents become ::error annotations, null fields ::warning,

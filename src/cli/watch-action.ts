@@ -8,6 +8,7 @@ import { missingMarkerOf } from './missing-marker.ts';
 import type { CliHooks } from './run-action.ts';
 import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
+import { VERSION } from './version.ts';
 
 /** Glue between `extract watch` and runWatch: settings or --local, process streams, signals. */
 export async function watchFromCli(folders: string[], flags: WatchValues, hooks: CliHooks): Promise<number> {
@@ -17,17 +18,23 @@ export async function watchFromCli(folders: string[], flags: WatchValues, hooks:
     const state = hooks.explicitState ? flags.state : target.local ? null : target.stateUrl;
     const options = watchOptionsFromFlags(flags, target, state);
     options.batch.missingMarker = await missingMarkerOf(flags, hooks.env);
+    const events = flags.json ? (await import('./json-output.ts')).eventsOnStdout([['-o', flags.out]]) : undefined;
     const deps: BatchDeps = {
       ...defaultClientDeps(),
       cwd: process.cwd(),
       env: { ...hooks.env },
-      stdout: process.stdout,
+      // --json: stdout holds the events alone; records appended there without -o are in them.
+      stdout: events?.stdout ?? process.stdout,
+      ...(events !== undefined && { onRecord: events.record }),
       stderr: process.stderr,
       isTTY: false,
       onSignal: hooks.onSignal,
       exitNow: hooks.exitNow,
     };
     favourMemory();
-    return runWatch(folders, options, deps);
+    events?.started('extract watch', VERSION, folders, new Date());
+    const code = await runWatch(folders, options, deps);
+    events?.stopped(code);
+    return code;
   });
 }

@@ -4,6 +4,7 @@ import type { ClientDeps } from '../client/deps.ts';
 import { ServiceError } from '../client/errors.ts';
 import { ServiceClient, type FetchedDocument } from '../client/service-client.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
+import { inert } from '../inert.ts';
 import {
   checkExplode,
   createStreamWriter,
@@ -38,6 +39,11 @@ export type GetOptions = {
    * show it; null: the results as the service gave them. Absent: DEFAULT_MISSING_MARKER.
    */
   missingMarker?: MissingMarker | undefined;
+  /**
+   * --json: an id the service does not give is a record (status error) among the others, for a
+   * script; else it is said on stderr, for a person, and counts as failed all the same.
+   */
+  json?: boolean | undefined;
 };
 
 export type GetDeps = ClientDeps & { cwd: string; stdout: Writable; stderr: Writable };
@@ -63,7 +69,8 @@ export async function runGet(ids: string[], options: GetOptions, deps: GetDeps):
         throw new ExtractError('auth', `${err.message}: ${keyHint(options.keySource)}`, { cause: err });
       if (!(err instanceof ServiceError)) throw err;
       failed++;
-      records.push(errorRecord({ file: id, document_id: id, route: 'fetch' }, err.message));
+      if (options.json === true) records.push(errorRecord({ file: id, document_id: id, route: 'fetch' }, err.message));
+      else deps.stderr.write(`extract: ${inert(`${id}: ${err.message}`)}\n`);
       continue;
     }
     if (doc.status === 'processing') pending++;

@@ -2,83 +2,26 @@ import type { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import { inert, SERVICE_TEXT_MAX } from '../inert.ts';
 import { DEFAULT_MISSING_MARKER, type MissingMarker, withoutMarker } from '../outputs/missing-marker.ts';
-import { nullFields, type ReviewEntry } from '../outputs/review.ts';
-import { chargeOf, type FailureCharge, UNCERTAIN_CAUSES, type UncertainCause } from '../cost/charge.ts';
+import { nullFields } from '../outputs/review.ts';
+import { chargeOf, UNCERTAIN_CAUSES, type UncertainCause } from '../cost/charge.ts';
 import { factKey, replayer, stateKey, type JournalFact } from '../journal/journal.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
 import { liveHolder } from '../journal/lock.ts';
 import { readRescued, rescuePlacesFor } from '../journal/state/rescue.ts';
 import { openState, parseStateSpec, type History } from '../journal/state/index.ts';
+import type { StatusViewShape } from '../outputs/json-shapes.ts';
+import { workerLines } from './status-workers.ts';
 
 /**
  * `extract status`: a batch's view from anywhere, read from its journal (the file, or the
  * database many workers share): documents by outcome, pages charged, per worker, and the
  * oldest document still processing. Read-only: no lock is taken, nothing is written.
  */
-export type StatusView = {
-  journal: string;
-  documents: number;
-  completed: number;
-  failed: number;
-  /** Of `failed`: failures that fail the same way again (cost/rerun.ts failsAgain), which runs list but do not fail on. */
-  set_aside: number;
-  /** Submitted, result not collected yet. */
-  processing: number;
-  /**
-   * Sent, and nothing journaled after (its `sending` fact is the last): may have been charged;
-   * --retry-failed resends it under its key. Why, per document: `uncertain_documents`.
-   */
-  uncertain: number;
-  /** Of `uncertain`: how many for each cause (UncertainEntry.cause). */
-  uncertain_causes: Partial<Record<UncertainCause, number>>;
-  /** Of `failed`: failures that may have been charged (an answer lost, a proxy's 502): charge `uncertain`. */
-  failed_uncertain: number;
-  pages_charged: number;
-  /** Completed with a null in their results: for a person. */
-  needs_review: number;
-  oldest_pending: { file: string; document_id: string; since: string } | null;
-  /** With --failed: each failed document, newest first. */
-  failed_documents?: Array<{
-    file: string;
-    document_id: string | null;
-    error: string;
-    charge: FailureCharge;
-    at: string;
-  }>;
-  /** With --uncertain: each document sent whose outcome is not known (`uncertain`, `failed_uncertain`), newest first. */
-  uncertain_documents?: UncertainEntry[];
-  /** With --needs-review: each completed document with null fields (listen's review.jsonl shape), newest first. */
-  review?: Array<ReviewEntry & { at: string }>;
-  workers: Array<{
-    id: string;
-    host: string | null;
-    pid: number | null;
-    started: string | null;
-    last_seen: string | null;
-    finished: string | null;
-    alive: boolean;
-    holding: number;
-    completed: number;
-    failed: number;
-    pages: number;
-  }>;
-};
+/** Its shape is the zod schema `extract status --json` is documented by (outputs/json-shapes.ts). */
+export type StatusView = StatusViewShape;
 
 /** A document sent whose outcome this client does not know: it may have been charged. */
-type UncertainEntry = {
-  file: string;
-  /** When known: named by the service's answer, or by the rescue file. */
-  document_id: string | null;
-  /** What it may have cost, when known (an answer's page count, the rescue file's). */
-  pages: number | null;
-  /** in_flight: nothing journaled after its `sending` fact; failed: a failure that may have been charged. */
-  state: 'in_flight' | 'failed';
-  /** Why (cost/charge.ts UncertainCause); null: a failure written by a version that did not say. */
-  cause: UncertainCause | null;
-  /** The cause in words, and for a failure its message. */
-  why: string;
-  at: string;
-};
+type UncertainEntry = NonNullable<StatusView['uncertain_documents']>[number];
 
 /** Each cause in words, for the list and the counts line. */
 const WHY: Record<UncertainCause, string> = {
@@ -322,17 +265,7 @@ export function statusLines(view: StatusView): string[] {
     lines.push(
       `oldest still processing: ${view.oldest_pending.file} (${view.oldest_pending.document_id}), submitted ${view.oldest_pending.since}`,
     );
-  if (view.workers.length > 0) {
-    lines.push('workers:');
-    for (const w of view.workers) {
-      const state = w.finished
-        ? `finished ${w.finished}`
-        : w.alive
-          ? `working, holds ${w.holding}`
-          : `gone (last seen ${w.last_seen ?? '?'})`;
-      lines.push(`  ${w.id}  ${w.completed} completed, ${w.failed} failed, ${w.pages} pages; ${state}`);
-    }
-  }
+  lines.push(...workerLines(view.workers));
   // Lines name files and quote the service: one line of ours each, whatever those hold.
   return lines.map((line) => inert(line));
 }

@@ -10,11 +10,12 @@ import {
 } from './settings.ts';
 import type { ConfigStore } from './store.ts';
 import { redactUrl } from '../redact.ts';
+import type { ConfigList, ConfigValue } from '../outputs/json-shapes.ts';
 
 /**
- * `extract config set|get|unset|list|path`: the user's config store. Values a script
- * reads go to stdout; confirmations and notes go to stderr. The API key is never printed
- * whole, only as ext_…last4.
+ * `extract config set|get|unset|list|path`: the user's config store. Each returns what it did
+ * as data (what --json prints) and says it as text: values a script reads to stdout,
+ * confirmations and notes to stderr. The API key is never printed whole, only as ext_…last4.
  */
 export type ConfigDeps = {
   store: ConfigStore;
@@ -37,7 +38,10 @@ const ENV_OF: Partial<Record<ConfigKey, string>> = {
  * a terminal), which keeps a secret out of the shell's history. A secret given on the command
  * line is stored, with a warning that it is now in that history.
  */
-export async function configSet(args: { key: string; value?: string | undefined }, deps: ConfigDeps): Promise<void> {
+export async function configSet(
+  args: { key: string; value?: string | undefined },
+  deps: ConfigDeps,
+): Promise<ConfigValue> {
   const key = parseConfigKey(args.key);
   const fromStdin = args.value === undefined || args.value === '-';
   const raw = fromStdin ? ((await deps.readStdin()).split(/\r?\n/)[0] ?? '') : args.value!;
@@ -52,39 +56,57 @@ export async function configSet(args: { key: string; value?: string | undefined 
     );
   }
   _noteOverride(key, deps);
+  return _valueOf(key, deps);
 }
 
-/** Prints the value (the key masked). Returns false when the key is not set, for exit code 1. */
-export function configGet(args: { key: string }, deps: ConfigDeps): boolean {
+/** Prints the value (the key masked); its `value` is null when the key is not set (exit code 1). */
+export function configGet(args: { key: string }, deps: ConfigDeps): ConfigValue {
   const key = parseConfigKey(args.key);
-  const value = deps.store.get(key);
-  if (value === undefined) {
+  const got = _valueOf(key, deps);
+  if (got.value === null) {
     deps.stderr(`${key} is not set in ${deps.store.path}`);
-    return false;
+    return got;
   }
-  deps.stdout(_shown(key, value));
+  deps.stdout(got.value);
   _noteOverride(key, deps);
-  return true;
+  return got;
 }
 
-export function configUnset(args: { key: string }, deps: ConfigDeps): void {
+export function configUnset(args: { key: string }, deps: ConfigDeps): ConfigValue {
   const key = parseConfigKey(args.key);
   const had = deps.store.get(key) !== undefined;
   deps.store.delete(key);
   deps.stderr(had ? `${key} removed from ${deps.store.path}` : `${key} was not set in ${deps.store.path}`);
+  return _valueOf(key, deps);
 }
 
-export function configList(deps: ConfigDeps): void {
+export function configList(deps: ConfigDeps): ConfigList {
   const entries = deps.store.entries();
   if (entries.length === 0) deps.stderr(`nothing is set in ${deps.store.path}`);
+  const values: Record<string, string> = {};
   for (const [key, value] of entries) {
-    deps.stdout(`${key}=${_shown(key, value)}`);
+    values[key] = _shown(key, value);
+    deps.stdout(`${key}=${values[key]}`);
     _noteOverride(key, deps);
   }
+  return { path: deps.store.path, values };
 }
 
-export function configPath(deps: ConfigDeps): void {
+export function configPath(deps: ConfigDeps): { path: string } {
   deps.stdout(deps.store.path);
+  return { path: deps.store.path };
+}
+
+/** A key as the store holds it now, shown masked, and the variable that overrides it. */
+function _valueOf(key: ConfigKey, deps: ConfigDeps): ConfigValue {
+  const value = deps.store.get(key);
+  const env = ENV_OF[key];
+  return {
+    key,
+    value: value === undefined ? null : _shown(key, value),
+    overridden_by: env !== undefined && deps.env[env] ? env : null,
+    path: deps.store.path,
+  };
 }
 
 function _shown(key: ConfigKey, value: string): string {

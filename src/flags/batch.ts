@@ -8,6 +8,7 @@ import {
 import { DEFAULT_INLINE_MAX, ROUTES } from '../batch/route.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
 import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
+import { COMMON_FLAGS } from './common.ts';
 import { defineFlags, type FlagValues, pickFlags } from './spec.ts';
 
 /**
@@ -190,8 +191,14 @@ export const RUN_FLAGS = defineFlags({
     default: 0,
   },
   noProgress: { kind: 'off', description: 'plain timestamped lines instead of a progress bar' },
-  quiet: { kind: 'switch', short: 'q', description: 'print only errors' },
-  verbose: { kind: 'switch', short: 'v', description: 'print every request' },
+  json: {
+    kind: 'switch',
+    description:
+      'stdout: NDJSON events for scripts (started, a record per document as it ends, the summary; docs/json.md); records still go to -o FILE when given',
+  },
+  quiet: { ...COMMON_FLAGS.quiet, description: 'print only errors, and the reason of a non-zero exit' },
+  verbose: { ...COMMON_FLAGS.verbose, description: 'print every request' },
+  color: COMMON_FLAGS.color,
   apiKey: {
     kind: 'text',
     value: 'key',
@@ -234,6 +241,7 @@ export const WATCH_FLAGS = defineFlags({
     'moveFailed',
     'quiet',
     'verbose',
+    'color',
     'apiKey',
     'baseUrl',
     'local',
@@ -258,6 +266,11 @@ export const WATCH_FLAGS = defineFlags({
     atLeast: { ms: 1000, why: 'each rescan lists every watched folder' },
   },
   noEvents: { kind: 'off', description: 'no file events: only the rescan finds files (NFS, SMB, some FUSE mounts)' },
+  json: {
+    kind: 'switch',
+    description:
+      'stdout: NDJSON events for scripts (started, a record per document as it ends, stopped; docs/json.md); records still go to -o FILE when given',
+  },
 });
 export type WatchValues = FlagValues<typeof WATCH_FLAGS>;
 
@@ -277,6 +290,13 @@ export const GET_FLAGS = defineFlags({
   pollTimeout: { ...POLL.pollTimeout, description: 'give up waiting after this long (exit 5)' },
   apiKey: { ...RUN_FLAGS.apiKey, description: 'API key (ext_...); prefer EXTRACT_API_KEY' },
   baseUrl: { ...RUN_FLAGS.baseUrl, description: 'base URL of the service' },
+  json: {
+    kind: 'switch',
+    description:
+      'stdout: one JSON record per id (JSON Lines), an id the service does not give included as a record with its error (docs/json.md)',
+    conflicts: 'out',
+  },
+  ...COMMON_FLAGS,
 });
 export type GetValues = FlagValues<typeof GET_FLAGS>;
 
@@ -287,7 +307,7 @@ export const STATUS_FLAGS = defineFlags({
     description:
       'the journal: a file, or the postgres:// URL the workers share (default: EXTRACT_STATE_URL, the config store, then the user journal of the configured service)',
   },
-  json: { kind: 'switch', description: 'print the view as JSON' },
+  json: { kind: 'switch', description: 'print the view as JSON, every worker included (docs/json.md)' },
   failed: {
     kind: 'switch',
     description: 'list the failed documents (file, document_id, when, why, what it may have cost)',
@@ -300,6 +320,7 @@ export const STATUS_FLAGS = defineFlags({
   needsReview: { kind: 'switch', description: 'list the completed documents with null fields, and which fields' },
   ...MISSING_MARKER_FLAGS,
   stateWait: { ...STATE_WAIT, description: 'how long to wait for an unreachable database (then exit 6)' },
+  ...COMMON_FLAGS,
 });
 export type StatusValues = FlagValues<typeof STATUS_FLAGS>;
 
@@ -312,5 +333,6 @@ export const COMPACT_FLAGS = defineFlags({
       'the journal file (JSON Lines, or SQLite: .sqlite, .db, sqlite:PATH; default: the user journal of the configured service)',
   },
   json: { kind: 'switch', description: 'print what was done as JSON' },
+  ...COMMON_FLAGS,
 });
 export type CompactValues = FlagValues<typeof COMPACT_FLAGS>;

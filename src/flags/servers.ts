@@ -1,3 +1,4 @@
+import { COMMON_FLAGS } from './common.ts';
 import { SERVE_PROFILES } from '../contract/constants.ts';
 import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
 import { ExtractError } from '../errors.ts';
@@ -107,7 +108,12 @@ export const SERVE_FLAGS = defineFlags({
     parse: parseSeed,
   },
   json: { kind: 'switch', description: 'print requests and deliveries as NDJSON instead of lines' },
-  quiet: { kind: 'switch', short: 'q', description: 'print only the start-up lines and errors' },
+  quiet: { ...COMMON_FLAGS.quiet, description: 'print only the start-up lines and errors' },
+  verbose: {
+    ...COMMON_FLAGS.verbose,
+    description: 'print every request and delivery (the default: taken so every command takes -q and -v)',
+  },
+  color: COMMON_FLAGS.color,
   listenPort: {
     kind: 'custom',
     value: 'port',
@@ -182,5 +188,14 @@ export const LISTEN_FLAGS = defineFlags({
     parse: integerIn(1, 1_000_000, 'give a number of connections, such as 512'),
   },
   json: { kind: 'switch', description: 'log lines (stderr) as NDJSON' },
+  quiet: {
+    ...COMMON_FLAGS.quiet,
+    description: 'print only the start-up lines, errors and refused requests: no line per event received',
+  },
+  verbose: {
+    ...COMMON_FLAGS.verbose,
+    description: 'print a line per event received (the default: taken so every command takes -q and -v)',
+  },
+  color: COMMON_FLAGS.color,
 });
 export type ListenValues = FlagValues<typeof LISTEN_FLAGS>;

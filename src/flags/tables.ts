@@ -1,4 +1,5 @@
 import { COMPACT_FLAGS, GET_FLAGS, RUN_FLAGS, STATUS_FLAGS, WATCH_FLAGS } from './batch.ts';
+import { CONFIG_FLAGS } from './common.ts';
 import { LISTEN_FLAGS, SERVE_FLAGS } from './servers.ts';
 import { defineFlags, type FlagTable } from './spec.ts';
 
@@ -20,4 +21,9 @@ export const FLAG_TABLES: Readonly<Record<string, FlagTable>> = {
   'extract journal compact': COMPACT_FLAGS,
   'extract watch': WATCH_FLAGS,
   'extract version': VERSION_FLAGS,
+  'extract config set': CONFIG_FLAGS,
+  'extract config get': CONFIG_FLAGS,
+  'extract config unset': CONFIG_FLAGS,
+  'extract config list': CONFIG_FLAGS,
+  'extract config path': CONFIG_FLAGS,
 };

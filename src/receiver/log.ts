@@ -37,8 +37,14 @@ const REVIEW_FIELDS_SHOWN = 20;
 /** Text from the network is cut past this many characters in a text line: a line stays a line. */
 const NETWORK_TEXT_SHOWN = 200;
 
-export function createLogger(log: (line: string) => void, json: boolean): Logger {
-  return (event) => log(json ? JSON.stringify(event) : formatText(event));
+/** What -q leaves out: the lines of events that went well. */
+const CHATTER: ReadonlySet<LogEvent['type']> = new Set(['event', 'review', 'test']);
+
+export function createLogger(log: (line: string) => void, json: boolean, quiet = false): Logger {
+  return (event) => {
+    if (quiet && CHATTER.has(event.type)) return;
+    log(json ? JSON.stringify(event) : formatText(event));
+  };
 }
 
 function formatText(event: LogEvent): string {

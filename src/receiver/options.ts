@@ -25,6 +25,8 @@ export type ReceiverOptions = {
   log: (line: string) => void;
   /** Log lines as NDJSON instead of text. */
   json?: boolean | undefined;
+  /** -q: no line per event received (or test event, or review); errors and refusals still. */
+  quiet?: boolean | undefined;
   /** Bodies larger than this are 413. */
   maxBodyBytes?: number | undefined;
   /** At most this many connections open (src/net/connections.ts: the idle longest is closed, else 503). */

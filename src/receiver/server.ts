@@ -36,7 +36,7 @@ export async function startReceiver(
   const { now, stdout, cwd }: ReceiverDeps = { now: () => new Date(), cwd: process.cwd(), ...deps };
   const host = options.host ?? RECEIVER_DEFAULTS.host;
   const path = _normalisePath(options.path ?? RECEIVER_DEFAULTS.path);
-  const logger = createLogger(options.log, options.json ?? false);
+  const logger = createLogger(options.log, options.json ?? false, options.quiet ?? false);
 
   // Output problems (a typo in -o) surface before anything is acknowledged.
   const sink = await createSink({

@@ -1,3 +1,6 @@
+import type { ColorLevel } from './color.ts';
+
+export { colorLevel } from './color.ts';
 import type { Writable } from 'node:stream';
 import type { LogLevel } from '../client/deps.ts';
 import { inert } from '../inert.ts';
@@ -30,7 +33,8 @@ export type ReporterOptions = {
   stderr: Writable;
   style: ProgressStyle;
   verbosity: Verbosity;
-  color: boolean;
+  /** chalk's level (ui/color.ts colorLevel): 0 is none. */
+  color: ColorLevel;
   now: () => number;
 };
 
@@ -42,11 +46,6 @@ export function chooseStyle(
 ): ProgressStyle {
   const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
   return isTTY && !ci && !noProgress && env.TERM !== 'dumb' ? 'bar' : 'plain';
-}
-
-/** Colours only on a TTY, and never with NO_COLOR set (no-color.org: any non-empty value). */
-export function useColor(isTTY: boolean, env: Record<string, string | undefined>): boolean {
-  return isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
 }
 
 /** A pending document (paid for, collected by a rerun) is a warning, not a failure. */
@@ -62,7 +61,7 @@ const NO_PAINT: Paint = { red: (text) => text, yellow: (text) => text, dim: (tex
 export async function createReporter(options: ReporterOptions): Promise<Reporter> {
   // chalk only for colours: its colour detection imports node:process, whose every getter
   // (stdin, report...) then runs, a tenth of a rerun's start-up on a pipe or in cron.
-  const chalk = options.color ? new (await import('chalk')).Chalk({ level: 1 }) : NO_PAINT;
+  const chalk = options.color > 0 ? new (await import('chalk')).Chalk({ level: options.color }) : NO_PAINT;
   if (options.style === 'plain' || options.verbosity === 'quiet') return new PlainReporter(options, chalk);
   // Loaded only for a terminal: a cron job never pays for them.
   const [{ default: ora }, { default: cliProgress }] = await Promise.all([import('ora'), import('cli-progress')]);

@@ -49,6 +49,8 @@ export async function sendSettled(
       gone.add(entry.file);
       return;
     }
+    // The watcher's caller (--json) hears every document's record as it ends, written or known.
+    deps.onRecord?.(entry, read);
     const known = entry.outcome === 'skipped' || entry.outcome === 'left' || entry.outcome === 'other_worker';
     const write =
       !(entry.outcome === 'pending' || entry.outcome === 'not_submitted') && !(known && appender.holds(entry));

@@ -1,3 +1,4 @@
+import { colorLevel } from '../ui/color.ts';
 import { normalize, resolve } from 'node:path';
 import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
@@ -60,7 +61,8 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
     stderr: deps.stderr,
     style: 'plain',
     verbosity: batch.verbosity,
-    color: false,
+    // A watcher's stderr is a log (a service's journal, a file): colours only when asked for.
+    color: colorLevel(batch.color ?? 'auto', false, deps.env),
     now: deps.now,
   });
   const log: Log = reporter.log.bind(reporter);

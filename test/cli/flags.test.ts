@@ -58,6 +58,7 @@ describe("cli: a batch run's options from its flags", () => {
       settleMs: 0,
       noProgress: false,
       verbosity: 'normal',
+      color: 'auto',
     });
   });
 

@@ -41,14 +41,14 @@ describe('extract config', () => {
     const deps = captureDeps(await configDir());
     await configSet({ key: 'api_key', value: KEY }, deps);
     await configSet({ key: 'base_url', value: 'https://x.example/' }, deps);
-    expect(configGet({ key: 'api_key' }, deps)).toBe(true);
-    expect(configGet({ key: 'base_url' }, deps)).toBe(true);
+    expect(configGet({ key: 'api_key' }, deps).value).toBe('ext_…a1b2');
+    expect(configGet({ key: 'base_url' }, deps).value).toBe('https://x.example');
     expect(deps.out).toEqual(['ext_…a1b2', 'https://x.example']);
   });
 
   it('config: get of an unset key prints nothing on stdout and reports not found', async () => {
     const deps = captureDeps(await configDir());
-    expect(configGet({ key: 'base_url' }, deps)).toBe(false);
+    expect(configGet({ key: 'base_url' }, deps).value).toBeNull();
     expect(deps.out).toEqual([]);
     expect(deps.err[0]).toMatch(/base_url is not set/);
   });

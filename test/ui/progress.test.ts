@@ -8,7 +8,13 @@ async function linesOf(color: boolean): Promise<string> {
   stderr.on('data', (chunk: Buffer) => {
     text += chunk.toString('utf8');
   });
-  const reporter = await createReporter({ stderr, style: 'plain', verbosity: 'verbose', color, now: () => 0 });
+  const reporter = await createReporter({
+    stderr,
+    style: 'plain',
+    verbosity: 'verbose',
+    color: color ? 1 : 0,
+    now: () => 0,
+  });
   reporter.log('error', 'it failed');
   reporter.log('warn', 'it may have cost');
   reporter.log('debug', 'a detail');
@@ -48,7 +54,7 @@ describe('progress', () => {
       stderr,
       style: 'plain',
       verbosity: 'normal',
-      color: false,
+      color: 0,
       now: () => now,
     });
     reporter.start(4);
@@ -78,7 +84,7 @@ async function barAfter(tallies: Array<[number, number]>, total: number): Promis
     text += chunk.toString('utf8');
   });
   let now = 0;
-  const reporter = await createReporter({ stderr, style: 'bar', verbosity: 'normal', color: false, now: () => now });
+  const reporter = await createReporter({ stderr, style: 'bar', verbosity: 'normal', color: 0, now: () => now });
   reporter.start(total);
   for (const [at, done] of tallies) {
     now = at;
