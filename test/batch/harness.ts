@@ -108,8 +108,10 @@ export async function run(cwd: string, inputs: string[], options: BatchOptions, 
       hooks.onSleep?.(ms, signal);
       if (abort?.aborted) return;
       t += ms;
-      // Let real I/O (the emulator, the journal) move between fake sleeps.
-      await new Promise((r) => setTimeout(r, 1));
+      // Let real I/O (the emulator, the journal) move between fake sleeps: a thousandth of the fake
+      // wait, so a day of fake polling lasts over a minute of real time for an engine slowed by a
+      // loaded machine, while a backoff of a few seconds costs a few milliseconds.
+      await new Promise((r) => setTimeout(r, Math.max(1, Math.min(50, ms / 1000))));
     },
     random: () => 0.5,
     log: () => {},
