@@ -19,11 +19,7 @@ export type EventHandlers = {
  * Starts watching `folders`; `skip` leaves out a path (hidden names, the outputs, the journal, a
  * file that is no document by its size) before it is watched, given its stat when the watcher has it.
  */
-export type WatchFolders = (
-  folders: string[],
-  skip: SkipPath,
-  on: EventHandlers,
-) => Promise<FolderEvents>;
+export type WatchFolders = (folders: string[], skip: SkipPath, on: EventHandlers) => Promise<FolderEvents>;
 
 export type SkipPath = (path: string, stats?: { isFile(): boolean; size: number }) => boolean;
 

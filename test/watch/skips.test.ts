@@ -32,11 +32,7 @@ describe('watch: a drop folder full of files that are not documents', () => {
       },
       w.deps,
     );
-    await until(
-      () => lines(join(cwd, 'out.jsonl')).length === 1,
-      'the PDF',
-      w.stderr,
-    );
+    await until(() => lines(join(cwd, 'out.jsonl')).length === 1, 'the PDF', w.stderr);
     w.stop();
     expect(await running).toBe(0);
     expect(lines(join(cwd, 'out.jsonl'))).toEqual([expect.objectContaining({ file: 'in/a.pdf', status: 'completed' })]);
