@@ -84,6 +84,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
   const isEmptySkip = (size: number): boolean =>
     emptyFileRule({ size, explicit: false }, batch.allFiles === true) === 'skip';
   let stopping = false;
+  const stop = new AbortController();
   let wake = new AbortController();
   const unsubscribe = deps.onSignal?.((signal) => {
     if (!stopping)
@@ -94,6 +95,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
           : `${signal}: stopping; documents in flight are left to the journal, resumed by the next run`,
       );
     stopping = true;
+    stop.abort();
     wake.abort();
   });
   let events: FolderEvents | undefined;
@@ -127,7 +129,19 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
     let first = true;
     while (!stopping) {
       if (deps.now() >= nextRescan) {
-        const listed = (await listFolders(folders, batch, deps, log))?.filter((file) => !skip(file));
+        const listed = await listFolders(
+          folders,
+          batch,
+          deps,
+          log,
+          (file, size) => {
+            if (skip(file)) return false;
+            if (!isEmptySkip(size)) return true;
+            skips.add(file, 'inode/x-empty');
+            return false;
+          },
+          stop.signal,
+        );
         for (const file of listed ?? []) touched.add(file);
         // Files gone without an event (a network share) are forgotten: a watcher running for months does not grow.
         if (listed !== undefined) settler.keepOnly(new Set(listed));
