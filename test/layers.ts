@@ -100,6 +100,7 @@ export const PROCESSES = [
   'test/emulator/serve-cli.test.ts',
   'test/emulator/webhooks.test.ts',
   'test/receiver/listen-cli.test.ts',
+  'test/receiver/append-only.test.ts',
   'test/engine/kills.test.ts',
 ];
 

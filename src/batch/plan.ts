@@ -242,7 +242,10 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
 }
 
 /** An empty file: skipped as no document when found in a folder or by a pattern, refused when named by itself. */
-export function emptyFileRule(file: InputFile, allFiles: boolean): 'skip' | 'refuse' | undefined {
+export function emptyFileRule(
+  file: Pick<InputFile, 'size' | 'explicit'>,
+  allFiles: boolean,
+): 'skip' | 'refuse' | undefined {
   if (file.size !== 0) return undefined;
   return !file.explicit && !allFiles ? 'skip' : 'refuse';
 }

@@ -168,9 +168,10 @@ export const LISTEN_FLAGS = defineFlags({
     kind: 'path',
     short: 'o',
     value: 'path',
-    description: 'where records go: - (stdout, JSON Lines), FILE.jsonl, FILE.json, FILE.csv, DIR/',
+    description:
+      'where records are appended: - (stdout, JSON Lines), FILE.jsonl, FILE.csv (one header) or DIR/ (one JSON per document)',
   },
-  format: { kind: 'text', value: 'format', description: 'json, jsonl, csv or dir; overrides the extension of -o' },
+  format: { kind: 'text', value: 'format', description: 'jsonl, csv or dir; overrides the extension of -o' },
   ...MISSING_MARKER_FLAGS,
   maxBody: {
     kind: 'custom',

@@ -12,7 +12,9 @@ import type { DocumentRecord } from './record.ts';
  * The header is the columns of the first records written; a record that brings a column the
  * header lacks (the first completed document after failures, which have no results) makes the
  * file be rewritten once, atomically, with that column added at the end and empty cells in the
- * rows before.
+ * rows before (the batch's rule: a file keeps its columns, a new one joins at the right). That
+ * is once per column the header gains, so at most `maxColumns` times in the file's life whatever
+ * arrives; every other write is an append of the new rows (growing-file.ts).
  *
  * An existing file is appended to only when it is a CSV of records (its header starts with the
  * document columns, as every CSV extract writes): rows of other columns are no place for a
@@ -36,15 +38,16 @@ export type CsvFile = {
 type Cell = string | null;
 
 /**
- * `path` '' is stdout (nothing to read); `maxColumns` caps the header (the document columns
- * included): a column first seen past it is left out of every row, and named in `leftOut`.
+ * `text` is what the file holds (growing-file.ts opened it, a torn last row cut off); `path` ''
+ * is stdout. `maxColumns` caps the header (the document columns included): a column first seen
+ * past it is left out of every row, and named in `leftOut`.
  */
 export async function openCsvFile(
   path: string,
+  text: string,
   appendText: (text: string) => Promise<void>,
   maxColumns = Number.POSITIVE_INFINITY,
 ): Promise<CsvFile> {
-  const text = await readTextOrEmpty(path);
   // A quoted empty cell is the empty string, a bare one null, as csv-writer wrote them.
   const table: Cell[][] =
     text.trim() === ''
@@ -65,30 +68,34 @@ export async function openCsvFile(
     file: row[at('file')] ?? '',
     document_id: row[at('document_id')] ?? null,
   }));
-  // The file may end without a newline (a crash mid-write): the next row must not join it.
-  let needsNewline = text !== '' && !text.endsWith('\n');
   return {
     rows,
     async append(records, explode, warn) {
       const flat = flattenRecords(records, explode);
       for (const w of flat.warnings) warn(w);
+      // The header holds names as written (a formula-like name neutralised); a field is known by that form.
       const known = new Set(header);
-      const fresh = flat.columns.filter((c) => !known.has(c));
+      const fresh = flat.columns.filter((c) => !known.has(neutraliseFormula(c)));
       const room = Math.max(0, maxColumns - (header?.length ?? 0));
-      const added = fresh.slice(0, room);
-      const leftOut = _leftOut(records, flat, fresh.slice(room), explode);
+      // The cap keeps the columns seen first, as the batch's does; they go in by their siblings' order.
+      const kept = new Set(_firstSeen(flat, fresh).slice(0, room));
+      const added = fresh.filter((c) => kept.has(c));
+      const leftOut = _leftOut(
+        records,
+        flat,
+        fresh.filter((c) => !kept.has(c)),
+        explode,
+      );
+      const field = new Map(flat.columns.map((c) => [neutraliseFormula(c), c]));
+      const columns = [...(header ?? []), ...added.map(neutraliseFormula)];
+      const body = flat.rows.map((row) => columns.map((c) => encodeCell(row.get(field.get(c) ?? c))));
       if (header === undefined) {
-        header = added;
-        const body = flat.rows.map((row) => added.map((c) => encodeCell(row.get(c))));
-        await appendText(stringify([added.map(neutraliseFormula), ...body], STRINGIFY_OPTIONS));
+        header = columns;
+        await appendText(stringify([columns, ...body], STRINGIFY_OPTIONS));
         return { leftOut };
       }
-      const columns: string[] = [...header, ...added];
-      const body = flat.rows.map((row) => columns.map((c) => encodeCell(row.get(c))));
       if (added.length === 0) {
-        const prefix = needsNewline ? '\n' : '';
-        needsNewline = false;
-        await appendText(prefix + stringify(body, STRINGIFY_OPTIONS));
+        await appendText(stringify(body, STRINGIFY_OPTIONS));
         return { leftOut };
       }
       const old: Cell[][] = parse(await readTextOrEmpty(path), {
@@ -96,14 +103,19 @@ export async function openCsvFile(
         cast: (value, context) => (value === '' && !context.quoting ? null : value),
       });
       const padded = old.slice(1).map((row) => [...row, ...added.map(() => null)]);
-      await writeFileAtomic(path, [
-        stringify([[...header, ...added.map(neutraliseFormula)], ...padded, ...body], STRINGIFY_OPTIONS),
-      ]);
+      await writeFileAtomic(path, [stringify([columns, ...padded, ...body], STRINGIFY_OPTIONS)]);
       header = columns;
-      needsNewline = false;
       return { leftOut };
     },
   };
+}
+
+/** The columns of `among` in the order the rows first have them. */
+function _firstSeen(flat: FlatRows, among: readonly string[]): string[] {
+  const left = new Set(among);
+  const order: string[] = [];
+  for (const row of flat.rows) for (const c of row.keys()) if (left.delete(c)) order.push(c);
+  return [...order, ...left];
 }
 
 /** Per document, the columns past the cap it has a cell for (a row per document: no --explode). */

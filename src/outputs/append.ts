@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
-import { readTextOrEmpty, writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from './atomic.ts';
+import { cannotGrow, openGrowingFile } from './growing-file.ts';
 import { followLinks } from './destination.ts';
 import { documentJson, jsonLine } from './json.ts';
 import { createStreamWriter, drained } from './stream.ts';
@@ -15,7 +16,8 @@ import type { OutputTarget } from './target.ts';
 /**
  * Outputs that grow as documents complete, for `extract watch`: JSON Lines appended (a file or
  * stdout), CSV appended under one header (append-csv.ts), a folder with one file per document.
- * Each append reaches the disk (fsync) before it resolves. A JSON array cannot grow, and a
+ * Files grow through growing-file.ts, as listen's do: each append reaches the disk (fsync)
+ * before it resolves, a torn last record is cut off when opened. A JSON array cannot grow, and a
  * stream (a FIFO, a device) is not reopened for each document: both are refused, with what to
  * use instead.
  *
@@ -45,7 +47,7 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
   const holds = (r: DocumentRecord): boolean => seen.has(_key(r));
   switch (target.kind) {
     case 'stdout': {
-      if (target.format === 'json') throw _cannotGrow('-o - --format json');
+      if (target.format === 'json') throw cannotGrow('-o - --format json', 'watch');
       // Its listener takes EPIPE: a reader gone (`| head`) stops the watcher (exit 8), never crashes it.
       const stream = createStreamWriter(options.stdout);
       const gone = (): ExtractError =>
@@ -55,7 +57,7 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
         );
       const csv =
         target.format === 'csv'
-          ? await (await import('./append-csv.ts')).openCsvFile('', (text) => _write(options.stdout, text))
+          ? await (await import('./append-csv.ts')).openCsvFile('', '', (text) => _write(options.stdout, text))
           : undefined;
       return {
         holds,
@@ -74,11 +76,15 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
         `-o ${target.destination.path} is a stream (a FIFO, a device or a descriptor): extract watch appends to files; write -o - and pipe it, or name a .jsonl or .csv file`,
       );
     case 'file': {
-      if (target.format === 'json') throw _cannotGrow(`-o ${relative(options.cwd, target.path) || target.path}`);
+      if (target.format === 'json')
+        throw cannotGrow(`-o ${relative(options.cwd, target.path) || target.path}`, 'watch');
       const path = followLinks(target.path).path;
-      const add = (text: string): Promise<void> => _appendDurably(path, text);
-      if (target.format === 'csv') {
-        const csv = await _guard(path, async () => (await import('./append-csv.ts')).openCsvFile(path, add));
+      const format = target.format;
+      const { file, text } = await _guard(path, () => openGrowingFile(path, format));
+      if (format === 'csv') {
+        const csv = await _guard(path, async () =>
+          (await import('./append-csv.ts')).openCsvFile(path, text, (more) => file.append(more)),
+        );
         remember(csv.rows);
         return {
           holds,
@@ -88,16 +94,11 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
           },
         };
       }
-      const text = await _guard(path, () => readTextOrEmpty(path));
       remember(_jsonlRows(text));
-      let needsNewline = text !== '' && !text.endsWith('\n');
       return {
         holds,
         async append(records) {
-          // A line torn by a crash stays a line of its own: the next record starts on a new one.
-          const prefix = needsNewline ? '\n' : '';
-          await _guard(path, () => add(prefix + records.map(jsonLine).join('')));
-          needsNewline = false;
+          await _guard(path, () => file.append(records.map(jsonLine).join('')));
           remember(records);
         },
       };
@@ -129,13 +130,6 @@ function _mirrored(dir: string, options: AppenderOptions, file: string): string 
   return keptPath(dir, relative(options.base, resolve(options.cwd, file)), file);
 }
 
-function _cannotGrow(what: string): ExtractError {
-  return new ExtractError(
-    'usage',
-    `${what} writes one JSON array, which cannot grow as documents complete: use -o FILE.jsonl, FILE.csv or DIR/ with extract watch`,
-  );
-}
-
 /** The (file, document_id) of each JSON line; a torn or foreign line is no document. */
 function _jsonlRows(text: string): Array<{ file: string; document_id: string | null }> {
   const rows: Array<{ file: string; document_id: string | null }> = [];
@@ -152,18 +146,6 @@ function _jsonlRows(text: string): Array<{ file: string; document_id: string | n
     rows.push({ file: value.file, document_id: id });
   }
   return rows;
-}
-
-async function _appendDurably(path: string, text: string): Promise<void> {
-  if (text === '') return;
-  await mkdir(dirname(path), { recursive: true });
-  const handle = await open(path, 'a');
-  try {
-    await handle.write(text);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
 }
 
 async function _write(out: Writable, text: string): Promise<void> {

@@ -50,20 +50,3 @@ export function indentJson(text: string, pad: string): string {
 export function documentJson(record: DocumentRecord): string {
   return `${JSON.stringify(recordFields(record), null, 2)}\n`;
 }
-
-/** jsonArrayChunks over records read one at a time (never all in memory): the same text. */
-export async function* jsonArrayChunksFrom(
-  records: AsyncIterable<DocumentRecord> | Iterable<DocumentRecord>,
-): AsyncGenerator<string> {
-  let previous: DocumentRecord | undefined;
-  for await (const record of records) {
-    yield previous === undefined ? '[\n' : `${indented(previous)},\n`;
-    previous = record;
-  }
-  if (previous === undefined) {
-    yield '[]\n';
-    return;
-  }
-  yield `${indented(previous)}\n`;
-  yield ']\n';
-}

@@ -18,9 +18,7 @@ import { receiverApp } from './routes.ts';
 import { createSink, type RecordSink } from './sink.ts';
 import { createWorker, type WorkerCounts } from './worker.ts';
 
-/** A JSON or CSV output is rewritten at most this often: a burst of events is one rewrite, not one each. */
-const WHOLE_FILE_SPACING_MS = 250;
-/** Other file outputs are fsynced once per pass; spacing passes keeps those fsyncs from crowding the acknowledgements'. */
+/** File outputs are fsynced once per pass; spacing passes keeps those fsyncs from crowding the acknowledgements'. */
 const FILE_SPACING_MS = 25;
 
 /**
@@ -60,7 +58,7 @@ export async function startReceiver(
     delayMs: options.workerDelayMs ?? 0,
     batchBytes: options.batchBytes,
     missingMarker: options.missingMarker === undefined ? DEFAULT_MISSING_MARKER : options.missingMarker,
-    spacingMs: sink.wholeFile ? WHOLE_FILE_SPACING_MS : sink.toDisk ? FILE_SPACING_MS : 0,
+    spacingMs: sink.toDisk ? FILE_SPACING_MS : 0,
   });
 
   const app = receiverApp({

@@ -15,12 +15,13 @@ export type EventHandlers = {
   failed(err: unknown): void;
 };
 
-/** Starts watching `folders`; `skip` leaves out a path (hidden names, the outputs, the journal) before it is watched. */
-export type WatchFolders = (
-  folders: string[],
-  skip: (path: string) => boolean,
-  on: EventHandlers,
-) => Promise<FolderEvents>;
+/**
+ * Starts watching `folders`; `skip` leaves out a path (hidden names, the outputs, the journal, a
+ * file that is no document by its size) before it is watched, given its stat when the watcher has it.
+ */
+export type WatchFolders = (folders: string[], skip: SkipPath, on: EventHandlers) => Promise<FolderEvents>;
+
+export type SkipPath = (path: string, stats?: { isFile(): boolean; size: number }) => boolean;
 
 export const chokidarEvents: WatchFolders = async (folders, skip, on) => {
   const { watch } = await import('chokidar');
@@ -30,7 +31,10 @@ export const chokidarEvents: WatchFolders = async (folders, skip, on) => {
     awaitWriteFinish: false,
     // A link to a folder is not watched through: the walk's rule on links decides what is sent.
     followSymlinks: false,
-    ignored: (path) => skip(path),
+    // chokidar watches each file it does not ignore (an inotify watch and its state apiece): a file
+    // left out here costs nothing. A file left out for its size is seen again when it is written
+    // to (its folder's event), or by the rescan.
+    ignored: (path, stats) => skip(path, stats),
   });
   watcher.on('add', on.touched);
   watcher.on('change', on.touched);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Log } from '../client/deps.ts';
-import { discoverInputs } from '../batch/discover.ts';
+import { streamInputs } from '../batch/discover.ts';
 import { folderExclusions } from '../batch/move.ts';
 import type { BatchOptions } from '../batch/options.ts';
 import { parseStateSpec } from '../journal/state/index.ts';
@@ -12,23 +12,38 @@ import type { FileStamp } from './settle.ts';
 
 /** The watched folders: checked, listed (the rescan), and what in them is never sent. */
 
-/** Every file the batch's own walk finds in the folders (hidden names, --ignore, links as a batch run). */
+/**
+ * Every file the batch's own walk finds in the folders (hidden names, --ignore, links as a batch
+ * run) that `keep` keeps, given its size: the walk is read a chunk at a time, so what the watcher
+ * leaves out (a folder of 100,000 empty files) is never held as a list.
+ */
 export async function listFolders(
   folders: string[],
   batch: BatchOptions,
   deps: { cwd: string; env: Record<string, string | undefined> },
   log: Log,
+  keep: (file: string, size: number) => boolean,
+  /** A stop: the listing ends between two chunks, and is no listing (undefined). */
+  stop?: AbortSignal,
 ): Promise<string[] | undefined> {
   try {
     // Move folders inside a watched folder are not walked, as in a batch run.
     const moved = folderExclusions({ done: batch.moveDone, failed: batch.moveFailed }, deps.cwd);
-    const found = await discoverInputs(folders, {
+    const { chunks, found } = streamInputs(folders, {
       cwd: deps.cwd,
       ignore: [...batch.ignore, ...moved],
       followLinks: batch.followLinks,
     });
+    const kept: string[] = [];
+    for await (const chunk of chunks) {
+      if (stop?.aborted === true) return undefined;
+      for (const f of chunk) {
+        const file = normalize(f.file);
+        if (keep(file, f.size)) kept.push(file);
+      }
+    }
     for (const u of found.unreadable) log('warn', u.reason);
-    return found.files.map((f) => normalize(f.file));
+    return kept;
   } catch (err) {
     if (!(err instanceof ExtractError)) throw err;
     log('warn', `${err.message}; listing again in the next rescan`);

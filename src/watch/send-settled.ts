@@ -12,6 +12,7 @@ import { EXIT_CODES, ExtractError } from '../errors.ts';
 import type { Appender } from '../outputs/append.ts';
 import { describeEntry } from './log-line.ts';
 import type { FileStamp, Settler } from './settle.ts';
+import type { SkipTally } from './skips.ts';
 
 /** The send step of `extract watch`: one batch run (runBatch) over the files that settled. */
 
@@ -26,6 +27,8 @@ export type SendContext = {
   log: Log;
   appender: Appender;
   settler: Settler;
+  /** Files that are not documents: counted, said as one line per pass. */
+  skips: SkipTally;
 };
 
 /**
@@ -123,7 +126,7 @@ export async function sendSettled(
     byFile.set(l.file, 'skipped');
   }
   for (const n of summary.not_documents) {
-    log('info', `${n.file}: not a document the service reads (${n.type}): skipped, uncharged (--all-files sends it)`);
+    ctx.skips.add(n.file, n.type);
     byFile.set(n.file, 'skipped');
   }
   for (const r of ready) {

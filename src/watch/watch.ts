@@ -6,11 +6,13 @@ import { createReporter } from '../ui/progress.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
 import { openAppender } from '../outputs/append.ts';
 import { checkExplode, prepareOutput, resolveOutput } from '../outputs/index.ts';
-import { chokidarEvents, type FolderEvents, type WatchFolders } from './events.ts';
+import { chokidarEvents, type FolderEvents, type SkipPath, type WatchFolders } from './events.ts';
 import { baseOf, checkFolder, listFolders, skipperFor, stampOf } from './folders.ts';
 import { type OpenForWriting, openForWriting } from './open-files.ts';
 import { sendSettled } from './send-settled.ts';
 import { createSettler } from './settle.ts';
+import { createSkipTally } from './skips.ts';
+import { emptyFileRule } from '../batch/plan.ts';
 
 /** `extract watch` decides these on top of a batch run's options. */
 export type WatchOptions = {
@@ -79,7 +81,12 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
   const settler = createSettler(options.settleMs, deps.now);
   const skip = skipperFor(folders, batch, target, deps);
   const touched = new Set<string>();
+  const skips = createSkipTally();
+  // An empty file is no document (the batch's rule) unless --all-files: nothing of it is kept.
+  const isEmptySkip = (size: number): boolean =>
+    emptyFileRule({ size, explicit: false }, batch.allFiles === true) === 'skip';
   let stopping = false;
+  const stop = new AbortController();
   let wake = new AbortController();
   const unsubscribe = deps.onSignal?.((signal) => {
     if (!stopping)
@@ -90,6 +97,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
           : `${signal}: stopping; documents in flight are left to the journal, resumed by the next run`,
       );
     stopping = true;
+    stop.abort();
     wake.abort();
   });
   let events: FolderEvents | undefined;
@@ -98,7 +106,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
       events = await _startEvents(
         deps.watchFolders ?? chokidarEvents,
         folders,
-        skip,
+        (path, stats) => skip(path) || (stats?.isFile() === true && isEmptySkip(stats.size)),
         {
           touched: (path) => {
             touched.add(normalize(path));
@@ -123,7 +131,19 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
     let first = true;
     while (!stopping) {
       if (deps.now() >= nextRescan) {
-        const listed = (await listFolders(folders, batch, deps, log))?.filter((file) => !skip(file));
+        const listed = await listFolders(
+          folders,
+          batch,
+          deps,
+          log,
+          (file, size) => {
+            if (skip(file)) return false;
+            if (!isEmptySkip(size)) return true;
+            skips.add(file, 'inode/x-empty');
+            return false;
+          },
+          stop.signal,
+        );
         for (const file of listed ?? []) touched.add(file);
         // Files gone without an event (a network share) are forgotten: a watcher running for months does not grow.
         if (listed !== undefined) settler.keepOnly(new Set(listed));
@@ -134,10 +154,18 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
       const looks = new Set([...touched, ...settler.waiting()]);
       touched.clear();
       for (const path of looks) {
+        // A stop is heard between two looks, not after a folder of them.
+        if (stopping) break;
         const stamp = await stampOf(resolve(deps.cwd, path));
         if (stamp === undefined) settler.gone(path);
-        else settler.seen(path, stamp);
+        // Counted, and nothing kept of it, so a folder of them costs the watcher no memory;
+        // written to later, an event or the rescan sees it.
+        else if (isEmptySkip(stamp.size)) {
+          settler.gone(path);
+          skips.add(path, 'inode/x-empty');
+        } else settler.seen(path, stamp);
       }
+      skips.flush(log);
       let ready = settler.settled();
       if (ready.length > 0) {
         // A file still open for writing waits, whatever its stamp says (a writer that pauses).
@@ -150,7 +178,8 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
         ready = ready.filter((r) => !open.has(resolve(deps.cwd, r.path)));
       }
       if (ready.length > 0) {
-        const code = await sendSettled(ready, { batch, folders, roots, deps, log, appender, settler });
+        const code = await sendSettled(ready, { batch, folders, roots, deps, log, appender, settler, skips });
+        skips.flush(log);
         if (code === 'stopped') stopping = true;
         else if (code !== undefined) return code;
         continue;
@@ -175,7 +204,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
 async function _startEvents(
   watchFolders: WatchFolders,
   folders: string[],
-  skip: (path: string) => boolean,
+  skip: SkipPath,
   on: Parameters<WatchFolders>[2],
   log: Log,
 ): Promise<FolderEvents | undefined> {

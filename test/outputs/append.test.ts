@@ -28,7 +28,7 @@ function appender(cwd: string, out: string) {
 }
 
 describe('outputs that grow (extract watch)', () => {
-  it('JSON Lines: appended across restarts; a line torn by a crash stays alone; what the file holds is known', async () => {
+  it('JSON Lines: appended across restarts; a line torn by a crash is cut off (the journal writes it again); what the file holds is known', async () => {
     const cwd = tempDir();
     const path = join(cwd, 'out.jsonl');
     const a = await appender(cwd, 'out.jsonl').open();
@@ -40,8 +40,8 @@ describe('outputs that grow (extract watch)', () => {
     await b.append([done('in/b.pdf', 'doc_b', 2)]);
     const lines = readFileSync(path, 'utf8').split('\n');
     expect(JSON.parse(lines[0]!)).toMatchObject({ file: 'in/a.pdf' });
-    expect(lines[1]).toBe('{"file":"in/torn.pdf","docu');
-    expect(JSON.parse(lines[2]!)).toMatchObject({ file: 'in/b.pdf', results: { total: 2 } });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ file: 'in/b.pdf', results: { total: 2 } });
+    expect(lines.slice(2)).toEqual(['']);
   });
 
   it('CSV: one header across appends and restarts; a column first seen later is added, the rows before padded', async () => {
@@ -131,7 +131,7 @@ describe('outputs that grow (extract watch)', () => {
     const add = async (text: string) => writeFileSync(path, readFileSync(path, 'utf8') + text);
     writeFileSync(path, '');
     // The six document columns and one field: the seventh column is the last there is room for.
-    const csv = await openCsvFile(path, add, 7);
+    const csv = await openCsvFile(path, '', add, 7);
     expect((await csv.append([done('in/a.pdf', 'doc_a', 1)], undefined, () => {})).leftOut).toEqual([
       { document_id: 'doc_a', columns: ['total'] },
     ]);

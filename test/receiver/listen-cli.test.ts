@@ -142,7 +142,7 @@ describe('listen: an output it did not make', () => {
     ]);
   });
 
-  it('listen -o on a CSV of other columns, or a JSON array of documents its inbox does not know: exit 2, says why and what to do, the file untouched', async () => {
+  it('listen -o on a CSV of other columns, or on a JSON file (an array cannot grow): exit 2, says why and what to do, the file untouched', async () => {
     const base = tempDir();
     const cases = [
       {
@@ -153,7 +153,7 @@ describe('listen: an output it did not make', () => {
       {
         name: 'invoices.json',
         text: `${JSON.stringify([{ file: 'a.pdf', document_id: 'doc_a', status: 'completed' }])}\n`,
-        says: /holds 1 documents this listener's inbox does not know.*FILE\.jsonl or FILE\.csv/,
+        says: /writes one JSON array, which cannot grow as documents arrive: use -o FILE\.jsonl, FILE\.csv or DIR\//,
       },
     ];
     for (const c of cases) {

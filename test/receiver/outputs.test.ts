@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,14 +76,18 @@ describe('listen: outputs', () => {
     expect(second).toMatchObject({ document_id: 'doc_full', needs_review: false, results: complete.data });
   });
 
-  it('listen: CSV output is rewritten from every record after each batch; null cells stay empty, never 0', async () => {
+  it("listen: CSV output grows by each batch's rows, the same file, its earlier bytes kept; null cells stay empty, never 0", async () => {
     const out = join(tempDir(), 'records.csv');
     const r = await receiver({ out });
     await send(r.url, withNulls);
     await r.drained();
-    expect(readCsvObjects(await readFile(out, 'utf8'))).toHaveLength(1);
-    await send(r.url, complete);
+    const first = await readFile(out, 'utf8');
+    const inode = statSync(out).ino;
+    expect(readCsvObjects(first)).toHaveLength(1);
+    await send(r.url, { ...complete, data: { ...withNulls.data, ...complete.data } });
     await r.drained();
+    expect(statSync(out).ino).toBe(inode);
+    expect((await readFile(out, 'utf8')).startsWith(first)).toBe(true);
     const rows = readCsvObjects(await readFile(out, 'utf8'));
     expect(rows.map((row) => row.document_id)).toEqual(['doc_nulls', 'doc_full']);
     const [nulls, full] = rows;
@@ -100,17 +105,13 @@ describe('listen: outputs', () => {
     expect(JSON.parse(nulls?.lines ?? 'null')).toEqual(withNulls.data.lines);
   });
 
-  it('listen: JSON output is one array of every record, directory output one <document_id>.json each', async () => {
+  it('listen: a JSON output is refused (an array cannot grow), directory output is one <document_id>.json each', async () => {
     const base = tempDir();
-    const json = await receiver({ out: join(base, 'records.json') });
-    await send(json.url, withNulls);
-    await send(json.url, complete);
-    await json.drained();
-    const array: unknown = JSON.parse(await readFile(join(base, 'records.json'), 'utf8'));
-    expect(array).toEqual([
-      expect.objectContaining({ document_id: 'doc_nulls', results: withNulls.data }),
-      expect.objectContaining({ document_id: 'doc_full' }),
-    ]);
+    await expect(receiver({ out: join(base, 'records.json') })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/cannot grow as documents arrive: use -o FILE\.jsonl, FILE\.csv or DIR\//),
+    });
+    expect(existsSync(join(base, 'records.json'))).toBe(false);
 
     const dir = await receiver({ out: `${join(base, 'docs')}/` });
     await send(dir.url, withNulls);

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BatchDeps } from '../../src/batch/options.ts';
 import type { DocumentRecord } from '../../src/outputs/record.ts';
+import { createSkipTally } from '../../src/watch/skips.ts';
 import { sendSettled } from '../../src/watch/send-settled.ts';
 import { createSettler } from '../../src/watch/settle.ts';
 import { batchOptions } from '../batch/harness.ts';
@@ -74,6 +75,7 @@ describe('extract watch: a file that grew after a premature send', () => {
         },
       },
       settler: createSettler(0, () => 0),
+      skips: createSkipTally(),
     };
     const stamp = () => ({ size: statSync(path).size, mtimeMs: statSync(path).mtimeMs });
 

@@ -1,78 +1,14 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { StopSignal } from '../../src/batch/options.ts';
 import type { EventHandlers } from '../../src/watch/events.ts';
-import { defaultClientDeps } from '../../src/client/deps.ts';
-import { runWatch, type WatchDeps } from '../../src/watch/watch.ts';
+import { runWatch } from '../../src/watch/watch.ts';
 import { batchOptions, ledgerTotals } from '../batch/harness.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-
-/**
- * runWatch in process against the real emulator, with the folder's events injected: delivered
- * by the test, or lost. The real clock with short intervals (the settle rule itself is tested
- * on an injected clock in settle.test.ts): runBatch polls the real emulator, whose work takes
- * real time.
- */
-function watchDeps(cwd: string, hooks: Partial<WatchDeps> = {}) {
-  const start = Date.now();
-  let err = '';
-  // As process.on: the watcher and each batch run subscribe, each for itself.
-  const handlers = new Set<(s: StopSignal) => void>();
-  const deps: WatchDeps = {
-    ...defaultClientDeps(),
-    cwd,
-    env: { XDG_STATE_HOME: join(cwd, '.state') },
-    stdout: new Writable({ write: (_c, _e, cb) => cb() }),
-    stderr: new Writable({
-      write: (c, _e, cb) => {
-        err += String(c);
-        cb();
-      },
-    }),
-    isTTY: false,
-    onSignal: (h) => {
-      handlers.add(h);
-      return () => handlers.delete(h);
-    },
-    exitNow: () => {},
-    openForWriting: async () => new Set(),
-    ...hooks,
-  };
-  return {
-    deps,
-    elapsed: () => Date.now() - start,
-    stderr: () => err,
-    stop: () => {
-      for (const h of handlers) h('SIGTERM');
-    },
-  };
-}
-
-async function until(check: () => boolean, what: string, log: () => string, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function lines(path: string): Array<Record<string, unknown>> {
-  let text = '';
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+import { lines, until, watchDeps } from './in-process.ts';
 
 describe('watch in process', () => {
   it('an event that is lost: the file is still found by the rescan, once --rescan has passed', async () => {
