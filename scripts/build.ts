@@ -43,7 +43,10 @@ const enginePackagesThroughLoader: Plugin = {
   name: 'engine-packages-through-loader',
   setup(b) {
     b.onResolve({ filter: /^[@a-z]/ }, (args) => {
-      const name = args.path.split('/').slice(0, args.path.startsWith('@') ? 2 : 1).join('/');
+      const name = args.path
+        .split('/')
+        .slice(0, args.path.startsWith('@') ? 2 : 1)
+        .join('/');
       if (!ENGINE_DEPENDENCIES.includes(name)) return undefined;
       return {
         errors: [

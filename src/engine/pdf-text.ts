@@ -27,8 +27,9 @@ export const LOADED_BYTES_BUDGET = 128 * 1024 * 1024;
 const RANGE_CHUNK_BYTES = 4 * 1024;
 
 // From the engine package (src/engine-package.ts), where npm installed pdfjs.
-const { InvalidPDFException, OPS, PDFDataRangeTransport, PasswordException, getDocument } =
-  await importEngine<typeof Pdfjs>('pdfjs-dist/legacy/build/pdf.mjs');
+const { InvalidPDFException, OPS, PDFDataRangeTransport, PasswordException, getDocument } = await importEngine<
+  typeof Pdfjs
+>('pdfjs-dist/legacy/build/pdf.mjs');
 const PDFJS_ROOT = fileURLToPath(new URL('./', await resolveEngineFile('pdfjs-dist/package.json')));
 
 /**

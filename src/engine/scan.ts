@@ -8,7 +8,6 @@ import { openPdf } from './pdf-text.ts';
 import { type ByteSource, type SourceInput, withSource } from './source.ts';
 import { EngineError, type Grounding, type Place } from './types.ts';
 
-
 // A native binding, from the engine package (src/engine-package.ts).
 const { createCanvas } = await importEngine<typeof Canvas>('@napi-rs/canvas');
 
