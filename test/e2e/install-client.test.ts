@@ -21,7 +21,7 @@ let project: string;
 beforeAll(async () => {
   tarballs = await packTarballs();
   project = await installInProject([tarballs.client]);
-});
+}, 600_000);
 
 const bin = () => join(project, 'node_modules', '.bin', 'extract');
 const run = (args: string[], extra: Record<string, string> = {}, cwd = tempDir()) =>

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { tempDir } from './cli.ts';
@@ -41,6 +42,20 @@ export async function installInProject(tarballs: string[]): Promise<string> {
   writeFileSync(join(project, 'package.json'), '{ "name": "a-project", "private": true }\n');
   await execa('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', ...tarballs], { cwd: project });
   return project;
+}
+
+/**
+ * What npm needs of this machine's environment to reach the registry (its certificates, a proxy,
+ * the user's npm config) for a shell whose environment is otherwise the test's own.
+ */
+export function registryEnv(): Record<string, string> {
+  const kept = Object.entries(process.env).filter(([name]) =>
+    /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|https?_proxy|no_proxy)$/i.test(name),
+  );
+  return {
+    ...(Object.fromEntries(kept) as Record<string, string>),
+    npm_config_userconfig: process.env.npm_config_userconfig ?? join(homedir(), '.npmrc'),
+  };
 }
 
 /** `du` of a folder, in bytes (what the disk holds, as people read `du -sh`). */
