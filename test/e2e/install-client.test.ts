@@ -48,6 +48,27 @@ describe('a client-only install', () => {
     expect(help.stdout).toContain('Usage: extract');
   });
 
+  it('on a Node older than 22.13, says to install Node 24, not npx (which would fetch another package here)', async () => {
+    // This Node made to say it is 20, as the system Node of many machines is, before bin/extract.js runs.
+    const olderNode =
+      "data:text/javascript,Object.defineProperty(process,'versions',{value:{...process.versions,node:'20.20.2'}});" +
+      "Object.defineProperty(process,'version',{value:'v20.20.2'})";
+    const result = await execa(
+      process.execPath,
+      ['--import', olderNode, join(project, 'node_modules', 'extract-cli', 'bin', 'extract.js'), '--version'],
+      {
+        cwd: tempDir(),
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('extract needs Node.js 22.13 or newer (node:sqlite); this is v20.20.2.');
+    expect(result.stderr).toContain('Install Node.js 24');
+    expect(result.stderr).not.toContain('npx');
+  });
+
   it('sends a batch to the service and writes its records', async () => {
     const service = await deployedStandIn();
     const cwd = tempDir();
