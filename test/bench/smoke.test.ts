@@ -45,8 +45,8 @@ const HALVES = [
     ],
   },
   {
-    only: '8,9,10,12',
-    ids: ['8', '9 fact', '9 w1', '9 w2', '9 w3', '10 png', '10 pdf'],
+    only: '8,9,10,12,13',
+    ids: ['8', '9 fact', '9 w1', '9 w2', '9 w3', '10 png', '10 pdf', '13 size', '13 full', '13 version', '13 help'],
   },
 ];
 
