@@ -30,6 +30,15 @@ export async function countPages(path: FsPath, mimeType: string): Promise<number
 }
 
 /**
+ * --max-credits holds a run to a number of pages counted before sending: without the engine (a
+ * client-only install) each count would be a guess, so the run stops before any send (exit 2)
+ * with the line that installs it. A dry run goes on, its pages unknown.
+ */
+export async function requirePageCounter(): Promise<void> {
+  (await import('../engine-package.ts')).requireEngine('--max-credits');
+}
+
+/**
  * The pages of a file already in memory (an inline send's bytes): after the service has charged
  * for them, so nothing may fail here; a count the engine cannot make is null, never an error.
  */

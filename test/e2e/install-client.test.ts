@@ -89,6 +89,22 @@ describe('a client-only install', () => {
     expect(records.map((r) => r.status)).toEqual(['completed', 'completed']);
   });
 
+  it("--max-credits, which needs pages counted before sending, stops with the engine's install line, nothing sent", async () => {
+    const service = await deployedStandIn();
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'a.pdf'), await invoicePdf(1, 3));
+    const result = await run(
+      ['a.pdf', '--max-credits', '2', '-o', 'out.jsonl'],
+      { EXTRACT_BASE_URL: service.url, EXTRACT_API_KEY: 'ext_stand_in_key_0001' },
+      cwd,
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      `--max-credits needs the engine, which is not installed: npm install -g ./extract-cli-engine-${VERSION}.tgz`,
+    );
+    expect(service.posts.size).toBe(0);
+  });
+
   it('extract serve and --local print the one command that installs the engine, exit 2', async () => {
     for (const args of [['serve'], ['--local', 'a.pdf']]) {
       const result = await run(args);
