@@ -3,8 +3,16 @@
 // Say so plainly on an old Node, rather than failing deep inside a dependency.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 13)) {
+  // `npx extract` helps only in a clone, whose devDependencies hold the Node 24 it pins; elsewhere
+  // a bare `npx extract` would fetch another package from the registry.
+  const { existsSync } = process.getBuiltinModule('node:fs');
+  const inClone = existsSync(new URL('../node_modules/node/package.json', import.meta.url));
   process.stderr.write(
-    `extract needs Node.js 22.13 or newer (node:sqlite); this is ${process.version}. Install a current Node LTS, or run it through npm (npx extract), which uses the Node 24 this project pins.\n`,
+    `extract needs Node.js 22.13 or newer (node:sqlite); this is ${process.version}. ${
+      inClone
+        ? 'In this clone, run it as npx extract: npm runs it on the Node 24 the project pins.'
+        : 'Install Node.js 24 LTS (https://nodejs.org/, or nvm install 24), then run extract again.'
+    }\n`,
   );
   process.exit(2);
 }

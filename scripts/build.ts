@@ -12,10 +12,12 @@
  *   are entries; code they share, and what they load lazily, are chunks in dist/chunks/.
  *   errors.ts is one module for both passes, so `instanceof ExtractError` holds across them;
  *   the other modules the start-up copies (constants, unit formatting, redaction) hold no state.
- * - External, loaded from node_modules as installed: the packages only `extract serve` and
- *   `extract listen` use (their start-up is not on a batch's path, and fastify's logger and
- *   pdfjs resolve files of their own at run time: pdfjs its worker, standard fonts and CMaps,
- *   which the app also serves), and pg (an optional native binding behind a require).
+ * - External, loaded from node_modules as installed: fastify (`extract serve` and `extract
+ *   listen`; its logger resolves files of its own at run time) and pg (an optional native binding
+ *   behind a require): the package's only runtime dependencies, everything else is in the bundle.
+ * - The engine's packages (pdfjs, canvas, OCR, the emulator's uploads, static files and SMTP) are
+ *   another package's dependencies, packages/engine, loaded through src/engine-package.ts from
+ *   wherever that package is installed; an import of one by name fails the build.
  * - CommonJS dependencies (commander, undici, fast-glob...) call require(); an ESM bundle gets a
  *   real one from createRequire.
  */
@@ -30,18 +32,32 @@ const ROOT = join(import.meta.dirname, '..');
 /** dist/, or another folder for trying a change while tests run on dist/. */
 const OUT = process.argv[2] ?? join(ROOT, 'dist');
 
-// tesseract.js starts its own worker thread from a file of its package, and @napi-rs/canvas is a native binding.
-const EXTERNAL = [
-  'pdfjs-dist',
-  'fastify',
-  '@fastify/*',
-  'smtp-server',
-  'mailparser',
-  'pg',
-  'pg-native',
-  'tesseract.js',
-  '@napi-rs/canvas',
-];
+const EXTERNAL = ['fastify', 'pg', 'pg-native'];
+
+/** The dependencies of packages/engine: only src/engine-package.ts loads them, from that package's folder. */
+const ENGINE_DEPENDENCIES = Object.keys(
+  (JSON.parse(readFileSync(join(ROOT, 'packages/engine/package.json'), 'utf8')) as { dependencies: object })
+    .dependencies,
+);
+const enginePackagesThroughLoader: Plugin = {
+  name: 'engine-packages-through-loader',
+  setup(b) {
+    b.onResolve({ filter: /^[@a-z]/ }, (args) => {
+      const name = args.path
+        .split('/')
+        .slice(0, args.path.startsWith('@') ? 2 : 1)
+        .join('/');
+      if (!ENGINE_DEPENDENCIES.includes(name)) return undefined;
+      return {
+        errors: [
+          {
+            text: `${relative(ROOT, args.importer)} imports ${args.path}, a dependency of packages/engine: load it with importEngine (src/engine-package.ts), which finds it where the engine is installed`,
+          },
+        ],
+      };
+    });
+  },
+};
 
 /**
  * commander imports node:child_process, and with it net, dgram and the stream machinery (some 40
@@ -223,14 +239,20 @@ const results = await Promise.all([
   build({
     ...COMMON,
     entryPoints: { 'cli/main': 'src/cli/main.ts' },
-    plugins: [noChildProcessInCommander, lazyEntriesStayOutside, builtinsWithoutGetters, undiciRequestOnly],
+    plugins: [
+      noChildProcessInCommander,
+      lazyEntriesStayOutside,
+      builtinsWithoutGetters,
+      undiciRequestOnly,
+      enginePackagesThroughLoader,
+    ],
   }),
   build({
     ...COMMON,
     entryPoints: Object.fromEntries(Object.entries(LAZY_ENTRIES).filter(([name]) => name !== 'cli/errors')),
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [noChildProcessInCommander, errorsStayOneFile, undiciRequestOnly],
+    plugins: [noChildProcessInCommander, errorsStayOneFile, undiciRequestOnly, enginePackagesThroughLoader],
   }),
   // errors.ts alone, a file of its own that imports nothing (see errorsStayOneFile).
   build({ ...COMMON, entryPoints: { 'cli/errors': 'src/errors.ts' } }),

@@ -88,6 +88,7 @@ export const PROCESSES = [
   'test/reliability/**/*.test.ts',
   'test/bench/smoke.test.ts',
   'test/docs/docs.test.ts',
+  'test/docs/recipes.test.ts',
   'test/redact.test.ts',
   'test/batch/messages.test.ts',
   'test/batch/one-pass.test.ts',

@@ -11,6 +11,8 @@ import type { FsPath } from './paths.ts';
  * table and page tree, an image's headers), never whole: a 1 GB file is counted in kilobytes.
  */
 export async function countPages(path: FsPath, mimeType: string): Promise<number | null> {
+  // A client installed without the engine package (src/engine-package.ts) has no counter: no estimate.
+  if (!(await import('../engine-package.ts')).engineInstalled()) return null;
   // Imported here: the engine brings pdfjs, which is large, and only dry runs and --max-credits need it.
   const [{ countPagesInProcess }, { fileSource }] = await Promise.all([
     import('../engine/extract.ts'),
@@ -25,6 +27,15 @@ export async function countPages(path: FsPath, mimeType: string): Promise<number
   } finally {
     await source.close();
   }
+}
+
+/**
+ * --max-credits holds a run to a number of pages counted before sending: without the engine (a
+ * client-only install) each count would be a guess, so the run stops before any send (exit 2)
+ * with the line that installs it. A dry run goes on, its pages unknown.
+ */
+export async function requirePageCounter(): Promise<void> {
+  (await import('../engine-package.ts')).requireEngine('--max-credits');
 }
 
 /**

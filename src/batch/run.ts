@@ -19,7 +19,7 @@ import type { Charges } from './pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
 import { checkMoveFolders, folderExclusions } from './move.ts';
 import type { ProbedService } from './probe.ts';
-import { countPages } from './pages.ts';
+import { countPages, requirePageCounter } from './pages.ts';
 import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan.ts';
 import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './planned.ts';
 import { chooseStyle, colorLevel, createReporter, type Reporter } from '../ui/progress.ts';
@@ -274,6 +274,7 @@ async function planBatch(
       );
       plan.identity = identity;
     }
+    if (options.maxCredits !== undefined) await requirePageCounter();
     if (options.dryRun || options.maxCredits !== undefined) await countPagesToSend(planned.jobs, reporter);
     plan.unreadable.push(...planned.unreadable);
     plan.ignored.push(...planned.ignored);

@@ -4,7 +4,7 @@ import { DEFAULT_CONFIG } from '../emulator/default-config.ts';
 import { loadConfig } from '../emulator/config.ts';
 import { formatEvent } from '../emulator/events.ts';
 import { parseFaultFlag } from '../emulator/faults.ts';
-import { serve } from '../emulator/serve.ts';
+import { requireEngine } from '../engine-package.ts';
 import { ExtractError } from '../errors.ts';
 import { isLoopbackHost } from '../net/loopback.ts';
 import type { ServeValues } from '../flags/servers.ts';
@@ -24,6 +24,9 @@ export async function serveFromCli(flags: ServeValues, deps: ServeDeps): Promise
     deps.stdout.write(`${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);
     return;
   }
+  // Without the engine package: one line with the command that installs it, exit 2, before any work.
+  requireEngine('serve');
+  const { serve } = await import('../emulator/serve.ts');
   const port = flags.port;
   const smtpPort = flags.smtpPort ?? false;
   const listenPort = flags.noListen ? false : flags.listenPort;

@@ -27,6 +27,7 @@ export async function withTarget<T>(
 ): Promise<T> {
   if (flags.local === true) {
     // The default configuration of `extract serve`, data in a temporary directory.
+    (await import('../engine-package.ts')).requireEngine('--local');
     const { startServer } = await import('../emulator/server.ts');
     const dataDir = await mkdtemp(join(tmpdir(), 'extract-local-'));
     const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, log: () => {} });

@@ -1,9 +1,11 @@
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
-import { OEM, PSM, type Worker, createWorker } from 'tesseract.js';
+import { fileURLToPath } from 'node:url';
+import type * as Tesseract from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
+import { importEngine, resolveEngineFile } from '../engine-package.ts';
 
 /**
  * Optical character recognition with tesseract.js, its language data read from the npm
@@ -42,11 +44,12 @@ export class OcrTimeout extends Error {}
 
 let current: Promise<Worker> | null = null;
 
-const resolver = createRequire(import.meta.url);
+// tesseract.js and its language data come from the engine package (src/engine-package.ts).
+const { OEM, PSM, createWorker } = (await importEngine<{ default: typeof Tesseract }>('tesseract.js')).default;
 
 /** The LSTM models ("best_int"): what tesseract.js itself fetches for its LSTM engine, a quarter of the full data's size. */
-const trainedData = (code: string): string =>
-  resolver.resolve(`@tesseract.js-data/${code}/4.0.0_best_int/${code}.traineddata.gz`);
+const trainedData = async (code: string): Promise<string> =>
+  fileURLToPath(await resolveEngineFile(`@tesseract.js-data/${code}/4.0.0_best_int/${code}.traineddata.gz`));
 
 /**
  * tesseract.js takes one folder for all languages, and each data package is a folder of
@@ -55,7 +58,7 @@ const trainedData = (code: string): string =>
 async function start(): Promise<Worker> {
   const dir = await mkdtemp(join(tmpdir(), 'extract-ocr-'));
   try {
-    for (const code of OCR_LANGUAGES) await symlink(trainedData(code), join(dir, `${code}.traineddata.gz`));
+    for (const code of OCR_LANGUAGES) await symlink(await trainedData(code), join(dir, `${code}.traineddata.gz`));
     const worker = await createWorker([...OCR_LANGUAGES], OEM.LSTM_ONLY, {
       langPath: dir,
       gzip: true,

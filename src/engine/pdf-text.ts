@@ -1,12 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import {
-  InvalidPDFException,
-  OPS,
-  PDFDataRangeTransport,
-  PasswordException,
-  getDocument,
-} from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type * as Pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { importEngine, resolveEngineFile } from '../engine-package.ts';
 import { type Layout, type TextPiece, layoutPage } from './layout.ts';
 import { type ByteSource, type SourceInput, bytesSource, readAll, withSource } from './source.ts';
 import { EngineError } from './types.ts';
@@ -31,7 +26,11 @@ export const LOADED_BYTES_BUDGET = 128 * 1024 * 1024;
 /** The unit of what pdfjs asks for: small, since a page tree walk loads one unit per page object. */
 const RANGE_CHUNK_BYTES = 4 * 1024;
 
-const PDFJS_ROOT = fileURLToPath(new URL('./', import.meta.resolve('pdfjs-dist/package.json')));
+// From the engine package (src/engine-package.ts), where npm installed pdfjs.
+const { InvalidPDFException, OPS, PDFDataRangeTransport, PasswordException, getDocument } = await importEngine<
+  typeof Pdfjs
+>('pdfjs-dist/legacy/build/pdf.mjs');
+const PDFJS_ROOT = fileURLToPath(new URL('./', await resolveEngineFile('pdfjs-dist/package.json')));
 
 /**
  * For text: no standard font data. A font the PDF does not embed ("Helvetica") gets its text from

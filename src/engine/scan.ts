@@ -1,4 +1,5 @@
-import { createCanvas } from '@napi-rs/canvas';
+import type * as Canvas from '@napi-rs/canvas';
+import { importEngine } from '../engine-package.ts';
 import type { Results } from '../contract/index.ts';
 import { type ImageKind, imageSizes, tiffPage } from './images.ts';
 import { type Page, type TextPiece, layoutPage } from './layout.ts';
@@ -6,6 +7,9 @@ import { OCR_LANGUAGE_NAMES, type OcrWord, OcrTimeout, recognise } from './ocr.t
 import { openPdf } from './pdf-text.ts';
 import { type ByteSource, type SourceInput, withSource } from './source.ts';
 import { EngineError, type Grounding, type Place } from './types.ts';
+
+// A native binding, from the engine package (src/engine-package.ts).
+const { createCanvas } = await importEngine<typeof Canvas>('@napi-rs/canvas');
 
 /**
  * Scans: pages with no text layer (an image file, a PDF page that is only a picture) are

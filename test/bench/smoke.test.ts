@@ -45,8 +45,22 @@ const HALVES = [
     ],
   },
   {
-    only: '8,9,10,12,13',
-    ids: ['8', '9 fact', '9 w1', '9 w2', '9 w3', '10 png', '10 pdf', '13 watch rss 40', '13 watch send 40'],
+    only: '8,9,10,12,13,14',
+    ids: [
+      '8',
+      '9 fact',
+      '9 w1',
+      '9 w2',
+      '9 w3',
+      '10 png',
+      '10 pdf',
+      '13 watch rss 40',
+      '13 watch send 40',
+      '14 size',
+      '14 full',
+      '14 version',
+      '14 help',
+    ],
   },
 ];
 

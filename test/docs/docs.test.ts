@@ -172,7 +172,7 @@ describe('docs', () => {
     const man: string[] = [pkg.man].flat();
     expect(man.map((m) => resolve(ROOT, m))).toContain(MAN_PATH);
     expect(pkg.files).toContain('man');
-    expect(pkg.scripts.docs).toBe('node scripts/cli-reference.ts');
+    expect(pkg.scripts.docs).toContain('node scripts/cli-reference.ts');
   });
 
   it('man extract works after a global install (npm links the man field into share/man)', async () => {

@@ -1,10 +1,15 @@
 import { createReadStream } from 'node:fs';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type * as Mailparser from 'mailparser';
+import type * as SmtpServer from 'smtp-server';
 import type { ParserConfig } from '../../contract/index.ts';
 import { GatewayError } from '../errors.ts';
 import { StagedTooLarge, stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
 import type { Arrival, Intake } from './intake.ts';
+import { importEngine } from '../../engine-package.ts';
+
+// From the engine package (src/engine-package.ts).
+const { simpleParser } = await importEngine<typeof Mailparser>('mailparser');
+const { SMTPServer } = await importEngine<typeof SmtpServer>('smtp-server');
 
 /**
  * Documents by email (source_type "email"): an SMTP listener on loopback. A message to

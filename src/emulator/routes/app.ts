@@ -1,10 +1,14 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
+import type FastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { DocumentStatus } from '../../contract/api.ts';
 import { DeliveryState } from '../../contract/emulator.ts';
 import { PACKAGE_ROOT } from '../../package-root.ts';
+import { importEngine, resolveEngineFile } from '../../engine-package.ts';
+
+// From the engine package (src/engine-package.ts).
+const { default: fastifyStatic } = await importEngine<{ default: typeof FastifyStatic }>('@fastify/static');
 
 /** Where the page's static files live: the package's top-level app/. */
 export const APP_ROOT = join(PACKAGE_ROOT, 'app');
@@ -14,7 +18,7 @@ const APP_PREFIX = '/_app/';
 
 /** pdfjs-dist's browser build, its standard fonts and CMaps, served as they are installed (the page views PDFs with it). */
 const PDFJS_PREFIX = '/_app/pdfjs/';
-const PDFJS_ROOT = fileURLToPath(new URL('./', import.meta.resolve('pdfjs-dist/package.json')));
+const PDFJS_ROOT = fileURLToPath(new URL('./', await resolveEngineFile('pdfjs-dist/package.json')));
 const PDFJS_FILES = /^\/(?:build\/pdf(?:\.worker)?\.min\.mjs|standard_fonts\/[\w.-]+|cmaps\/[\w.-]+)$/;
 
 /**

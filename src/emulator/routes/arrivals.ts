@@ -1,4 +1,4 @@
-import multipart from '@fastify/multipart';
+import type Multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDiskFull } from '../../errno.ts';
 import { EMULATOR_PREFIX, ExtractInlineRequest, type ParserConfig, type SourceType } from '../../contract/index.ts';
@@ -6,6 +6,10 @@ import { INBOUND_PREFIX, type InboundTokens } from '../arrivals/inbound.ts';
 import { GatewayError } from '../errors.ts';
 import { arrivalTooLarge, type Intake, MAX_ARRIVAL_FILE_BYTES, MAX_ARRIVAL_FILES } from '../arrivals/intake.ts';
 import { stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
+import { importEngine } from '../../engine-package.ts';
+
+// From the engine package (src/engine-package.ts).
+const { default: multipart } = await importEngine<{ default: typeof Multipart }>('@fastify/multipart');
 import { parseBody } from './http.ts';
 
 /**

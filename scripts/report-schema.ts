@@ -1,0 +1,12 @@
+/**
+ * `npm run docs` (with cli-reference.ts): writes docs/report.schema.json, the JSON Schema of a
+ * batch run's --report, from its zod schema (src/batch/report-schema.ts). test/batch/report-schema.test.ts
+ * fails when the file is not what this writes.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { reportJsonSchema } from '../src/batch/report-schema.ts';
+
+export const REPORT_SCHEMA_PATH = join(import.meta.dirname, '..', 'docs', 'report.schema.json');
+
+if (import.meta.main) writeFileSync(REPORT_SCHEMA_PATH, reportJsonSchema());
