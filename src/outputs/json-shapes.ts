@@ -10,28 +10,25 @@ import { DocumentRecord } from './record-schema.ts';
  */
 
 /** An outcome of one document in a run (batch/summary.ts EntryOutcome). */
-const EntryOutcome = z.enum([
-  'completed',
-  'skipped',
-  'failed',
-  'left',
-  'unreadable',
-  'pending',
-  'not_submitted',
-  'planned',
-  'other_worker',
-]);
+const EntryOutcome = z
+  .enum(['completed', 'skipped', 'failed', 'left', 'unreadable', 'pending', 'not_submitted', 'planned', 'other_worker'])
+  .describe(
+    'completed: by this run. skipped: completed by an earlier run. failed: failed in this run. left: failed in an earlier run and not sent again (a failure set aside, or one that may have cost something, without --retry-failed). unreadable: the file could not be read. pending: still processing at the poll deadline. not_submitted: never sent (the run stopped first). planned: --dry-run. other_worker: completed during this run by another worker of a shared journal.',
+  );
 
 /** A document's record as a run ends it: the record every output writes, and what the run made of it. */
 const ReportEntry = DocumentRecord.extend({
   outcome: EntryOutcome,
   sha256: z.string().nullable(),
-  pages_estimate: z.number().int().nullable().optional(),
-  pages_counted_by: z.literal('client').optional(),
-  set_aside: z.literal(true).optional(),
-  moved_to: z.string().optional(),
-  move_error: z.string().optional(),
-});
+  pages_estimate: z.number().optional(),
+  pages_counted_by: z.literal('client').optional().describe("extract's own count, the service giving none"),
+  set_aside: z
+    .literal(true)
+    .optional()
+    .describe('a failure that will fail the same way again: outcome failed on the run that meets it, left after'),
+  moved_to: z.string().optional().describe('where --move-done/--move-failed put the file'),
+  move_error: z.string().optional().describe('why the file was not moved (it stays where it was)'),
+}).strict();
 
 /** The first event of a run or a watcher: what it was asked to do. */
 const StartedEvent = z.object({
@@ -48,19 +45,19 @@ const StartedEvent = z.object({
 const RecordEvent = z.object({ event: z.literal('record'), record: ReportEntry });
 
 /** The run's counts: the report's summary (--report) without its per-document lists, which the record events gave. */
-export const RunSummary = z.object({
+export const RunSummary = z.strictObject({
   exit_code: z.number().int(),
   completed: z.number().int(),
-  failed: z.number().int(),
-  known_failures: z.number().int(),
+  failed: z.number().int().describe('documents with outcome failed, left or unreadable'),
+  known_failures: z.number().int().describe('of failed: set aside by an earlier run, which do not fail this one'),
   skipped: z.number().int(),
   pending: z.number().int(),
   not_submitted: z.number().int(),
-  not_documents: z.array(z.object({ file: z.string(), type: z.string() })),
-  links_not_followed: z.array(z.object({ file: z.string(), target: z.string(), reason: z.string() })),
+  not_documents: z.array(z.strictObject({ file: z.string(), type: z.string() })),
+  links_not_followed: z.array(z.strictObject({ file: z.string(), target: z.string(), reason: z.string() })),
   hidden: z.array(z.string()),
   still_changing: z.array(
-    z.object({ file: z.string(), changed_ms_ago: z.number(), reason: z.literal('partial download').optional() }),
+    z.strictObject({ file: z.string(), changed_ms_ago: z.number(), reason: z.literal('partial download').optional() }),
   ),
   other_workers: z.number().int(),
   pages_charged: z.number().int(),
@@ -74,8 +71,24 @@ export const RunSummary = z.object({
   message: z.string().nullable(),
   elapsed_ms: z.number(),
   dry_run: z.boolean(),
-  credits_estimate: z.number().int().nullable(),
+  credits_estimate: z.number().nullable(),
 });
+
+/** A batch run's --report FILE: the summary, the documents that need a person, and every document's entry. */
+export const BatchReport = RunSummary.extend({
+  needs_review: z.array(
+    z.strictObject({ document_id: z.string().nullable(), file_name: z.string(), null_fields: z.array(z.string()) }),
+  ),
+  documents: z.array(ReportEntry),
+}).meta({
+  title: 'extract --report',
+  description: "A batch run's report (extract … --report FILE): its counts, then one entry per input document.",
+});
+
+/** The JSON Schema of the report, as docs/report.schema.json holds it (`npm run docs`). */
+export function reportJsonSchema(): string {
+  return `${JSON.stringify(z.toJSONSchema(BatchReport, { unrepresentable: 'any', io: 'output' }), null, 2)}\n`;
+}
 
 /** The last event of a run that ended with a summary (any exit code but a command error's). */
 const SummaryEvent = z.object({ event: z.literal('summary'), summary: RunSummary });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { REPORT_SCHEMA_PATH } from '../../scripts/report-schema.ts';
-import { BatchReport, reportJsonSchema } from '../../src/batch/report-schema.ts';
+import { BatchReport, reportJsonSchema } from '../../src/outputs/json-shapes.ts';
 import { type BatchSummary, type ReportEntry, reportChunks, tallySummary } from '../../src/batch/summary.ts';
 
 /**

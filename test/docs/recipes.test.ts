@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFile
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BatchReport } from '../../src/batch/report-schema.ts';
+import { BatchReport } from '../../src/outputs/json-shapes.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { deployedStandIn } from '../helpers/deployed-stand-in.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
