@@ -96,6 +96,18 @@ const isStopLine = (line: Line): boolean => {
   return STOP.test(text) || DATE_LIKE.test(text) || PHONE.test(text) || REGISTRATION.test(text);
 };
 
+/** Stray marks: fewer than three letters, or more signs than letters, or a word in lower case; or a title. */
+function isStray(line: Line): boolean {
+  const text = textOf(line);
+  const letters = text.replace(/[^\p{L}]/gu, '').length;
+  if (letters < 3 || letters < text.replace(/\s/g, '').length / 2) return true;
+  return /(?:^|\s)\p{Ll}/u.test(text) || wordsOf(text).every((w) => TITLE_WORDS.has(w));
+}
+
+function overlaps(above: Line, below: Line): boolean {
+  return below.y - above.y < 0.5 * Math.max(above.height, below.height);
+}
+
 /** Lines of one block: each starts within two of its lines' heights of the one above. */
 function follows(above: Line, below: Line): boolean {
   return below.y - above.y <= 2.2 * Math.max(above.height, below.height);
@@ -105,8 +117,10 @@ export function readLetterhead(page: Page | undefined): Letterhead {
   const none: Letterhead = { name: null, address: null };
   if (!page) return none;
   const lines = page.lines;
+  // Above the name only stray marks (a logo, a stamp, a handwritten note) and a title: a line of
+  // words that is not a name (an address, a number) means the name is not where a letterhead has it.
   const start = lines.findIndex((l, i) => i < MAX_LINES_BEFORE_NAME && isNameLine(l));
-  if (start < 0) return none;
+  if (start < 0 || lines.slice(0, start).some((l) => !isStray(l))) return none;
   const first = lines[start] as Line;
   // A name is not its legal form alone: "TRADING SDN BHD" read above the rest of the name is a
   // layout OCR did not read in order, and the letterhead is not read.
@@ -122,7 +136,13 @@ export function readLetterhead(page: Page | undefined): Letterhead {
     !/\d/.test(textOf(second))
   )
     nameLines.push(second);
+  // Lines that overlap are a skewed scan whose lines OCR did not read in order ("INTERNATIONAL
+  // SDN BHD" above "UNIHAKKA"): nothing of the letterhead is read.
+  const head = lines.slice(start, start + MAX_NAME_LINES + MAX_ADDRESS_LINES + 3);
+  if (head.some((l, i) => i > 0 && overlaps(head[i - 1] as Line, l))) return none;
   const name = readOf(nameLines.slice(0, MAX_NAME_LINES), (text) => text.replace(REGISTRATION_IN_NAME, ' '));
+  // One word alone is as often a street's ("JALAN") or a word of a logo as a name.
+  if (name && !name.text.includes(' ')) return none;
   return { name, address: addressUnder(lines, start + nameLines.length) };
 }
 

@@ -63,7 +63,9 @@ export function readReceipt(
     const role = roleOf(field);
     if (role === undefined) continue;
     if (role === 'total') {
-      const { payable, notPayable, tendered, largestItem } = readTotals(layout);
+      const { payable, notPayable, tendered, largestItem, till } = readTotals(layout);
+      // An invoice's total is its labels' (grounding.ts); these rules are a till's.
+      if (!till) continue;
       if (notPayable(grounding[field.name])) unset(field.name);
       const given = results[field.name];
       if (payable && (typeof given !== 'number' || payable.final)) set(field.name, payable.amount, payable.at);
@@ -74,6 +76,8 @@ export function readReceipt(
       if (typeof total === 'number' && total < largestItem - 0.005) unset(field.name);
       continue;
     }
+    // Dates that only read month first on a page whose money is a day-first country's are misread.
+    if (role === 'date' && hints.dateOrder === 'mdy' && dayFirstMoney(layout)) unset(field.name);
     if (results[field.name] !== null && results[field.name] !== undefined) continue;
     if (role === 'date') {
       const date = loneDate(layout, hints);
@@ -139,7 +143,7 @@ function dayFirstMoney(layout: Layout): boolean {
 }
 
 /** An amount at the end of a line: "15.90", "RM 9.90", "$8.20", "1,234.50". */
-const LAST_AMOUNT = /(?:^|[\s:|])(?:RM|MYR|S?\$)?\s?(\d{1,3}(?:,\d{3})*\.\d{2})\s*$/;
+const LAST_AMOUNT = /(?:^|[\s:|])(?:RM|MYR|S?\$)?\s?(\d{1,3}(?:,\d{3})*\.\d{2})(?:\s*[A-Z]{2,3})?\s*$/;
 const AMOUNTS = /\d\.\d{2}(?!\d)/g;
 /** Amounts as a list of items prints them, for the largest. */
 const ITEM_AMOUNTS = /(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?![\d.])/g;
@@ -183,7 +187,11 @@ const INCLUSIVE = new Set(['incl', 'inclusive', 'including', 'inc']);
 /** A total after rounding or everything else: what is paid. */
 const FINAL = new Set(['rounded', 'nett', 'grand', 'payable']);
 
-type Labelled = { amount: number; at: Place; final: boolean };
+/** rounded: a rounding is printed under it, so it is the amount before rounding. */
+type Labelled = { amount: number; at: Place; final: boolean; rounded?: boolean };
+
+/** The first words of a till's lines of payment. */
+const TILL = new Set(['cash', 'change', 'tendered', 'rounding', 'rounded']);
 
 /** Words of a line whose amount is never the one payable, whatever its label says. */
 const NEVER_PAYABLE = new Set(['balance', 'points', 'point', 'change', 'cash', 'tendered', 'tender', 'received']);
@@ -202,7 +210,10 @@ function readTotals(layout: Layout): {
   tendered: number | undefined;
   /** The largest amount above the first line that says "total": an item's price or amount. */
   largestItem: number;
+  /** Whether the page is a till's: it prints the cash, the change or a rounding, each with an amount. */
+  till: boolean;
 } {
+  let till = false;
   let largestItem = 0;
   let items = true;
   const found: Labelled[] = [];
@@ -213,7 +224,12 @@ function readTotals(layout: Layout): {
   for (const page of layout.pages) {
     let previous = '';
     for (const line of page.lines) {
-      const text = line.cells.map((c) => c.text).join(' ');
+      // OCR sets a space after a decimal point ("RM 65. 20") and reads a rule's edge as "|".
+      const text = line.cells
+        .map((c) => c.text)
+        .join(' ')
+        .replace(/(\d)\. (\d{2})(?!\d)/g, '$1.$2')
+        .replace(/[\s|]+$/, '');
       const words = wordsOf(text);
       // A tax summary is the receipt's last table: nothing under its heading is the receipt's total.
       if (words.includes('summary')) {
@@ -221,11 +237,15 @@ function readTotals(layout: Layout): {
         break;
       }
       if (words.some((w) => w.includes('total'))) items = false;
+      // A rounding of a few cents under a total: that total is not what was paid.
+      if (words.some((w) => w === 'rounding' || w === 'round') && /[1-9]/.test(text.replace(/^\D*/, '')))
+        for (const f of found) f.rounded = true;
       if (items)
         for (const a of text.matchAll(ITEM_AMOUNTS))
           largestItem = Math.max(largestItem, Number(a[0].replace(/,/g, '')));
       if (words.some((w) => NEVER_PAYABLE.has(w))) never.push(line);
       const amount = loneAmount(text);
+      if (TILL.has(words[0] ?? '') && /\d[.,]\d{2}$/.test(text)) till = true;
       if (amount !== undefined && words.length === 1 && words[0] === 'cash') cash.push(amount);
       if (amount !== undefined && words[0] === 'change' && words.length <= 2) change.push(amount);
       const labelled = totalOf(line, text, words, previous);
@@ -241,7 +261,7 @@ function readTotals(layout: Layout): {
     if (from !== undefined && middle >= from) return true;
     return never.some((l) => l.page === place.page && middle >= l.y - l.height && middle <= l.y + 0.25 * l.height);
   };
-  const plain = found.filter((f) => !f.final);
+  const plain = found.filter((f) => !f.final && !f.rounded);
   const final = found.filter((f) => f.final);
   const agreed = (list: Labelled[]) =>
     list.length > 0 && list.every((f) => Math.abs(f.amount - (list[0] as Labelled).amount) < 0.005)
@@ -250,8 +270,8 @@ function readTotals(layout: Layout): {
   const last = agreed(final);
   const tendered = cash.length === 1 && change.length === 1 ? (cash[0] as number) - (change[0] as number) : undefined;
   if (last && plain.every((p) => last.amount >= p.amount - 0.1))
-    return { payable: last, notPayable, tendered, largestItem };
-  return { payable: final.length === 0 ? agreed(plain) : undefined, notPayable, tendered, largestItem };
+    return { payable: last, notPayable, tendered, largestItem, till };
+  return { payable: final.length === 0 ? agreed(plain) : undefined, notPayable, tendered, largestItem, till };
 }
 
 /** The one amount a line ends with, when it holds no other. */
@@ -268,6 +288,8 @@ function totalOf(line: Line, text: string, words: string[], previous: string): L
   const label = wordsOf(text.slice(0, m.index));
   if (!label.includes('total') && !label.includes('payable')) return undefined;
   const inclusive = label.some((w) => INCLUSIVE.has(w));
+  // A rate in the label ("Total 6% supplies") is a part of the sales taxed at one rate.
+  if (text.slice(0, m.index).includes('%')) return undefined;
   if (
     label.some((w) => NOT_PAYABLE.has(w) && !(inclusive && (w === 'gst' || w === 'tax' || w === 'vat' || w === 'sst')))
   )
