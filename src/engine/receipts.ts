@@ -1,5 +1,5 @@
 import type { FieldDefinition, LeafField, Results } from '../contract/index.ts';
-import { parseDate } from './dates.ts';
+import { type DateOrder, parseDate } from './dates.ts';
 import { nameWords } from './labels.ts';
 import type { Layout, Line } from './layout.ts';
 import { readLetterhead } from './letterhead.ts';
@@ -77,10 +77,11 @@ export function readReceipt(
       continue;
     }
     // Dates that only read month first on a page whose money is a day-first country's are misread.
-    if (role === 'date' && hints.dateOrder === 'mdy' && dayFirstMoney(layout)) unset(field.name);
+    const order = role === 'date' ? dateOrder(layout, hints) : undefined;
+    if (order === 'contradicted') unset(field.name);
     if (results[field.name] !== null && results[field.name] !== undefined) continue;
     if (role === 'date') {
-      const date = loneDate(layout, hints);
+      const date = order === 'contradicted' ? undefined : loneDate(layout, order);
       if (date) set(field.name, date.iso, date.at);
       continue;
     }
@@ -116,9 +117,8 @@ const DAY_FIRST_MONEY = /\b(?:RM|MYR|RINGGIT|SGD|S\$|EUR|GBP|INR|Rs)\b|[€£]/;
 const SHORT_YEAR = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{2})$/;
 
 /** The date when the document prints exactly one (once or more), and reads it; else nothing. */
-function loneDate(layout: Layout, hints: FormatHints): { iso: string; at: Place } | undefined {
-  const order = hints.dateOrder ?? (dayFirstMoney(layout) ? 'dmy' : undefined);
-  const read = (text: string): string | null => {
+function loneDate(layout: Layout, order: DateOrder | undefined): { iso: string; at: Place } | undefined {
+  const readDate = (text: string): string | null => {
     const short = order ? SHORT_YEAR.exec(text) : null;
     return parseDate(short ? `${short[1]}/${short[3]}/20${short[4]}` : text, order);
   };
@@ -127,7 +127,10 @@ function loneDate(layout: Layout, hints: FormatHints): { iso: string; at: Place 
     for (const line of page.lines) {
       for (const cell of line.cells) {
         for (const m of cell.text.matchAll(DATE_TOKEN)) {
-          const iso = read(m[0]) ?? `unread ${m[0]}`;
+          const read = readDate(m[0]);
+          // "52 SHOP 2108" has the shape of "12 Mar 2018" and no month: not a date at all.
+          if (read === null && /\p{L}/u.test(m[0])) continue;
+          const iso = read ?? `unread ${m[0]}`;
           if (!found.has(iso)) found.set(iso, placeOfCell(line, cell));
         }
       }
@@ -136,6 +139,13 @@ function loneDate(layout: Layout, hints: FormatHints): { iso: string; at: Place 
   if (found.size !== 1) return undefined;
   const [[iso, at]] = [...found] as [[string, Place]];
   return iso.startsWith('unread') ? undefined : { iso, at };
+}
+
+/** The order of day and month: the dates' own, else the money's; contradicted when they disagree. */
+function dateOrder(layout: Layout, hints: FormatHints): DateOrder | 'contradicted' | undefined {
+  const dayFirst = dayFirstMoney(layout);
+  if (hints.dateOrder === 'mdy' && dayFirst) return 'contradicted';
+  return hints.dateOrder ?? (dayFirst ? 'dmy' : undefined);
 }
 
 function dayFirstMoney(layout: Layout): boolean {
