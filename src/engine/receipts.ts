@@ -298,18 +298,24 @@ function totalOf(line: Line, text: string, words: string[], previous: string): L
   const label = wordsOf(text.slice(0, m.index));
   if (!label.includes('total') && !label.includes('payable')) return undefined;
   const inclusive = label.some((w) => INCLUSIVE.has(w));
-  // A rate in the label ("Total 6% supplies") is a part of the sales taxed at one rate.
-  if (text.slice(0, m.index).includes('%')) return undefined;
-  if (
-    label.some((w) => NOT_PAYABLE.has(w) && !(inclusive && (w === 'gst' || w === 'tax' || w === 'vat' || w === 'sst')))
-  )
-    return undefined;
+  // A rate before the tax is named ("Total 6% supplies") is a part of the sales taxed at that
+  // rate; after "incl." ("Total Incl. GST @6%") it is the rate of the tax included.
+  const head = text.slice(0, m.index);
+  const rate = head.indexOf('%');
+  const included = /\binc/i.exec(head)?.index;
+  if (rate >= 0 && !(inclusive && included !== undefined && rate > included)) return undefined;
+  // "Total After Adj": the total after its rounding adjustment, what is paid.
+  const adjusted = label.includes('after');
+  const allowed = (w: string) =>
+    (inclusive && (w === 'gst' || w === 'tax' || w === 'vat' || w === 'sst')) ||
+    (adjusted && (w === 'adj' || w === 'adjustment' || w === 'rounding'));
+  if (label.some((w) => NOT_PAYABLE.has(w) && !allowed(w))) return undefined;
   const afterRounding = wordsOf(previous).some((w) => w === 'rounding' || w === 'round');
   const cell = line.cells.at(-1);
   const at = cell
     ? placeOfCell(line, cell)
     : { page: line.page, box: [0, 0, 0, 0] as [number, number, number, number] };
-  return { amount, at, final: words.some((w) => FINAL.has(w)) || afterRounding };
+  return { amount, at, final: words.some((w) => FINAL.has(w)) || afterRounding || adjusted };
 }
 
 /** Words, with those OCR ran together split where the case turns ("NettTotal"). */
