@@ -9,7 +9,7 @@ import type { Place } from './types.ts';
  * A letterhead that does not hold that shape gives nothing.
  */
 
-export type Read = { text: string; at: Place };
+type Read = { text: string; at: Place };
 export type Letterhead = { name: Read | null; address: Read | null };
 
 /** Lines of a name at most, and of an address (a block longer than that is not a letterhead). */

@@ -3,6 +3,7 @@ import { FieldDefinition } from '../../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { groundLayout } from '../../src/engine/extract.ts';
 import { type TextPiece, layoutPage } from '../../src/engine/layout.ts';
+import { RECEIPT_FIELDS, dayOf, isRightReceipt } from '../../fixtures/lib/receipts.ts';
 
 /**
  * Receipts read with a user's Field definition (receipts.ts, letterhead.ts): synthetic till
@@ -11,12 +12,8 @@ import { type TextPiece, layoutPage } from '../../src/engine/layout.ts';
  * the right, as a till prints a label and its amount.
  */
 
-const RECEIPT = FieldDefinition.parse([
-  { name: 'company', type: 'string' },
-  { name: 'date', type: 'date' },
-  { name: 'address', type: 'string' },
-  { name: 'total', type: 'decimal' },
-]);
+/** The receipts set's parser, as the eval runs it: four leaf fields, no label, no alias. */
+const RECEIPT = RECEIPT_FIELDS;
 
 function receipt(lines: string[]) {
   const pieces: TextPiece[] = [];
@@ -196,5 +193,27 @@ describe('receipts: the amount payable', () => {
   it("an invoice's net total below its total is not the amount payable", () => {
     const { results } = read(['Net total ‖ 100.00', 'VAT 19% ‖ 19.00', 'Total ‖ 119.00', 'Cash ‖ 119.00']);
     expect(results.total).toBe(119);
+  });
+});
+
+describe("the receipts set's scoring (fixtures/lib/receipts.ts, the set's README)", () => {
+  it('a printed date is the same day, day first, with a two-digit year, a month name or ISO', () => {
+    expect(['25/12/2018', '9-3-18', '12 MAR 2018', '2018-01-05', '07 Jan 18', 'no date'].map(dayOf)).toEqual([
+      '2018-12-25',
+      '2018-03-09',
+      '2018-03-12',
+      '2018-01-05',
+      '2018-01-07',
+      '',
+    ]);
+    expect(isRightReceipt('date', '09/01/2019', '2019-01-09')).toBe(true);
+    expect(isRightReceipt('date', '09/01/2019', '2019-09-01')).toBe(false);
+  });
+
+  it('a total within 0.005 whatever its mark; names equal after collapsing spaces and case', () => {
+    expect(isRightReceipt('total', '$8.20', 8.2)).toBe(true);
+    expect(isRightReceipt('total', 'RM 9.00', 9.01)).toBe(false);
+    expect(isRightReceipt('company', 'ABC  HO TRADING', 'abc ho trading')).toBe(true);
+    expect(isRightReceipt('address', 'NO.53,JALAN BESAR', 'NO.53, JALAN BESAR')).toBe(false);
   });
 });
