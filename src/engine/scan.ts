@@ -35,7 +35,7 @@ const MIN_WORD_CONFIDENCE = 75;
  * A value no label vouches for (a letterhead's name and address) is read from the words alone, so
  * each word must be surer: below this, the value is null.
  */
-const MIN_UNLABELLED_CONFIDENCE = 88;
+const MIN_UNLABELLED_CONFIDENCE = 90;
 /** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
 const RENDER_DPI = 300;
 
