@@ -82,7 +82,10 @@ export function readReceipt(
     if (results[field.name] !== null && results[field.name] !== undefined) continue;
     if (role === 'date') {
       const date = order === 'contradicted' ? undefined : loneDate(layout, order);
-      if (date) set(field.name, date.iso, date.at);
+      if (date) {
+        set(field.name, date.iso, date.at);
+        unlabelled.push(field.name);
+      }
       continue;
     }
     letterhead ??= readLetterhead(layout.pages[0]);
@@ -131,7 +134,7 @@ function loneDate(layout: Layout, order: DateOrder | undefined): { iso: string; 
           // "52 SHOP 2108" has the shape of "12 Mar 2018" and no month: not a date at all.
           if (read === null && /\p{L}/u.test(m[0])) continue;
           const iso = read ?? `unread ${m[0]}`;
-          if (!found.has(iso)) found.set(iso, placeOfCell(line, cell));
+          if (!found.has(iso)) found.set(iso, placeOfPart(line, cell, m.index, m.index + m[0].length));
         }
       }
     }
@@ -325,6 +328,15 @@ const wordsOf = (text: string): string[] =>
     .toLowerCase()
     .split(/[^\p{L}]+/u)
     .filter((w) => w !== '');
+
+/**
+ * The place of characters `from`..`to` of a cell, by their share of its width: a date's own
+ * words, not the label or the time beside it in the same cell, are what a scan's doubt is checked on.
+ */
+function placeOfPart(line: Line, cell: { text: string; x0: number; x1: number }, from: number, to: number): Place {
+  const per = (cell.x1 - cell.x0) / Math.max(1, cell.text.length);
+  return placeOfCell(line, { x0: cell.x0 + per * (from + 0.5), x1: cell.x0 + per * (to - 0.5) });
+}
 
 function placeOfCell(line: Line, cell: { x0: number; x1: number }): Place {
   return { page: line.page, box: [cell.x0, line.y - line.height, cell.x1, line.y + 0.25 * line.height] };
