@@ -6,6 +6,7 @@ import { type ImageKind, countImagePages, countImagePagesFrom, imageKindOf } fro
 import { LabelIndex } from './labels.ts';
 import { type Layout, layoutText } from './layout.ts';
 import { countPdfPages, readPdf } from './pdf-text.ts';
+import { readReceipt } from './receipts.ts';
 import { wholeDocument } from './scope.ts';
 import { type ByteSource, type SourceInput, readAll, withSource } from './source.ts';
 import { EngineError, type EngineInput, type EngineOutput, type Grounding, type Place } from './types.ts';
@@ -155,10 +156,14 @@ async function extractFrom(source: ByteSource, mimeType: string, fields: FieldDe
   }
   if (kind.kind === 'text') {
     const bytes = await readWhole(source, 'text file', TEXT_MAX_BYTES);
-    return { pageCount: 1, ...groundLayout(layoutText(decodeText(bytes)), fields) };
+    const { unlabelled: _, ...grounded } = groundLayout(layoutText(decodeText(bytes)), fields);
+    return { pageCount: 1, ...grounded };
   }
   const { pageCount, layout, scanned } = await readPdf(source);
-  if (scanned.length === 0) return { pageCount, ...groundLayout(layout, fields) };
+  if (scanned.length === 0) {
+    const { unlabelled: _, ...grounded } = groundLayout(layout, fields);
+    return { pageCount, ...grounded };
+  }
   const { readPdfScans } = await import('./scan.ts');
   const scan = await readPdfScans(source, scanned);
   const pages = layout.pages.map((p) => scan.pages.find((s) => s.number === p.number) ?? p);
@@ -168,12 +173,13 @@ async function extractFrom(source: ByteSource, mimeType: string, fields: FieldDe
 /** Grounding over pages of which some were read by OCR: its doubtful words null what they touch, and its notes are kept. */
 async function groundScanned(
   layout: Layout,
-  scan: { doubtful: Place[]; notes: string[] },
+  scan: { doubtful: Place[]; unsure: Place[]; notes: string[] },
   fields: FieldDefinition,
 ): Promise<{ results: Results; grounding: Grounding; notes: string[] }> {
   const { dropDoubtful } = await import('./scan.ts');
-  const grounded = groundLayout(layout, fields);
+  const { unlabelled, ...grounded } = groundLayout(layout, fields);
   dropDoubtful(grounded.results, grounded.grounding, scan.doubtful);
+  dropDoubtful(grounded.results, grounded.grounding, scan.unsure, unlabelled);
   const notes = [...scan.notes];
   if (layout.pages.every((p) => p.lines.length === 0) && notes.length === 0) {
     notes.push('no page has a text layer, and OCR found no words');
@@ -181,15 +187,25 @@ async function groundScanned(
   return { ...grounded, notes };
 }
 
-/** Results of a definition over a laid-out document, and where each value was found; a document without text grounds nothing. */
-export function groundLayout(layout: Layout, fields: FieldDefinition): { results: Results; grounding: Grounding } {
-  if (layout.pages.every((p) => p.lines.length === 0)) return { results: emptyResults(fields), grounding: {} };
-  return groundDefinition(fields, {
+/**
+ * Results of a definition over a laid-out document, and where each value was found; a document
+ * without text grounds nothing. `unlabelled`: the paths read with no label (receipts.ts).
+ */
+export function groundLayout(
+  layout: Layout,
+  fields: FieldDefinition,
+): { results: Results; grounding: Grounding; unlabelled: string[] } {
+  if (layout.pages.every((p) => p.lines.length === 0))
+    return { results: emptyResults(fields), grounding: {}, unlabelled: [] };
+  const hints = formatHints(layout);
+  const grounded = groundDefinition(fields, {
     scope: wholeDocument(layout),
     labels: new LabelIndex(fields),
-    hints: formatHints(layout),
+    hints,
     objectPaths: objectPaths(fields, ''),
   });
+  const unlabelled = readReceipt(fields, layout, hints, grounded.results, grounded.grounding);
+  return { ...grounded, unlabelled };
 }
 
 function objectPaths(fields: FieldDefinition, prefix: string): Set<string> {

@@ -1,7 +1,7 @@
 import type * as Canvas from '@napi-rs/canvas';
 import { importEngine } from '../engine-package.ts';
 import type { Results } from '../contract/index.ts';
-import { type ImageKind, imageSizes, tiffPage } from './images.ts';
+import { type ImageKind, type ImageSize, imageSizes, tiffPage } from './images.ts';
 import { type Page, type TextPiece, layoutPage } from './layout.ts';
 import { OCR_LANGUAGE_NAMES, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
 import { openPdf } from './pdf-text.ts';
@@ -9,7 +9,7 @@ import { type ByteSource, type SourceInput, withSource } from './source.ts';
 import { EngineError, type Grounding, type Place } from './types.ts';
 
 // A native binding, from the engine package (src/engine-package.ts).
-const { createCanvas } = await importEngine<typeof Canvas>('@napi-rs/canvas');
+const { createCanvas, loadImage } = await importEngine<typeof Canvas>('@napi-rs/canvas');
 
 /**
  * Scans: pages with no text layer (an image file, a PDF page that is only a picture) are
@@ -24,10 +24,22 @@ const { createCanvas } = await importEngine<typeof Canvas>('@napi-rs/canvas');
 export const OCR_MAX_PAGES = 20;
 /** OCR time for one document at most (about 5–9 s a page on a 2-core machine). */
 const OCR_BUDGET_MS = 120_000;
-/** The largest page OCR decodes: an A3 page at 400 dpi, not a decompression bomb. */
+/** The largest page OCR reads as it is: an A3 page at 400 dpi. */
 const OCR_MAX_PIXELS = 25_000_000;
+/**
+ * The largest image page read at all, not a decompression bomb: an A4 page scanned at 600 dpi
+ * (a shop receipt on a flatbed) is 35 million pixels. A page above OCR_MAX_PIXELS is drawn
+ * smaller first, to DOWNSCALED_PIXELS, so OCR's memory stays that of a 300 dpi page.
+ */
+const IMAGE_MAX_PIXELS = 60_000_000;
+const DOWNSCALED_PIXELS = OCR_MAX_PIXELS / 2;
 /** Words read with less confidence (0..100) make any value they touch null: a doubtful value is no value. */
 const MIN_WORD_CONFIDENCE = 75;
+/**
+ * A value no label vouches for (a letterhead's name and address) is read from the words alone, so
+ * each word must be surer: below this, the value is null.
+ */
+const MIN_UNLABELLED_CONFIDENCE = 90;
 /** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
 const RENDER_DPI = 300;
 
@@ -36,6 +48,8 @@ export type Scan = {
   pages: Page[];
   /** Boxes of the words read with low confidence. */
   doubtful: Place[];
+  /** Boxes of the words read with less confidence than a value without a label needs (the doubtful among them). */
+  unsure: Place[];
   /** Why pages were not read, or read as nothing, in the user's words. */
   notes: string[];
 };
@@ -54,26 +68,31 @@ export async function readImage(kind: ImageKind, bytes: Uint8Array): Promise<Sca
   const sizes = imageSizes(kind, bytes);
   // Not one page OCR would read: nothing to extract, so the document fails (refunded) and says why,
   // rather than completing with every field null and a page charged.
-  if (sizes.length > 0 && sizes.every((size) => size.width * size.height > OCR_MAX_PIXELS)) {
+  if (sizes.length > 0 && sizes.every((size) => size.width * size.height > IMAGE_MAX_PIXELS)) {
     const [first] = sizes;
     throw new EngineError(
       'too_large',
       sizes.length === 1 && first !== undefined
-        ? `the image is ${first.width}×${first.height} pixels, more than OCR reads (${OCR_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`
-        : `every page of the image is more than OCR reads (${OCR_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`,
+        ? `the image is ${first.width}×${first.height} pixels, more than OCR reads (${IMAGE_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`
+        : `every page of the image is more than OCR reads (${IMAGE_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`,
     );
   }
-  const scan: Scan = { pages: [], doubtful: [], notes: [] };
+  const scan: Scan = { pages: [], doubtful: [], unsure: [], notes: [] };
   const budget = newBudget();
   for (const [i, size] of sizes.entries()) {
     const n = i + 1;
-    if (size.width * size.height > OCR_MAX_PIXELS) {
+    const pixels = size.width * size.height;
+    if (pixels > IMAGE_MAX_PIXELS) {
       scan.notes.push(tooLarge(n, size.width, size.height));
       budget.skipped.add(n);
       continue;
     }
     const image = kind === 'tiff' && sizes.length > 1 ? tiffPage(bytes, n) : bytes;
-    await readPage(n, 1, () => Promise.resolve(image), budget, scan);
+    if (pixels <= OCR_MAX_PIXELS) await readPage(n, 1, () => Promise.resolve(image), budget, scan);
+    else {
+      const scale = Math.sqrt(DOWNSCALED_PIXELS / pixels);
+      await readPage(n, scale, () => downscaled(image, size, scale), budget, scan);
+    }
   }
   return finishNotes(scan, budget, sizes.length);
 }
@@ -84,7 +103,7 @@ export async function readPdfScans(input: SourceInput, pageNumbers: readonly num
 }
 
 async function readScans(source: ByteSource, pageNumbers: readonly number[]): Promise<Scan> {
-  const scan: Scan = { pages: [], doubtful: [], notes: [] };
+  const scan: Scan = { pages: [], doubtful: [], unsure: [], notes: [] };
   const budget = newBudget();
   const { pdf, close } = await openPdf(source, { render: true });
   try {
@@ -153,9 +172,12 @@ async function readPage(
     height: w.height / scale,
   }));
   const doubtful = words.filter((w) => w.confidence < MIN_WORD_CONFIDENCE);
-  for (const w of doubtful) {
-    scan.doubtful.push({ page: n, box: [w.x0 / scale, w.top / scale, w.x1 / scale, w.bottom / scale] });
-  }
+  const placeOf = (w: OcrWord): Place => ({
+    page: n,
+    box: [w.x0 / scale, w.top / scale, w.x1 / scale, w.bottom / scale],
+  });
+  for (const w of doubtful) scan.doubtful.push(placeOf(w));
+  for (const w of words) if (w.confidence < MIN_UNLABELLED_CONFIDENCE) scan.unsure.push(placeOf(w));
   if (words.length === 0) scan.notes.push(`page ${n} has no text layer, and OCR found no words on it`);
   else if (doubtful.length === words.length) {
     scan.notes.push(
@@ -179,21 +201,35 @@ function finishNotes(scan: Scan, budget: Budget, total: number, numbers?: readon
   return scan;
 }
 
+/** An image drawn `scale` times its size, as a PNG: what OCR reads of a page too large to read as it is. */
+async function downscaled(image: Uint8Array, size: ImageSize, scale: number): Promise<Uint8Array> {
+  const decoded = await loadImage(Buffer.from(image));
+  const canvas = createCanvas(Math.round(size.width * scale), Math.round(size.height * scale));
+  canvas.getContext('2d').drawImage(decoded, 0, 0, canvas.width, canvas.height);
+  return canvas.encode('png');
+}
+
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 const pagesWord = (pages: readonly number[]): string =>
   pages.length === 1 ? `page ${pages[0]} has` : `pages ${pages.join(', ')} have`;
 
 const tooLarge = (n: number, width: number, height: number): string =>
-  `page ${n} is ${width}×${height} pixels, more than OCR reads (${OCR_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`;
+  `page ${n} is ${width}×${height} pixels, more than OCR reads (${IMAGE_MAX_PIXELS / 1e6} million pixels): scan it at 300 dpi and submit it again`;
 
 /**
  * Precision first: a value whose box holds a word OCR was not sure of is no value. Its
- * leaf becomes null and its grounding is dropped.
+ * leaf becomes null and its grounding is dropped. `paths`: only those (all by default).
  */
-export function dropDoubtful(results: Results, grounding: Grounding, doubtful: readonly Place[]): void {
+export function dropDoubtful(
+  results: Results,
+  grounding: Grounding,
+  doubtful: readonly Place[],
+  paths?: readonly string[],
+): void {
   if (doubtful.length === 0) return;
   for (const [path, place] of Object.entries(grounding)) {
+    if (paths && !paths.includes(path)) continue;
     if (!doubtful.some((d) => touches(place, d))) continue;
     setNull(results, path);
     delete grounding[path];

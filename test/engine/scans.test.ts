@@ -138,6 +138,25 @@ describe('scans read by OCR', () => {
   );
 
   it(
+    'a page over 25 million pixels (a receipt on an A4 scan at 600 dpi) is drawn smaller and read, its boxes in its own pixels',
+    async () => {
+      // The invoice at 400 dpi in the top left corner of a 28-million-pixel white page.
+      const text = await renderGray(await makePdf([['Invoice number INV-1234', '', 'Total 99.50']], 'A6'), 400);
+      const width = 5600;
+      const big: Gray = { width, height: 5000, pixels: new Uint8Array(width * 5000).fill(255) };
+      for (let y = 0; y < text.height; y++)
+        big.pixels.set(text.pixels.subarray(y * text.width, (y + 1) * text.width), y * width);
+      const out = await read(await grayPng(big), 'image/png');
+      expect(out.results).toMatchObject({ invoice_number: 'INV-1234', total: 99.5 });
+      // "Total 99.50" is the third line, 50 pt (278 pixels at 400 dpi) from the page's top left.
+      expect(out.grounding.total?.box[0]).toBeGreaterThan(200);
+      expect(out.grounding.total?.box[0]).toBeLessThan(600);
+      expect(out.notes ?? []).toEqual([]);
+    },
+    OCR_MS,
+  );
+
+  it(
     'OCR reads at most OCR_MAX_PAGES pages of a document: the rest are charged, unread, and a note says so',
     async () => {
       const small: Gray = { width: 120, height: 120, pixels: new Uint8Array(120 * 120).fill(255) };

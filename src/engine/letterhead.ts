@@ -1,0 +1,181 @@
+import type { Line, Page } from './layout.ts';
+import type { Place } from './types.ts';
+
+/**
+ * The letterhead of a receipt or a form: the issuer's name and address printed at the top of
+ * the first page with no label. The name is the first capitalised lines of the page; the address
+ * the lines under it from the first line with a number (a street or a postcode) up to the first
+ * line that is something else: a registration or tax id, a phone, a date, a document's title.
+ * A letterhead that does not hold that shape gives nothing.
+ */
+
+type Read = { text: string; at: Place };
+export type Letterhead = { name: Read | null; address: Read | null };
+
+/** Lines of a name at most, and of an address (a block longer than that is not a letterhead). */
+const MAX_NAME_LINES = 2;
+const MAX_ADDRESS_LINES = 6;
+/** A street and a town at least: one line alone is a part of an address OCR read without the rest. */
+const MIN_ADDRESS_LINES = 2;
+/** How far down the page (in lines) the name may start: logos and stamps read as stray text come first. */
+const MAX_LINES_BEFORE_NAME = 4;
+
+/**
+ * A line that ends a letterhead's address: an id (registration, tax), a phone, a mail or web
+ * address, a document's title, a time.
+ */
+const STOP =
+  /\b(?:gst|gstid|sst|vat|tax|tin|reg|regn|registration|co\.?\s*no|company\s*no|roc|brn|tel|telephone|phone|fax|h\/p|hp|mobile|e-?mail|www|http|invoice|receipt|bill|cashier|date|time|order)\b|@|\d{1,2}:\d{2}/i;
+/** A company's registration number alone on its line, as receipts print it under the name: "(867388-U)", "1000131-K". */
+const REGISTRATION = /^\(?\s*(?:co\.?\s*(?:reg|no)\.?\s*[:.]?\s*)?\d[\d\s]{3,}-\s*[A-Z]\s*\)?$/i;
+/** The same printed inside the name's line: "STATIONERY(001451637-M) & BOOKS". */
+const REGISTRATION_IN_NAME = /\s*\(\s*\d[\d\s-]{3,}-\s*[A-Z]\s*\)\s*/gi;
+/** A date in any of the forms a receipt prints ("09/01/2019", "12 Mar 2018", "2018-01-05"). */
+const DATE_LIKE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+[A-Za-z]{3,9}\.?\s+\d{4}\b/;
+/** A phone number as printed ("07-355 2616", "03-40210276"). */
+const PHONE = /\b0\d{1,2}-\s?\d{3,4}\s?\d{3,4}\b/;
+/** What marks an address: a postcode (four to six digits standing alone). */
+const POSTCODE = /(?<![\d./-])\d{4,6}(?![\d./-])/;
+/** Company forms that end a name: a second line after one of these is not the name's. */
+const LEGAL_FORM =
+  /\b(?:sdn\.?\s*bhd|bhd|berhad|ltd|limited|llc|inc|corp|gmbh|ag|sarl|sas|plc|pte|enterprise|trading)\.?$/i;
+
+/** The words of legal forms and trades that a name ends with and never is alone. */
+const FORM_WORDS = new Set(
+  [
+    'sdn',
+    'bhd',
+    'berhad',
+    'ltd',
+    'limited',
+    'llc',
+    'inc',
+    'corp',
+    'gmbh',
+    'ag',
+    'sarl',
+    'sas',
+    'plc',
+    'pte',
+    'co',
+  ].concat(['enterprise', 'enterprises', 'trading', 'company', 'and', 'm']),
+);
+
+const wordsOf = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w !== '');
+
+const textOf = (line: Line): string => line.cells.map((c) => c.text).join(' ');
+
+/** A document's title or a kind of sale printed above the name ("Cash Sale", "Official Receipt"). */
+const TITLE_WORDS = new Set(
+  ['cash', 'sale', 'sales', 'credit', 'tax', 'invoice', 'receipt', 'bill', 'official', 'simplified', 'copy'].concat([
+    'customer',
+    'duplicate',
+    'reprint',
+  ]),
+);
+
+/**
+ * A line that is a name: letters and no digit (its registration number aside) or comma (an
+ * address's), every word of it capitalised (or a sign), no stop word, not a title.
+ */
+function isNameLine(line: Line): boolean {
+  const text = textOf(line).replace(REGISTRATION_IN_NAME, ' ').trim();
+  if (/[\d,]/.test(text) || wordsOf(text).every((w) => TITLE_WORDS.has(w))) return false;
+  const letters = text.replace(/[^\p{L}]/gu, '');
+  if (letters.length < 3 || letters.length < text.replace(/\s/g, '').length / 2) return false;
+  if (STOP.test(text) || DATE_LIKE.test(text) || PHONE.test(text) || REGISTRATION.test(text)) return false;
+  return text.split(/\s+/).every((w) => !/^\p{Ll}/u.test(w));
+}
+
+const isStopLine = (line: Line): boolean => {
+  const text = textOf(line);
+  return STOP.test(text) || DATE_LIKE.test(text) || PHONE.test(text) || REGISTRATION.test(text);
+};
+
+/** Stray marks: fewer than three letters, or more signs than letters, or a word in lower case; or a title. */
+function isStray(line: Line): boolean {
+  const text = textOf(line);
+  const letters = text.replace(/[^\p{L}]/gu, '').length;
+  if (letters < 3 || letters < text.replace(/\s/g, '').length / 2) return true;
+  return /(?:^|\s)\p{Ll}/u.test(text) || wordsOf(text).every((w) => TITLE_WORDS.has(w));
+}
+
+function overlaps(above: Line, below: Line): boolean {
+  return below.y - above.y < 0.5 * Math.max(above.height, below.height);
+}
+
+/** Lines of one block: each starts within two of its lines' heights of the one above. */
+function follows(above: Line, below: Line): boolean {
+  return below.y - above.y <= 2.2 * Math.max(above.height, below.height);
+}
+
+export function readLetterhead(page: Page | undefined): Letterhead {
+  const none: Letterhead = { name: null, address: null };
+  if (!page) return none;
+  const lines = page.lines;
+  // Above the name only stray marks (a logo, a stamp, a handwritten note) and a title: a line of
+  // words that is not a name (an address, a number) means the name is not where a letterhead has it.
+  const start = lines.findIndex((l, i) => i < MAX_LINES_BEFORE_NAME && isNameLine(l));
+  if (start < 0 || lines.slice(0, start).some((l) => !isStray(l))) return none;
+  const first = lines[start] as Line;
+  // A name is not its legal form alone: "TRADING SDN BHD" read above the rest of the name is a
+  // layout OCR did not read in order, and the letterhead is not read.
+  if (wordsOf(textOf(first)).every((w) => FORM_WORDS.has(w))) return none;
+  const nameLines = [first];
+  const second = lines[start + 1];
+  if (
+    second &&
+    !LEGAL_FORM.test(textOf(first)) &&
+    isNameLine(second) &&
+    follows(first, second) &&
+    Math.abs(second.height - first.height) <= 0.2 * first.height &&
+    !/\d/.test(textOf(second))
+  )
+    nameLines.push(second);
+  // Lines that overlap are a skewed scan whose lines OCR did not read in order ("INTERNATIONAL
+  // SDN BHD" above "UNIHAKKA"): nothing of the letterhead is read.
+  const head = lines.slice(start, start + MAX_NAME_LINES + MAX_ADDRESS_LINES + 3);
+  if (head.some((l, i) => i > 0 && overlaps(head[i - 1] as Line, l))) return none;
+  const name = readOf(nameLines.slice(0, MAX_NAME_LINES), (text) => text.replace(REGISTRATION_IN_NAME, ' '));
+  // One word alone is as often a street's ("JALAN") or a word of a logo as a name.
+  if (name && !name.text.includes(' ')) return none;
+  return { name, address: addressUnder(lines, start + nameLines.length) };
+}
+
+/** The address: from the first line with a number under the name, to the line before the next stop line. */
+function addressUnder(lines: readonly Line[], from: number): Read | null {
+  let i = from;
+  // Between the name and the address: its registration number, a former name, a licence.
+  const between = (text: string) => REGISTRATION.test(text) || !/\d/.test(text);
+  while (i < lines.length && i < from + 5 && between(textOf(lines[i] as Line))) i++;
+  const block: Line[] = [];
+  for (; i < lines.length && !isStopLine(lines[i] as Line); i++) {
+    const line = lines[i] as Line;
+    const last = block.at(-1);
+    if (last && !follows(last, line)) break;
+    block.push(line);
+  }
+  if (block.length < MIN_ADDRESS_LINES || block.length > MAX_ADDRESS_LINES) return null;
+  if (!/\d/.test(textOf(block[0] as Line)) || !block.some((l) => POSTCODE.test(textOf(l)))) return null;
+  return readOf(block);
+}
+
+function readOf(lines: readonly Line[], clean: (text: string) => string = (text) => text): Read | null {
+  const [first] = lines;
+  if (!first) return null;
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  for (const l of lines) {
+    x0 = Math.min(x0, ...l.cells.map((c) => c.x0));
+    x1 = Math.max(x1, ...l.cells.map((c) => c.x1));
+  }
+  const last = lines.at(-1) as Line;
+  return {
+    text: clean(lines.map(textOf).join(' ')).replace(/\s+/g, ' ').trim(),
+    at: { page: first.page, box: [x0, first.y - first.height, x1, last.y + 0.25 * last.height] },
+  };
+}

@@ -1,0 +1,343 @@
+import type { FieldDefinition, LeafField, Results } from '../contract/index.ts';
+import { type DateOrder, parseDate } from './dates.ts';
+import { nameWords } from './labels.ts';
+import type { Layout, Line } from './layout.ts';
+import { readLetterhead } from './letterhead.ts';
+import type { Grounding, Place } from './types.ts';
+import type { FormatHints } from './values.ts';
+
+/**
+ * Receipts and forms read with any Field definition: what a reader finds with no label
+ * before it. Each rule fills only a top-level field whose name says what it is and that the
+ * labelled grounding left null, except the total, which a receipt's amount payable decides:
+ * - a field named for the issuer (company, merchant, store, shop, vendor, seller) is the name in
+ *   the letterhead, and `address` the address under it (letterhead.ts);
+ * - a date field is the document's date when the page prints one date and no other;
+ * - a total is the amount payable: "ROUNDED TOTAL", "NETT TOTAL", "GRAND TOTAL", "TOTAL RM" after
+ *   a rounding line, else the one plain "TOTAL"; never a tax summary's row, a points balance,
+ *   the cash tendered or the change.
+ * A field with no rule stays as the grounding left it.
+ */
+
+const ISSUER = new Set(['company', 'merchant', 'store', 'shop', 'vendor', 'seller', 'issuer', 'business', 'retailer']);
+/** Words that may stand beside the issuer's in the name of the same field ("company_name", "store_legal_name"). */
+const NAME_WORDS = new Set(['name', 'legal', 'trading']);
+const DATE_WORDS = new Set(['receipt', 'transaction', 'purchase', 'sale', 'sales', 'document', 'issue', 'bill']);
+const TOTAL_WORDS = new Set(['total', 'grand', 'amount', 'payable', 'paid', 'receipt']);
+
+type Role = 'issuer' | 'address' | 'date' | 'total';
+
+function roleOf(field: LeafField): Role | undefined {
+  const words = nameWords(field.name);
+  const only = (allowed: Set<string>, key: string) =>
+    words.includes(key) && words.every((w) => w === key || allowed.has(w));
+  if (field.type === 'string') {
+    if (words.some((w) => ISSUER.has(w)) && words.every((w) => ISSUER.has(w) || NAME_WORDS.has(w))) return 'issuer';
+    if (only(ISSUER, 'address')) return 'address';
+  }
+  if (field.type === 'date' && only(DATE_WORDS, 'date')) return 'date';
+  if (
+    field.type === 'decimal' &&
+    words.some((w) => w === 'total' || w === 'amount') &&
+    words.every((w) => TOTAL_WORDS.has(w))
+  )
+    return 'total';
+  return undefined;
+}
+
+/**
+ * Fills what the rules above find into `results` and `grounding`; returns the paths whose value
+ * no label vouches for (a scan's reading of them must be surer, scan.ts).
+ */
+export function readReceipt(
+  fields: FieldDefinition,
+  layout: Layout,
+  hints: FormatHints,
+  results: Results,
+  grounding: Grounding,
+): string[] {
+  const unlabelled: string[] = [];
+  let letterhead: ReturnType<typeof readLetterhead> | undefined;
+  for (const field of fields) {
+    if (field.type === 'object' || field.type === 'table') continue;
+    const role = roleOf(field);
+    if (role === undefined) continue;
+    if (role === 'total') {
+      const { payable, notPayable, tendered, largestItem, till } = readTotals(layout);
+      // An invoice's total is its labels' (grounding.ts); these rules are a till's.
+      if (!till) continue;
+      if (notPayable(grounding[field.name])) unset(field.name);
+      const given = results[field.name];
+      if (payable && (typeof given !== 'number' || payable.final)) set(field.name, payable.amount, payable.at);
+      // The cash handed over less the change is what was paid, and no item costs more than the
+      // whole: a total that disagrees is misread.
+      const total = results[field.name];
+      if (typeof total === 'number' && tendered !== undefined && Math.abs(total - tendered) >= 0.005) unset(field.name);
+      if (typeof total === 'number' && total < largestItem - 0.005) unset(field.name);
+      continue;
+    }
+    // Dates that only read month first on a page whose money is a day-first country's are misread.
+    const order = role === 'date' ? dateOrder(layout, hints) : undefined;
+    if (order === 'contradicted') unset(field.name);
+    if (results[field.name] !== null && results[field.name] !== undefined) continue;
+    if (role === 'date') {
+      const date = order === 'contradicted' ? undefined : loneDate(layout, order);
+      if (date) {
+        set(field.name, date.iso, date.at);
+        unlabelled.push(field.name);
+      }
+      continue;
+    }
+    letterhead ??= readLetterhead(layout.pages[0]);
+    const read = role === 'issuer' ? letterhead.name : letterhead.address;
+    if (read) {
+      set(field.name, read.text, read.at);
+      unlabelled.push(field.name);
+    }
+  }
+  return unlabelled;
+
+  function set(name: string, value: string | number, at: Place): void {
+    results[name] = value;
+    grounding[name] = at;
+  }
+  function unset(name: string): void {
+    results[name] = null;
+    delete grounding[name];
+  }
+}
+
+/** Dates as a receipt prints them, with a two-digit year too (counted, never read). */
+const DATE_TOKEN =
+  /(?<![\d/.-])(?:\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2}|\d{1,2}[\s-][A-Za-z]{3,9}\.?[\s-]\d{4})(?![\d/.-])/g;
+
+/**
+ * Money marks of the countries that write the day before the month: where the document shows
+ * no date that says its order, its currency does ("RM 9.90" on a receipt from Malaysia).
+ */
+const DAY_FIRST_MONEY = /\b(?:RM|MYR|RINGGIT|SGD|S\$|EUR|GBP|INR|Rs)\b|[€£]/;
+/** A date with a two-digit year: read as this century's once the order is known. */
+const SHORT_YEAR = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{2})$/;
+
+/** The date when the document prints exactly one (once or more), and reads it; else nothing. */
+function loneDate(layout: Layout, order: DateOrder | undefined): { iso: string; at: Place } | undefined {
+  const readDate = (text: string): string | null => {
+    const short = order ? SHORT_YEAR.exec(text) : null;
+    return parseDate(short ? `${short[1]}/${short[3]}/20${short[4]}` : text, order);
+  };
+  const found = new Map<string, Place>();
+  for (const page of layout.pages) {
+    for (const line of page.lines) {
+      for (const cell of line.cells) {
+        for (const m of cell.text.matchAll(DATE_TOKEN)) {
+          const read = readDate(m[0]);
+          // "52 SHOP 2108" has the shape of "12 Mar 2018" and no month: not a date at all.
+          if (read === null && /\p{L}/u.test(m[0])) continue;
+          const iso = read ?? `unread ${m[0]}`;
+          if (!found.has(iso)) found.set(iso, placeOfPart(line, cell, m.index, m.index + m[0].length));
+        }
+      }
+    }
+  }
+  if (found.size !== 1) return undefined;
+  const [[iso, at]] = [...found] as [[string, Place]];
+  return iso.startsWith('unread') ? undefined : { iso, at };
+}
+
+/** The order of day and month: the dates' own, else the money's; contradicted when they disagree. */
+function dateOrder(layout: Layout, hints: FormatHints): DateOrder | 'contradicted' | undefined {
+  const dayFirst = dayFirstMoney(layout);
+  if (hints.dateOrder === 'mdy' && dayFirst) return 'contradicted';
+  return hints.dateOrder ?? (dayFirst ? 'dmy' : undefined);
+}
+
+function dayFirstMoney(layout: Layout): boolean {
+  return layout.pages.some((p) => p.lines.some((l) => l.cells.some((c) => DAY_FIRST_MONEY.test(c.text))));
+}
+
+/** An amount at the end of a line: "15.90", "RM 9.90", "$8.20", "1,234.50". */
+const LAST_AMOUNT = /(?:^|[\s:|])(?:RM|MYR|S?\$)?\s?(\d{1,3}(?:,\d{3})*\.\d{2})(?:\s*[A-Z]{2,3})?\s*$/;
+const AMOUNTS = /\d\.\d{2}(?!\d)/g;
+/** Amounts as a list of items prints them, for the largest. */
+const ITEM_AMOUNTS = /(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?![\d.])/g;
+/** Words that make a labelled total another amount than the one payable. */
+const NOT_PAYABLE = new Set([
+  'sub',
+  'subtotal',
+  'excl',
+  'excluding',
+  'exclusive',
+  'before',
+  'qty',
+  'quantity',
+  'items',
+  'item',
+  'savings',
+  'saving',
+  'saved',
+  'discount',
+  'points',
+  'point',
+  'balance',
+  'change',
+  'cash',
+  'tendered',
+  'tender',
+  'received',
+  'payment',
+  'rounding',
+  'adj',
+  'adjustment',
+  'service',
+  'deposit',
+  'card',
+  'gst',
+  'tax',
+  'vat',
+  'sst',
+]);
+const INCLUSIVE = new Set(['incl', 'inclusive', 'including', 'inc']);
+/** A total after rounding or everything else: what is paid. */
+const FINAL = new Set(['rounded', 'nett', 'grand', 'payable']);
+
+/** rounded: a rounding is printed under it, so it is the amount before rounding. */
+type Labelled = { amount: number; at: Place; final: boolean; rounded?: boolean };
+
+/** The first words of a till's lines of payment. */
+const TILL = new Set(['cash', 'change', 'tendered', 'rounding', 'rounded']);
+
+/** Words of a line whose amount is never the one payable, whatever its label says. */
+const NEVER_PAYABLE = new Set(['balance', 'points', 'point', 'change', 'cash', 'tendered', 'tender', 'received']);
+
+/**
+ * The amount payable: the final totals when they agree and none is below a plain total (an
+ * invoice's "Net total" is below its total, a receipt's "Nett total" never), else the plain
+ * totals when they agree. Lines under a tax summary's heading and rows of several amounts are
+ * not totals of the receipt. `notPayable`: whether a place is on a line that cannot hold the
+ * amount payable (under a tax summary's heading, a balance, the change, the cash tendered).
+ */
+function readTotals(layout: Layout): {
+  payable: Labelled | undefined;
+  notPayable: (place: Place | undefined) => boolean;
+  /** Cash less change, when the page prints each once. */
+  tendered: number | undefined;
+  /** The largest amount above the first line that says "total": an item's price or amount. */
+  largestItem: number;
+  /** Whether the page is a till's: it prints the cash, the change or a rounding, each with an amount. */
+  till: boolean;
+} {
+  let till = false;
+  let largestItem = 0;
+  let items = true;
+  const found: Labelled[] = [];
+  const cash: number[] = [];
+  const change: number[] = [];
+  const never: Line[] = [];
+  const summaryFrom = new Map<number, number>();
+  for (const page of layout.pages) {
+    let previous = '';
+    for (const line of page.lines) {
+      // OCR sets a space after a decimal point ("RM 65. 20") and reads a rule's edge as "|".
+      const text = line.cells
+        .map((c) => c.text)
+        .join(' ')
+        .replace(/(\d)\. (\d{2})(?!\d)/g, '$1.$2')
+        .replace(/[\s|]+$/, '');
+      const words = wordsOf(text);
+      // A tax summary is the receipt's last table: nothing under its heading is the receipt's total.
+      if (words.includes('summary')) {
+        summaryFrom.set(page.number, line.y - line.height);
+        break;
+      }
+      if (words.some((w) => w.includes('total'))) items = false;
+      // A rounding of a few cents under a total: that total is not what was paid.
+      if (words.some((w) => w === 'rounding' || w === 'round') && /[1-9]/.test(text.replace(/^\D*/, '')))
+        for (const f of found) f.rounded = true;
+      if (items)
+        for (const a of text.matchAll(ITEM_AMOUNTS))
+          largestItem = Math.max(largestItem, Number(a[0].replace(/,/g, '')));
+      if (words.some((w) => NEVER_PAYABLE.has(w))) never.push(line);
+      const amount = loneAmount(text);
+      if (TILL.has(words[0] ?? '') && /\d[.,]\d{2}$/.test(text)) till = true;
+      if (amount !== undefined && words.length === 1 && words[0] === 'cash') cash.push(amount);
+      if (amount !== undefined && words[0] === 'change' && words.length <= 2) change.push(amount);
+      const labelled = totalOf(line, text, words, previous);
+      if (labelled) found.push(labelled);
+      previous = text;
+    }
+  }
+  const notPayable = (place: Place | undefined): boolean => {
+    if (!place) return false;
+    const [, top, , bottom] = place.box;
+    const middle = (top + bottom) / 2;
+    const from = summaryFrom.get(place.page);
+    if (from !== undefined && middle >= from) return true;
+    return never.some((l) => l.page === place.page && middle >= l.y - l.height && middle <= l.y + 0.25 * l.height);
+  };
+  const plain = found.filter((f) => !f.final && !f.rounded);
+  const final = found.filter((f) => f.final);
+  const agreed = (list: Labelled[]) =>
+    list.length > 0 && list.every((f) => Math.abs(f.amount - (list[0] as Labelled).amount) < 0.005)
+      ? list[0]
+      : undefined;
+  const last = agreed(final);
+  const tendered = cash.length === 1 && change.length === 1 ? (cash[0] as number) - (change[0] as number) : undefined;
+  if (last && plain.every((p) => last.amount >= p.amount - 0.1))
+    return { payable: last, notPayable, tendered, largestItem, till };
+  return { payable: final.length === 0 ? agreed(plain) : undefined, notPayable, tendered, largestItem, till };
+}
+
+/** The one amount a line ends with, when it holds no other. */
+function loneAmount(text: string): number | undefined {
+  const m = LAST_AMOUNT.exec(text);
+  if (!m?.[1] || (text.match(AMOUNTS)?.length ?? 0) > 1) return undefined;
+  return Number(m[1].replace(/,/g, ''));
+}
+
+function totalOf(line: Line, text: string, words: string[], previous: string): Labelled | undefined {
+  const m = LAST_AMOUNT.exec(text);
+  const amount = loneAmount(text);
+  if (!m || amount === undefined) return undefined;
+  const label = wordsOf(text.slice(0, m.index));
+  if (!label.includes('total') && !label.includes('payable')) return undefined;
+  const inclusive = label.some((w) => INCLUSIVE.has(w));
+  // A rate before the tax is named ("Total 6% supplies") is a part of the sales taxed at that
+  // rate; after "incl." ("Total Incl. GST @6%") it is the rate of the tax included.
+  const head = text.slice(0, m.index);
+  const rate = head.indexOf('%');
+  const included = /\binc/i.exec(head)?.index;
+  if (rate >= 0 && !(inclusive && included !== undefined && rate > included)) return undefined;
+  // "Total After Adj": the total after its rounding adjustment, what is paid.
+  const adjusted = label.includes('after');
+  const allowed = (w: string) =>
+    (inclusive && (w === 'gst' || w === 'tax' || w === 'vat' || w === 'sst')) ||
+    (adjusted && (w === 'adj' || w === 'adjustment' || w === 'rounding'));
+  if (label.some((w) => NOT_PAYABLE.has(w) && !allowed(w))) return undefined;
+  const afterRounding = wordsOf(previous).some((w) => w === 'rounding' || w === 'round');
+  const cell = line.cells.at(-1);
+  const at = cell
+    ? placeOfCell(line, cell)
+    : { page: line.page, box: [0, 0, 0, 0] as [number, number, number, number] };
+  return { amount, at, final: words.some((w) => FINAL.has(w)) || afterRounding || adjusted };
+}
+
+/** Words, with those OCR ran together split where the case turns ("NettTotal"). */
+const wordsOf = (text: string): string[] =>
+  text
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w !== '');
+
+/**
+ * The place of characters `from`..`to` of a cell, by their share of its width: a date's own
+ * words, not the label or the time beside it in the same cell, are what a scan's doubt is checked on.
+ */
+function placeOfPart(line: Line, cell: { text: string; x0: number; x1: number }, from: number, to: number): Place {
+  const per = (cell.x1 - cell.x0) / Math.max(1, cell.text.length);
+  return placeOfCell(line, { x0: cell.x0 + per * (from + 0.5), x1: cell.x0 + per * (to - 0.5) });
+}
+
+function placeOfCell(line: Line, cell: { x0: number; x1: number }): Place {
+  return { page: line.page, box: [cell.x0, line.y - line.height, cell.x1, line.y + 0.25 * line.height] };
+}
