@@ -78,6 +78,7 @@ export async function listen(flags: ListenValues, deps: ListenDeps): Promise<voi
       dataDir,
       out: flags.out,
       format: flags.format,
+      formulaProtection: flags.noFormulaProtection !== true,
       missingMarker: await missingMarkerOf(flags, deps.env),
       json: flags.json,
       quiet: flags.quiet,

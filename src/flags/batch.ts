@@ -234,6 +234,8 @@ export const WATCH_FLAGS = defineFlags({
     'stateWait',
     'allFiles',
     'followLinks',
+    'hidden',
+    'noFormulaProtection',
     'ignore',
     'missingMarker',
     'noMissingMarker',

@@ -4,7 +4,7 @@ import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
 import { ExtractError } from '../errors.ts';
 import { CONNECTION_DEFAULTS } from '../net/connection-defaults.ts';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
-import { MISSING_MARKER_FLAGS } from './batch.ts';
+import { MISSING_MARKER_FLAGS, RUN_FLAGS } from './batch.ts';
 import { defineFlags, type FlagValues } from './spec.ts';
 
 /** The flags of the two servers, `extract serve` and `extract listen`, and the parsers of their values. */
@@ -172,6 +172,7 @@ export const LISTEN_FLAGS = defineFlags({
       'where records are appended: - (stdout, JSON Lines), FILE.jsonl, FILE.csv (one header) or DIR/ (one JSON per document)',
   },
   format: { kind: 'text', value: 'format', description: 'jsonl, csv or dir; overrides the extension of -o' },
+  noFormulaProtection: RUN_FLAGS.noFormulaProtection,
   ...MISSING_MARKER_FLAGS,
   maxBody: {
     kind: 'custom',

@@ -47,7 +47,10 @@ export async function openCsvFile(
   text: string,
   appendText: (text: string) => Promise<void>,
   maxColumns = Number.POSITIVE_INFINITY,
+  protect = true,
 ): Promise<CsvFile> {
+  // The header holds names as written (a formula-like name neutralised unless --no-formula-protection).
+  const nameOf = (column: string): string => (protect ? neutraliseFormula(column) : column);
   // A quoted empty cell is the empty string, a bare one null, as csv-writer wrote them.
   const table: Cell[][] =
     text.trim() === ''
@@ -73,9 +76,9 @@ export async function openCsvFile(
     async append(records, explode, warn) {
       const flat = flattenRecords(records, explode);
       for (const w of flat.warnings) warn(w);
-      // The header holds names as written (a formula-like name neutralised); a field is known by that form.
+      // A field is known by the form its name has in the header.
       const known = new Set(header);
-      const fresh = flat.columns.filter((c) => !known.has(neutraliseFormula(c)));
+      const fresh = flat.columns.filter((c) => !known.has(nameOf(c)));
       const room = Math.max(0, maxColumns - (header?.length ?? 0));
       // The cap keeps the columns seen first, as the batch's does; they go in by their siblings' order.
       const kept = new Set(_firstSeen(flat, fresh).slice(0, room));
@@ -86,9 +89,9 @@ export async function openCsvFile(
         fresh.filter((c) => !kept.has(c)),
         explode,
       );
-      const field = new Map(flat.columns.map((c) => [neutraliseFormula(c), c]));
-      const columns = [...(header ?? []), ...added.map(neutraliseFormula)];
-      const body = flat.rows.map((row) => columns.map((c) => encodeCell(row.get(field.get(c) ?? c))));
+      const field = new Map(flat.columns.map((c) => [nameOf(c), c]));
+      const columns = [...(header ?? []), ...added.map(nameOf)];
+      const body = flat.rows.map((row) => columns.map((c) => encodeCell(row.get(field.get(c) ?? c), protect)));
       if (header === undefined) {
         header = columns;
         await appendText(stringify([columns, ...body], STRINGIFY_OPTIONS));

@@ -36,6 +36,8 @@ export type AppenderOptions = {
   /** The folder a directory output mirrors: the watched folders' common base. */
   base: string;
   explode?: string | undefined;
+  /** CSV: neutralise cells a spreadsheet would run as a formula (csv.ts); false: --no-formula-protection. */
+  formulaProtection?: boolean | undefined;
   warn: (message: string) => void;
 };
 
@@ -57,7 +59,13 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
         );
       const csv =
         target.format === 'csv'
-          ? await (await import('./append-csv.ts')).openCsvFile('', '', (text) => _write(options.stdout, text))
+          ? await (await import('./append-csv.ts')).openCsvFile(
+              '',
+              '',
+              (text) => _write(options.stdout, text),
+              undefined,
+              options.formulaProtection,
+            )
           : undefined;
       return {
         holds,
@@ -83,7 +91,13 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
       const { file, text } = await _guard(path, () => openGrowingFile(path, format));
       if (format === 'csv') {
         const csv = await _guard(path, async () =>
-          (await import('./append-csv.ts')).openCsvFile(path, text, (more) => file.append(more)),
+          (await import('./append-csv.ts')).openCsvFile(
+            path,
+            text,
+            (more) => file.append(more),
+            undefined,
+            options.formulaProtection,
+          ),
         );
         remember(csv.rows);
         return {

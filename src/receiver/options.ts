@@ -21,6 +21,8 @@ export type ReceiverOptions = {
   out?: string | undefined;
   /** --format: json, jsonl, csv or dir. */
   format?: string | undefined;
+  /** CSV: neutralise cells a spreadsheet would run as a formula; false: --no-formula-protection. */
+  formulaProtection?: boolean | undefined;
   /** One line per event, 401, 400, 413, and the count on close (stderr in the CLI). */
   log: (line: string) => void;
   /** Log lines as NDJSON instead of text. */

@@ -44,6 +44,7 @@ export async function startReceiver(
     stdout,
     dataDir: options.dataDir,
     warn: (message) => logger({ type: 'error', message }),
+    formulaProtection: options.formulaProtection,
     pageBytes: options.batchBytes,
   });
   const inbox = Inbox.open(options.dataDir);

@@ -62,6 +62,8 @@ export type SinkOptions = {
   stdout: Writable;
   dataDir: string;
   warn: (message: string) => void;
+  /** CSV: neutralise cells a spreadsheet would run as a formula (csv.ts); false: --no-formula-protection. */
+  formulaProtection?: boolean | undefined;
   /** Whole-file outputs are written from the inbox in pages of about this many bytes of records. */
   pageBytes?: number | undefined;
 };
@@ -128,7 +130,7 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
       if (target.kind === 'stdout') await writeFresh(inbox);
       else {
         if (target.kind === 'file' && target.format !== 'json')
-          file = await _openFile(target.path, target.format, overflowPath, options.warn);
+          file = await _openFile(target.path, target.format, overflowPath, options.warn, options.formulaProtection);
         await _reconcile(target, inbox, file, pageBytes);
         for (let page = inbox.unwritten(pageBytes); page.length > 0; page = inbox.unwritten(pageBytes))
           inbox.markWritten(page.map((r) => r.document_id));
@@ -154,6 +156,7 @@ async function _openFile(
   format: 'jsonl' | 'csv',
   overflowPath: string,
   warn: (message: string) => void,
+  formulaProtection: boolean | undefined,
 ): Promise<FileOutput> {
   const { file, text } = await openGrowingFile(path, format);
   if (format === 'jsonl') {
@@ -164,7 +167,7 @@ async function _openFile(
     };
   }
   const { openCsvFile } = await import('../outputs/append-csv.ts');
-  const csv = await openCsvFile(path, text, (more) => file.append(more), CSV_MAX_COLUMNS);
+  const csv = await openCsvFile(path, text, (more) => file.append(more), CSV_MAX_COLUMNS, formulaProtection);
   const held = new Set(csv.rows.map((r) => r.document_id));
   // What it held is known now: the list of its rows is not kept for the listener's life.
   csv.rows.length = 0;

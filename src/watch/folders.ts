@@ -86,7 +86,7 @@ export function skipperFor(
     if (root === undefined) return false;
     const rel = relative(root, full);
     if (rel === '') return false;
-    if (rel.split(sep).some((part) => part.startsWith('.'))) return true;
+    if (batch.hidden !== true && rel.split(sep).some((part) => part.startsWith('.'))) return true;
     return batch.ignore.some((pattern) => matchesGlob(rel, pattern) || matchesGlob(rel, `**/${pattern}`));
   };
 }

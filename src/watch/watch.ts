@@ -74,6 +74,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
     stdout: deps.stdout,
     base,
     explode: batch.explode,
+    formulaProtection: batch.formulaProtection,
     warn: (m) => log('warn', m),
   });
 

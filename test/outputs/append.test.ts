@@ -13,7 +13,7 @@ const done = (file: string, id: string, total: number): DocumentRecord =>
 const failed = (file: string): DocumentRecord =>
   errorRecord({ file, document_id: null, route: 'inline' }, 'the document is unreadable');
 
-function appender(cwd: string, out: string) {
+function appender(cwd: string, out: string, formulaProtection?: boolean) {
   let stdout = '';
   const sink = new Writable({
     write: (c, _e, cb) => {
@@ -22,7 +22,14 @@ function appender(cwd: string, out: string) {
     },
   });
   return {
-    open: () => openAppender(resolveOutput({ out, cwd }), { cwd, stdout: sink, base: join(cwd, 'in'), warn: () => {} }),
+    open: () =>
+      openAppender(resolveOutput({ out, cwd }), {
+        cwd,
+        stdout: sink,
+        base: join(cwd, 'in'),
+        warn: () => {},
+        formulaProtection,
+      }),
     stdout: () => stdout,
   };
 }
@@ -42,6 +49,27 @@ describe('outputs that grow (extract watch)', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ file: 'in/a.pdf' });
     expect(JSON.parse(lines[1]!)).toMatchObject({ file: 'in/b.pdf', results: { total: 2 } });
     expect(lines.slice(2)).toEqual(['']);
+  });
+
+  it("CSV: a phone number gets a leading ' by default; --no-formula-protection (watch, listen) writes it as it is", async () => {
+    const cwd = tempDir();
+    const phone = (file: string) =>
+      completedRecord({ file, document_id: file, route: 'inline' }, 1, { phone: '+1 555 0100', '=col': 'x' });
+    const guarded = await appender(cwd, 'guarded.csv').open();
+    await guarded.append([phone('in/a.pdf')]);
+    // Failed before for the raw file: the appender had no way to turn protection off.
+    const raw = await appender(cwd, 'raw.csv', false).open();
+    await raw.append([phone('in/a.pdf')]);
+    await (await appender(cwd, 'raw.csv', false).open()).append([phone('in/b.pdf')]);
+    const guardedRows: string[][] = parse(readFileSync(join(cwd, 'guarded.csv'), 'utf8'));
+    const rawRows: string[][] = parse(readFileSync(join(cwd, 'raw.csv'), 'utf8'));
+    expect(guardedRows[0]?.slice(6)).toEqual(['phone', "'=col"]);
+    expect(guardedRows[1]?.slice(6)).toEqual(["'+1 555 0100", 'x']);
+    expect(rawRows[0]?.slice(6)).toEqual(['phone', '=col']);
+    expect(rawRows.slice(1).map((r) => r.slice(6))).toEqual([
+      ['+1 555 0100', 'x'],
+      ['+1 555 0100', 'x'],
+    ]);
   });
 
   it('CSV: one header across appends and restarts; a column first seen later is added, the rows before padded', async () => {
