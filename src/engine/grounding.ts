@@ -489,7 +489,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         else if (looseValueFits(field, m.rest, doc)) push(m.rest, true, tier, sl.line, cell);
         continue;
       }
-      const right = rightOf(sl, j, doc);
+      const right = rightOf(sl, j, doc, amount);
       const rightText = right?.text;
       const rightParses = rightText !== undefined && parseValue(field.type, rightText, doc.hints) !== null;
       if (rightParses && amount && right) {

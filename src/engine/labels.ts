@@ -581,7 +581,7 @@ export class LabelIndex {
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
       // "Bestellung Nr. Kunde: │ B123": words and a colon after a number word qualify the number; the value follows.
-      const qualified = kind === 'clean' ? /^\s*\p{L}[\p{L}.\-]*(?:\s+\p{L}[\p{L}.\-]*)?\s*:(.*)$/u.exec(rest) : null;
+      const qualified = kind === 'clean' ? /^\s*\p{L}[\p{L}.-]*(?:\s+\p{L}[\p{L}.-]*)?\s*:(.*)$/u.exec(rest) : null;
       if (qualified?.[1] !== undefined) return made('clean', qualified[1].trim(), true);
       const extended = kind === 'loose' && (this.everyForm || mayExtend(rest)) ? EXTRA_WORDS.exec(rest) : null;
       if (extended?.[1] !== undefined) {

@@ -1,4 +1,5 @@
 import { readIdentifier } from './identifiers.ts';
+import { isMoneyMark } from './values.ts';
 import { type Cell, type Line, overlap } from './layout.ts';
 import { type Doc, type Scope, type ScopeLine, follows } from './scope.ts';
 
@@ -8,11 +9,16 @@ import { type Doc, type Scope, type ScopeLine, follows } from './scope.ts';
  * of labels over their values).
  */
 
-/** The cell right of a label, when it is not itself labelled; a lone ":" between them is skipped. */
-export function rightOf(sl: ScopeLine, j: number, doc: Doc): Cell | undefined {
+/**
+ * The cell right of a label, when it is not itself labelled; a lone ":" between them is
+ * skipped, and for an amount a cell that only names its currency.
+ */
+export function rightOf(sl: ScopeLine, j: number, doc: Doc, amount = false): Cell | undefined {
   let k = j + 1;
   let cell = sl.cells[k];
   if (cell?.text.trim() === ':') cell = sl.cells[++k];
+  // "TOTAL │ RM │ 14.10", "Steuerbetrag in │ EUR │ 56,87": the currency an amount is in stands between.
+  if (amount && cell && sl.cells[k + 1] && isMoneyMark(cell.text)) cell = sl.cells[++k];
   if (!cell) return undefined;
   const text = cell.text.replace(/^:\s*/, '');
   if (text === '' || doc.labels.isLabelled(text)) return undefined;

@@ -1,4 +1,4 @@
-import { parseCurrency } from '../values.ts';
+import { isMoneyMark } from '../values.ts';
 import type { Concept } from './types.ts';
 
 /**
@@ -112,7 +112,8 @@ export function composedLabels(): Array<{ label: string; concept: Concept }> {
     }
     for (const t of words.tax) {
       add('tax', t);
-      for (const amount of ['Amount', 'Betrag', 'Montant', 'Bedrag', 'Importe', 'Importo']) add('tax', `${t} ${amount}`);
+      for (const amount of ['Amount', 'Betrag', 'Montant', 'Bedrag', 'Importe', 'Importo'])
+        add('tax', `${t} ${amount}`);
     }
     for (const q of words.net) if (NET_ALONE.has(q)) add('subtotal', q);
     for (const c of words.currency) add('currency', c);
@@ -169,11 +170,9 @@ export function unbracketQualifiers(text: string): string {
  * stands in the next cell ("Steuerbetrag in │ EUR │ 56,87").
  */
 export function namesCurrencyOfAmount(text: string): boolean {
-  if (parseCurrency(text) !== null || (text.length === 1 && '$€£¥'.includes(text))) return true;
+  if (isMoneyMark(text)) return true;
   const m = /^(?:in|en|em)(?:\s+(.+))?$/iu.exec(text);
-  if (!m) return false;
-  const currency = m[1];
-  return currency === undefined || parseCurrency(currency) !== null || (currency.length === 1 && '$€£¥'.includes(currency));
+  return m !== null && (m[1] === undefined || isMoneyMark(m[1]));
 }
 
 /** Words that point a heading at another document ("Rechnung zur Bestellung Nr."): its number is not the invoice's. */
