@@ -14,7 +14,8 @@ import {
   labelledCells,
   linesOfLabels,
 } from './scope-index.ts';
-import { printedSum, roleFor, summaryBelow, taxOfRateRow } from './summary.ts';
+import { roleFor, summaryBelow, taxOfRateRow } from './summary.ts';
+import { type Rival, checkSums } from './sums.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
 import { dueDatesIn } from './terms.ts';
@@ -218,8 +219,9 @@ function groundFields(
   grounding: Grounding,
 ): Results {
   const out: Results = {};
-  /** Decimal fields no label offered any value for. */
+  /** Decimal fields no label offered any value for, and those whose labels offered rival values. */
   const unlabelled: string[] = [];
+  const rivals = new Map<string, readonly Rival[]>();
   for (const f of fields) {
     const path = prefix + f.name;
     const outPath = outPrefix + f.name;
@@ -246,48 +248,27 @@ function groundFields(
       if (found.value === null && prefix === '' && doc.labels.conceptOf.get(path) === 'currency')
         found = { ...(currencyOfAmounts(path, doc) ?? found), offered: found.offered };
       if (found.value === null && !found.offered && prefix === '' && f.type === 'decimal') unlabelled.push(f.name);
+      if (found.rivals && prefix === '') rivals.set(f.name, found.rivals);
       out[f.name] = found.value;
       if (found.value !== null && found.at) grounding[outPath] = found.at;
     }
   }
-  if (prefix === '') totalOfNetAndTax(fields, unlabelled, out, doc, grounding);
+  if (prefix === '') checkSums(fields, out, rivals, unlabelled, doc, grounding);
   return out;
-}
-
-/**
- * A total no label names ("Due payable: 571.04 €"), when the subtotal and the tax were read:
- * the one amount printed that is their sum, since a gross total is the net total plus the tax.
- */
-function totalOfNetAndTax(
-  fields: FieldDefinition,
-  unlabelled: readonly string[],
-  out: Results,
-  doc: Doc,
-  grounding: Grounding,
-): void {
-  const byConcept = (c: Concept) => fields.find((f) => doc.labels.conceptOf.get(f.name) === c)?.name;
-  const [net, tax, total] = [byConcept('subtotal'), byConcept('tax'), byConcept('total')];
-  if (!net || !tax || !total || !unlabelled.includes(total)) return;
-  const [a, b] = [out[net], out[tax]];
-  if (typeof a !== 'number' || typeof b !== 'number') return;
-  const found = printedSum(a + b, doc);
-  if (!found) return;
-  out[total] = found.value;
-  grounding[total] = found.at;
 }
 
 function groundLeaf(
   field: LeafField,
   path: FieldPath,
   doc: Doc,
-): { value: LeafValue; at: Place | undefined; offered: boolean } {
+): { value: LeafValue; at: Place | undefined; offered: boolean; rivals?: Rival[] } {
   const vetoes: string[] = [];
   const all = candidates(field, path, doc, vetoes);
   const offered = all.length > 0;
   const found = decide(field, all, vetoes, doc);
   if (found.value !== null) return { ...found, offered };
   const ranked = byVocabularyRank(all, doc.labels.conceptOf.get(path));
-  return { ...(ranked ? decide(field, ranked, vetoes, doc) : found), offered };
+  return { ...(ranked ? decide(field, ranked, vetoes, doc) : found), offered, rivals: found.rivals };
 }
 
 /**
@@ -319,10 +300,11 @@ function decide(
   all: Candidate[],
   vetoes: string[],
   doc: Doc,
-): { value: LeafValue; at: Place | undefined } {
+): { value: LeafValue; at: Place | undefined; rivals?: Rival[] } {
   const best = Math.min(Infinity, ...all.map((c) => c.tier));
   const values = new Set<string>();
   let found: { value: LeafValue; at: Place | undefined } = { value: null, at: undefined };
+  const rivals: Rival[] = [];
   for (const c of all) {
     if (c.tier !== best) continue;
     const value = c.parsed !== undefined ? c.parsed : parseValue(field.type, c.text, doc.hints);
@@ -332,8 +314,10 @@ function decide(
     }
     values.add(JSON.stringify(value));
     found = { value, at: c.at };
+    if (typeof value === 'number') rivals.push({ value, at: c.at });
   }
-  if (values.size !== 1) return { value: null, at: undefined };
+  // Labels of one rank that disagree: no value, and their amounts for the sums' check (sums.ts).
+  if (values.size !== 1) return { value: null, at: undefined, ...(values.size > 1 ? { rivals } : {}) };
   if (field.type === 'date' && vetoes.some((v) => parseDate(v, doc.hints.dateOrder) !== found.value))
     return { value: null, at: undefined };
   if (best < 2 && typeof found.value === 'number' && !dueAgrees(found.value, all, field, doc))
