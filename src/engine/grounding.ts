@@ -2,7 +2,7 @@ import type { FieldDefinition, LeafField, LeafValue, Results } from '../contract
 import { parseDate } from './dates.ts';
 import { isIdentifierName, opensWithVatId, readIban, readIdentifier, readVatId } from './identifiers.ts';
 import { type Cell, type Line, linePitch, overlap } from './layout.ts';
-import { cellBelow, dateUnder, inKeyColumn, keyLabel, nextLineWithText, rightOf, soleCellBelow } from './neighbours.ts';
+import { cellBelow, dateUnder, inKeyColumn, keyLabel, lineBelow, rightOf, soleCellBelow } from './neighbours.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type ScopeLine, lineKey } from './scope.ts';
@@ -511,8 +511,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
       else if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
       else if (rightParses && right) push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
-      else if (belowParses && below)
-        push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
+      else if (belowParses && below) push(below.text, false, tier, lineBelow(doc.scope, i)?.line ?? sl.line, below);
       else if (rightText !== undefined) push(rightText, true, tier, sl.line, right);
     }
   }
@@ -624,13 +623,15 @@ function inHeaderRow(sl: ScopeLine, j: number, doc: Doc): boolean {
   const at = scope.findIndex((w) => w.line === sl.line);
   const label = sl.cells[j];
   const others = sl.cells.filter((_, k) => k !== j);
+  const span = { x0: Math.min(...sl.cells.map((c) => c.x0)), x1: Math.max(...sl.cells.map((c) => c.x1)) };
   for (const step of at < 0 ? [] : [-1, 1]) {
     let previous = sl.line;
     for (let k = at + step; k >= 0 && k < scope.length; k += step) {
       const next = scope[k];
       if (!next || next.line.page !== sl.line.page) break;
       if (Math.abs(next.line.y - previous.y) >= Math.max(next.line.height, previous.height)) break;
-      others.push(...next.cells);
+      // Only what wraps under the row's own span: another column's text beside it is no title.
+      others.push(...next.cells.filter((c) => c.x1 > span.x0 && c.x0 < span.x1));
       previous = next.line;
     }
   }

@@ -58,14 +58,33 @@ export function inKeyColumn(scope: Scope, at: number, label: Cell, value: Cell, 
 }
 
 /**
- * The one cell directly below a label, in its column, on the next line without a blank
+ * The next line under a line's cells without a blank gap. Lines between whose cells all
+ * stand beside them (another column's text: "Tout retard de paiement …" left of "TOTAL HT │
+ * TOTAL TVA" over their amounts) are passed, their text bridging the gap.
+ */
+export function lineBelow(scope: Scope, lineAt: number): ScopeLine | undefined {
+  const here = scope[lineAt];
+  if (!here) return undefined;
+  let previous = here.line;
+  for (let k = lineAt + 1; k < scope.length; k++) {
+    const sl = scope[k];
+    if (!sl || sl.cells.length === 0) continue;
+    if (!follows(previous, sl.line)) return undefined;
+    if (sl.cells.some((c) => here.cells.some((h) => overlap(c, h) > 0))) return sl;
+    previous = sl.line;
+  }
+  return undefined;
+}
+
+/**
+ * The one cell directly below a label, in its column, on the next line under it without a blank
  * gap. A labelled cell there is no value ("Invoice Number" over "Invoice Date").
  */
 export function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): Cell | undefined {
   const here = scope[lineAt];
   const label = here?.cells[cellAt];
-  const next = nextLineWithText(scope, lineAt);
-  if (!here || !label || !next || !follows(here.line, next.line)) return undefined;
+  const next = lineBelow(scope, lineAt);
+  if (!here || !label || !next) return undefined;
   const under = next.cells.filter((c) => overlap(c, label) > 0);
   const [cell] = under;
   if (under.length !== 1 || !cell) return undefined;
@@ -84,7 +103,7 @@ export function soleCellBelow(
 ): { cell: Cell; line: Line } | undefined {
   const cell = cellBelow(scope, lineAt, cellAt, doc);
   const label = scope[lineAt]?.cells[cellAt];
-  const below = nextLineWithText(scope, lineAt);
+  const below = lineBelow(scope, lineAt);
   if (!cell || !label || !below) return undefined;
   const after = nextLineWithText(scope, scope.indexOf(below));
   if (after && follows(below.line, after.line) && after.cells.some((c) => overlap(c, label) > 0)) return undefined;
@@ -112,7 +131,7 @@ export function keyLabel(text: string, doc: Doc): boolean {
   return m !== null && m.kind === 'clean' && m.extra === undefined && [...m.owners].some((o) => !o.includes('[]'));
 }
 
-export function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
+function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
   for (let i = at + 1; i < scope.length; i++) {
     const sl = scope[i];
     if (sl && sl.cells.length > 0) return sl;
