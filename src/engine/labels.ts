@@ -2,7 +2,7 @@ import type { Field, FieldDefinition } from '../contract/index.ts';
 import { BOX_PREFIX } from './values.ts';
 import { type ColumnConcept, columnConcept, columnTitles } from './vocabulary/columns.ts';
 import { type Concept, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
-import { POINTING, namesCurrencyOfAmount, unbracketQualifiers } from './vocabulary/roles.ts';
+import { POINTING, labelText, namesCurrencyOfAmount } from './vocabulary/roles.ts';
 
 /**
  * How a field is recognised in a document: its `label`, its `aliases` and the words of its
@@ -439,8 +439,8 @@ export class LabelIndex {
       box = boxed[1];
       body = text.slice(boxed[0].length);
     }
-    // "Total amount (net):": a qualifier in parentheses qualifies the label ("Total amount net").
-    if (body.includes('(')) body = unbracketQualifiers(body);
+    // "Total amount (net):", "Total € Incl. VAT", "19% VAT": the words the label composes (roles.ts).
+    body = labelText(body, (t) => this.match(t)?.concepts);
     // The words a form can compare (one more for a word cut in two) and that numberAcross reads.
     const toks = tokens(body, Math.max(this.forms.maxWords + 1, 4));
     const first = toks[0];

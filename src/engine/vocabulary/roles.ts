@@ -164,6 +164,22 @@ export function unbracketQualifiers(text: string): string {
   });
 }
 
+/** A currency mark between a label's words ("Total € Incl. VAT", "Betrag EUR netto"). */
+const INNER_MARK = /(?<=\p{L}\.?)\s+(?:€|\$|£|[A-Z]{3})\s+(?=\p{L})/gu;
+/**
+ * A cell's text as its label's words compose: a qualifier in parentheses unwrapped
+ * (unbracketQualifiers), a currency mark between the words left out. `conceptsOf`: the
+ * concepts of the label a text opens with; a mark is left out only when a label is left.
+ */
+export function labelText(text: string, conceptsOf: (t: string) => ReadonlySet<Concept> | undefined): string {
+  let out = text.includes('(') ? unbracketQualifiers(text) : text;
+  if (/\s(?:€|\$|£|[A-Z]{3})\s/.test(out)) {
+    const marks = out.replace(INNER_MARK, (whole) => (isMoneyMark(whole) ? ' ' : whole));
+    if (marks !== out && conceptsOf(marks) !== undefined) out = marks;
+  }
+  return out;
+}
+
 /**
  * What may follow an amount's label to say which currency the amount is in: a code or a
  * symbol ("Total EUR", "Betrag €"), "in EUR" / "en EUR", or a lone "in" whose currency
