@@ -21,6 +21,8 @@ type RoleWords = {
   gross: readonly string[];
   /** Words naming the tax, alone a label of its amount. */
   tax: readonly string[];
+  /** The word for an amount after the tax's name ("Tax Amount", "Total tax amount"). */
+  amount: string;
   /** Words naming the currency, and heads a compound ends with ("*währung"). */
   currency: readonly string[];
   /** Words naming the buyer's order. */
@@ -37,6 +39,7 @@ const ROLES: Readonly<Record<string, RoleWords>> = {
     net: ['Net', 'Excl VAT', 'Excl Tax', 'Excluding VAT', 'Excluding Tax', 'Before Tax', 'Without VAT'],
     gross: ['Gross', 'Incl VAT', 'Incl Tax', 'Including VAT', 'Including Tax'],
     tax: ['Tax', 'VAT', 'Sales Tax', 'Value Added Tax', 'GST'],
+    amount: 'Amount',
     currency: ['Currency', 'Invoice Currency', 'Currency Code', 'Document Currency', 'Billing Currency'],
     order: ['Purchase Order', 'PO', 'Order', 'Your Order', 'Customer Order', 'Buyer Order'],
     numberBefore: [],
@@ -46,6 +49,7 @@ const ROLES: Readonly<Record<string, RoleWords>> = {
     net: ['Netto', 'ohne USt', 'ohne MwSt', 'exkl USt', 'exkl MwSt', 'vor Steuern'],
     gross: ['Brutto', 'inkl USt', 'inkl MwSt', 'mit USt'],
     tax: ['Steuer', 'Steuern', 'USt', 'MwSt', 'Umsatzsteuer', 'Mehrwertsteuer'],
+    amount: 'Betrag',
     currency: ['Währung', 'Rechnungswährung', 'Belegwährung'],
     order: ['Bestellung', 'Ihre Bestellung', 'Bestell', 'Auftrag', 'Ihr Auftrag', 'Kundenauftrag'],
     numberBefore: [],
@@ -61,6 +65,7 @@ const ROLES: Readonly<Record<string, RoleWords>> = {
     net: ['HT', 'Hors taxes', 'Hors TVA', 'Net'],
     gross: ['TTC', 'Brut', 'Toutes taxes comprises'],
     tax: ['TVA', 'Taxe', 'Taxes', 'Taxe sur la valeur ajoutée'],
+    amount: 'Montant',
     currency: ['Devise', 'Monnaie', 'Devise de facturation', 'Monnaie de facturation'],
     order: ['Bon de commande', 'Commande', 'Votre commande', 'Bon de commande client'],
     numberBefore: ['Numéro de', 'N° de', 'Numéro du', 'N° du', 'Numéro', 'N°', 'No', 'Réf', 'Référence'],
@@ -70,6 +75,7 @@ const ROLES: Readonly<Record<string, RoleWords>> = {
     net: ['Excl BTW', 'Exclusief BTW', 'Netto'],
     gross: ['Incl BTW', 'Inclusief BTW', 'Bruto'],
     tax: ['BTW'],
+    amount: 'Bedrag',
     currency: ['Valuta', 'Munteenheid'],
     order: ['Bestelling', 'Uw bestelling', 'Inkooporder', 'Order'],
     numberBefore: [],
@@ -79,6 +85,7 @@ const ROLES: Readonly<Record<string, RoleWords>> = {
     net: ['Neto', 'Sin IVA', 'Base imponible'],
     gross: ['Bruto', 'Con IVA', 'IVA incluido'],
     tax: ['IVA', 'Impuesto', 'Impuestos'],
+    amount: 'Importe',
     currency: ['Moneda', 'Divisa'],
     order: ['Pedido', 'Orden de compra', 'Su pedido'],
     numberBefore: ['Número de', 'N° de', 'Nº de', 'Número'],
@@ -88,6 +95,7 @@ const ROLES: Readonly<Record<string, RoleWords>> = {
     net: ['Netto', 'Imponibile'],
     gross: ['Lordo', 'IVA inclusa'],
     tax: ['IVA', 'Imposta', 'Imposte'],
+    amount: 'Importo',
     currency: ['Valuta', 'Divisa'],
     order: ['Ordine', "Ordine d'acquisto", 'Vostro ordine'],
     numberBefore: ['Numero', 'N°', 'Nr'],
@@ -112,8 +120,8 @@ export function composedLabels(): Array<{ label: string; concept: Concept }> {
     }
     for (const t of words.tax) {
       add('tax', t);
-      for (const amount of ['Amount', 'Betrag', 'Montant', 'Bedrag', 'Importe', 'Importo'])
-        add('tax', `${t} ${amount}`);
+      add('tax', `${t} ${words.amount}`);
+      for (const head of words.heads) add('tax', `${head} ${t} ${words.amount}`);
     }
     for (const q of words.net) if (NET_ALONE.has(q)) add('subtotal', q);
     for (const c of words.currency) add('currency', c);
