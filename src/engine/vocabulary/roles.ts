@@ -163,7 +163,7 @@ function plainWords(text: string): string[] {
  * unwrapped, so that the label composes with it; other parentheses ("Tax (19%)", "(380)")
  * are left as they are.
  */
-export function unbracketQualifiers(text: string): string {
+function unbracketQualifiers(text: string): string {
   return text.replace(/\(([^()]*)\)/g, (whole, inner: string, at: number) => {
     const words = plainWords(inner);
     // "Rechnungssumme Netto (excl. USt.)": a label qualified already, and its parentheses a gloss.
