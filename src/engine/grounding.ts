@@ -2,7 +2,7 @@ import type { FieldDefinition, LeafField, LeafValue, Results } from '../contract
 import { parseDate } from './dates.ts';
 import { isIdentifierName, opensWithVatId, readIban, readIdentifier, readVatId } from './identifiers.ts';
 import { type Cell, type Line, linePitch, overlap } from './layout.ts';
-import { cellBelow, dateUnder, inKeyColumn, keyLabel, lineBelow, rightOf, soleCellBelow } from './neighbours.ts';
+import { cellBelow, dateUnder, inKeyColumn, keyLabel, lineBelow, rightOf, soleDateBelow } from './neighbours.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { type Doc, type ScopeLine, lineKey } from './scope.ts';
@@ -18,7 +18,7 @@ import { roleFor, summaryBelow, taxOfRateRow } from './summary.ts';
 import { type Rival, checkSums } from './sums.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
-import { dueDatesIn } from './terms.ts';
+import { dueDatesIn, isDiscount } from './terms.ts';
 import { currenciesOfAmounts, looksLikeAmount, parseValue } from './values.ts';
 import { type Concept, IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
@@ -495,11 +495,10 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         continue;
       }
       // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant"),
-      // but a due-date column of one row gives its date ("Beschreibung │ Fälligkeit" over one term).
+      // but a due-date column gives its one date past discounts' ("Beschreibung │ Fälligkeit" over the terms).
       if (!rightParses && inHeaderRow(sl, j, doc)) {
-        const sole = concept === 'due_date' ? soleCellBelow(doc.scope, i, j, doc) : undefined;
-        if (sole && parseValue('date', sole.cell.text, doc.hints) !== null)
-          push(sole.cell.text, false, tier, sole.line, sole.cell);
+        const sole = concept === 'due_date' ? soleDateBelow(doc.scope, i, j, doc, isDiscount) : undefined;
+        if (sole) push(sole.cell.text, false, tier, sole.line, sole.cell);
         continue;
       }
       // Below when the right-hand neighbour is no value of the field's type.

@@ -1,3 +1,4 @@
+import { parseDate } from './dates.ts';
 import { readIdentifier } from './identifiers.ts';
 import { isMoneyMark } from './values.ts';
 import { type Cell, type Line, overlap } from './layout.ts';
@@ -94,20 +95,38 @@ export function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc
   return doc.labels.isLabelled(cell.text) ? undefined : cell;
 }
 
-/** The cell below a column's title when it is the column's only one: nothing under the title on the line after it. */
-export function soleCellBelow(
+/**
+ * The one date under a column's title ("Beschreibung │ Fälligkeit" over its terms), row by
+ * row without a blank gap, leaving out the rows `skip` refuses by their text ("Zahlbar mit 2%
+ * Skonto bis │ 14.11.2018": a discount's deadline). Two different dates left: none.
+ */
+export function soleDateBelow(
   scope: Scope,
   lineAt: number,
   cellAt: number,
   doc: Doc,
-): { cell: Cell; line: Line } | undefined {
-  const cell = cellBelow(scope, lineAt, cellAt, doc);
-  const label = scope[lineAt]?.cells[cellAt];
-  const below = lineBelow(scope, lineAt);
-  if (!cell || !label || !below) return undefined;
-  const after = nextLineWithText(scope, scope.indexOf(below));
-  if (after && follows(below.line, after.line) && after.cells.some((c) => overlap(c, label) > 0)) return undefined;
-  return { cell, line: below.line };
+  skip: (rowText: string) => boolean,
+): { cell: Cell; line: Line; date: string } | undefined {
+  const here = scope[lineAt];
+  const label = here?.cells[cellAt];
+  if (!here || !label) return undefined;
+  let found: { cell: Cell; line: Line; date: string } | undefined;
+  let previous = here.line;
+  for (let k = lineAt + 1; k < scope.length; k++) {
+    const sl = scope[k];
+    if (!sl || sl.cells.length === 0) continue;
+    if (!follows(previous, sl.line)) break;
+    previous = sl.line;
+    const under = sl.cells.filter((c) => overlap(c, label) > 0);
+    if (under.length === 0 || skip(sl.cells.map((c) => c.text).join(' '))) continue;
+    for (const cell of under) {
+      const date = parseDate(cell.text, doc.hints.dateOrder);
+      if (date === null) continue;
+      if (found && found.date !== date) return undefined;
+      found ??= { cell, line: sl.line, date };
+    }
+  }
+  return found;
 }
 
 /**

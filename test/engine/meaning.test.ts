@@ -119,6 +119,15 @@ describe('engine: sums checked by arithmetic', () => {
     expect(await read(s)).toMatchObject({ subtotal: null, tax: null, total: 150 });
   });
 
+  it('engine: a column of payment terms: the due date is the one a discount does not set', async () => {
+    const s = new Sheet();
+    s.text(50, 300, 'Zahlungsbedingungen', { bold: true });
+    s.text(50, 320, 'Beschreibung').text(330, 320, 'Fälligkeit').text(420, 320, 'Teilzahlung');
+    s.text(50, 334, 'Zahlbar ohne Abschlag bis').text(330, 334, '20.11.2018');
+    s.text(50, 346, 'Zahlbar mit 2% Skonto bis').text(330, 346, '14.11.2018');
+    expect((await read(s)).due_date).toBe('2018-11-20');
+  });
+
   it('engine: opening hours are no money: "Mo.-Fr. 08.30 - 12.30 Uhr" names no Swiss franc', async () => {
     const s = new Sheet();
     s.text(50, 50, 'Rechnung Nr. 4711');
