@@ -482,8 +482,8 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         if (row.length > 1) {
           // The table's amount column says which number is the total when the sums cannot.
           const chosen = totalOfRow(row) ?? doc.tableTotals?.get(lineKey(sl.line));
-          // A tax rate row (base │ rate │ tax): the tax of one rate, below every label of the invoice's tax.
-          const rated = chosen || concept !== 'tax' ? undefined : taxOfRateRow(row);
+          // A tax rate row ending base │ rate │ tax (after Warenwert, Zu-/Abschlag): one rate's tax, below every label of the tax.
+          const rated = chosen || concept !== 'tax' ? undefined : taxOfRateRow(row.slice(-3));
           if (chosen) push(chosen.text, true, tier, sl.line, chosen);
           else if (rated) push(rated.text, true, RATE_ROW_TIER, sl.line, rated);
           else push('', true, tier, sl.line, undefined);

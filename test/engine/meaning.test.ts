@@ -111,6 +111,22 @@ describe('engine: sums checked by arithmetic', () => {
     expect(await read(s)).toMatchObject({ subtotal: -7.67, tax: -1.12, total: -8.79 });
   });
 
+  it('engine: rows of a tax breakdown with more columns (Warenwert, Zu-/Abschlag) do not veto the labelled tax', async () => {
+    const s = new Sheet();
+    s.size = 8;
+    const row = (y: number, cells: string[]) => {
+      s.text(50, y, cells[0] ?? '');
+      for (const [k, c] of cells.slice(1).entries()) s.right(260 + k * 70, y, c);
+    };
+    row(100, ['Art (Kategorie)', 'Warenwert', 'Zu-/Abschlag', 'Basisbetrag', 'Steuersatz', 'Steuerbetrag']);
+    row(120, ['Umsatzsteuer (S)', '-5,00', '0,15', '-4,85', '19', '-0,92']);
+    row(140, ['Umsatzsteuer (S)', '-2,90', '0,08', '-2,82', '7', '-0,20']);
+    s.text(220, 300, 'Rechnungssumme ohne USt.').right(540, 300, '-7,67');
+    s.text(220, 326, 'Steuerbetrag in EUR').right(540, 326, '-1,12');
+    s.text(220, 352, 'Bruttosumme').right(540, 352, '-8,79');
+    expect(await read(s)).toMatchObject({ subtotal: -7.67, tax: -1.12, total: -8.79 });
+  });
+
   it('engine: parts that disagree with the total are null, not a guess', async () => {
     const s = new Sheet();
     s.text(300, 300, 'Subtotal').right(540, 300, '100.00');
