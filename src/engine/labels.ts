@@ -1,7 +1,7 @@
 import type { Field, FieldDefinition } from '../contract/index.ts';
 import { BOX_PREFIX } from './values.ts';
 import { type ColumnConcept, columnConcept, columnTitles } from './vocabulary/columns.ts';
-import { type Concept, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
+import { type Concept, PARTY_CONCEPTS, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
 import { POINTING, labelText, namesCurrencyOfAmount } from './vocabulary/roles.ts';
 
 /**
@@ -581,8 +581,14 @@ export class LabelIndex {
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
       // "Bestellung Nr. Kunde: │ B123": words and a colon after a number word qualify the number; the value follows.
-      const qualified = kind === 'clean' ? /^\s*\p{L}[\p{L}.-]*(?:\s+\p{L}[\p{L}.-]*)?\s*:(.*)$/u.exec(rest) : null;
-      if (qualified?.[1] !== undefined) return made('clean', qualified[1].trim(), true);
+      const qualified = kind === 'clean' ? /^\s*(\p{L}[\p{L}.-]*(?:\s+\p{L}[\p{L}.-]*)?)\s*:(.*)$/u.exec(rest) : null;
+      // Whose number it is (a party: "Kunde", "Lieferant"), never another label ("Kunden-Nr. USt-IdNr.:").
+      const whose = qualified?.[1] === undefined ? null : this.match(qualified[1]);
+      if (
+        qualified?.[2] !== undefined &&
+        (whose === null || (whose.concepts.size > 0 && [...whose.concepts].every((c) => PARTY_CONCEPTS.has(c))))
+      )
+        return made('clean', qualified[2].trim(), true);
       const extended = kind === 'loose' && (this.everyForm || mayExtend(rest)) ? EXTRA_WORDS.exec(rest) : null;
       if (extended?.[1] !== undefined) {
         const after = extended[2];
