@@ -54,9 +54,9 @@ export function checkSums(
     const [only] = fits;
     if (only && fits.every((r) => equal(r.value, only.value))) set(name, only.value, only.at);
   };
+  // The parts only: two totals that disagree are two claims about what is owed, and stay null.
   pick(net, (_, t, g) => g - t);
   pick(tax, (s, _, g) => g - s);
-  pick(total, (s, t) => s + t);
   // A total no label names ("Due payable: 571.04 €"): the one amount printed that is the sum of the parts.
   const [s, t, g] = [amount(net), amount(tax), amount(total)];
   if (g === undefined && s !== undefined && t !== undefined && unlabelled.includes(total)) {
