@@ -73,6 +73,16 @@ describe('engine: labels by meaning', () => {
     expect((await read(b)).purchase_order).toBe('B123456789');
   });
 
+  it('engine: a "Key │ : value" list is read as a list: "Bestell-Nr │ : B123" over "Bestell-Datum │ : 01.08.2019"', async () => {
+    const s = new Sheet();
+    s.size = 8;
+    s.text(175, 400, 'Bestell-Nr').text(223, 400, ': B123456789');
+    s.text(175, 409, 'Bestell-Datum').text(232, 409, ': 01.08.2019');
+    s.text(175, 427, 'Lieferschein-Nr').text(232, 427, ': L87654321012345');
+    s.text(175, 436, 'Lieferschein-Datum : 05.08.2019');
+    expect((await read(s)).purchase_order).toBe('B123456789');
+  });
+
   it('engine: a row of labels over its amounts, beside another column whose lines fall between', async () => {
     const s = new Sheet();
     s.size = 7;
