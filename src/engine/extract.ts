@@ -177,7 +177,7 @@ async function groundScanned(
   fields: FieldDefinition,
 ): Promise<{ results: Results; grounding: Grounding; notes: string[] }> {
   const { dropDoubtful } = await import('./scan.ts');
-  const { unlabelled, ...grounded } = groundLayout(layout, fields);
+  const { unlabelled, ...grounded } = groundLayout(layout, fields, true);
   dropDoubtful(grounded.results, grounded.grounding, scan.doubtful);
   dropDoubtful(grounded.results, grounded.grounding, scan.unsure, unlabelled);
   const notes = [...scan.notes];
@@ -190,10 +190,12 @@ async function groundScanned(
 /**
  * Results of a definition over a laid-out document, and where each value was found; a document
  * without text grounds nothing. `unlabelled`: the paths read with no label (receipts.ts).
+ * `scanned`: some page was read by OCR, whose digits can be misread (receipts.ts dates).
  */
 export function groundLayout(
   layout: Layout,
   fields: FieldDefinition,
+  scanned = false,
 ): { results: Results; grounding: Grounding; unlabelled: string[] } {
   if (layout.pages.every((p) => p.lines.length === 0))
     return { results: emptyResults(fields), grounding: {}, unlabelled: [] };
@@ -204,7 +206,7 @@ export function groundLayout(
     hints,
     objectPaths: objectPaths(fields, ''),
   });
-  const unlabelled = readReceipt(fields, layout, hints, grounded.results, grounded.grounding);
+  const unlabelled = readReceipt(fields, layout, hints, grounded.results, grounded.grounding, scanned);
   return { ...grounded, unlabelled };
 }
 

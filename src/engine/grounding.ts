@@ -2,10 +2,11 @@ import type { FieldDefinition, LeafField, LeafValue, Results } from '../contract
 import { parseDate } from './dates.ts';
 import { isIdentifierName, opensWithVatId, readIban, readIdentifier, readVatId } from './identifiers.ts';
 import { type Cell, type Line, linePitch, overlap } from './layout.ts';
+import { cellBelow, dateUnder, inKeyColumn, keyLabel, lineBelow, rightOf, soleDateBelow } from './neighbours.ts';
 import { type FieldPath, type LabelMatch, nameWords, normaliseWord } from './labels.ts';
 import { blocksOf, fillParty } from './parties.ts';
 import { isCountryCode } from './party-lines.ts';
-import { type Doc, type Scope, type ScopeLine, follows, lineKey } from './scope.ts';
+import { type Doc, type ScopeLine, lineKey } from './scope.ts';
 import {
   type CellsByLine,
   byLine,
@@ -14,10 +15,11 @@ import {
   labelledCells,
   linesOfLabels,
 } from './scope-index.ts';
-import { printedSum, roleFor, summaryBelow, taxOfRateRow } from './summary.ts';
+import { roleFor, summaryBelow, taxOfRateRow } from './summary.ts';
+import { type Rival, checkSums } from './sums.ts';
 import { type TableRead, placeOf, readTable } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
-import { dueDatesIn } from './terms.ts';
+import { dueDatesIn, isDiscount } from './terms.ts';
 import { currenciesOfAmounts, looksLikeAmount, parseValue } from './values.ts';
 import { type Concept, IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
 
@@ -218,8 +220,9 @@ function groundFields(
   grounding: Grounding,
 ): Results {
   const out: Results = {};
-  /** Decimal fields no label offered any value for. */
+  /** Decimal fields no label offered any value for, and those whose labels offered rival values. */
   const unlabelled: string[] = [];
+  const rivals = new Map<string, readonly Rival[]>();
   for (const f of fields) {
     const path = prefix + f.name;
     const outPath = outPrefix + f.name;
@@ -246,48 +249,27 @@ function groundFields(
       if (found.value === null && prefix === '' && doc.labels.conceptOf.get(path) === 'currency')
         found = { ...(currencyOfAmounts(path, doc) ?? found), offered: found.offered };
       if (found.value === null && !found.offered && prefix === '' && f.type === 'decimal') unlabelled.push(f.name);
+      if (found.rivals && prefix === '') rivals.set(f.name, found.rivals);
       out[f.name] = found.value;
       if (found.value !== null && found.at) grounding[outPath] = found.at;
     }
   }
-  if (prefix === '') totalOfNetAndTax(fields, unlabelled, out, doc, grounding);
+  if (prefix === '') checkSums(fields, out, rivals, unlabelled, doc, grounding);
   return out;
-}
-
-/**
- * A total no label names ("Due payable: 571.04 €"), when the subtotal and the tax were read:
- * the one amount printed that is their sum, since a gross total is the net total plus the tax.
- */
-function totalOfNetAndTax(
-  fields: FieldDefinition,
-  unlabelled: readonly string[],
-  out: Results,
-  doc: Doc,
-  grounding: Grounding,
-): void {
-  const byConcept = (c: Concept) => fields.find((f) => doc.labels.conceptOf.get(f.name) === c)?.name;
-  const [net, tax, total] = [byConcept('subtotal'), byConcept('tax'), byConcept('total')];
-  if (!net || !tax || !total || !unlabelled.includes(total)) return;
-  const [a, b] = [out[net], out[tax]];
-  if (typeof a !== 'number' || typeof b !== 'number') return;
-  const found = printedSum(a + b, doc);
-  if (!found) return;
-  out[total] = found.value;
-  grounding[total] = found.at;
 }
 
 function groundLeaf(
   field: LeafField,
   path: FieldPath,
   doc: Doc,
-): { value: LeafValue; at: Place | undefined; offered: boolean } {
+): { value: LeafValue; at: Place | undefined; offered: boolean; rivals?: Rival[] } {
   const vetoes: string[] = [];
   const all = candidates(field, path, doc, vetoes);
   const offered = all.length > 0;
   const found = decide(field, all, vetoes, doc);
   if (found.value !== null) return { ...found, offered };
   const ranked = byVocabularyRank(all, doc.labels.conceptOf.get(path));
-  return { ...(ranked ? decide(field, ranked, vetoes, doc) : found), offered };
+  return { ...(ranked ? decide(field, ranked, vetoes, doc) : found), offered, rivals: found.rivals };
 }
 
 /**
@@ -319,10 +301,11 @@ function decide(
   all: Candidate[],
   vetoes: string[],
   doc: Doc,
-): { value: LeafValue; at: Place | undefined } {
+): { value: LeafValue; at: Place | undefined; rivals?: Rival[] } {
   const best = Math.min(Infinity, ...all.map((c) => c.tier));
   const values = new Set<string>();
   let found: { value: LeafValue; at: Place | undefined } = { value: null, at: undefined };
+  const rivals: Rival[] = [];
   for (const c of all) {
     if (c.tier !== best) continue;
     const value = c.parsed !== undefined ? c.parsed : parseValue(field.type, c.text, doc.hints);
@@ -332,8 +315,10 @@ function decide(
     }
     values.add(JSON.stringify(value));
     found = { value, at: c.at };
+    if (typeof value === 'number') rivals.push({ value, at: c.at });
   }
-  if (values.size !== 1) return { value: null, at: undefined };
+  // Labels of one rank that disagree: no value, and their amounts for the sums' check (sums.ts).
+  if (values.size !== 1) return { value: null, at: undefined, ...(values.size > 1 ? { rivals } : {}) };
   if (field.type === 'date' && vetoes.some((v) => parseDate(v, doc.hints.dateOrder) !== found.value))
     return { value: null, at: undefined };
   if (best < 2 && typeof found.value === 'number' && !dueAgrees(found.value, all, field, doc))
@@ -489,7 +474,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         else if (looseValueFits(field, m.rest, doc)) push(m.rest, true, tier, sl.line, cell);
         continue;
       }
-      const right = rightOf(sl, j, doc);
+      const right = rightOf(sl, j, doc, amount);
       const rightText = right?.text;
       const rightParses = rightText !== undefined && parseValue(field.type, rightText, doc.hints) !== null;
       if (rightParses && amount && right) {
@@ -498,8 +483,8 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         if (row.length > 1) {
           // The table's amount column says which number is the total when the sums cannot.
           const chosen = totalOfRow(row) ?? doc.tableTotals?.get(lineKey(sl.line));
-          // A tax rate row (base │ rate │ tax): the tax of one rate, below every label of the invoice's tax.
-          const rated = chosen || concept !== 'tax' ? undefined : taxOfRateRow(row);
+          // A tax rate row ending base │ rate │ tax (after Warenwert, Zu-/Abschlag): one rate's tax, below every label of the tax.
+          const rated = chosen || concept !== 'tax' ? undefined : taxOfRateRow(row.slice(-3));
           if (chosen) push(chosen.text, true, tier, sl.line, chosen);
           else if (rated) push(rated.text, true, RATE_ROW_TIER, sl.line, rated);
           else push('', true, tier, sl.line, undefined);
@@ -511,11 +496,10 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         continue;
       }
       // A label in a table's header row is a column, not a key ("Règlement │ Date │ Montant"),
-      // but a due-date column of one row gives its date ("Beschreibung │ Fälligkeit" over one term).
+      // but a due-date column gives its one date past discounts' ("Beschreibung │ Fälligkeit" over the terms).
       if (!rightParses && inHeaderRow(sl, j, doc)) {
-        const sole = concept === 'due_date' ? soleCellBelow(doc.scope, i, j, doc) : undefined;
-        if (sole && parseValue('date', sole.cell.text, doc.hints) !== null)
-          push(sole.cell.text, false, tier, sole.line, sole.cell);
+        const sole = concept === 'due_date' ? soleDateBelow(doc.scope, i, j, doc, isDiscount) : undefined;
+        if (sole) push(sole.cell.text, false, tier, sole.line, sole.cell);
         continue;
       }
       // Below when the right-hand neighbour is no value of the field's type.
@@ -527,8 +511,7 @@ function candidates(field: LeafField, path: FieldPath, doc: Doc, vetoes: string[
         push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
       else if (rightParses && belowParses) push('', true, tier, sl.line, undefined);
       else if (rightParses && right) push(wrapped(field, sl, right, cell, doc), true, tier, sl.line, right);
-      else if (belowParses && below)
-        push(below.text, false, tier, nextLineWithText(doc.scope, i)?.line ?? sl.line, below);
+      else if (belowParses && below) push(below.text, false, tier, lineBelow(doc.scope, i)?.line ?? sl.line, below);
       else if (rightText !== undefined) push(rightText, true, tier, sl.line, right);
     }
   }
@@ -603,17 +586,6 @@ function numbersInvoice(m: LabelMatch, doc: Doc): boolean {
   return [...m.owners].some((o) => doc.labels.conceptOf.get(o) === 'invoice_number');
 }
 
-/** The cell right of a label, when it is not itself labelled; a lone ":" between them is skipped. */
-function rightOf(sl: ScopeLine, j: number, doc: Doc): Cell | undefined {
-  let k = j + 1;
-  let cell = sl.cells[k];
-  if (cell?.text.trim() === ':') cell = sl.cells[++k];
-  if (!cell) return undefined;
-  const text = cell.text.replace(/^:\s*/, '');
-  if (text === '' || doc.labels.isLabelled(text)) return undefined;
-  return text === cell.text ? cell : { ...cell, text };
-}
-
 /** The cells right of a label on its line that read as numbers, in order. */
 function numbersAfter(sl: ScopeLine, j: number, field: LeafField, doc: Doc): Array<Cell & { value: number }> {
   const out: Array<Cell & { value: number }> = [];
@@ -652,106 +624,18 @@ function inHeaderRow(sl: ScopeLine, j: number, doc: Doc): boolean {
   const at = scope.findIndex((w) => w.line === sl.line);
   const label = sl.cells[j];
   const others = sl.cells.filter((_, k) => k !== j);
+  const span = { x0: Math.min(...sl.cells.map((c) => c.x0)), x1: Math.max(...sl.cells.map((c) => c.x1)) };
   for (const step of at < 0 ? [] : [-1, 1]) {
     let previous = sl.line;
     for (let k = at + step; k >= 0 && k < scope.length; k += step) {
       const next = scope[k];
       if (!next || next.line.page !== sl.line.page) break;
       if (Math.abs(next.line.y - previous.y) >= Math.max(next.line.height, previous.height)) break;
-      others.push(...next.cells);
+      // Only what wraps under the row's own span: another column's text beside it is no title.
+      others.push(...next.cells.filter((c) => c.x1 > span.x0 && c.x0 < span.x1));
       previous = next.line;
     }
   }
   if (others.length < 2) return false;
   return others.some((c) => c !== label && !/\d/.test(c.text) && !keyLabel(c.text, doc));
-}
-
-/** A bare label of a field outside tables ("Invoice Date" in a row of labels above their values). */
-function keyLabel(text: string, doc: Doc): boolean {
-  const m = doc.labels.match(text);
-  return m !== null && m.kind === 'clean' && m.extra === undefined && [...m.owners].some((o) => !o.includes('[]'));
-}
-
-/**
- * The one cell directly below a label, in its column, on the next line without a blank
- * gap. A labelled cell there is no value ("Invoice Number" over "Invoice Date").
- */
-function cellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): Cell | undefined {
-  const here = scope[lineAt];
-  const label = here?.cells[cellAt];
-  const next = nextLineWithText(scope, lineAt);
-  if (!here || !label || !next || !follows(here.line, next.line)) return undefined;
-  const under = next.cells.filter((c) => overlap(c, label) > 0);
-  const [cell] = under;
-  if (under.length !== 1 || !cell) return undefined;
-  // The cell must sit under this label more than under any other cell of the label's line.
-  const mine = overlap(cell, label);
-  if (here.cells.some((other, k) => k !== cellAt && overlap(cell, other) >= mine)) return undefined;
-  return doc.labels.isLabelled(cell.text) ? undefined : cell;
-}
-
-/**
- * A label in a column of keys, each with its value beside it ("Date de facture │ 13/11/2017",
- * "Votre référence │ PO445", "Réf. marché │ MSPE2017", "N° TVA client │ FR…"): the lines
- * around it, without a blank gap, open with a cell at the label's left edge and hold a cell
- * at its value's, and another key of the column is a label of the vocabulary. Then the cell
- * below the label is the next key, not this label's value.
- */
-function inKeyColumn(scope: Scope, at: number, label: Cell, value: Cell, doc: Doc): boolean {
-  const here = scope[at];
-  if (!here) return false;
-  const tolerance = here.line.height;
-  const pairOf = (sl: ScopeLine): Cell | undefined => {
-    const [key, val] = sl.cells;
-    if (!key || !val || Math.abs(key.x0 - label.x0) > tolerance) return undefined;
-    return Math.abs(val.x0 - value.x0) <= tolerance ? key : undefined;
-  };
-  let labelled = 0;
-  for (const step of [-1, 1]) {
-    let previous = here.line;
-    for (let k = at + step; k >= 0 && k < scope.length; k += step) {
-      const next = scope[k];
-      if (!next || next.cells.length === 0) continue;
-      if (!(step > 0 ? follows(previous, next.line) : follows(next.line, previous))) break;
-      const key = pairOf(next);
-      if (!key) break;
-      if (doc.labels.isLabelled(key.text)) labelled++;
-      previous = next.line;
-    }
-  }
-  return labelled > 0;
-}
-
-/** The cell below a column's title when it is the column's only one: nothing under the title on the line after it. */
-function soleCellBelow(scope: Scope, lineAt: number, cellAt: number, doc: Doc): { cell: Cell; line: Line } | undefined {
-  const cell = cellBelow(scope, lineAt, cellAt, doc);
-  const label = scope[lineAt]?.cells[cellAt];
-  const below = nextLineWithText(scope, lineAt);
-  if (!cell || !label || !below) return undefined;
-  const after = nextLineWithText(scope, scope.indexOf(below));
-  if (after && follows(below.line, after.line) && after.cells.some((c) => overlap(c, label) > 0)) return undefined;
-  return { cell, line: below.line };
-}
-
-/**
- * "Rechnung Nr. 471102" over "vom 05.03.2018": a heading wrapped before its date clause. The
- * line right under it, starting where the label's cell starts, is the clause and nothing else.
- */
-function dateUnder(rest: string, scope: Scope, at: number, label: Cell): string | null {
-  const here = scope[at];
-  const next = nextLineWithText(scope, at);
-  const [first] = next?.cells ?? [];
-  if (!here || !next || !first || next.cells.length !== 1 || !follows(here.line, next.line)) return null;
-  if (Math.abs(first.x0 - label.x0) > here.line.height) return null;
-  const alone = readIdentifier(rest);
-  const joined = readIdentifier(`${rest} ${first.text}`);
-  return alone.id !== null && joined.id === alone.id ? joined.date : null;
-}
-
-function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
-  for (let i = at + 1; i < scope.length; i++) {
-    const sl = scope[i];
-    if (sl && sl.cells.length > 0) return sl;
-  }
-  return undefined;
 }

@@ -1,7 +1,8 @@
 import type { Field, FieldDefinition } from '../contract/index.ts';
-import { BOX_PREFIX, parseCurrency } from './values.ts';
+import { BOX_PREFIX } from './values.ts';
 import { type ColumnConcept, columnConcept, columnTitles } from './vocabulary/columns.ts';
-import { type Concept, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
+import { type Concept, PARTY_CONCEPTS, TITLE_WORDS, conceptOf, vocabularyLabels } from './vocabulary/index.ts';
+import { POINTING, labelText, namesCurrencyOfAmount } from './vocabulary/roles.ts';
 
 /**
  * How a field is recognised in a document: its `label`, its `aliases` and the words of its
@@ -140,44 +141,6 @@ function asciiTokens(text: string, limit: number): Token[] {
 function isAsciiAlnum(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
-
-/** Words that point a heading at another document ("Rechnung zur Bestellung Nr."): its number is not the invoice's. */
-const POINTING = new Set([
-  'zu',
-  'zur',
-  'zum',
-  'fur',
-  'for',
-  'to',
-  'on',
-  'per',
-  'pour',
-  'a',
-  'au',
-  'aux',
-  'sur',
-  'bei',
-  'aus',
-  'from',
-  'of',
-  'against',
-  're',
-  'betreffend',
-  'betr',
-  'gemass',
-  'laut',
-  'lt',
-  'nach',
-  'ref',
-  'voor',
-  'bij',
-  'para',
-  'por',
-  'per',
-  'di',
-  'del',
-  'della',
-]);
 
 /** The best rank each concept has among labels of the same words. */
 function bestRanks(matches: readonly LabelMatch[]): Map<Concept, 1 | 2> {
@@ -476,6 +439,8 @@ export class LabelIndex {
       box = boxed[1];
       body = text.slice(boxed[0].length);
     }
+    // "Total amount (net):", "Total € Incl. VAT", "19% VAT": the words the label composes (roles.ts).
+    body = labelText(body, (t) => this.match(t)?.concepts);
     // The words a form can compare (one more for a word cut in two) and that numberAcross reads.
     const toks = tokens(body, Math.max(this.forms.maxWords + 1, 4));
     const first = toks[0];
@@ -607,15 +572,23 @@ export class LabelIndex {
       colon,
     });
     const colon = /^\s*:/.test(rest);
-    if (colon) return made('clean', rest.replace(/^\s*:/, '').trim(), colon);
+    // "Currency:: EUR": a doubled colon is one.
+    if (colon) return made('clean', rest.replace(/^\s*:+/, '').trim(), colon);
     const trimmed = rest.trim();
     if (trimmed === '') return made('clean', '', colon);
-    // "Total EUR", "Betrag €": a currency after the label says what the amount is in.
-    // (The symbol alone: what /^\s*[$€£¥]\s*$/ finds, since trim() strips exactly \s.)
-    if (parseCurrency(trimmed) !== null || (trimmed.length === 1 && '$€£¥'.includes(trimmed)))
-      return made('clean', '', colon);
+    // "Total EUR", "Betrag €", "Steuerbetrag in EUR", "Steuerbetrag in │ EUR": the currency the amount is in.
+    if (namesCurrencyOfAmount(trimmed)) return made('clean', '', colon);
     if (/^\s/.test(rest) || afterNumberSign) {
       const kind = NUMBER_WORDS.has(last.word) ? 'clean' : 'loose';
+      // "Bestellung Nr. Kunde: │ B123": words and a colon after a number word qualify the number; the value follows.
+      const qualified = kind === 'clean' ? /^\s*(\p{L}[\p{L}.-]*(?:\s+\p{L}[\p{L}.-]*)?)\s*:(.*)$/u.exec(rest) : null;
+      // Whose number it is (a party: "Kunde", "Lieferant"), never another label ("Kunden-Nr. USt-IdNr.:").
+      const whose = qualified?.[1] === undefined ? null : this.match(qualified[1]);
+      if (
+        qualified?.[2] !== undefined &&
+        (whose === null || (whose.concepts.size > 0 && [...whose.concepts].every((c) => PARTY_CONCEPTS.has(c))))
+      )
+        return made('clean', qualified[2].trim(), true);
       const extended = kind === 'loose' && (this.everyForm || mayExtend(rest)) ? EXTRA_WORDS.exec(rest) : null;
       if (extended?.[1] !== undefined) {
         const after = extended[2];

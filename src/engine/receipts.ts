@@ -55,6 +55,7 @@ export function readReceipt(
   hints: FormatHints,
   results: Results,
   grounding: Grounding,
+  scanned: boolean,
 ): string[] {
   const unlabelled: string[] = [];
   let letterhead: ReturnType<typeof readLetterhead> | undefined;
@@ -76,9 +77,11 @@ export function readReceipt(
       if (typeof total === 'number' && total < largestItem - 0.005) unset(field.name);
       continue;
     }
-    // Dates that only read month first on a page whose money is a day-first country's are misread.
+    // On a scan, dates that only read month first on a page whose money is a day-first country's
+    // are OCR's misreads. A text layer's digits are what was printed: its labelled date stands (an
+    // English invoice in euros may well write the month first), and only no lone date is taken.
     const order = role === 'date' ? dateOrder(layout, hints) : undefined;
-    if (order === 'contradicted') unset(field.name);
+    if (order === 'contradicted' && scanned) unset(field.name);
     if (results[field.name] !== null && results[field.name] !== undefined) continue;
     if (role === 'date') {
       const date = order === 'contradicted' ? undefined : loneDate(layout, order);

@@ -12,19 +12,26 @@ import { type DateOrder, parseDate } from './dates.ts';
 /** Words of a clause about paying the invoice. */
 const PAYING =
   /(?<!\p{L})(?:zahlbar|zahlung|zahlen|bezahlen|überweisen|überweisung|begleichen|fällig|payable|pay|payment|remit|remittance|due|payer|paiement|régler|règlement|échéance|exigible|pagare|pagamento|pagar|pago|vencimiento|betalen|betaling|voldoen)(?!\p{L})/iu;
-/** A clause about an early-payment discount or a payment made: its date is no due date. */
-const NOT_DUE =
-  /(?<!\p{L})(?:skonto|rabatt|discount|escompte|remise|sconto|descuento|korting|bezahlt|beglichen|erhalten|eingegangen|received|paid|reçu|payé|réglé|pagato|pagado|betaald)(?!\p{L})/iu;
+/** A clause about an early-payment discount: its date is no due date. */
+const DISCOUNT = /(?<!\p{L})(?:skonto|rabatt|discount|escompte|remise|sconto|descuento|korting)(?!\p{L})/iu;
+/** A clause about a payment made: its date is no due date either. */
+const PAID =
+  /(?<!\p{L})(?:bezahlt|beglichen|erhalten|eingegangen|received|paid|reçu|payé|réglé|pagato|pagado|betaald)(?!\p{L})/iu;
 /** What stands right before a deadline's date. */
 const DEADLINE =
   /(?<!\p{L})(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis(?:\s+zum)?))?|until|by|before|no\s+later\s+than|on\s+or\s+before|avant\s+le|au\s+plus\s+tard\s+le|jusqu['’]au|entro\s+il|antes\s+del|uiterlijk(?:\s+op)?|(?:fällig|due|payable|échéance|exigible)\s+(?:am|on|le|au))\s+/giu;
+
+/** Whether a text speaks of an early-payment discount ("mit 2% Skonto bis"): its date is the discount's deadline. */
+export function isDiscount(text: string): boolean {
+  return DISCOUNT.test(text);
+}
 
 /** Every due date the clauses of a cell's text set. */
 export function dueDatesIn(text: string, order?: DateOrder): string[] {
   if (!PAYING.test(text)) return [];
   const out: string[] = [];
   for (const clause of text.split(/[,;]\s+(?!\d{4}(?!\d))|\.\s+(?=\p{Lu})/u)) {
-    if (!PAYING.test(clause) || NOT_DUE.test(clause)) continue;
+    if (!PAYING.test(clause) || DISCOUNT.test(clause) || PAID.test(clause)) continue;
     for (const m of clause.matchAll(DEADLINE)) {
       const date = dateAt(clause.slice(m.index + m[0].length), order);
       if (date !== null) out.push(date);

@@ -31,6 +31,7 @@ const CURRENCY_CODES = new Set([
   'JPY',
   'KRW',
   'MXN',
+  'MYR',
   'NOK',
   'NZD',
   'PLN',
@@ -66,6 +67,7 @@ const CURRENCY_SYMBOLS: Record<string, string> = {
   R$: 'BRL',
   CHF: 'CHF',
   'Fr.': 'CHF',
+  RM: 'MYR',
 };
 /** Marks that say "money" around an amount without naming one currency. */
 const AMBIGUOUS_SYMBOLS = ['$', '¥', 'kr', 'Rs', 'Rs.'];
@@ -87,15 +89,47 @@ const LONGEST_MARK = Math.max(3, ...Object.keys(CURRENCY_SYMBOLS).map((k) => k.l
 const LEADING_MARK = new RegExp(`^(?:${MONEY_MARK.source})\\s*`);
 const TRAILING_MARK = new RegExp(`\\s*(?:${MONEY_MARK.source})$`);
 
-/** The currency an amount or a "Currency:" value names, or null when it names none or several. */
+/** Currencies written by name ("Euro", "EURO (EUR)"): each name names one. */
+const CURRENCY_NAMES: Record<string, string> = {
+  euro: 'EUR',
+  euros: 'EUR',
+  'us dollar': 'USD',
+  'us dollars': 'USD',
+  'pound sterling': 'GBP',
+  'british pound': 'GBP',
+  'swiss franc': 'CHF',
+  'swiss francs': 'CHF',
+  'schweizer franken': 'CHF',
+  'franc suisse': 'CHF',
+  'francs suisses': 'CHF',
+};
+
+/**
+ * The currency an amount or a "Currency:" value names, or null when it names none or several.
+ * A name, or a name or code with its code or symbol in parentheses ("EURO (EUR)", "EUR (€)"),
+ * counts when both name the same currency.
+ */
 export function parseCurrency(text: string): string | null {
   const t = text.trim();
+  const glossed = /^([^()]+?)\s*\(([^()]+)\)$/.exec(t);
+  if (glossed?.[1] !== undefined && glossed[2] !== undefined) {
+    const [a, b] = [parseCurrency(glossed[1]), parseCurrency(glossed[2])];
+    return a !== null && a === b ? a : null;
+  }
+  // Own keys only: a page's "__proto__" or "constructor" is no currency name.
+  const name = t.toLowerCase().replace(/\s+/g, ' ');
+  if (Object.hasOwn(CURRENCY_NAMES, name)) return CURRENCY_NAMES[name] ?? null;
   if (t.length > LONGEST_MARK) return null;
   if (CURRENCY_CODES.has(t.toUpperCase()) && /^[A-Za-z]{3}$/.test(t)) return t.toUpperCase();
-  const bySymbol = CURRENCY_SYMBOLS[t];
-  if (bySymbol !== undefined) return bySymbol;
+  if (Object.hasOwn(CURRENCY_SYMBOLS, t)) return CURRENCY_SYMBOLS[t] ?? null;
   // "EUR (€)", "Euro"? Only the plain forms are read; anything else is not grounded.
   return null;
+}
+
+/** Whether a text only names money: a currency (code, symbol, name) or a mark of several ("$", "kr"). */
+export function isMoneyMark(text: string): boolean {
+  const t = text.trim();
+  return parseCurrency(t) !== null || AMBIGUOUS_SYMBOLS.includes(t);
 }
 
 const SPACES = /[\s\u00a0\u202f\u2009]/;
@@ -260,7 +294,7 @@ const AMOUNT_WITH_MARK = new RegExp(
  * short lower-case marks. Most cells hold none, and skip AMOUNT_WITH_MARK's search (a tenth of
  * the grounding of a long invoice). test/engine/values.test.ts holds it to every mark.
  */
-export const MAY_HOLD_MARK = /[€£₹₩₺¥$łč]|[A-Z]{3}|Fr\.|kr|Rs/;
+export const MAY_HOLD_MARK = /[€£₹₩₺¥$łč]|[A-Z]{3}|Fr\.|kr|Rs|RM/;
 
 /**
  * The currencies that the money marks of a text's amounts name ("529,87 €", "USD 12.00"),
@@ -270,8 +304,24 @@ export function currenciesOfAmounts(text: string): string[] {
   const out: string[] = [];
   if (!MAY_HOLD_MARK.test(text)) return out;
   for (const m of text.matchAll(AMOUNT_WITH_MARK)) {
+    if (isTimeOfDay(text, m)) continue;
     const mark = m[1] ?? m[2] ?? '';
     out.push(CURRENCY_SYMBOLS[mark] ?? (CURRENCY_CODES.has(mark) ? mark : '?'));
   }
   return out;
+}
+
+/** A time of day ("08.30", "12:30") that a range or an hour's word follows: "Mo.-Fr. 08.30 - 12.30 Uhr". */
+const TIME_THEN = /^\s*(?:[-–]\s*\d{1,2}[.:]\d{2}|(?:uhr|h|hrs|am|pm|bis|to|à)(?!\p{L}))/iu;
+
+/**
+ * Whether an amount with a mark is a time: the number is written as hours and minutes and
+ * a range or an hour's word follows it ("Mo.-Fr. 08.30 - 12.30 Uhr" names no Swiss franc),
+ * or a weekday's range ends in the mark ("Mo.-Fr.").
+ */
+function isTimeOfDay(text: string, m: RegExpMatchArray): boolean {
+  const at = m.index ?? 0;
+  const digits = /\d[\d.,:]*\d/.exec(m[0])?.[0] ?? '';
+  if (/^\d{1,2}[.:]\d{2}$/.test(digits) && TIME_THEN.test(text.slice(at + m[0].length))) return true;
+  return m[1] === 'Fr.' && /(?:^|[^\p{L}])(?:mo|di|mi|do|lu|ma|me|je|ve)\.?\s*[-–]\s*$/iu.test(text.slice(0, at));
 }

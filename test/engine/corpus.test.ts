@@ -21,7 +21,7 @@ const RATCHET: Record<string, { right: Record<TruthKey, number> }> = {
 };
 
 /** Right values of every field of the built-in parser on fields.json (645 scored), the same ratchet. */
-const EVERY_FIELD_RIGHT = 557;
+const EVERY_FIELD_RIGHT = 564;
 
 /**
  * fields.json values the PDF does not print (the scorer's "unprinted", fields-score.test.ts)

@@ -49,6 +49,29 @@ describe('engine labels', () => {
     expect(labels.match('Our Total: 5')).toBeNull(); // the label must open the cell
   });
 
+  it('engine: labels by meaning: a head and a qualifier compose, in either order, in parentheses or in one word', () => {
+    const labels = new LabelIndex(INVOICE_FIELDS);
+    const owner = (text: string) => [...(labels.match(text)?.owners ?? [])];
+    expect(owner('Net Total Amount')).toEqual(['subtotal']);
+    expect(owner('Gesamtbetrag Netto:')).toEqual(['subtotal']);
+    expect(owner('Total amount (net):')).toEqual(['subtotal']);
+    expect(owner('Rechnungssumme Netto (excl. USt.)')).toEqual(['subtotal']);
+    expect(owner('Montant total brut')).toEqual(['total']);
+    expect(owner('Total amount (gross):')).toEqual(['total']);
+    expect(owner('Total tax amount:')).toEqual(['tax']);
+    expect(owner('Gesamtbetrag Steuer:')).toEqual(['tax']);
+    expect(owner('Rechnungswährung')).toEqual(['currency']);
+    expect(owner('N° BON DE COMMANDE : PO1')).toEqual(['purchase_order']);
+    expect(labels.match('Steuerbetrag in EUR')?.kind).toBe('clean');
+    expect(labels.match('Currency:: EUR')?.rest).toBe('EUR');
+  });
+
+  it('engine: words and a colon after a number word say whose number it is, never another label', () => {
+    const labels = new LabelIndex(INVOICE_FIELDS);
+    expect(labels.match('Bestellung Nr. Kunde: B123')).toMatchObject({ rest: 'B123', colon: true });
+    expect(labels.match('Kunden-Nr. USt-IdNr.: DE123')?.rest).not.toBe('DE123');
+  });
+
   it('engine: ignores case and accents, and reads a box before a label', () => {
     const labels = new LabelIndex([
       { name: 'paid', type: 'boolean' },

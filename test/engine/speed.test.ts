@@ -220,6 +220,9 @@ describe('engine speed: same answers, less work', () => {
     expect(parseCurrency(' U.S.$ ')).toBe('USD');
     expect(parseCurrency('€')).toBe('EUR');
     expect(parseCurrency('$')).toBeNull();
+    // Failed once the names were added: a lookup by a page's text found Object.prototype.
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
+      expect(parseCurrency(key), key).toBeNull();
   });
   it('engine: a cell is compared with the forms its second word allows, and matches as against every form', () => {
     // Texts made of label words (every vocabulary label, split, joined, with number words and values after).

@@ -148,4 +148,22 @@ describe('engine values', () => {
     expect(parseString('  Acme   GmbH ')).toBe('Acme GmbH');
     expect(parseString('--')).toBeNull();
   });
+
+  it('engine: a currency by its name, or glossed by its code or symbol, when both agree', () => {
+    expect(parseCurrency('EURO (EUR)')).toBe('EUR');
+    expect(parseCurrency('Euro')).toBe('EUR');
+    expect(parseCurrency('EUR (€)')).toBe('EUR');
+    expect(parseCurrency('Schweizer Franken')).toBe('CHF');
+    expect(parseCurrency('EURO (USD)')).toBeNull();
+    expect(parseCurrency('Dollar ($)')).toBeNull();
+    expect(parseCurrency('RM')).toBe('MYR');
+  });
+
+  it('engine: opening hours and times of day are no amounts: "Mo.-Fr. 08.30 - 12.30 Uhr"', () => {
+    expect(currenciesOfAmounts('Mo.-Fr. 08.30 - 12.30 Uhr')).toEqual([]);
+    expect(currenciesOfAmounts('Sprechzeiten Mo.-Fr. 8.30 bis 17.00')).toEqual([]);
+    expect(currenciesOfAmounts('Fr. 08.30 Uhr')).toEqual([]);
+    expect(currenciesOfAmounts('Total Fr. 108.30')).toEqual(['CHF']);
+    expect(currenciesOfAmounts('EUR 12.30 - Rabatt')).toEqual(['EUR']);
+  });
 });

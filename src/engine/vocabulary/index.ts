@@ -5,6 +5,7 @@ import { ES } from './es.ts';
 import { FR } from './fr.ts';
 import { IT } from './it.ts';
 import { NL } from './nl.ts';
+import { composedLabels } from './roles.ts';
 import type { Concept, Vocabulary } from './types.ts';
 
 export type { Concept } from './types.ts';
@@ -126,6 +127,7 @@ export function vocabularyLabels(): Array<{ label: string; concept: Concept; fal
       for (const label of entry.fallback ?? []) out.push({ label, concept, fallback: true });
     }
   }
+  for (const { label, concept } of composedLabels()) out.push({ label, concept, fallback: false });
   return out;
 }
 
