@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { realSleep } from '../../client/deps.ts';
 import { ExtractError } from '../../errors.ts';
 import type { JournalFact } from '../journal-facts.ts';
 import { readFact } from '../journal-read.ts';
@@ -24,6 +22,9 @@ import {
   type StateJournal,
   type WorkerInfo,
 } from './journal-state.ts';
+import { describe, OutageWait } from './outage.ts';
+import { PREFETCH_CHUNK } from './projection.ts';
+import { claimOf, LeaseKeeper, leave, workerName } from './worker.ts';
 import { migrate } from './schema.ts';
 import { redactUrl } from '../../redact.ts';
 
@@ -39,9 +40,6 @@ import { redactUrl } from '../../redact.ts';
  * still this worker's (checked in the same statement), so two workers never send one
  * document; every other fact is true whoever writes it, and is always written.
  */
-
-/** How long the database may be unreachable before the run stops with a clear message (--state-wait). */
-export const DEFAULT_OUTAGE_MS = 60_000;
 
 export async function openPostgresState(url: string, options: OpenStateOptions): Promise<StateJournal> {
   const where = redactUrl(url);
@@ -71,7 +69,7 @@ export async function openPostgresState(url: string, options: OpenStateOptions):
       logMigrations(options.log, where, await migrate(client, where));
     });
     if (options.readOnly) return new PostgresState(db, where, 'dry-run', options, 0);
-    const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+    const worker = workerName(hostname(), process.pid);
     await db.query(
       'register this worker',
       'INSERT INTO extract_workers (id, host, pid, lease_ms) VALUES ($1, $2, $3, $4)',
@@ -89,11 +87,9 @@ class PostgresState implements StateJournal {
   readonly #db: Db;
   readonly #leaseMs: number;
   readonly #lost = new Set<string>();
-  readonly #timer: NodeJS.Timeout | undefined;
+  readonly #lease: LeaseKeeper;
   /** The highest fact id of the replay: facts above it were written while this run went on. */
   #watermark = 0;
-  #renewing = false;
-  #warnedRenew = false;
 
   readonly where: string;
   readonly worker: string;
@@ -105,10 +101,13 @@ class PostgresState implements StateJournal {
     this.options = options;
     this.#db = db;
     this.#leaseMs = leaseMs;
-    if (leaseMs > 0) {
-      this.#timer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
-      this.#timer.unref();
-    }
+    this.#lease = new LeaseKeeper(where, options, leaseMs, () =>
+      db.once(
+        `WITH w AS (UPDATE extract_workers SET seen_at = now() WHERE id = $1)
+         UPDATE extract_claims SET expires = now() + $2 * interval '1 millisecond' WHERE worker = $1`,
+        [worker, leaseMs],
+      ),
+    );
   }
 
   async replay(): Promise<Replay> {
@@ -167,8 +166,8 @@ class PostgresState implements StateJournal {
       names: () => true,
       targets: () => known,
       prefetch: async (keys) => {
-        for (let i = 0; i < keys.length; i += 1_000) {
-          const chunk = [...new Set(keys.slice(i, i + 1_000))];
+        for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
+          const chunk = [...new Set(keys.slice(i, i + PREFETCH_CHUNK))];
           const facts = await this.#db.query<{ body: unknown }>(
             'read the journal',
             'SELECT body FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
@@ -248,15 +247,15 @@ class PostgresState implements StateJournal {
         replay.apply(readFact(row.body, this.where));
         last.set(row.key, { id: Number(row.id), worker: row.worker });
       }
-      return won.rows.map((r): Claim => {
-        const latest = last.get(r.key);
-        return {
-          key: r.key,
-          known: known.get(r.key),
-          concurrent: latest !== undefined && latest.id > this.#watermark && latest.worker !== this.worker,
-          takenFrom: r.taken_from,
-        };
-      });
+      return won.rows.map((r) =>
+        claimOf(
+          r.key,
+          known.get(r.key),
+          last.get(r.key),
+          { worker: this.worker, watermark: this.#watermark },
+          r.taken_from,
+        ),
+      );
     });
   }
 
@@ -301,41 +300,18 @@ class PostgresState implements StateJournal {
     return out;
   }
 
-  async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    try {
-      if (this.#leaseMs > 0) {
-        // Give back whatever is still held, so that other workers need not wait for the lease.
-        await this.#db.once(
+  close(): Promise<void> {
+    return leave(
+      this.#lease,
+      this.#leaseMs > 0,
+      () =>
+        this.#db.once(
           `WITH w AS (UPDATE extract_workers SET finished_at = now(), seen_at = now() WHERE id = $1)
            UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE worker = $1`,
           [this.worker],
-        );
-      }
-    } catch {
-      // The database is gone: the leases run out on their own.
-    } finally {
-      await this.#db.end();
-    }
-  }
-
-  async #renew(): Promise<void> {
-    if (this.#renewing) return;
-    this.#renewing = true;
-    try {
-      await this.#db.once(
-        `WITH w AS (UPDATE extract_workers SET seen_at = now() WHERE id = $1)
-         UPDATE extract_claims SET expires = now() + $2 * interval '1 millisecond' WHERE worker = $1`,
-        [this.worker, this.#leaseMs],
-      );
-      this.#warnedRenew = false;
-    } catch (err) {
-      if (!this.#warnedRenew)
-        this.options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
-      this.#warnedRenew = true;
-    } finally {
-      this.#renewing = false;
-    }
+        ),
+      () => this.#db.end(),
+    );
   }
 }
 
@@ -347,18 +323,31 @@ function idleInTransactionMs(leaseMs: number): number {
 
 class Db {
   readonly #pool: pg.Pool;
-  readonly #where: string;
   readonly #options: OpenStateOptions;
-  #down: number | undefined;
+  readonly #wait: OutageWait;
 
   constructor(pool: pg.Pool, where: string, options: OpenStateOptions) {
     this.#pool = pool;
-    this.#where = where;
     this.#options = options;
+    this.#wait = new OutageWait(options, {
+      worthWaiting: transient,
+      refusal: (what, err) =>
+        new ExtractError(
+          'state',
+          `could not ${what} in the state database ${where}: ${describe(err)}; check the URL, the user's rights and the server, then rerun the same command`,
+          { cause: err },
+        ),
+      waiting: (outageMs, err) =>
+        `${where}: the state database is unreachable (${describe(err)}); waiting up to ${Math.round(outageMs / 1000)} s for it`,
+      gaveUp: (_what, seconds, err) =>
+        `the state database ${where} has been unreachable for ${seconds} s (${describe(err)}): stopped; nothing recorded is lost, rerun the same command when it is back (submitted documents are collected, not paid again)`,
+      back: (seconds) => `${where}: reachable again after ${seconds} s`,
+      pauseMs: (n) => Math.min(5_000, 200 * 2 ** Math.min(n, 5)),
+    });
   }
 
   query<R extends pg.QueryResultRow>(what: string, sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.#retrying(what, () => this.#pool.query<R>(sql, params));
+    return this.#wait.run(what, () => this.#pool.query<R>(sql, params));
   }
 
   /** One attempt, no retry: lease renewal and the last release, which must not hold a run up. */
@@ -367,7 +356,7 @@ class Db {
   }
 
   transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.#retrying(what, async () => {
+    return this.#wait.run(what, async () => {
       const client = await this.#pool.connect();
       let broken: Error | undefined;
       // A connection cut mid-transaction (a server restart) is reported by the failing query;
@@ -402,49 +391,6 @@ class Db {
   async end(): Promise<void> {
     await this.#pool.end().catch(() => undefined);
   }
-
-  async #retrying<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-    const outageMs = this.#options.outageMs ?? DEFAULT_OUTAGE_MS;
-    const sleep = this.#options.sleep ?? realSleep;
-    for (let n = 0; ; n++) {
-      try {
-        const result = await attempt();
-        if (this.#down !== undefined) {
-          this.#options.log(
-            'info',
-            `${this.#where}: reachable again after ${Math.round((Date.now() - this.#down) / 1000)} s`,
-          );
-          this.#down = undefined;
-        }
-        return result;
-      } catch (err) {
-        if (err instanceof ExtractError || err instanceof ClaimLostError) throw err;
-        if (!transient(err)) {
-          throw new ExtractError(
-            'state',
-            `could not ${what} in the state database ${this.#where}: ${describe(err)}; check the URL, the user's rights and the server, then rerun the same command`,
-            { cause: err },
-          );
-        }
-        const now = Date.now();
-        if (this.#down === undefined) {
-          this.#down = now;
-          this.#options.log(
-            'warn',
-            `${this.#where}: the state database is unreachable (${describe(err)}); waiting up to ${Math.round(outageMs / 1000)} s for it`,
-          );
-        }
-        if (now - this.#down >= outageMs) {
-          throw new ExtractError(
-            'state',
-            `the state database ${this.#where} has been unreachable for ${Math.round((now - this.#down) / 1000)} s (${describe(err)}): stopped; nothing recorded is lost, rerun the same command when it is back (submitted documents are collected, not paid again)`,
-            { cause: err },
-          );
-        }
-        await sleep(Math.min(5_000, 200 * 2 ** Math.min(n, 5)));
-      }
-    }
-  }
 }
 
 /**
@@ -472,10 +418,4 @@ function transient(err: unknown): boolean {
   const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
   // A host that does not exist is a typo, not an outage.
   return code !== 'ENOTFOUND';
-}
-
-function describe(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
-  return redactUrl(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
 }

@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { ExtractError } from '../../errors.ts';
-import { resultsJson, storedResults } from '../../outputs/stored-results.ts';
 import { transaction } from '../../sqlite.ts';
 import { defaultLockDeps, type LockDeps } from '../lock.ts';
 import {
   factKey,
-  replayer,
   type JournalFact,
   type JournalView,
   type KnownLookup,
@@ -26,7 +23,20 @@ import {
   type StateJournal,
   type WorkerInfo,
 } from './journal-state.ts';
-import { describe, Guard } from './sqlite-guard.ts';
+import {
+  type Cell,
+  type DocumentRow,
+  parseFact,
+  parseJson,
+  readState,
+  rowLookups,
+  statements,
+  splitState,
+  step,
+} from './projection.ts';
+import { commitGroups, Refused } from './group-commit.ts';
+import { Guard } from './sqlite-guard.ts';
+import { claimOf, LeaseKeeper, leave, workerName } from './worker.ts';
 import { checkIntact, FACTS, factsIn, forgetMarkOfRemoved, MarkWriter, readMark } from './sqlite-mark.ts';
 import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 
@@ -60,9 +70,6 @@ function busyTimeout(options: OpenStateOptions): number {
 
 /** How often, at most, a run copies the write-ahead log into the database file after a commit. */
 const CHECKPOINT_EVERY_MS = 1_000;
-
-/** Documents read ahead in one query (json_each over their keys): 1.7x fewer CPU ms than a query each. */
-const PREFETCH_CHUNK = 1_000;
 
 /**
  * The claim statements that name their documents by key. `+worker` keeps SQLite's planner off
@@ -137,7 +144,7 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
     checkIntact(path, mark, factsIn(db));
     logMigrations(options.log, path, applied);
     const self = options.lock ?? defaultLockDeps();
-    const worker = `${self.host}/${self.pid}/${randomBytes(3).toString('hex')}`;
+    const worker = workerName(self.host, self.pid);
     await guard.run('register this worker', () =>
       transaction(
         db,
@@ -166,29 +173,22 @@ function fileSize(path: string): number {
   }
 }
 
-/** A column of a row node:sqlite read (undefined: a column the query did not name). */
-type Cell = SQLOutputValue | undefined;
-
-type DocumentRow = { state: KnownState | undefined; before: KnownState | undefined };
-
 class SqliteState implements StateJournal {
   readonly shared = true;
   readonly where: string;
   readonly worker: string;
   readonly #db: DatabaseSync;
   readonly #guard: Guard;
-  readonly #options: OpenStateOptions;
   readonly #now: () => number;
   readonly #leaseMs: number;
   readonly #lost = new Set<string>();
-  readonly #statements = new Map<string, StatementSync>();
-  /** Facts waiting for the next group's transaction, and the flush that will write them. */
-  #pending: Array<{ fact: JournalFact; resolve: () => void; reject: (err: unknown) => void }> = [];
-  #flushing: Promise<void> | undefined;
-  readonly #timer: NodeJS.Timeout | undefined;
+  /** Each statement prepared once per journal: a run records two or three facts per document. */
+  readonly #statement = statements(() => this.#db);
+  /** Facts waiting for the next group's transaction (group-commit.ts). */
+  readonly #facts = commitGroups<JournalFact, undefined>((group) => this.#commit(group));
+  readonly #lease: LeaseKeeper;
   /** The highest fact id of the replay: facts above it were written while this run went on. */
   #watermark = 0;
-  #warnedRenew = false;
   /** When the write-ahead log was last copied into the database file. */
   #checkpointAt: number | undefined;
   /** The journal's noted size (sqlite-mark.ts): kept by a run that writes, none for a dry run. */
@@ -201,13 +201,11 @@ class SqliteState implements StateJournal {
     this.worker = worker;
     this.#db = db;
     this.#guard = guard;
-    this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#leaseMs = leaseMs;
     this.#self = options.lock ?? defaultLockDeps();
+    this.#lease = new LeaseKeeper(this.where, options, leaseMs, () => this.#renew());
     if (leaseMs > 0) {
-      this.#timer = setInterval(() => this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
-      this.#timer.unref();
       this.#marker = new MarkWriter(this.where);
       this.#marker.write(factsIn(db));
     }
@@ -252,56 +250,13 @@ class SqliteState implements StateJournal {
   }
 
   #lookups(): KnownLookup {
-    const get = this.#statement('SELECT state, results FROM extract_documents WHERE key = ?');
-    const ahead = new Map<string, KnownState | undefined>();
     return {
-      get: (key) => {
-        if (ahead.has(key)) {
-          const state = ahead.get(key);
-          ahead.delete(key);
-          return state;
-        }
-        const row = get.get(key);
-        return row === undefined ? undefined : readState(row.state, row.results);
-      },
-      prefetch: (keys) => {
-        if (keys.length * 2 >= Number(this.#statement('SELECT max(rowid) AS n FROM extract_documents').get()?.n ?? 0)) {
-          // The batch is most of the journal (a rerun): one pass over its rows costs less than lookups.
-          const want = new Set(keys);
-          for (const key of keys) ahead.set(key, undefined);
-          for (const row of this.#statement('SELECT key, state, results FROM extract_documents').iterate()) {
-            const key = String(row.key);
-            if (want.has(key)) ahead.set(key, readState(row.state, row.results));
-          }
-          return;
-        }
-        const many = this.#statement(
-          'SELECT d.key, d.state, d.results FROM json_each(?) j JOIN extract_documents d ON d.key = j.value',
-        );
-        for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
-          const chunk = keys.slice(i, i + PREFETCH_CHUNK);
-          for (const key of chunk) ahead.set(key, undefined);
-          for (const row of many.all(JSON.stringify(chunk)))
-            ahead.set(String(row.key), readState(row.state, row.results));
-        }
-      },
+      ...rowLookups(this.#statement, 'extract_documents'),
       // A scan: asked only before hashing a large file while it is sent, which a shared journal never does.
       names: (file) =>
         this.#statement(
           "SELECT 1 AS hit FROM extract_documents WHERE state IS NOT NULL AND json_extract(state, '$.file') = ? LIMIT 1",
         ).get(file) !== undefined,
-      // A skip scan over the primary key: one probe per target (keys are target:sha256, and ';' follows ':').
-      targets: () =>
-        this.#statement(
-          `WITH RECURSIVE t(target) AS (
-             SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM extract_documents ORDER BY key LIMIT 1)
-             UNION ALL
-             SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM extract_documents WHERE key > t.target || ';' ORDER BY key LIMIT 1)
-               FROM t WHERE t.target IS NOT NULL)
-           SELECT target FROM t WHERE target IS NOT NULL`,
-        )
-          .all()
-          .map((row) => String(row.target)),
     };
   }
 
@@ -322,39 +277,19 @@ class SqliteState implements StateJournal {
    * of which was written.
    */
   append(fact: JournalFact): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ fact, resolve, reject });
-      this.#flushing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.#flush());
-    });
+    return this.#facts.add(fact);
   }
 
-  async #flush(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const group = this.#pending;
-      this.#pending = [];
-      let refused: Array<ClaimLostError | undefined> = [];
-      try {
-        await this.#guard.run('record a fact', () =>
-          transaction(this.#db, () => {
-            refused = group.map(({ fact }) => this.#record(fact));
-          }),
-        );
-      } catch (err) {
-        for (const waiter of group) waiter.reject(err);
-        continue;
-      }
-      this.#mark();
-      group.forEach((waiter, i) => {
-        const lost = refused[i];
-        if (lost === undefined) waiter.resolve();
-        else waiter.reject(lost);
-      });
-    }
-    this.#flushing = undefined;
+  async #commit(group: JournalFact[]): Promise<Array<Refused | undefined>> {
+    const answers = await this.#guard.run('record a fact', () =>
+      transaction(this.#db, () => group.map((fact) => this.#record(fact))),
+    );
+    this.#mark();
+    return answers;
   }
 
   /** One fact, inside the group's transaction; a lost claim is returned (nothing written), not thrown. */
-  #record(fact: JournalFact): ClaimLostError | undefined {
+  #record(fact: JournalFact): Refused | undefined {
     const key = factKey(fact) ?? null;
     if (fact.fact === 'sending' && key !== null) {
       // Only the holder may spend: the claim is checked (and its lease extended) in the same transaction.
@@ -365,7 +300,7 @@ class SqliteState implements StateJournal {
       );
       if (held.changes === 0) {
         this.#lost.add(key);
-        return new ClaimLostError(key);
+        return new Refused(new ClaimLostError(key));
       }
     }
     const id = this.#insertFact(key, fact, this.worker);
@@ -373,16 +308,6 @@ class SqliteState implements StateJournal {
     if (fact.fact === 'reset') this.#db.exec('DELETE FROM extract_documents');
     else if (key !== null) this.#writeDocument(key, step(this.#readDocument(key), key, fact), id, this.worker);
     return undefined;
-  }
-
-  /** Prepared once per journal: a run records two or three facts per document. */
-  #statement(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
   }
 
   claim(keys: readonly string[], max: number): Promise<Claim[]> {
@@ -412,13 +337,15 @@ class SqliteState implements StateJournal {
             const holder = row.holder === null ? null : String(row.holder);
             take.run(key, this.worker, now + this.#leaseMs, now);
             const last = latest.get(key);
-            return {
+            return claimOf(
               key,
-              known: this.#readDocument(key).state,
-              concurrent:
-                last !== undefined && Number(last.last_fact) > this.#watermark && last.last_worker !== this.worker,
-              takenFrom: holder !== null && holder !== this.worker ? holder : null,
-            };
+              this.#readDocument(key).state,
+              last === undefined
+                ? undefined
+                : { id: Number(last.last_fact), worker: last.last_worker === null ? null : String(last.last_worker) },
+              { worker: this.worker, watermark: this.#watermark },
+              holder,
+            );
           });
         },
         { relaxed: true },
@@ -530,12 +457,12 @@ class SqliteState implements StateJournal {
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
     // What was appended is written before the file is closed (each append's caller hears how it went).
-    while (this.#flushing !== undefined) await this.#flushing;
+    await this.#facts.settle();
     if (!this.#db.isOpen) return;
-    if (this.#timer) clearInterval(this.#timer);
-    try {
-      if (this.#leaseMs > 0) {
-        // Give back whatever is still held, so that other workers need not wait for the lease.
+    await leave(
+      this.#lease,
+      this.#leaseMs > 0,
+      () => {
         const now = this.#now();
         transaction(
           this.#db,
@@ -547,16 +474,14 @@ class SqliteState implements StateJournal {
           },
           { relaxed: true },
         );
-      }
-    } catch {
-      // Busy past the timeout or the disk gone: the leases run out on their own, and a later run
-      // of this process (watch) takes them over at once, this worker being no longer alive.
-    } finally {
-      OWN_WORKERS.delete(this.worker);
-      if (this.#leaseMs > 0) this.#mark(true);
-      this.#marker?.close();
-      this.#db.close();
-    }
+      },
+      () => {
+        OWN_WORKERS.delete(this.worker);
+        if (this.#leaseMs > 0) this.#mark(true);
+        this.#marker?.close();
+        this.#db.close();
+      },
+    );
   }
 
   /**
@@ -579,23 +504,16 @@ class SqliteState implements StateJournal {
 
   #renew(): void {
     const now = this.#now();
-    try {
-      transaction(
-        this.#db,
-        () => {
-          this.#db.prepare('UPDATE extract_workers SET seen_at = ? WHERE id = ?').run(now, this.worker);
-          this.#db
-            .prepare('UPDATE extract_claims SET expires = ? WHERE worker = ?')
-            .run(now + this.#leaseMs, this.worker);
-        },
-        { relaxed: true },
-      );
-      this.#warnedRenew = false;
-    } catch (err) {
-      if (!this.#warnedRenew)
-        this.#options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
-      this.#warnedRenew = true;
-    }
+    transaction(
+      this.#db,
+      () => {
+        this.#db.prepare('UPDATE extract_workers SET seen_at = ? WHERE id = ?').run(now, this.worker);
+        this.#db
+          .prepare('UPDATE extract_claims SET expires = ? WHERE worker = ?')
+          .run(now + this.#leaseMs, this.worker);
+      },
+      { relaxed: true },
+    );
   }
 
   /**
@@ -659,69 +577,6 @@ class SqliteState implements StateJournal {
     for (const row of rows) doc = step(doc, key, row.fact!);
     const last = rows.at(-1);
     if (last !== undefined) this.#writeDocument(key, doc, last.id, last.worker);
-  }
-}
-
-/** journal.ts's replay step, applied to one document's stored state. */
-function step(doc: DocumentRow, key: string, fact: JournalFact): DocumentRow {
-  const replay = replayer({
-    known: new Map(doc.state === undefined ? [] : [[key, doc.state]]),
-    before: new Map(doc.before === undefined ? [] : [[key, doc.before]]),
-    parsers: new Map(),
-  });
-  replay.apply(fact);
-  return { state: replay.known.get(key), before: replay.before.get(key) };
-}
-
-/** A completed fact's results are kept as their own text: a rerun copies them without parsing (outputs/stored-results.ts). */
-function splitState(state: KnownState | undefined): { state: string | null; results: string | null } {
-  if (state === undefined) return { state: null, results: null };
-  if (state.fact === 'completed' && state.results !== null) {
-    const { results, ...rest } = state;
-    return { state: JSON.stringify(rest), results: resultsJson(results) };
-  }
-  return { state: JSON.stringify(state), results: null };
-}
-
-/**
- * The shape only, not each fact: this table holds facts this program validated or made; zod
- * (journal-facts.ts) would cost a rerun of 20,000 documents what the table saves.
- */
-function readState(text: Cell, results: Cell): KnownState | undefined {
-  const state = parseFact(text);
-  if (
-    state === undefined ||
-    state.fact === 'reset' ||
-    state.fact === 'unsent' ||
-    state.fact === 'parser' ||
-    state.fact === 'journal'
-  )
-    return undefined;
-  if (state.fact === 'completed' && typeof results === 'string') state.results = storedResults(results);
-  return state;
-}
-
-function parseFact(text: Cell): JournalFact | undefined {
-  const value = parseJson(text);
-  return isFact(value) ? value : undefined;
-}
-
-/** Written by this module from a JournalFact: the discriminant and the time every fact has are enough. */
-function isFact(value: unknown): value is JournalFact {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof Reflect.get(value, 'fact') === 'string' &&
-    typeof Reflect.get(value, 'at') === 'string'
-  );
-}
-
-function parseJson(text: Cell): unknown {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
