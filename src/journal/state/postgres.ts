@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { ExtractError } from '../../errors.ts';
 import type { JournalFact } from '../journal-facts.ts';
 import { readFact } from '../journal-read.ts';
 import {
@@ -15,16 +14,17 @@ import {
 import {
   ClaimLostError,
   logMigrations,
-  memoryState,
   type Claim,
   type History,
   type OpenStateOptions,
   type StateJournal,
   type WorkerInfo,
 } from './journal-state.ts';
-import { describe, OutageWait } from './outage.ts';
 import { PREFETCH_CHUNK } from './projection.ts';
 import { claimOf, LeaseKeeper, leave, workerName } from './worker.ts';
+import { memoryState } from './memory.ts';
+import { Db } from './postgres-db.ts';
+import { readDocuments, recordFact } from './postgres-documents.ts';
 import { migrate } from './schema.ts';
 import { redactUrl } from '../../redact.ts';
 
@@ -168,14 +168,8 @@ class PostgresState implements StateJournal {
       prefetch: async (keys) => {
         for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
           const chunk = [...new Set(keys.slice(i, i + PREFETCH_CHUNK))];
-          const facts = await this.#db.query<{ body: unknown }>(
-            'read the journal',
-            'SELECT body FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
-            [chunk],
-          );
-          const replay = replayer();
-          for (const row of facts.rows) replay.apply(readFact(row.body, this.where));
-          for (const key of chunk) ahead.set(key, replay.known.get(key));
+          const docs = await this.#db.read('read the journal', (pool) => readDocuments(pool, chunk, this.where));
+          for (const key of chunk) ahead.set(key, docs.get(key)?.state);
         }
       },
     };
@@ -184,27 +178,13 @@ class PostgresState implements StateJournal {
 
   async append(fact: JournalFact): Promise<void> {
     const key = factKey(fact) ?? null;
-    if (fact.fact === 'sending' && key !== null) {
-      // Only the holder may spend: the claim is checked (and its lease extended) in the same statement.
-      const { rowCount } = await this.#db.query(
-        'record a fact',
-        `WITH held AS (
-           UPDATE extract_claims SET expires = now() + $5 * interval '1 millisecond'
-            WHERE key = $1 AND worker = $4 RETURNING key)
-         INSERT INTO extract_facts (key, fact, body, worker) SELECT $1, $2, $3, $4 FROM held`,
-        [key, fact.fact, JSON.stringify(fact), this.worker, this.#leaseMs],
-      );
-      if (rowCount === 0) {
-        this.#lost.add(key);
-        throw new ClaimLostError(key);
-      }
-      return;
-    }
-    await this.#db.query(
-      'record a fact',
-      'INSERT INTO extract_facts (key, fact, body, worker) VALUES ($1, $2, $3, $4)',
-      [key, fact.fact, JSON.stringify(fact), this.worker],
+    const held = await this.#db.transaction('record a fact', (client) =>
+      recordFact(client, fact, key, this.worker, this.#leaseMs),
     );
+    if (!held && key !== null) {
+      this.#lost.add(key);
+      throw new ClaimLostError(key);
+    }
   }
 
   async claim(keys: readonly string[], max: number): Promise<Claim[]> {
@@ -236,26 +216,16 @@ class PostgresState implements StateJournal {
         [sorted, this.worker, Math.min(Math.floor(max), sorted.length), this.#leaseMs],
       );
       if (won.rows.length === 0) return [];
-      const facts = await client.query<{ key: string; id: string; body: unknown; worker: string | null }>(
-        'SELECT key, id, body, worker FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
-        [won.rows.map((r) => r.key)],
+      const docs = await readDocuments(
+        client,
+        won.rows.map((r) => r.key),
+        this.where,
       );
-      const replay = replayer();
-      const known = replay.known;
-      const last = new Map<string, { id: number; worker: string | null }>();
-      for (const row of facts.rows) {
-        replay.apply(readFact(row.body, this.where));
-        last.set(row.key, { id: Number(row.id), worker: row.worker });
-      }
-      return won.rows.map((r) =>
-        claimOf(
-          r.key,
-          known.get(r.key),
-          last.get(r.key),
-          { worker: this.worker, watermark: this.#watermark },
-          r.taken_from,
-        ),
-      );
+      const self = { worker: this.worker, watermark: this.#watermark };
+      return won.rows.map((r) => {
+        const doc = docs.get(r.key);
+        return claimOf(r.key, doc?.state, doc?.last, self, r.taken_from);
+      });
     });
   }
 
@@ -313,109 +283,4 @@ class PostgresState implements StateJournal {
       () => this.#db.end(),
     );
   }
-}
-
-/** The pool, with every operation retried while the database is briefly unreachable. */
-/** At least a second, and the lease otherwise (an integer: SET takes no bound parameter). */
-function idleInTransactionMs(leaseMs: number): number {
-  return Math.max(1_000, Math.round(Number.isFinite(leaseMs) ? leaseMs : 1_000));
-}
-
-class Db {
-  readonly #pool: pg.Pool;
-  readonly #options: OpenStateOptions;
-  readonly #wait: OutageWait;
-
-  constructor(pool: pg.Pool, where: string, options: OpenStateOptions) {
-    this.#pool = pool;
-    this.#options = options;
-    this.#wait = new OutageWait(options, {
-      worthWaiting: transient,
-      refusal: (what, err) =>
-        new ExtractError(
-          'state',
-          `could not ${what} in the state database ${where}: ${describe(err)}; check the URL, the user's rights and the server, then rerun the same command`,
-          { cause: err },
-        ),
-      waiting: (outageMs, err) =>
-        `${where}: the state database is unreachable (${describe(err)}); waiting up to ${Math.round(outageMs / 1000)} s for it`,
-      gaveUp: (_what, seconds, err) =>
-        `the state database ${where} has been unreachable for ${seconds} s (${describe(err)}): stopped; nothing recorded is lost, rerun the same command when it is back (submitted documents are collected, not paid again)`,
-      back: (seconds) => `${where}: reachable again after ${seconds} s`,
-      pauseMs: (n) => Math.min(5_000, 200 * 2 ** Math.min(n, 5)),
-    });
-  }
-
-  query<R extends pg.QueryResultRow>(what: string, sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.#wait.run(what, () => this.#pool.query<R>(sql, params));
-  }
-
-  /** One attempt, no retry: lease renewal and the last release, which must not hold a run up. */
-  async once(sql: string, params: unknown[]): Promise<void> {
-    await this.#pool.query(sql, params);
-  }
-
-  transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.#wait.run(what, async () => {
-      const client = await this.#pool.connect();
-      let broken: Error | undefined;
-      // A connection cut mid-transaction (a server restart) is reported by the failing query;
-      // without a listener, the client's own 'error' event would end the process.
-      const onError = (err: Error): void => {
-        broken = err;
-      };
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN');
-        // A worker paused inside a transaction (SIGSTOP, a frozen VM) would hold its rows locked for
-        // as long as it sleeps, and the others wait for documents it can never give back: the server
-        // ends such a transaction once it has been idle past the lease, as the worker's claims end.
-        await client.query(
-          `SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionMs(this.#options.leaseMs)}`,
-        );
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        broken = err instanceof Error ? err : new Error(String(err));
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.off('error', onError);
-        // A connection that failed mid-transaction is not given back to the pool.
-        client.release(broken !== undefined && transient(broken) ? broken : undefined);
-      }
-    });
-  }
-
-  async end(): Promise<void> {
-    await this.#pool.end().catch(() => undefined);
-  }
-}
-
-/**
- * Worth waiting for: the connection failed or was cut (a restart, a network blip, a full
- * server), or the server asked for a retry. An error the server answered with for our
- * statement (bad password, missing rights, no such database) is not.
- */
-function transient(err: unknown): boolean {
-  if (err instanceof pg.DatabaseError) {
-    const code = err.code ?? '';
-    return (
-      code.startsWith('08') ||
-      code === '57P01' ||
-      code === '57P02' ||
-      code === '57P03' ||
-      code === '53300' ||
-      code === '40001' ||
-      code === '40P01' ||
-      // The server ended a transaction this worker left idle past the lease (a pause): do it again.
-      code === '25P03'
-    );
-  }
-  // A bug of ours is not an outage.
-  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false;
-  const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
-  // A host that does not exist is a typo, not an outage.
-  return code !== 'ENOTFOUND';
 }
