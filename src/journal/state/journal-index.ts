@@ -12,10 +12,10 @@ import {
   type ParserFact,
   type ReplayState,
   type ReplayStores,
-  type Store,
 } from '../journal.ts';
 import { sha256Hex } from './checksummed.ts';
 import { parseJson, readState, rowLookups, splitState, statements } from './projection.ts';
+import { Layered, type Meta, type Stores, writeChanges } from './journal-index-changes.ts';
 
 /**
  * The journal index: the replay of the JSONL journal up to a byte offset, kept beside it as
@@ -50,39 +50,6 @@ const SCHEMA = `
 
 export function indexPathFor(journal: string): string {
   return `${journal}.index`;
-}
-
-type Meta = { v: number; ino: string; bytes: number; tail: string; skipped: number };
-
-/** Changes over what the index holds: set, deleted (undefined), or all cleared (a legacy reset). */
-class Layered<V> implements Store<V> {
-  changed = new Map<string, V | undefined>();
-  cleared = false;
-  readonly base: (key: string) => V | undefined;
-  constructor(base: (key: string) => V | undefined) {
-    this.base = base;
-  }
-  get(key: string): V | undefined {
-    if (this.changed.has(key)) return this.changed.get(key);
-    return this.cleared ? undefined : this.base(key);
-  }
-  set(key: string, value: V): void {
-    this.changed.set(key, value);
-  }
-  delete(key: string): void {
-    this.changed.set(key, undefined);
-  }
-  clear(): void {
-    this.changed.clear();
-    this.cleared = true;
-  }
-  /** The same base and a copy of the changes: what was known before this run's facts stays as it was. */
-  fork(): Layered<V> {
-    const copy = new Layered(this.base);
-    copy.changed = new Map(this.changed);
-    copy.cleared = this.cleared;
-    return copy;
-  }
 }
 
 /**
@@ -157,7 +124,7 @@ export async function openIndexed(
       const fact = parseJson(row.body) as ParserFact;
       parsers.set(fact.target, fact);
     }
-  let stores: { known: Layered<KnownState>; before: Layered<KnownState>; parsers: Map<string, ParserFact> } = {
+  let stores: Stores = {
     known,
     before,
     parsers,
@@ -317,53 +284,6 @@ export async function loadIndexed(
     };
   } finally {
     indexed.close();
-  }
-}
-
-function writeChanges(
-  db: DatabaseSync,
-  stores: { known: Layered<KnownState>; before: Layered<KnownState>; parsers: Map<string, ParserFact> },
-  meta: Meta,
-): void {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    if (stores.known.cleared) db.exec('DELETE FROM known');
-    if (stores.before.cleared) db.exec('DELETE FROM before');
-    const putKnown = db.prepare(
-      'INSERT INTO known (key, state, results, file) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state, results = excluded.results, file = excluded.file',
-    );
-    const dropKnown = db.prepare('DELETE FROM known WHERE key = ?');
-    for (const [key, fact] of stores.known.changed) {
-      if (fact === undefined) dropKnown.run(key);
-      else {
-        const { state, results } = splitState(fact);
-        putKnown.run(key, state, results, fact.file);
-      }
-    }
-    const putBefore = db.prepare(
-      'INSERT INTO before (key, state) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state',
-    );
-    const dropBefore = db.prepare('DELETE FROM before WHERE key = ?');
-    for (const [key, fact] of stores.before.changed) {
-      if (fact === undefined) dropBefore.run(key);
-      else putBefore.run(key, JSON.stringify(fact));
-    }
-    db.exec('DELETE FROM parsers');
-    const putParser = db.prepare('INSERT INTO parsers (target, body) VALUES (?, ?)');
-    for (const [target, fact] of stores.parsers) putParser.run(target, JSON.stringify(fact));
-    db.prepare(
-      `INSERT INTO meta (id, v, ino, bytes, tail, skipped) VALUES (1, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET v = excluded.v, ino = excluded.ino, bytes = excluded.bytes, tail = excluded.tail, skipped = excluded.skipped`,
-    ).run(meta.v, meta.ino, meta.bytes, meta.tail, meta.skipped);
-    db.exec('COMMIT');
-  } catch (err) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw err;
-  }
-  // What is saved is now the base: the changes are no longer changes.
-  for (const layer of [stores.known, stores.before]) {
-    layer.changed.clear();
-    layer.cleared = false;
   }
 }
 

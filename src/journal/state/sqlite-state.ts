@@ -1,3 +1,4 @@
+import { readHistory, SqliteDocuments } from './sqlite-documents.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../../sqlite.ts';
 import { defaultLockDeps, type LockDeps } from '../lock.ts';
@@ -10,25 +11,8 @@ import {
   type ParserFact,
   type Replay,
 } from '../journal.ts';
-import {
-  ClaimLostError,
-  type Claim,
-  type History,
-  type OpenStateOptions,
-  type StateJournal,
-  type WorkerInfo,
-} from './journal-state.ts';
-import {
-  type Cell,
-  type DocumentRow,
-  parseFact,
-  parseJson,
-  readState,
-  rowLookups,
-  statements,
-  splitState,
-  step,
-} from './projection.ts';
+import { ClaimLostError, type Claim, type History, type OpenStateOptions, type StateJournal } from './journal-state.ts';
+import { parseFact, readState, rowLookups, statements, step } from './projection.ts';
 import { commitGroups, Refused } from './group-commit.ts';
 import type { Guard } from './sqlite-guard.ts';
 import { claimOf, LeaseKeeper, leave } from './worker.ts';
@@ -74,6 +58,8 @@ export class SqliteState implements StateJournal {
   readonly #lost = new Set<string>();
   /** Each statement prepared once per journal: a run records two or three facts per document. */
   readonly #statement = statements(() => this.#db);
+  /** The facts and their projection rows. */
+  readonly #docs = new SqliteDocuments(this.#statement, () => this.#now());
   /** Facts waiting for the next group's transaction (group-commit.ts). */
   readonly #facts = commitGroups<JournalFact, undefined>((group) => this.#commit(group));
   readonly #lease: LeaseKeeper;
@@ -201,10 +187,10 @@ export class SqliteState implements StateJournal {
         return new Refused(new ClaimLostError(key));
       }
     }
-    const id = this.#insertFact(key, fact, this.worker);
+    const id = this.#docs.insertFact(key, fact, this.worker);
     // A legacy reset forgets all before it; a parser or journal fact is about no document.
     if (fact.fact === 'reset') this.#db.exec('DELETE FROM extract_documents');
-    else if (key !== null) this.#writeDocument(key, step(this.#readDocument(key), key, fact), id, this.worker);
+    else if (key !== null) this.#docs.write(key, step(this.#docs.read(key), key, fact), id, this.worker);
     return undefined;
   }
 
@@ -237,7 +223,7 @@ export class SqliteState implements StateJournal {
             const last = latest.get(key);
             return claimOf(
               key,
-              this.#readDocument(key).state,
+              this.#docs.read(key).state,
               last === undefined
                 ? undefined
                 : { id: Number(last.last_fact), worker: last.last_worker === null ? null : String(last.last_worker) },
@@ -273,42 +259,7 @@ export class SqliteState implements StateJournal {
 
   async history(): Promise<History> {
     const { JournalFact } = await import('../journal-facts.ts');
-    return this.#guard.run('read the journal', () => {
-      const db = this.#db;
-      const now = this.#now();
-      const out: History = { facts: [], workers: [], skipped: 0 };
-      db.exec('BEGIN');
-      try {
-        for (const row of db.prepare('SELECT body, worker FROM extract_facts ORDER BY id').iterate()) {
-          const parsed = JournalFact.safeParse(parseJson(row.body));
-          if (parsed.success)
-            out.facts.push({ fact: parsed.data, worker: row.worker === null ? null : String(row.worker) });
-          else out.skipped++;
-        }
-        const workers = db
-          .prepare(
-            `SELECT w.id, w.host, w.pid, w.started_at, w.seen_at, w.finished_at, w.lease_ms,
-                    (SELECT count(*) FROM extract_claims c WHERE c.worker = w.id AND c.expires > ?) AS holding
-               FROM extract_workers w ORDER BY w.started_at, w.rowid`,
-          )
-          .all(now);
-        out.workers = workers.map(
-          (w): WorkerInfo => ({
-            id: String(w.id),
-            host: String(w.host),
-            pid: Number(w.pid),
-            started: isoTime(w.started_at),
-            seen: isoTime(w.seen_at),
-            finished: w.finished_at === null ? null : isoTime(w.finished_at),
-            alive: w.finished_at === null && Number(w.seen_at) > now - Number(w.lease_ms),
-            holding: Number(w.holding),
-          }),
-        );
-      } finally {
-        db.exec('COMMIT');
-      }
-      return out;
-    });
+    return this.#guard.run('read the journal', () => readHistory(this.#db, this.#now(), JournalFact));
   }
 
   /**
@@ -320,35 +271,7 @@ export class SqliteState implements StateJournal {
    */
   importFacts(facts: readonly JournalFact[], source: ImportSource): Promise<number> {
     return this.#guard.run('import an older journal', () =>
-      transaction(this.#db, () => {
-        const db = this.#db;
-        const taken = Number(db.prepare('SELECT facts FROM extract_imports WHERE source = ?').get(source)?.facts ?? 0);
-        // A legacy reset forgets every fact before it in its file: those are not taken.
-        const lastReset = facts.findLastIndex((f) => f.fact === 'reset');
-        const fresh = facts.slice(Math.max(taken, lastReset + 1));
-        const touched = new Set<string>();
-        let parsers = 0;
-        for (const fact of fresh) {
-          // What a key was found to be (identity.ts) is about no document: kept, so it is not asked again.
-          if (fact.fact === 'parser') {
-            this.#insertFact(null, fact, null);
-            parsers++;
-            continue;
-          }
-          const key = factKey(fact);
-          if (key === undefined) continue;
-          this.#insertFact(key, fact, null);
-          touched.add(key);
-        }
-        for (const key of touched) this.#replayDocument(key);
-        db.prepare(
-          `INSERT INTO extract_imports (source, facts, at) VALUES (?, ?, ?)
-           ON CONFLICT (source) DO UPDATE SET facts = excluded.facts, at = excluded.at`,
-        ).run(source, Math.max(taken, facts.length), this.#now());
-        return touched.size === 0 && parsers === 0
-          ? 0
-          : fresh.filter((f) => f.fact !== 'reset' && f.fact !== 'journal').length;
-      }),
+      transaction(this.#db, () => this.#docs.importFacts(facts, source)),
     );
   }
 
@@ -436,48 +359,4 @@ export class SqliteState implements StateJournal {
       stop.run(String(w.id));
     }
   }
-
-  #insertFact(key: string | null, fact: JournalFact, worker: string | null): number {
-    const { lastInsertRowid } = this.#statement(
-      'INSERT INTO extract_facts (key, fact, body, worker, at) VALUES (?, ?, ?, ?, ?)',
-    ).run(key, fact.fact, JSON.stringify(fact), worker, this.#now());
-    return Number(lastInsertRowid);
-  }
-
-  #readDocument(key: string): DocumentRow {
-    const row = this.#statement('SELECT state, results, before FROM extract_documents WHERE key = ?').get(key);
-    if (row === undefined) return { state: undefined, before: undefined };
-    return { state: readState(row.state, row.results), before: readState(row.before, null) };
-  }
-
-  #writeDocument(key: string, doc: DocumentRow, lastFact: number, lastWorker: string | null): void {
-    const { state, results } = splitState(doc.state);
-    this.#statement(
-      `INSERT INTO extract_documents (key, state, results, before, last_fact, last_worker) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (key) DO UPDATE SET state = excluded.state, results = excluded.results, before = excluded.before,
-           last_fact = excluded.last_fact, last_worker = excluded.last_worker`,
-    ).run(key, state, results, doc.before === undefined ? null : JSON.stringify(doc.before), lastFact, lastWorker);
-  }
-
-  /** A document's state from all its facts, in the order they happened (imported facts are older than their ids). */
-  #replayDocument(key: string): void {
-    const rows = this.#db
-      .prepare('SELECT id, body, worker FROM extract_facts WHERE key = ? ORDER BY id')
-      .all(key)
-      .map((row) => ({
-        id: Number(row.id),
-        worker: row.worker === null ? null : String(row.worker),
-        fact: parseFact(row.body),
-      }))
-      .filter((row) => row.fact !== undefined);
-    rows.sort((a, b) => (a.fact!.at < b.fact!.at ? -1 : a.fact!.at > b.fact!.at ? 1 : a.id - b.id));
-    let doc: DocumentRow = { state: undefined, before: undefined };
-    for (const row of rows) doc = step(doc, key, row.fact!);
-    const last = rows.at(-1);
-    if (last !== undefined) this.#writeDocument(key, doc, last.id, last.worker);
-  }
-}
-
-function isoTime(ms: Cell): string {
-  return new Date(Number(ms)).toISOString();
 }
