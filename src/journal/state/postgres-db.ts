@@ -59,12 +59,12 @@ export class Db {
       };
       client.on('error', onError);
       try {
-        await client.query('BEGIN');
         // A worker paused inside a transaction (SIGSTOP, a frozen VM) would hold its rows locked for
         // as long as it sleeps, and the others wait for documents it can never give back: the server
         // ends such a transaction once it has been idle past the lease, as the worker's claims end.
+        // One round trip for both (no bound parameters: the simple protocol takes two statements).
         await client.query(
-          `SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionMs(this.#options.leaseMs)}`,
+          `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionMs(this.#options.leaseMs)}`,
         );
         const result = await work(client);
         await client.query('COMMIT');

@@ -23,6 +23,7 @@ import {
 import { PREFETCH_CHUNK } from './projection.ts';
 import { claimOf, LeaseKeeper, leave, workerName } from './worker.ts';
 import { memoryState } from './memory.ts';
+import { commitGroups, Refused } from './group-commit.ts';
 import { Db } from './postgres-db.ts';
 import { readDocuments, recordFact } from './postgres-documents.ts';
 import { migrate } from './schema.ts';
@@ -87,6 +88,8 @@ class PostgresState implements StateJournal {
   readonly #db: Db;
   readonly #leaseMs: number;
   readonly #lost = new Set<string>();
+  /** Facts waiting for the next group's transaction. */
+  readonly #facts = commitGroups<JournalFact, undefined>((group) => this.#commit(group));
   readonly #lease: LeaseKeeper;
   /** The highest fact id of the replay: facts above it were written while this run went on. */
   #watermark = 0;
@@ -176,15 +179,32 @@ class PostgresState implements StateJournal {
     return { known: lookups, parsers, skipped: 0, torn: false };
   }
 
-  async append(fact: JournalFact): Promise<void> {
-    const key = factKey(fact) ?? null;
-    const held = await this.#db.transaction('record a fact', (client) =>
-      recordFact(client, fact, key, this.worker, this.#leaseMs),
-    );
-    if (!held && key !== null) {
-      this.#lost.add(key);
-      throw new ClaimLostError(key);
-    }
+  /**
+   * Group commit (group-commit.ts): the facts appended in one turn of the event loop go in one
+   * transaction, each with its document's row; a `sending` whose claim was lost is refused alone
+   * (nothing of it written), any other failure refuses the whole group, none of which was written.
+   */
+  append(fact: JournalFact): Promise<void> {
+    return this.#facts.add(fact);
+  }
+
+  async #commit(group: JournalFact[]): Promise<Array<Refused | undefined>> {
+    // Documents' rows locked in key order (a fact's own document's order kept): two workers'
+    // groups over the same documents queue rather than deadlock.
+    const order = group.some((f) => f.fact === 'reset') ? group.map((_, i) => i) : byKey(group);
+    const answers = await this.#db.transaction('record a fact', async (client) => {
+      const out: Array<Refused | undefined> = [];
+      for (const i of order) {
+        const fact = group[i]!;
+        const key = factKey(fact) ?? null;
+        const held = await recordFact(client, fact, key, this.worker, this.#leaseMs);
+        out[i] = !held && key !== null ? new Refused(new ClaimLostError(key)) : undefined;
+      }
+      return out;
+    });
+    // Only once committed: an attempt the outage wait made again may have found the claim held.
+    for (const answer of answers) if (answer?.error instanceof ClaimLostError) this.#lost.add(answer.error.key);
+    return answers;
   }
 
   async claim(keys: readonly string[], max: number): Promise<Claim[]> {
@@ -270,7 +290,9 @@ class PostgresState implements StateJournal {
     return out;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // What was appended is written before the pool ends (each append's caller hears how it went).
+    await this.#facts.settle();
     return leave(
       this.#lease,
       this.#leaseMs > 0,
@@ -283,4 +305,10 @@ class PostgresState implements StateJournal {
       () => this.#db.end(),
     );
   }
+}
+
+/** The group's indexes in key order, stable: each document's facts keep the order they were appended in. */
+function byKey(group: readonly JournalFact[]): number[] {
+  const keys = group.map((f) => factKey(f) ?? '');
+  return group.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
 }
