@@ -139,7 +139,8 @@ async function factCost(ctx: BenchContext, url: string): Promise<Row> {
   }
   return row(ctx, {
     id: '9 fact',
-    measurement: 'Journal: one fact recorded in PostgreSQL (a local server, fsync on; the fact and its document row committed)',
+    measurement:
+      'Journal: one fact recorded in PostgreSQL (a local server, fsync on; the fact and its document row committed)',
     figure: median(perFact.pg),
     unit: 'ms',
     peer: 'the JSONL file (write + fdatasync)',
