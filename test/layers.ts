@@ -95,6 +95,7 @@ export const PROCESSES = [
   'test/journal/journal-compact.test.ts',
   'test/journal/journal-scale.test.ts',
   'test/journal/lock-race.test.ts',
+  'test/journal/state-postgres-upgrade.test.ts',
   'test/journal/state-sqlite.test.ts',
   'test/journal/state.test.ts',
   'test/emulator/restart.test.ts',

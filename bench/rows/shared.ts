@@ -101,7 +101,7 @@ export async function sharedRows(ctx: BenchContext): Promise<Row[]> {
   }
 }
 
-/** One appended fact: PostgreSQL (one INSERT, committed) against the JSONL file (write + fdatasync). */
+/** One appended fact: PostgreSQL (the fact and its document's projection row, committed) against the JSONL file (write + fdatasync). */
 async function factCost(ctx: BenchContext, url: string): Promise<Row> {
   const appends = ctx.tiny ? 20 : 500;
   const perFact: Record<'pg' | 'file', number[]> = { pg: [], file: [] };
@@ -139,7 +139,8 @@ async function factCost(ctx: BenchContext, url: string): Promise<Row> {
   }
   return row(ctx, {
     id: '9 fact',
-    measurement: 'Journal: one fact recorded in PostgreSQL (a local server, fsync on; one INSERT committed)',
+    measurement:
+      'Journal: one fact recorded in PostgreSQL (a local server, fsync on; the fact and its document row committed)',
     figure: median(perFact.pg),
     unit: 'ms',
     peer: 'the JSONL file (write + fdatasync)',

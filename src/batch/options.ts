@@ -92,9 +92,6 @@ export const DEFAULT_MAX_PENDING = 64;
 /** How long a shared journal's claim lasts without renewal; the holder renews it every third of that. */
 export const DEFAULT_LEASE_MS = 30_000;
 
-/** How long a run waits for an unreachable state database before it stops (exit 6). */
-export const DEFAULT_STATE_WAIT_MS = 60_000;
-
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
 /** The outside world of a run: the client's deps plus streams, environment and signals. */

@@ -570,12 +570,10 @@ async function settleIdentity(
   return next;
 }
 
-/** What a run starts from: the journal's lookups (its index), or a replay for a backend without one. */
+/** What a run starts from: the journal's lookups (its projection). */
 async function viewOf(journal: StateJournal | undefined): Promise<JournalView> {
   if (journal === undefined) return { known: knownFromMap(new Map()), parsers: new Map(), skipped: 0, torn: false };
-  if (journal.view !== undefined) return journal.view();
-  const replay = await journal.replay();
-  return { ...replay, known: knownFromMap(replay.known) };
+  return journal.view();
 }
 
 /** Lookups in `first`, then (for what it does not know) in each of `rest`. */

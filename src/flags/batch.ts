@@ -1,12 +1,7 @@
-import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_LEASE_MS,
-  DEFAULT_MAX_PENDING,
-  DEFAULT_STATE_HELP,
-  DEFAULT_STATE_WAIT_MS,
-} from '../batch/options.ts';
+import { DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS, DEFAULT_MAX_PENDING, DEFAULT_STATE_HELP } from '../batch/options.ts';
 import { DEFAULT_INLINE_MAX, ROUTES } from '../batch/route.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
+import { DEFAULT_STATE_WAIT_MS } from '../journal/state/outage.ts';
 import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
 import { COMMON_FLAGS } from './common.ts';
 import { defineFlags, type FlagValues, pickFlags } from './spec.ts';

@@ -3,7 +3,7 @@ import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { JobQueue, workThrough } from '../../src/batch/claims.ts';
 import { Int32List } from '../../src/batch/int32-list.ts';
 import { PlanStore, QueuedJobs } from '../../src/batch/planned.ts';
-import type { KnownState } from '../../src/journal/journal.ts';
+import { knownFromMap, type KnownState } from '../../src/journal/journal.ts';
 import { job } from './jobs.ts';
 import { memoryState, type Claim, type StateJournal } from '../../src/journal/state/index.ts';
 
@@ -22,6 +22,7 @@ function fakeShared(others: Map<string, { freeAt: number }>, now: () => number) 
     shared: true,
     worker: 'me',
     replay: async () => ({ known: new Map(), parsers: new Map(), skipped: 0, torn: false }),
+    view: async () => ({ known: knownFromMap(new Map()), parsers: new Map(), skipped: 0, torn: false }),
     append: async () => {},
     claim: async (keys, max) => {
       claimCalls.push(max);

@@ -5,13 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import {
-  type BatchDeps,
-  type BatchOptions,
-  DEFAULT_LEASE_MS,
-  DEFAULT_STATE_WAIT_MS,
-  type StopSignal,
-} from '../../src/batch/options.ts';
+import { type BatchDeps, type BatchOptions, DEFAULT_LEASE_MS, type StopSignal } from '../../src/batch/options.ts';
+import { DEFAULT_STATE_WAIT_MS } from '../../src/journal/state/outage.ts';
 import { runBatch } from '../../src/batch/run.ts';
 import type { BatchSummary } from '../../src/batch/summary.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';

@@ -11,7 +11,8 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalFact } from '../../src/journal/journal.ts';
-import { memoryState, type StateJournal } from '../../src/journal/state/journal-state.ts';
+import type { StateJournal } from '../../src/journal/state/journal-state.ts';
+import { memoryState } from '../../src/journal/state/memory.ts';
 import {
   type JournalWriteError,
   type RescuePlaces,

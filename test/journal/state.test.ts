@@ -6,14 +6,20 @@ import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stateKey, type JournalFact } from '../../src/journal/journal.ts';
-import { ClaimLostError, openState, parseStateSpec, type StateJournal } from '../../src/journal/state/index.ts';
+import {
+  ClaimLostError,
+  memoryState,
+  openState,
+  parseStateSpec,
+  type StateJournal,
+} from '../../src/journal/state/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/state/schema.ts';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/journal/state/sqlite-schema.ts';
 import { PG_PASSWORD, startPostgres, type PgServer } from '../helpers/postgres.ts';
 
 /**
- * One journal test-suite, three backends: the JSONL file, SQLite and PostgreSQL (a real
- * server, see test/helpers/postgres.ts). What one backend promises, the others must too; what
+ * One journal test-suite, four backends: the JSONL file, SQLite, PostgreSQL (a real
+ * server, see test/helpers/postgres.ts) and the memory journal of --no-state. What one backend promises, the others must too; what
  * only a shared journal does (claims, leases, take-over, schema versions) is tested on
  * PostgreSQL and SQLite below, through each one's own admin connection.
  */
@@ -125,9 +131,25 @@ const SQLITE: SharedBackend = {
   made: async (path) => existsSync(path),
 };
 
-const BACKENDS: Backend[] = [{ name: 'file', location: () => tempFile('state.jsonl') }, SQLITE, POSTGRES];
+/**
+ * --no-state's journal (SQLite in memory) lives as long as its process: opening its name again
+ * is the same journal, so what the others promise across a reopen it promises within a run.
+ */
+const memories = new Map<string, StateJournal>();
+afterEach(async () => {
+  for (const j of memories.values()) await j.close();
+  memories.clear();
+});
+const MEMORY: Backend = { name: 'memory', location: async () => `memory:${memories.size}:${Math.random()}` };
+
+const BACKENDS: Backend[] = [{ name: 'file', location: () => tempFile('state.jsonl') }, SQLITE, POSTGRES, MEMORY];
 
 async function open(where: string, leaseMs = 30_000, readOnly = false): Promise<StateJournal> {
+  if (where.startsWith('memory:')) {
+    const journal = memories.get(where) ?? memoryState(where);
+    memories.set(where, journal);
+    return { ...journal, close: async () => {} };
+  }
   const s = await openState(parseStateSpec(where, '/'), { readOnly, leaseMs, log });
   opened.push(s);
   return s;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extract, readJsonLines, serveForFile } from '../e2e/batch-helpers.ts';
 import { cleanEnv, spawnCli, tempDir } from '../helpers/cli.ts';
@@ -316,4 +317,25 @@ describe('many workers, one batch (PostgreSQL)', () => {
       `paused worker: exits ${sleeperExit} (woken) and ${other.exitCode} (the other); ${refused} claimed documents refused to the woken worker; 20 documents, 1 reserve each`,
     );
   }, 180_000);
+
+  it('a journal an older extract made (no projection table) is upgraded at the next run: nothing is sent or charged again', async () => {
+    const s = await setup(6);
+    const env = cleanEnv({ EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url });
+    const first = await extract(workerCwd(s, 0), s.url, workerArgs(s, 0), { env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    // The database as schema version 1 left it: the same facts, claims and workers, no projection.
+    const admin = new pg.Client({ connectionString: s.state });
+    await admin.connect();
+    try {
+      await admin.query('DROP TABLE extract_documents');
+      await admin.query('DELETE FROM extract_schema WHERE version > 1');
+    } finally {
+      await admin.end();
+    }
+    const rerun = await extract(workerCwd(s, 1), s.url, workerArgs(s, 1, ['-v']), { env });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/journal tables upgraded \(schema version 2\)/);
+    expectWholeBatch(s, 1);
+    await expectChargedOnce(s);
+  }, 120_000);
 });

@@ -5,6 +5,7 @@ import { redactUrl, rememberSecret } from '../../redact.ts';
 import { rescuePlacesFor, rescuing, takeBackRescued } from './rescue.ts';
 export { JournalWriteError } from './rescue.ts';
 export * from './journal-state.ts';
+export { memoryState } from './memory.ts';
 import type { OpenStateOptions, StateJournal } from './journal-state.ts';
 
 export type StateSpec =

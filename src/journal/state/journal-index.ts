@@ -1,7 +1,6 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { ExtractError } from '../../errors.ts';
-import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite';
-import { storedResults, resultsJson } from '../../outputs/stored-results.ts';
+import { DatabaseSync } from 'node:sqlite';
 import {
   applyFact,
   replayer,
@@ -13,9 +12,10 @@ import {
   type ParserFact,
   type ReplayState,
   type ReplayStores,
-  type Store,
 } from '../journal.ts';
 import { sha256Hex } from './checksummed.ts';
+import { parseJson, readState, rowLookups, splitState, statements } from './projection.ts';
+import { Layered, type Meta, type Stores, writeChanges } from './journal-index-changes.ts';
 
 /**
  * The journal index: the replay of the JSONL journal up to a byte offset, kept beside it as
@@ -35,8 +35,6 @@ import { sha256Hex } from './checksummed.ts';
  */
 
 const VERSION = 4;
-/** Documents read ahead in one query (json_each over their keys). */
-const PREFETCH_CHUNK = 1_000;
 /** Bytes before the offset compared with the index's digest of them. */
 const TAIL_BYTES = 4096;
 
@@ -52,39 +50,6 @@ const SCHEMA = `
 
 export function indexPathFor(journal: string): string {
   return `${journal}.index`;
-}
-
-type Meta = { v: number; ino: string; bytes: number; tail: string; skipped: number };
-
-/** Changes over what the index holds: set, deleted (undefined), or all cleared (a legacy reset). */
-class Layered<V> implements Store<V> {
-  changed = new Map<string, V | undefined>();
-  cleared = false;
-  readonly base: (key: string) => V | undefined;
-  constructor(base: (key: string) => V | undefined) {
-    this.base = base;
-  }
-  get(key: string): V | undefined {
-    if (this.changed.has(key)) return this.changed.get(key);
-    return this.cleared ? undefined : this.base(key);
-  }
-  set(key: string, value: V): void {
-    this.changed.set(key, value);
-  }
-  delete(key: string): void {
-    this.changed.set(key, undefined);
-  }
-  clear(): void {
-    this.changed.clear();
-    this.cleared = true;
-  }
-  /** The same base and a copy of the changes: what was known before this run's facts stays as it was. */
-  fork(): Layered<V> {
-    const copy = new Layered(this.base);
-    copy.changed = new Map(this.changed);
-    copy.cleared = this.cleared;
-    return copy;
-  }
 }
 
 /**
@@ -141,41 +106,10 @@ export async function openIndexed(
     torn = bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a;
     skipped = parsed.skipped;
   }
-  const statement = memo(db);
-  // Documents read ahead (prefetch), each until its first lookup.
-  const ahead = new Map<string, KnownState | undefined>();
-  const known = new Layered<KnownState>(
-    db === undefined
-      ? () => undefined
-      : (key) => {
-          if (ahead.has(key)) {
-            const state = ahead.get(key);
-            ahead.delete(key);
-            return state;
-          }
-          const row = statement('SELECT state, results FROM known WHERE key = ?').get(key);
-          return row === undefined ? undefined : readState(row.state, row.results);
-        },
-  );
-  const prefetch = (keys: readonly string[]): void => {
-    if (db === undefined) return;
-    if (keys.length * 2 >= Number(statement('SELECT max(rowid) AS n FROM known').get()?.n ?? 0)) {
-      // The batch is most of the journal (a rerun): one pass over its rows costs less than lookups.
-      const want = new Set(keys);
-      for (const key of keys) ahead.set(key, undefined);
-      for (const row of statement('SELECT key, state, results FROM known').iterate()) {
-        const key = String(row.key);
-        if (want.has(key)) ahead.set(key, readState(row.state, row.results));
-      }
-      return;
-    }
-    const many = statement('SELECT k.key, k.state, k.results FROM json_each(?) j JOIN known k ON k.key = j.value');
-    for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
-      const chunk = keys.slice(i, i + PREFETCH_CHUNK);
-      for (const key of chunk) ahead.set(key, undefined);
-      for (const row of many.all(JSON.stringify(chunk))) ahead.set(String(row.key), readState(row.state, row.results));
-    }
-  };
+  const statement = statements(() => db!);
+  const rows = db === undefined ? undefined : rowLookups(statement, 'known');
+  const known = new Layered<KnownState>(rows === undefined ? () => undefined : rows.get);
+  const prefetch = (keys: readonly string[]): void => rows?.prefetch(keys);
   const before = new Layered<KnownState>(
     db === undefined
       ? () => undefined
@@ -190,7 +124,7 @@ export async function openIndexed(
       const fact = parseJson(row.body) as ParserFact;
       parsers.set(fact.target, fact);
     }
-  let stores: { known: Layered<KnownState>; before: Layered<KnownState>; parsers: Map<string, ParserFact> } = {
+  let stores: Stores = {
     known,
     before,
     parsers,
@@ -214,8 +148,7 @@ export async function openIndexed(
     targets: () => {
       const k = layer();
       const out = targetsOf([...k.changed].filter(([, fact]) => fact !== undefined).map(([key]) => key));
-      if (db !== undefined && !k.cleared)
-        for (const row of statement(SKIP_SCAN_TARGETS).all()) out.add(String(row.target));
+      if (rows !== undefined && !k.cleared) for (const target of rows.targets()) out.add(target);
       return out;
     },
   });
@@ -354,61 +287,6 @@ export async function loadIndexed(
   }
 }
 
-/** One probe per target: keys are target:sha256, and ';' follows ':'. */
-const SKIP_SCAN_TARGETS = `WITH RECURSIVE t(target) AS (
-    SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM known ORDER BY key LIMIT 1)
-    UNION ALL
-    SELECT (SELECT substr(key, 1, instr(key, ':') - 1) FROM known WHERE key > t.target || ';' ORDER BY key LIMIT 1)
-      FROM t WHERE t.target IS NOT NULL)
-  SELECT target FROM t WHERE target IS NOT NULL`;
-
-function writeChanges(
-  db: DatabaseSync,
-  stores: { known: Layered<KnownState>; before: Layered<KnownState>; parsers: Map<string, ParserFact> },
-  meta: Meta,
-): void {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    if (stores.known.cleared) db.exec('DELETE FROM known');
-    if (stores.before.cleared) db.exec('DELETE FROM before');
-    const putKnown = db.prepare(
-      'INSERT INTO known (key, state, results, file) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state, results = excluded.results, file = excluded.file',
-    );
-    const dropKnown = db.prepare('DELETE FROM known WHERE key = ?');
-    for (const [key, fact] of stores.known.changed) {
-      if (fact === undefined) dropKnown.run(key);
-      else {
-        const { state, results } = splitState(fact);
-        putKnown.run(key, state, results, fact.file);
-      }
-    }
-    const putBefore = db.prepare(
-      'INSERT INTO before (key, state) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state',
-    );
-    const dropBefore = db.prepare('DELETE FROM before WHERE key = ?');
-    for (const [key, fact] of stores.before.changed) {
-      if (fact === undefined) dropBefore.run(key);
-      else putBefore.run(key, JSON.stringify(fact));
-    }
-    db.exec('DELETE FROM parsers');
-    const putParser = db.prepare('INSERT INTO parsers (target, body) VALUES (?, ?)');
-    for (const [target, fact] of stores.parsers) putParser.run(target, JSON.stringify(fact));
-    db.prepare(
-      `INSERT INTO meta (id, v, ino, bytes, tail, skipped) VALUES (1, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET v = excluded.v, ino = excluded.ino, bytes = excluded.bytes, tail = excluded.tail, skipped = excluded.skipped`,
-    ).run(meta.v, meta.ino, meta.bytes, meta.tail, meta.skipped);
-    db.exec('COMMIT');
-  } catch (err) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw err;
-  }
-  // What is saved is now the base: the changes are no longer changes.
-  for (const layer of [stores.known, stores.before]) {
-    layer.changed.clear();
-    layer.cleared = false;
-  }
-}
-
 /** The index when it matches the journal, with the journal's bytes after its offset. */
 function openUsable(
   journal: string,
@@ -470,18 +348,6 @@ function shrunkJournal(journal: string, was: number, now: number): ExtractError 
   );
 }
 
-function memo(db: DatabaseSync | undefined): (sql: string) => StatementSync {
-  const statements = new Map<string, StatementSync>();
-  return (sql) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = db!.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
-}
-
 function readAll(path: string): Buffer {
   try {
     return readRange(path, 0, Number(statSync(path).size));
@@ -504,36 +370,5 @@ function readRange(path: string, start: number, end: number): Buffer {
     return buffer.subarray(0, read);
   } finally {
     closeSync(fd);
-  }
-}
-
-/** A completed fact's results are kept as their own text: a rerun copies them without parsing. */
-function splitState(fact: KnownState): { state: string; results: string | null } {
-  if (fact.fact === 'completed' && fact.results !== null) {
-    const { results, ...rest } = fact;
-    return { state: JSON.stringify(rest), results: resultsJson(results) };
-  }
-  return { state: JSON.stringify(fact), results: null };
-}
-
-/**
- * The shape only, not each fact: the index holds facts this program validated; validating them
- * again is what the index saves.
- */
-function readState(text: SQLOutputValue | undefined, results: SQLOutputValue | undefined): KnownState | undefined {
-  const fact = parseJson(text);
-  if (typeof fact !== 'object' || fact === null) return undefined;
-  const f = fact as Record<string, unknown>;
-  if (typeof f.fact !== 'string' || typeof f.sha256 !== 'string' || typeof f.target !== 'string') return undefined;
-  if (f.fact === 'completed' && typeof results === 'string') f.results = storedResults(results);
-  return fact as KnownState;
-}
-
-function parseJson(text: SQLOutputValue | undefined): unknown {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

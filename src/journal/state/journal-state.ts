@@ -1,13 +1,5 @@
 import type { Log } from '../../client/deps.ts';
-import {
-  replayer,
-  type JournalFact,
-  type JournalWriter,
-  type JournalView,
-  type KnownState,
-  type Replay,
-  type WriteBytes,
-} from '../journal.ts';
+import type { JournalFact, JournalWriter, JournalView, KnownState, Replay, WriteBytes } from '../journal.ts';
 import type { LockDeps } from '../lock.ts';
 
 /** What every backend of the journal is and shares (index.ts opens them; they import this, not it). */
@@ -29,10 +21,10 @@ export interface StateJournal extends JournalWriter {
   /** What every earlier fact says: the latest state of each document (a whole replay: status, tests). */
   replay(): Promise<Replay>;
   /**
-   * What a run starts from: the journal's answers per document, looked up through its index, so
-   * opening costs the same whatever the journal knows. Absent: the run wraps `replay()`.
+   * What a run starts from: the journal's answers per document, looked up through its
+   * projection, so opening costs the same whatever the journal knows.
    */
-  view?(): Promise<JournalView>;
+  view(): Promise<JournalView>;
   /**
    * Takes up to `max` of `keys` for this worker: documents no live worker holds (never
    * claimed, released, or whose holder's lease ran out). The answer says what the journal
@@ -124,24 +116,4 @@ export function logMigrations(log: Log, where: string, applied: readonly number[
   if (applied.length === 0) return;
   if (applied[0] === 1) log('debug', `${where}: journal tables created (schema version ${applied.at(-1)})`);
   else log('info', `${where}: journal tables upgraded (schema version ${applied.join(', ')})`);
-}
-
-/** --no-state: what this run learns, kept in memory only; one worker. */
-export function memoryState(where = 'no journal (--no-state)'): StateJournal {
-  const replay = replayer();
-  const known = replay.known;
-  return {
-    where,
-    shared: false,
-    worker: 'local',
-    replay: async () => ({ known: new Map(), parsers: new Map(), skipped: 0, torn: false }),
-    append: async (fact) => replay.apply(fact),
-    claim: async (keys, max) =>
-      keys.slice(0, max).map((key): Claim => ({ key, known: known.get(key), concurrent: false, takenFrom: null })),
-    release: async () => {},
-    lost: () => false,
-    holders: async () => new Map(),
-    history: async () => ({ facts: [], workers: [], skipped: 0 }),
-    close: async () => {},
-  };
 }

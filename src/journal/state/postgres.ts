@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { realSleep } from '../../client/deps.ts';
-import { ExtractError } from '../../errors.ts';
 import type { JournalFact } from '../journal-facts.ts';
 import { readFact } from '../journal-read.ts';
 import {
@@ -17,13 +14,18 @@ import {
 import {
   ClaimLostError,
   logMigrations,
-  memoryState,
   type Claim,
   type History,
   type OpenStateOptions,
   type StateJournal,
   type WorkerInfo,
 } from './journal-state.ts';
+import { PREFETCH_CHUNK } from './projection.ts';
+import { claimOf, LeaseKeeper, leave, workerName } from './worker.ts';
+import { memoryState } from './memory.ts';
+import { commitGroups, Refused } from './group-commit.ts';
+import { Db } from './postgres-db.ts';
+import { readDocuments, recordFact } from './postgres-documents.ts';
 import { migrate } from './schema.ts';
 import { redactUrl } from '../../redact.ts';
 
@@ -39,9 +41,6 @@ import { redactUrl } from '../../redact.ts';
  * still this worker's (checked in the same statement), so two workers never send one
  * document; every other fact is true whoever writes it, and is always written.
  */
-
-/** How long the database may be unreachable before the run stops with a clear message (--state-wait). */
-export const DEFAULT_OUTAGE_MS = 60_000;
 
 export async function openPostgresState(url: string, options: OpenStateOptions): Promise<StateJournal> {
   const where = redactUrl(url);
@@ -71,7 +70,7 @@ export async function openPostgresState(url: string, options: OpenStateOptions):
       logMigrations(options.log, where, await migrate(client, where));
     });
     if (options.readOnly) return new PostgresState(db, where, 'dry-run', options, 0);
-    const worker = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+    const worker = workerName(hostname(), process.pid);
     await db.query(
       'register this worker',
       'INSERT INTO extract_workers (id, host, pid, lease_ms) VALUES ($1, $2, $3, $4)',
@@ -89,11 +88,11 @@ class PostgresState implements StateJournal {
   readonly #db: Db;
   readonly #leaseMs: number;
   readonly #lost = new Set<string>();
-  readonly #timer: NodeJS.Timeout | undefined;
+  /** Facts waiting for the next group's transaction. */
+  readonly #facts = commitGroups<JournalFact, undefined>((group) => this.#commit(group));
+  readonly #lease: LeaseKeeper;
   /** The highest fact id of the replay: facts above it were written while this run went on. */
   #watermark = 0;
-  #renewing = false;
-  #warnedRenew = false;
 
   readonly where: string;
   readonly worker: string;
@@ -105,10 +104,13 @@ class PostgresState implements StateJournal {
     this.options = options;
     this.#db = db;
     this.#leaseMs = leaseMs;
-    if (leaseMs > 0) {
-      this.#timer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(leaseMs / 3)));
-      this.#timer.unref();
-    }
+    this.#lease = new LeaseKeeper(where, options, leaseMs, () =>
+      db.once(
+        `WITH w AS (UPDATE extract_workers SET seen_at = now() WHERE id = $1)
+         UPDATE extract_claims SET expires = now() + $2 * interval '1 millisecond' WHERE worker = $1`,
+        [worker, leaseMs],
+      ),
+    );
   }
 
   async replay(): Promise<Replay> {
@@ -167,45 +169,42 @@ class PostgresState implements StateJournal {
       names: () => true,
       targets: () => known,
       prefetch: async (keys) => {
-        for (let i = 0; i < keys.length; i += 1_000) {
-          const chunk = [...new Set(keys.slice(i, i + 1_000))];
-          const facts = await this.#db.query<{ body: unknown }>(
-            'read the journal',
-            'SELECT body FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
-            [chunk],
-          );
-          const replay = replayer();
-          for (const row of facts.rows) replay.apply(readFact(row.body, this.where));
-          for (const key of chunk) ahead.set(key, replay.known.get(key));
+        for (let i = 0; i < keys.length; i += PREFETCH_CHUNK) {
+          const chunk = [...new Set(keys.slice(i, i + PREFETCH_CHUNK))];
+          const docs = await this.#db.read('read the journal', (pool) => readDocuments(pool, chunk, this.where));
+          for (const key of chunk) ahead.set(key, docs.get(key)?.state);
         }
       },
     };
     return { known: lookups, parsers, skipped: 0, torn: false };
   }
 
-  async append(fact: JournalFact): Promise<void> {
-    const key = factKey(fact) ?? null;
-    if (fact.fact === 'sending' && key !== null) {
-      // Only the holder may spend: the claim is checked (and its lease extended) in the same statement.
-      const { rowCount } = await this.#db.query(
-        'record a fact',
-        `WITH held AS (
-           UPDATE extract_claims SET expires = now() + $5 * interval '1 millisecond'
-            WHERE key = $1 AND worker = $4 RETURNING key)
-         INSERT INTO extract_facts (key, fact, body, worker) SELECT $1, $2, $3, $4 FROM held`,
-        [key, fact.fact, JSON.stringify(fact), this.worker, this.#leaseMs],
-      );
-      if (rowCount === 0) {
-        this.#lost.add(key);
-        throw new ClaimLostError(key);
+  /**
+   * Group commit (group-commit.ts): the facts appended in one turn of the event loop go in one
+   * transaction, each with its document's row; a `sending` whose claim was lost is refused alone
+   * (nothing of it written), any other failure refuses the whole group, none of which was written.
+   */
+  append(fact: JournalFact): Promise<void> {
+    return this.#facts.add(fact);
+  }
+
+  async #commit(group: JournalFact[]): Promise<Array<Refused | undefined>> {
+    // Documents' rows locked in key order (a fact's own document's order kept): two workers'
+    // groups over the same documents queue rather than deadlock.
+    const order = group.some((f) => f.fact === 'reset') ? group.map((_, i) => i) : byKey(group);
+    const answers = await this.#db.transaction('record a fact', async (client) => {
+      const out: Array<Refused | undefined> = [];
+      for (const i of order) {
+        const fact = group[i]!;
+        const key = factKey(fact) ?? null;
+        const held = await recordFact(client, fact, key, this.worker, this.#leaseMs);
+        out[i] = !held && key !== null ? new Refused(new ClaimLostError(key)) : undefined;
       }
-      return;
-    }
-    await this.#db.query(
-      'record a fact',
-      'INSERT INTO extract_facts (key, fact, body, worker) VALUES ($1, $2, $3, $4)',
-      [key, fact.fact, JSON.stringify(fact), this.worker],
-    );
+      return out;
+    });
+    // Only once committed: an attempt the outage wait made again may have found the claim held.
+    for (const answer of answers) if (answer?.error instanceof ClaimLostError) this.#lost.add(answer.error.key);
+    return answers;
   }
 
   async claim(keys: readonly string[], max: number): Promise<Claim[]> {
@@ -237,25 +236,15 @@ class PostgresState implements StateJournal {
         [sorted, this.worker, Math.min(Math.floor(max), sorted.length), this.#leaseMs],
       );
       if (won.rows.length === 0) return [];
-      const facts = await client.query<{ key: string; id: string; body: unknown; worker: string | null }>(
-        'SELECT key, id, body, worker FROM extract_facts WHERE key = ANY($1::text[]) ORDER BY id',
-        [won.rows.map((r) => r.key)],
+      const docs = await readDocuments(
+        client,
+        won.rows.map((r) => r.key),
+        this.where,
       );
-      const replay = replayer();
-      const known = replay.known;
-      const last = new Map<string, { id: number; worker: string | null }>();
-      for (const row of facts.rows) {
-        replay.apply(readFact(row.body, this.where));
-        last.set(row.key, { id: Number(row.id), worker: row.worker });
-      }
-      return won.rows.map((r): Claim => {
-        const latest = last.get(r.key);
-        return {
-          key: r.key,
-          known: known.get(r.key),
-          concurrent: latest !== undefined && latest.id > this.#watermark && latest.worker !== this.worker,
-          takenFrom: r.taken_from,
-        };
+      const self = { worker: this.worker, watermark: this.#watermark };
+      return won.rows.map((r) => {
+        const doc = docs.get(r.key);
+        return claimOf(r.key, doc?.state, doc?.last, self, r.taken_from);
       });
     });
   }
@@ -302,180 +291,24 @@ class PostgresState implements StateJournal {
   }
 
   async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    try {
-      if (this.#leaseMs > 0) {
-        // Give back whatever is still held, so that other workers need not wait for the lease.
-        await this.#db.once(
+    // What was appended is written before the pool ends (each append's caller hears how it went).
+    await this.#facts.settle();
+    return leave(
+      this.#lease,
+      this.#leaseMs > 0,
+      () =>
+        this.#db.once(
           `WITH w AS (UPDATE extract_workers SET finished_at = now(), seen_at = now() WHERE id = $1)
            UPDATE extract_claims SET worker = NULL, expires = '-infinity' WHERE worker = $1`,
           [this.worker],
-        );
-      }
-    } catch {
-      // The database is gone: the leases run out on their own.
-    } finally {
-      await this.#db.end();
-    }
-  }
-
-  async #renew(): Promise<void> {
-    if (this.#renewing) return;
-    this.#renewing = true;
-    try {
-      await this.#db.once(
-        `WITH w AS (UPDATE extract_workers SET seen_at = now() WHERE id = $1)
-         UPDATE extract_claims SET expires = now() + $2 * interval '1 millisecond' WHERE worker = $1`,
-        [this.worker, this.#leaseMs],
-      );
-      this.#warnedRenew = false;
-    } catch (err) {
-      if (!this.#warnedRenew)
-        this.options.log('warn', `${this.where}: could not renew this worker's lease (${describe(err)}); retrying`);
-      this.#warnedRenew = true;
-    } finally {
-      this.#renewing = false;
-    }
-  }
-}
-
-/** The pool, with every operation retried while the database is briefly unreachable. */
-/** At least a second, and the lease otherwise (an integer: SET takes no bound parameter). */
-function idleInTransactionMs(leaseMs: number): number {
-  return Math.max(1_000, Math.round(Number.isFinite(leaseMs) ? leaseMs : 1_000));
-}
-
-class Db {
-  readonly #pool: pg.Pool;
-  readonly #where: string;
-  readonly #options: OpenStateOptions;
-  #down: number | undefined;
-
-  constructor(pool: pg.Pool, where: string, options: OpenStateOptions) {
-    this.#pool = pool;
-    this.#where = where;
-    this.#options = options;
-  }
-
-  query<R extends pg.QueryResultRow>(what: string, sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.#retrying(what, () => this.#pool.query<R>(sql, params));
-  }
-
-  /** One attempt, no retry: lease renewal and the last release, which must not hold a run up. */
-  async once(sql: string, params: unknown[]): Promise<void> {
-    await this.#pool.query(sql, params);
-  }
-
-  transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.#retrying(what, async () => {
-      const client = await this.#pool.connect();
-      let broken: Error | undefined;
-      // A connection cut mid-transaction (a server restart) is reported by the failing query;
-      // without a listener, the client's own 'error' event would end the process.
-      const onError = (err: Error): void => {
-        broken = err;
-      };
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN');
-        // A worker paused inside a transaction (SIGSTOP, a frozen VM) would hold its rows locked for
-        // as long as it sleeps, and the others wait for documents it can never give back: the server
-        // ends such a transaction once it has been idle past the lease, as the worker's claims end.
-        await client.query(
-          `SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionMs(this.#options.leaseMs)}`,
-        );
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        broken = err instanceof Error ? err : new Error(String(err));
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.off('error', onError);
-        // A connection that failed mid-transaction is not given back to the pool.
-        client.release(broken !== undefined && transient(broken) ? broken : undefined);
-      }
-    });
-  }
-
-  async end(): Promise<void> {
-    await this.#pool.end().catch(() => undefined);
-  }
-
-  async #retrying<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-    const outageMs = this.#options.outageMs ?? DEFAULT_OUTAGE_MS;
-    const sleep = this.#options.sleep ?? realSleep;
-    for (let n = 0; ; n++) {
-      try {
-        const result = await attempt();
-        if (this.#down !== undefined) {
-          this.#options.log(
-            'info',
-            `${this.#where}: reachable again after ${Math.round((Date.now() - this.#down) / 1000)} s`,
-          );
-          this.#down = undefined;
-        }
-        return result;
-      } catch (err) {
-        if (err instanceof ExtractError || err instanceof ClaimLostError) throw err;
-        if (!transient(err)) {
-          throw new ExtractError(
-            'state',
-            `could not ${what} in the state database ${this.#where}: ${describe(err)}; check the URL, the user's rights and the server, then rerun the same command`,
-            { cause: err },
-          );
-        }
-        const now = Date.now();
-        if (this.#down === undefined) {
-          this.#down = now;
-          this.#options.log(
-            'warn',
-            `${this.#where}: the state database is unreachable (${describe(err)}); waiting up to ${Math.round(outageMs / 1000)} s for it`,
-          );
-        }
-        if (now - this.#down >= outageMs) {
-          throw new ExtractError(
-            'state',
-            `the state database ${this.#where} has been unreachable for ${Math.round((now - this.#down) / 1000)} s (${describe(err)}): stopped; nothing recorded is lost, rerun the same command when it is back (submitted documents are collected, not paid again)`,
-            { cause: err },
-          );
-        }
-        await sleep(Math.min(5_000, 200 * 2 ** Math.min(n, 5)));
-      }
-    }
-  }
-}
-
-/**
- * Worth waiting for: the connection failed or was cut (a restart, a network blip, a full
- * server), or the server asked for a retry. An error the server answered with for our
- * statement (bad password, missing rights, no such database) is not.
- */
-function transient(err: unknown): boolean {
-  if (err instanceof pg.DatabaseError) {
-    const code = err.code ?? '';
-    return (
-      code.startsWith('08') ||
-      code === '57P01' ||
-      code === '57P02' ||
-      code === '57P03' ||
-      code === '53300' ||
-      code === '40001' ||
-      code === '40P01' ||
-      // The server ended a transaction this worker left idle past the lease (a pause): do it again.
-      code === '25P03'
+        ),
+      () => this.#db.end(),
     );
   }
-  // A bug of ours is not an outage.
-  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false;
-  const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
-  // A host that does not exist is a typo, not an outage.
-  return code !== 'ENOTFOUND';
 }
 
-function describe(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
-  return redactUrl(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message);
+/** The group's indexes in key order, stable: each document's facts keep the order they were appended in. */
+function byKey(group: readonly JournalFact[]): number[] {
+  const keys = group.map((f) => factKey(f) ?? '');
+  return group.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
 }

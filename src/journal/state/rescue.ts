@@ -115,7 +115,7 @@ export function rescuing(
     shared: inner.shared,
     worker: inner.worker,
     replay: () => inner.replay(),
-    ...(inner.view ? { view: () => inner.view!() } : {}),
+    view: () => inner.view(),
     ...(inner.importFacts ? { importFacts: (facts, source) => inner.importFacts!(facts, source) } : {}),
     history: () => inner.history(),
     lost: (key) => inner.lost(key),

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { ExtractError } from '../../errors.ts';
+import { buildDocuments } from './postgres-documents.ts';
 
 /**
  * The journal's tables in PostgreSQL, created on first use. Migrations only go forward: each
@@ -8,7 +9,10 @@ import { ExtractError } from '../../errors.ts';
  * serialises workers starting at once (and, unlike a session lock, survives a pooler).
  */
 
-export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+/** A migration: its SQL, then (for a table derived from the facts) what fills it from them. */
+type Migration = { version: number; sql: string; build?: (client: PoolClient, where: string) => Promise<void> };
+
+export const MIGRATIONS: ReadonlyArray<Migration> = [
   {
     version: 1,
     sql: `
@@ -42,6 +46,25 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- What is known of each document (projection.ts): the replay of its facts, written in the
+      -- transaction that adds each fact. state is the latest fact without its results (NULL:
+      -- nothing known); results their JSON text; before what an unsent fact restores; last_fact
+      -- and last_worker the latest fact's id and writer (a claim tells a concurrent outcome by them).
+      CREATE TABLE extract_documents (
+        key text PRIMARY KEY,
+        state text,
+        results text,
+        before text,
+        last_fact bigint NOT NULL,
+        last_worker text
+      );
+    `,
+    // A journal an older extract made: its facts replayed once, here, so no document is paid again.
+    build: buildDocuments,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -67,6 +90,7 @@ export async function migrate(client: PoolClient, where: string): Promise<number
   for (const m of MIGRATIONS) {
     if (m.version <= current) continue;
     await client.query(m.sql);
+    await m.build?.(client, where);
     await client.query('INSERT INTO extract_schema (version) VALUES ($1)', [m.version]);
     applied.push(m.version);
   }
