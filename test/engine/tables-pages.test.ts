@@ -276,4 +276,20 @@ describe('engine: rows that may or may not be the items', () => {
       { description: 'Shipping', quantity: null, unit_price: null, amount: 20 },
     ]);
   });
+
+  it('tables: "Tax Amount" over the lines’ tax is no amount column, even when the tax total is their sum', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'INVOICE 7', { size: 16 });
+    const cols: Col[] = [...COLS.slice(0, 3), { x: 520, header: 'Tax Amount', right: true }];
+    const y = drawTable(s, 120, cols, [
+      ['Widget', '10', '10.00', '20.00'],
+      ['Gadget', '2', '100.00', '40.00'],
+    ]);
+    s.text(300, y + 20, 'Total VAT').right(520, y + 20, '60.00');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Widget', quantity: 10, unit_price: 10, amount: null },
+      { description: 'Gadget', quantity: 2, unit_price: 100, amount: null },
+    ]);
+  });
 });
