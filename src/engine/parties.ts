@@ -11,7 +11,7 @@ import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
 import { addressWindow, hasLegalForm, letterhead } from './window.ts';
 import { letterheadBlock, unheadedAddressee } from './addressee.ts';
-import { isAddressLine, isForeignHeading, isKeyLine } from './party-lines.ts';
+import { isAddressLine, isEndorsement, isForeignHeading, isKeyLine } from './party-lines.ts';
 
 /**
  * Objects and parties. An object's fields are looked for in the blocks under its headings
@@ -188,7 +188,7 @@ function readsAsName(cell: Cell, doc: Doc): boolean {
   if (parseEmail(t) !== null || parsePhone(t) !== null || parseDate(t) !== null || /https?:|www\./i.test(t))
     return false;
   const firstWord = t.split(/[\s.]+/)[0]?.toLowerCase() ?? '';
-  return !SALUTATIONS.has(firstWord);
+  return !SALUTATIONS.has(firstWord) && !isEndorsement(t);
 }
 
 /**

@@ -55,6 +55,17 @@ function isContactLine(text: string): boolean {
   return CONTACT.test(text) || DEPARTMENT.test(text.trim());
 }
 
+/**
+ * A postal endorsement over an address ("Einschreiben", "Persönlich/Vertraulich", "Private &
+ * Confidential", "Recommandé"): printed where the addressee's name would be, and no name.
+ */
+const ENDORSEMENT =
+  /^(?:(?:einwurf-?)?einschreiben(?:\s+einwurf)?|persönlich|vertraulich|persönlich\s*[/&,-]?\s*vertraulich|eilt|eilbrief|per\s+(?:e-?mail|fax|boten)|registered(?:\s+(?:mail|post))?|recorded\s+delivery|(?:private|personal)(?:\s*(?:&|and|\/)\s*confidential)?|confidential|urgent|by\s+(?:e-?mail|fax|hand)|recommandée?(?:\s+avec\s+a\.?\s?r\.?|\s+avec\s+accusé\s+de\s+réception)?|lettre\s+recommandée|personnel(?:\s*(?:et|&|\/)\s*confidentiel)?|confidentiel|par\s+avion|raccomandata|riservata|aangetekend|vertrouwelijk|certificado|confidencial)$/iu;
+
+export function isEndorsement(text: string): boolean {
+  return ENDORSEMENT.test(text.trim());
+}
+
 /** A line a reader passes over to a party's name: a key and value, a registered number, a contact. */
 export function isKeyLine(text: string): boolean {
   const t = text.trim();

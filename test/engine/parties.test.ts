@@ -105,6 +105,15 @@ describe('parties: the address window', () => {
     uk.lines(71, 176, 15, ['Kestrel Foods GmbH', 'Am Markt 3', '04109 Leipzig']);
     expect((await read(uk)).vendor).toMatchObject({ name: 'Harbour Supplies Ltd' });
   });
+
+  it('engine: a postal endorsement under the return line ("Einschreiben", "Private & Confidential") is no buyer', async () => {
+    for (const endorsement of ['Einschreiben', 'Persönlich/Vertraulich', 'Private & Confidential']) {
+      const s = new Sheet();
+      s.text(71, 156, 'Harbour Supplies GmbH · Dockstr. 4 · 10115 Berlin', { size: 6 });
+      s.lines(71, 170, 12, [endorsement, 'Kestrel Foods GmbH', 'Am Markt 3', '04109 Leipzig']);
+      expect((await read(s)).bill_to.name, endorsement).toBeNull();
+    }
+  });
 });
 
 describe('parties: the addressee under no heading', () => {
