@@ -298,6 +298,12 @@ function namesOtherParty(text: string): boolean {
   return OTHER_PARTY_WORDS.test(text.split(':')[0] ?? '');
 }
 
+/** A heading of a few words that names the buyer ("Customer details", "Kunde", "Client :"). */
+function namesBuyerHeading(text: string): boolean {
+  const t = text.trim().replace(/\s*:$/, '');
+  return t.split(/\s+/).length <= 3 && !/[\d:]/.test(t) && namesOtherParty(t);
+}
+
 function labelledIn(blocks: readonly Scope[], path: FieldPath, doc: Doc): boolean {
   return blocks.some((b) => b.some((sl) => sl.cells.some((c) => doc.labels.match(c.text)?.owners.has(path))));
 }
@@ -316,8 +322,9 @@ function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType
     if (concept === undefined || !PARTY_CONCEPTS.has(concept)) continue;
     for (const block of blocksOf(p, doc)) for (const sl of block) for (const c of sl.cells) others.add(c);
   }
-  // The addressee's ids ("Vos identifiants") and a tax representative's block are no seller's either.
-  for (const c of cellsUnder(doc, isForeignHeading)) others.add(c);
+  // The addressee's ids ("Vos identifiants", a block under "Customer details") and a tax
+  // representative's block are no seller's either.
+  for (const c of cellsUnder(doc, (t) => isForeignHeading(t) || namesBuyerHeading(t))) others.add(c);
   const seen = new Map<string, ReturnType<typeof placeOf>>();
   for (const { i, j, m } of labelledCells(doc)) {
     const sl = doc.scope[i];

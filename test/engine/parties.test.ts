@@ -284,6 +284,15 @@ describe("parties: the seller's letterhead and VAT id", () => {
     expect((await read(s)).vendor).toMatchObject({ name: null, vat_id: 'DE136695976' });
   });
 
+  it('engine: a VAT id in the block under "Customer details" is the buyer\'s, not the seller\'s', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'Acme Widgets Ltd', { size: 16 });
+    s.lines(60, 60, 12, ['12 High Street', 'M1 1AA Manchester', 'Company No. 1234567']);
+    s.text(60, 140, 'Customer details', { bold: true });
+    s.lines(60, 156, 12, ['Blue Harbour GmbH', 'Am Markt 3', '04109 Leipzig', 'VAT No: DE136695976']);
+    expect((await read(s)).vendor.vat_id).toBeNull();
+  });
+
   it("engine: a tax representative's VAT id under a label that says so is not the seller's", async () => {
     const s = new Sheet();
     s.text(60, 40, 'Harbour Supplies Ltd', { size: 14 });
