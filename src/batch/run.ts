@@ -38,7 +38,7 @@ import { setAsideEarlier } from '../cost/rerun.ts';
 import { settledOnly, type Unsettled } from './settle.ts';
 import { formatDuration } from '../ui/format.ts';
 import { createStopper } from './stopper.ts';
-import type { BatchSummary } from './summary.ts';
+import { type BatchSummary, neverAnswered } from './summary.ts';
 
 /**
  * `extract [options] <inputs...>`: discovers the inputs, plans each file against the
@@ -135,16 +135,6 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     });
     if (newJournal !== undefined && summary !== undefined && neverAnswered(summary)) discardJournal(newJournal);
   }
-}
-
-/** A run stopped before the service answered anything: nothing submitted, charged or settled. */
-function neverAnswered(s: BatchSummary): boolean {
-  return (
-    (s.stopped_by === 'unreachable' || s.stopped_by === 'wrong_service') &&
-    s.completed + s.failed + s.pending === 0 &&
-    s.pages_charged === 0 &&
-    s.pages_unknown_documents === 0
-  );
 }
 
 const NOTHING_CHARGED: Charges = { reserved: 0, refunded: 0, unknown: 0, recognised: 0 };

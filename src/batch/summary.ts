@@ -294,6 +294,16 @@ export function exitCodeOf(
   return EXIT_CODES.ok;
 }
 
+/** A run stopped before the service answered anything: nothing submitted, charged or settled. */
+export function neverAnswered(s: BatchSummary): boolean {
+  return (
+    (s.stopped_by === 'unreachable' || s.stopped_by === 'wrong_service') &&
+    s.completed + s.failed + s.pending === 0 &&
+    s.pages_charged === 0 &&
+    s.pages_unknown_documents === 0
+  );
+}
+
 /** The lines printed on stderr at the end of a run. */
 export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.dry_run) {

@@ -101,8 +101,7 @@ export class Processor {
       // A turn is processing.slow_ms of wall time: after it, the document yields its place to the next
       // one (it goes on, and the engine's fair queue puts fresh documents before it), whatever its
       // simulated time. Simulated time is the service's pace, not a reason to hold a place: a turn
-      // that lasted pages x ms_per_page let two documents of 100,000 pages hold both places for
-      // processing.timeout_ms while a one-page document waited behind them.
+      // as long as it would let a few long documents hold every place while one-page ones wait.
       await withTimeout(
         work.catch(() => {}),
         this.#p.config.processing.slow_ms,

@@ -77,6 +77,11 @@ export function letterheadBlock(doc: Doc, readsAsName: (t: string) => boolean, v
   if (!run || !name || !isBareAddress(run, readsAsName)) return null;
   const id = squeeze(vatId);
   const last = lines.findIndex((sl) => sl.line === run.at(-1)?.line);
+  // The invoice's own keys beside the block ("Rechnung Nr.", "Datum"): the block stands beside the
+  // invoice's details, as the addressee's does, and the VAT id printed there says nothing of it.
+  const invoiceKey = (c: Cell) =>
+    [...(doc.labels.match(c.text)?.owners ?? [])].some((o) => !o.includes('.') && !doc.objectPaths.has(o));
+  if (lines.slice(0, last + 1).some((sl) => sl.cells.some(invoiceKey))) return null;
   const printsId = lines
     .slice(0, last + 2)
     .some((sl) => sl.cells.some((c) => c !== name.cell && squeeze(c.text).includes(id)));
@@ -85,17 +90,32 @@ export function letterheadBlock(doc: Doc, readsAsName: (t: string) => boolean, v
 
 const squeeze = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 
-export function unheadedAddressee(doc: Doc, readsAsName: (t: string) => boolean): WindowParty | null {
+/**
+ * `headed`: the cells of the blocks under a party's heading ("Adresse de livraison", "Ship To"),
+ * whose addresses are accounted for: none of them is the addressee's bare block. Any other
+ * postcode on page 1 is another party's address (the issuer's own block, a block under a heading
+ * no vocabulary knows, a delivery address, a footer): which block is the buyer's is then a guess.
+ */
+export function unheadedAddressee(
+  doc: Doc,
+  readsAsName: (t: string) => boolean,
+  headed: ReadonlySet<Cell>,
+): WindowParty | null {
   const lines = (doc.whole ?? doc.scope).filter((sl) => sl.line.page === 1 && sl.cells.length > 0);
-  let found: WindowParty | null = null;
+  let found: Column | null = null;
   for (let i = 1; i < lines.length; i++) {
     for (const cell of lines[i]?.cells ?? []) {
       const run = columnFrom(lines, i, cell);
-      if (!run || !isBareAddress(run, readsAsName)) continue;
+      // A block under a party's heading, further below it than a blank gap, is that party's.
+      if (!run || run.some((r) => headed.has(r.cell)) || !isBareAddress(run, readsAsName)) continue;
       if (found) return null;
-      const [name] = run;
-      if (name) found = { text: name.cell.text, line: name.line, cell: name.cell };
+      found = run;
     }
   }
-  return found;
+  const [name] = found ?? [];
+  if (!found || !name) return null;
+  const own = new Set(found.map((r) => r.cell));
+  const elsewhere = (c: Cell) => !own.has(c) && !headed.has(c) && isPostcodeLine(c.text);
+  if (lines.some((sl) => sl.cells.some(elsewhere))) return null;
+  return { text: name.cell.text, line: name.line, cell: name.cell };
 }

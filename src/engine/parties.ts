@@ -11,7 +11,7 @@ import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
 import { addressWindow, hasLegalForm, letterhead } from './window.ts';
 import { letterheadBlock, unheadedAddressee } from './addressee.ts';
-import { isAddressLine, isForeignHeading, isKeyLine } from './party-lines.ts';
+import { isAddressLine, isEndorsement, isForeignHeading, isKeyLine } from './party-lines.ts';
 
 /**
  * Objects and parties. An object's fields are looked for in the blocks under its headings
@@ -70,13 +70,31 @@ function blockUnder(doc: Doc, i: number, cell: Cell, right: number): Scope {
     named ||= !cells.every((c) => isKeyLine(c.text));
     previous = next.line;
   }
-  // Past a blank gap, one line alone is no party's block (a remark further down the page): its key lines only.
-  const last = block.at(-1);
-  if (gapped && last && !last.cells.every((c) => isKeyLine(c.text))) {
-    const before = block.at(-2);
-    if (!before || before.cells.every((c) => isKeyLine(c.text))) return block.slice(0, -1);
-  }
+  // Past a blank gap, lines with no address under their first (a remark, another section further
+  // down the page) are no party's block: its key lines only.
+  const keyLine = (l: ScopeLine) => l.cells.every((c) => isKeyLine(c.text));
+  const [, ...rest] = block.filter((l) => !keyLine(l));
+  if (gapped && !rest.some((l) => l.cells.some((c) => isAddressLine(c.text)))) return block.filter(keyLine);
   return block;
+}
+
+/**
+ * The cells of the blocks under every heading `heads` accepts, each block as `blockUnder` reads
+ * it; `column`: only those whose left edge stands under the heading's (a heading alone on its
+ * line reaches across the page, over other blocks further right).
+ */
+function cellsUnder(doc: Doc, heads: (text: string) => boolean, o: { column?: boolean } = {}): Set<Cell> {
+  const out = new Set<Cell>();
+  for (let i = 0; i < doc.scope.length; i++) {
+    const sl = doc.scope[i];
+    for (const [j, cell] of (sl?.cells ?? []).entries()) {
+      if (!sl || !heads(cell.text)) continue;
+      const aligned = (c: Cell) => !o.column || Math.abs(c.x0 - cell.x0) < sl.line.height;
+      for (const under of blockUnder(doc, i, cell, sl.cells[j + 1]?.x0 ?? Infinity))
+        for (const c of under.cells) if (aligned(c)) out.add(c);
+    }
+  }
+  return out;
 }
 
 /** How far below its heading, in text heights, a block's first line (or a line after its key lines) may stand. */
@@ -170,7 +188,7 @@ function readsAsName(cell: Cell, doc: Doc): boolean {
   if (parseEmail(t) !== null || parsePhone(t) !== null || parseDate(t) !== null || /https?:|www\./i.test(t))
     return false;
   const firstWord = t.split(/[\s.]+/)[0]?.toLowerCase() ?? '';
-  return !SALUTATIONS.has(firstWord);
+  return !SALUTATIONS.has(firstWord) && !isEndorsement(t);
 }
 
 /**
@@ -238,7 +256,11 @@ export function fillParty(
     ? null
     : concept === 'seller'
       ? (letterhead(doc, fits) ?? (typeof vatId === 'string' ? letterheadBlock(doc, fits, vatId) : null))
-      : unheadedAddressee(doc, fits);
+      : unheadedAddressee(
+          doc,
+          fits,
+          cellsUnder(doc, (t) => isAnyHeading(t, doc), { column: true }),
+        );
   if (head) {
     results.name = head.text;
     grounding[`${outPath}.name`] = placeOf(head.line, head.cell);
@@ -264,12 +286,22 @@ function imprintName(vatId: string, doc: Doc): { text: string; at: ReturnType<ty
   return found;
 }
 
-/** Words that make a VAT-id label the buyer's ("N° TVA client", "Customer VAT No"). */
-const BUYER_WORDS =
-  /(?:^|[^\p{L}])(?:client|cliente|customer|kunde|kunden|käufer|buyer|acheteur|klant|acquirente|comprador|destinataire|your|ihre|vos|votre|uw)(?![\p{L}])/iu;
+/**
+ * Words that make a VAT-id label another party's than the seller's: the buyer's ("N° TVA
+ * client", "Customer VAT No", "Ihre USt-IdNr.") or a tax representative's ("VAT No (fiscal
+ * representative)", "USt-IdNr. Fiskalvertreter").
+ */
+const OTHER_PARTY_WORDS =
+  /(?:^|[^\p{L}])(?:client|cliente|customer|kunde|kunden|käufer|buyer|acheteur|klant|acquirente|comprador|destinataire|your|ihre|vos|votre|uw|représentant|representative|steuervertreter|fiskalvertreter|vertreter|rappresentante|representante|vertegenwoordiger)(?![\p{L}])/iu;
 
-function namesBuyer(text: string): boolean {
-  return BUYER_WORDS.test(text.split(':')[0] ?? '');
+function namesOtherParty(text: string): boolean {
+  return OTHER_PARTY_WORDS.test(text.split(':')[0] ?? '');
+}
+
+/** A heading of a few words that names the buyer ("Customer details", "Kunde", "Client :"). */
+function namesBuyerHeading(text: string): boolean {
+  const t = text.trim().replace(/\s*:$/, '');
+  return t.split(/\s+/).length <= 3 && !/[\d:]/.test(t) && namesOtherParty(t);
 }
 
 function labelledIn(blocks: readonly Scope[], path: FieldPath, doc: Doc): boolean {
@@ -290,14 +322,9 @@ function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType
     if (concept === undefined || !PARTY_CONCEPTS.has(concept)) continue;
     for (const block of blocksOf(p, doc)) for (const sl of block) for (const c of sl.cells) others.add(c);
   }
-  // The addressee's ids ("Vos identifiants") and a tax representative's block are no seller's either.
-  for (let i = 0; i < doc.scope.length; i++) {
-    const cells = doc.scope[i]?.cells ?? [];
-    for (const [j, cell] of cells.entries()) {
-      if (!isForeignHeading(cell.text)) continue;
-      for (const sl of blockUnder(doc, i, cell, cells[j + 1]?.x0 ?? Infinity)) for (const c of sl.cells) others.add(c);
-    }
-  }
+  // The addressee's ids ("Vos identifiants", a block under "Customer details") and a tax
+  // representative's block are no seller's either.
+  for (const c of cellsUnder(doc, (t) => isForeignHeading(t) || namesBuyerHeading(t))) others.add(c);
   const seen = new Map<string, ReturnType<typeof placeOf>>();
   for (const { i, j, m } of labelledCells(doc)) {
     const sl = doc.scope[i];
@@ -305,7 +332,7 @@ function sellerVatId(path: FieldPath, doc: Doc): { value: string; at: ReturnType
     if (!sl || !cell || m.extra !== undefined || m.box !== undefined) continue;
     const vatLabel = m.concepts.has('vat_id');
     if (!vatLabel && !(m.concepts.has('tax') && m.colon)) continue;
-    if (others.has(cell) || namesBuyer(cell.text)) continue;
+    if (others.has(cell) || namesOtherParty(cell.text)) continue;
     const beside = sl.cells[j + 1];
     const valueCell = m.rest !== '' ? cell : beside;
     const text = m.rest !== '' ? m.rest : beside?.text.replace(/^:\s*/, '');

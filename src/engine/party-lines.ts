@@ -1,4 +1,4 @@
-import { hasLegalForm } from './window.ts';
+import { hasLegalForm, isPostcodeLine } from './window.ts';
 
 /**
  * What a line of a party's block is when it is not the party's name: its country ("DE"),
@@ -47,9 +47,23 @@ function isIdLine(text: string): boolean {
 /** Words that say a line names a contact person, not the party itself. */
 const CONTACT =
   /(?:^|[\s,(])(?:contact|kontakt|ansprechpartner(?:in)?|ansprechperson|sachbearbeiter(?:in)?|attn|attention|z\.\s?hd|zu\s+händen|bearbeiter(?:in)?|contactpersoon|referente|interlocuteur)\b/iu;
+/** A department of the party on a line of its own ("Accounts Payable", "Buchhaltung"): no party's name. */
+const DEPARTMENT =
+  /^(?:accounts?\s+(?:payable|department)|accounting(?:\s+department)?|purchasing(?:\s+department)?|(?:kreditoren|finanz)?buchhaltung|einkauf(?:sabteilung)?|(?:service\s+)?comptabilit[ée]|service\s+(?:comptable|achats)|contabilidad|contabilit[àa]|boekhouding|crediteurenadministratie)$/iu;
 
 function isContactLine(text: string): boolean {
-  return CONTACT.test(text);
+  return CONTACT.test(text) || DEPARTMENT.test(text.trim());
+}
+
+/**
+ * A postal endorsement over an address ("Einschreiben", "Persönlich/Vertraulich", "Private &
+ * Confidential", "Recommandé"): printed where the addressee's name would be, and no name.
+ */
+const ENDORSEMENT =
+  /^(?:(?:einwurf-?)?einschreiben(?:\s+einwurf)?|persönlich|vertraulich|persönlich\s*[/&,-]?\s*vertraulich|eilt|eilbrief|per\s+(?:e-?mail|fax|boten)|registered(?:\s+(?:mail|post))?|recorded\s+delivery|(?:private|personal)(?:\s*(?:&|and|\/)\s*confidential)?|confidential|urgent|by\s+(?:e-?mail|fax|hand)|recommandée?(?:\s+avec\s+a\.?\s?r\.?|\s+avec\s+accusé\s+de\s+réception)?|lettre\s+recommandée|personnel(?:\s*(?:et|&|\/)\s*confidentiel)?|confidentiel|par\s+avion|raccomandata|riservata|aangetekend|vertrouwelijk|certificado|confidencial)$/iu;
+
+export function isEndorsement(text: string): boolean {
+  return ENDORSEMENT.test(text.trim());
 }
 
 /** A line a reader passes over to a party's name: a key and value, a registered number, a contact. */
@@ -70,12 +84,11 @@ export function isForeignHeading(text: string): boolean {
   return FOREIGN_HEADING.test(text.trim());
 }
 
-/** A street and its number, or a postcode and its town: an address's line, never a name. */
+/** A street and its number: an address's line, never a name. */
 const STREET =
   /^\d+[a-z]?,?\s+\p{L}|\p{L}(?:str\.|straße|strasse|weg|gasse|allee|platz|ring|damm|street|st\.|road|rd\.|avenue|ave\.|lane|drive)\s*\d+[a-z]?\b|^(?:rue|avenue|chemin|boulevard|bd|place|via|calle|viale|piazza)\s/iu;
-const POSTCODE_TOWN = /^(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{L}/u;
 
+/** A street and its number, or a postcode and its town (window.ts): an address's line, never a name. */
 export function isAddressLine(text: string): boolean {
-  const t = text.trim();
-  return STREET.test(t) || POSTCODE_TOWN.test(t);
+  return STREET.test(text.trim()) || isPostcodeLine(text);
 }

@@ -14,7 +14,8 @@ import type { Concept } from './vocabulary/types.ts';
  * - a row that prints its quantity, unit price and amount has quantity × unit price =
  *   amount, within the rounding of the printed price, less a discount printed on the row
  *   ("Rem. 10%"); a credit note may sign only the amount. A row that fails keeps its
- *   amount when the sum confirmed it, and loses the figures the check cannot vouch for.
+ *   amount when the sum confirmed it, and loses the figures the check cannot vouch for;
+ * - no row is a deduction billed as a row (a negative amount alone among priced items).
  * A check that cannot be made (no amount column, a row without its amount) is no failure.
  */
 
@@ -45,6 +46,7 @@ export function checkTable(
     const a = r.values[amount];
     return typeof a === 'number' ? [a] : [];
   });
+  if (deductionAmong(rows, amount, [quantity, price])) return null;
   const sum = amounts.reduce((s, a) => s + a, 0);
   const printed = amounts.length === rows.length ? printedBelow(sum, doc, below) : 'none';
   if (printed === 'other' || (mustSum && printed !== 'sum')) return null;
@@ -61,6 +63,25 @@ export function checkTable(
     if (printed !== 'sum') values[amount] = null;
   }
   return out;
+}
+
+/**
+ * A negative amount alone on its row (no quantity, no unit price) among items that print
+ * theirs: a discount or a deduction ("Discount 10%", "abzgl. Abschlagsrechnung"), which the
+ * invoice may bill as an allowance, not an item. Whether it is one of the items is a guess.
+ */
+function deductionAmong(
+  rows: readonly CheckedRow[],
+  amount: string,
+  others: ReadonlyArray<string | undefined>,
+): boolean {
+  const names = others.filter((n) => n !== undefined);
+  const alone = (r: CheckedRow) => names.every((n) => r.values[n] === null || r.values[n] === undefined);
+  if (names.length === 0 || rows.every(alone)) return false;
+  return rows.some((r) => {
+    const a = r.values[amount];
+    return alone(r) && typeof a === 'number' && a < 0;
+  });
 }
 
 /** A price printed to the cent may have been rounded from a finer one: half a cent per unit. */

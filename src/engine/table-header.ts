@@ -147,19 +147,27 @@ function nameColumn(group: Cell[], field: TableField, path: FieldPath, doc: Doc)
  * A cell that holds two column titles side by side ("Menge Einheit", "Pos. Produkt"): the
  * column one of them names, when the other is a title of a column the field does not ask
  * for (vocabulary/columns.ts). Two that each name one of the field's columns: the values
- * under the cell cannot be told apart. Any other words ("Price w/o"): no reading.
+ * under the cell cannot be told apart. Any other words ("Price w/o"): no reading. A price or
+ * an amount with another title beside it is that other's money ("Tax Amount", "MwSt Betrag",
+ * "Rabatt Betrag": the tax or the discount of the line), not the column's: no reading.
  */
 function mergedTitles(text: string, field: TableField, path: FieldPath, doc: Doc): LeafField | null | 'twice' {
   const words = text.trim().split(/\s+/u);
   if (words.length < 2 || words.length > 4) return null;
+  const plain = (c: LeafField | null) => (c && !isMoney(c) ? c : null);
   for (let k = 1; k < words.length; k++) {
     const [head, tail] = [words.slice(0, k).join(' '), words.slice(k).join(' ')];
     const [first, second] = [columnOf(head, field, path, doc), columnOf(tail, field, path, doc)];
     if (first && second) return first === second ? first : 'twice';
-    if (first && namesOtherColumn(tail)) return first;
-    if (second && namesOtherColumn(head)) return second;
+    if (first && namesOtherColumn(tail)) return plain(first);
+    if (second && namesOtherColumn(head)) return plain(second);
   }
   return null;
+}
+
+function isMoney(c: LeafField): boolean {
+  const concept = columnConceptOf(c);
+  return concept === 'unit_price' || concept === 'line_amount';
 }
 
 function columnOf(title: string, field: TableField, path: FieldPath, doc: Doc): LeafField | null {

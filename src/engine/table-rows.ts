@@ -123,8 +123,12 @@ export function readRows(field: TableField, header: Header, doc: Doc, from?: num
     if (endsTable(sl, doc) && !pricedRow(placed, header, doc)) {
       const amount = totalCell(sl, header);
       if (amount) segment.total = { line: lineKey(sl.line), cell: amount };
-      // Another field's label among an item's notes ("Name: …" of a delivery address), then rows: not the end.
-      if (!totalsLine(sl, doc) && rowsFollow(field, header, doc, i + 1, true)) segment.ambiguous = true;
+      // Not the end, and which rows are the items is a guess: after a totals line, an item priced
+      // like the others before the next label (a group's subtotal, "Subtotal hardware", then the
+      // next group); after another field's label among an item's notes ("Name: …" of a delivery
+      // address), rows past any label.
+      const after = totalsLine(sl, doc) ? 'priced' : 'past-labels';
+      if (rowsFollow(field, header, doc, i + 1, after)) segment.ambiguous = true;
       return finish('stop', i);
     }
     if (rows.length >= 2 && isSumOfRows(placed, rows, doc)) return finish('stop', i);
@@ -172,19 +176,28 @@ function crossesNumberColumns(sl: ScopeLine, header: Header): boolean {
 
 /**
  * Whether a row of this table stands further down the page, before any totals: the end was
- * not the end. `pastLabels`: lines with other fields' labels are passed over, only totals end the search.
+ * not the end. `past-labels`: lines with other fields' labels are passed over, only totals end
+ * the search; `priced`: only a row that prints its quantity and unit price under their columns counts.
  */
-function rowsFollow(field: TableField, header: Header, doc: Doc, from: number, pastLabels = false): boolean {
+function rowsFollow(
+  field: TableField,
+  header: Header,
+  doc: Doc,
+  from: number,
+  mode: 'rows' | 'past-labels' | 'priced' = 'rows',
+): boolean {
   const page = doc.scope[from]?.line.page;
   for (let i = from; i < doc.scope.length; i++) {
     const sl = doc.scope[i];
     if (!sl || sl.line.page !== page) return false;
     if (sl.cells.length === 0 || sl.cells.some((c) => CARRY_WORDS.test(c.text))) continue;
     if (endsTable(sl, doc)) {
-      if (pastLabels && !totalsLine(sl, doc)) continue;
+      if (mode === 'past-labels' && !totalsLine(sl, doc)) continue;
       return false;
     }
-    if (fillsRow(place(sl, header, doc.hints).cells, header, doc) && field.columns.length > 0) return true;
+    const { cells, unaligned } = place(sl, header, doc.hints);
+    if (mode === 'priced' && (unaligned || !pricedRow(cells, header, doc))) continue;
+    if (fillsRow(cells, header, doc) && field.columns.length > 0) return true;
   }
   return false;
 }

@@ -47,8 +47,7 @@ export function keptPath(outDir: string, rel: string, file: string): string {
   if (legacy === undefined || existsSync(path)) return path;
   try {
     const held: unknown = JSON.parse(readFileSync(join(outDir, legacy), 'utf8'));
-    if (typeof held === 'object' && held !== null && (held as { file?: unknown }).file === file)
-      return join(outDir, legacy);
+    if (typeof held === 'object' && held !== null && 'file' in held && held.file === file) return join(outDir, legacy);
   } catch {
     // No such file, or not a record: the new name.
   }

@@ -1,7 +1,7 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { userJournalPath } from '../../src/journal/state/user-journal.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
@@ -77,8 +77,13 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
       for (const url of [closed, siteUrl]) {
         const run = await extract(tempDir('extract-cwd-'), url, [drop, '-q'], { env: userEnv(home, url) });
         expect(run.exitCode, run.stderr).not.toBe(0);
-        // Failed before: <state>/extract/journals/127.0.0.1_<port>-<hash>.sqlite (and .good, .stat-cache) stayed.
-        expect(existsSync(userJournalPath({ XDG_STATE_HOME: stateHomeIn(home) }, url)), url).toBe(false);
+        // Neither the journal nor its companions (the size mark, the stat cache, SQLite's own files).
+        const journal = userJournalPath({ XDG_STATE_HOME: stateHomeIn(home) }, url);
+        const left = existsSync(dirname(journal)) ? readdirSync(dirname(journal)) : [];
+        expect(
+          left.filter((f) => f.startsWith(basename(journal))),
+          url,
+        ).toEqual([]);
       }
     } finally {
       site.close();
@@ -126,7 +131,7 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
 
     const other = await extract(cwd, server.url, [drop], { env: userEnv(home, server.url, OTHER_KEY) });
     expect(other.exitCode, other.stderr).toBe(0);
-    // Failed before: the other parser's key extracted (and paid) again without a word.
+    // It says that the files are extracted, and paid, again.
     expect(other.stderr).toMatch(/another parser's than the key these files were extracted with before/);
     expect(await reserves(server.url)).toBe(2 * DOCS);
     const byParser = (await ledger(server.url)).entries.filter((e) => e.kind === 'reserve');

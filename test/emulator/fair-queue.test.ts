@@ -8,9 +8,8 @@ import { invoicePdf } from '../helpers/pdf.ts';
 /**
  * The background queue gives waiting documents their turn by wall time: a long document's
  * simulated time (pages x ms_per_page) is the service's, not a licence to hold a place. Two long
- * multi-page PDFs submitted first must not keep a one-page document waiting until they end
- * (the finding: two 100,000-page TIFFs held both places for processing.timeout_ms, and a
- * one-page document waited 9 min 41 s). The real engine, a pool of two processes, as serve has.
+ * multi-page PDFs submitted first must not keep a one-page document waiting until they end.
+ * The real engine, a pool of two processes, as serve has.
  */
 
 const LONG_PAGES = 100;

@@ -6,7 +6,9 @@ import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
 /**
  * The parties as a reader finds them: under a heading past the key lines and blank gaps that
  * come before the name, never a contact person, a country code or the addressee's VAT id.
- * Each page is drawn here in the shape the failure had (never a copy of a corpus file).
+ * Where the name would be a guess (another address on the page, the invoice's details beside
+ * the addressee's block, a remark under an empty heading), null. Each page is drawn here in
+ * the shape the failure had (never a copy of a corpus file).
  */
 
 async function read(sheet: Sheet) {
@@ -103,6 +105,15 @@ describe('parties: the address window', () => {
     uk.lines(71, 176, 15, ['Kestrel Foods GmbH', 'Am Markt 3', '04109 Leipzig']);
     expect((await read(uk)).vendor).toMatchObject({ name: 'Harbour Supplies Ltd' });
   });
+
+  it('engine: a postal endorsement under the return line ("Einschreiben", "Private & Confidential") is no buyer', async () => {
+    for (const endorsement of ['Einschreiben', 'Persönlich/Vertraulich', 'Private & Confidential']) {
+      const s = new Sheet();
+      s.text(71, 156, 'Harbour Supplies GmbH · Dockstr. 4 · 10115 Berlin', { size: 6 });
+      s.lines(71, 170, 12, [endorsement, 'Kestrel Foods GmbH', 'Am Markt 3', '04109 Leipzig']);
+      expect((await read(s)).bill_to.name, endorsement).toBeNull();
+    }
+  });
 });
 
 describe('parties: the addressee under no heading', () => {
@@ -184,5 +195,110 @@ describe("parties: the seller's VAT id only where the page says so", () => {
     t.text(111, 39, 'TVA : FR11999999998 - SIRET : 99999999800010 - APE : 4778C', { size: 8 });
     t.text(34, 316, 'N° TVA client').text(155, 316, 'FR19787878784');
     expect((await read(t)).vendor.vat_id).toBe('FR11999999998');
+  });
+});
+
+describe('parties: another address on the page makes a bare block no buyer', () => {
+  it("engine: the seller's plain block under the title, the buyer's under an unknown heading: no buyer", async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'RECHNUNG', { size: 20 });
+    s.lines(60, 90, 13, ['Muster Bau GmbH', 'Hauptstraße 5', '10115 Berlin']);
+    s.text(320, 90, 'Rechnungsnr.:').text(420, 90, 'R-77');
+    s.text(60, 160, 'An:');
+    s.lines(60, 176, 13, ['Kunde AG', 'Feldweg 2', '80331 München']);
+    expect((await read(s)).bill_to.name).toBeNull();
+    // The buyer's block opens with a contact and ends with its VAT id: still another address.
+    const t = new Sheet();
+    t.text(60, 40, 'INVOICE', { size: 20 });
+    t.lines(60, 90, 13, ['Acme Widgets Ltd', '12 High Street', 'M1 1AA Manchester']);
+    t.lines(320, 186, 13, [
+      'Attn: Accounts',
+      'Blue Harbour Cafe',
+      '7 Quay Lane',
+      'BS1 4DJ Bristol',
+      'VAT: GB123456789',
+    ]);
+    expect((await read(t)).bill_to.name).toBeNull();
+  });
+
+  it("engine: the footer's first column (the seller's address) is no buyer", async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'Rechnung', { size: 20 });
+    s.text(60, 100, 'Rechnungsanschrift Kunde:');
+    s.lines(60, 116, 13, ['Kunde AG', 'Feldweg 2', '80331 München']);
+    s.lines(60, 760, 9, ['Muster Bau GmbH', 'Hauptstraße 5', '10115 Berlin'], { size: 7 });
+    s.lines(220, 760, 9, ['Geschäftsführer: Max Muster', 'USt-IdNr.: DE136695976'], { size: 7 });
+    expect((await read(s)).bill_to.name).toBeNull();
+  });
+
+  it('engine: a delivery address beside a buyer under an unknown heading, or under "Ship To" past a gap, is no buyer', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'Acme Widgets Ltd · 12 High Street · Manchester', { size: 7 });
+    s.text(60, 70, 'INVOICE', { size: 20 });
+    s.text(60, 110, 'Account holder');
+    s.lines(60, 126, 13, ['Blue Harbour Cafe', '7 Quay Lane', 'BS1 4DJ Bristol']);
+    s.lines(320, 140, 13, ['Blue Harbour Warehouse', 'Unit 4 Dock Road', 'BS2 0XX Bristol']);
+    expect((await read(s)).bill_to.name).toBeNull();
+    const t = new Sheet();
+    t.text(60, 40, 'Acme Widgets Ltd', { size: 16 });
+    t.text(60, 140, 'Bill To', { bold: true }).text(200, 140, 'Ship To', { bold: true });
+    t.lines(200, 170, 12, ['Blue Harbour Warehouse', 'Unit 4 Dock Road', 'BS2 0XX Bristol']);
+    t.text(60, 176, 'Blue Harbour Cafe');
+    expect((await read(t)).bill_to.name).toBeNull();
+  });
+});
+
+describe('parties: what stands under a heading', () => {
+  it('engine: past a blank gap under an empty heading, a remark of two lines is no name', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'INVOICE INV-77', { size: 16 });
+    s.text(60, 100, 'Bill To:');
+    s.lines(60, 140, 12, ['Thank you for your order', 'We appreciate your business']);
+    expect((await read(s)).bill_to.name).toBeNull();
+    const t = new Sheet();
+    t.text(60, 100, 'Rechnungsempfänger');
+    t.lines(60, 140, 12, ['Lieferbedingungen', 'frei Haus, zahlbar ohne Abzug']);
+    expect((await read(t)).bill_to.name).toBeNull();
+    // A name over its address past the same gap is the party's.
+    const u = new Sheet();
+    u.text(60, 100, 'Bill To:');
+    u.lines(60, 140, 12, ['Blue Harbour Cafe', '7 Quay Lane', 'BS1 4DJ Bristol']);
+    expect((await read(u)).bill_to.name).toBe('Blue Harbour Cafe');
+  });
+
+  it('engine: a department over the address ("Accounts Payable") is no name', async () => {
+    const s = new Sheet();
+    s.text(60, 140, 'Bill To', { bold: true });
+    s.lines(60, 156, 12, ['Accounts Payable', '7 Quay Lane', 'BS1 4DJ Bristol']);
+    expect((await read(s)).bill_to.name).toBeNull();
+  });
+});
+
+describe("parties: the seller's letterhead and VAT id", () => {
+  it("engine: the addressee's block opening the page, the invoice's details and the seller's VAT id beside it: no seller's name", async () => {
+    const s = new Sheet();
+    s.lines(60, 60, 13, ['Kunde AG', 'Feldweg 2', '80331 München']);
+    s.text(340, 60, 'Rechnung Nr.').text(450, 60, 'R-77');
+    s.text(340, 73, 'Datum').text(450, 73, '05.03.2024');
+    s.text(340, 86, 'USt-IdNr.').text(450, 86, 'DE136695976');
+    expect((await read(s)).vendor).toMatchObject({ name: null, vat_id: 'DE136695976' });
+  });
+
+  it('engine: a VAT id in the block under "Customer details" is the buyer\'s, not the seller\'s', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'Acme Widgets Ltd', { size: 16 });
+    s.lines(60, 60, 12, ['12 High Street', 'M1 1AA Manchester', 'Company No. 1234567']);
+    s.text(60, 140, 'Customer details', { bold: true });
+    s.lines(60, 156, 12, ['Blue Harbour GmbH', 'Am Markt 3', '04109 Leipzig', 'VAT No: DE136695976']);
+    expect((await read(s)).vendor.vat_id).toBeNull();
+  });
+
+  it("engine: a tax representative's VAT id under a label that says so is not the seller's", async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'Harbour Supplies Ltd', { size: 14 });
+    s.text(60, 60, 'VAT No (fiscal representative): FR05987654321');
+    s.text(60, 120, 'Bill To');
+    s.lines(60, 136, 13, ['Kestrel Foods SARL', '3 rue Neuve', '75001 Paris']);
+    expect((await read(s)).vendor.vat_id).toBeNull();
   });
 });

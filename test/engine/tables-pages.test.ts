@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { extractInProcess } from '../../src/engine/extract.ts';
-import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
+import { type Col, Sheet, drawTable, renderPdf } from '../../fixtures/lib/pdf.ts';
 
 /**
  * Line items on layouts the engine was not tuned on, each drawn on a synthetic page of the
@@ -222,6 +222,74 @@ describe('engine: line items on other producers’ layouts', () => {
     expect(results.line_items).toEqual([
       { description: 'Zitronensäure 100ml', quantity: 100, unit_price: 1, amount: 100 },
       { description: 'Gelierzucker 250g', quantity: 50, unit_price: 1.45, amount: 72.5 },
+    ]);
+  });
+});
+
+describe('engine: rows that may or may not be the items', () => {
+  const COLS: Col[] = [
+    { x: 60, header: 'Description' },
+    { x: 330, header: 'Qty', right: true },
+    { x: 420, header: 'Unit Price', right: true },
+    { x: 520, header: 'Amount', right: true },
+  ];
+
+  it('tables: a group’s subtotal on a line of its own ("Subtotal hardware │ 1,050.00"), then the next group’s items: null, not the first group alone', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'INVOICE 2024-18', { size: 16 });
+    let y = drawTable(s, 120, COLS, [
+      ['Laser printer', '2', '300.00', '600.00'],
+      ['Ink printer', '3', '150.00', '450.00'],
+    ]);
+    s.text(60, y, 'Subtotal hardware').right(520, y, '1,050.00');
+    y += 20;
+    s.text(60, y, 'Toner').right(330, y, '3').right(420, y, '120.00').right(520, y, '360.00');
+    y += 16;
+    s.text(60, y, 'Subtotal accessories').right(520, y, '360.00');
+    s.text(300, y + 30, 'Net total').right(520, y + 30, '1,410.00');
+    s.text(300, y + 46, 'Total').right(520, y + 46, '1,692.00');
+    const { results } = await read([s]);
+    expect(results.line_items).toBeNull();
+  });
+
+  it('tables: a discount billed as a row ("Discount 10%" with an amount alone, negative) makes the count a guess: null', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'INVOICE 2024-19', { size: 16 });
+    const y = drawTable(s, 120, COLS, [
+      ['Widget', '10', '10.00', '100.00'],
+      ['Gadget', '2', '100.00', '200.00'],
+      ['Discount 10%', null, null, '-30.00'],
+    ]);
+    s.text(300, y + 20, 'Subtotal').right(520, y + 20, '270.00');
+    s.text(300, y + 36, 'Total').right(520, y + 36, '324.00');
+    const { results } = await read([s]);
+    expect(results.line_items).toBeNull();
+    // A row with its amount alone that is no deduction ("Shipping │ │ │ 20.00") is an item.
+    const t = new Sheet();
+    const z = drawTable(t, 120, COLS, [
+      ['Widget', '10', '10.00', '100.00'],
+      ['Shipping', null, null, '20.00'],
+    ]);
+    t.text(300, z + 20, 'Subtotal').right(520, z + 20, '120.00');
+    expect((await read([t])).results.line_items).toEqual([
+      { description: 'Widget', quantity: 10, unit_price: 10, amount: 100 },
+      { description: 'Shipping', quantity: null, unit_price: null, amount: 20 },
+    ]);
+  });
+
+  it('tables: "Tax Amount" over the lines’ tax is no amount column, even when the tax total is their sum', async () => {
+    const s = new Sheet();
+    s.text(60, 40, 'INVOICE 7', { size: 16 });
+    const cols: Col[] = [...COLS.slice(0, 3), { x: 520, header: 'Tax Amount', right: true }];
+    const y = drawTable(s, 120, cols, [
+      ['Widget', '10', '10.00', '20.00'],
+      ['Gadget', '2', '100.00', '40.00'],
+    ]);
+    s.text(300, y + 20, 'Total VAT').right(520, y + 20, '60.00');
+    const { results } = await read([s]);
+    expect(results.line_items).toEqual([
+      { description: 'Widget', quantity: 10, unit_price: 10, amount: null },
+      { description: 'Gadget', quantity: 2, unit_price: 100, amount: null },
     ]);
   });
 });

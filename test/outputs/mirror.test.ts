@@ -33,7 +33,6 @@ describe('mirror', () => {
   });
 
   it('mirror: a name does not depend on the other files of the night (a scan.png arriving beside scan.pdf)', () => {
-    // Failed before: scan.pdf was scan.json alone, scan.pdf.json once scan.png came, the old file left behind.
     const alone = mirroredPaths(['s/scan.pdf', 's/x.pdf'], '/w', '/o');
     const withSibling = mirroredPaths(['s/scan.pdf', 's/scan.png', 's/x.pdf', 's/x.pdf'], '/w', '/o');
     expect(alone).toEqual(['/o/scan.pdf.json', '/o/x.pdf.json']);
