@@ -1,7 +1,7 @@
+import { COLOR_CHOICES } from '../ui/color.ts';
 import { defineFlags, type FlagValues } from './spec.ts';
 
 /** --color's choices: auto reads the terminal, NO_COLOR and FORCE_COLOR (ui/color.ts). */
-export const COLOR_CHOICES = ['auto', 'always', 'never'] as const;
 
 /**
  * What every command takes, declared once: how much it says on stderr, and its colours. A

@@ -1,5 +1,5 @@
-import type { COLOR_CHOICES } from '../flags/common.ts';
-
+/** --color's values (flags/common.ts offers them). */
+export const COLOR_CHOICES = ['auto', 'always', 'never'] as const;
 export type ColorChoice = (typeof COLOR_CHOICES)[number];
 /** chalk's levels: none, 16 colours, 256, truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
