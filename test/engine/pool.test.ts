@@ -101,12 +101,11 @@ describe('engine pool', () => {
   }, 120_000);
 
   it('a fresh document is read while two slow ones hold both processes: the slowest is stopped and read again after', async () => {
-    // 5 MB of path operators, Flate'd twice: about 0.4 CPU-seconds of reading each, against about
-    // 10 ms for the honest document. The honest document's process starts when the slowest one's is
-    // killed for it, alongside the other slow one's (both load pdfjs at once), so the margin is the
-    // readings' (40 times); a pool that kept the honest document waiting for a process is what the
-    // check below catches. (40 MB, read three times, cost about 8 CPU-seconds for the same answer.)
-    const slow = await flateBombPdf(5 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
+    // 15 MB of path operators, Flate'd twice: each slow reading costs several times what the honest
+    // document's new process costs to start and read, so the slow ones are still being read when it
+    // ends even on a loaded machine; a pool that kept the honest document waiting for a process is
+    // what the check below catches.
+    const slow = await flateBombPdf(15 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');
     const honestPdf = await invoicePdf(11);
     // The fairness rule's clock moves slowMs each time it is read: each reading has been slow since the
     // next one started, without a real wait (which both spent reading on both cores).
