@@ -89,7 +89,7 @@ export async function finishBatch(
         ...io(),
         cwd: deps.cwd,
         explode: options.explode,
-        formulaProtection: options.formulaProtection,
+        formulaProtection: !options.noFormulaProtection,
         // Said at once otherwise: "waiting for a reader" must reach a person while the run waits.
         warn: (m) => (m.startsWith('--explode') ? outputWarnings.push(m) : log('warn', m)),
       }),

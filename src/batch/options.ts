@@ -1,4 +1,3 @@
-import type { ColorChoice } from '../ui/color.ts';
 import type { MissingMarker } from '../outputs/missing-marker.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
@@ -6,70 +5,63 @@ import type { WriteBytes } from '../journal/journal.ts';
 import type { LockDeps } from '../journal/lock.ts';
 import type { KeySource } from './session.ts';
 import type { Verbosity } from '../ui/progress.ts';
-import type { RouteFlag } from './route.ts';
+import type { RunValues } from '../flags/batch.ts';
 import type { ReportEntry } from './summary.ts';
 import type { FileStamp } from './discover.ts';
 
+/**
+ * The flags of `extract` that reach the run joined with others, or not at all: every other flag
+ * of its table (RUN_FLAGS) is an option of the run under its own name, as parsed. The joins are
+ * cli/flags.ts batchOptionsFromFlags.
+ */
+export const JOINED_FLAGS = [
+  // -> poll
+  'pollInterval',
+  'pollMaxInterval',
+  'pollTimeout',
+  // -> verbosity
+  'quiet',
+  'verbose',
+  // -> missingMarker, with the config store
+  'missingMarker',
+  'noMissingMarker',
+  // -> state, with the environment and the config store
+  'state',
+  'noState',
+  // -> the service target, with the environment and the config store
+  'apiKey',
+  'baseUrl',
+  'local',
+  // stdout's shape: the CLI's (cli/json-output.ts)
+  'json',
+] as const;
+
 /** Everything `extract [options] <inputs...>` decides, already parsed and checked by the CLI layer. */
-export type BatchOptions = {
-  baseUrl: string;
-  /** Absent only for --dry-run, which sends nothing. */
-  apiKey: string | undefined;
-  /** Where the key came from (--api-key, EXTRACT_API_KEY, the config store), for the hint when it is rejected. */
-  keySource?: KeySource | undefined;
-  route: RouteFlag;
-  inlineMax: number;
-  /** -c: files being sent at once (upload-url, PUT, extract). */
-  concurrency: number;
-  /** Documents being polled at once; polling holds no send slot. */
-  maxPending: number;
+export type BatchOptions = Omit<RunValues, (typeof JOINED_FLAGS)[number]> & {
+  /** --poll-interval, --poll-max-interval, --poll-timeout, checked against each other. */
   poll: PollPolicy;
-  /** Journal path or postgres:// URL, null for --no-state, undefined for the user's journal of the service (state/user-journal.ts). */
-  state: string | null | undefined;
-  /** A shared journal's claim lasts this long without renewal (--lease). */
-  leaseMs: number;
-  /** How long an unreachable state database is waited for (--state-wait). */
-  stateWaitMs: number;
-  fresh: boolean;
-  /** --all-files: send every file found, not only PDFs and images. */
-  allFiles?: boolean | undefined;
-  /** --follow-links: a directory walk follows symbolic links that lead out of the folder. */
-  followLinks?: boolean | undefined;
-  /** CSV cells a spreadsheet would run as a formula get a leading `'`; false: --no-formula-protection. */
-  formulaProtection?: boolean | undefined;
-  /** --hidden: a directory walk (and a pattern) takes hidden names as any other; else they are named as skipped. */
-  hidden?: boolean | undefined;
-  retryFailed: boolean;
-  dryRun: boolean;
-  maxCredits: number | undefined;
-  ignore: string[];
-  out: string | undefined;
-  format: string | undefined;
-  explode: string | undefined;
-  report: string | undefined;
-  /** --review FILE: the completed documents with null fields, as JSON Lines (the shape of listen's review.jsonl). */
-  review?: string | undefined;
+  /** -q, -v. */
+  verbosity: Verbosity;
   /**
    * --missing-marker: a result leaf exactly equal to this text is missing (null in every output,
    * reviewed); null: none is (--no-missing-marker). Absent: DEFAULT_MISSING_MARKER.
    */
   missingMarker?: MissingMarker | undefined;
-  noProgress: boolean;
-  verbosity: Verbosity;
-  /** --color: the reporter's colours (ui/color.ts); absent is auto. */
-  color?: ColorChoice | undefined;
-  /** --settle: files changed less than this long ago are left for the next run (batch/settle.ts); 0: off. */
-  settleMs?: number | undefined;
-  /** --move-done DIR, --move-failed DIR (batch/move.ts). */
-  moveDone?: string | undefined;
-  moveFailed?: string | undefined;
+  // Not flags: the service target, the journal spec, what extract watch and tests add.
+  baseUrl: string;
+  /** Absent only for --dry-run, which sends nothing. */
+  apiKey: string | undefined;
+  /** Where the key came from (--api-key, EXTRACT_API_KEY, the config store), for the hint when it is rejected. */
+  keySource?: KeySource | undefined;
+  /** Journal path or postgres:// URL, null for --no-state, undefined for the user's journal of the service (state/user-journal.ts). */
+  state: string | null | undefined;
   /**
    * The inputs are files extract watch found in these folders (as named): a non-document among
    * them is skipped, as in a folder walk, and a link among them that leads out of its folder is
    * left out unless --follow-links (discover.ts `foundIn`).
    */
   asFound?: string[] | undefined;
-  /** Files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE; tests lower it). */
+  /** Tests only: files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE). */
   hashWhileSendingAbove?: number | undefined;
 };
 
@@ -78,19 +70,6 @@ export type BatchOptions = {
  * rerun knows it before any upload); above, it is read once, hashed as it is uploaded.
  */
 export const HASH_WHILE_SENDING_ABOVE = 64 * 1024 * 1024;
-
-/** The journal's default place: the working directory, so a cron job's reruns find it. */
-/** What --help says of the journal when --state is not given (state/user-journal.ts). */
-export const DEFAULT_STATE_HELP = '$XDG_STATE_HOME/extract/journals/<service>.sqlite, else ~/.local/state/extract/…';
-
-/** -c: files being sent at once. */
-export const DEFAULT_CONCURRENCY = 4;
-
-/** Documents being polled at once. */
-export const DEFAULT_MAX_PENDING = 64;
-
-/** How long a shared journal's claim lasts without renewal; the holder renews it every third of that. */
-export const DEFAULT_LEASE_MS = 30_000;
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 

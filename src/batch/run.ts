@@ -67,7 +67,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     stderr: deps.stderr,
     style: chooseStyle(deps.isTTY, deps.env, options.noProgress),
     verbosity: options.verbosity,
-    color: colorLevel(options.color ?? 'auto', deps.isTTY, deps.env),
+    color: colorLevel(options.color, deps.isTTY, deps.env),
     now: deps.now,
   });
   const log: Log = reporter.log.bind(reporter);
@@ -229,7 +229,7 @@ async function planBatch(
     // plan streamed, V8's default heap growth still grows a large rerun's memory with the batch
     // (bench row 10), while a batch of one window keeps the default's speed.
     if (discovery.found.files > (deps.planWindow ?? PLAN_WINDOW)) deps.favourMemory?.();
-    const { files, unsettled } = settledOnly(window.value, options.settleMs ?? 0, settleNow);
+    const { files, unsettled } = settledOnly(window.value, options.settle, settleNow);
     plan.unsettled?.push(...unsettled);
     const planned = await planJobs({
       files,
@@ -275,7 +275,7 @@ async function planBatch(
   plan.linksNotFollowed = discovery.found.linksNotFollowed;
   plan.hidden = discovery.found.hidden;
   logFound(discovery.found, log);
-  logUnsettled(plan.unsettled ?? [], options.settleMs ?? 0, log);
+  logUnsettled(plan.unsettled ?? [], options.settle, log);
   plan.unreadable = [...discovery.found.unreadable, ...plan.unreadable];
   logIgnored(plan.ignored, log);
   emitUnreadable(plan.unreadable, records, log);
@@ -389,8 +389,8 @@ async function openJournal(
       ? memoryState()
       : await openState(spec, {
           readOnly: options.dryRun,
-          leaseMs: options.leaseMs,
-          outageMs: options.stateWaitMs,
+          leaseMs: options.lease,
+          outageMs: options.stateWait,
           log: ctx.log,
           lock: deps.lock,
           write: deps.writeJournal,

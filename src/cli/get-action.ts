@@ -2,7 +2,6 @@ import { runGet } from '../commands/get.ts';
 import { defaultClientDeps } from '../client/deps.ts';
 import type { Env } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
-import { parseExplode } from '../outputs/index.ts';
 import type { GetValues } from '../flags/batch.ts';
 import { pollPolicyOf } from './flags.ts';
 import { missingMarkerOf } from './missing-marker.ts';
@@ -26,7 +25,7 @@ export async function getFromCli(ids: string[], flags: GetValues, env: Env): Pro
         out: flags.json ? '-' : flags.out,
         format: flags.json ? 'jsonl' : flags.format,
         json: flags.json,
-        explode: parseExplode(flags.explode),
+        explode: flags.explode,
         missingMarker: await missingMarkerOf(flags, env),
       },
       {

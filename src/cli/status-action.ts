@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_MS } from '../batch/options.ts';
+import { DEFAULT_LEASE_MS } from '../journal/state/journal-state.ts';
 import { runStatus } from '../commands/status.ts';
 import type { StatusValues } from '../flags/batch.ts';
 import type { Env, SettingsStore } from '../config/settings.ts';

@@ -1,4 +1,4 @@
-import { DEFAULT_STATE_HELP } from '../batch/options.ts';
+import { DEFAULT_STATE_HELP } from '../flags/batch.ts';
 import { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from '../config/env-names.ts';
 
 /**

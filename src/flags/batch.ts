@@ -1,6 +1,7 @@
-import { DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS, DEFAULT_MAX_PENDING, DEFAULT_STATE_HELP } from '../batch/options.ts';
 import { DEFAULT_INLINE_MAX, ROUTES } from '../batch/route.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
+import { ExtractError } from '../errors.ts';
+import { DEFAULT_LEASE_MS } from '../journal/state/journal-state.ts';
 import { DEFAULT_STATE_WAIT_MS } from '../journal/state/outage.ts';
 import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
 import { COMMON_FLAGS } from './common.ts';
@@ -12,6 +13,31 @@ import { defineFlags, type FlagValues, pickFlags } from './spec.ts';
  * commands share is declared once here; a command that says it differently in --help
  * overrides only the description.
  */
+
+/** What --help says of the journal when --state is not given (state/user-journal.ts). */
+export const DEFAULT_STATE_HELP = '$XDG_STATE_HOME/extract/journals/<service>.sqlite, else ~/.local/state/extract/…';
+
+/**
+ * --explode's values, checked when the run starts, before anything is paid for: one table at
+ * a time (two tables in one CSV would need a cross product of their rows), a dotted path with
+ * no empty segment (`lines` or `order.lines`).
+ */
+function explodePath(values: readonly string[], flag: string): string | undefined {
+  if (values.length > 1) {
+    throw new ExtractError(
+      'usage',
+      `${flag} takes one table per run, got ${values.join(', ')}: keep one, and write another CSV for the other`,
+    );
+  }
+  const path = values[0];
+  if (path !== undefined && (path === '' || path.split('.').some((s) => s === ''))) {
+    throw new ExtractError(
+      'usage',
+      `${flag} "${path}" is not a field path: name a Table field, such as lines or order.lines`,
+    );
+  }
+  return path;
+}
 
 /** Output, polling and service flags: the batch run's, also get's. */
 const POLL = defineFlags({
@@ -80,6 +106,7 @@ export const RUN_FLAGS = defineFlags({
     kind: 'list',
     value: 'field',
     description: 'CSV: one row per row of this Table field, document columns repeated',
+    parse: explodePath,
   },
   route: {
     kind: 'text',
@@ -99,13 +126,13 @@ export const RUN_FLAGS = defineFlags({
     short: 'c',
     value: 'n',
     description: 'files being sent at once (lowered automatically on 429)',
-    default: DEFAULT_CONCURRENCY,
+    default: 4,
   },
   maxPending: {
     kind: 'count',
     value: 'n',
     description: 'documents being polled at once',
-    default: DEFAULT_MAX_PENDING,
+    default: 64,
   },
   ...POLL,
   state: {

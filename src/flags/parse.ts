@@ -14,6 +14,7 @@ export function parseFlags<const T extends FlagTable>(table: T, raw: Readonly<Re
     const given = raw[attributeOf(key, spec)];
     if (spec.kind === 'switch') values[key] = given === true;
     else if (spec.kind === 'off') values[key] = given === false;
+    else if (spec.kind === 'list') values[key] = listOf(key, spec, given);
     // A value flag's --no-<flag> (the "off" in the same table) leaves it false: no value.
     else if (given === false || given === undefined) values[key] = defaultOf(key, spec);
     else values[key] = parseValue(key, spec, given);
@@ -21,8 +22,13 @@ export function parseFlags<const T extends FlagTable>(table: T, raw: Readonly<Re
   return values as FlagValues<T>;
 }
 
+function listOf(key: string, spec: FlagSpec & { kind: 'list' }, given: unknown): unknown {
+  const values =
+    given === undefined || given === false ? [] : Array.isArray(given) ? given.map(String) : [String(given)];
+  return spec.parse === undefined ? values : spec.parse(values, flagLabel(key, spec));
+}
+
 function defaultOf(key: string, spec: FlagSpec): unknown {
-  if (spec.kind === 'list') return [];
   if (spec.kind === 'custom')
     return spec.default === undefined ? undefined : spec.parse(spec.default, flagLabel(key, spec));
   return 'default' in spec ? spec.default : undefined;
@@ -30,7 +36,6 @@ function defaultOf(key: string, spec: FlagSpec): unknown {
 
 function parseValue(key: string, spec: FlagSpec, given: unknown): unknown {
   const flag = flagLabel(key, spec);
-  if (spec.kind === 'list') return Array.isArray(given) ? given.map(String) : [String(given)];
   const text = String(given);
   switch (spec.kind) {
     case 'text':

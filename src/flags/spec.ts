@@ -29,8 +29,11 @@ export type FlagSpec =
   | (Valued & { kind: 'text'; default?: string; choices?: readonly string[]; conflicts?: string })
   /** A file or directory (or, for --state, a URL): completion offers files after it. */
   | (Valued & { kind: 'path'; default?: string; conflicts?: string })
-  /** Repeatable text (--ignore a --ignore b): every value, in order; none is []. */
-  | (Valued & { kind: 'list' })
+  /**
+   * Repeatable text (--ignore a --ignore b): every value, in order; none is []. `parse`: the
+   * values into what the command reads, or a usage error (--explode: one path, typed twice is a mistake).
+   */
+  | (Valued & { kind: 'list'; parse?: (values: string[], flag: string) => unknown })
   /** Bytes, written 500000, 512KB, 8MB (units.ts parseSize); the default in bytes. */
   | (Valued & { kind: 'size'; default?: number })
   /**
@@ -63,15 +66,17 @@ type Given<S, V> = S extends { default: unknown } ? V : V | undefined;
 /** What a flag's value is once parsed: a defaulted flag always has one. */
 type FlagValue<S extends FlagSpec> = S extends { kind: 'switch' | 'off' }
   ? boolean
-  : S extends { kind: 'list' }
-    ? string[]
-    : S extends { kind: 'size' | 'duration' | 'count' }
-      ? Given<S, number>
-      : S extends { kind: 'custom'; parse: (text: string, flag: string) => infer R }
-        ? Given<S, R>
-        : S extends { choices: readonly (infer C)[] }
-          ? Given<S, C>
-          : Given<S, string>;
+  : S extends { kind: 'list'; parse: (values: string[], flag: string) => infer R }
+    ? R
+    : S extends { kind: 'list' }
+      ? string[]
+      : S extends { kind: 'size' | 'duration' | 'count' }
+        ? Given<S, number>
+        : S extends { kind: 'custom'; parse: (text: string, flag: string) => infer R }
+          ? Given<S, R>
+          : S extends { choices: readonly (infer C)[] }
+            ? Given<S, C>
+            : Given<S, string>;
 
 /** The parsed flags of a command, keyed as its table is: the type is the table's, written nowhere else. */
 export type FlagValues<T extends FlagTable> = { -readonly [K in keyof T]: FlagValue<T[K]> };

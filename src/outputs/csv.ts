@@ -1,4 +1,3 @@
-import { ExtractError } from '../errors.ts';
 import type { Cell } from './flatten.ts';
 
 /**
@@ -29,27 +28,4 @@ export function encodeCell(value: Cell | undefined, protect = true): string | nu
   if (typeof value === 'string') return protect ? neutraliseFormula(value) : value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return Number.isFinite(value) ? String(value) : null;
-}
-
-/**
- * Checks the --explode values when the run starts, before anything is paid for: one table
- * at a time (two tables in one CSV would need a cross product of their rows), a dotted path
- * with no empty segment (`lines` or `order.lines`).
- */
-export function parseExplode(values: readonly string[] | string | undefined): string | undefined {
-  const list = values === undefined ? [] : typeof values === 'string' ? [values] : values;
-  if (list.length > 1) {
-    throw new ExtractError(
-      'usage',
-      `--explode takes one table per run, got ${list.join(', ')}: keep one, and write another CSV for the other`,
-    );
-  }
-  const path = list[0];
-  if (path !== undefined && (path === '' || path.split('.').some((s) => s === ''))) {
-    throw new ExtractError(
-      'usage',
-      `--explode "${path}" is not a field path: name a Table field, such as lines or order.lines`,
-    );
-  }
-  return path;
 }

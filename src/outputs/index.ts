@@ -21,7 +21,6 @@ export {
 } from './write.ts';
 export { destinationOf } from './destination.ts';
 export { type StreamWriter, createStreamWriter } from './stream.ts';
-export { parseExplode } from './csv.ts';
 export { listTablePaths } from './flatten.ts';
 export { commonBase } from './mirror.ts';
 export { writeFileAtomic } from './atomic.ts';

@@ -86,7 +86,7 @@ export async function sendSettled(
         dryRun: false,
         asFound: ctx.folders,
         // The watcher settled these files by its own looks, and moves each one after its record.
-        settleMs: 0,
+        settle: 0,
         moveDone: undefined,
         moveFailed: undefined,
       },

@@ -18,11 +18,11 @@ import { emptyFileRule } from '../batch/plan.ts';
 export type WatchOptions = {
   batch: BatchOptions;
   /** A file is sent once its size and mtime have not changed for this long (--settle). */
-  settleMs: number;
+  settle: number;
   /** Every folder is listed again this often: the safety net for lost events (--rescan). */
-  rescanMs: number;
-  /** false for --no-events: the rescan alone (network shares where events never come). */
-  events: boolean;
+  rescan: number;
+  /** --no-events: the rescan alone (network shares where events never come). */
+  noEvents: boolean;
 };
 
 export type WatchDeps = BatchDeps & {
@@ -64,7 +64,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
     style: 'plain',
     verbosity: batch.verbosity,
     // A watcher's stderr is a log (a service's journal, a file): colours only when asked for.
-    color: colorLevel(batch.color ?? 'auto', false, deps.env),
+    color: colorLevel(batch.color, false, deps.env),
     now: deps.now,
   });
   const log: Log = reporter.log.bind(reporter);
@@ -74,12 +74,12 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
     stdout: deps.stdout,
     base,
     explode: batch.explode,
-    formulaProtection: batch.formulaProtection,
+    formulaProtection: !batch.noFormulaProtection,
     warn: (m) => log('warn', m),
   });
 
   const roots = folders.map((f) => resolve(deps.cwd, f));
-  const settler = createSettler(options.settleMs, deps.now);
+  const settler = createSettler(options.settle, deps.now);
   const skip = skipperFor(folders, batch, target, deps);
   const touched = new Set<string>();
   const skips = createSkipTally();
@@ -103,7 +103,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
   });
   let events: FolderEvents | undefined;
   try {
-    if (options.events) {
+    if (!options.noEvents) {
       events = await _startEvents(
         deps.watchFolders ?? chokidarEvents,
         folders,
@@ -117,7 +117,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
           failed: (err) =>
             log(
               'warn',
-              `file events failed (${err instanceof Error ? err.message : String(err)}): new files are still found by the rescan every ${options.rescanMs / 1000} s`,
+              `file events failed (${err instanceof Error ? err.message : String(err)}): new files are still found by the rescan every ${options.rescan / 1000} s`,
             ),
         },
         log,
@@ -125,7 +125,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
     }
     log(
       'info',
-      `watching ${folders.join(', ')}: files are sent once unchanged for ${options.settleMs / 1000} s; every folder is listed again every ${options.rescanMs / 1000} s`,
+      `watching ${folders.join(', ')}: files are sent once unchanged for ${options.settle / 1000} s; every folder is listed again every ${options.rescan / 1000} s`,
     );
     const isOpen = deps.openForWriting ?? openForWriting;
     let nextRescan = deps.now();
@@ -148,7 +148,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
         for (const file of listed ?? []) touched.add(file);
         // Files gone without an event (a network share) are forgotten: a watcher running for months does not grow.
         if (listed !== undefined) settler.keepOnly(new Set(listed));
-        nextRescan = deps.now() + options.rescanMs;
+        nextRescan = deps.now() + options.rescan;
         if (first) deps.ready?.();
         first = false;
       }
@@ -189,7 +189,7 @@ export async function runWatch(folders: string[], options: WatchOptions, deps: W
       wake = new AbortController();
       const idle =
         settler.waiting().length > 0
-          ? Math.max(MIN_LOOK_MS, Math.min(LOOK_MS, options.settleMs))
+          ? Math.max(MIN_LOOK_MS, Math.min(LOOK_MS, options.settle))
           : nextRescan - deps.now();
       if (touched.size === 0) await deps.sleep(Math.max(0, Math.min(idle, nextRescan - deps.now())), wake.signal);
     }

@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { type BatchDeps, type BatchOptions, DEFAULT_LEASE_MS, type StopSignal } from '../../src/batch/options.ts';
-import { DEFAULT_STATE_WAIT_MS } from '../../src/journal/state/outage.ts';
+import type { BatchDeps, BatchOptions, StopSignal } from '../../src/batch/options.ts';
+import { batchOptionsFromFlags } from '../../src/cli/flags.ts';
+import { RUN_FLAGS } from '../../src/flags/batch.ts';
+import { parseFlags } from '../../src/flags/parse.ts';
 import { runBatch } from '../../src/batch/run.ts';
 import type { BatchSummary } from '../../src/batch/summary.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
@@ -39,30 +41,17 @@ export async function invoiceDir(n: number, pages = 1): Promise<string> {
 
 export const TEST_KEY_FALLBACK = 'ext_test_key_not_used_by_any_parser';
 
+/**
+ * A run's options as `extract` builds them when nothing is typed (the flag table's defaults,
+ * so a new flag needs no line here), with the tests' own ahead of the overrides.
+ */
 export function batchOptions(baseUrl: string, apiKey: string, overrides: Partial<BatchOptions> = {}): BatchOptions {
   return {
-    baseUrl,
-    apiKey,
-    route: 'auto',
+    ...batchOptionsFromFlags(parseFlags(RUN_FLAGS, {}), { baseUrl, apiKey }, '.extract-state.jsonl'),
     inlineMax: 5_000_000,
-    concurrency: 4,
-    maxPending: 64,
     // A fake clock outruns the real emulator: a day of polling (a few hundred GETs) before the deadline.
     poll: { ...DEFAULT_POLL, timeoutMs: 24 * 3600_000 },
-    state: '.extract-state.jsonl',
-    fresh: false,
-    retryFailed: false,
-    dryRun: false,
-    maxCredits: undefined,
-    ignore: [],
-    out: undefined,
-    format: undefined,
-    explode: undefined,
-    report: undefined,
     noProgress: true,
-    verbosity: 'normal',
-    leaseMs: DEFAULT_LEASE_MS,
-    stateWaitMs: DEFAULT_STATE_WAIT_MS,
     ...overrides,
   };
 }

@@ -43,7 +43,7 @@ describe('a SQLite journal locked past --state-wait', () => {
       concurrency: 3,
       out: 'out.jsonl',
       state: journal,
-      stateWaitMs: 50,
+      stateWait: 50,
     });
     let holder: DatabaseSync | undefined;
     // Another process's long transaction begins as the third request goes out: its answer, and

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { runStatus } from '../../src/commands/status.ts';
-import { DEFAULT_LEASE_MS } from '../../src/batch/options.ts';
+import { DEFAULT_LEASE_MS } from '../../src/journal/state/journal-state.ts';
 import { readCsvObjects } from '../outputs/helpers.ts';
 import { httpServer } from '../helpers/http-server.ts';
 import { batchOptions, invoiceDir, journalFacts, run } from './harness.ts';

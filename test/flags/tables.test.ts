@@ -6,7 +6,7 @@ import { REFERENCE_PATH } from '../../scripts/cli-reference.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 import { ExtractError } from '../../src/errors.ts';
 import type { RunValues, WatchValues } from '../../src/flags/batch.ts';
-import { RUN_FLAGS, WATCH_FLAGS } from '../../src/flags/batch.ts';
+import { GET_FLAGS, RUN_FLAGS, WATCH_FLAGS } from '../../src/flags/batch.ts';
 import { addFlags } from '../../src/flags/commander.ts';
 import { parseFlags } from '../../src/flags/parse.ts';
 import { LISTEN_FLAGS, type ServeValues, SERVE_FLAGS } from '../../src/flags/servers.ts';
@@ -249,6 +249,11 @@ describe('flags: one table per command', () => {
     expect(usage(SERVE_FLAGS, { listenPort: '70000' })).toBe(
       '--listen-port "70000" is not a port number: use 0-65535 (0 picks a free port)',
     );
+    // --explode: one dotted path, parsed by its table (get's too), never two.
+    expect(parseFlags(GET_FLAGS, { explode: ['order.lines'] }).explode).toBe('order.lines');
+    expect(parseFlags(RUN_FLAGS, {}).explode).toBeUndefined();
+    expect(usage(RUN_FLAGS, { explode: ['a', 'b'] })).toMatch(/^--explode takes one table per run, got a, b/);
+    expect(usage(GET_FLAGS, { explode: ['a..b'] })).toMatch(/^--explode "a..b" is not a field path/);
     // One port rule, one wording, for both servers.
     expect(usage(LISTEN_FLAGS, { port: '70000' })).toBe(
       '--port "70000" is not a port number: use 0-65535 (0 picks a free port)',
@@ -262,6 +267,7 @@ describe('flags: one table per command', () => {
     expectTypeOf<RunValues['state']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<RunValues['noState']>().toEqualTypeOf<boolean>();
     expectTypeOf<RunValues['ignore']>().toEqualTypeOf<string[]>();
+    expectTypeOf<RunValues['explode']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<WatchValues['settle']>().toEqualTypeOf<number>();
     expectTypeOf<ServeValues['port']>().toEqualTypeOf<number>();
     expectTypeOf<ServeValues['smtpPort']>().toEqualTypeOf<number | undefined>();

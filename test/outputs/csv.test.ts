@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCell, neutraliseFormula, parseExplode } from '../../src/outputs/csv.ts';
+import { encodeCell, neutraliseFormula } from '../../src/outputs/csv.ts';
 import { csvChunks } from '../../src/outputs/csv-writer.ts';
 import type { DocumentRecord } from '../../src/outputs/record.ts';
 import { SAMPLE, readCsv, readCsvObjects, record } from './helpers.ts';
@@ -179,12 +179,5 @@ describe('csv', () => {
   it('csv: a results field named like a document column does not overwrite it', () => {
     const [row] = readCsvObjects(csv([record({ results: { status: 'paid' } })]));
     expect(row).toMatchObject({ status: 'completed', 'results.status': 'paid' });
-  });
-
-  it('csv: parseExplode takes one dotted path and refuses two or an empty segment', () => {
-    expect(parseExplode(undefined)).toBeUndefined();
-    expect(parseExplode(['order.lines'])).toBe('order.lines');
-    expect(() => parseExplode(['a', 'b'])).toThrow(/one table per run/);
-    expect(() => parseExplode('a..b')).toThrow(/not a field path/);
   });
 });

@@ -26,9 +26,9 @@ describe('watch: a drop folder full of files that are not documents', () => {
       ['in'],
       {
         batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl' }),
-        settleMs: 200,
-        rescanMs: 3_600_000,
-        events: true,
+        settle: 200,
+        rescan: 3_600_000,
+        noEvents: false,
       },
       w.deps,
     );

@@ -16,9 +16,9 @@ async function watchUntil(cwd: string, url: string, out: string, done: (text: st
     ['in'],
     {
       batch: batchOptions(url, KEY, { state: join(cwd, 'journal.sqlite'), out }),
-      settleMs: 100,
-      rescanMs: 3_600_000,
-      events: false,
+      settle: 100,
+      rescan: 3_600_000,
+      noEvents: true,
     },
     w.deps,
   );

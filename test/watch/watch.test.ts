@@ -22,9 +22,9 @@ describe('watch in process', () => {
       ['in'],
       {
         batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl' }),
-        settleMs: 300,
-        rescanMs: 4000,
-        events: true,
+        settle: 300,
+        rescan: 4000,
+        noEvents: false,
       },
       w.deps,
     );
@@ -62,9 +62,9 @@ describe('watch in process', () => {
       ['in'],
       {
         batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl' }),
-        settleMs: 300,
-        rescanMs: 3_600_000,
-        events: true,
+        settle: 300,
+        rescan: 3_600_000,
+        noEvents: false,
       },
       w.deps,
     );
@@ -115,9 +115,9 @@ describe('watch: links planted in the drop folder after it starts', () => {
       ['in'],
       {
         batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl', allFiles: true }),
-        settleMs: 300,
-        rescanMs: 3_600_000,
-        events: true,
+        settle: 300,
+        rescan: 3_600_000,
+        noEvents: false,
       },
       w.deps,
     );
@@ -167,9 +167,9 @@ describe('watch: links planted in the drop folder after it starts', () => {
       [join(cwd, 'in')],
       {
         batch: batchOptions(server.url, KEY, { state: undefined, out: 'out.jsonl' }),
-        settleMs: 300,
-        rescanMs: 3_600_000,
-        events: true,
+        settle: 300,
+        rescan: 3_600_000,
+        noEvents: false,
       },
       w.deps,
     );

@@ -88,6 +88,9 @@ export class ClaimLostError extends Error {
   }
 }
 
+/** How long a shared journal's claim lasts without renewal (--lease's default); the holder renews it every third of that. */
+export const DEFAULT_LEASE_MS = 30_000;
+
 export type OpenStateOptions = {
   /** --dry-run: read only; no lock, no worker, no writes. */
   readOnly: boolean;
