@@ -12,16 +12,16 @@ import {
 import { errorRecord } from '../outputs/record.ts';
 import type { ClientDeps, Log } from '../client/deps.ts';
 import { streamInputs, type DiscoveryStream, type LinkNotFollowed, type UnreadableInput } from './discover.ts';
-import { finishBatch, finishDryRun } from './finish.ts';
+import { finishBatch, finishDryRun } from './finish/finish.ts';
 import { candidates, foreignTargets, identityOf, learned, lookup, type Identity } from '../journal/identity.ts';
 import { knownFromMap, stateKey, type JournalView, type KnownLookup, type ParserFact } from '../journal/journal.ts';
-import type { Charges } from './pipeline.ts';
+import type { Charges } from './send/pipeline.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from './options.ts';
-import { checkMoveFolders, folderExclusions } from './move.ts';
-import type { ProbedService } from './probe.ts';
-import { countPages, requirePageCounter } from './pages.ts';
-import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan.ts';
-import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './planned.ts';
+import { checkMoveFolders, folderExclusions } from './finish/move.ts';
+import type { ProbedService } from './plan/probe.ts';
+import { countPages, requirePageCounter } from './plan/pages.ts';
+import { planJobs, priorRecord, replan, type IgnoredInput, type Job } from './plan/jobs.ts';
+import { CopyIndex, PlanStore, queued, sendQueue, type BatchPlan } from './plan/planned.ts';
 import { chooseStyle, colorLevel, createReporter, type Reporter } from '../ui/progress.ts';
 import { createRecords, unreadableKey, type Records } from './records.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from '../journal/state/index.ts';
@@ -33,11 +33,11 @@ import {
   makeJournalFolder,
   userJournalPath,
 } from '../journal/state/user-journal.ts';
-import { openStatCache, statCachePathFor, type StatCache } from './stat-cache.ts';
+import { openStatCache, statCachePathFor, type StatCache } from './plan/stat-cache.ts';
 import { setAsideEarlier } from '../cost/rerun.ts';
-import { settledOnly, type Unsettled } from './settle.ts';
+import { settledOnly, type Unsettled } from './plan/settle.ts';
 import { formatDuration } from '../ui/format.ts';
-import { createStopper } from './stopper.ts';
+import { createStopper } from './send/stopper.ts';
 import { type BatchSummary, neverAnswered } from './summary.ts';
 
 /**
@@ -52,7 +52,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   // Under GitHub Actions the runner reads stdout for commands: the records there are fenced (runner-fence.ts).
   const deps =
     given.env.GITHUB_ACTIONS === 'true'
-      ? { ...given, stdout: (await import('./runner-fence.ts')).fencedStdout(given.stdout, randomUUID()) }
+      ? { ...given, stdout: (await import('./finish/runner-fence.ts')).fencedStdout(given.stdout, randomUUID()) }
       : given;
   const started = deps.now();
   if (!options.dryRun) requireKey(options.apiKey);
@@ -112,7 +112,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     let charges = NOTHING_CHARGED;
     if (needsService(plan)) {
       deps.favourMemory?.();
-      const { sendBatch } = await import('./send.ts');
+      const { sendBatch } = await import('./send/send.ts');
       charges = await sendBatch(plan, { options, deps, log, reporter, records, stopper });
     } else log('info', nothingToSend(plan));
     reporter.stop();
@@ -127,7 +127,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     jobs?.close();
     reporter.stop();
     // A fence left open would keep the runner deaf to the rest of the step (a dry run, a throw).
-    if (deps.stdout !== given.stdout) await (await import('./runner-fence.ts')).closeFence(deps.stdout);
+    if (deps.stdout !== given.stdout) await (await import('./finish/runner-fence.ts')).closeFence(deps.stdout);
     await journal?.close().catch((err: unknown) => {
       // The summary is lost with the throw: so are the records it would have read.
       records.close();
@@ -536,7 +536,7 @@ async function settleIdentity(
     foreign,
   );
   if (found.length === 0) return identity;
-  const { probe } = await import('./probe.ts');
+  const { probe } = await import('./plan/probe.ts');
   const shown = await probe(ctx.service, found, ctx.deps);
   const facts = learned(identity, parsers, shown.seen, shown.unseen, new Date(ctx.deps.now()));
   for (const fact of facts) await ctx.journal.append(fact);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverInputs, type InputFile } from '../../src/batch/discover.ts';
 import { fileFacts } from '../../src/batch/facts.ts';
-import { openStatCache } from '../../src/batch/stat-cache.ts';
+import { openStatCache } from '../../src/batch/plan/stat-cache.ts';
 
 let dir: string;
 beforeEach(() => {

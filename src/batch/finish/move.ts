@@ -14,13 +14,13 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { describeFsError, stampOf, type FileStamp } from './discover.ts';
-import { errnoCode, processAlive } from '../errno.ts';
-import { ExtractError } from '../errors.ts';
-import { openInput } from './facts.ts';
-import { inert } from '../inert.ts';
-import type { FsPath } from './paths.ts';
-import type { ReportEntry } from './summary.ts';
+import { describeFsError, stampOf, type FileStamp } from '../discover.ts';
+import { errnoCode, processAlive } from '../../errno.ts';
+import { ExtractError } from '../../errors.ts';
+import { openInput } from '../facts.ts';
+import { inert } from '../../inert.ts';
+import type { FsPath } from '../paths.ts';
+import type { ReportEntry } from '../summary.ts';
 
 /**
  * --move-done DIR and --move-failed DIR: a document's file leaves the drop folder once its

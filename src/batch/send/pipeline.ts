@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import type { ServiceClient } from '../client/service-client.ts';
-import { pollDelay, type PollPolicy } from '../client/backoff.ts';
-import type { ClientDeps, Log } from '../client/deps.ts';
-import { ServiceError } from '../client/errors.ts';
+import type { ServiceClient } from '../../client/service-client.ts';
+import { pollDelay, type PollPolicy } from '../../client/backoff.ts';
+import type { ClientDeps, Log } from '../../client/deps.ts';
+import { ServiceError } from '../../client/errors.ts';
 import {
   type DocumentRecord,
   type Route,
@@ -12,22 +12,28 @@ import {
   notSubmittedRecord,
   pendingRecord,
   UNEXPLAINED_ERROR,
-} from '../outputs/record.ts';
-import { storedResults } from '../outputs/stored-results.ts';
-import { redact } from '../redact.ts';
-import { hashOf, openInput, readWhole, sha256Of } from './facts.ts';
-import { stampOf, type FileStamp } from './discover.ts';
-import { inert, SERVICE_TEXT_MAX } from '../inert.ts';
-import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
-import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
+} from '../../outputs/record.ts';
+import { storedResults } from '../../outputs/stored-results.ts';
+import { redact } from '../../redact.ts';
+import { hashOf, openInput, readWhole, sha256Of } from '../facts.ts';
+import { stampOf, type FileStamp } from '../discover.ts';
+import { inert, SERVICE_TEXT_MAX } from '../../inert.ts';
+import { lookup, soleIdentity, type Identity } from '../../journal/identity.ts';
+import type { JournalWriter, KnownLookup, SentRequest } from '../../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
 import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import { countedEarlier, fetchable, rerunAction, resendOf, type Counted } from '../cost/rerun.ts';
-import { priorRecord, serviceName, type Job } from './plan.ts';
-import { afterFailure, stopsTheRun, uncertainCause, uploadAgain } from '../cost/attempt.ts';
-import { chargeOf, createdNothing, failureOutcome, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
-import { countPages, countPagesOfBytes } from './pages.ts';
-import { type Claim, ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
+import { countedEarlier, fetchable, rerunAction, resendOf, type Counted } from '../../cost/rerun.ts';
+import { priorRecord, serviceName, type Job } from '../plan/jobs.ts';
+import { afterFailure, stopsTheRun, uncertainCause, uploadAgain } from '../../cost/attempt.ts';
+import {
+  chargeOf,
+  createdNothing,
+  failureOutcome,
+  type FailureCharge,
+  type UncertainCause,
+} from '../../cost/charge.ts';
+import { countPages, countPagesOfBytes } from '../plan/pages.ts';
+import { type Claim, ClaimLostError, JournalWriteError } from '../../journal/state/index.ts';
 
 /** Why a run stopped submitting before every file was sent. */
 export type StopReason =
@@ -72,7 +78,7 @@ export type Outcome = {
   failure?: { retryable: boolean; charge: FailureCharge };
   /** The stat of the descriptor its bytes were sent from (absent: this run did not read it to send it). */
   read?: FileStamp | undefined;
-  /** `client`: the service gave no page count; the record's is the client's own (batch/pages.ts). */
+  /** `client`: the service gave no page count; the record's is the client's own (batch/plan/pages.ts). */
   pagesCountedBy?: 'client' | undefined;
 };
 
