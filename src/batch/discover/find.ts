@@ -1,6 +1,7 @@
+import { relative, resolve, sep } from 'node:path';
 import type { Log } from '../../client/deps.ts';
-import { streamInputs, type DiscoveryStream, type InputFile, type LinkNotFollowed } from '../discover.ts';
-import { folderExclusions } from '../finish/move.ts';
+import type { DiscoveryStream, InputFile, LinkNotFollowed } from '../discover.ts';
+import { streamInputs } from './stream.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 
 /**
@@ -80,4 +81,17 @@ function logHidden(hidden: string[], log: Log): void {
     'info',
     `skipped ${hidden.length} hidden file${hidden.length === 1 ? '' : 's'} or folder${hidden.length === 1 ? '' : 's'}: ${hidden.slice(0, 5).join(', ')}${more}; --hidden includes them`,
   );
+}
+
+/**
+ * The move folders as exclusions of the walk: a folder inside the drop folder (`drop/ --move-done
+ * drop/done`) is not walked, or each night would list its files again and move them one level deeper.
+ */
+export function folderExclusions(
+  folders: { done?: string | undefined; failed?: string | undefined },
+  cwd: string,
+): string[] {
+  return [folders.done, folders.failed]
+    .filter((f): f is string => f !== undefined)
+    .map((f) => `${relative(cwd, resolve(cwd, f)).split(sep).join('/')}/**`);
 }
