@@ -21,7 +21,7 @@ import type { BatchDeps, BatchOptions } from './options.ts';
 import { PLAN_WINDOW, planBatch } from './plan/plan.ts';
 import { queued, type BatchPlan, type PlanStore } from './plan/planned.ts';
 import { createRecords } from './records.ts';
-import type { Charges } from './send/pipeline.ts';
+import type { Charges } from './outcome.ts';
 import { createStopper } from './send/stopper.ts';
 import { type BatchSummary, neverAnswered } from './summary.ts';
 

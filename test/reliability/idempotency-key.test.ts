@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { replayJournal } from '../../src/journal/journal-read.ts';
 import { stateKey, type JournalFact } from '../../src/journal/journal.ts';
-import { idempotencyKey } from '../../src/batch/send/pipeline.ts';
+import { idempotencyKey } from '../../src/batch/send/idempotency.ts';
 import { priorRecord, UNCERTAIN_SEND, type Job } from '../../src/batch/plan/jobs.ts';
 import { rerunAction, uncertainRequest } from '../../src/cost/rerun.ts';
 

@@ -12,7 +12,7 @@ import {
 import { notSubmittedRecord, pendingRecord } from '../../outputs/record.ts';
 import { redact } from '../../redact.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
-import type { Charges } from '../send/pipeline.ts';
+import type { Charges } from '../outcome.ts';
 import { folderFor, moveInto } from './move.ts';
 import { inert } from '../../inert.ts';
 import { fetchable } from '../../cost/rerun.ts';

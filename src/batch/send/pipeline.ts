@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { ServiceClient } from '../../client/service-client.ts';
 import { pollDelay, type PollPolicy } from '../../client/backoff.ts';
@@ -35,52 +34,8 @@ import {
 import { countPages, countPagesOfBytes } from '../plan/pages.ts';
 import { type Claim, ClaimLostError, JournalWriteError } from '../../journal/state/index.ts';
 
-/** Why a run stopped submitting before every file was sent. */
-export type StopReason =
-  | 'out_of_credits'
-  | 'auth'
-  | 'interrupted'
-  | 'max_credits'
-  | 'unreachable'
-  | 'wrong_service'
-  | 'journal';
-
-/**
- * The pages a run caused the service to charge: reserves it learned of, less the refunds it
- * saw. A document's pages are counted once over all runs: by the run that first learns its
- * page count (the journal's `submitted` fact keeps it when a run ends with the document
- * still processing), so summed over the runs of a batch this equals the service's ledger.
- * `unknown`: documents this run may have had charged whose pages it could not learn (an
- * answer lost, a run stopped before the first poll); the run that learns them counts them.
- * `recognised`: pages of documents the service answered a resend with that an earlier run
- * had counted (the same document_id: charged once, counted once), not in `reserved`.
- */
-export type Charges = {
-  reserved: number;
-  refunded: number;
-  unknown: number;
-  recognised: number;
-  /** Of `reserved`: pages the client counted itself, the service giving none (absent: 0). */
-  byClient?: number;
-};
-
-/**
- * How one document ended in this run:
- * - completed / failed: the service said so (or the file could not be sent)
- * - pending: submitted, still processing at the deadline or when the run stopped; a rerun resumes it
- * - not_submitted: never sent, because the run stopped (402, auth, signal, --max-credits); a rerun sends it
- */
-type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
-/** `failure`: what a failed fact of this run says (absent for a failure an earlier run recorded). */
-export type Outcome = {
-  kind: OutcomeKind;
-  record: DocumentRecord;
-  failure?: { retryable: boolean; charge: FailureCharge };
-  /** The stat of the descriptor its bytes were sent from (absent: this run did not read it to send it). */
-  read?: FileStamp | undefined;
-  /** `client`: the service gave no page count; the record's is the client's own (batch/plan/pages.ts). */
-  pagesCountedBy?: 'client' | undefined;
-};
+import type { Charges, Outcome, StopReason } from '../outcome.ts';
+import { idempotencyKey } from './idempotency.ts';
 
 export type PipelineContext = {
   client: ServiceClient;
@@ -128,26 +83,6 @@ type AsRead = { job: Job; resend?: SentRequest | undefined; known?: () => Promis
 
 /** How often an expired upload address is replaced before the file is reported as failed. */
 const TICKET_ATTEMPTS = 3;
-
-/**
- * The Idempotency-Key of an extract request: derived from the content (sha256), the target
- * (fingerprint of base URL and key) and the request's shape, so the same request always
- * carries the same key. Inline: the name and type are part of the body, so they are part of
- * the key (a renamed file is another request, not a clash). Storage path: each upload has
- * its own path, so a later upload of the same file is a new request with a new key.
- */
-export function idempotencyKey(
-  sha256: string,
-  target: string,
-  request: { file_name: string; file_type: string; storage_path?: string | undefined },
-): string {
-  const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const shape =
-    request.storage_path === undefined
-      ? `inline-${digest(`${request.file_name}\n${request.file_type}`)}`
-      : `upload-${digest(request.storage_path)}`;
-  return `extract-${sha256.slice(0, 32)}-${target}-${shape}`;
-}
 
 export class Pipeline {
   readonly #c: PipelineContext;

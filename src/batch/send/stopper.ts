@@ -1,6 +1,6 @@
 import type { Log } from '../../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
-import type { StopReason } from './pipeline.ts';
+import type { StopReason } from '../outcome.ts';
 import type { Reporter } from '../../ui/progress.ts';
 import { keyHint } from '../session.ts';
 
