@@ -30,8 +30,9 @@ import { type BatchSummary, neverAnswered } from './summary.ts';
  * journal, sends what is new, collects what earlier runs submitted, and writes one record
  * per input. Returns the summary; the CLI layer turns its exit_code into the process's.
  *
- * Three steps: plan (below: inputs, journal, what to do with each file), send (send.ts) and
- * finish (finish.ts: outputs, report, summary). A dry run plans and finishes.
+ * Five steps, each a folder: discover (discover/: the input files, a window at a time), the
+ * run's journal (journal/run-journal.ts), plan (plan/: what to do with each file), send (send/)
+ * and finish (finish/: outputs, report, summary). A dry run plans and finishes.
  */
 export async function runBatch(inputs: string[], options: BatchOptions, given: BatchDeps): Promise<BatchSummary> {
   // Under GitHub Actions the runner reads stdout for commands: the records there are fenced (runner-fence.ts).
