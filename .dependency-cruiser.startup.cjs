@@ -47,7 +47,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/cli/run-action\\.ts$' },
       to: {
-        path: '^src/(contract/(?!constants\\.ts$)|client/service-client\\.ts$|batch/send\\.ts$|emulator/|receiver/|engine/(?!types\\.ts$))',
+        path: '^src/(contract/(?!constants\\.ts$)|client/service-client\\.ts$|batch/send/send\\.ts$|emulator/|receiver/|engine/(?!types\\.ts$))',
         reachable: true,
       },
     },

@@ -2,10 +2,10 @@ import { indentJson } from '../outputs/json.ts';
 import type { DocumentRecord } from '../outputs/record.ts';
 import { needsReview, reviewEntry, type ReviewEntry } from '../outputs/review.ts';
 import { EXIT_CODES } from '../errors.ts';
-import type { Charges, StopReason } from './pipeline.ts';
+import type { Charges, StopReason } from './outcome.ts';
 import type { LinkNotFollowed } from './discover.ts';
-import type { IgnoredInput } from './plan.ts';
-import type { Unsettled } from './settle.ts';
+import type { IgnoredInput } from './plan/jobs.ts';
+import type { Unsettled } from './plan/settle.ts';
 import { formatDuration } from '../ui/format.ts';
 
 /**

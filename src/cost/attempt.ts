@@ -314,7 +314,7 @@ export function afterFailure(
 }
 
 /**
- * What a probe's GET of a document (batch/probe.ts) says of the key: `unseen` the key does not
+ * What a probe's GET of a document (batch/plan/probe.ts) says of the key: `unseen` the key does not
  * see the document (404, or 403: the spec scopes a key to one parser, so another parser's
  * document is forbidden to it, which elsewhere is a rejected key), `key-rejected` the service
  * rejected the key (401), `unsettled` no answer that settles it (no connection, a 5xx).

@@ -12,7 +12,7 @@ type Known = KnownLookup | ReadonlyMap<string, KnownState>;
  * sends each document once for its own parser, as it must: results are shaped by the parser.
  *
  * Shown, not assumed: a key is tied to a parser by reading one of that parser's documents with
- * it (batch/probe.ts), which the spec lets only a key of the same parser do, since keys are
+ * it (batch/plan/probe.ts), which the spec lets only a key of the same parser do, since keys are
  * scoped to one parser; nothing is paid for that.
  */
 export type Identity = {

@@ -74,7 +74,7 @@ export const JournalFact = z.discriminatedUnion('fact', [
     route: Route,
     document_id: z.string(),
     page_count: z.number().int().nonnegative().nullable(),
-    /** `client`: the service gave no page count, so the pages are the client's own count (batch/pages.ts). */
+    /** `client`: the service gave no page count, so the pages are the client's own count (batch/plan/pages.ts). */
     pages_counted_by: z.literal('client').optional(),
     results: Results,
   }),

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Log } from '../client/deps.ts';
-import { streamInputs } from '../batch/discover.ts';
-import { folderExclusions } from '../batch/move.ts';
+import { streamInputs } from '../batch/discover/stream.ts';
+import { folderExclusions } from '../batch/discover/find.ts';
 import type { BatchOptions } from '../batch/options.ts';
 import { parseStateSpec } from '../journal/state/index.ts';
 import { userJournalPath } from '../journal/state/user-journal.ts';

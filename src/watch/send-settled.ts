@@ -3,7 +3,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
-import { folderFor, moveInto } from '../batch/move.ts';
+import { folderFor, moveInto } from '../batch/finish/move.ts';
 import type { FileStamp as ReadStamp } from '../batch/discover.ts';
 import { inert } from '../inert.ts';
 import { runBatch } from '../batch/run.ts';
@@ -142,7 +142,7 @@ export async function sendSettled(
   return _afterStop(summary, log);
 }
 
-/** --move-done/--move-failed for one document (batch/move.ts); a failure leaves the file where it is and says why. */
+/** --move-done/--move-failed for one document (batch/finish/move.ts); a failure leaves the file where it is and says why. */
 async function _move(entry: ReportEntry, folder: string, ctx: SendContext, read: ReadStamp | undefined): Promise<void> {
   const path = resolve(ctx.deps.cwd, entry.file);
   const root = ctx.roots.find((r) => path.startsWith(r + sep)) ?? dirname(path);

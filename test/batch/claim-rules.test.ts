@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
-import { claimAsk, claimWant, heldDelay, unclaimed } from '../../src/batch/claims.ts';
+import { claimAsk, claimWant, heldDelay, unclaimed } from '../../src/batch/send/claims.ts';
 import { job } from './jobs.ts';
 
 /** The scheduler's inner rules, in-process: how much it claims, what it waits for, how often it looks again. */

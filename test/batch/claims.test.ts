@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
-import { JobQueue, workThrough } from '../../src/batch/claims.ts';
+import { JobQueue, workThrough } from '../../src/batch/send/claims.ts';
 import { Int32List } from '../../src/batch/int32-list.ts';
-import { PlanStore, QueuedJobs } from '../../src/batch/planned.ts';
+import { PlanStore, QueuedJobs } from '../../src/batch/plan/planned.ts';
 import { knownFromMap, type KnownState } from '../../src/journal/journal.ts';
 import { job } from './jobs.ts';
 import { memoryState, type Claim, type StateJournal } from '../../src/journal/state/index.ts';

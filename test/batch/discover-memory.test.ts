@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamInputs, type InputFile } from '../../src/batch/discover.ts';
+import type { InputFile } from '../../src/batch/discover.ts';
+import { streamInputs } from '../../src/batch/discover/stream.ts';
 
 /**
  * Issue 26 item 1: discovery streams. A folder of 100,000 files walked a chunk at a time holds

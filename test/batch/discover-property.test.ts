@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { discoverInputs, streamInputs, type DiscoverOptions } from '../../src/batch/discover.ts';
+import type { DiscoverOptions } from '../../src/batch/discover.ts';
+import { discoverInputs, streamInputs } from '../../src/batch/discover/stream.ts';
 import { referenceDiscoverInputs } from './discover-reference.ts';
 
 /**

@@ -37,7 +37,7 @@ export type InputFile = {
   size: number;
   /** Named by itself (or listed on stdin), not found in a directory or by a pattern: always sent. */
   explicit: boolean;
-  /** What the stat cache compares (see batch/stat-cache.ts); absent when the file was not stat'ed as such. */
+  /** What the stat cache compares (see batch/plan/stat-cache.ts); absent when the file was not stat'ed as such. */
   stamp?: FileStamp | undefined;
   /**
    * Its path under the folder it was found in (a folder walked, a pattern's folder), printable;

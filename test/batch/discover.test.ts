@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverInputs, streamInputs } from '../../src/batch/discover.ts';
+import { discoverInputs, streamInputs } from '../../src/batch/discover/stream.ts';
 import { ExtractError } from '../../src/errors.ts';
 
 let cwd: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { annotations, stepSummary } from '../../src/batch/github.ts';
+import { annotations, stepSummary } from '../../src/batch/finish/github.ts';
 import { createRecords } from '../../src/batch/records.ts';
 import { tallySummary, type ReportEntry } from '../../src/batch/summary.ts';
 import { completedRecord } from '../../src/outputs/record.ts';

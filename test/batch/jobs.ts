@@ -1,5 +1,5 @@
 import { stateKey } from '../../src/journal/journal.ts';
-import type { Job } from '../../src/batch/plan.ts';
+import type { Job } from '../../src/batch/plan/jobs.ts';
 
 /** A small inline job for the scheduler's tests: distinct content per n, nothing read from disk. */
 export function job(n: number): Job {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Limiter } from '../../src/batch/limiter.ts';
+import { Limiter } from '../../src/batch/send/limiter.ts';
 
 describe('limiter (AIMD)', () => {
   it('halves on 429 once per quiet period, climbs by one after a window of successes', () => {

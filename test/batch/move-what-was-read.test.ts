@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { moveInto } from '../../src/batch/move.ts';
+import { moveInto } from '../../src/batch/finish/move.ts';
 import { fileFacts } from '../../src/batch/facts.ts';
 import { emulator, KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyFileRule, hashesWhileSending } from '../../src/batch/plan.ts';
+import { emptyFileRule, hashesWhileSending } from '../../src/batch/plan/jobs.ts';
 import type { InputFile } from '../../src/batch/discover.ts';
 
 /** The plan's inner rules, in-process: what an empty file comes to, and which files are hashed on their upload. */

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverInputs } from '../../src/batch/discover.ts';
-import { planJobs, serviceName } from '../../src/batch/plan.ts';
-import { openStatCache } from '../../src/batch/stat-cache.ts';
+import { discoverInputs } from '../../src/batch/discover/stream.ts';
+import { planJobs, serviceName } from '../../src/batch/plan/jobs.ts';
+import { openStatCache } from '../../src/batch/plan/stat-cache.ts';
 
 let dir: string;
 beforeEach(() => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Int32List } from '../../src/batch/int32-list.ts';
-import { PlanStore } from '../../src/batch/planned.ts';
-import type { Job } from '../../src/batch/plan.ts';
+import { PlanStore } from '../../src/batch/plan/planned.ts';
+import type { Job } from '../../src/batch/plan/jobs.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HASH_WHILE_SENDING_ABOVE } from '../../src/batch/options.ts';
-import { hashWhileSendingAbove, recordedAtPlan } from '../../src/batch/run.ts';
+import { hashWhileSendingAbove, recordedAtPlan } from '../../src/batch/plan/plan.ts';
 
-/** planBatch's inner rules, in-process: when large files are hashed on their upload, which records the plan writes. */
+/** The plan step's inner rules (plan/plan.ts), in-process: when large files are hashed on their upload, which records the plan writes. */
 
 describe('hashWhileSendingAbove', () => {
   const plain = { dryRun: false, maxCredits: undefined, hashWhileSendingAbove: undefined };

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { closeFence, fencedStdout } from '../../src/batch/runner-fence.ts';
+import { closeFence, fencedStdout } from '../../src/batch/finish/runner-fence.ts';
 import { runnerCommands } from '../helpers/runner-commands.ts';
 
 /** Writes `chunks` through a fenced stream, ends the fence, and returns what reached the real one. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decidedOutcome, recordCopies } from '../../src/batch/send.ts';
-import { CopyIndex, hashKey, PlanStore } from '../../src/batch/planned.ts';
+import { decidedOutcome, recordCopies } from '../../src/batch/send/send.ts';
+import { CopyIndex, hashKey, PlanStore } from '../../src/batch/plan/planned.ts';
 import { createRecords, MemoryRecords } from '../../src/batch/records.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
 import type { KnownState } from '../../src/journal/journal.ts';

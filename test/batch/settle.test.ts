@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InputFile } from '../../src/batch/discover.ts';
-import { settledOnly } from '../../src/batch/settle.ts';
+import { settledOnly } from '../../src/batch/plan/settle.ts';
 
 /** --settle's rule on an injected clock and stat: changed within the window (mtime or ctime) waits for the next run. */
 

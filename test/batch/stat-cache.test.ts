@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverInputs, type InputFile } from '../../src/batch/discover.ts';
+import type { InputFile } from '../../src/batch/discover.ts';
+import { discoverInputs } from '../../src/batch/discover/stream.ts';
 import { fileFacts } from '../../src/batch/facts.ts';
-import { openStatCache } from '../../src/batch/stat-cache.ts';
+import { openStatCache } from '../../src/batch/plan/stat-cache.ts';
 
 let dir: string;
 beforeEach(() => {

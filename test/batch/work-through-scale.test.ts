@@ -1,6 +1,6 @@
 import { createHook } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
-import { workThrough } from '../../src/batch/claims.ts';
+import { workThrough } from '../../src/batch/send/claims.ts';
 import { job } from './jobs.ts';
 import { memoryState } from '../../src/journal/state/index.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';

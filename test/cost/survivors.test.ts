@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replan } from '../../src/batch/plan.ts';
+import { replan } from '../../src/batch/plan/jobs.ts';
 import { ServiceError } from '../../src/client/errors.ts';
 import { type AttemptFacts, circuitSignal, decide, SERVICE_ERROR_KINDS } from '../../src/cost/attempt.ts';
 import { replayer, stateKey, type JournalFact } from '../../src/journal/journal.ts';

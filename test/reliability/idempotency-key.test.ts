@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { replayJournal } from '../../src/journal/journal-read.ts';
 import { stateKey, type JournalFact } from '../../src/journal/journal.ts';
-import { idempotencyKey } from '../../src/batch/pipeline.ts';
-import { priorRecord, UNCERTAIN_SEND, type Job } from '../../src/batch/plan.ts';
+import { idempotencyKey } from '../../src/batch/send/idempotency.ts';
+import { priorRecord, UNCERTAIN_SEND, type Job } from '../../src/batch/plan/jobs.ts';
 import { rerunAction, uncertainRequest } from '../../src/cost/rerun.ts';
 
 /** The client's Idempotency-Key and the journal facts that let a rerun resend an uncertain request unchanged. */

@@ -1,114 +1,24 @@
-import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import type { ServiceClient } from '../client/service-client.ts';
-import { pollDelay, type PollPolicy } from '../client/backoff.ts';
-import type { ClientDeps, Log } from '../client/deps.ts';
-import { ServiceError } from '../client/errors.ts';
-import {
-  type DocumentRecord,
-  type Route,
-  completedRecord,
-  errorRecord,
-  notSubmittedRecord,
-  pendingRecord,
-  UNEXPLAINED_ERROR,
-} from '../outputs/record.ts';
-import { storedResults } from '../outputs/stored-results.ts';
-import { redact } from '../redact.ts';
-import { hashOf, openInput, readWhole, sha256Of } from './facts.ts';
-import { stampOf, type FileStamp } from './discover.ts';
-import { inert, SERVICE_TEXT_MAX } from '../inert.ts';
-import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
-import type { JournalWriter, KnownLookup, SentRequest } from '../journal/journal.ts';
-import type { Limiter } from './limiter.ts';
-import { LAST_POLL_MIN_MS, pollDocument } from './poll.ts';
-import { countedEarlier, fetchable, rerunAction, resendOf, type Counted } from '../cost/rerun.ts';
-import { priorRecord, serviceName, type Job } from './plan.ts';
-import { afterFailure, stopsTheRun, uncertainCause, uploadAgain } from '../cost/attempt.ts';
-import { chargeOf, createdNothing, failureOutcome, type FailureCharge, type UncertainCause } from '../cost/charge.ts';
-import { countPages, countPagesOfBytes } from './pages.ts';
-import { type Claim, ClaimLostError, JournalWriteError } from '../journal/state/index.ts';
+import { pollDelay } from '../../client/backoff.ts';
+import { ServiceError } from '../../client/errors.ts';
+import { type Route, UNEXPLAINED_ERROR } from '../../outputs/record.ts';
+import { redact } from '../../redact.ts';
+import { hashOf, openInput, readWhole, sha256Of } from '../facts.ts';
+import { stampOf, type FileStamp } from '../discover.ts';
+import { inert, SERVICE_TEXT_MAX } from '../../inert.ts';
+import { lookup, soleIdentity } from '../../journal/identity.ts';
+import type { SentRequest } from '../../journal/journal.ts';
+import { pollDocument } from './poll.ts';
+import { fetchable, rerunAction, resendOf } from '../../cost/rerun.ts';
+import { priorRecord, serviceName, type Job } from '../plan/jobs.ts';
+import { uploadAgain } from '../../cost/attempt.ts';
+import { createdNothing, failureOutcome } from '../../cost/charge.ts';
+import { countPagesOfBytes } from '../plan/pages.ts';
 
-/** Why a run stopped submitting before every file was sent. */
-export type StopReason =
-  | 'out_of_credits'
-  | 'auth'
-  | 'interrupted'
-  | 'max_credits'
-  | 'unreachable'
-  | 'wrong_service'
-  | 'journal';
-
-/**
- * The pages a run caused the service to charge: reserves it learned of, less the refunds it
- * saw. A document's pages are counted once over all runs: by the run that first learns its
- * page count (the journal's `submitted` fact keeps it when a run ends with the document
- * still processing), so summed over the runs of a batch this equals the service's ledger.
- * `unknown`: documents this run may have had charged whose pages it could not learn (an
- * answer lost, a run stopped before the first poll); the run that learns them counts them.
- * `recognised`: pages of documents the service answered a resend with that an earlier run
- * had counted (the same document_id: charged once, counted once), not in `reserved`.
- */
-export type Charges = {
-  reserved: number;
-  refunded: number;
-  unknown: number;
-  recognised: number;
-  /** Of `reserved`: pages the client counted itself, the service giving none (absent: 0). */
-  byClient?: number;
-};
-
-/**
- * How one document ended in this run:
- * - completed / failed: the service said so (or the file could not be sent)
- * - pending: submitted, still processing at the deadline or when the run stopped; a rerun resumes it
- * - not_submitted: never sent, because the run stopped (402, auth, signal, --max-credits); a rerun sends it
- */
-type OutcomeKind = 'completed' | 'failed' | 'pending' | 'not_submitted';
-/** `failure`: what a failed fact of this run says (absent for a failure an earlier run recorded). */
-export type Outcome = {
-  kind: OutcomeKind;
-  record: DocumentRecord;
-  failure?: { retryable: boolean; charge: FailureCharge };
-  /** The stat of the descriptor its bytes were sent from (absent: this run did not read it to send it). */
-  read?: FileStamp | undefined;
-  /** `client`: the service gave no page count; the record's is the client's own (batch/pages.ts). */
-  pagesCountedBy?: 'client' | undefined;
-};
-
-export type PipelineContext = {
-  client: ServiceClient;
-  journal: JournalWriter;
-  /** The run's primary target (a job without one of its own goes under it). */
-  target: string;
-  /** The parser's targets, under which a file hashed while it is sent is looked up (absent: `target` alone). */
-  identity?: Identity | undefined;
-  poll: PollPolicy;
-  maxCredits: number | undefined;
-  deps: ClientDeps;
-  sendSlots: Limiter;
-  pendingSlots: Limiter;
-  /** Aborted on SIGINT/SIGTERM, auth failure and an open circuit: stops the idempotent steps (PUT, GET). */
-  signal: AbortSignal;
-  log: Log;
-  stopped: () => StopReason | undefined;
-  stop: (reason: StopReason, message: string) => void;
-  settle: (job: Job, outcome: Outcome) => void;
-  /**
-   * What the journal knew at the start (the replay), for files hashed while they are sent:
-   * their content is looked up once its hash is known, before POST extract.
-   */
-  known?: Pick<KnownLookup, 'get'> | undefined;
-  retryFailed?: boolean | undefined;
-  fresh?: boolean | undefined;
-  /** Just before a file's bytes are read to be sent (BatchDeps.beforeSend: tests change the file there). */
-  beforeSend?: ((file: string) => void | Promise<void>) | undefined;
-  /**
-   * Takes the content a file turned out to hold (hashed as it was sent) for this worker, beside
-   * the job's planned key (claims.ts): undefined when another worker holds it. Absent: granted.
-   */
-  adopt?: ((job: Job, key: string) => Promise<Claim | undefined>) | undefined;
-};
+import type { Charges, Outcome } from '../outcome.ts';
+import type { PipelineContext } from './context.ts';
+import { Endings, notSubmitted, reasonText } from './endings.ts';
+import { idempotencyKey } from './idempotency.ts';
 
 /**
  * What became of a file hashed while it was uploaded, once its content was looked up: sent
@@ -123,38 +33,12 @@ type AsRead = { job: Job; resend?: SentRequest | undefined; known?: () => Promis
 /** How often an expired upload address is replaced before the file is reported as failed. */
 const TICKET_ATTEMPTS = 3;
 
-/**
- * The Idempotency-Key of an extract request: derived from the content (sha256), the target
- * (fingerprint of base URL and key) and the request's shape, so the same request always
- * carries the same key. Inline: the name and type are part of the body, so they are part of
- * the key (a renamed file is another request, not a clash). Storage path: each upload has
- * its own path, so a later upload of the same file is a new request with a new key.
- */
-export function idempotencyKey(
-  sha256: string,
-  target: string,
-  request: { file_name: string; file_type: string; storage_path?: string | undefined },
-): string {
-  const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const shape =
-    request.storage_path === undefined
-      ? `inline-${digest(`${request.file_name}\n${request.file_type}`)}`
-      : `upload-${digest(request.storage_path)}`;
-  return `extract-${sha256.slice(0, 32)}-${target}-${shape}`;
-}
-
 export class Pipeline {
   readonly #c: PipelineContext;
   /** Pages of documents sent in this run, for --max-credits (counted before sending). */
   #committedPages = 0;
-  /** Extract requests of this run that may have reached the service unanswered, by job key. */
-  readonly #uncertain = new Map<string, SentRequest>();
-  /**
-   * Pages counted per document this run works on (by its job's ordinal: a number, where a map of
-   * keys held each key's string to the end of the run), by this run or, per the journal, an earlier one.
-   */
-  readonly #counted = new Map<number, number>();
-  readonly #charges: Charges = { reserved: 0, refunded: 0, unknown: 0, recognised: 0, byClient: 0 };
+  /** How each document ends: its facts, its record, its pages counted. */
+  readonly #end: Endings;
   /** Outcomes of content hashed while uploaded, by its real key, for a copy of it in the same run. */
   readonly #inRun = new Map<string, Promise<Outcome>>();
   readonly #resolveInRun = new Map<string, (outcome: Outcome) => void>();
@@ -173,11 +57,12 @@ export class Pipeline {
         this.#resolveInRun.get(job.key)?.(outcome);
       },
     };
+    this.#end = new Endings(this.#c);
   }
 
   /** What this run caused the service to charge (README: Outputs, pages charged). */
   charges(): Charges {
-    return { ...this.#charges };
+    return { ...this.#end.charges };
   }
 
   /** Sends a file by its route, then polls it when it went by upload. */
@@ -257,7 +142,7 @@ export class Pipeline {
     } catch (err) {
       // Once a document_id is known the document is the service's (and paid for): a failure
       // from here on leaves it pending, never "not submitted".
-      await this.#failed(job, route, err, documentId);
+      await this.#end.failed(job, route, err, documentId);
     } finally {
       releaseSend?.();
       releasePending?.();
@@ -280,12 +165,13 @@ export class Pipeline {
     const prior = fetchable(job.prior);
     if (prior === undefined) return;
     // An earlier run that knew its pages counted them.
-    if (prior.page_count !== undefined && prior.page_count !== null) this.#counted.set(job.ordinal, prior.page_count);
+    if (prior.page_count !== undefined && prior.page_count !== null)
+      this.#end.counted.set(job.ordinal, prior.page_count);
     try {
       // The first GET at once: the document has had the whole gap between runs to finish.
       await this.#pollUntilDone(job, prior.document_id, prior.route, 0, 0, null);
     } catch (err) {
-      await this.#failed(job, prior.route, err, prior.document_id);
+      await this.#end.failed(job, prior.route, err, prior.document_id);
     }
   }
 
@@ -411,7 +297,7 @@ export class Pipeline {
     const answer = await this.#extract(job, 'inline', request, () =>
       c.client.extractInline(body, request.idempotency_key),
     );
-    this.#recognise(job, answer.document_id);
+    this.#end.recognise(job, answer.document_id);
     let pageCount = pageCountOf(answer);
     if (pageCount === null && !c.client.offers.noDocuments) {
       // The inline response has no page_count (spec 3a); the document has it.
@@ -430,7 +316,14 @@ export class Pipeline {
     const byClient = pageCount === null && c.client.offers.noDocuments;
     // Counted from the bytes sent, not the file again: it may be gone now, and the answer is paid for.
     if (byClient) pageCount = job.pages ?? (await countPagesOfBytes(bytes, job.mimeType));
-    await this.#completed(job, 'inline', answer.document_id, pageCount, answer.results, byClient && pageCount !== null);
+    await this.#end.completed(
+      job,
+      'inline',
+      answer.document_id,
+      pageCount,
+      answer.results,
+      byClient && pageCount !== null,
+    );
   }
 
   /**
@@ -444,7 +337,7 @@ export class Pipeline {
         ? `too slow for this service's inline time limit (it stopped the extraction and refunds it)`
         : `too large for this service's inline route (${movedFor === 'size' ? (max !== undefined ? `it takes files up to about ${max} bytes inline` : 'it refused the request as too large: HTTP 413') : job.decision.why})`;
     const reason = `${inert(job.input.file)}: ${why}, and it has no upload route: nothing was charged; --retry-failed tries it again`;
-    await this.#settleFailure(job, route, null, reason, { retryable: false, charge: 'none' });
+    await this.#end.settleFailure(job, route, null, reason, { retryable: false, charge: 'none' });
   }
 
   /**
@@ -547,10 +440,10 @@ export class Pipeline {
           ),
         );
         // A document an earlier run counted keeps its count, so that a run collecting it does not count it again.
-        const recognised = this.#recognise(job, accepted.document_id);
+        const recognised = this.#end.recognise(job, accepted.document_id);
         await c.journal.append({
           fact: 'submitted',
-          ...this.#common(job),
+          ...this.#end.common(job),
           route,
           document_id: accepted.document_id,
           ...(recognised !== undefined ? { page_count: recognised } : {}),
@@ -602,7 +495,7 @@ export class Pipeline {
           : end.end === 'timeout'
             ? timeout
             : 'still processing when the run stopped';
-      await this.#pending(
+      await this.#end.pending(
         job,
         route,
         documentId,
@@ -613,269 +506,17 @@ export class Pipeline {
     }
     const doc = end.doc;
     if (doc.status === 'completed') {
-      await this.#completed(job, route, documentId, pageCount, doc.results ?? {});
+      await this.#end.completed(job, route, documentId, pageCount, doc.results ?? {});
       return;
     }
     const reason = redact(inert(doc.error ?? UNEXPLAINED_ERROR, SERVICE_TEXT_MAX));
     // Reserved, then refunded by the service (spec: "credits refunded").
-    this.#learnPages(job, pageCount);
-    this.#charges.refunded += this.#counted.get(job.ordinal) ?? 0;
+    this.#end.learnPages(job, pageCount);
+    this.#end.charges.refunded += this.#end.counted.get(job.ordinal) ?? 0;
     // The service judged this document: a plain rerun does not send it again (--retry-failed does).
-    await this.#settleFailure(job, route, documentId, reason, { ...failureOutcome({ ended: 'refunded' }), pageCount });
-  }
-
-  /**
-   * The service answered with a document an earlier run counted (countedEarlier): a resend under
-   * the same Idempotency-Key, answered with the first document. Its pages were charged once and
-   * counted once: this run counts them as recognised. Returns them.
-   */
-  #recognise(job: Job, documentId: string): number | undefined {
-    const earlier = countedEarlier(job.prior);
-    if (earlier === undefined || earlier.document_id !== documentId || this.#counted.has(job.ordinal)) return undefined;
-    this.#counted.set(job.ordinal, earlier.page_count);
-    this.#charges.recognised += earlier.page_count;
-    this.#c.log(
-      'info',
-      `${job.input.file}: the service answered with ${documentId}, charged for before: not charged again`,
-    );
-    return earlier.page_count;
-  }
-
-  /** The document of this job whose pages are counted (by this run or an earlier one), for the journal's facts. */
-  #countedFor(job: Job, documentId: string | null): { counted: Counted } | Record<string, never> {
-    const pages = documentId === null ? undefined : this.#counted.get(job.ordinal);
-    if (documentId !== null && pages !== undefined) return { counted: { document_id: documentId, page_count: pages } };
-    const earlier = countedEarlier(job.prior);
-    return earlier !== undefined ? { counted: earlier } : {};
-  }
-
-  /** Counts a document's pages the first time any run learns them. */
-  #learnPages(job: Job, pageCount: number | null): void {
-    if (pageCount === null || this.#counted.has(job.ordinal)) return;
-    this.#counted.set(job.ordinal, pageCount);
-    this.#charges.reserved += pageCount;
-  }
-
-  /** Submitted and charged, not finished: the record says so, and the journal keeps its pages. */
-  async #pending(job: Job, route: Route, documentId: string, pageCount: number | null, why: string): Promise<void> {
-    const c = this.#c;
-    const countedBefore = this.#counted.has(job.ordinal);
-    if (pageCount === null && !countedBefore) {
-      // Stopped before the first poll (Ctrl+C, SIGTERM): one read of the document, outside the
-      // run's abort, tells what was charged, so the summary and the record can say it.
-      try {
-        pageCount = (await c.client.getDocument(documentId, AbortSignal.timeout(LAST_POLL_MIN_MS))).page_count;
-      } catch {
-        // unknown: counted by the run that learns it
-      }
-    }
-    this.#learnPages(job, pageCount);
-    if (!this.#counted.has(job.ordinal)) this.#charges.unknown++;
-    else if (!countedBefore) {
-      // This run counted the pages: the run that collects the document must not count them again.
-      await c.journal.append({
-        fact: 'submitted',
-        ...this.#common(job),
-        route,
-        document_id: documentId,
-        page_count: pageCount,
-      });
-    }
-    c.settle(job, {
-      kind: 'pending',
-      record: pendingRecord(
-        { file: job.input.file, document_id: documentId, route },
-        why,
-        this.#counted.get(job.ordinal) ?? pageCount,
-      ),
-    });
-  }
-
-  async #completed(
-    job: Job,
-    route: Route,
-    documentId: string,
-    pageCount: number | null,
-    results: DocumentRecord['results'],
-    countedHere = false,
-  ): Promise<void> {
-    const c = this.#c;
-    if (countedHere && pageCount !== null && !this.#counted.has(job.ordinal))
-      this.#charges.byClient = (this.#charges.byClient ?? 0) + pageCount;
-    this.#learnPages(job, pageCount);
-    if (pageCount === null && !this.#counted.has(job.ordinal)) this.#charges.unknown++;
-    const res = results ?? {};
-    await c.journal.append({
-      fact: 'completed',
-      ...this.#common(job),
-      route,
-      document_id: documentId,
-      page_count: pageCount,
-      ...(countedHere ? { pages_counted_by: 'client' as const } : {}),
-      results: res,
-    });
-    c.settle(job, {
-      kind: 'completed',
-      ...(countedHere ? { pagesCountedBy: 'client' as const } : {}),
-      // As their JSON text (one string), not the parsed tree: the record spool (records.ts) writes
-      // that text to disk as it is, and the writers copy or parse it when they read it back.
-      record: completedRecord(
-        { file: job.input.file, document_id: documentId, route },
-        pageCount,
-        storedResults(JSON.stringify(res)),
-      ),
-    });
-  }
-
-  async #failed(job: Job, route: Route, err: unknown, documentId: string | null = null): Promise<void> {
-    const c = this.#c;
-    if (err instanceof ClaimLostError) {
-      // Another worker sharing the journal holds the document now; it was not sent from here.
-      c.settle(job, notSubmitted(job, route, err.message));
-      return;
-    }
-    if (err instanceof JournalWriteError) {
-      // Its `sending` fact could not be written, so the request was not sent: nothing was charged.
-      c.stop('journal', err.message);
-      c.settle(job, notSubmitted(job, route, reasonText('journal')));
-      return;
-    }
-    if (err instanceof ServiceError && err.charge === 'refunded') {
-      await this.#refunded(job, route, err);
-      return;
-    }
-    const named = err instanceof ServiceError && err.kind === 'bad_response' ? (err.documentId ?? documentId) : null;
-    if (err instanceof ServiceError && named !== null) {
-      await this.#badAnswer(job, route, named, err);
-      return;
-    }
-    const uncertain = documentId === null ? this.#uncertain.get(job.key) : undefined;
-    this.#uncertain.delete(job.key);
-    if (err instanceof ServiceError && uncertain === undefined) {
-      // The run stops (or has stopped): what was not sent is "not submitted"; a submitted document is pending.
-      const stop: StopReason | undefined = stopsTheRun(err.kind);
-      if (stop !== undefined) c.stop(stop, err.message);
-      const after = afterFailure(err.kind, documentId);
-      if (after === 'not-submitted') {
-        c.settle(job, notSubmitted(job, route, reasonText(stop ?? c.stopped() ?? 'interrupted')));
-        return;
-      }
-      if (after !== 'failed' && documentId !== null) {
-        // Submitted (and charged) already: the document is still the service's; a rerun collects it.
-        const how =
-          after === 'pending-at-stop'
-            ? 'still processing when the run stopped: rerun the same command to collect it (it will not be charged again)'
-            : `${err.message}: rerun the same command to collect it`;
-        await this.#pending(job, route, documentId, null, how);
-        return;
-      }
-    }
-    // An extract request left uncertain is kept, so --retry-failed resends it unchanged.
-    const how = failureOutcome({
-      ended: 'error',
-      retryable: err instanceof ServiceError ? err.retryable : undefined,
-      requestInDoubt: uncertain !== undefined,
-      documentId,
-    });
-    const reason =
-      how.charge === 'uncertain' && documentId === null && c.client.offers.noDocuments
-        ? await this.#fateUnknown(job, err)
-        : redact(err instanceof Error ? err.message : String(err));
-    if (!createdNothing(how.charge) && !this.#counted.has(job.ordinal)) this.#charges.unknown++;
-    const cause =
-      how.charge === 'uncertain' ? uncertainCause(err instanceof ServiceError ? err.kind : undefined) : undefined;
-    await this.#settleFailure(job, route, documentId, reason, { ...how, request: uncertain, cause });
-  }
-
-  /**
-   * An extract request whose answer was lost, on a service with no route to read a document:
-   * nothing can tell whether it was charged, so the message says that, and what --retry-failed
-   * may cost (the pages as counted here).
-   */
-  async #fateUnknown(job: Job, err: unknown): Promise<string> {
-    const what =
-      err instanceof ServiceError && err.kind === 'server'
-        ? `a proxy answered for the service (HTTP ${err.status})`
-        : 'the answer was lost after the request was sent';
-    const pages = job.pages ?? (await countPages(job.input.path, job.mimeType).catch(() => null));
-    const cost =
-      pages === null ? 'its pages once more' : `${pages} page${pages === 1 ? '' : 's'} once more, as counted here`;
-    return redact(
-      `${inert(job.input.file)}: ${what}, and its fate cannot be known: this service has no route to ask about a document and may ignore Idempotency-Key; it was not sent again. --retry-failed sends it again, which may charge ${cost}`,
-    );
-  }
-
-  /**
-   * The service answered at once that its extraction failed (an inline `success: false`) and
-   * refunded it: the document_id is kept, nothing is counted, and a plain rerun sends it once
-   * more (cost/charge.ts failureOutcome); failed again, it is set aside for --retry-failed.
-   */
-  async #refunded(job: Job, route: Route, err: ServiceError): Promise<void> {
-    this.#uncertain.delete(job.key);
-    const again = job.prior?.fact === 'failed' && chargeOf(job.prior) === 'refunded';
-    const next = again
-      ? 'it failed so before too: set aside, --retry-failed sends it again'
-      : 'a plain rerun sends it once more';
-    const reason = redact(`${err.message}; refunded by the service: ${next}`);
-    await this.#settleFailure(job, route, err.documentId ?? null, reason, {
-      ...failureOutcome({ ended: 'refunded', answered: { again } }),
-    });
-  }
-
-  /**
-   * An answer the client could not take (too deep, page_count not a number of pages) that still
-   * named its document: the service made it, so it may be charged. The journal keeps its
-   * document_id (a rerun does not send it again) and the record says how to fetch it.
-   */
-  async #badAnswer(job: Job, route: Route, documentId: string, err: ServiceError): Promise<void> {
-    this.#uncertain.delete(job.key);
-    const pageCount = err.pageCount ?? null;
-    this.#learnPages(job, pageCount);
-    if (!this.#counted.has(job.ordinal)) this.#charges.unknown++;
-    const reason = redact(
-      `${err.message}: document ${documentId} may have been charged; "extract get ${documentId}" fetches it once the service answers it properly`,
-    );
-    await this.#settleFailure(job, route, documentId, reason, {
-      ...failureOutcome({ ended: 'answer-refused' }),
-      pageCount: this.#counted.get(job.ordinal) ?? pageCount,
-      cause: 'answer_refused',
-    });
-  }
-
-  /** Journals a failure (what it cost; the request to resend when uncertain) and settles its record. */
-  async #settleFailure(
-    job: Job,
-    route: Route,
-    documentId: string | null,
-    reason: string,
-    how: {
-      retryable: boolean;
-      charge: FailureCharge;
-      request?: SentRequest | undefined;
-      pageCount?: number | null;
-      cause?: UncertainCause | undefined;
-    },
-  ): Promise<void> {
-    // A large file that failed before its upload ended has no hash to key a fact by; nothing was
-    // charged, and a rerun sends it again, as it would after a fact saying so.
-    if (job.unhashed !== true)
-      await this.#c.journal.append({
-        fact: 'failed',
-        ...this.#common(job),
-        route,
-        document_id: documentId,
-        reason,
-        retryable: how.retryable,
-        charge: how.charge,
-        ...(how.request ? { request: how.request } : {}),
-        ...(how.cause !== undefined ? { cause: how.cause } : {}),
-        // What a run counted stays known, so that a resend answered with it is not counted again.
-        ...this.#countedFor(job, documentId),
-      });
-    this.#c.settle(job, {
-      kind: 'failed',
-      failure: { retryable: how.retryable, charge: how.charge },
-      record: errorRecord({ file: job.input.file, document_id: documentId, route }, reason, how.pageCount),
+    await this.#end.settleFailure(job, route, documentId, reason, {
+      ...failureOutcome({ ended: 'refunded' }),
+      pageCount,
     });
   }
 
@@ -888,21 +529,27 @@ export class Pipeline {
    */
   async #extract<T>(job: Job, route: Route, request: SentRequest, send: () => Promise<T>): Promise<T> {
     const c = this.#c;
-    await c.journal.append({ fact: 'sending', ...this.#common(job), route, request, ...this.#countedFor(job, null) });
+    await c.journal.append({
+      fact: 'sending',
+      ...this.#end.common(job),
+      route,
+      request,
+      ...this.#end.countedFor(job, null),
+    });
     try {
       const answer = await send();
-      this.#uncertain.delete(job.key);
+      this.#end.uncertain.delete(job.key);
       return answer;
     } catch (err) {
       // The client's typed answer: nothing was created (refused, never sent), or it may have been.
       if (err instanceof ServiceError && createdNothing(err.charge)) {
-        this.#uncertain.delete(job.key);
-        await c.journal.append({ fact: 'unsent', ...this.#common(job), route });
+        this.#end.uncertain.delete(job.key);
+        await c.journal.append({ fact: 'unsent', ...this.#end.common(job), route });
       } else if (err instanceof ServiceError && err.charge === 'refunded') {
         // The service made a document, failed it and refunded it: known, not in doubt.
-        this.#uncertain.delete(job.key);
+        this.#end.uncertain.delete(job.key);
       } else {
-        this.#uncertain.set(job.key, request);
+        this.#end.uncertain.set(job.key, request);
       }
       throw err;
     }
@@ -917,15 +564,6 @@ export class Pipeline {
     };
     return { ...sent, idempotency_key: idempotencyKey(job.sha256, job.target ?? this.#c.target, sent) };
   }
-
-  #common(job: Job): { at: string; sha256: string; target: string; file: string } {
-    return {
-      at: new Date(this.#c.deps.now()).toISOString(),
-      sha256: job.sha256,
-      target: job.target ?? this.#c.target,
-      file: job.input.file,
-    };
-  }
 }
 
 /** The route of a job; a resend goes by the shape of the request it repeats. */
@@ -938,34 +576,8 @@ function routeOf(job: Job): Route {
 /** Why a file bound inline went to the upload route: its size (a 413), or the inline time limit. */
 type Moved = 'size' | 'time';
 
-function notSubmitted(job: Job, route: Route, why: string): Outcome {
-  return {
-    kind: 'not_submitted',
-    record: notSubmittedRecord({ file: job.input.file, route }, `not submitted: ${why}`),
-  };
-}
-
 /** A page_count beside the spec's fields (not promised; the emulator does not send one on submission). */
 function pageCountOf(answer: Record<string, unknown>): number | null {
   const n = answer.page_count;
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
-}
-
-function reasonText(reason: StopReason): string {
-  switch (reason) {
-    case 'out_of_credits':
-      return 'the service is out of credits (402); top up, then rerun the same command';
-    case 'auth':
-      return 'the API key was rejected; fix it, then rerun the same command';
-    case 'interrupted':
-      return 'the run was interrupted; rerun the same command to continue';
-    case 'max_credits':
-      return 'the run reached --max-credits; rerun with a higher limit to continue';
-    case 'unreachable':
-      return 'the service stopped answering; rerun the same command once it is back (nothing unsent was charged)';
-    case 'wrong_service':
-      return 'the base URL is not the service; fix it, then rerun the same command (nothing unsent was charged)';
-    case 'journal':
-      return 'the journal could not be written; free space on its disk, then rerun the same command';
-  }
 }

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
-import { EngineError } from '../engine/types.ts';
-import type { FsPath } from './paths.ts';
+import { EngineError } from '../../engine/types.ts';
+import type { FsPath } from '../paths.ts';
 
 /**
  * Pages the service would charge, counted on this machine for --dry-run and --max-credits by
@@ -12,11 +12,11 @@ import type { FsPath } from './paths.ts';
  */
 export async function countPages(path: FsPath, mimeType: string): Promise<number | null> {
   // A client installed without the engine package (src/engine-package.ts) has no counter: no estimate.
-  if (!(await import('../engine-package.ts')).engineInstalled()) return null;
+  if (!(await import('../../engine-package.ts')).engineInstalled()) return null;
   // Imported here: the engine brings pdfjs, which is large, and only dry runs and --max-credits need it.
   const [{ countPagesInProcess }, { fileSource }] = await Promise.all([
-    import('../engine/extract.ts'),
-    import('../engine/source.ts'),
+    import('../../engine/extract.ts'),
+    import('../../engine/source.ts'),
   ]);
   const source = await fileSource(await open(path, 'r'));
   try {
@@ -35,7 +35,7 @@ export async function countPages(path: FsPath, mimeType: string): Promise<number
  * with the line that installs it. A dry run goes on, its pages unknown.
  */
 export async function requirePageCounter(): Promise<void> {
-  (await import('../engine-package.ts')).requireEngine('--max-credits');
+  (await import('../../engine-package.ts')).requireEngine('--max-credits');
 }
 
 /**
@@ -45,8 +45,8 @@ export async function requirePageCounter(): Promise<void> {
 export async function countPagesOfBytes(bytes: Uint8Array, mimeType: string): Promise<number | null> {
   try {
     const [{ countPagesInProcess }, { bytesSource }] = await Promise.all([
-      import('../engine/extract.ts'),
-      import('../engine/source.ts'),
+      import('../../engine/extract.ts'),
+      import('../../engine/source.ts'),
     ]);
     return await countPagesInProcess(bytesSource(bytes), mimeType);
   } catch {

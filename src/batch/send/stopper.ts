@@ -1,8 +1,8 @@
-import type { Log } from '../client/deps.ts';
-import type { BatchDeps, BatchOptions } from './options.ts';
-import type { StopReason } from './pipeline.ts';
-import type { Reporter } from '../ui/progress.ts';
-import { keyHint } from './session.ts';
+import type { Log } from '../../client/deps.ts';
+import type { BatchDeps, BatchOptions } from '../options.ts';
+import type { StopReason } from '../outcome.ts';
+import type { Reporter } from '../../ui/progress.ts';
+import { keyHint } from '../session.ts';
 
 /**
  * What makes a run stop submitting (Ctrl+C, SIGTERM, a 402, --max-credits, a rejected key, an

@@ -1,11 +1,11 @@
 import { appendFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { closeFence } from './runner-fence.ts';
-import type { Log } from '../client/deps.ts';
-import { inert, SERVICE_TEXT_MAX } from '../inert.ts';
-import { redact } from '../redact.ts';
-import type { ReviewEntry } from '../outputs/review.ts';
-import { documentEntries, reviewEntries, type BatchSummary, type ReportEntry } from './summary.ts';
+import type { Log } from '../../client/deps.ts';
+import { inert, SERVICE_TEXT_MAX } from '../../inert.ts';
+import { redact } from '../../redact.ts';
+import type { ReviewEntry } from '../../outputs/review.ts';
+import { documentEntries, reviewEntries, type BatchSummary, type ReportEntry } from '../summary.ts';
 
 /**
  * Under GitHub Actions (GITHUB_ACTIONS=true): each document this run failed becomes an error

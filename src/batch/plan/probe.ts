@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
-import type { ClientDeps } from '../client/deps.ts';
-import { ServiceError } from '../client/errors.ts';
-import { ServiceClient } from '../client/service-client.ts';
-import { probeAnswer } from '../cost/attempt.ts';
-import { ExtractError } from '../errors.ts';
-import type { Candidate } from '../journal/identity.ts';
-import { keyHint, type KeySource } from './session.ts';
+import type { ClientDeps } from '../../client/deps.ts';
+import { ServiceError } from '../../client/errors.ts';
+import { ServiceClient } from '../../client/service-client.ts';
+import { probeAnswer } from '../../cost/attempt.ts';
+import { ExtractError } from '../../errors.ts';
+import type { Candidate } from '../../journal/identity.ts';
+import { keyHint, type KeySource } from '../session.ts';
 
 /**
  * Which of the candidates' documents this key can read: the spec scopes a key to one parser,

@@ -13,14 +13,14 @@ import {
   unlink,
   utimes,
 } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { describeFsError, stampOf, type FileStamp } from './discover.ts';
-import { errnoCode, processAlive } from '../errno.ts';
-import { ExtractError } from '../errors.ts';
-import { openInput } from './facts.ts';
-import { inert } from '../inert.ts';
-import type { FsPath } from './paths.ts';
-import type { ReportEntry } from './summary.ts';
+import { basename, dirname, extname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
+import { describeFsError, stampOf, type FileStamp } from '../discover.ts';
+import { errnoCode, processAlive } from '../../errno.ts';
+import { ExtractError } from '../../errors.ts';
+import { openInput } from '../facts.ts';
+import { inert } from '../../inert.ts';
+import type { FsPath } from '../paths.ts';
+import type { ReportEntry } from '../summary.ts';
 
 /**
  * --move-done DIR and --move-failed DIR: a document's file leaves the drop folder once its
@@ -62,16 +62,6 @@ export function folderFor(entry: Pick<ReportEntry, 'outcome' | 'status' | 'set_a
     return folders.done;
   if (entry.set_aside === true && (entry.outcome === 'failed' || entry.outcome === 'left')) return folders.failed;
   return undefined;
-}
-
-/**
- * The move folders as exclusions of the walk: a folder inside the drop folder (`drop/ --move-done
- * drop/done`) is not walked, or each night would list its files again and move them one level deeper.
- */
-export function folderExclusions(folders: MoveFolders, cwd: string): string[] {
-  return [folders.done, folders.failed]
-    .filter((f): f is string => f !== undefined)
-    .map((f) => `${relative(cwd, resolve(cwd, f)).split(sep).join('/')}/**`);
 }
 
 /**

@@ -1,12 +1,12 @@
-import { printableBase } from './paths.ts';
-import { type DocumentRecord, completedRecord, errorRecord } from '../outputs/record.ts';
-import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from './discover.ts';
-import { fileFacts, fileType, type FileFacts } from './facts.ts';
-import { lookup, soleIdentity, type Identity } from '../journal/identity.ts';
-import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../journal/journal.ts';
-import { type Action, rerunAction, resendOf } from '../cost/rerun.ts';
+import { printableBase } from '../paths.ts';
+import { type DocumentRecord, completedRecord, errorRecord } from '../../outputs/record.ts';
+import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from '../discover.ts';
+import { fileFacts, fileType, type FileFacts } from '../facts.ts';
+import { lookup, soleIdentity, type Identity } from '../../journal/identity.ts';
+import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../../journal/journal.ts';
+import { type Action, rerunAction, resendOf } from '../../cost/rerun.ts';
 import type { StatCache } from './stat-cache.ts';
-import { routeChooser, type RouteDecision, type RouteFlag } from './route.ts';
+import { routeChooser, type RouteDecision, type RouteFlag } from '../route.ts';
 
 /** A planned document: one input file, what we know of it, and what this run does with it (cost/rerun.ts Action). */
 export type Job = {

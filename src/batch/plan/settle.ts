@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import type { InputFile } from './discover.ts';
-import type { FsPath } from './paths.ts';
+import type { InputFile } from '../discover.ts';
+import type { FsPath } from '../paths.ts';
 
 /**
  * --settle: a file changed within the last `settleMs` may still be being written (a scanner, a

@@ -1,6 +1,6 @@
-import { pollDelay, type PollPolicy } from '../client/backoff.ts';
-import type { ClientDeps } from '../client/deps.ts';
-import type { FetchedDocument, ServiceClient } from '../client/service-client.ts';
+import { pollDelay, type PollPolicy } from '../../client/backoff.ts';
+import type { ClientDeps } from '../../client/deps.ts';
+import type { FetchedDocument, ServiceClient } from '../../client/service-client.ts';
 
 /**
  * The poll deadline also bounds a GET in flight (a slow-drip answer), in real time as the HTTP

@@ -1,6 +1,6 @@
 import { type DryRunLine, dryRunText } from './dry-run-lines.ts';
-import type { Log } from '../client/deps.ts';
-import { EXIT_CODES, ExtractError } from '../errors.ts';
+import type { Log } from '../../client/deps.ts';
+import { EXIT_CODES, ExtractError } from '../../errors.ts';
 import {
   destinationOf,
   listTablePaths,
@@ -8,19 +8,19 @@ import {
   writeOutputs,
   type DestinationOptions,
   type OutputTarget,
-} from '../outputs/index.ts';
-import { notSubmittedRecord, pendingRecord } from '../outputs/record.ts';
-import { redact } from '../redact.ts';
-import type { BatchDeps, BatchOptions } from './options.ts';
-import type { Charges } from './pipeline.ts';
+} from '../../outputs/index.ts';
+import { notSubmittedRecord, pendingRecord } from '../../outputs/record.ts';
+import { redact } from '../../redact.ts';
+import type { BatchDeps, BatchOptions } from '../options.ts';
+import type { Charges } from '../outcome.ts';
 import { folderFor, moveInto } from './move.ts';
-import { inert } from '../inert.ts';
-import { fetchable } from '../cost/rerun.ts';
-import type { Job } from './plan.ts';
-import type { BatchPlan } from './planned.ts';
-import { unreadableKey, type RecordKey, type Records } from './records.ts';
-import type { Stopper } from './stopper.ts';
-import { exitCodeOf, reportChunks, reviewEntries, summaryLines, tallySummary, type BatchSummary } from './summary.ts';
+import { inert } from '../../inert.ts';
+import { fetchable } from '../../cost/rerun.ts';
+import type { Job } from '../plan/jobs.ts';
+import type { BatchPlan } from '../plan/planned.ts';
+import { unreadableKey, type RecordKey, type Records } from '../records.ts';
+import type { Stopper } from '../send/stopper.ts';
+import { exitCodeOf, reportChunks, reviewEntries, summaryLines, tallySummary, type BatchSummary } from '../summary.ts';
 
 /**
  * The finish step of `runBatch`: the summary, the outputs and the report over every input, in

@@ -1,8 +1,8 @@
-import type { PollPolicy } from '../client/backoff.ts';
-import type { Log } from '../client/deps.ts';
-import { factKey, type JournalFact, type JournalWriter } from '../journal/journal.ts';
-import { replan, type Job } from './plan.ts';
-import { JournalWriteError, type Claim, type StateJournal } from '../journal/state/index.ts';
+import type { PollPolicy } from '../../client/backoff.ts';
+import type { Log } from '../../client/deps.ts';
+import { factKey, type JournalFact, type JournalWriter } from '../../journal/journal.ts';
+import { replan, type Job } from '../plan/jobs.ts';
+import { JournalWriteError, type Claim, type StateJournal } from '../../journal/state/index.ts';
 
 /**
  * Feeds the pipeline the documents this worker holds. Before working on a document the

@@ -1,21 +1,22 @@
-import { Circuit } from '../client/circuit.ts';
-import type { Log } from '../client/deps.ts';
-import { ServiceClient } from '../client/service-client.ts';
-import { ServiceOffers } from '../client/offers.ts';
-import { errorRecord, notSubmittedRecord } from '../outputs/record.ts';
+import { Circuit } from '../../client/circuit.ts';
+import type { Log } from '../../client/deps.ts';
+import { ServiceClient } from '../../client/service-client.ts';
+import { ServiceOffers } from '../../client/offers.ts';
+import { errorRecord, notSubmittedRecord } from '../../outputs/record.ts';
 import { workThrough } from './claims.ts';
 import { Limiter } from './limiter.ts';
-import type { BatchDeps, BatchOptions } from './options.ts';
-import { Pipeline, type Charges, type Outcome } from './pipeline.ts';
-import { priorRecord, type Job } from './plan.ts';
-import { QueuedJobs, queued, type BatchPlan } from './planned.ts';
-import { failsAgain, setAsideEarlier } from '../cost/rerun.ts';
-import type { Finish, Reporter, Tally } from '../ui/progress.ts';
-import type { Records } from './records.ts';
+import type { BatchDeps, BatchOptions } from '../options.ts';
+import type { Charges, Outcome } from '../outcome.ts';
+import { Pipeline } from './pipeline.ts';
+import { priorRecord, type Job } from '../plan/jobs.ts';
+import { QueuedJobs, queued, type BatchPlan } from '../plan/planned.ts';
+import { failsAgain, setAsideEarlier } from '../../cost/rerun.ts';
+import type { Finish, Reporter, Tally } from '../../ui/progress.ts';
+import type { Records } from '../records.ts';
 import type { Stopper } from './stopper.ts';
-import type { EntryOutcome } from './summary.ts';
-import type { FileStamp } from './discover.ts';
-import { inert } from '../inert.ts';
+import type { EntryOutcome } from '../summary.ts';
+import type { FileStamp } from '../discover.ts';
+import { inert } from '../../inert.ts';
 
 /**
  * The send step of `runBatch`: the documents of the plan that need work go through the
