@@ -124,6 +124,13 @@ describe('receipts: the date', () => {
     expect(read(['KEDAI', '09/01/2019 8:01', 'TOTAL ‖ 31.00']).results.date).toBeNull();
   });
 
+  it('a company form of a day-first country says the order where no currency mark is printed', () => {
+    const lines = ['GERBANG ALAF RESTAURANTS SDN BHD', 'ORD #07 -REG #19- 10/03/2018 17:24:07', 'TOTAL ‖ 31.00'];
+    expect(read(lines).results.date).toBe('2018-03-10');
+    expect(read(['LION CITY TRADERS PTE LTD', '10/03/2018 17:24', 'TOTAL ‖ 31.00']).results.date).toBe('2018-03-10');
+    expect(read(['GERBANG ALAF RESTAURANTS', '10/03/2018 17:24', 'TOTAL ‖ 31.00']).results.date).toBeNull();
+  });
+
   it('a date that reads only month first, on a scanned page of ringgit, is a misread: null', () => {
     const lines = [...HEAD, 'Date: 01/14/2017', 'TOTAL RM ‖ 7.40'];
     expect(groundLayout(receipt(lines), RECEIPT, true).results.date).toBeNull();
@@ -193,6 +200,44 @@ describe('receipts: the amount payable', () => {
       read([...HEAD, 'NOODLE ‖ 7.00', 'NET TOTAL ‖ 1.40', 'CASH ‖ 7.40', 'CHANGE ‖ 0.00']).results.total,
     ).toBeNull();
     expect(read([...HEAD, 'BREAD ‖ 4.55', 'ROLL ‖ 3.90', 'Total ‖ 1.25', 'CASH ‖ 20.00']).results.total).toBeNull();
+  });
+
+  it('totals that disagree (a rounding line misread): the one the cash less the change equals, even under an item priced before its saving', () => {
+    const lines = (cash: string) => [
+      ...HEAD,
+      'F.COPY 45075',
+      'pc @ 13.67 ‖ 41.07',
+      'Great Saving ‖ -9.60',
+      'Total RM Incl. of GST ‖ 31.87',
+      'Founding Adj ‖ -0.02',
+      'Total RM ‖ 31.45',
+      `Cash ‖ ${cash}`,
+      'CHANGE ‖ 18.55',
+    ];
+    expect(read(lines('-50.00')).results.total).toBe(31.45);
+    expect(read(lines('50.00')).results.total).toBe(31.45);
+    // The cash tells neither: the totals disagree, and neither is given.
+    expect(read(lines('60.00')).results.total).toBeNull();
+  });
+
+  it('a tax code or a mark after the amount ("159.00 Fd"): the amount, placed on its own characters', () => {
+    const { results, grounding } = read([
+      ...HEAD,
+      'TotalAmtIncl. GST@ 6% : ‖ 159.00',
+      'Rounding Adjustment',
+      'Total Amt Payable : ‖ 159.00 Fd',
+      'Paid Amount ‖ 200.00',
+      'Change : ‖ 41.00',
+    ]);
+    expect(results.total).toBe(159);
+    // "159.00 Fd" is a cell from x 300, 6 units a character: "Fd" starts at 342.
+    expect(grounding.total?.box[2]).toBeLessThan(342);
+  });
+
+  it("a column heading's value that the till's own total line contradicts is not the total: null", () => {
+    const heading = [...HEAD, 'Qty ‖ Total RM', 'SHOGA YAKI SET ‖ 19.90', 'TOTAL TTT RM 24.40', 'CASH ‖ 30.40'];
+    expect(read(heading).results.total).toBeNull();
+    expect(read([...HEAD, 'Amount Due ‖ 19.90', 'TOTAL TTT ‖ 24.40', 'CASH ‖ 30.40']).results.total).toBeNull();
   });
 
   it("an invoice's net total below its total is not the amount payable", () => {
