@@ -47,7 +47,9 @@ function roleOf(field: LeafField): Role | undefined {
 
 /**
  * Fills what the rules above find into `results` and `grounding`; returns the paths whose value
- * no label vouches for (a scan's reading of them must be surer, scan.ts).
+ * no label vouches for (a scan's reading of them must be surer, scan.ts), and those the page's
+ * arithmetic vouches for: a total equal to the cash handed over less the change. A misread digit
+ * would not agree with two other amounts to the cent, so a scan's doubt about its words is lifted.
  */
 export function readReceipt(
   fields: FieldDefinition,
@@ -56,8 +58,9 @@ export function readReceipt(
   results: Results,
   grounding: Grounding,
   scanned: boolean,
-): string[] {
+): { unlabelled: string[]; vouched: string[] } {
   const unlabelled: string[] = [];
+  const vouched: string[] = [];
   let letterhead: ReturnType<typeof readLetterhead> | undefined;
   for (const field of fields) {
     if (field.type === 'object' || field.type === 'table') continue;
@@ -79,8 +82,9 @@ export function readReceipt(
       const total = results[field.name];
       if (typeof total === 'number' && tendered !== undefined && Math.abs(total - tendered) >= 0.005) unset(field.name);
       // (Unless the cash and change vouch for it: an item's price before its discount may exceed it.)
-      const vouched = tendered !== undefined && typeof total === 'number' && Math.abs(total - tendered) < 0.005;
-      if (typeof total === 'number' && total < largestItem - 0.005 && !vouched) unset(field.name);
+      const paid = tendered !== undefined && typeof total === 'number' && Math.abs(total - tendered) < 0.005;
+      if (typeof total === 'number' && total < largestItem - 0.005 && !paid) unset(field.name);
+      else if (paid) vouched.push(field.name);
       continue;
     }
     // On a scan, dates that only read month first on a page whose money is a day-first country's
@@ -104,7 +108,7 @@ export function readReceipt(
       unlabelled.push(field.name);
     }
   }
-  return unlabelled;
+  return { unlabelled, vouched };
 
   function set(name: string, value: string | number, at: Place): void {
     results[name] = value;
@@ -276,7 +280,9 @@ function readTotals(layout: Layout): {
       // Some tills print the cash handed over as a payment taken off the total: "Cash -50.00".
       const handed = amount ?? loneAmount(text.replace(/\s-(?=\d[\d,]*\.\d{2}$)/, ' '));
       if (TILL.has(words[0] ?? '') && /\d[.,]\d{2}$/.test(text)) till = true;
-      if (handed !== undefined && words.length === 1 && words[0] === 'cash') cash.push(handed);
+      // "CASH", "CASH RM": the cash handed over, not "Cash Sales" nor "Cash Rounding".
+      if (handed !== undefined && words[0] === 'cash' && words.slice(1).every((w) => w === 'rm' || w === 'myr'))
+        cash.push(handed);
       if (amount !== undefined && words[0] === 'change' && words.length <= 2) change.push(amount);
       const labelled = totalOf(line, text, words, previous);
       if (labelled) found.push(labelled);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FieldDefinition } from '../../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { groundLayout } from '../../src/engine/extract.ts';
+import { groundLayout, groundScanned } from '../../src/engine/extract.ts';
 import { type TextPiece, layoutPage } from '../../src/engine/layout.ts';
 import { RECEIPT_FIELDS, dayOf, isRightReceipt } from '../../fixtures/lib/receipts.ts';
 
@@ -98,6 +98,14 @@ describe('receipts: the letterhead', () => {
     expect(
       read(['KEDAI MAJU JAYA SDN BHD', '40150 SHAH ALAM, SELANGOR', 'TEL: 03-7859 9863']).results.address,
     ).toBeNull();
+  });
+
+  it('a registration or tax number printed bare above or under the address is not part of it', () => {
+    const address = 'S117, SECOND FLOOR, 1, JALAN DESA TEBRAU, 81100 JOHOR BAHRU, JOHOR.';
+    const under = ['YHM AEON TEBRAU CITY', 'S117, SECOND FLOOR,', '1, JALAN DESA TEBRAU,', '81100 JOHOR BAHRU, JOHOR.'];
+    expect(read([...under, '002105827328', 'TAX INVOICE']).results.address).toBe(address);
+    const [name, ...lines] = under;
+    expect(read([name as string, '002043319', ...lines, 'GST REG NO: 001935787520']).results.address).toBe(address);
   });
 
   it('the built-in Invoices parser has no top-level issuer or address: nothing new is read into it', () => {
@@ -238,6 +246,21 @@ describe('receipts: the amount payable', () => {
     const heading = [...HEAD, 'Qty ‖ Total RM', 'SHOGA YAKI SET ‖ 19.90', 'TOTAL TTT RM 24.40', 'CASH ‖ 30.40'];
     expect(read(heading).results.total).toBeNull();
     expect(read([...HEAD, 'Amount Due ‖ 19.90', 'TOTAL TTT ‖ 24.40', 'CASH ‖ 30.40']).results.total).toBeNull();
+  });
+
+  it("a total the cash less the change equals is vouched for: a scan's doubt about its digits does not null it", async () => {
+    const paid = read([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00', 'CHANGE RM ‖ 24.30']);
+    expect(paid.results.total).toBe(75.7);
+    expect(paid.vouched).toEqual(['total']);
+    // A word OCR doubted over the amount: the arithmetic vouches for it (failed before: null).
+    const doubtful = [{ page: 1, box: paid.grounding.total?.box ?? [0, 0, 0, 0] }];
+    const scanned = async (lines: string[]) =>
+      (await groundScanned(receipt(lines), { doubtful, unsure: [], notes: [] }, RECEIPT)).results.total;
+    expect(await scanned([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00', 'CHANGE RM ‖ 24.30'])).toBe(75.7);
+    expect(await scanned([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00'])).toBeNull();
+    // No change printed: nothing vouches for it, and a doubtful digit nulls it as before.
+    expect(read([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00']).vouched).toEqual([]);
+    expect(read([...HEAD, 'TOTAL ‖ 75.70', 'CASH SALES ‖ 100.00', 'CHANGE ‖ 24.30']).vouched).toEqual([]);
   });
 
   it("an invoice's net total below its total is not the amount payable", () => {
