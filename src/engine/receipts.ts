@@ -203,6 +203,7 @@ const NOT_PAYABLE = new Set([
   'tendered',
   'tender',
   'received',
+  'accepted',
   'payment',
   'rounding',
   'adj',
@@ -226,7 +227,17 @@ type Labelled = { amount: number; at: Place; final: boolean; rounded?: boolean }
 const TILL = new Set(['cash', 'change', 'tendered', 'rounding', 'rounded']);
 
 /** Words of a line whose amount is never the one payable, whatever its label says. */
-const NEVER_PAYABLE = new Set(['balance', 'points', 'point', 'change', 'cash', 'tendered', 'tender', 'received']);
+const NEVER_PAYABLE = new Set([
+  'balance',
+  'points',
+  'point',
+  'change',
+  'cash',
+  'tendered',
+  'tender',
+  'received',
+  'accepted',
+]);
 
 /**
  * The amount payable: the final totals when they agree and none is below a plain total (an
@@ -279,7 +290,8 @@ function readTotals(layout: Layout): {
       const amount = loneAmount(text);
       // Some tills print the cash handed over as a payment taken off the total: "Cash -50.00".
       const handed = amount ?? loneAmount(text.replace(/\s-(?=\d[\d,]*\.\d{2}$)/, ' '));
-      if (TILL.has(words[0] ?? '') && /\d[.,]\d{2}$/.test(text)) till = true;
+      // ("Change 0.50 RM": a currency or tax code may follow the amount.)
+      if (TILL.has(words[0] ?? '') && (/\d[.,]\d{2}$/.test(text) || amount !== undefined)) till = true;
       // "CASH", "CASH RM": the cash handed over, not "Cash Sales" nor "Cash Rounding".
       if (handed !== undefined && words[0] === 'cash' && words.slice(1).every((w) => w === 'rm' || w === 'myr'))
         cash.push(handed);

@@ -263,6 +263,13 @@ describe('receipts: the amount payable', () => {
     expect(read([...HEAD, 'TOTAL ‖ 75.70', 'CASH SALES ‖ 100.00', 'CHANGE ‖ 24.30']).vouched).toEqual([]);
   });
 
+  it('the amount accepted is the cash tendered, not the total; a currency after the change still makes a till', () => {
+    // "RH": OCR's reading of "RM" (failed before: null).
+    const lines = [...HEAD, 'Total amount ‖ 1.50 RH', 'Accepted total ‖ 2.00 RH', 'Change ‖ 0.50 RH'];
+    expect(read(lines).results.total).toBe(1.5);
+    expect(read([...HEAD, 'Total amount 1.50 RH', 'Accepted total 2.00 RH', 'Change 0.50 RH']).results.total).toBe(1.5);
+  });
+
   it("an invoice's net total below its total is not the amount payable", () => {
     const { results } = read(['Net total ‖ 100.00', 'VAT 19% ‖ 19.00', 'Total ‖ 119.00', 'Cash ‖ 119.00']);
     expect(results.total).toBe(119);
