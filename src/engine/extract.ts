@@ -156,12 +156,12 @@ async function extractFrom(source: ByteSource, mimeType: string, fields: FieldDe
   }
   if (kind.kind === 'text') {
     const bytes = await readWhole(source, 'text file', TEXT_MAX_BYTES);
-    const { unlabelled: _, ...grounded } = groundLayout(layoutText(decodeText(bytes)), fields);
+    const { unlabelled: _, vouched: __, ...grounded } = groundLayout(layoutText(decodeText(bytes)), fields);
     return { pageCount: 1, ...grounded };
   }
   const { pageCount, layout, scanned } = await readPdf(source);
   if (scanned.length === 0) {
-    const { unlabelled: _, ...grounded } = groundLayout(layout, fields);
+    const { unlabelled: _, vouched: __, ...grounded } = groundLayout(layout, fields);
     return { pageCount, ...grounded };
   }
   const { readPdfScans } = await import('./scan.ts');
@@ -171,14 +171,15 @@ async function extractFrom(source: ByteSource, mimeType: string, fields: FieldDe
 }
 
 /** Grounding over pages of which some were read by OCR: its doubtful words null what they touch, and its notes are kept. */
-async function groundScanned(
+export async function groundScanned(
   layout: Layout,
   scan: { doubtful: Place[]; unsure: Place[]; notes: string[] },
   fields: FieldDefinition,
 ): Promise<{ results: Results; grounding: Grounding; notes: string[] }> {
   const { dropDoubtful } = await import('./scan.ts');
-  const { unlabelled, ...grounded } = groundLayout(layout, fields, true);
-  dropDoubtful(grounded.results, grounded.grounding, scan.doubtful);
+  const { unlabelled, vouched, ...grounded } = groundLayout(layout, fields, true);
+  const doubted = Object.keys(grounded.grounding).filter((path) => !vouched.includes(path));
+  dropDoubtful(grounded.results, grounded.grounding, scan.doubtful, doubted);
   dropDoubtful(grounded.results, grounded.grounding, scan.unsure, unlabelled);
   const notes = [...scan.notes];
   if (layout.pages.every((p) => p.lines.length === 0) && notes.length === 0) {
@@ -189,16 +190,17 @@ async function groundScanned(
 
 /**
  * Results of a definition over a laid-out document, and where each value was found; a document
- * without text grounds nothing. `unlabelled`: the paths read with no label (receipts.ts).
+ * without text grounds nothing. `unlabelled`: the paths read with no label (receipts.ts);
+ * `vouched`: those the page's own arithmetic confirms, whose digits a scan's doubt does not null.
  * `scanned`: some page was read by OCR, whose digits can be misread (receipts.ts dates).
  */
 export function groundLayout(
   layout: Layout,
   fields: FieldDefinition,
   scanned = false,
-): { results: Results; grounding: Grounding; unlabelled: string[] } {
+): { results: Results; grounding: Grounding; unlabelled: string[]; vouched: string[] } {
   if (layout.pages.every((p) => p.lines.length === 0))
-    return { results: emptyResults(fields), grounding: {}, unlabelled: [] };
+    return { results: emptyResults(fields), grounding: {}, unlabelled: [], vouched: [] };
   const hints = formatHints(layout);
   const grounded = groundDefinition(fields, {
     scope: wholeDocument(layout),
@@ -206,8 +208,8 @@ export function groundLayout(
     hints,
     objectPaths: objectPaths(fields, ''),
   });
-  const unlabelled = readReceipt(fields, layout, hints, grounded.results, grounded.grounding, scanned);
-  return { ...grounded, unlabelled };
+  const { unlabelled, vouched } = readReceipt(fields, layout, hints, grounded.results, grounded.grounding, scanned);
+  return { ...grounded, unlabelled, vouched };
 }
 
 function objectPaths(fields: FieldDefinition, prefix: string): Set<string> {

@@ -28,6 +28,8 @@ const STOP =
   /\b(?:gst|gstid|sst|vat|tax|tin|reg|regn|registration|co\.?\s*no|company\s*no|roc|brn|tel|telephone|phone|fax|h\/p|hp|mobile|e-?mail|www|http|invoice|receipt|bill|cashier|date|time|order)\b|@|\d{1,2}:\d{2}/i;
 /** A company's registration number alone on its line, as receipts print it under the name: "(867388-U)", "1000131-K". */
 const REGISTRATION = /^\(?\s*(?:co\.?\s*(?:reg|no)\.?\s*[:.]?\s*)?\d[\d\s]{3,}-\s*[A-Z]\s*\)?$/i;
+/** A registration or tax number printed bare on its line, with no label or letter ("002105827328"): longer than a postcode. */
+const BARE_ID = /^\(?\s*\d{7,}\s*\)?$/;
 /** The same printed inside the name's line: "STATIONERY(001451637-M) & BOOKS". */
 const REGISTRATION_IN_NAME = /\s*\(\s*\d[\d\s-]{3,}-\s*[A-Z]\s*\)\s*/gi;
 /** A date in any of the forms a receipt prints ("09/01/2019", "12 Mar 2018", "2018-01-05"). */
@@ -93,7 +95,7 @@ function isNameLine(line: Line): boolean {
 
 const isStopLine = (line: Line): boolean => {
   const text = textOf(line);
-  return STOP.test(text) || DATE_LIKE.test(text) || PHONE.test(text) || REGISTRATION.test(text);
+  return STOP.test(text) || DATE_LIKE.test(text) || PHONE.test(text) || REGISTRATION.test(text) || BARE_ID.test(text);
 };
 
 /** Stray marks: fewer than three letters, or more signs than letters, or a word in lower case; or a title. */
@@ -150,7 +152,7 @@ export function readLetterhead(page: Page | undefined): Letterhead {
 function addressUnder(lines: readonly Line[], from: number): Read | null {
   let i = from;
   // Between the name and the address: its registration number, a former name, a licence.
-  const between = (text: string) => REGISTRATION.test(text) || !/\d/.test(text);
+  const between = (text: string) => REGISTRATION.test(text) || BARE_ID.test(text) || !/\d/.test(text);
   while (i < lines.length && i < from + 5 && between(textOf(lines[i] as Line))) i++;
   const block: Line[] = [];
   for (; i < lines.length && !isStopLine(lines[i] as Line); i++) {

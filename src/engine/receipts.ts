@@ -47,7 +47,9 @@ function roleOf(field: LeafField): Role | undefined {
 
 /**
  * Fills what the rules above find into `results` and `grounding`; returns the paths whose value
- * no label vouches for (a scan's reading of them must be surer, scan.ts).
+ * no label vouches for (a scan's reading of them must be surer, scan.ts), and those the page's
+ * arithmetic vouches for: a total equal to the cash handed over less the change. A misread digit
+ * would not agree with two other amounts to the cent, so a scan's doubt about its words is lifted.
  */
 export function readReceipt(
   fields: FieldDefinition,
@@ -56,8 +58,9 @@ export function readReceipt(
   results: Results,
   grounding: Grounding,
   scanned: boolean,
-): string[] {
+): { unlabelled: string[]; vouched: string[] } {
   const unlabelled: string[] = [];
+  const vouched: string[] = [];
   let letterhead: ReturnType<typeof readLetterhead> | undefined;
   for (const field of fields) {
     if (field.type === 'object' || field.type === 'table') continue;
@@ -69,12 +72,19 @@ export function readReceipt(
       if (!till) continue;
       if (notPayable(grounding[field.name])) unset(field.name);
       const given = results[field.name];
-      if (payable && (typeof given !== 'number' || payable.final)) set(field.name, payable.amount, payable.at);
+      // A label's value that the till's own total line contradicts (a "Total RM" column heading
+      // read with the first item under it) is not trusted over it: the two disagree, so neither is given.
+      if (payable && typeof given === 'number' && !payable.final && Math.abs(given - payable.amount) >= 0.005)
+        unset(field.name);
+      else if (payable && (typeof given !== 'number' || payable.final)) set(field.name, payable.amount, payable.at);
       // The cash handed over less the change is what was paid, and no item costs more than the
       // whole: a total that disagrees is misread.
       const total = results[field.name];
       if (typeof total === 'number' && tendered !== undefined && Math.abs(total - tendered) >= 0.005) unset(field.name);
-      if (typeof total === 'number' && total < largestItem - 0.005) unset(field.name);
+      // (Unless the cash and change vouch for it: an item's price before its discount may exceed it.)
+      const paid = tendered !== undefined && typeof total === 'number' && Math.abs(total - tendered) < 0.005;
+      if (typeof total === 'number' && total < largestItem - 0.005 && !paid) unset(field.name);
+      else if (paid) vouched.push(field.name);
       continue;
     }
     // On a scan, dates that only read month first on a page whose money is a day-first country's
@@ -98,7 +108,7 @@ export function readReceipt(
       unlabelled.push(field.name);
     }
   }
-  return unlabelled;
+  return { unlabelled, vouched };
 
   function set(name: string, value: string | number, at: Place): void {
     results[name] = value;
@@ -119,6 +129,11 @@ const DATE_TOKEN =
  * no date that says its order, its currency does ("RM 9.90" on a receipt from Malaysia).
  */
 const DAY_FIRST_MONEY = /\b(?:RM|MYR|RINGGIT|SGD|S\$|EUR|GBP|INR|Rs)\b|[€£]/;
+/**
+ * Company forms of the same countries: a receipt that prints no currency mark ("TOTAL 9.90") still
+ * names its issuer's form ("… SDN BHD", "… PTE LTD").
+ */
+const DAY_FIRST_FORM = /\b(?:sdn\.?\s*bhd|berhad|pte\.?\s*ltd)\b/i;
 /** A date with a two-digit year: read as this century's once the order is known. */
 const SHORT_YEAR = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{2})$/;
 
@@ -147,7 +162,7 @@ function loneDate(layout: Layout, order: DateOrder | undefined): { iso: string; 
   return iso.startsWith('unread') ? undefined : { iso, at };
 }
 
-/** The order of day and month: the dates' own, else the money's; contradicted when they disagree. */
+/** The order of day and month: the dates' own, else the money's or the company form's; contradicted when they disagree. */
 function dateOrder(layout: Layout, hints: FormatHints): DateOrder | 'contradicted' | undefined {
   const dayFirst = dayFirstMoney(layout);
   if (hints.dateOrder === 'mdy' && dayFirst) return 'contradicted';
@@ -155,11 +170,12 @@ function dateOrder(layout: Layout, hints: FormatHints): DateOrder | 'contradicte
 }
 
 function dayFirstMoney(layout: Layout): boolean {
-  return layout.pages.some((p) => p.lines.some((l) => l.cells.some((c) => DAY_FIRST_MONEY.test(c.text))));
+  const says = (text: string) => DAY_FIRST_MONEY.test(text) || DAY_FIRST_FORM.test(text);
+  return layout.pages.some((p) => p.lines.some((l) => says(l.cells.map((c) => c.text).join(' '))));
 }
 
-/** An amount at the end of a line: "15.90", "RM 9.90", "$8.20", "1,234.50". */
-const LAST_AMOUNT = /(?:^|[\s:|])(?:RM|MYR|S?\$)?\s?(\d{1,3}(?:,\d{3})*\.\d{2})(?:\s*[A-Z]{2,3})?\s*$/;
+/** An amount at the end of a line: "15.90", "RM 9.90", "$8.20", "1,234.50", "9.90 SR" (a tax code after it). */
+const LAST_AMOUNT = /(?:^|[\s:|])(?:RM|MYR|S?\$)?\s?(\d{1,3}(?:,\d{3})*\.\d{2})(?:\s*[A-Z]{2,3}|\s+[A-Za-z]{1,2})?\s*$/;
 const AMOUNTS = /\d\.\d{2}(?!\d)/g;
 /** Amounts as a list of items prints them, for the largest. */
 const ITEM_AMOUNTS = /(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?![\d.])/g;
@@ -187,6 +203,7 @@ const NOT_PAYABLE = new Set([
   'tendered',
   'tender',
   'received',
+  'accepted',
   'payment',
   'rounding',
   'adj',
@@ -210,7 +227,17 @@ type Labelled = { amount: number; at: Place; final: boolean; rounded?: boolean }
 const TILL = new Set(['cash', 'change', 'tendered', 'rounding', 'rounded']);
 
 /** Words of a line whose amount is never the one payable, whatever its label says. */
-const NEVER_PAYABLE = new Set(['balance', 'points', 'point', 'change', 'cash', 'tendered', 'tender', 'received']);
+const NEVER_PAYABLE = new Set([
+  'balance',
+  'points',
+  'point',
+  'change',
+  'cash',
+  'tendered',
+  'tender',
+  'received',
+  'accepted',
+]);
 
 /**
  * The amount payable: the final totals when they agree and none is below a plain total (an
@@ -261,8 +288,13 @@ function readTotals(layout: Layout): {
           largestItem = Math.max(largestItem, Number(a[0].replace(/,/g, '')));
       if (words.some((w) => NEVER_PAYABLE.has(w))) never.push(line);
       const amount = loneAmount(text);
-      if (TILL.has(words[0] ?? '') && /\d[.,]\d{2}$/.test(text)) till = true;
-      if (amount !== undefined && words.length === 1 && words[0] === 'cash') cash.push(amount);
+      // Some tills print the cash handed over as a payment taken off the total: "Cash -50.00".
+      const handed = amount ?? loneAmount(text.replace(/\s-(?=\d[\d,]*\.\d{2}$)/, ' '));
+      // ("Change 0.50 RM": a currency or tax code may follow the amount.)
+      if (TILL.has(words[0] ?? '') && (/\d[.,]\d{2}$/.test(text) || amount !== undefined)) till = true;
+      // "CASH", "CASH RM": the cash handed over, not "Cash Sales" nor "Cash Rounding".
+      if (handed !== undefined && words[0] === 'cash' && words.slice(1).every((w) => w === 'rm' || w === 'myr'))
+        cash.push(handed);
       if (amount !== undefined && words[0] === 'change' && words.length <= 2) change.push(amount);
       const labelled = totalOf(line, text, words, previous);
       if (labelled) found.push(labelled);
@@ -283,11 +315,16 @@ function readTotals(layout: Layout): {
     list.length > 0 && list.every((f) => Math.abs(f.amount - (list[0] as Labelled).amount) < 0.005)
       ? list[0]
       : undefined;
-  const last = agreed(final);
   const tendered = cash.length === 1 && change.length === 1 ? (cash[0] as number) - (change[0] as number) : undefined;
+  // Totals that disagree (a rounding OCR misread, so the total before it is not known as such):
+  // the one the cash paid less the change equals is what was paid.
+  const paid = (list: Labelled[]) =>
+    agreed(list) ??
+    (tendered === undefined ? undefined : agreed(list.filter((f) => Math.abs(f.amount - tendered) < 0.005)));
+  const last = paid(final);
   if (last && plain.every((p) => last.amount >= p.amount - 0.1))
     return { payable: last, notPayable, tendered, largestItem, till };
-  return { payable: final.length === 0 ? agreed(plain) : undefined, notPayable, tendered, largestItem, till };
+  return { payable: final.length === 0 ? paid(plain) : undefined, notPayable, tendered, largestItem, till };
 }
 
 /** The one amount a line ends with, when it holds no other. */
@@ -317,10 +354,14 @@ function totalOf(line: Line, text: string, words: string[], previous: string): L
     (adjusted && (w === 'adj' || w === 'adjustment' || w === 'rounding'));
   if (label.some((w) => NOT_PAYABLE.has(w) && !allowed(w))) return undefined;
   const afterRounding = wordsOf(previous).some((w) => w === 'rounding' || w === 'round');
-  const cell = line.cells.at(-1);
-  const at = cell
-    ? placeOfCell(line, cell)
-    : { page: line.page, box: [0, 0, 0, 0] as [number, number, number, number] };
+  // The amount's own characters, not a tax code or a mark beside it, are what a scan's doubt is checked on.
+  const cell = line.cells.findLast((c) => c.text.includes(m[1] as string)) ?? line.cells.at(-1);
+  const from = cell?.text.lastIndexOf(m[1] as string) ?? -1;
+  const at = !cell
+    ? { page: line.page, box: [0, 0, 0, 0] as [number, number, number, number] }
+    : from < 0
+      ? placeOfCell(line, cell)
+      : placeOfPart(line, cell, from, from + (m[1] as string).length);
   return { amount, at, final: words.some((w) => FINAL.has(w)) || afterRounding || adjusted };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FieldDefinition } from '../../src/contract/index.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { groundLayout } from '../../src/engine/extract.ts';
+import { groundLayout, groundScanned } from '../../src/engine/extract.ts';
 import { type TextPiece, layoutPage } from '../../src/engine/layout.ts';
 import { RECEIPT_FIELDS, dayOf, isRightReceipt } from '../../fixtures/lib/receipts.ts';
 
@@ -100,6 +100,14 @@ describe('receipts: the letterhead', () => {
     ).toBeNull();
   });
 
+  it('a registration or tax number printed bare above or under the address is not part of it', () => {
+    const address = 'S117, SECOND FLOOR, 1, JALAN DESA TEBRAU, 81100 JOHOR BAHRU, JOHOR.';
+    const under = ['YHM AEON TEBRAU CITY', 'S117, SECOND FLOOR,', '1, JALAN DESA TEBRAU,', '81100 JOHOR BAHRU, JOHOR.'];
+    expect(read([...under, '002105827328', 'TAX INVOICE']).results.address).toBe(address);
+    const [name, ...lines] = under;
+    expect(read([name as string, '002043319', ...lines, 'GST REG NO: 001935787520']).results.address).toBe(address);
+  });
+
   it('the built-in Invoices parser has no top-level issuer or address: nothing new is read into it', () => {
     const { results } = read([...HEAD, 'TOTAL ‖ 18.00'], INVOICE_FIELDS);
     expect(results.vendor).toMatchObject({ name: null });
@@ -122,6 +130,13 @@ describe('receipts: the date', () => {
   it('two different dates, or no sign of the order, give null', () => {
     expect(read([...HEAD, 'Date: 09/01/2019', 'Due: 12/01/2019', 'TOTAL RM ‖ 31.00']).results.date).toBeNull();
     expect(read(['KEDAI', '09/01/2019 8:01', 'TOTAL ‖ 31.00']).results.date).toBeNull();
+  });
+
+  it('a company form of a day-first country says the order where no currency mark is printed', () => {
+    const lines = ['GERBANG ALAF RESTAURANTS SDN BHD', 'ORD #07 -REG #19- 10/03/2018 17:24:07', 'TOTAL ‖ 31.00'];
+    expect(read(lines).results.date).toBe('2018-03-10');
+    expect(read(['LION CITY TRADERS PTE LTD', '10/03/2018 17:24', 'TOTAL ‖ 31.00']).results.date).toBe('2018-03-10');
+    expect(read(['GERBANG ALAF RESTAURANTS', '10/03/2018 17:24', 'TOTAL ‖ 31.00']).results.date).toBeNull();
   });
 
   it('a date that reads only month first, on a scanned page of ringgit, is a misread: null', () => {
@@ -193,6 +208,66 @@ describe('receipts: the amount payable', () => {
       read([...HEAD, 'NOODLE ‖ 7.00', 'NET TOTAL ‖ 1.40', 'CASH ‖ 7.40', 'CHANGE ‖ 0.00']).results.total,
     ).toBeNull();
     expect(read([...HEAD, 'BREAD ‖ 4.55', 'ROLL ‖ 3.90', 'Total ‖ 1.25', 'CASH ‖ 20.00']).results.total).toBeNull();
+  });
+
+  it('totals that disagree (a rounding line misread): the one the cash less the change equals, even under an item priced before its saving', () => {
+    const lines = (cash: string) => [
+      ...HEAD,
+      'F.COPY 45075',
+      'pc @ 13.67 ‖ 41.07',
+      'Great Saving ‖ -9.60',
+      'Total RM Incl. of GST ‖ 31.87',
+      'Founding Adj ‖ -0.02',
+      'Total RM ‖ 31.45',
+      `Cash ‖ ${cash}`,
+      'CHANGE ‖ 18.55',
+    ];
+    expect(read(lines('-50.00')).results.total).toBe(31.45);
+    expect(read(lines('50.00')).results.total).toBe(31.45);
+    // The cash tells neither: the totals disagree, and neither is given.
+    expect(read(lines('60.00')).results.total).toBeNull();
+  });
+
+  it('a tax code or a mark after the amount ("159.00 Fd"): the amount, placed on its own characters', () => {
+    const { results, grounding } = read([
+      ...HEAD,
+      'TotalAmtIncl. GST@ 6% : ‖ 159.00',
+      'Rounding Adjustment',
+      'Total Amt Payable : ‖ 159.00 Fd',
+      'Paid Amount ‖ 200.00',
+      'Change : ‖ 41.00',
+    ]);
+    expect(results.total).toBe(159);
+    // "159.00 Fd" is a cell from x 300, 6 units a character: "Fd" starts at 342.
+    expect(grounding.total?.box[2]).toBeLessThan(342);
+  });
+
+  it("a column heading's value that the till's own total line contradicts is not the total: null", () => {
+    const heading = [...HEAD, 'Qty ‖ Total RM', 'SHOGA YAKI SET ‖ 19.90', 'TOTAL TTT RM 24.40', 'CASH ‖ 30.40'];
+    expect(read(heading).results.total).toBeNull();
+    expect(read([...HEAD, 'Amount Due ‖ 19.90', 'TOTAL TTT ‖ 24.40', 'CASH ‖ 30.40']).results.total).toBeNull();
+  });
+
+  it("a total the cash less the change equals is vouched for: a scan's doubt about its digits does not null it", async () => {
+    const paid = read([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00', 'CHANGE RM ‖ 24.30']);
+    expect(paid.results.total).toBe(75.7);
+    expect(paid.vouched).toEqual(['total']);
+    // A word OCR doubted over the amount: the arithmetic vouches for it (failed before: null).
+    const doubtful = [{ page: 1, box: paid.grounding.total?.box ?? [0, 0, 0, 0] }];
+    const scanned = async (lines: string[]) =>
+      (await groundScanned(receipt(lines), { doubtful, unsure: [], notes: [] }, RECEIPT)).results.total;
+    expect(await scanned([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00', 'CHANGE RM ‖ 24.30'])).toBe(75.7);
+    expect(await scanned([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00'])).toBeNull();
+    // No change printed: nothing vouches for it, and a doubtful digit nulls it as before.
+    expect(read([...HEAD, 'TOTAL ‖ 75.70', 'CASH RM ‖ 100.00']).vouched).toEqual([]);
+    expect(read([...HEAD, 'TOTAL ‖ 75.70', 'CASH SALES ‖ 100.00', 'CHANGE ‖ 24.30']).vouched).toEqual([]);
+  });
+
+  it('the amount accepted is the cash tendered, not the total; a currency after the change still makes a till', () => {
+    // "RH": OCR's reading of "RM" (failed before: null).
+    const lines = [...HEAD, 'Total amount ‖ 1.50 RH', 'Accepted total ‖ 2.00 RH', 'Change ‖ 0.50 RH'];
+    expect(read(lines).results.total).toBe(1.5);
+    expect(read([...HEAD, 'Total amount 1.50 RH', 'Accepted total 2.00 RH', 'Change 0.50 RH']).results.total).toBe(1.5);
   });
 
   it("an invoice's net total below its total is not the amount payable", () => {
