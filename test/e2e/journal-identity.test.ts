@@ -133,6 +133,8 @@ describe('the journal follows the user and the parser, not the shell (#22)', () 
     expect(other.exitCode, other.stderr).toBe(0);
     // It says that the files are extracted, and paid, again.
     expect(other.stderr).toMatch(/another parser's than the key these files were extracted with before/);
+    // And which parser it is, as the service's answer names it.
+    expect(other.stderr).toContain('the service extracts with parser prs_other');
     expect(await reserves(server.url)).toBe(2 * DOCS);
     const byParser = (await ledger(server.url)).entries.filter((e) => e.kind === 'reserve');
     expect(byParser.length).toBe(2 * DOCS);

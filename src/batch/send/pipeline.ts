@@ -37,6 +37,8 @@ export class Pipeline {
   readonly #c: PipelineContext;
   /** Pages of documents sent in this run, for --max-credits (counted before sending). */
   #committedPages = 0;
+  /** Whether the parser the service answered with was said (once a run). */
+  #parserSaid = false;
   /** How each document ends: its facts, its record, its pages counted. */
   readonly #end: Endings;
   /** Outcomes of content hashed while uploaded, by its real key, for a copy of it in the same run. */
@@ -298,6 +300,10 @@ export class Pipeline {
       c.client.extractInline(body, request.idempotency_key),
     );
     this.#end.recognise(job, answer.document_id);
+    if (!this.#parserSaid && typeof answer.parser_id === 'string') {
+      this.#parserSaid = true;
+      c.log('info', `the service extracts with parser ${inert(answer.parser_id, 100)}, this API key's`);
+    }
     let pageCount = pageCountOf(answer);
     if (pageCount === null && !c.client.offers.noDocuments) {
       // The inline response has no page_count (spec 3a); the document has it.
