@@ -7,7 +7,7 @@
  *   and dist/cli/errors.js, nothing else. Its import()s of the commands' actions stay imports of
  *   the second pass's entries. (One pass with code splitting made --help load 17 files: a chunk
  *   per set of importers of each small shared module.)
- * - The rest, split: each action (dist/cli/*-action.js, the config store and commands), the
+ * - The rest, split: each command's module (dist/cli/*-action.js), the
  *   engine's worker (dist/engine/worker.js, a file of its own for worker threads) and errors.js
  *   are entries; code they share, and what they load lazily, are chunks in dist/chunks/.
  *   errors.ts is one module for both passes, so `instanceof ExtractError` holds across them;
@@ -22,7 +22,7 @@
  *   real one from createRequire.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -153,19 +153,18 @@ const undiciRequestOnly: Plugin = {
   },
 };
 
-/** The second pass's entries, each a file in dist/ the start-up may import() by that name. */
+/**
+ * The second pass's entries, each a file in dist/ the start-up may import() by that name: every
+ * command's module (src/cli/*-action.ts, the one door of each command in cli/commands.ts),
+ * errors.ts, and the engine's worker.
+ */
 const LAZY_ENTRIES: Record<string, string> = {
   'cli/errors': 'src/errors.ts',
-  'cli/run-action': 'src/cli/run-action.ts',
-  'cli/get-action': 'src/cli/get-action.ts',
-  'cli/status-action': 'src/cli/status-action.ts',
-  'cli/serve-action': 'src/cli/serve-action.ts',
-  'cli/listen-action': 'src/cli/listen-action.ts',
-  'cli/watch-action': 'src/cli/watch-action.ts',
-  'cli/shell-action': 'src/cli/shell-action.ts',
-  'cli/journal-action': 'src/cli/journal-action.ts',
-  'cli/config-commands': 'src/config/commands.ts',
-  'cli/config-store': 'src/config/store.ts',
+  ...Object.fromEntries(
+    readdirSync(join(ROOT, 'src/cli'))
+      .filter((file) => file.endsWith('-action.ts'))
+      .map((file) => [`cli/${file.replace(/\.ts$/, '')}`, `src/cli/${file}`]),
+  ),
   'engine/worker': 'src/engine/worker.ts',
 };
 

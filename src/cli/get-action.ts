@@ -1,15 +1,16 @@
 import { runGet } from '../commands/get.ts';
 import { defaultClientDeps } from '../client/deps.ts';
-import type { Env } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
 import type { GetValues } from '../flags/batch.ts';
+import type { Cli } from './cli-context.ts';
 import { pollPolicyOf } from './flags.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import { withTarget } from './target.ts';
 import { stderrLog, verbosityOf } from './verbosity.ts';
 
 /** Glue between `extract get` and runGet: settings, process streams. */
-export async function getFromCli(ids: string[], flags: GetValues, env: Env): Promise<number> {
+export async function getFromCli([ids]: [string[]], flags: GetValues, cli: Cli): Promise<number> {
+  const { env } = cli;
   const verbosity = verbosityOf(flags);
   return withTarget(flags, env, { needKey: true }, async (target) => {
     if (target.apiKey === undefined) throw new ExtractError('usage', 'no API key');

@@ -1,12 +1,12 @@
 import { parseStateSpec } from '../journal/state/index.ts';
 import { compactJournal } from '../journal/state/compact.ts';
-import type { Env } from '../config/settings.ts';
+import type { Cli } from './cli-context.ts';
 import type { CompactValues } from '../flags/batch.ts';
 import { journalOf } from './status-action.ts';
 import { stderrLog, verbosityOf } from './verbosity.ts';
 
 /** Glue between `extract journal compact` and compactJournal: which journal, process streams. */
-export async function compactFromCli(flags: CompactValues, env: Env): Promise<number> {
+export async function compactFromCli(_args: [], flags: CompactValues, { env }: Cli): Promise<number> {
   const state = await journalOf(flags.state, env);
   const done = await compactJournal(parseStateSpec(state, process.cwd()), {
     log: stderrLog(verbosityOf(flags)),

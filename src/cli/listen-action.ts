@@ -29,6 +29,9 @@ export const ENV = {
   batchBytes: 'EXTRACT_LISTEN_BATCH_BYTES',
 } as const;
 
+/** The door of `extract listen` (cli/commands.ts): it takes no arguments. */
+export const listenFromCli = (_args: [], flags: ListenValues, deps: ListenDeps): Promise<void> => listen(flags, deps);
+
 /**
  * `extract listen`: runs the receiver until SIGINT or SIGTERM. It says "Listening on <url>"
  * on stderr (scripts and tests read it; with --json {"type":"listening","url":...}); stdout

@@ -4,24 +4,16 @@ import { ExtractError, exitCodeFor, EXIT_CODES } from '../errors.ts';
 import { VERSION, VERSION_LINE } from './version.ts';
 import { inert } from '../inert.ts';
 import { redact } from '../redact.ts';
-import { registerServe } from './serve-command.ts';
-import { registerConfig } from './config-command.ts';
-import { registerRun } from './run-command.ts';
-import { registerGet } from './get-command.ts';
-import { registerListen } from './listen-command.ts';
-import { registerStatus } from './status-command.ts';
-import { registerJournal } from './journal-command.ts';
-import { registerWatch } from './watch-command.ts';
-import { registerShell } from './shell-commands.ts';
-import { refuseMistypedCommand } from './run-command.ts';
+import { registerCommands } from './commands.ts';
+import { refuseMistypedCommand } from './mistyped.ts';
 import { hideSqliteExperimentalWarning } from './warnings.ts';
 import { keepRunningWhenLogsClose } from './log-streams.ts';
 import type { ErrorEvent } from '../outputs/json-shapes.ts';
 
 /**
  * The CLI layer: parses arguments, calls plain async command functions, and turns typed
- * errors into exit codes. It is the only place that calls process.exit. Heavy modules are
- * imported inside actions so `extract --version` starts fast.
+ * errors into exit codes. It is the only place that calls process.exit. Each command's module is
+ * behind its one door (commands.ts), so `--help` loads none of them.
  */
 export function buildProgram(): Command {
   const program = new Command('extract')
@@ -33,17 +25,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .hook('preAction', () => keepRunningWhenLogsClose([process.stderr, process.stdout]));
   program.configureOutput(helpOutput(program.configureOutput()));
-  registerServe(program);
-  registerConfig(program);
-  registerRun(program);
-  registerGet(program);
-  registerListen(program);
-  registerStatus(program);
-  registerJournal(program);
-  // After registerRun: watch takes the batch run's flags from the root command.
-  registerWatch(program);
-  // Last: it walks the commands above (completion, --version on each).
-  registerShell(program, { version: VERSION, line: VERSION_LINE });
+  registerCommands(program, { version: VERSION, line: VERSION_LINE });
   return program;
 }
 
@@ -96,7 +78,7 @@ export async function runMain(argv: string[]): Promise<void> {
     // A first word that is no command but close to one ("sevre"): said before its flags are refused.
     const first = argv[2];
     if (first !== undefined && !first.startsWith('-') && !program.commands.some((c) => c.name() === first))
-      await refuseMistypedCommand(first, program);
+      refuseMistypedCommand(first, program);
     await program.parseAsync(argv);
     if (process.exitCode === undefined) process.exitCode = EXIT_CODES.ok;
   } catch (err) {

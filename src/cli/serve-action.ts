@@ -18,7 +18,7 @@ export type ServeDeps = { stdout: Out; stderr: Out; signals: NodeJS.EventEmitter
  * "Listening on <base URL>" so scripts can read the address when --port is 0; then one
  * line (or NDJSON object) per API request and per webhook delivery attempt.
  */
-export async function serveFromCli(flags: ServeValues, deps: ServeDeps): Promise<void> {
+export async function serveFromCli(_args: [], flags: ServeValues, deps: ServeDeps): Promise<void> {
   verbosityOf(flags);
   if (flags.printConfig) {
     deps.stdout.write(`${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);

@@ -1,15 +1,28 @@
 import { ENV_BASE_URL } from '../config/env-names.ts';
 import type { Env } from '../config/settings.ts';
+import type { FlagValues } from '../flags/spec.ts';
+import type { VERSION_FLAGS } from '../flags/tables.ts';
 import { redactUrl } from '../redact.ts';
+import type { Cli } from './cli-context.ts';
+import { completionScript, type Shell } from './completion.ts';
+import { VERSION } from './version.ts';
 
-export { completionScript } from './completion.ts';
+/** `extract version [--json]`. */
+export async function versionFromCli(_args: [], flags: FlagValues<typeof VERSION_FLAGS>, cli: Cli): Promise<void> {
+  cli.stdout.write(await versionReport(VERSION, flags.json, cli.env));
+}
+
+/** `extract completion bash|zsh|fish`: the script, from the commands as the program declares them. */
+export async function completionFromCli([shell]: [Shell], _flags: object, cli: Cli): Promise<void> {
+  cli.stdout.write(completionScript(cli.program, shell));
+}
 
 /**
  * `extract version [--json]`: the version, the runtime and platform, and the service this
  * machine's settings point at (EXTRACT_BASE_URL, else the config store). Never a secret: the
  * API key is not looked at, and a URL's user and password are redacted.
  */
-export async function versionReport(version: string, json: boolean, env: Env): Promise<string> {
+async function versionReport(version: string, json: boolean, env: Env): Promise<string> {
   const service = await configuredBaseUrl(env);
   const report = {
     name: 'extract',

@@ -2,11 +2,12 @@ import { DEFAULT_LEASE_MS } from '../journal/state/journal-state.ts';
 import { runStatus } from '../commands/status.ts';
 import type { StatusValues } from '../flags/batch.ts';
 import type { Env, SettingsStore } from '../config/settings.ts';
+import type { Cli } from './cli-context.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import { stderrLog, verbosityOf } from './verbosity.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */
-export async function statusFromCli(flags: StatusValues, env: Env): Promise<number> {
+export async function statusFromCli(_args: [], flags: StatusValues, { env }: Cli): Promise<number> {
   const verbosity = verbosityOf(flags);
   const state = await journalOf(flags.state, env);
   await runStatus(

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configGet, configList, configPath, configSet, configUnset } from '../../src/config/commands.ts';
-import { registerConfig } from '../../src/cli/config-command.ts';
+import { registerCommands } from '../../src/cli/commands.ts';
 import { KEY, captureDeps, useConfigDirs } from './helpers.ts';
 
 const configDir = useConfigDirs();
@@ -97,7 +97,7 @@ describe('extract config through commander', () => {
       return true;
     });
     const program = new Command('extract').exitOverride();
-    registerConfig(program);
+    registerCommands(program, { version: '0.0.0', line: 'extract 0.0.0' });
     await program.parseAsync(['node', 'extract', 'config', ...args]);
     vi.restoreAllMocks();
     return { out, err };
