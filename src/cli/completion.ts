@@ -87,7 +87,7 @@ function walk(command: Command, words: string[]): Node {
   };
 }
 
-/** -V, --version: the one option of ours no table holds (cli/shell-commands.ts adds it to every command). */
+/** -V, --version: the one option of ours no table holds (cli/commands.ts adds it to every command). */
 function commanderFlag(o: Option): Flag {
   const takesValue = o.required || o.optional;
   return { names: names(o), description: short(o.description), takesValue, path: takesValue, choices: o.argChoices };

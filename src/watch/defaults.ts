@@ -1,4 +1,4 @@
-/** `extract watch`'s defaults, read by its flags (cli/watch-command.ts) and its code. */
+/** `extract watch`'s defaults, read by its flags (cli/commands.ts) and its code. */
 
 /** A file is sent once its size and mtime have not changed for this long. */
 export const DEFAULT_SETTLE_MS = 3000;

@@ -179,6 +179,22 @@ describe('start-up of the built CLI', () => {
     }
   });
 
+  it("a command loads its own module alone, through its one door: of dist/cli/, the start-up file, errors.js and that command's file", async () => {
+    const ofDistCli = (files: string[]) =>
+      files
+        .filter((f) => /\/dist\/cli\//.test(f))
+        .map((f) => f.replace(/^.*\/dist\/cli\//, ''))
+        .sort();
+    for (const [args, module] of [
+      [['config', 'path'], 'config-action.js'],
+      [['version'], 'shell-action.js'],
+      [['completion', 'bash'], 'shell-action.js'],
+    ] as const) {
+      const { files } = await loadedBy([...args]);
+      expect(ofDistCli(files), args.join(' ')).toEqual(['errors.js', 'main.js', module].sort());
+    }
+  });
+
   it('a first run loads only the request parts of undici; a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod, chalk (no colours off a terminal) nor (for JSON Lines) the CSV writer', async () => {
     const server = await emulator();
     const dir = mkdtempSync(join(tmpdir(), 'extract-rerun-'));

@@ -19,7 +19,7 @@ import { FLAG_TABLES } from '../../src/flags/tables.ts';
  * values have the types and defaults the tables declare.
  */
 
-/** What commander adds to every command by itself (-h) or through cli/shell-commands.ts (-V). */
+/** What commander adds to every command by itself (-h) or through cli/commands.ts (-V). */
 const OWN_OF_EVERY_COMMAND = new Set(['-V, --version']);
 
 function commands(program: Command): [string, Command][] {
