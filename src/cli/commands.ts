@@ -39,24 +39,20 @@ export function registerCommands(program: Command, version: { version: string; l
   configCommand(
     'set <key> [value]',
     'store a value; with no value (or "-") it is read from standard input, or asked for unseen on a terminal',
-    async () => (await import('./config-action.ts')).configSetFromCli,
+    async () => (await configModule()).configSetFromCli,
   );
   configCommand(
     'get <key>',
     'print a value (the API key as ext_…last4); exit 1 when not set',
-    async () => (await import('./config-action.ts')).configGetFromCli,
+    async () => (await configModule()).configGetFromCli,
   );
-  configCommand('unset <key>', 'remove a value', async () => (await import('./config-action.ts')).configUnsetFromCli);
+  configCommand('unset <key>', 'remove a value', async () => (await configModule()).configUnsetFromCli);
   configCommand(
     'list',
     'print every stored value as key=value (the API key masked)',
-    async () => (await import('./config-action.ts')).configListFromCli,
+    async () => (await configModule()).configListFromCli,
   );
-  configCommand(
-    'path',
-    'print the path of the config file',
-    async () => (await import('./config-action.ts')).configPathFromCli,
-  );
+  configCommand('path', 'print the path of the config file', async () => (await configModule()).configPathFromCli);
   // The batch client is the root command. Root options are read before a subcommand only, so
   // `extract get ID -o x.json` is get's -o.
   program.enablePositionalOptions();
@@ -126,7 +122,7 @@ export function registerCommands(program: Command, version: { version: string; l
     name: 'version',
     description: 'print the version, the Node.js runtime and the platform, and the service configured',
     flags: VERSION_FLAGS,
-    door: async () => (await import('./shell-action.ts')).versionFromCli,
+    door: async () => (await shellModule()).versionFromCli,
   });
   command(program, {
     name: 'completion',
@@ -134,18 +130,18 @@ export function registerCommands(program: Command, version: { version: string; l
     arguments: [new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish'])],
     flags: {},
     help: COMPLETION_HELP,
-    door: async () => (await import('./shell-action.ts')).completionFromCli,
+    door: async () => (await shellModule()).completionFromCli,
   });
   // Last: --version on every command above (a subcommand's flags would refuse it otherwise).
   versionEverywhere(program, version.line);
 }
 
 /** A command's module: it resolves to its exit code, or to anything else (nothing) for 0. */
-type Run<T extends FlagTable, A extends unknown[]> = (
-  args: A,
-  flags: FlagValues<T>,
-  cli: Cli,
-) => Promise<unknown>;
+type Run<T extends FlagTable, A extends unknown[]> = (args: A, flags: FlagValues<T>, cli: Cli) => Promise<unknown>;
+
+/** The one `import()` of the module of `config`'s five commands, and of `version` and `completion`. */
+const configModule = () => import('./config-action.ts');
+const shellModule = () => import('./shell-action.ts');
 
 /** The one `import()` of a command's module. */
 type Door<T extends FlagTable, A extends unknown[]> = () => Promise<Run<T, A>>;

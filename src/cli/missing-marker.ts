@@ -1,4 +1,4 @@
-import type { Env } from '../config/settings.ts';
+import { type Env, resolveMissingMarker } from '../config/settings.ts';
 import type { MissingMarker } from '../outputs/missing-marker.ts';
 
 /**
@@ -10,7 +10,6 @@ export async function missingMarkerOf(
   flags: { missingMarker?: string | undefined; noMissingMarker?: boolean | undefined },
   env: Env,
 ): Promise<MissingMarker> {
-  const { resolveMissingMarker } = await import('../config/settings.ts');
   const flagged = flags.noMissingMarker === true || flags.missingMarker !== undefined;
   const stored = !flagged && (await import('../config/store-path.ts')).storeMayHold(env, 'missing_marker');
   const store = stored ? (await import('../config/store.ts')).openConfigStore({ env }) : { get: () => undefined };

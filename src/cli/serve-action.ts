@@ -3,6 +3,7 @@ import type { EmulatorConfig } from '../contract/index.ts';
 import { DEFAULT_CONFIG } from '../emulator/default-config.ts';
 import { loadConfig } from '../emulator/config.ts';
 import { formatEvent } from '../emulator/events.ts';
+import { serve } from '../emulator/serve.ts';
 import { parseFaultFlag } from '../emulator/faults.ts';
 import { requireEngine } from '../engine-package.ts';
 import { ExtractError } from '../errors.ts';
@@ -26,7 +27,6 @@ export async function serveFromCli(_args: [], flags: ServeValues, deps: ServeDep
   }
   // Without the engine package: one line with the command that installs it, exit 2, before any work.
   requireEngine('serve');
-  const { serve } = await import('../emulator/serve.ts');
   const port = flags.port;
   const smtpPort = flags.smtpPort ?? false;
   const listenPort = flags.noListen ? false : flags.listenPort;

@@ -1,7 +1,9 @@
 import { DEFAULT_LEASE_MS } from '../journal/state/journal-state.ts';
 import { runStatus } from '../commands/status.ts';
 import type { StatusValues } from '../flags/batch.ts';
-import type { Env, SettingsStore } from '../config/settings.ts';
+import { existsSync } from 'node:fs';
+import { type Env, resolveSettings, resolveStateUrl, type SettingsStore } from '../config/settings.ts';
+import { earlierJournals, LEGACY_STATE, userJournalPath } from '../journal/state/user-journal.ts';
 import type { Cli } from './cli-context.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import { stderrLog, verbosityOf } from './verbosity.ts';
@@ -30,24 +32,21 @@ export async function statusFromCli(_args: [], flags: StatusValues, { env }: Cli
   return 0;
 }
 
+/** The journal a command reads: `--state`, else the shared journal's URL, else the user's own. */
+export async function journalOf(flagged: string | undefined, env: Env): Promise<string> {
+  if (flagged !== undefined) return flagged;
+  // conf (with ajv behind it) loads only when no --state says which journal.
+  const { openConfigStore } = await import('../config/store.ts');
+  const store = openConfigStore({ env });
+  return resolveStateUrl(env, store) ?? userJournalOf(env, store);
+}
+
 /**
  * The journal a run keeps by default: the user's journal of the configured service; until a run
  * has taken them in, an earlier version's journal (the user's JSONL one, or this folder's); with
  * no service configured, this folder's.
  */
-/** The journal a command reads: `--state`, else the shared journal's URL, else the user's own. */
-export async function journalOf(flagged: string | undefined, env: Env): Promise<string> {
-  if (flagged !== undefined) return flagged;
-  const { resolveStateUrl } = await import('../config/settings.ts');
-  const { openConfigStore } = await import('../config/store.ts');
-  const store = openConfigStore({ env });
-  return resolveStateUrl(env, store) ?? (await userJournalOf(env, store));
-}
-
-export async function userJournalOf(env: Env, store: SettingsStore): Promise<string> {
-  const { existsSync } = await import('node:fs');
-  const { resolveSettings } = await import('../config/settings.ts');
-  const { LEGACY_STATE, earlierJournals, userJournalPath } = await import('../journal/state/user-journal.ts');
+function userJournalOf(env: Env, store: SettingsStore): string {
   const { baseUrl } = resolveSettings({ flags: {}, env, store });
   if (baseUrl === undefined) return LEGACY_STATE;
   const path = userJournalPath(env, baseUrl);

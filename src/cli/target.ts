@@ -2,7 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KeySource } from '../batch/session.ts';
-import type { Env } from '../config/settings.ts';
+import {
+  ENV_API_KEY,
+  ENV_BASE_URL,
+  ENV_STATE_URL,
+  type Env,
+  requireSettings,
+  resolveSettings,
+  resolveStateUrl,
+} from '../config/settings.ts';
+import { requireEngine } from '../engine-package.ts';
 
 /** Where a command sends its requests: the configured service, or an in-process emulator (--local). */
 export type ServiceTarget = {
@@ -27,7 +36,7 @@ export async function withTarget<T>(
 ): Promise<T> {
   if (flags.local === true) {
     // The default configuration of `extract serve`, data in a temporary directory.
-    (await import('../engine-package.ts')).requireEngine('--local');
+    requireEngine('--local');
     const { startServer } = await import('../emulator/server.ts');
     const dataDir = await mkdtemp(join(tmpdir(), 'extract-local-'));
     const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, log: () => {} });
@@ -38,9 +47,6 @@ export async function withTarget<T>(
       await rm(dataDir, { recursive: true, force: true });
     }
   }
-  const { resolveSettings, requireSettings, resolveStateUrl, ENV_API_KEY, ENV_BASE_URL, ENV_STATE_URL } = await import(
-    '../config/settings.ts'
-  );
   // The config store (conf, with ajv and semver behind it) loads only when flags and
   // environment leave something to look up: cron jobs and CI steps usually set all of them.
   // A shared journal's URL in the store is looked for only when the store's file mentions one.

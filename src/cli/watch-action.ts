@@ -5,6 +5,7 @@ import type { WatchValues } from '../flags/batch.ts';
 import { watchOptionsFromFlags } from './flags.ts';
 import type { Cli } from './cli-context.ts';
 import { favourMemory } from './heap.ts';
+import { eventsOnStdout } from './json-output.ts';
 import { missingMarkerOf } from './missing-marker.ts';
 import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
@@ -19,7 +20,7 @@ export async function watchFromCli([folders]: [string[]], flags: WatchValues, cl
     const state = explicitState ? flags.state : target.local ? null : target.stateUrl;
     const options = watchOptionsFromFlags(flags, target, state);
     options.batch.missingMarker = await missingMarkerOf(flags, cli.env);
-    const events = flags.json ? (await import('./json-output.ts')).eventsOnStdout([['-o', flags.out]]) : undefined;
+    const events = flags.json ? eventsOnStdout([['-o', flags.out]]) : undefined;
     const deps: BatchDeps = {
       ...defaultClientDeps(),
       cwd: process.cwd(),
