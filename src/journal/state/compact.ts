@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Log } from '../../client/deps.ts';
@@ -9,6 +9,7 @@ import { acquireLock, type LockDeps } from '../lock.ts';
 import type { StateSpec } from './index.ts';
 import { indexPathFor, openIndexed } from './journal-index.ts';
 import { appendLine } from './file.ts';
+import { parseJournal } from '../journal-read.ts';
 import { rescuePlacesFor, takeBackRescued } from './rescue.ts';
 import { factsIn, writeMark } from './sqlite-mark.ts';
 import { schemaVersion } from './sqlite-schema.ts';
@@ -58,8 +59,6 @@ async function compactFile(path: string, options: { log: Log; lock?: LockDeps | 
   try {
     await takeBackRescued({ append: async (fact) => appendLine(path, fact) }, rescuePlacesFor(path, true), options.log);
     const bytesBefore = sizeOf(path);
-    const { parseJournal } = await import('../journal-read.ts');
-    const { readFileSync } = await import('node:fs');
     let text = '';
     try {
       text = readFileSync(path, 'utf8');
