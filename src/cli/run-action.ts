@@ -16,8 +16,8 @@ import { VERSION } from './version.ts';
 /**
  * The batch command, `extract [options] <inputs...>`: settings or --local, process streams,
  * signals, then runBatch. A rerun that finds every file done goes no further than what this
- * module imports: the start-up rule of `npm run depcheck` (.dependency-cruiser.startup.cjs,
- * `no-op-rerun`) holds it to no npm package.
+ * module imports: the start-up rules of `npm run depcheck` (.dependency-cruiser.startup.cjs,
+ * NO_OP_RERUN) hold it to no npm package.
  */
 export async function runBatchFromCli([inputs]: [string[]], flags: RunValues, cli: Cli): Promise<number> {
   if (inputs.length === 0) {
