@@ -11,7 +11,6 @@ import {
   resolveSettings,
   resolveStateUrl,
 } from '../config/settings.ts';
-import { requireEngine } from '../engine-package.ts';
 
 /** Where a command sends its requests: the configured service, or an in-process emulator (--local). */
 export type ServiceTarget = {
@@ -36,7 +35,7 @@ export async function withTarget<T>(
 ): Promise<T> {
   if (flags.local === true) {
     // The default configuration of `extract serve`, data in a temporary directory.
-    requireEngine('--local');
+    (await import('../engine-package.ts')).requireEngine('--local');
     const { startServer } = await import('../emulator/server.ts');
     const dataDir = await mkdtemp(join(tmpdir(), 'extract-local-'));
     const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, log: () => {} });
