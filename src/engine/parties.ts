@@ -1,11 +1,10 @@
 import type { Field, ObjectField, Results } from '../contract/index.ts';
 import { leadingVatId } from './identifiers.ts';
 import type { Cell } from './layout.ts';
-import type { FieldPath } from './labels.ts';
 import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM } from './scope.ts';
 import { cellsLabelling, labelledCells } from './scope-index.ts';
 import { placeOf } from './tables.ts';
-import type { Grounding } from './types.ts';
+import type { FieldPath, Grounding } from './types.ts';
 import { parseDate } from './dates.ts';
 import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';

@@ -1,5 +1,7 @@
 import type { LeafField, TableField } from '../contract/index.ts';
-import { type FieldPath, columnConceptOf, nameWords } from './labels.ts';
+import { columnConceptOf } from './label-forms.ts';
+import type { FieldPath } from './types.ts';
+import { nameWords } from './words.ts';
 import { type Cell, overlap } from './layout.ts';
 import type { Doc, ScopeLine } from './scope.ts';
 import { namesOtherColumn } from './vocabulary/columns.ts';

@@ -1,7 +1,7 @@
 import type { LeafField, LeafValue, TableField } from '../contract/index.ts';
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
-import { columnConceptOf } from './labels.ts';
+import { columnConceptOf } from './label-forms.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
 import { isSumLabel } from './table-checks.ts';
 import type { Column, Header } from './table-header.ts';
