@@ -28,6 +28,7 @@ import { dueDatesIn, isDiscount } from './terms.ts';
 import type { FieldPath, Place } from './types.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
 import { type Concept, IDENTIFIER_CONCEPTS } from './vocabulary/index.ts';
+import { INCLUSIVE, NET_NOT_INCLUSIVE, NOT_TOTAL } from './vocabulary/role-words.ts';
 import { nameWords, normaliseWord } from './words.ts';
 
 /**
@@ -61,128 +62,14 @@ const RATE_ROW_TIER = 3;
 /** What a tax label's cell may end with when its rate is printed in it ("MwSt. 19%", "VAT 20 %"). */
 const RATE_REST = /^(\d{1,2}(?:[.,]\d{1,2})?)\s*%$/u;
 
-/** Words after a total's label that make it another amount ("Total net", "Gesamtbetrag der Zuschläge"). */
-const QUALIFIERS = new Set([
-  'net',
-  'netto',
-  'nett',
-  'excl',
-  'exkl',
-  'excluding',
-  'exclusive',
-  'ohne',
-  'hors',
-  'ht',
-  'sans',
-  'before',
-  'vor',
-  'pre',
-  'subtotal',
-  'tax',
-  'taxes',
-  'vat',
-  'tva',
-  'ust',
-  'mwst',
-  'iva',
-  'btw',
-  'gst',
-  'steuer',
-  'discount',
-  'discounts',
-  'rabatt',
-  'rabatte',
-  'remise',
-  'remises',
-  'skonto',
-  'paid',
-  'bezahlt',
-  'paye',
-  'payments',
-  'payment',
-  'anzahlung',
-  'anzahlungen',
-  'acompte',
-  'deposit',
-  'shipping',
-  'versand',
-  'fracht',
-  'freight',
-  'livraison',
-  'delivery',
-  'items',
-  'item',
-  'lines',
-  'line',
-  'positions',
-  'position',
-  'quantity',
-  'qty',
-  'menge',
-  'pieces',
-  'weight',
-  'gewicht',
-  'previous',
-  'prior',
-  'hours',
-  'stunden',
-  'units',
-  'unit',
-  'per',
-  'zuschlage',
-  'zuschlag',
-  'abschlage',
-  'abschlag',
-  'surcharge',
-  'surcharges',
-  'fees',
-  'fee',
-  'charges',
-  'credit',
-  'credits',
-  'gutschrift',
-  'savings',
-  'rounding',
-  'rundung',
-  'base',
-  'basis',
-  'der',
-  'des',
-  'of',
-  'du',
-  'de',
-  'la',
-  'dei',
-  'delle',
-  'van',
-  'saved',
-  'outstanding',
-  'overdue',
-  'last',
-  'month',
-  'year',
-]);
-const INCLUSIVE = new Set([
-  'incl',
-  'inkl',
-  'including',
-  'inklusive',
-  'inclusive',
-  'ttc',
-  'brutto',
-  'gross',
-  'with',
-  'mit',
-]);
-
+/** Words after a total's label ('Total for this invoice'): another amount when they qualify it (the vocabulary's). */
 function extendedTotalFits(extra: string): boolean {
   const words = extra
     .split(/[\s\-/.']+/)
     .map(normaliseWord)
     .filter((w) => w !== '');
-  if (words.some((w) => INCLUSIVE.has(w)))
-    return !words.some((w) => ['net', 'netto', 'excl', 'exkl', 'ohne', 'ht', 'hors'].includes(w));
-  return !words.some((w) => QUALIFIERS.has(w));
+  if (words.some((w) => INCLUSIVE.has(w))) return !words.some((w) => NET_NOT_INCLUSIVE.has(w));
+  return !words.some((w) => NOT_TOTAL.has(w));
 }
 
 /** An identifier field: cut what follows the identifier ("vom 05.03.2018"). */

@@ -1,10 +1,12 @@
 import type { FieldDefinition } from '../contract/index.ts';
 import { type LabelForm, type LabelForms, type Tier, formsOf } from './label-forms.ts';
+import { labelText, namesCurrencyOfAmount } from './label-text.ts';
 import type { FieldPath } from './types.ts';
 import { BOX_PREFIX } from './values.ts';
 import { type Concept, PARTY_CONCEPTS } from './vocabulary/index.ts';
-import { POINTING, labelText, namesCurrencyOfAmount } from './vocabulary/roles.ts';
-import { NUMBER_WORDS, SPLIT_WORD_MIN, type Token, indexWord, tokens, wordsEqual } from './words.ts';
+import { NUMBER_WORDS, POINTING } from './vocabulary/role-words.ts';
+
+import { SPLIT_WORD_MIN, type Token, indexWord, tokens, wordsEqual } from './words.ts';
 
 // The words of a field's name, read by receipts' rules through this module as before the words had their own.
 export { nameWords } from './words.ts';

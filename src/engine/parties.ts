@@ -8,6 +8,7 @@ import type { FieldPath, Grounding } from './types.ts';
 import { parseDate } from './dates.ts';
 import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
+import { SALUTATIONS, anyOf } from './vocabulary/role-words.ts';
 import { addressWindow, hasLegalForm, letterhead } from './window.ts';
 import { letterheadBlock, unheadedAddressee } from './addressee.ts';
 import { isAddressLine, isEndorsement, isForeignHeading, isKeyLine } from './party-lines.ts';
@@ -121,32 +122,6 @@ function isAnyHeading(text: string, doc: Doc): boolean {
     ([...m.owners].some((o) => doc.objectPaths.has(o)) || [...m.concepts].some((c) => PARTY_CONCEPTS.has(c)))
   );
 }
-
-/** Words that open an addressee's name rather than being it ("Herrn", "Mrs."): such a first line is no name. */
-const SALUTATIONS = new Set([
-  'herr',
-  'herrn',
-  'frau',
-  'firma',
-  'mr',
-  'mrs',
-  'ms',
-  'miss',
-  'dr',
-  'm',
-  'mme',
-  'mlle',
-  'monsieur',
-  'madame',
-  'messieurs',
-  'dear',
-  'attn',
-  'sr',
-  'sra',
-  'sig',
-  'dhr',
-  'mevr',
-]);
 
 /**
  * The party's name from the blocks' first lines: one cell that reads as a name (letters,
@@ -290,8 +265,7 @@ function imprintName(vatId: string, doc: Doc): { text: string; at: ReturnType<ty
  * client", "Customer VAT No", "Ihre USt-IdNr.") or a tax representative's ("VAT No (fiscal
  * representative)", "USt-IdNr. Fiskalvertreter").
  */
-const OTHER_PARTY_WORDS =
-  /(?:^|[^\p{L}])(?:client|cliente|customer|kunde|kunden|käufer|buyer|acheteur|klant|acquirente|comprador|destinataire|your|ihre|vos|votre|uw|représentant|representative|steuervertreter|fiskalvertreter|vertreter|rappresentante|representante|vertegenwoordiger)(?![\p{L}])/iu;
+const OTHER_PARTY_WORDS = new RegExp(`(?:^|[^\\p{L}])${anyOf('otherPartyPatterns')}(?![\\p{L}])`, 'iu');
 
 function namesOtherParty(text: string): boolean {
   return OTHER_PARTY_WORDS.test(text.split(':')[0] ?? '');

@@ -5,6 +5,7 @@ import { nameWords } from './words.ts';
 import { type Cell, overlap } from './layout.ts';
 import type { Doc, ScopeLine } from './scope.ts';
 import { namesOtherColumn } from './vocabulary/columns.ts';
+import { anyOf } from './vocabulary/role-words.ts';
 
 /**
  * The header row of a table: a line whose cells are column titles, with the title lines
@@ -80,8 +81,7 @@ function headerAt(at: number, field: TableField, path: FieldPath, doc: Doc): Hea
 }
 
 /** A column titled only as a total ("Total", "Summe", "Gesamt"): the last column of a table of totals as well as of items. */
-const TOTALS_TITLE =
-  /^(?:sub-?total|total|totals|grand total|summe|gesamt|endsumme|total ttc|total ht|totaal|totale)\s*[:.]?$/iu;
+const TOTALS_TITLE = new RegExp(`^${anyOf('totalsTitlePatterns')}\\s*[:.]?$`, 'iu');
 
 /**
  * A table of totals ("Rate │ Net │ VAT │ Total" over a row by tax rate): its amount column is
@@ -100,10 +100,10 @@ function summaryOfTotals(header: Header, field: TableField): boolean {
 }
 
 /** "Brutto", "Gesamt inkl. MwSt.", "Gross", "Montant TTC": amounts with the tax in. */
-const GROSS = /(?:^|[^\p{L}])(?:brutto|gross|ttc|incl|inkl|including|einschl)/iu;
+const GROSS = new RegExp(`(?:^|[^\\p{L}])${anyOf('grossTitlePatterns')}`, 'iu');
 /** "Netto", "Net", "Montant HT", "excl. VAT", "zzgl.": amounts before tax. */
-const NET = /(?:^|[^\p{L}])(?:netto|net|ht|excl|exkl|zzgl|ohne|hors)(?:$|[^\p{L}]|o?\p{Ll})/iu;
-const PRICE = /preis|price|prix|precio|prezzo|prijs|rate|tarif/iu;
+const NET = new RegExp(`(?:^|[^\\p{L}])${anyOf('netTitlePatterns')}(?:$|[^\\p{L}]|o?\\p{Ll})`, 'iu');
+const PRICE = new RegExp(anyOf('priceTitlePatterns'), 'iu');
 
 /**
  * Fields that a net and a gross column both answer, when the field's name says neither

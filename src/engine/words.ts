@@ -1,10 +1,9 @@
+import { NUMBER_WORDS } from './vocabulary/role-words.ts';
+
 /**
  * The words of a text as labels compare them: lower case, without accents, number words
  * alike ("No.", "Nr", "#"), a German compound's suffix ("*rechnung") matching its word.
  */
-
-/** Number words: one stands for all ("Invoice No." is "Invoice Number"). */
-export const NUMBER_WORDS: ReadonlySet<string> = new Set(['number', 'no', 'nr', 'num', '#', 'nº', 'n°', 'no.']);
 
 export type Token = { word: string; start: number; end: number };
 
