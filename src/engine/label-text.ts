@@ -30,9 +30,10 @@ function plainWords(text: string): string[] {
 function unbracketQualifiers(text: string): string {
   return text.replace(/\(([^()]*)\)/g, (whole, inner: string, at: number) => {
     const words = plainWords(inner);
+    // Most parentheses hold no qualifier ("(380)", "(19%)"): the words before them are not read.
+    if (words.length === 0 || !words.every((w) => QUALIFIER_WORDS.has(w))) return whole;
     // "Rechnungssumme Netto (excl. USt.)": a label qualified already, and its parentheses a gloss.
-    if (plainWords(text.slice(0, at)).some((w) => QUALIFIER_WORDS.has(w))) return whole;
-    return words.length > 0 && words.every((w) => QUALIFIER_WORDS.has(w)) ? ` ${inner} ` : whole;
+    return plainWords(text.slice(0, at)).some((w) => QUALIFIER_WORDS.has(w)) ? whole : ` ${inner} `;
   });
 }
 

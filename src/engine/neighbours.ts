@@ -4,7 +4,7 @@ import { readIdentifier } from './identifiers.ts';
 import { isMoneyMark } from './values.ts';
 import { type Cell, type Line, linePitch, overlap } from './layout.ts';
 import { isCountryCode } from './party-lines.ts';
-import { type Doc, type Scope, type ScopeLine, follows } from './scope.ts';
+import { type Doc, type Scope, type ScopeLine, follows, positionOf } from './scope.ts';
 
 /**
  * Where a label's value stands: the cell right of it on its line, or the cell under it in
@@ -160,6 +160,23 @@ function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
   return undefined;
 }
 
+/** Each scope's line pitch by page, made once per scope and page. */
+const PITCHES = new WeakMap<Scope, Map<number, number>>();
+
+function pitchOf(scope: Scope, page: number): number {
+  let pitches = PITCHES.get(scope);
+  if (!pitches) {
+    pitches = new Map();
+    PITCHES.set(scope, pitches);
+  }
+  let pitch = pitches.get(page);
+  if (pitch === undefined) {
+    pitch = linePitch(scope.filter((w) => w.line.page === page).map((w) => w.line));
+    pitches.set(page, pitch);
+  }
+  return pitch;
+}
+
 /**
  * A text value that wraps onto the lines just above or below it, closer than the page's
  * line pitch, with its label centred beside them ("MVM Musterhafter" / "Name: │ Versicherungsverein
@@ -168,9 +185,9 @@ function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
 export function wrapped(field: LeafField, sl: ScopeLine, value: Cell, label: Cell, doc: Doc): string {
   if (field.type !== 'string') return value.text;
   const scope = doc.whole ?? doc.scope;
-  const at = scope.findIndex((w) => w.line === sl.line);
+  const at = positionOf(scope, sl.line);
   if (at < 0) return value.text;
-  const pitch = linePitch(scope.filter((w) => w.line.page === sl.line.page).map((w) => w.line));
+  const pitch = pitchOf(scope, sl.line.page);
   const parts = [value.text];
   for (const step of [-1, 1]) {
     let previous = sl.line;
@@ -198,7 +215,7 @@ export function wrapped(field: LeafField, sl: ScopeLine, value: Cell, label: Cel
  */
 export function inHeaderRow(sl: ScopeLine, j: number, doc: Doc): boolean {
   const scope = doc.whole ?? doc.scope;
-  const at = scope.findIndex((w) => w.line === sl.line);
+  const at = positionOf(scope, sl.line);
   const label = sl.cells[j];
   const others = sl.cells.filter((_, k) => k !== j);
   const span = { x0: Math.min(...sl.cells.map((c) => c.x0)), x1: Math.max(...sl.cells.map((c) => c.x1)) };

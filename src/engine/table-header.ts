@@ -159,7 +159,10 @@ function mergedTitles(text: string, field: TableField, path: FieldPath, doc: Doc
   const plain = (c: LeafField | null) => (c && !isMoney(c) ? c : null);
   for (let k = 1; k < words.length; k++) {
     const [head, tail] = [words.slice(0, k).join(' '), words.slice(k).join(' ')];
-    const [first, second] = [columnOf(head, field, path, doc), columnOf(tail, field, path, doc)];
+    const first = columnOf(head, field, path, doc);
+    // With no column named by the head and no other column's title there, the tail decides nothing.
+    if (!first && !namesOtherColumn(head)) continue;
+    const second = columnOf(tail, field, path, doc);
     if (first && second) return first === second ? first : 'twice';
     if (first && namesOtherColumn(tail)) return plain(first);
     if (second && namesOtherColumn(head)) return plain(second);
