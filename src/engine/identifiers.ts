@@ -1,6 +1,7 @@
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { checkVAT, countries } from 'jsvat-next';
 import { parseDate } from './dates.ts';
+import { ID_WORDS, anyOf } from './vocabulary/role-words.ts';
 
 /**
  * Identifiers (invoice numbers, order numbers, ids) are one token-like run. Documents often
@@ -9,11 +10,7 @@ import { parseDate } from './dates.ts';
  * the date of the document the identifier names.
  */
 
-const CLAUSE =
-  /\s+(?:vom|von|du|dated|issued(?:\s+(?:at|on))?|from|del|van|datiert|emessa\s+il|le|d\.d\.|dd)(?=\s|$)(.*)$/iu;
-
-/** Field names whose last word says "identifier". */
-const ID_WORDS = new Set(['number', 'no', 'nr', 'num', 'id', 'ref', 'reference', 'code']);
+const CLAUSE = new RegExp(`\\s+${anyOf('dateClausePatterns')}(?=\\s|$)(.*)$`, 'iu');
 
 export function isIdentifierName(words: readonly string[]): boolean {
   const last = words.at(-1);

@@ -1,8 +1,10 @@
+import type { LeafField } from '../contract/index.ts';
 import { parseDate } from './dates.ts';
 import { readIdentifier } from './identifiers.ts';
 import { isMoneyMark } from './values.ts';
-import { type Cell, type Line, overlap } from './layout.ts';
-import { type Doc, type Scope, type ScopeLine, follows } from './scope.ts';
+import { type Cell, type Line, linePitch, overlap } from './layout.ts';
+import { isCountryCode } from './party-lines.ts';
+import { type Doc, type Scope, type ScopeLine, follows, positionOf } from './scope.ts';
 
 /**
  * Where a label's value stands: the cell right of it on its line, or the cell under it in
@@ -145,7 +147,7 @@ export function dateUnder(rest: string, scope: Scope, at: number, label: Cell): 
 }
 
 /** A bare label of a field outside tables ("Invoice Date" in a row of labels above their values). */
-export function keyLabel(text: string, doc: Doc): boolean {
+function keyLabel(text: string, doc: Doc): boolean {
   const m = doc.labels.match(text);
   return m !== null && m.kind === 'clean' && m.extra === undefined && [...m.owners].some((o) => !o.includes('[]'));
 }
@@ -156,4 +158,78 @@ function nextLineWithText(scope: Scope, at: number): ScopeLine | undefined {
     if (sl && sl.cells.length > 0) return sl;
   }
   return undefined;
+}
+
+/** Each scope's line pitch by page, made once per scope and page. */
+const PITCHES = new WeakMap<Scope, Map<number, number>>();
+
+function pitchOf(scope: Scope, page: number): number {
+  let pitches = PITCHES.get(scope);
+  if (!pitches) {
+    pitches = new Map();
+    PITCHES.set(scope, pitches);
+  }
+  let pitch = pitches.get(page);
+  if (pitch === undefined) {
+    pitch = linePitch(scope.filter((w) => w.line.page === page).map((w) => w.line));
+    pitches.set(page, pitch);
+  }
+  return pitch;
+}
+
+/**
+ * A text value that wraps onto the lines just above or below it, closer than the page's
+ * line pitch, with its label centred beside them ("MVM Musterhafter" / "Name: │ Versicherungsverein
+ * Musterstadt a.G."): all of its lines. Other types and identifiers are one line.
+ */
+export function wrapped(field: LeafField, sl: ScopeLine, value: Cell, label: Cell, doc: Doc): string {
+  if (field.type !== 'string') return value.text;
+  const scope = doc.whole ?? doc.scope;
+  const at = positionOf(scope, sl.line);
+  if (at < 0) return value.text;
+  const pitch = pitchOf(scope, sl.line.page);
+  const parts = [value.text];
+  for (const step of [-1, 1]) {
+    let previous = sl.line;
+    for (let k = at + step; k >= 0 && k < scope.length; k += step) {
+      const next = scope[k];
+      if (!next || next.line.page !== sl.line.page || Math.abs(next.line.y - previous.y) >= 0.8 * pitch) break;
+      const under = next.cells.filter((c) => overlap(c, value) > 0);
+      const [c] = under;
+      if (!c || under.length !== 1 || next.cells.some((o) => overlap(o, label) > 0)) break;
+      // A country code under a name is the address's last line ("Lieferant GmbH" over "DE"), not the name's.
+      if (doc.labels.isLabelled(c.text) || isCountryCode(c.text)) break;
+      if (step < 0) parts.unshift(c.text);
+      else parts.push(c.text);
+      previous = next.line;
+    }
+  }
+  return parts.join(' ');
+}
+
+/**
+ * A label stands in a table's header row when its row has three cells or more and another
+ * of them is text that is no key of the definition: a column title ("Montant"), or the
+ * label of a table's column ("Price"). A header whose titles wrap onto several lines
+ * ("Price w/o" over "Tax") is one row: lines closer than their text's height belong to it.
+ */
+export function inHeaderRow(sl: ScopeLine, j: number, doc: Doc): boolean {
+  const scope = doc.whole ?? doc.scope;
+  const at = positionOf(scope, sl.line);
+  const label = sl.cells[j];
+  const others = sl.cells.filter((_, k) => k !== j);
+  const span = { x0: Math.min(...sl.cells.map((c) => c.x0)), x1: Math.max(...sl.cells.map((c) => c.x1)) };
+  for (const step of at < 0 ? [] : [-1, 1]) {
+    let previous = sl.line;
+    for (let k = at + step; k >= 0 && k < scope.length; k += step) {
+      const next = scope[k];
+      if (!next || next.line.page !== sl.line.page) break;
+      if (Math.abs(next.line.y - previous.y) >= Math.max(next.line.height, previous.height)) break;
+      // Only what wraps under the row's own span: another column's text beside it is no title.
+      others.push(...next.cells.filter((c) => c.x1 > span.x0 && c.x0 < span.x1));
+      previous = next.line;
+    }
+  }
+  if (others.length < 2) return false;
+  return others.some((c) => c !== label && !/\d/.test(c.text) && !keyLabel(c.text, doc));
 }

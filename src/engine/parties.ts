@@ -1,14 +1,14 @@
 import type { Field, ObjectField, Results } from '../contract/index.ts';
 import { leadingVatId } from './identifiers.ts';
 import type { Cell } from './layout.ts';
-import type { FieldPath } from './labels.ts';
 import { type Doc, type Scope, type ScopeLine, BLANK_GAP_EM } from './scope.ts';
 import { cellsLabelling, labelledCells } from './scope-index.ts';
 import { placeOf } from './tables.ts';
-import type { Grounding } from './types.ts';
+import type { FieldPath, Grounding } from './types.ts';
 import { parseDate } from './dates.ts';
 import { parseEmail, parsePhone } from './values.ts';
 import { PARTY_CONCEPTS } from './vocabulary/index.ts';
+import { SALUTATIONS, anyOf } from './vocabulary/role-words.ts';
 import { addressWindow, hasLegalForm, letterhead } from './window.ts';
 import { letterheadBlock, unheadedAddressee } from './addressee.ts';
 import { isAddressLine, isEndorsement, isForeignHeading, isKeyLine } from './party-lines.ts';
@@ -122,32 +122,6 @@ function isAnyHeading(text: string, doc: Doc): boolean {
     ([...m.owners].some((o) => doc.objectPaths.has(o)) || [...m.concepts].some((c) => PARTY_CONCEPTS.has(c)))
   );
 }
-
-/** Words that open an addressee's name rather than being it ("Herrn", "Mrs."): such a first line is no name. */
-const SALUTATIONS = new Set([
-  'herr',
-  'herrn',
-  'frau',
-  'firma',
-  'mr',
-  'mrs',
-  'ms',
-  'miss',
-  'dr',
-  'm',
-  'mme',
-  'mlle',
-  'monsieur',
-  'madame',
-  'messieurs',
-  'dear',
-  'attn',
-  'sr',
-  'sra',
-  'sig',
-  'dhr',
-  'mevr',
-]);
 
 /**
  * The party's name from the blocks' first lines: one cell that reads as a name (letters,
@@ -291,8 +265,7 @@ function imprintName(vatId: string, doc: Doc): { text: string; at: ReturnType<ty
  * client", "Customer VAT No", "Ihre USt-IdNr.") or a tax representative's ("VAT No (fiscal
  * representative)", "USt-IdNr. Fiskalvertreter").
  */
-const OTHER_PARTY_WORDS =
-  /(?:^|[^\p{L}])(?:client|cliente|customer|kunde|kunden|käufer|buyer|acheteur|klant|acquirente|comprador|destinataire|your|ihre|vos|votre|uw|représentant|representative|steuervertreter|fiskalvertreter|vertreter|rappresentante|representante|vertegenwoordiger)(?![\p{L}])/iu;
+const OTHER_PARTY_WORDS = new RegExp(`(?:^|[^\\p{L}])${anyOf('otherPartyPatterns')}(?![\\p{L}])`, 'iu');
 
 function namesOtherParty(text: string): boolean {
   return OTHER_PARTY_WORDS.test(text.split(':')[0] ?? '');

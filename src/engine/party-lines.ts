@@ -1,3 +1,4 @@
+import { NUMBER_KEY_WORDS, anyOf } from './vocabulary/role-words.ts';
 import { hasLegalForm, isPostcodeLine } from './window.ts';
 
 /**
@@ -24,8 +25,10 @@ export function isCountryCode(text: string): boolean {
 /** A key and its value, or a key waiting for the value beside it: a few words, then a colon. */
 const KEY_VALUE = /^[\p{L}][\p{L}\p{M}\d .'’\-/#°()]{0,40}?\s?:(?:\s|$)/u;
 /** A key with a number word and its number, no colon ("Kunden-Nr. 4711", "Customer No 12"), or the key alone over its number. */
-const NUMBERED_KEY =
-  /^(?:[\p{L}][\p{L}\p{M}.-]*\s?){1,3}(?:nr|no|nº|n°|num|number|nummer|#)\.?(?:\s*[\p{L}\p{N}-]*\d|\s*:?$)/iu;
+const NUMBERED_KEY = new RegExp(
+  `^(?:[\\p{L}][\\p{L}\\p{M}.-]*\\s?){1,3}(?:${NUMBER_KEY_WORDS.join('|')})\\.?(?:\\s*[\\p{L}\\p{N}-]*\\d|\\s*:?$)`,
+  'iu',
+);
 /** A registered number's scheme, alone or before its digits. */
 const SCHEME = /^(?:GLN|GTIN|EAN|ILN|DUNS|D-U-N-S|SIRET|SIREN|BIC|ID|LEI|EORI|UST-?ID|VAT)\b/i;
 
@@ -45,11 +48,9 @@ function isIdLine(text: string): boolean {
 }
 
 /** Words that say a line names a contact person, not the party itself. */
-const CONTACT =
-  /(?:^|[\s,(])(?:contact|kontakt|ansprechpartner(?:in)?|ansprechperson|sachbearbeiter(?:in)?|attn|attention|z\.\s?hd|zu\s+händen|bearbeiter(?:in)?|contactpersoon|referente|interlocuteur)\b/iu;
+const CONTACT = new RegExp(`(?:^|[\\s,(])${anyOf('contactPatterns')}\\b`, 'iu');
 /** A department of the party on a line of its own ("Accounts Payable", "Buchhaltung"): no party's name. */
-const DEPARTMENT =
-  /^(?:accounts?\s+(?:payable|department)|accounting(?:\s+department)?|purchasing(?:\s+department)?|(?:kreditoren|finanz)?buchhaltung|einkauf(?:sabteilung)?|(?:service\s+)?comptabilit[ée]|service\s+(?:comptable|achats)|contabilidad|contabilit[àa]|boekhouding|crediteurenadministratie)$/iu;
+const DEPARTMENT = new RegExp(`^${anyOf('departmentPatterns')}$`, 'iu');
 
 function isContactLine(text: string): boolean {
   return CONTACT.test(text) || DEPARTMENT.test(text.trim());
@@ -59,8 +60,7 @@ function isContactLine(text: string): boolean {
  * A postal endorsement over an address ("Einschreiben", "Persönlich/Vertraulich", "Private &
  * Confidential", "Recommandé"): printed where the addressee's name would be, and no name.
  */
-const ENDORSEMENT =
-  /^(?:(?:einwurf-?)?einschreiben(?:\s+einwurf)?|persönlich|vertraulich|persönlich\s*[/&,-]?\s*vertraulich|eilt|eilbrief|per\s+(?:e-?mail|fax|boten)|registered(?:\s+(?:mail|post))?|recorded\s+delivery|(?:private|personal)(?:\s*(?:&|and|\/)\s*confidential)?|confidential|urgent|by\s+(?:e-?mail|fax|hand)|recommandée?(?:\s+avec\s+a\.?\s?r\.?|\s+avec\s+accusé\s+de\s+réception)?|lettre\s+recommandée|personnel(?:\s*(?:et|&|\/)\s*confidentiel)?|confidentiel|par\s+avion|raccomandata|riservata|aangetekend|vertrouwelijk|certificado|confidencial)$/iu;
+const ENDORSEMENT = new RegExp(`^${anyOf('endorsementPatterns')}$`, 'iu');
 
 export function isEndorsement(text: string): boolean {
   return ENDORSEMENT.test(text.trim());
@@ -77,16 +77,20 @@ export function isKeyLine(text: string): boolean {
  * "Ihre Angaben", "Your details") or a tax representative's ("Représentant fiscal",
  * "Steuervertreter"). A VAT id under it is not the seller's.
  */
-const FOREIGN_HEADING =
-  /^(?:(?:vos|votre|your|ihre|uw|su|sus|vostr[aoie])\s+[\p{L}-]+(?:\s+[\p{L}-]+)?|(?:le\s+)?représentant\s+fiscal|steuervertreter|fiskalvertreter|(?:seller'?s?\s+)?(?:tax|fiscal)\s+representative|rappresentante\s+fiscale|representante\s+fiscal|fiscaal\s+vertegenwoordiger)\s*:?$/iu;
+const FOREIGN_HEADING = new RegExp(
+  `^(?:${anyOf('yoursPatterns')}\\s+[\\p{L}-]+(?:\\s+[\\p{L}-]+)?|${anyOf('representativePatterns')})\\s*:?$`,
+  'iu',
+);
 
 export function isForeignHeading(text: string): boolean {
   return FOREIGN_HEADING.test(text.trim());
 }
 
 /** A street and its number: an address's line, never a name. */
-const STREET =
-  /^\d+[a-z]?,?\s+\p{L}|\p{L}(?:str\.|straße|strasse|weg|gasse|allee|platz|ring|damm|street|st\.|road|rd\.|avenue|ave\.|lane|drive)\s*\d+[a-z]?\b|^(?:rue|avenue|chemin|boulevard|bd|place|via|calle|viale|piazza)\s/iu;
+const STREET = new RegExp(
+  `^\\d+[a-z]?,?\\s+\\p{L}|\\p{L}${anyOf('streetSuffixPatterns')}\\s*\\d+[a-z]?\\b|^${anyOf('streetPrefixPatterns')}\\s`,
+  'iu',
+);
 
 /** A street and its number, or a postcode and its town (window.ts): an address's line, never a name. */
 export function isAddressLine(text: string): boolean {

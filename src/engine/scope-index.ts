@@ -1,4 +1,5 @@
-import type { FieldPath, LabelIndex, LabelMatch } from './labels.ts';
+import type { LabelIndex, LabelMatch } from './labels.ts';
+import type { FieldPath } from './types.ts';
 import type { Doc, Scope } from './scope.ts';
 import { dueDatesIn } from './terms.ts';
 

@@ -61,3 +61,17 @@ export function follows(a: Line, b: Line): boolean {
 export function lineKey(line: Line): string {
   return `${line.page}:${line.index}`;
 }
+
+/** Each scope's lines by their place in it (the first, where a line stands twice), made once per scope. */
+const POSITIONS = new WeakMap<Scope, Map<Line, number>>();
+
+/** Where a line stands in a scope, or -1: the first index holding it. */
+export function positionOf(scope: Scope, line: Line): number {
+  let positions = POSITIONS.get(scope);
+  if (!positions) {
+    positions = new Map();
+    for (const [i, sl] of scope.entries()) if (!positions.has(sl.line)) positions.set(sl.line, i);
+    POSITIONS.set(scope, positions);
+  }
+  return positions.get(line) ?? -1;
+}

@@ -1,6 +1,7 @@
+import type { LeafField } from '../contract/index.ts';
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
-import type { Doc, Scope } from './scope.ts';
+import type { Doc, Scope, ScopeLine } from './scope.ts';
 import { placeOf } from './tables.ts';
 import type { Place } from './types.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
@@ -138,5 +139,32 @@ export function printedSum(sum: number, doc: Doc): { value: number; at: Place } 
       if (typeof value === 'number' && close(value, sum)) return { value, at: placeOf(sl.line, cell) };
     }
   }
+  return undefined;
+}
+
+/** The cells right of a label on its line that read as numbers, in order. */
+export function numbersAfter(sl: ScopeLine, j: number, field: LeafField, doc: Doc): Array<Cell & { value: number }> {
+  const out: Array<Cell & { value: number }> = [];
+  for (const c of sl.cells.slice(j + 1)) {
+    const v = parseValue(field.type, c.text, doc.hints);
+    if (typeof v === 'number') out.push({ ...c, value: v });
+  }
+  return out;
+}
+
+/**
+ * The total of a totals row: the only amount written as one (others are counts), or the
+ * last number when it is the sum or the product of the others. Otherwise none.
+ */
+export function totalOfRow(row: Array<Cell & { value: number }>): (Cell & { value: number }) | undefined {
+  const amounts = row.filter((c) => looksLikeAmount(c.text));
+  if (amounts.length === 1) return amounts[0];
+  const last = row.at(-1);
+  if (!last) return undefined;
+  const others = row.slice(0, -1).map((c) => c.value);
+  const sum = others.reduce((a, b) => a + b, 0);
+  const product = others.reduce((a, b) => a * b, 1);
+  if (Math.abs(sum - last.value) < 0.005 || (others.length === 2 && Math.abs(product - last.value) < 0.005))
+    return last;
   return undefined;
 }

@@ -1,5 +1,5 @@
 import type { LeafField, Results } from '../contract/index.ts';
-import { columnConceptOf } from './labels.ts';
+import { columnConceptOf } from './label-forms.ts';
 import type { Doc } from './scope.ts';
 import { looksLikeAmount, parseValue } from './values.ts';
 import type { ColumnConcept } from './vocabulary/columns.ts';

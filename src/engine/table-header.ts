@@ -1,8 +1,11 @@
 import type { LeafField, TableField } from '../contract/index.ts';
-import { type FieldPath, columnConceptOf, nameWords } from './labels.ts';
+import { columnConceptOf } from './label-forms.ts';
+import type { FieldPath } from './types.ts';
+import { nameWords } from './words.ts';
 import { type Cell, overlap } from './layout.ts';
 import type { Doc, ScopeLine } from './scope.ts';
 import { namesOtherColumn } from './vocabulary/columns.ts';
+import { anyOf } from './vocabulary/role-words.ts';
 
 /**
  * The header row of a table: a line whose cells are column titles, with the title lines
@@ -78,8 +81,7 @@ function headerAt(at: number, field: TableField, path: FieldPath, doc: Doc): Hea
 }
 
 /** A column titled only as a total ("Total", "Summe", "Gesamt"): the last column of a table of totals as well as of items. */
-const TOTALS_TITLE =
-  /^(?:sub-?total|total|totals|grand total|summe|gesamt|endsumme|total ttc|total ht|totaal|totale)\s*[:.]?$/iu;
+const TOTALS_TITLE = new RegExp(`^${anyOf('totalsTitlePatterns')}\\s*[:.]?$`, 'iu');
 
 /**
  * A table of totals ("Rate │ Net │ VAT │ Total" over a row by tax rate): its amount column is
@@ -98,10 +100,10 @@ function summaryOfTotals(header: Header, field: TableField): boolean {
 }
 
 /** "Brutto", "Gesamt inkl. MwSt.", "Gross", "Montant TTC": amounts with the tax in. */
-const GROSS = /(?:^|[^\p{L}])(?:brutto|gross|ttc|incl|inkl|including|einschl)/iu;
+const GROSS = new RegExp(`(?:^|[^\\p{L}])${anyOf('grossTitlePatterns')}`, 'iu');
 /** "Netto", "Net", "Montant HT", "excl. VAT", "zzgl.": amounts before tax. */
-const NET = /(?:^|[^\p{L}])(?:netto|net|ht|excl|exkl|zzgl|ohne|hors)(?:$|[^\p{L}]|o?\p{Ll})/iu;
-const PRICE = /preis|price|prix|precio|prezzo|prijs|rate|tarif/iu;
+const NET = new RegExp(`(?:^|[^\\p{L}])${anyOf('netTitlePatterns')}(?:$|[^\\p{L}]|o?\\p{Ll})`, 'iu');
+const PRICE = new RegExp(anyOf('priceTitlePatterns'), 'iu');
 
 /**
  * Fields that a net and a gross column both answer, when the field's name says neither
@@ -157,7 +159,10 @@ function mergedTitles(text: string, field: TableField, path: FieldPath, doc: Doc
   const plain = (c: LeafField | null) => (c && !isMoney(c) ? c : null);
   for (let k = 1; k < words.length; k++) {
     const [head, tail] = [words.slice(0, k).join(' '), words.slice(k).join(' ')];
-    const [first, second] = [columnOf(head, field, path, doc), columnOf(tail, field, path, doc)];
+    const first = columnOf(head, field, path, doc);
+    // With no column named by the head and no other column's title there, the tail decides nothing.
+    if (!first && !namesOtherColumn(head)) continue;
+    const second = columnOf(tail, field, path, doc);
     if (first && second) return first === second ? first : 'twice';
     if (first && namesOtherColumn(tail)) return plain(first);
     if (second && namesOtherColumn(head)) return plain(second);

@@ -1,12 +1,13 @@
 import type { LeafField, LeafValue, TableField } from '../contract/index.ts';
 import type { Cell, Line } from './layout.ts';
 import { overlap } from './layout.ts';
-import { columnConceptOf } from './labels.ts';
+import { columnConceptOf } from './label-forms.ts';
 import { type Doc, type ScopeLine, BLANK_GAP_EM, lineKey } from './scope.ts';
 import { isSumLabel } from './table-checks.ts';
 import type { Column, Header } from './table-header.ts';
 import type { Place } from './types.ts';
 import { type FormatHints, looksLikeAmount, parseValue } from './values.ts';
+import { anyOf } from './vocabulary/role-words.ts';
 
 /**
  * The rows under a table's header (tables.ts reads the table from them). A row may take
@@ -64,11 +65,9 @@ function union(a: Place, b: Place): Place {
 }
 
 /** Lines that end a table whatever the definition says. */
-const END_WORDS =
-  /^(sub-?total|total|grand total|summe|gesamt|zwischensumme|nettosumme|endsumme|total ht|total ttc|sous-total|montant total|subtotaal|totaal|totale|subtotale)\b/i;
+const END_WORDS = new RegExp(`^${anyOf('tableEndPatterns')}\\b`, 'i');
 /** A line that carries the running sum over a page break: no item, and the table goes on. */
-export const CARRY_WORDS =
-  /^((carried|brought|carry) forward|übertrag|zwischenübertrag|à reporter|a reporter|report\s*:?$)/i;
+export const CARRY_WORDS = new RegExp(`^${anyOf('carryPatterns')}`, 'i');
 /** The first row may stand this many text heights under its header (a rule and padding between). */
 const FIRST_ROW_EM = 4;
 /** A line that follows the row above this closely (in text heights) continues it. */

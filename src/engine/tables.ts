@@ -1,12 +1,12 @@
 import type { LeafField, Results, TableField } from '../contract/index.ts';
 import type { Cell } from './layout.ts';
-import { type FieldPath, columnConceptOf } from './labels.ts';
+import { columnConceptOf } from './label-forms.ts';
 import { type Doc, lineKey } from './scope.ts';
 import { type CheckedRow, checkTable, productIs } from './table-checks.ts';
 import { type Header, findHeaders } from './table-header.ts';
 import { resumeOnNextPage } from './table-pages.ts';
 import { type Row, type Segment, cellValue, isLineAmount, readRows } from './table-rows.ts';
-import type { Place } from './types.ts';
+import type { FieldPath, Place } from './types.ts';
 
 export { placeOf } from './table-rows.ts';
 

@@ -1,4 +1,5 @@
 import { type DateOrder, parseDate } from './dates.ts';
+import { anyOf } from './vocabulary/role-words.ts';
 
 /**
  * Payment terms written as a sentence: "Bitte überweisen Sie bis zum 30.05.2017.",
@@ -10,16 +11,16 @@ import { type DateOrder, parseDate } from './dates.ts';
  */
 
 /** Words of a clause about paying the invoice. */
-const PAYING =
-  /(?<!\p{L})(?:zahlbar|zahlung|zahlen|bezahlen|überweisen|überweisung|begleichen|fällig|payable|pay|payment|remit|remittance|due|payer|paiement|régler|règlement|échéance|exigible|pagare|pagamento|pagar|pago|vencimiento|betalen|betaling|voldoen)(?!\p{L})/iu;
+const PAYING = new RegExp(`(?<!\\p{L})${anyOf('payingPatterns')}(?!\\p{L})`, 'iu');
 /** A clause about an early-payment discount: its date is no due date. */
-const DISCOUNT = /(?<!\p{L})(?:skonto|rabatt|discount|escompte|remise|sconto|descuento|korting)(?!\p{L})/iu;
+const DISCOUNT = new RegExp(`(?<!\\p{L})${anyOf('discountPatterns')}(?!\\p{L})`, 'iu');
 /** A clause about a payment made: its date is no due date either. */
-const PAID =
-  /(?<!\p{L})(?:bezahlt|beglichen|erhalten|eingegangen|received|paid|reçu|payé|réglé|pagato|pagado|betaald)(?!\p{L})/iu;
+const PAID = new RegExp(`(?<!\\p{L})${anyOf('paidPatterns')}(?!\\p{L})`, 'iu');
 /** What stands right before a deadline's date. */
-const DEADLINE =
-  /(?<!\p{L})(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis(?:\s+zum)?))?|until|by|before|no\s+later\s+than|on\s+or\s+before|avant\s+le|au\s+plus\s+tard\s+le|jusqu['’]au|entro\s+il|antes\s+del|uiterlijk(?:\s+op)?|(?:fällig|due|payable|échéance|exigible)\s+(?:am|on|le|au))\s+/giu;
+const DEADLINE = new RegExp(
+  `(?<!\\p{L})(?:${anyOf('deadlinePatterns')}|${anyOf('duePatterns')}\\s+${anyOf('dueOnPatterns')})\\s+`,
+  'giu',
+);
 
 /** Whether a text speaks of an early-payment discount ("mit 2% Skonto bis"): its date is the discount's deadline. */
 export function isDiscount(text: string): boolean {

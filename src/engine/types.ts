@@ -1,5 +1,8 @@
 import type { FieldDefinition, Results } from '../contract/index.ts';
 
+/** A path names a field in the definition: "vendor.name", "line_items[].amount". */
+export type FieldPath = string;
+
 /** What the engine reads. The emulator hands it the stored bytes and the declared or detected MIME type. */
 export type EngineInput = { bytes: Uint8Array; mimeType: string; fields: FieldDefinition };
 /** Where a value stands: its page (from 1) and box [x0, top, x1, bottom] in PDF points, origin top left. */

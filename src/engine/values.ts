@@ -1,6 +1,7 @@
 import type { LeafType, LeafValue } from '../contract/index.ts';
 import { parseDate } from './dates.ts';
 import type { DateOrder } from './dates.ts';
+import { NO_WORDS, YES_WORDS } from './vocabulary/role-words.ts';
 
 /**
  * Parsers from the text the document shows to the JSON value of a leaf type.
@@ -214,14 +215,15 @@ function groupedDigits(t: string): string | null {
   return null;
 }
 
-const TRUE_WORDS = new Set(['yes', 'y', 'true', 'ja', 'oui', 'si', 'sí', '☑', '☒', '✓', '✔', '[x]', '(x)', 'x']);
-const FALSE_WORDS = new Set(['no', 'n', 'false', 'nein', 'non', '☐', '[ ]', '[]', '( )']);
+/** A checked and an empty box, in any language (the words for yes and no are the vocabulary's). */
+const CHECKED = new Set(['☑', '☒', '✓', '✔', '[x]', '(x)', 'x']);
+const UNCHECKED = new Set(['☐', '[ ]', '[]', '( )']);
 
 /** yes/no, true/false (and their German, French, Spanish forms), a checked or empty box. */
 export function parseBoolean(text: string): boolean | null {
   const t = text.trim().toLowerCase();
-  if (TRUE_WORDS.has(t)) return true;
-  if (FALSE_WORDS.has(t)) return false;
+  if (YES_WORDS.has(t) || CHECKED.has(t)) return true;
+  if (NO_WORDS.has(t) || UNCHECKED.has(t)) return false;
   return null;
 }
 

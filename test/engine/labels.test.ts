@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../../src/contract/index.ts';
-import { LabelIndex, nameWords } from '../../src/engine/labels.ts';
+import { LabelIndex } from '../../src/engine/labels.ts';
+import { nameWords } from '../../src/engine/words.ts';
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 
 const plain: FieldDefinition = [

@@ -1,4 +1,4 @@
-import type { Vocabulary } from './types.ts';
+import type { LanguageWords, Vocabulary } from './types.ts';
 
 export const ES: Vocabulary = {
   invoice_number: {
@@ -43,4 +43,36 @@ export const ES: Vocabulary = {
   seller: { labels: ['Vendedor', 'Proveedor', 'Emisor'] },
   buyer: { labels: ['Comprador', 'Facturar a', 'Dirección de facturación'] },
   ship_to: { labels: ['Dirección de entrega', 'Enviar a'] },
+};
+
+/** The words of Spanish by their role on a page (types.ts `LanguageWords`). */
+export const ES_WORDS: LanguageWords = {
+  compose: {
+    heads: ['Total', 'Importe', 'Importe total'],
+    net: ['Neto', 'Sin IVA', 'Base imponible'],
+    gross: ['Bruto', 'Con IVA', 'IVA incluido'],
+    tax: ['IVA', 'Impuesto', 'Impuestos'],
+    amount: 'Importe',
+    currency: ['Moneda', 'Divisa'],
+    order: ['Pedido', 'Orden de compra', 'Su pedido'],
+    numberBefore: ['Número de', 'N° de', 'Nº de', 'Número'],
+  },
+  titles: ['factura'],
+  netAlone: ['Sin IVA'],
+  pointing: ['para', 'por'],
+  notTotal: ['iva'],
+  salutations: ['sr', 'sra'],
+  yes: ['si', 'sí'],
+  dateClausePatterns: ['del'],
+  otherPartyPatterns: ['cliente', 'comprador', 'representante'],
+  yoursPatterns: ['su', 'sus'],
+  representativePatterns: ['representante\\s+fiscal'],
+  departmentPatterns: ['contabilidad'],
+  endorsementPatterns: ['certificado', 'confidencial'],
+  streetPrefixPatterns: ['calle'],
+  payingPatterns: ['pagar', 'pago', 'vencimiento'],
+  discountPatterns: ['descuento'],
+  paidPatterns: ['pagado'],
+  deadlinePatterns: ['antes\\s+del'],
+  priceTitlePatterns: ['precio'],
 };

@@ -1,4 +1,4 @@
-import type { Vocabulary } from './types.ts';
+import type { LanguageWords, Vocabulary } from './types.ts';
 
 export const FR: Vocabulary = {
   invoice_number: {
@@ -67,4 +67,54 @@ export const FR: Vocabulary = {
     ],
   },
   ship_to: { labels: ['Adresse de livraison', 'Livré à', 'Livrer à'] },
+};
+
+/** The words of French by their role on a page (types.ts `LanguageWords`). */
+export const FR_WORDS: LanguageWords = {
+  compose: {
+    heads: ['Total', 'Montant', 'Montant total', 'Somme'],
+    net: ['HT', 'Hors taxes', 'Hors TVA', 'Net'],
+    gross: ['TTC', 'Brut', 'Toutes taxes comprises'],
+    tax: ['TVA', 'Taxe', 'Taxes', 'Taxe sur la valeur ajoutée'],
+    amount: 'Montant',
+    currency: ['Devise', 'Monnaie', 'Devise de facturation', 'Monnaie de facturation'],
+    order: ['Bon de commande', 'Commande', 'Votre commande', 'Bon de commande client'],
+    numberBefore: ['Numéro de', 'N° de', 'Numéro du', 'N° du', 'Numéro', 'N°', 'No', 'Réf', 'Référence'],
+  },
+  titles: ['facture', 'avoir'],
+  netAlone: ['Hors taxes'],
+  numberWords: ['nº', 'n°'],
+  pointing: ['pour', 'a', 'au', 'aux', 'sur'],
+  notTotal: ['hors', 'ht', 'sans', 'tva', 'remise', 'remises', 'paye', 'acompte', 'livraison', 'du', 'de', 'la'],
+  inclusive: ['ttc'],
+  netNotInclusive: ['ht', 'hors'],
+  salutations: ['m', 'mme', 'mlle', 'monsieur', 'madame', 'messieurs'],
+  yes: ['oui'],
+  no: ['non'],
+  dateClausePatterns: ['du', 'le'],
+  otherPartyPatterns: ['client', 'acheteur', 'destinataire', 'vos', 'votre', 'représentant'],
+  yoursPatterns: ['vos', 'votre'],
+  representativePatterns: ['(?:le\\s+)?représentant\\s+fiscal'],
+  contactPatterns: ['interlocuteur'],
+  departmentPatterns: ['(?:service\\s+)?comptabilit[ée]', 'service\\s+(?:comptable|achats)'],
+  endorsementPatterns: [
+    'recommandée?(?:\\s+avec\\s+a\\.?\\s?r\\.?|\\s+avec\\s+accusé\\s+de\\s+réception)?',
+    'lettre\\s+recommandée',
+    'personnel(?:\\s*(?:et|&|\\/)\\s*confidentiel)?',
+    'confidentiel',
+    'par\\s+avion',
+  ],
+  streetPrefixPatterns: ['rue', 'avenue', 'chemin', 'boulevard', 'bd', 'place'],
+  payingPatterns: ['payer', 'paiement', 'régler', 'règlement', 'échéance', 'exigible'],
+  discountPatterns: ['escompte', 'remise'],
+  paidPatterns: ['reçu', 'payé', 'réglé'],
+  deadlinePatterns: ['avant\\s+le', 'au\\s+plus\\s+tard\\s+le', "jusqu['’]au"],
+  duePatterns: ['échéance', 'exigible'],
+  dueOnPatterns: ['le', 'au'],
+  totalsTitlePatterns: ['total ttc', 'total ht'],
+  tableEndPatterns: ['total ht', 'total ttc', 'sous-total', 'montant total'],
+  carryPatterns: ['à reporter', 'a reporter', 'report\\s*:?$'],
+  grossTitlePatterns: ['ttc'],
+  netTitlePatterns: ['ht', 'hors'],
+  priceTitlePatterns: ['prix', 'tarif'],
 };

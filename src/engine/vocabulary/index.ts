@@ -1,17 +1,10 @@
 import type { Field } from '../../contract/index.ts';
-import { DE } from './de.ts';
-import { EN } from './en.ts';
-import { ES } from './es.ts';
-import { FR } from './fr.ts';
-import { IT } from './it.ts';
-import { NL } from './nl.ts';
+import { LANGUAGES } from './languages.ts';
+import { wordsOf } from './role-words.ts';
 import { composedLabels } from './roles.ts';
-import type { Concept, Vocabulary } from './types.ts';
+import type { Concept } from './types.ts';
 
 export type { Concept } from './types.ts';
-
-/** Every built-in vocabulary, by language. */
-const VOCABULARIES: Readonly<Record<string, Vocabulary>> = { en: EN, de: DE, fr: FR, nl: NL, es: ES, it: IT };
 
 /**
  * The field names that stand for each concept (as the words of the name, joined by "_"),
@@ -119,7 +112,7 @@ export const IDENTIFIER_CONCEPTS: ReadonlySet<Concept> = new Set([
 /** Every label of every language, with its concept and whether it is a fallback label. */
 export function vocabularyLabels(): Array<{ label: string; concept: Concept; fallback: boolean }> {
   const out: Array<{ label: string; concept: Concept; fallback: boolean }> = [];
-  for (const vocabulary of Object.values(VOCABULARIES)) {
+  for (const { labels: vocabulary } of LANGUAGES) {
     for (const [concept, entry] of Object.entries(vocabulary) as Array<
       [Concept, { labels: readonly string[]; fallback?: readonly string[] }]
     >) {
@@ -135,18 +128,4 @@ export function vocabularyLabels(): Array<{ label: string; concept: Concept; fal
  * Words that print the document's title before its number: "Facture FA-2017-0010",
  * "Invoice INV-42". Such a cell grounds an invoice number only when nothing labels one.
  */
-export const TITLE_WORDS: readonly string[] = [
-  'invoice',
-  'rechnung',
-  'facture',
-  'factuur',
-  'factura',
-  'fattura',
-  'gutschrift',
-  'avoir',
-  'creditnota',
-  'credit note',
-  'nota di credito',
-  'tax invoice',
-  'receipt',
-];
+export const TITLE_WORDS: readonly string[] = wordsOf('titles');

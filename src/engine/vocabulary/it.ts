@@ -1,4 +1,4 @@
-import type { Vocabulary } from './types.ts';
+import type { LanguageWords, Vocabulary } from './types.ts';
 
 export const IT: Vocabulary = {
   invoice_number: {
@@ -34,4 +34,37 @@ export const IT: Vocabulary = {
   seller: { labels: ['Venditore', 'Fornitore', 'Cedente'] },
   buyer: { labels: ['Acquirente', 'Cessionario', 'Intestatario'] },
   ship_to: { labels: ['Indirizzo di consegna', 'Destinazione merce'] },
+};
+
+/** The words of Italian by their role on a page (types.ts `LanguageWords`). */
+export const IT_WORDS: LanguageWords = {
+  compose: {
+    heads: ['Totale', 'Importo', 'Importo totale'],
+    net: ['Netto', 'Imponibile'],
+    gross: ['Lordo', 'IVA inclusa'],
+    tax: ['IVA', 'Imposta', 'Imposte'],
+    amount: 'Importo',
+    currency: ['Valuta', 'Divisa'],
+    order: ['Ordine', "Ordine d'acquisto", 'Vostro ordine'],
+    numberBefore: ['Numero', 'N°', 'Nr'],
+  },
+  titles: ['fattura', 'nota di credito'],
+  pointing: ['per', 'di', 'del', 'della'],
+  notTotal: ['dei', 'delle'],
+  salutations: ['sig'],
+  dateClausePatterns: ['emessa\\s+il'],
+  otherPartyPatterns: ['cliente', 'acquirente', 'rappresentante'],
+  yoursPatterns: ['vostr[aoie]'],
+  representativePatterns: ['rappresentante\\s+fiscale'],
+  contactPatterns: ['referente'],
+  departmentPatterns: ['contabilit[àa]'],
+  endorsementPatterns: ['raccomandata', 'riservata'],
+  streetPrefixPatterns: ['via', 'viale', 'piazza'],
+  payingPatterns: ['pagare', 'pagamento'],
+  discountPatterns: ['sconto'],
+  paidPatterns: ['pagato'],
+  deadlinePatterns: ['entro\\s+il'],
+  totalsTitlePatterns: ['totale'],
+  tableEndPatterns: ['totale', 'subtotale'],
+  priceTitlePatterns: ['prezzo'],
 };

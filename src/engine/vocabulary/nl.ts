@@ -1,4 +1,4 @@
-import type { Vocabulary } from './types.ts';
+import type { LanguageWords, Vocabulary } from './types.ts';
 
 export const NL: Vocabulary = {
   invoice_number: { labels: ['Factuurnummer', 'Factuur Nr', 'Factuurnr', 'Creditnota Nr', 'Creditnotanummer'] },
@@ -22,4 +22,37 @@ export const NL: Vocabulary = {
   seller: { labels: ['Verkoper', 'Leverancier'] },
   buyer: { labels: ['Koper', 'Factuuradres', 'Gefactureerd aan'] },
   ship_to: { labels: ['Afleveradres', 'Leveringsadres'] },
+};
+
+/** The words of Dutch by their role on a page (types.ts `LanguageWords`). */
+export const NL_WORDS: LanguageWords = {
+  compose: {
+    heads: ['Totaal', 'Bedrag', 'Totaalbedrag'],
+    net: ['Excl BTW', 'Exclusief BTW', 'Netto'],
+    gross: ['Incl BTW', 'Inclusief BTW', 'Bruto'],
+    tax: ['BTW'],
+    amount: 'Bedrag',
+    currency: ['Valuta', 'Munteenheid'],
+    order: ['Bestelling', 'Uw bestelling', 'Inkooporder', 'Order'],
+    numberBefore: [],
+  },
+  titles: ['factuur', 'creditnota'],
+  netAlone: ['Excl BTW', 'Exclusief BTW'],
+  pointing: ['voor', 'bij'],
+  notTotal: ['btw', 'van'],
+  salutations: ['dhr', 'mevr'],
+  dateClausePatterns: ['van', 'd\\.d\\.', 'dd'],
+  otherPartyPatterns: ['klant', 'uw', 'vertegenwoordiger'],
+  yoursPatterns: ['uw'],
+  representativePatterns: ['fiscaal\\s+vertegenwoordiger'],
+  contactPatterns: ['contactpersoon'],
+  departmentPatterns: ['boekhouding', 'crediteurenadministratie'],
+  endorsementPatterns: ['aangetekend', 'vertrouwelijk'],
+  payingPatterns: ['betalen', 'betaling', 'voldoen'],
+  discountPatterns: ['korting'],
+  paidPatterns: ['betaald'],
+  deadlinePatterns: ['uiterlijk(?:\\s+op)?'],
+  totalsTitlePatterns: ['totaal'],
+  tableEndPatterns: ['subtotaal', 'totaal'],
+  priceTitlePatterns: ['prijs'],
 };
