@@ -116,7 +116,6 @@ export function rescuing(
     worker: inner.worker,
     replay: () => inner.replay(),
     view: () => inner.view(),
-    ...(inner.importFacts ? { importFacts: (facts, source) => inner.importFacts!(facts, source) } : {}),
     history: () => inner.history(),
     lost: (key) => inner.lost(key),
     async append(fact) {
