@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ExtractError } from '../../errors.ts';
@@ -8,7 +8,7 @@ import { logMigrations, type OpenStateOptions, type StateJournal } from './journ
 import { memoryState } from './memory.ts';
 import { Guard } from './sqlite-guard.ts';
 import { workerName } from './worker.ts';
-import { checkIntact, factsIn, forgetMarkOfRemoved, readMark } from './sqlite-mark.ts';
+import { checkIntact, factsIn, fileSize, forgetMarkOfRemoved, readMark } from './sqlite-mark.ts';
 import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 import { OWN_WORKERS, SqliteState } from './sqlite-state.ts';
 import { importLegacy } from './user-journal.ts';
@@ -132,14 +132,6 @@ export async function openSqliteWriter(path: string, options: OpenStateOptions):
   } catch (err) {
     db.close();
     throw err;
-  }
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
   }
 }
 
