@@ -4,11 +4,13 @@ import {
   constants,
   fchmodSync,
   fstatSync,
+  fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
   type Stats,
+  writeSync,
 } from 'node:fs';
 import { hasErrno } from './errno.ts';
 import { ExtractError } from './errors.ts';
@@ -153,4 +155,11 @@ function _refused(path: string, err: unknown, todo: string): ExtractError {
     `cannot open ${path} (${err instanceof Error ? err.message : String(err)}): check its permissions, or ${todo}`,
     { cause: err },
   );
+}
+
+/** All of `text` written at the descriptor (one writeSync may write less than asked) and flushed to disk. */
+export function writeDurably(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+  fsyncSync(fd);
 }

@@ -1,15 +1,9 @@
+import type { ROUTES } from '../flags/batch.ts';
+
 /** How a file travels: base64 in the extract body, or upload-and-poll. */
 type RouteChoice = 'inline' | 'upload';
-/** --route's choices (src/flags/batch.ts offers them). */
-export const ROUTES = ['auto', 'inline', 'upload'] as const;
+/** --route's choices (src/flags/batch.ts declares them). */
 export type RouteFlag = (typeof ROUTES)[number];
-
-/**
- * 3.3 MB: base64 inflates a file by 4/3, so a 3.3 MB file is a ~4.4 MB body, within the 4.5 MB
- * request body the deployed service's platform takes (a larger one is a 413), and well under the
- * emulator's default inline cap of 10 MiB.
- */
-export const DEFAULT_INLINE_MAX = 3_300_000;
 
 /** Spec, "Limits": files over 300 MB must use the upload-and-poll route. */
 export const UPLOAD_ONLY_ABOVE = 300 * 1000 * 1000;

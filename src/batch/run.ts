@@ -14,15 +14,13 @@ import {
   resolveOutput,
 } from '../outputs/index.ts';
 import { chooseStyle, colorLevel, createReporter } from '../ui/progress.ts';
-import { findInputs } from './discover/find.ts';
-import { finishBatch, finishDryRun } from './finish/finish.ts';
-import { checkMoveFolders } from './finish/move.ts';
+import { findInputs } from './discover/index.ts';
+import { finishBatch, finishDryRun, checkMoveFolders } from './finish/index.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
-import { PLAN_WINDOW, planBatch } from './plan/plan.ts';
-import { queued, type BatchPlan, type PlanStore } from './plan/planned.ts';
+import { PLAN_WINDOW, planBatch, queued, type BatchPlan, type PlanStore } from './plan/index.ts';
 import { createRecords } from './records.ts';
 import type { Charges } from './outcome.ts';
-import { createStopper } from './send/stopper.ts';
+import { createStopper } from './send/index.ts';
 import { type BatchSummary, neverAnswered } from './summary.ts';
 
 /**

@@ -4,9 +4,13 @@ import { needsReview, reviewEntry, type ReviewEntry } from '../outputs/review.ts
 import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './outcome.ts';
 import type { LinkNotFollowed } from './discover.ts';
-import type { IgnoredInput } from './plan/jobs.ts';
-import type { Unsettled } from './plan/settle.ts';
 import { formatDuration } from '../ui/format.ts';
+
+/** A file the run leaves out: not a document (skipped, uncharged), with its detected type. */
+export type IgnoredInput = { file: string; realPath: string; mimeType: string };
+
+/** A file still arriving, left for a later run; `reason` is set for a partial download, left by its name whatever --settle says. */
+export type Unsettled = { file: string; changed_ms_ago: number; reason?: 'partial download' | undefined };
 
 /**
  * Where each input ended, for the summary and --report:

@@ -11,6 +11,16 @@ export const UPLOAD_CHUNK_BYTES = 256 * 1024;
  */
 const RING = 3;
 
+/** The file a PUT streams: read from disk on every attempt, so a retry never resends a spent stream. */
+export type UploadSource = {
+  /** Bytes for a name that is not UTF-8 (batch/paths.ts); or the descriptor the caller read the file through. */
+  path: string | Buffer | FileHandle;
+  /** The file's name in messages. */
+  name: string;
+  size: number;
+  type: string;
+};
+
 /** A file changed (shrank) while it was being sent: the file's failure, not the service's (service-client.ts). */
 export class FileChangedError extends Error {
   readonly code = 'EXTRACT_FILE_CHANGED';

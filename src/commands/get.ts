@@ -21,7 +21,7 @@ import {
   UNEXPLAINED_ERROR,
 } from '../outputs/record.ts';
 import { DEFAULT_MISSING_MARKER, type MissingMarker, recordWithoutMarker } from '../outputs/missing-marker.ts';
-import { pollDocument } from '../batch/send/poll.ts';
+import { pollDocument } from '../batch/send/index.ts';
 import { keyHint, type KeySource } from '../batch/session.ts';
 
 export type GetOptions = {

@@ -1,6 +1,9 @@
-import type { Route } from '../outputs/record-schema.ts';
 import { rerunOf } from './attempt.ts';
 import { chargeOf, type FailedFactCost, type FailureCharge } from './charge.ts';
+
+/** How a document was sent, or how its answer came (a record's and a journal fact's `route`). */
+export const DOCUMENT_ROUTES = ['inline', 'upload', 'inline->upload', 'webhook', 'fetch'] as const;
+export type Route = (typeof DOCUMENT_ROUTES)[number];
 
 /**
  * What a run does with a document the journal already knows: the other half of the decision

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import {
   API_PREFIX,
   type DocumentBody,
@@ -29,7 +28,18 @@ import type { Cleanup } from './cleanup.ts';
 import { transaction } from '../sqlite.ts';
 import type { Store } from './store.ts';
 import { uploadUrl, type Signer } from './tickets.ts';
-import type { UploadRow, Uploads } from './uploads.ts';
+import type { Uploads } from './uploads.ts';
+import {
+  checkContentType,
+  checkMethod,
+  checkNotEmpty,
+  checkWritable,
+  issued,
+  refuseAuthorization,
+  submittable,
+  type UploadedRow,
+  type UploadPut,
+} from './upload-rules.ts';
 
 /** The first `length` bytes of a file (fewer if it is shorter). */
 async function readHead(path: string, length: number): Promise<Uint8Array> {
@@ -43,104 +53,7 @@ async function readHead(path: string, length: number): Promise<Uint8Array> {
   }
 }
 
-/** A signed PUT as the storage route decoded it. */
-export type UploadPut = {
-  storagePath: string;
-  method: string;
-  contentType: string | undefined;
-  query: Partial<Record<string, unknown>>;
-  /** Whether the request carries an Authorization header: signed-URL storage refuses a second credential. */
-  authorized: boolean;
-  body: Readable;
-};
-
-/** An upload that has its bytes: what extractStored submits. */
-type UploadedRow = UploadRow & { size: number; sha256: string };
-
 type NewDocument = Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'>;
-
-// The validators of operations 2 and 3b, in the order the service applies them: each throws the
-// GatewayError a client sees, with what to do next.
-
-/** Signed-URL storage refuses a second credential (and an API key must never reach storage). */
-function refuseAuthorization(authorized: boolean): void {
-  if (authorized) {
-    throw new GatewayError(
-      'invalid_request',
-      'the upload address is signed and takes no Authorization header (signed-URL storage refuses two credentials): send the PUT without it, and never send your API key to storage',
-    );
-  }
-}
-
-function issued(row: UploadRow | undefined): UploadRow {
-  if (!row) {
-    throw new GatewayError(
-      'upload_forbidden',
-      'no upload address was issued for this storage path: request one with POST /api/v1/upload-url',
-    );
-  }
-  return row;
-}
-
-function checkMethod(method: string): void {
-  if (method !== 'PUT') {
-    throw new GatewayError('upload_forbidden', `the upload address is signed for PUT only, not ${method}`);
-  }
-}
-
-function checkContentType(contentType: string | undefined, declared: string): void {
-  const sent = mediaTypeEssence(contentType);
-  if (sent !== declared) {
-    throw new GatewayError(
-      'upload_forbidden',
-      `Content-Type "${sent || '(none)'}" does not match the file_type "${declared}" declared for this upload address: send Content-Type: ${declared}`,
-    );
-  }
-}
-
-/** A submitted object is immutable, and so is one being submitted (frozen). */
-function checkWritable(row: UploadRow, frozen: boolean): void {
-  if (row.document_id || frozen) {
-    throw new GatewayError(
-      'conflict',
-      `this storage path was already submitted${row.document_id ? ` as ${row.document_id}` : ''}; its object cannot change now`,
-    );
-  }
-}
-
-/** An upload of this parser, not yet submitted, with its bytes, of the size the request says. */
-function submittable(row: UploadRow | undefined, parser: ParserConfig, req: ExtractStoredRequest): UploadedRow {
-  if (!row || row.parser_id !== parser.parser_id) {
-    throw new GatewayError(
-      'not_found',
-      "no upload exists at this storage_path for this API key's parser: pass storage_path exactly as POST /api/v1/upload-url returned it",
-    );
-  }
-  if (row.document_id) {
-    throw new GatewayError(
-      'conflict',
-      `this storage_path was already submitted as document ${row.document_id}: poll GET ${API_PREFIX}/documents/${row.document_id}`,
-    );
-  }
-  if (row.uploaded_at === null || row.size === null || row.sha256 === null) {
-    throw new GatewayError(
-      'upload_missing',
-      'nothing was uploaded to this storage_path yet: PUT the bytes to upload_url first',
-    );
-  }
-  if (req.file_size !== undefined && req.file_size !== row.size) {
-    throw new GatewayError(
-      'invalid_request',
-      `file_size ${req.file_size} does not match the ${row.size} bytes uploaded: upload the whole file again`,
-    );
-  }
-  return { ...row, size: row.size, sha256: row.sha256 };
-}
-
-function checkNotEmpty(bytes: Buffer): void {
-  if (bytes.length === 0)
-    throw new GatewayError('unreadable_document', 'the file is empty (0 bytes): check the file and submit it again');
-}
 
 const accepted = (documentId: string): ExtractAcceptedResponse => ({
   success: true,

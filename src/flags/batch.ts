@@ -1,11 +1,25 @@
-import { DEFAULT_INLINE_MAX, ROUTES } from '../batch/route.ts';
 import { DEFAULT_POLL } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';
 import { DEFAULT_LEASE_MS } from '../journal/state/journal-state.ts';
 import { DEFAULT_STATE_WAIT_MS } from '../journal/state/outage.ts';
-import { DEFAULT_RESCAN_MS, DEFAULT_SETTLE_MS } from '../watch/defaults.ts';
 import { COMMON_FLAGS } from './common.ts';
 import { defineFlags, type FlagValues, pickFlags } from './spec.ts';
+
+/** --route's choices: how a file travels (batch/route.ts), or by its size. */
+export const ROUTES = ['auto', 'inline', 'upload'] as const;
+
+/**
+ * 3.3 MB: base64 inflates a file by 4/3, so a 3.3 MB file is a ~4.4 MB body, within the 4.5 MB
+ * request body the deployed service's platform takes (a larger one is a 413), and well under the
+ * emulator's default inline cap of 10 MiB.
+ */
+export const DEFAULT_INLINE_MAX = 3_300_000;
+
+/** `extract watch`: a file is sent once its size and mtime have not changed for this long. */
+const DEFAULT_SETTLE_MS = 3000;
+
+/** `extract watch`: every watched folder is listed again this often, for the events a network share loses. */
+const DEFAULT_RESCAN_MS = 60_000;
 
 /**
  * The flags of the commands that send or read a batch: `extract [options] <inputs...>`,

@@ -3,7 +3,7 @@ import { ExtractError } from '../errors.ts';
 import { knownFromMap, type JournalView, type KnownLookup, type WriteBytes } from './journal.ts';
 import type { LockDeps } from './lock.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from './state/index.ts';
-import { earlierJournals, importLegacy, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
+import { earlierJournals, makeJournalFolder, userJournalPath } from './state/user-journal.ts';
 
 /** What a batch run asks of its journal: where it is (--state, --no-state, or the user's), and how to hold it. */
 export type RunJournalOptions = {
@@ -38,9 +38,11 @@ export type RunJournal = { journal: StateJournal; view: JournalView; spec: State
  * earlier versions' journals taken in (or, in a dry run, read behind it).
  */
 export async function openRunJournal(options: RunJournalOptions, deps: RunJournalDeps): Promise<RunJournal> {
-  const spec = stateSpecOf(options, deps);
+  // Earlier versions' journals (the user's JSONL, this folder's): taken in once (a dry run only reads them).
+  const earlier = options.state === undefined ? earlierJournals(deps.env, options.baseUrl, deps.cwd) : [];
+  const spec = stateSpecOf(options, earlier, deps);
   const journal = await openJournal(spec, options, deps);
-  const view = await replayJournal(journal, spec, options, deps);
+  const view = await replayJournal(journal, spec, earlier, options, deps);
   return { journal, view, spec };
 }
 
@@ -48,12 +50,14 @@ export async function openRunJournal(options: RunJournalOptions, deps: RunJourna
  * The journal a run keeps: none (--no-state), the one --state names, or by default the user's
  * journal for this service (state/user-journal.ts), its folder made on first use.
  */
-function stateSpecOf(options: RunJournalOptions, deps: RunJournalDeps): StateSpec | null {
+function stateSpecOf(options: RunJournalOptions, earlier: string[], deps: RunJournalDeps): StateSpec | null {
   if (options.state === null) return null;
   if (options.state !== undefined) return parseStateSpec(options.state, deps.cwd);
   const path = userJournalPath(deps.env, options.baseUrl);
-  if (!options.dryRun) makeJournalFolder(path);
-  return parseStateSpec(path, deps.cwd);
+  if (options.dryRun) return parseStateSpec(path, deps.cwd);
+  makeJournalFolder(path);
+  const spec = parseStateSpec(path, deps.cwd);
+  return spec.kind === 'sqlite' ? { ...spec, takeIn: earlier } : spec;
 }
 
 async function openJournal(
@@ -88,21 +92,11 @@ async function openJournal(
 async function replayJournal(
   journal: StateJournal,
   spec: StateSpec | null,
+  earlier: string[],
   options: RunJournalOptions,
   deps: RunJournalDeps,
 ): Promise<JournalView> {
   const { log } = deps;
-  // Earlier versions' journals (the user's JSONL, this folder's): taken in once (a dry run only reads them).
-  const earlier = options.state === undefined ? earlierJournals(deps.env, options.baseUrl, deps.cwd) : [];
-  if (!options.dryRun) {
-    for (const path of earlier) {
-      const imported = await importLegacy(journal, path);
-      log(
-        'info',
-        `imported the ${imported.facts} facts of ${path} into ${journal.where}, the journal every folder now shares; the old file is kept as ${imported.keptAs}`,
-      );
-    }
-  }
   // --fresh reads the journal too: it sends every file again, but what the journal knows of a
   // document changes only when this run actually sends it (a run that sends nothing changes nothing).
   let replay: JournalView = await viewOf(spec === null ? undefined : journal);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Results } from '../contract/index.ts';
+import { DOCUMENT_ROUTES } from '../cost/rerun.ts';
 
 /*
  * The record's zod schemas, apart from record.ts's constructors: only what validates a record
@@ -11,7 +12,7 @@ import { Results } from '../contract/index.ts';
  * One document's record, as every output writes it (batch client and webhook receiver).
  * `results` are exactly as the service returned them, nulls kept.
  */
-export const Route = z.enum(['inline', 'upload', 'inline->upload', 'webhook', 'fetch']);
+export const Route = z.enum(DOCUMENT_ROUTES);
 export type Route = z.infer<typeof Route>;
 
 const RecordStatus = z.enum(['completed', 'error', 'pending', 'not_submitted']);

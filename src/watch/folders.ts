@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Log } from '../client/deps.ts';
-import { streamInputs } from '../batch/discover/stream.ts';
-import { folderExclusions } from '../batch/discover/find.ts';
+import { streamInputs, folderExclusions } from '../batch/discover/index.ts';
 import type { BatchOptions } from '../batch/options.ts';
 import { parseStateSpec } from '../journal/state/index.ts';
 import { userJournalPath } from '../journal/state/user-journal.ts';

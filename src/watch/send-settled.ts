@@ -3,7 +3,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
-import { folderFor, moveInto } from '../batch/finish/move.ts';
+import { folderFor, moveInto } from '../batch/finish/index.ts';
 import type { FileStamp as ReadStamp } from '../batch/discover.ts';
 import { inert } from '../inert.ts';
 import { runBatch } from '../batch/run.ts';

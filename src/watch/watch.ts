@@ -12,7 +12,7 @@ import { type OpenForWriting, openForWriting } from './open-files.ts';
 import { sendSettled } from './send-settled.ts';
 import { createSettler } from './settle.ts';
 import { createSkipTally } from './skips.ts';
-import { emptyFileRule } from '../batch/plan/jobs.ts';
+import { emptyFileRule } from '../batch/plan/index.ts';
 
 /** `extract watch` decides these on top of a batch run's options. */
 export type WatchOptions = {

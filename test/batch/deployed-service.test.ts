@@ -2,7 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INLINE_MAX } from '../../src/batch/route.ts';
+import { DEFAULT_INLINE_MAX } from '../../src/flags/batch.ts';
 import { deployedStandIn, type DeployedStandIn } from '../helpers/deployed-stand-in.ts';
 import { emulator, KEY as EMULATOR_KEY } from '../helpers/emulator.ts';
 import { httpServer } from '../helpers/http-server.ts';

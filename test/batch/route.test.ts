@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INLINE_MAX, ROUTES, routeChooser, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
+import { routeChooser, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
+import { DEFAULT_INLINE_MAX, ROUTES } from '../../src/flags/batch.ts';
 
 /**
  * Route choice, every case: over 300 MB a file is uploaded whatever the flags say (the spec's

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { durationFlag, parseDuration, parseSize, sizeFlag } from '../../src/flags/units.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
-import { routeChooser, DEFAULT_INLINE_MAX, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
+import { routeChooser, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
+import { DEFAULT_INLINE_MAX } from '../../src/flags/batch.ts';
 
 describe('units', () => {
   it('durations and sizes written as flag defaults read back unchanged', () => {

@@ -6,6 +6,7 @@ import { replayJournal } from '../../src/journal/journal-read.ts';
 import { replayer, stateKey, type JournalFact, type JournalView, type KnownState } from '../../src/journal/journal.ts';
 import { compactJournal } from '../../src/journal/state/compact.ts';
 import { openState, type StateJournal, type StateSpec } from '../../src/journal/state/index.ts';
+import { openSqliteWriter } from '../../src/journal/state/sqlite.ts';
 import pg from 'pg';
 import { tempDir } from '../helpers/cli.ts';
 import { startPostgres } from '../helpers/postgres.ts';
@@ -130,12 +131,12 @@ describe('a journal of many documents opens without a replay and answers as a re
 
     // The first run replays the journal whole and leaves the index.
     const first = await openAt({ kind: 'file', path });
-    expectSameAnswers(await first.view!(), replay.known);
+    expectSameAnswers(await first.view(), replay.known);
     await first.close();
 
     // The next one looks up through the index.
     const second = await openAt({ kind: 'file', path }, true);
-    const view = await second.view!();
+    const view = await second.view();
     expectSameAnswers(view, replay.known);
     expect(view.parsers).toEqual(replay.parsers);
     await second.close();
@@ -170,7 +171,7 @@ describe('a journal of many documents opens without a replay and answers as a re
     appendFileSync(path, later.map((f) => `${JSON.stringify(f)}\n`).join(''));
     const all = replayJournal(`${text}${later.map((f) => `${JSON.stringify(f)}\n`).join('')}`);
     const third = await openAt({ kind: 'file', path }, true);
-    const after = await third.view!();
+    const after = await third.view();
     expect(after.known.get(stateKey('new', 'td'))?.fact).toBe('sending');
     expect(JSON.stringify(after.known.get(stateKey('sha0', 'ta')))).toBe(
       JSON.stringify(all.known.get(stateKey('sha0', 'ta'))),
@@ -184,7 +185,7 @@ describe('a journal of many documents opens without a replay and answers as a re
     expect(done.factsAfter).toBeLessThan(done.factsBefore);
     expect(replayJournal(readFileSync(path, 'utf8')).known).toEqual(all.known);
     const fourth = await openAt({ kind: 'file', path }, true);
-    expectSameAnswers(await fourth.view!(), all.known, [...TARGETS, 'td']);
+    expectSameAnswers(await fourth.view(), all.known, [...TARGETS, 'td']);
     await fourth.close();
   }, 120_000);
 
@@ -193,12 +194,12 @@ describe('a journal of many documents opens without a replay and answers as a re
     const path = join(dir, 'journal.sqlite');
     const facts = [...syntheticFacts(DOCUMENTS)];
     const replay = replayJournal(`${facts.map((f) => JSON.stringify(f)).join('\n')}\n`);
-    const writer = await openAt({ kind: 'sqlite', path });
-    await writer.importFacts!(facts, '/synthetic');
+    const writer = await openSqliteWriter(path, { readOnly: false, leaseMs: 30_000, log: () => {} });
+    await writer.importFacts(facts, '/synthetic');
     await writer.close();
 
     const reader = await openAt({ kind: 'sqlite', path });
-    const view = await reader.view!();
+    const view = await reader.view();
     expectSameAnswers(view, replay.known);
     expect(view.parsers).toEqual(replay.parsers);
     await reader.close();
@@ -206,7 +207,7 @@ describe('a journal of many documents opens without a replay and answers as a re
     const done = await compactJournal({ kind: 'sqlite', path }, { log: () => {} });
     expect(done.factsAfter).toBeLessThan(done.factsBefore);
     const compacted = await openAt({ kind: 'sqlite', path });
-    expectSameAnswers(await compacted.view!(), replay.known);
+    expectSameAnswers(await compacted.view(), replay.known);
     // The facts left replay to the same documents.
     const history = await compacted.history();
     const again = replayer();
@@ -237,7 +238,7 @@ describe('a journal of many documents opens without a replay and answers as a re
       }
       const replay = replayJournal(`${facts.map((f) => JSON.stringify(f)).join('\n')}\n`);
       const reader = await openAt({ kind: 'postgres', url });
-      const view = await reader.view!();
+      const view = await reader.view();
       expect(view.parsers).toEqual(replay.parsers);
       expect(new Set(view.known.targets())).toEqual(new Set(TARGETS));
       // Every document read ahead, and some no fact names.

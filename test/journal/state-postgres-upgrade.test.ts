@@ -110,7 +110,7 @@ describe('journal (postgres): a journal made by an older extract', () => {
       expect(again?.concurrent).toBe(true);
 
       // The view a run plans from reads the same rows.
-      const view = await journal.view!();
+      const view = await journal.view();
       await view.known.prefetch?.([key('paid'), key('new')]);
       expect(view.known.get(key('paid'))).toEqual(completed);
       expect(view.known.get(key('new'))?.fact).toBe('sending');

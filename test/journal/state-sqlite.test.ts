@@ -7,7 +7,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { replayer, stateKey, type JournalFact } from '../../src/journal/journal.ts';
 import { openState, parseStateSpec, type StateJournal } from '../../src/journal/state/index.ts';
 import { journalRefusal } from '../../src/journal/state/sqlite-guard.ts';
-import { CLAIMS_BY_KEY } from '../../src/journal/state/sqlite.ts';
+import { CLAIMS_BY_KEY, openSqliteWriter } from '../../src/journal/state/sqlite.ts';
+import type { SqliteState } from '../../src/journal/state/sqlite-state.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { tempDir } from '../helpers/cli.ts';
 
@@ -28,6 +29,13 @@ const common = (sha256: string, at = '2026-01-01T00:00:00.000Z') => ({
 
 async function open(path: string, readOnly = false): Promise<StateJournal> {
   const s = await openState({ kind: 'sqlite', path }, { readOnly, leaseMs: 30_000, log });
+  onTestFinished(() => s.close());
+  return s;
+}
+
+/** What only SQLite does (importFacts) is on its class, not on the journal interface. */
+async function writer(path: string): Promise<SqliteState> {
+  const s = await openSqliteWriter(path, { readOnly: false, leaseMs: 30_000, log });
   onTestFinished(() => s.close());
   return s;
 }
@@ -146,17 +154,17 @@ describe('sqlite journal: importing an older journal', () => {
       },
       { fact: 'sending', ...common('d2'), route: 'inline' },
     ];
-    const j = await open(path);
-    expect(await j.importFacts?.(legacy, '/old/.extract-state.jsonl')).toBe(3);
-    expect(await j.importFacts?.(legacy, '/old/.extract-state.jsonl')).toBe(0);
+    const j = await writer(path);
+    expect(await j.importFacts(legacy, '/old/.extract-state.jsonl')).toBe(3);
+    expect(await j.importFacts(legacy, '/old/.extract-state.jsonl')).toBe(0);
     const grown: JournalFact[] = [
       ...legacy,
       { fact: 'submitted', ...common('d2', '2026-01-01T00:00:02.000Z'), route: 'inline', document_id: 'doc_2' },
     ];
-    expect(await j.importFacts?.(grown, '/old/.extract-state.jsonl')).toBe(1);
-    expect(await j.importFacts?.(grown, '/old/.extract-state.jsonl')).toBe(0);
+    expect(await j.importFacts(grown, '/old/.extract-state.jsonl')).toBe(1);
+    expect(await j.importFacts(grown, '/old/.extract-state.jsonl')).toBe(0);
     // Another file is another source.
-    expect(await j.importFacts?.(legacy.slice(0, 1), '/other/.extract-state.jsonl')).toBe(1);
+    expect(await j.importFacts(legacy.slice(0, 1), '/other/.extract-state.jsonl')).toBe(1);
     const { known } = await j.replay();
     expect(known.get(key('d1'))).toMatchObject({ fact: 'completed', document_id: 'doc_1', results: { total: 1 } });
     expect(known.get(key('d2'))).toMatchObject({ fact: 'submitted', document_id: 'doc_2' });
@@ -164,14 +172,14 @@ describe('sqlite journal: importing an older journal', () => {
   });
 
   it("keeps what an older journal learned of each key's parser (facts about no document)", async () => {
-    const j = await open(journalPath());
+    const j = await writer(journalPath());
     const legacy: JournalFact[] = [
       { fact: 'journal', at: '2026-01-01T00:00:00.000Z', version: 2 },
       { fact: 'parser', at: '2026-01-01T00:00:00.000Z', target: 'key-b', parser: 'key-a' },
       { fact: 'parser', at: '2026-01-01T00:00:01.000Z', target: 'key-c', parser: 'key-c', not: ['key-a'] },
     ];
-    expect(await j.importFacts?.(legacy, '/old/j.jsonl')).toBe(2);
-    expect(await j.importFacts?.(legacy, '/old/j.jsonl')).toBe(0);
+    expect(await j.importFacts(legacy, '/old/j.jsonl')).toBe(2);
+    expect(await j.importFacts(legacy, '/old/j.jsonl')).toBe(0);
     const { parsers } = await j.replay();
     expect(parsers.get('key-b')).toMatchObject({ parser: 'key-a' });
     expect(parsers.get('key-c')).toMatchObject({ parser: 'key-c', not: ['key-a'] });
@@ -179,7 +187,7 @@ describe('sqlite journal: importing an older journal', () => {
 
   it('an older fact imported after a newer outcome does not hide it; facts before a legacy reset are not taken', async () => {
     const path = journalPath();
-    const j = await open(path);
+    const j = await writer(path);
     await j.claim([key('d1')], 1);
     await j.append({
       fact: 'completed',
@@ -194,7 +202,7 @@ describe('sqlite journal: importing an older journal', () => {
       { fact: 'reset', at: '2025-06-01T00:00:00.000Z' },
       { fact: 'sending', ...common('d1', '2026-01-01T00:00:00.000Z'), route: 'inline' },
     ];
-    expect(await j.importFacts?.(legacy, '/old/j.jsonl')).toBe(1);
+    expect(await j.importFacts(legacy, '/old/j.jsonl')).toBe(1);
     const { known } = await j.replay();
     expect(known.get(key('d1'))).toMatchObject({ fact: 'completed', document_id: 'doc_new' });
     expect(known.has(key('d2'))).toBe(false);

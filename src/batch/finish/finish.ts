@@ -16,10 +16,9 @@ import type { Charges } from '../outcome.ts';
 import { folderFor, moveInto } from './move.ts';
 import { inert } from '../../inert.ts';
 import { fetchable } from '../../cost/rerun.ts';
-import type { Job } from '../plan/jobs.ts';
-import type { BatchPlan } from '../plan/planned.ts';
+import type { Job, BatchPlan } from '../plan/index.ts';
 import { unreadableKey, type RecordKey, type Records } from '../records.ts';
-import type { Stopper } from '../send/stopper.ts';
+import type { Stopper } from '../send/index.ts';
 import { exitCodeOf, reportChunks, reviewEntries, summaryLines, tallySummary, type BatchSummary } from '../summary.ts';
 
 /**

@@ -7,6 +7,7 @@ import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest
 import { type Action, rerunAction, resendOf } from '../../cost/rerun.ts';
 import type { StatCache } from './stat-cache.ts';
 import { routeChooser, type RouteDecision, type RouteFlag } from '../route.ts';
+import type { IgnoredInput } from '../summary.ts';
 
 /** A planned document: one input file, what we know of it, and what this run does with it (cost/rerun.ts Action). */
 export type Job = {
@@ -58,9 +59,6 @@ const DOCUMENT_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'i
 function isDocumentType(mimeType: string): boolean {
   return DOCUMENT_TYPES.has(mimeType);
 }
-
-/** A file the run leaves out: not a document (skipped, uncharged), with its detected type. */
-export type IgnoredInput = { file: string; realPath: string; mimeType: string };
 
 export type PlanInput = {
   files: InputFile[];

@@ -7,14 +7,15 @@ import { errorRecord } from '../../outputs/record.ts';
 import { formatDuration } from '../../ui/format.ts';
 import type { Reporter } from '../../ui/progress.ts';
 import type { UnreadableInput } from '../discover.ts';
-import { logFound, type FoundInputs } from '../discover/find.ts';
+import { logFound, type FoundInputs } from '../discover/index.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from '../options.ts';
 import { unreadableKey, type Records } from '../records.ts';
-import { planJobs, priorRecord, type IgnoredInput, type Job } from './jobs.ts';
+import { planJobs, priorRecord, type Job } from './jobs.ts';
+import type { IgnoredInput, Unsettled } from '../summary.ts';
 import { countPages, requirePageCounter } from './pages.ts';
 import { settleIdentity } from './parser.ts';
 import { CopyIndex, PlanStore, sendQueue, type BatchPlan } from './planned.ts';
-import { settledOnly, type Unsettled } from './settle.ts';
+import { settledOnly } from './settle.ts';
 import { openStatCache, statCachePathFor, type StatCache } from './stat-cache.ts';
 
 export type PlanContext = {

@@ -2,9 +2,9 @@ import type { Offers } from '../../client/offers.ts';
 import type { KnownLookup } from '../../journal/journal.ts';
 import type { Identity } from '../../journal/identity.ts';
 import type { StateJournal } from '../../journal/state/index.ts';
-import type { IgnoredInput, Job } from './jobs.ts';
+import type { Job } from './jobs.ts';
+import type { IgnoredInput, Unsettled } from '../summary.ts';
 import type { FileStamp, LinkNotFollowed, UnreadableInput } from '../discover.ts';
-import type { Unsettled } from './settle.ts';
 import { Int32List } from '../int32-list.ts';
 import { LineSpool } from '../spool.ts';
 

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { InputFile } from '../discover.ts';
 import type { FsPath } from '../paths.ts';
+import type { Unsettled } from '../summary.ts';
 
 /**
  * --settle: a file changed within the last `settleMs` may still be being written (a scanner, a
@@ -12,9 +13,6 @@ import type { FsPath } from '../paths.ts';
  * mtime and ctime. ctime too, because a copy that keeps the original's mtime (cp -p, rsync -t,
  * an unzip) still moves ctime with every write, and ctime cannot be set back.
  */
-
-/** `reason` is set for a partial download, left by its name whatever --settle says. */
-export type Unsettled = { file: string; changed_ms_ago: number; reason?: 'partial download' | undefined };
 
 /**
  * The names browsers and copiers write a file under until it is whole, then rename: Firefox and

@@ -1,7 +1,7 @@
 import type { PollPolicy } from '../../client/backoff.ts';
 import type { Log } from '../../client/deps.ts';
 import { factKey, type JournalFact, type JournalWriter } from '../../journal/journal.ts';
-import { replan, type Job } from '../plan/jobs.ts';
+import { replan, type Job } from '../plan/index.ts';
 import { JournalWriteError, type Claim, type StateJournal } from '../../journal/state/index.ts';
 
 /**

@@ -4,7 +4,7 @@ import type { ClientDeps, Log } from '../../client/deps.ts';
 import type { Identity } from '../../journal/identity.ts';
 import type { JournalWriter, KnownLookup } from '../../journal/journal.ts';
 import type { Limiter } from './limiter.ts';
-import type { Job } from '../plan/jobs.ts';
+import type { Job } from '../plan/index.ts';
 import type { Claim } from '../../journal/state/index.ts';
 import type { Outcome, StopReason } from '../outcome.ts';
 

@@ -13,7 +13,7 @@ import { inert } from '../../inert.ts';
 import type { SentRequest } from '../../journal/journal.ts';
 import { LAST_POLL_MIN_MS } from './poll.ts';
 import { countedEarlier, type Counted } from '../../cost/rerun.ts';
-import type { Job } from '../plan/jobs.ts';
+import { type Job, countPages } from '../plan/index.ts';
 import { afterFailure, stopsTheRun, uncertainCause } from '../../cost/attempt.ts';
 import {
   chargeOf,
@@ -22,7 +22,6 @@ import {
   type FailureCharge,
   type UncertainCause,
 } from '../../cost/charge.ts';
-import { countPages } from '../plan/pages.ts';
 import { ClaimLostError, JournalWriteError } from '../../journal/state/index.ts';
 
 import type { Charges, Outcome, StopReason } from '../outcome.ts';

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Log } from '../../client/deps.ts';
@@ -11,7 +11,8 @@ import { indexPathFor, openIndexed } from './journal-index.ts';
 import { appendLine } from './file.ts';
 import { parseJournal } from '../journal-read.ts';
 import { rescuePlacesFor, takeBackRescued } from './rescue.ts';
-import { factsIn, writeMark } from './sqlite-mark.ts';
+import { factsIn, fileSize, writeMark } from './sqlite-mark.ts';
+import { writeDurably } from '../../private-files.ts';
 import { schemaVersion } from './sqlite-schema.ts';
 
 /**
@@ -58,7 +59,7 @@ async function compactFile(path: string, options: { log: Log; lock?: LockDeps | 
   const lock = await acquireLock(path, options.lock);
   try {
     await takeBackRescued({ append: async (fact) => appendLine(path, fact) }, rescuePlacesFor(path, true), options.log);
-    const bytesBefore = sizeOf(path);
+    const bytesBefore = fileSize(path);
     let text = '';
     try {
       text = readFileSync(path, 'utf8');
@@ -78,9 +79,7 @@ async function compactFile(path: string, options: { log: Log; lock?: LockDeps | 
     const temporary = `${path}.compact-${process.pid}.tmp`;
     const fd = openSync(temporary, 'w', statSync(path).mode & 0o777);
     try {
-      const bytes = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-      fsyncSync(fd);
+      writeDurably(fd, `${lines.join('\n')}\n`);
     } catch (err) {
       closeSync(fd);
       rmSync(temporary, { force: true });
@@ -103,7 +102,7 @@ async function compactFile(path: string, options: { log: Log; lock?: LockDeps | 
       factsBefore: parsed.facts.length,
       factsAfter,
       bytesBefore,
-      bytesAfter: sizeOf(path),
+      bytesAfter: fileSize(path),
     };
   } finally {
     await lock.release();
@@ -112,7 +111,7 @@ async function compactFile(path: string, options: { log: Log; lock?: LockDeps | 
 
 async function compactSqlite(path: string, options: { now?: () => number }): Promise<Compacted> {
   const now = options.now ?? Date.now;
-  const bytesBefore = sizeOf(path) + sizeOf(`${path}-wal`);
+  const bytesBefore = fileSize(path) + fileSize(`${path}-wal`);
   if (bytesBefore === 0) throw new ExtractError('usage', `no journal at ${path}: nothing to compact`);
   const db = new DatabaseSync(path, { timeout: 5_000 });
   try {
@@ -184,18 +183,10 @@ async function compactSqlite(path: string, options: { now?: () => number }): Pro
       factsBefore,
       factsAfter,
       bytesBefore,
-      bytesAfter: sizeOf(path) + sizeOf(`${path}-wal`),
+      bytesAfter: fileSize(path) + fileSize(`${path}-wal`),
     };
   } finally {
     db.close();
-  }
-}
-
-function sizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
   }
 }
 

@@ -10,7 +10,8 @@ import type { OpenStateOptions, StateJournal } from './journal-state.ts';
 
 export type StateSpec =
   | { kind: 'file'; path: string }
-  | { kind: 'sqlite'; path: string }
+  /** takeIn: the journals of earlier versions it takes in once as it opens (user-journal.ts). */
+  | { kind: 'sqlite'; path: string; takeIn?: readonly string[] }
   | { kind: 'postgres'; url: string };
 
 /** A journal file SQLite keeps (state/sqlite.ts) rather than the JSON Lines file. */
@@ -91,7 +92,7 @@ export async function openState(spec: StateSpec, options: OpenStateOptions): Pro
 
 async function openBackend(spec: StateSpec, options: OpenStateOptions): Promise<StateJournal> {
   if (spec.kind === 'file') return (await import('./file.ts')).openFileState(spec.path, options);
-  if (spec.kind === 'sqlite') return (await import('./sqlite.ts')).openSqliteState(spec.path, options);
+  if (spec.kind === 'sqlite') return (await import('./sqlite.ts')).openSqliteState(spec.path, options, spec.takeIn);
   return (await import('./postgres.ts')).openPostgresState(spec.url, options);
 }
 

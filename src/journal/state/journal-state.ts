@@ -39,11 +39,6 @@ export interface StateJournal extends JournalWriter {
   holders(keys: readonly string[]): Promise<Map<string, string>>;
   /** Every fact with its worker, and the workers: what `extract status` shows. */
   history(): Promise<History>;
-  /**
-   * SQLite only: takes in an older journal's facts once (`source`: its resolved path); importing
-   * the same file again adds only facts appended to it since. Returns the facts taken.
-   */
-  importFacts?(facts: readonly JournalFact[], source: string): Promise<number>;
 }
 
 export type WorkerInfo = {

@@ -28,7 +28,6 @@ export function memoryState(where = 'no journal (--no-state)'): StateJournal {
     lost: (key) => journal.lost(key),
     holders: (keys) => journal.holders(keys),
     history: () => journal.history(),
-    importFacts: (facts, source) => journal.importFacts(facts, source),
     close: () => journal.close(),
   };
 }

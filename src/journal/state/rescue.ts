@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import { errnoCode, hasErrno, isDiskFull, isSqliteBusy, processAlive } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
-import { privateFolder, readOwn } from '../../private-files.ts';
+import { privateFolder, readOwn, writeDurably } from '../../private-files.ts';
 import type { JournalFact } from '../journal.ts';
 import { ClaimLostError, type Claim, type StateJournal } from './journal-state.ts';
 
@@ -116,7 +116,6 @@ export function rescuing(
     worker: inner.worker,
     replay: () => inner.replay(),
     view: () => inner.view(),
-    ...(inner.importFacts ? { importFacts: (facts, source) => inner.importFacts!(facts, source) } : {}),
     history: () => inner.history(),
     lost: (key) => inner.lost(key),
     async append(fact) {
@@ -201,9 +200,7 @@ function writeRescue(folder: { dir: string; prefix: string }, text: string): str
   const path = join(folder.dir, `${folder.prefix}${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
   const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    const bytes = Buffer.from(text, 'utf8');
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-    fsyncSync(fd);
+    writeDurably(fd, text);
   } catch (err) {
     closeSync(fd);
     unlinkSync(path);

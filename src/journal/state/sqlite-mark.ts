@@ -104,3 +104,12 @@ export function checkIntact(journal: string, mark: Mark | undefined, found: numb
       `Restore the file from a backup if you have one (with its -wal file), remove ${markPathFor(journal)} (it counts the journal as it was), and rerun; to start a new journal knowingly, move both aside`,
   );
 }
+
+/** A file's size in bytes; 0 when it is not there. */
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

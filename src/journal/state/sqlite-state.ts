@@ -95,22 +95,13 @@ export class SqliteState implements StateJournal {
   }
 
   replay(): Promise<Replay> {
-    return this.#guard.run('read the journal', () => {
-      const db = this.#db;
-      // One read transaction: the watermark and the documents are one snapshot.
-      db.exec('BEGIN');
-      try {
-        this.#watermark = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM extract_facts').get()?.id ?? 0);
-        const known = new Map<string, KnownState>();
-        for (const row of db.prepare('SELECT key, state, results FROM extract_documents').all()) {
-          const state = readState(row.state, row.results);
-          if (state !== undefined) known.set(String(row.key), state);
-        }
-        // What each API key is known to be (identity.ts): few facts, about no document, read whole.
-        return { known, parsers: this.#parsers(), skipped: 0, torn: false };
-      } finally {
-        db.exec('COMMIT');
+    return this.#snapshot(() => {
+      const known = new Map<string, KnownState>();
+      for (const row of this.#db.prepare('SELECT key, state, results FROM extract_documents').all()) {
+        const state = readState(row.state, row.results);
+        if (state !== undefined) known.set(String(row.key), state);
       }
+      return known;
     });
   }
 
@@ -120,12 +111,20 @@ export class SqliteState implements StateJournal {
    * latest row, which may be newer than the watermark (another worker's fact): a claim tells.
    */
   view(): Promise<JournalView> {
+    return this.#snapshot(() => this.#lookups());
+  }
+
+  /**
+   * One read transaction: the watermark, the documents `read` reads and the parser facts are one
+   * snapshot. What each API key is known to be (identity.ts): few facts, about no document, read whole.
+   */
+  #snapshot<K>(read: () => K): Promise<{ known: K; parsers: Map<string, ParserFact>; skipped: 0; torn: false }> {
     return this.#guard.run('read the journal', () => {
       const db = this.#db;
       db.exec('BEGIN');
       try {
         this.#watermark = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM extract_facts').get()?.id ?? 0);
-        return { known: this.#lookups(), parsers: this.#parsers(), skipped: 0, torn: false };
+        return { known: read(), parsers: this.#parsers(), skipped: 0, torn: false };
       } finally {
         db.exec('COMMIT');
       }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ExtractError } from '../../errors.ts';
@@ -8,9 +8,10 @@ import { logMigrations, type OpenStateOptions, type StateJournal } from './journ
 import { memoryState } from './memory.ts';
 import { Guard } from './sqlite-guard.ts';
 import { workerName } from './worker.ts';
-import { checkIntact, factsIn, forgetMarkOfRemoved, readMark } from './sqlite-mark.ts';
+import { checkIntact, factsIn, fileSize, forgetMarkOfRemoved, readMark } from './sqlite-mark.ts';
 import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 import { OWN_WORKERS, SqliteState } from './sqlite-state.ts';
+import { importLegacy } from './user-journal.ts';
 
 /**
  * The SQLite backend: PostgreSQL's claim rules on one machine without a server, so that runs
@@ -40,27 +41,47 @@ function busyTimeout(options: OpenStateOptions): number {
   return Math.min(BUSY_TIMEOUT_MS, options.outageMs ?? BUSY_TIMEOUT_MS);
 }
 
-export async function openSqliteState(path: string, options: OpenStateOptions): Promise<StateJournal> {
+/** The SQLite journal at `path`, the journals of earlier versions in `takeIn` taken in once as it opens. */
+export async function openSqliteState(
+  path: string,
+  options: OpenStateOptions,
+  takeIn: readonly string[] = [],
+): Promise<StateJournal> {
+  if (options.readOnly) return openSqliteReader(path, options);
+  const journal = await openSqliteWriter(path, options);
+  try {
+    for (const earlier of takeIn) await importLegacy(journal, earlier, options.log);
+  } catch (err) {
+    await journal.close();
+    throw err;
+  }
+  return journal;
+}
+
+async function openSqliteReader(path: string, options: OpenStateOptions): Promise<StateJournal> {
+  // A dry run or `extract status` before any run: an empty journal, and no file made.
+  if (!existsSync(path)) return memoryState(path);
+  const guard = new Guard(path, options);
+  const db = await guard.run(
+    'open the journal',
+    () => new DatabaseSync(path, { readOnly: true, timeout: busyTimeout(options) }),
+  );
+  try {
+    if ((await guard.run('read the journal', () => schemaVersion(db, path))) === 0) {
+      db.close();
+      return memoryState(path);
+    }
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return new SqliteState(db, guard, 'dry-run', options, 0);
+}
+
+/** The journal a run writes to; what only SQLite does (`importFacts`) stays on its class. */
+export async function openSqliteWriter(path: string, options: OpenStateOptions): Promise<SqliteState> {
   const now = options.now ?? Date.now;
   const guard = new Guard(path, options);
-  if (options.readOnly) {
-    // A dry run or `extract status` before any run: an empty journal, and no file made.
-    if (!existsSync(path)) return memoryState(path);
-    const db = await guard.run(
-      'open the journal',
-      () => new DatabaseSync(path, { readOnly: true, timeout: busyTimeout(options) }),
-    );
-    try {
-      if ((await guard.run('read the journal', () => schemaVersion(db, path))) === 0) {
-        db.close();
-        return memoryState(path);
-      }
-    } catch (err) {
-      db.close();
-      throw err;
-    }
-    return new SqliteState(db, guard, 'dry-run', options, 0);
-  }
   if (!existsSync(dirname(path))) {
     throw new ExtractError(
       'usage',
@@ -111,14 +132,6 @@ export async function openSqliteState(path: string, options: OpenStateOptions): 
   } catch (err) {
     db.close();
     throw err;
-  }
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
   }
 }
 

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { StateJournal } from './journal-state.ts';
+import type { Log } from '../../client/deps.ts';
+import type { SqliteState } from './sqlite-state.ts';
 
 /**
  * Where the journal lives when --state does not say: in the user's state directory, one per
@@ -63,15 +64,19 @@ function retireLegacy(path: string): string {
  * the file, so a run stopped between the import and the rename takes nothing twice.
  */
 export async function importLegacy(
-  journal: Pick<StateJournal, 'importFacts' | 'where'>,
+  journal: Pick<SqliteState, 'importFacts' | 'where'>,
   path: string,
-): Promise<{ facts: number; keptAs: string }> {
+  log: Log,
+): Promise<void> {
   const { readFile } = await import('node:fs/promises');
   const { parseJournal } = await import('../journal-read.ts');
-  if (journal.importFacts === undefined) throw new Error(`${journal.where} cannot import an older journal`);
   const { facts } = parseJournal(await readFile(path, 'utf8'), path);
   const taken = await journal.importFacts(facts, path);
-  return { facts: taken, keptAs: retireLegacy(path) };
+  const keptAs = retireLegacy(path);
+  log(
+    'info',
+    `imported the ${taken} facts of ${path} into ${journal.where}, the journal every folder now shares; the old file is kept as ${keptAs}`,
+  );
 }
 
 /**
