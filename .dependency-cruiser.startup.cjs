@@ -3,7 +3,7 @@
  * what each entry loads before its first `await import()`. It runs on .tmp/depcheck/, src/
  * transpiled file by file (scripts/depcheck-mirror.ts), where type-only imports are gone, as they
  * are at run time; dynamic imports are left out, as they load only when reached.
- * test/cli/startup.test.ts measures the same on the built CLI.
+ * test/cli/startup.proc.test.ts measures the same on the built CLI.
  */
 const { builtinModules } = require('node:module');
 

@@ -11,7 +11,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
  * processing.slow_ms reaches the background queue: a document still reading that long gives its
  * place to the next. The engine here is a stand-in that holds its first document until released,
  * so only the queue is in question (the engine pool's own fairness: test/engine/pool.test.ts; both
- * with real readers: test/reliability/hostile-engine.test.ts).
+ * with real readers: test/reliability/hostile-engine.proc.test.ts).
  */
 
 const SHIPPED_SLOW_MS = resolveConfig(DEFAULT_CONFIG).processing.slow_ms;

@@ -150,7 +150,7 @@ describe('outputs: files keep what they are', { timeout: 120_000 }, () => {
 
 describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000 }, () => {
   it.skipIf(!isRoot)(
-    'as root (mknod needs it; /dev/null unit-tested in test/outputs/destination.test.ts), -o and --report to a null device leave the device a device',
+    'as root (mknod needs it; /dev/null unit-tested in test/outputs/destination.proc.test.ts), -o and --report to a null device leave the device a device',
     async () => {
       const url = service();
       const cwd = docsDir();
@@ -163,7 +163,7 @@ describe('outputs: devices, FIFOs and /dev/fd/N are streams', { timeout: 120_000
   );
 
   it.skipIf(!isRoot)(
-    'as root (mknod needs it; ENOSPC also in test/outputs/destination.test.ts), a full device: a clear error naming the output (ENOSPC), exit 8, no stack; the journal holds every result',
+    'as root (mknod needs it; ENOSPC also in test/outputs/destination.proc.test.ts), a full device: a clear error naming the output (ENOSPC), exit 8, no stack; the journal holds every result',
     async () => {
       const url = service();
       const cwd = docsDir();
