@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv } from '../lib/cli.ts';
-import { EMULATOR_KEY } from '../lib/emulator.ts';
+import { cleanEnv, runExtract } from '../lib/cli.ts';
+import { check } from '../lib/proc.ts';
+import { EMULATOR_KEY, startEmulator } from '../lib/emulator.ts';
+import { peakSampler } from '../lib/peaks.ts';
+import { writeBigPdf } from '../../test/helpers/big-pdf.ts';
 import { loadServe } from '../lib/load.ts';
 import { CLI, NODE } from '../lib/paths.ts';
 import { writeInvoices } from '../lib/pdfs.ts';
@@ -16,7 +19,12 @@ import { percentile } from '../lib/stats.ts';
  * its test held.
  */
 export async function boundRows(ctx: BenchContext): Promise<Row[]> {
-  return [...(await serveLoadRows(ctx)), ...(await listenMemoryRows(ctx)), ...(await wideEventRows(ctx))];
+  return [
+    ...(await serveLoadRows(ctx)),
+    ...(await listenMemoryRows(ctx)),
+    ...(await wideEventRows(ctx)),
+    ...(await bigFileRows(ctx)),
+  ];
 }
 
 /** A process's resident memory now (VmRSS) or its peak so far (VmHWM), in MB. */
@@ -233,5 +241,50 @@ async function wideEventRows(ctx: BenchContext): Promise<Row[]> {
   } finally {
     process.kill(listen.pid, 'SIGTERM');
     await listen.exited;
+  }
+}
+
+/**
+ * test/reliability/big-files.proc.test.ts's 1 GB, 2,000-page PDF (--tiny: 20 pages) sent by
+ * upload-and-poll to `extract serve` with a data folder: serve's peak resident memory plus that
+ * of every process it started (VmHWM, sampled every 200 ms) while the document is counted and
+ * read. The file is never held whole: 581 MB measured, the limit allows a second engine process.
+ */
+async function bigFileRows(ctx: BenchContext): Promise<Row[]> {
+  const pages = ctx.tiny ? 20 : 2000;
+  const dir = join(ctx.tmp, 'big');
+  mkdirSync(dir, { recursive: true });
+  ctx.log(`row 15: writing a ${pages}-page PDF`);
+  const pdf = await writeBigPdf(join(dir, 'big.pdf'), { pages, imageBytes: 524_000 });
+  const serve = await startEmulator(dir, join(dir, 'data'));
+  try {
+    const sampler = peakSampler(serve.pid);
+    const run = await runExtract(
+      {
+        inputs: [pdf.path],
+        baseUrl: serve.url,
+        key: EMULATOR_KEY,
+        out: join(dir, 'out.jsonl'),
+        state: null,
+        extra: ['--route', 'upload', '--poll-interval', '500ms', '--poll-max-interval', '1s'],
+      },
+      join(dir, 'home'),
+    );
+    const peak = sampler.stop();
+    check(run, 'the big file run');
+    return [
+      row(ctx, {
+        id: '15 big rss',
+        measurement: `extract serve's peak memory, its engine processes included, reading a ${Math.round(pdf.size / 1e6).toLocaleString('en')} MB, ${pages}-page PDF sent by upload-and-poll`,
+        figure: peak.serveMb + peak.descendantsMb,
+        unit: 'MB',
+        peer: 'the limit (750 MB)',
+        peerFigure: 750,
+        goal: '< 1x',
+        pass: (r) => r < 1,
+      }),
+    ];
+  } finally {
+    await serve.close();
   }
 }

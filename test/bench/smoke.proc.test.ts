@@ -65,6 +65,7 @@ const HALVES = [
       '15 listen mem',
       '15 wide ack',
       '15 wide rss',
+      '15 big rss',
     ],
   },
 ];
