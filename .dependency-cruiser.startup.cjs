@@ -9,7 +9,7 @@
  *
  * It runs on .tmp/depcheck/, src/ transpiled file by file (scripts/depcheck-mirror.ts), where
  * type-only imports are gone, as they are at run time; dynamic imports are left out, as they load
- * only when reached. test/cli/startup.test.ts measures the same on the built CLI.
+ * only when reached. test/cli/startup.proc.test.ts measures the same on the built CLI.
  */
 const { builtinModules } = require('node:module');
 

@@ -37,7 +37,7 @@ export function nullPaths(fields, values, prefix = '', labels = '') {
 
 /**
  * One leaf value, written so that null, "" and 0 can never be mistaken for one another.
- * @public test/app/app.test.ts imports it in the browser, where knip cannot follow.
+ * @public test/app/app.proc.test.ts imports it in the browser, where knip cannot follow.
  */
 export function leafValue(type, value) {
   if (value === null)

@@ -10,15 +10,17 @@ export type ChildEmulator = { url: string; pid: number; close: () => Promise<voi
 
 /**
  * `extract serve` in a child process (so it does not compete with the runner's event loop),
- * in memory, simulated engine time 0, credits enough for every run, no webhook receiver.
+ * in memory (or in `dataDir`), simulated engine time 0, credits enough for every run, no webhook
+ * receiver.
  */
-export async function startEmulator(dir: string): Promise<ChildEmulator> {
+export async function startEmulator(dir: string, dataDir?: string): Promise<ChildEmulator> {
   const config = join(dir, 'emulator.json');
   writeFileSync(
     config,
     JSON.stringify({ ...DEFAULT_CONFIG, credits: 100_000_000, processing: { ms_per_page: 0, concurrency: 2 } }),
   );
-  const child = spawn(NODE, [CLI, 'serve', '--port', '0', '--config', config, '--in-memory', '--no-listen', '-q'], {
+  const storage = dataDir === undefined ? ['--in-memory'] : ['--data-dir', dataDir];
+  const child = spawn(NODE, [CLI, 'serve', '--port', '0', '--config', config, ...storage, '--no-listen', '-q'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {

@@ -28,7 +28,7 @@ type Outcome =
  * How long close() waits for documents still being read (an engine it does not own, say) before it
  * returns and leaves them processing, as a kill would (resume() takes them up on the next start).
  */
-export const CLOSE_WAIT_MS = 5000;
+const CLOSE_WAIT_MS = 5000;
 
 /** Starts of background extraction before a document that never ends is failed (README: Emulator behaviour). */
 export const MAX_ATTEMPTS = 3;

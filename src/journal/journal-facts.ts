@@ -8,7 +8,7 @@ import { Route } from '../outputs/record-schema.ts';
  * journal text against it). Kept apart from journal.ts and imported with `await import()`
  * only where text must be validated (a full replay, facts after the index's offset, `status`):
  * a rerun whose journal index is current validates nothing, and so never loads zod
- * (test/cli/startup.test.ts). The PostgreSQL backend imports it statically; it loads pg anyway.
+ * (test/cli/startup.proc.test.ts). The PostgreSQL backend imports it statically; it loads pg anyway.
  */
 
 const Common = { at: z.string(), sha256: z.string(), target: z.string(), file: z.string() };

@@ -5,7 +5,7 @@ import { DocumentRecord } from './record-schema.ts';
 /*
  * What `--json` prints, every command's, as zod: the one home of these shapes. The types the
  * commands build them with come from here (z.infer), docs/json-schema.json is made from here
- * (z.toJSONSchema, `npm run docs`), and test/cli/json.test.ts validates each command's real
+ * (z.toJSONSchema, `npm run docs`), and test/cli/json.proc.test.ts validates each command's real
  * output against it. Only the CLI's JSON paths and the docs script load this module (zod).
  */
 

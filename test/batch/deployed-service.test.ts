@@ -1,11 +1,11 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { DEFAULT_INLINE_MAX } from '../../src/flags/batch.ts';
 import { deployedStandIn, type DeployedStandIn } from '../helpers/deployed-stand-in.ts';
 import { emulator, KEY as EMULATOR_KEY } from '../helpers/emulator.ts';
-import { httpServer } from '../helpers/http-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { batchOptions, invoiceDir, journalFacts, ledgerTotals, run } from './harness.ts';
 
@@ -42,8 +42,10 @@ function scan(cwd: string, name: string, bytes: number): void {
 }
 
 describe('the batch client against the service as deployed', () => {
-  it('8 small PDFs: completed, no route complaint, pages charged counted by the client (16), no per-document warning', async () => {
-    const service = await deployedStandIn();
+  it('8 small PDFs: completed, no route complaint, pages charged counted by the client (16), no per-document warning', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(8, 2);
     const first = await run(cwd, ['in/'], options(service.url));
     expect(first.summary.exit_code, first.stderr).toBe(0);
@@ -72,8 +74,10 @@ describe('the batch client against the service as deployed', () => {
     expect(after).toBe(gets);
   });
 
-  it('another key on a service with no document route: nothing sent (it cannot tell whether both keys are one parser), and no document paid again', async () => {
-    const service = await deployedStandIn();
+  it('another key on a service with no document route: nothing sent (it cannot tell whether both keys are one parser), and no document paid again', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(3, 1);
     expect((await run(cwd, ['in/'], options(service.url))).summary.exit_code).toBe(0);
     expect(total(service)).toBe(3);
@@ -87,10 +91,12 @@ describe('the batch client against the service as deployed', () => {
     expect(total(service)).toBe(3);
   });
 
-  it('a file gone once its answer is in: the pages are counted from the bytes sent, and the answer is kept', async () => {
+  it('a file gone once its answer is in: the pages are counted from the bytes sent, and the answer is kept', async ({
+    httpServer,
+  }) => {
     const cwd = await invoiceDir(1, 3);
     // The service takes the request (and charges), and the file is moved away before the client counts its pages.
-    const service = await deployedStandIn({
+    const service = await deployedStandIn(httpServer, {
       onExtract: () => renameSync(join(cwd, 'in', 'doc-00.pdf'), join(cwd, 'gone.pdf')),
     });
     const first = await run(cwd, ['in/'], options(service.url));
@@ -99,7 +105,9 @@ describe('the batch client against the service as deployed', () => {
     expect(total(service)).toBe(1);
   });
 
-  it('a 404 page on documents/{id} in front of a service that has the route: an upload after it is still collected, never stranded', async () => {
+  it('a 404 page on documents/{id} in front of a service that has the route: an upload after it is still collected, never stranded', async ({
+    httpServer,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     // A page in front of the service answers the first document read with an HTML 404.
     let pages = 0;
@@ -141,8 +149,10 @@ describe('the batch client against the service as deployed', () => {
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1]);
   });
 
-  it('a 4 MB scan beside 3 small PDFs: the three complete, the scan fails as too large for this service (no upload route), exit 1, outputs written; a plain rerun does not resend it, --retry-failed does', async () => {
-    const service = await deployedStandIn();
+  it('a 4 MB scan beside 3 small PDFs: the three complete, the scan fails as too large for this service (no upload route), exit 1, outputs written; a plain rerun does not resend it, --retry-failed does', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(3, 1);
     scan(cwd, 'big-scan.pdf', 4_000_000);
     const first = await run(cwd, ['in/'], options(service.url));
@@ -169,8 +179,10 @@ describe('the batch client against the service as deployed', () => {
     expect(retried.summary.failed).toBe(1);
   });
 
-  it('a body over the inline limit is a 413 the client learns from: the next large file goes by its size, not sent', async () => {
-    const service = await deployedStandIn();
+  it('a body over the inline limit is a 413 the client learns from: the next large file goes by its size, not sent', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(1, 1);
     scan(cwd, 'a-scan.pdf', 3_600_000);
     scan(cwd, 'b-scan.pdf', 3_700_000);
@@ -187,8 +199,10 @@ describe('the batch client against the service as deployed', () => {
     expect(facts.map((f) => (f.fact === 'failed' ? f.charge : ''))).toEqual(['none', 'none']);
   });
 
-  it('a 504 FUNCTION_INVOCATION_TIMEOUT is the inline time limit: failed as too slow, nothing charged; a plain rerun does not resend it, --retry-failed does', async () => {
-    const service = await deployedStandIn();
+  it('a 504 FUNCTION_INVOCATION_TIMEOUT is the inline time limit: failed as too slow, nothing charged; a plain rerun does not resend it, --retry-failed does', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(0);
     writeFileSync(join(cwd, 'in', 'slow-scan.pdf'), readFileSync(join(await invoiceDir(1), 'in', 'doc-00.pdf')));
     const first = await run(cwd, ['in/'], options(service.url));
@@ -207,8 +221,10 @@ describe('the batch client against the service as deployed', () => {
     expect(total(service)).toBe(2);
   });
 
-  it('success: false keeps its document_id, is a refunded failure, and a plain rerun sends it again once', async () => {
-    const service = await deployedStandIn({ failTimes: 2 });
+  it('success: false keeps its document_id, is a refunded failure, and a plain rerun sends it again once', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer, { failTimes: 2 });
     const cwd = await invoiceDir(0);
     writeFileSync(join(cwd, 'in', 'bad-scan.pdf'), readFileSync(join(await invoiceDir(1), 'in', 'doc-00.pdf')));
     const first = await run(cwd, ['in/'], options(service.url));
@@ -231,8 +247,10 @@ describe('the batch client against the service as deployed', () => {
     expect(total(service)).toBe(2);
   });
 
-  it('a lone large file: the first API request is upload-url, its 404 page checked at no cost, so the service is not called wrong', async () => {
-    const service = await deployedStandIn();
+  it('a lone large file: the first API request is upload-url, its 404 page checked at no cost, so the service is not called wrong', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(0);
     scan(cwd, 'only-scan.pdf', 4_000_000);
     const first = await run(cwd, ['in/'], options(service.url));
@@ -243,7 +261,9 @@ describe('the batch client against the service as deployed', () => {
     expect(total(service)).toBe(0);
   });
 
-  it('a lone large file against a site that is not the service: still a wrong base URL, exit 2', async () => {
+  it('a lone large file against a site that is not the service: still a wrong base URL, exit 2', async ({
+    httpServer,
+  }) => {
     const site = await httpServer((req, res) => {
       req.resume();
       res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not Found</title>');
@@ -255,7 +275,9 @@ describe('the batch client against the service as deployed', () => {
     expect(first.summary.exit_code).toBe(2);
   });
 
-  it("a proxy's 502 shows nothing of what stands behind it: a site that is not the service is still named as such, its 404 page never learnt as a missing route", async () => {
+  it("a proxy's 502 shows nothing of what stands behind it: a site that is not the service is still named as such, its 404 page never learnt as a missing route", async ({
+    httpServer,
+  }) => {
     const site = await httpServer((req, res) => {
       req.resume();
       if (req.method === 'POST' && req.url === '/api/v1/extract')
@@ -269,8 +291,10 @@ describe('the batch client against the service as deployed', () => {
     expect(first.summary.stopped_by, first.stderr).toBe('wrong_service');
   });
 
-  it('an answer lost on a service with no route to ask: the message says its fate cannot be known and what --retry-failed may cost', async () => {
-    const service = await deployedStandIn();
+  it('an answer lost on a service with no route to ask: the message says its fate cannot be known and what --retry-failed may cost', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(2, 3);
     renameSync(join(cwd, 'in', 'doc-01.pdf'), join(cwd, 'in', 'z-lost.pdf'));
     const first = await run(cwd, ['in/'], options(service.url, { concurrency: 1 }));
@@ -284,8 +308,10 @@ describe('the batch client against the service as deployed', () => {
     expect(total(service)).toBe(2);
   });
 
-  it('a redirect on the base URL is not followed with the key: exit 2, naming the address to use', async () => {
-    const service = await deployedStandIn();
+  it('a redirect on the base URL is not followed with the key: exit 2, naming the address to use', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(2, 1);
     const first = await run(cwd, ['in/'], options(`${service.url}/www`));
     expect(first.summary.exit_code, first.stderr).toBe(2);

@@ -1,7 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
@@ -14,7 +12,7 @@ import type { BatchSummary } from '../../src/batch/summary.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { LedgerBody } from '../../src/contract/index.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { afterEachTest } from '../helpers/cleanup.ts';
+import { tempDir } from '../helpers/cli.ts';
 
 /**
  * In-process runs of `runBatch` (no child process): a fake clock whose sleeps return at once
@@ -23,15 +21,9 @@ import { afterEachTest } from '../helpers/cleanup.ts';
  * 127.0.0.1 port 0 (test/helpers/emulator.ts), a closed port, or an undici MockAgent.
  */
 
-const dirs: string[] = [];
-afterEachTest(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
 /** A working directory with `n` distinct invoices under in/ (doc-00.pdf ...), `pages` pages each. */
 export async function invoiceDir(n: number, pages = 1): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'extract-run-'));
-  dirs.push(dir);
+  const dir = tempDir('extract-run-');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(join(dir, 'in'));
   for (let i = 0; i < n; i++)

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
+import type { StartHttpServer } from '../helpers/http-server.ts';
 import { Writable } from 'node:stream';
 import { runStatus } from '../../src/commands/status.ts';
 import { DEFAULT_LEASE_MS } from '../../src/journal/state/journal-state.ts';
 import { readCsvObjects } from '../outputs/helpers.ts';
-import { httpServer } from '../helpers/http-server.ts';
 import { batchOptions, invoiceDir, journalFacts, run } from './harness.ts';
 
 /**
@@ -36,7 +37,7 @@ const COMPLETE = { total: 12.5, number: 'A-1', customer: { name: 'ACME', email: 
 
 const RAW: Record<string, unknown> = { 'doc-00': ALL_MISSING, 'doc-01': SOME_MISSING, 'doc-02': COMPLETE };
 
-async function deployedStandIn() {
+async function deployedStandIn(httpServer: StartHttpServer) {
   let charged = 0;
   const server = await httpServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -68,8 +69,10 @@ const ALL_NULL_FIELDS = [
 const SOME_NULL_FIELDS = ['total', 'customer.email', 'lines[0].amount', 'lines[1].description'];
 
 describe('the service\'s missing marker "-"', () => {
-  it('is null in every output, reviewed and counted; real values that only look like it stay; the journal keeps the answer', async () => {
-    const service = await deployedStandIn();
+  it('is null in every output, reviewed and counted; real values that only look like it stay; the journal keeps the answer', async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(3);
     const summaryFile = join(cwd, 'step-summary.md');
     const options = batchOptions(service.url, 'ext_test_key_0001', {
@@ -173,8 +176,8 @@ describe('the service\'s missing marker "-"', () => {
     });
   });
 
-  it('--no-missing-marker keeps "-" as a value; another marker is read instead', async () => {
-    const service = await deployedStandIn();
+  it('--no-missing-marker keeps "-" as a value; another marker is read instead', async ({ httpServer }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = await invoiceDir(3);
     const off = await run(
       cwd,

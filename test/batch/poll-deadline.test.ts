@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { httpServer } from '../helpers/http-server.ts';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
+import type { StartHttpServer } from '../helpers/http-server.ts';
 import { batchOptions, invoiceDir, run } from './harness.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { REQUEST_TIMEOUT_MS } from '../../src/client/service-client.ts';
@@ -12,7 +13,7 @@ import { REQUEST_TIMEOUT_MS } from '../../src/client/service-client.ts';
 const KEY = 'ext_poll_deadline_key_0001';
 
 /** Upload-url, PUT and POST extract answer as the spec says; every GET drips forever. */
-async function drippingService(): Promise<{ url: string; gets: () => number }> {
+async function drippingService(httpServer: StartHttpServer): Promise<{ url: string; gets: () => number }> {
   let gets = 0;
   const { url } = await httpServer((req, res) => {
     req.resume();
@@ -41,8 +42,8 @@ async function drippingService(): Promise<{ url: string; gets: () => number }> {
 describe('poll deadline', () => {
   it(
     'a GET that drips past --poll-timeout is cut: the document is pending, with its id, in seconds',
-    async () => {
-      const service = await drippingService();
+    async ({ httpServer }) => {
+      const service = await drippingService(httpServer);
       const cwd = await invoiceDir(1);
       const started = Date.now();
       // 3 s of the fake clock: one sleep of 2 s, then a GET with 1 s left (at least 5 s of real time),

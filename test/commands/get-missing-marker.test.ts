@@ -1,15 +1,16 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
+import type { StartHttpServer } from '../helpers/http-server.ts';
 import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { runGet } from '../../src/commands/get.ts';
 import type { MissingMarker } from '../../src/outputs/missing-marker.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { httpServer } from '../helpers/http-server.ts';
 
 /** A service whose stored document holds the deployed service's "-" beside values that only look like it. */
 const RESULTS = { total: '-', number: '-5', ref: 'a-b', lines: [{ amount: '-', description: '--' }] };
 
-async function get(missingMarker?: MissingMarker) {
+async function get(httpServer: StartHttpServer, missingMarker?: MissingMarker) {
   const service = await httpServer((req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -55,11 +56,13 @@ async function get(missingMarker?: MissingMarker) {
 }
 
 describe('extract get and the missing marker', () => {
-  it('get: shows "-" as null by default, as a run\'s records do; --no-missing-marker shows the answer as the service gave it', async () => {
-    expect(await get()).toMatchObject({
+  it('get: shows "-" as null by default, as a run\'s records do; --no-missing-marker shows the answer as the service gave it', async ({
+    httpServer,
+  }) => {
+    expect(await get(httpServer)).toMatchObject({
       needs_review: true,
       results: { total: null, number: '-5', ref: 'a-b', lines: [{ amount: null, description: '--' }] },
     });
-    expect(await get(null)).toMatchObject({ needs_review: false, results: RESULTS });
+    expect(await get(httpServer, null)).toMatchObject({ needs_review: false, results: RESULTS });
   });
 });

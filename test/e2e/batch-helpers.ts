@@ -1,13 +1,13 @@
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { execa } from 'execa';
+import { afterAll, beforeAll, beforeEach, onTestFinished } from 'vitest';
 import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { CLI, cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { emulator } from '../helpers/emulator.ts';
-import { afterEachTest } from '../helpers/cleanup.ts';
+import { inTest } from '../helpers/cleanup.ts';
 
 /** Helpers of the batch client's end-to-end tests: the emulator, the built CLI, the ledger. */
 
@@ -47,12 +47,6 @@ export async function serve(overrides: Partial<EmulatorConfigInput> = {}): Promi
   return emulator({ processing: { ms_per_page: 0, concurrency: 4 }, ...overrides });
 }
 
-const running = new Set<ResultPromise>();
-afterEachTest(() => {
-  for (const c of running) c.kill('SIGKILL');
-  running.clear();
-});
-
 /**
  * The built CLI with a clean environment pointed at `url`; `input` is its standard input,
  * `uid` runs it as another user (as root: permission denied is real only for someone else).
@@ -83,7 +77,8 @@ export function extract(
     extendEnv: false,
     reject: false,
   });
-  running.add(child);
+  // Killed when the test ends, should it not have waited for it (a run in beforeAll is awaited there).
+  if (inTest()) onTestFinished(() => void child.kill('SIGKILL'));
   return child;
 }
 

@@ -1,12 +1,12 @@
 import { request as httpRequest } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { DeliveriesBody, LedgerBody, WebhookPayload } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { markMissing } from '../../src/emulator/profile.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
-import { hookServer } from '../helpers/hook-server.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
 
 /**
@@ -162,7 +162,9 @@ describe('serve --profile deployed', () => {
     expect(kindsFor(await ledgerOf(s), r.body.document_id)).toEqual(['reserve', 'refund']);
   });
 
-  it('missing values are "-", tables included, in the answer and the webhook event; found values are untouched', async () => {
+  it('missing values are "-", tables included, in the answer and the webhook event; found values are untouched', async ({
+    hookServer,
+  }) => {
     const hook = await hookServer();
     const s = await emulator({
       ...DEPLOYED,
@@ -197,7 +199,7 @@ describe('serve --profile deployed', () => {
     expect((await ledgerOf(s)).entries.map((e) => e.kind)).toEqual(['reserve', 'reserve']);
   });
 
-  it('webhooks: at most 3 attempts, User-Agent Parsli/1.0', async () => {
+  it('webhooks: at most 3 attempts, User-Agent Parsli/1.0', async ({ hookServer }) => {
     const hook = await hookServer({ statuses: [500, 502, 503, 200] });
     const s = await emulator({
       ...DEPLOYED,
@@ -217,7 +219,7 @@ describe('serve --profile deployed', () => {
     expect(hook.hits.map((h) => h.headers['user-agent'])).toEqual(['Parsli/1.0', 'Parsli/1.0', 'Parsli/1.0']);
   });
 
-  it('webhooks: no retry after a 4xx', async () => {
+  it('webhooks: no retry after a 4xx', async ({ hookServer }) => {
     const hook = await hookServer({ statuses: [404, 200] });
     const s = await emulator({
       ...DEPLOYED,
@@ -233,7 +235,7 @@ describe('serve --profile deployed', () => {
     expect(hook.hits).toHaveLength(1);
   });
 
-  it('the test action sends document_id "test-<ms>" with sample data and no "test" field', async () => {
+  it('the test action sends document_id "test-<ms>" with sample data and no "test" field', async ({ hookServer }) => {
     const hook = await hookServer();
     const s = await emulator({
       ...DEPLOYED,

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { request } from 'undici';
 import {
   DocumentBody,
@@ -12,7 +13,6 @@ import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { createFaults, parseFaultFlag, seededRandom } from '../../src/emulator/faults.ts';
 import { realDeps } from '../../src/emulator/clock.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
-import { hookServer } from '../helpers/hook-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 describe('faults: rules and draws', () => {
@@ -207,7 +207,7 @@ describe('faults: over HTTP', () => {
     expect(LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body).balance).toBe(1000);
   });
 
-  it('webhook faults: a duplicate arrives twice with one document_id; a drop is retried', async () => {
+  it('webhook faults: a duplicate arrives twice with one document_id; a drop is retried', async ({ hookServer }) => {
     const hook = await hookServer();
     const s = await emulator({
       parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url: hook.url }] }],

@@ -12,7 +12,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
  * Page counting's own deadline, in process: an engine that counts until it is stopped (a bomb in
  * the cross-reference stream) is stopped there on every route, and the document refused as
  * unreadable; an inline request's own deadline is its own, not reworded as this one.
- * (test/reliability/hostile-bounds.test.ts sends real bombs; there the engine's memory limit ends them first.)
+ * (test/reliability/hostile-bounds.proc.test.ts sends real bombs; there the engine's memory limit ends them first.)
  */
 
 /** Counts until its signal aborts, then fails as a stopped engine call does. */

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { childrenOf } from './proc.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -72,21 +71,8 @@ async function killAll(set: Set<ResultPromise>): Promise<void> {
   // Killed and awaited, so that none still writes into a folder about to be removed.
   const running = [...set];
   set.clear();
-  for (const c of running) {
-    // Its own children first: a wrapper (spawnNode's `wrap`: /usr/bin/time) does not pass a
-    // signal on, so the Node under it would outlive it.
-    for (const pid of c.pid === undefined ? [] : childrenOf(c.pid)) killQuietly(pid);
-    c.kill('SIGKILL');
-  }
+  for (const c of running) c.kill('SIGKILL');
   await Promise.allSettled(running);
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // ended already
-  }
 }
 
 export type ServeProcess = CliProcess & { url: string };
@@ -121,11 +107,7 @@ export function spawnCli(args: string[], options: SpawnOptions = {}): CliProcess
   return spawnNode([CLI, ...args], options);
 }
 
-/**
- * wrap: a command that runs Node (its first word, then its arguments, then Node's): `/usr/bin/time
- * -f %M -o FILE` reads a peak no sampling can miss. Signals then go to the wrapper, not to Node.
- */
-type SpawnOptions = { env?: Record<string, string>; cwd?: string; wrap?: string[] };
+type SpawnOptions = { env?: Record<string, string>; cwd?: string };
 
 /**
  * Starts a Node script (`args[0]`, then its arguments) as spawnCli starts the CLI: a clean
@@ -133,12 +115,7 @@ type SpawnOptions = { env?: Record<string, string>; cwd?: string; wrap?: string[
  * write to.
  */
 export function spawnNode(args: string[], options: SpawnOptions = {}): CliProcess {
-  const [wrapper, ...wrapperArgs] = options.wrap ?? [];
-  const command =
-    wrapper === undefined
-      ? ([process.execPath, args] as const)
-      : ([wrapper, [...wrapperArgs, process.execPath, ...args]] as const);
-  const child = execa(command[0], command[1], {
+  const child = execa(process.execPath, args, {
     env: cleanEnv({
       ...(options.cwd !== undefined ? { XDG_STATE_HOME: stateHomeIn(options.cwd) } : {}),
       ...options.env,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { httpServer } from './http-server.ts';
+import type { StartHttpServer } from './http-server.ts';
 
 /**
  * A stand-in of the service as it is deployed (its public source), where it differs from the
@@ -31,6 +31,7 @@ const NOT_FOUND_PAGE =
   '<body><div><h1>404</h1><div><h2>This page could not be found.</h2></div></div></body></html>';
 
 export async function deployedStandIn(
+  httpServer: StartHttpServer,
   options: { failTimes?: number; onExtract?: (fileName: string) => void } = {},
 ): Promise<DeployedStandIn> {
   const posts = new Map<string, number>();

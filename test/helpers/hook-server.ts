@@ -1,17 +1,16 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEachTest } from './cleanup.ts';
 
-/** A bare HTTP server that records what webhooks bring, answering with the statuses it is told. */
+/**
+ * A bare HTTP server that records what webhooks bring, answering with the statuses it is told:
+ * the `hookServer` fixture of test/helpers/fixtures.ts, closed after the test.
+ */
 export type Hit = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
+export type HookServerOptions = { statuses?: number[]; port?: number };
+export type HookServer = Awaited<ReturnType<typeof startHookServer>>;
 
-const servers = new Set<Server>();
-afterEachTest(async () => {
-  await Promise.all([...servers].map((s) => new Promise((r) => s.close(r))));
-  servers.clear();
-});
-
-export async function hookServer(options: { statuses?: number[]; port?: number } = {}) {
+/** Starts a hook server into `open` (closed by closeAll of ./http-server.ts). */
+export async function startHookServer(open: Set<Server>, options: HookServerOptions = {}) {
   const hits: Hit[] = [];
   const statuses = [...(options.statuses ?? [])];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -25,7 +24,7 @@ export async function hookServer(options: { statuses?: number[]; port?: number }
       for (const w of waiters.filter((w) => hits.length >= w.n)) w.resolve();
     });
   });
-  servers.add(server);
+  open.add(server);
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

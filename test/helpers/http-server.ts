@@ -1,18 +1,29 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEachTest } from './cleanup.ts';
 
 /**
- * Bare HTTP servers a test stands up in place of a service, a proxy or a webhook receiver,
- * on 127.0.0.1 port 0. After each test they are closed and their connections cut, answers
- * left hanging or dripping included, so no test waits on another's sockets.
+ * Bare HTTP servers a test stands up in place of a service, a proxy or a webhook receiver, on
+ * 127.0.0.1 port 0: the `httpServer` fixture of test/helpers/fixtures.ts, which closes them after
+ * the test and cuts their connections, answers left hanging or dripping included, so no test
+ * waits on another's sockets.
  */
-const servers = new Set<Server>();
-afterEachTest(async () => {
-  const open = [...servers];
-  servers.clear();
+export type TestServer = { server: Server; port: number; url: string };
+export type StartHttpServer = (handler: RequestListener) => Promise<TestServer>;
+
+/** Starts a server into `open`, where closeAll finds it. */
+export async function startHttpServer(open: Set<Server>, handler: RequestListener): Promise<TestServer> {
+  const server = createServer(handler);
+  open.add(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, port, url: `http://127.0.0.1:${port}` };
+}
+
+export async function closeAll(open: Set<Server>): Promise<void> {
+  const servers = [...open];
+  open.clear();
   await Promise.all(
-    open.map(
+    servers.map(
       (s) =>
         new Promise<void>((resolve) => {
           s.close(() => resolve());
@@ -20,16 +31,6 @@ afterEachTest(async () => {
         }),
     ),
   );
-});
-
-export type TestServer = { server: Server; port: number; url: string };
-
-export async function httpServer(handler: RequestListener): Promise<TestServer> {
-  const server = createServer(handler);
-  servers.add(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, port, url: `http://127.0.0.1:${port}` };
 }
 
 /**

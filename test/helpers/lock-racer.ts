@@ -1,5 +1,5 @@
 /**
- * One of several processes racing for a journal's lock (test/batch/lock-race.test.ts). Nothing
+ * One of several processes racing for a journal's lock (test/journal/lock-race.proc.test.ts). Nothing
  * here is timed, so a loaded machine changes how long a race takes, never who wins it:
  * - it prints "ready", then asks for the lock when a line "go" arrives on stdin;
  * - it prints "won" or "lost: <message>", and a winner holds the lock until stdin ends, so a

@@ -1,5 +1,4 @@
 import { connect, type Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import { onTestFinished } from 'vitest';
 
@@ -82,13 +81,6 @@ export async function sendBigMail(
   } finally {
     s.socket.destroy();
   }
-}
-
-/** Peak resident memory of a process (Linux), in MB. */
-export function peakRssMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error('no VmHWM in /proc: these measurements need Linux');
-  return Number(m[1]) / 1024;
 }
 
 /** An honest sender (nodemailer) to serve's SMTP port on loopback, closed when the test ends. */

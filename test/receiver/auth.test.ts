@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createAuthenticator } from '../../src/receiver/auth.ts';
 import { resolveAuth } from '../../src/cli/listen-action.ts';
 import type { ReceiverAuth } from '../../src/receiver/index.ts';
-import { basic, payload, receiver, send } from './helpers.ts';
+import { it, basic, payload, send } from './helpers.ts';
 
 const TOKEN = 'tok-VERY-secret-42';
 const USER = 'hooks';
@@ -39,7 +39,9 @@ const CASES: {
 
 describe('listen: authentication', () => {
   for (const { auth, right, wrong } of CASES) {
-    it(`listen: ${auth.type} auth answers 401 to missing or wrong credentials, logs the reason, never the secret`, async () => {
+    it(`listen: ${auth.type} auth answers 401 to missing or wrong credentials, logs the reason, never the secret`, async ({
+      receiver,
+    }) => {
       const r = await receiver({ auth });
       for (const w of wrong) {
         const res = await send(r.url, payload(), w.header === undefined ? {} : { authorization: w.header });
@@ -61,7 +63,7 @@ describe('listen: authentication', () => {
     });
   }
 
-  it('listen: a wrong credential is rejected before the body is read or stored', async () => {
+  it('listen: a wrong credential is rejected before the body is read or stored', async ({ receiver }) => {
     const r = await receiver({ auth: { type: 'bearer', token: TOKEN }, maxBodyBytes: 1024 });
     // A body over the limit: without auth first this would be a 413.
     const res = await send(r.url, null, { raw: 'x'.repeat(4096), authorization: 'Bearer nope' });

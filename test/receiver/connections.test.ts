@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
-import { receiver } from './helpers.ts';
+import { describe, expect } from 'vitest';
+import { it } from './helpers.ts';
 
 /**
  * Issue 25, part 5 (src/net/connections.ts): past the connection cap, when no connection is idle to
@@ -22,7 +22,9 @@ function rawExchange(url: string, text: string) {
 }
 
 describe('listen: connections bounded', () => {
-  it('with every connection busy, a new one is answered 503 with Connection: close, and it is logged', async () => {
+  it('with every connection busy, a new one is answered 503 with Connection: close, and it is logged', async ({
+    receiver,
+  }) => {
     const r = await receiver({ maxConnections: 2 });
     const path = new URL(r.url).pathname;
     // Two requests in progress: headers sent, the body not yet.

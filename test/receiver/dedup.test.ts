@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Inbox } from '../../src/receiver/inbox.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { payload, receiver, send } from './helpers.ts';
+import { it, payload, send } from './helpers.ts';
 
 const jsonl = async (path: string): Promise<{ document_id: string }[]> =>
   (await readFile(path, 'utf8'))
@@ -12,7 +12,7 @@ const jsonl = async (path: string): Promise<{ document_id: string }[]> =>
     .map((l) => JSON.parse(l));
 
 describe('listen: deduplication', () => {
-  it('listen: a repeated document_id is a no-op, counted and logged as a duplicate', async () => {
+  it('listen: a repeated document_id is a no-op, counted and logged as a duplicate', async ({ receiver }) => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const r = await receiver({ out });
@@ -31,7 +31,7 @@ describe('listen: deduplication', () => {
     expect(r.lines.at(-1)).toBe('received 4 (2 new, 2 duplicate), rejected 0, unauthorized 0');
   });
 
-  it('listen: a repeated document_id is a no-op across a restart on the same data dir', async () => {
+  it('listen: a repeated document_id is a no-op across a restart on the same data dir', async ({ receiver }) => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const dataDir = join(dir, 'inbox');
@@ -54,7 +54,9 @@ describe('listen: deduplication', () => {
     expect(records[0]).toMatchObject({ results: { total: 1 } });
   });
 
-  it('listen: repeats of a large event that record the same keep a row each, not a body each; one with other data keeps its body', async () => {
+  it('listen: repeats of a large event that record the same keep a row each, not a body each; one with other data keeps its body', async ({
+    receiver,
+  }) => {
     const dir = tempDir();
     const dataDir = join(dir, 'inbox');
     const r = await receiver({ out: join(dir, 'records.jsonl'), dataDir });
@@ -74,7 +76,7 @@ describe('listen: deduplication', () => {
     expect(Number(rows?.bytes)).toBeLessThan(1_200_000);
   });
 
-  it('listen: on start, events a previous run acknowledged but did not process are processed', async () => {
+  it('listen: on start, events a previous run acknowledged but did not process are processed', async ({ receiver }) => {
     const dataDir = tempDir();
     const out = join(tempDir(), 'records.jsonl');
     // What a run killed right after its 200s leaves behind: inbox rows, never processed.
@@ -99,7 +101,9 @@ describe('listen: deduplication', () => {
     expect((await jsonl(out)).map((x) => x.document_id)).toEqual(['doc_x', 'doc_y']);
   });
 
-  it('listen: a second listener on the same data dir is refused: another run holds it (exit 9)', async () => {
+  it('listen: a second listener on the same data dir is refused: another run holds it (exit 9)', async ({
+    receiver,
+  }) => {
     const r = await receiver();
     await expect(receiver({ dataDir: r.dataDir })).rejects.toMatchObject({
       code: 'locked',
@@ -107,7 +111,7 @@ describe('listen: deduplication', () => {
     });
   });
 
-  it('listen: a burst of events is deduplicated exactly, whatever the batching', async () => {
+  it('listen: a burst of events is deduplicated exactly, whatever the batching', async ({ receiver }) => {
     const r = await receiver({ out: join(tempDir(), 'r.jsonl') });
     const ids = Array.from({ length: 200 }, (_, i) => `doc_${i % 50}`);
     const answers = await Promise.all(ids.map((id) => send(r.url, payload({ document_id: id }))));
@@ -117,7 +121,9 @@ describe('listen: deduplication', () => {
     expect(r.lines.filter((l) => l.endsWith(' new'))).toHaveLength(50);
   });
 
-  it('listen: document_ids that are not UTF-8 stay distinct (each unreadable byte escaped as \\xHH), not one and a duplicate', async () => {
+  it('listen: document_ids that are not UTF-8 stay distinct (each unreadable byte escaped as \\xHH), not one and a duplicate', async ({
+    receiver,
+  }) => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const r = await receiver({ out });

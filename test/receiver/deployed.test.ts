@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { INBOX_FILE } from '../../src/receiver/index.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { receiver } from './helpers.ts';
+import { it, type StartReceiver } from './helpers.ts';
 
 /**
  * `extract listen` against the webhooks of the service as deployed (its source, checked): one
@@ -78,15 +78,17 @@ const jsonl = async (path: string): Promise<{ document_id: string; results: Reco
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l));
 
-async function deployedReceiver() {
+async function deployedReceiver(receiver: StartReceiver) {
   const out = join(tempDir(), 'records.jsonl');
   const r = await receiver({ auth: { type: 'basic', username: USER, password: PASSWORD }, out });
   return Object.assign(r, { out });
 }
 
 describe('listen: the webhooks of the deployed service', () => {
-  it('listen: the deployed test action (document_id test-<ms>, no test field) is logged as a test, answered 200, and leaves no record and no dedupe entry', async () => {
-    const r = await deployedReceiver();
+  it('listen: the deployed test action (document_id test-<ms>, no test field) is logged as a test, answered 200, and leaves no record and no dedupe entry', async ({
+    receiver,
+  }) => {
+    const r = await deployedReceiver(receiver);
     const test = await deliver(r.url, TEST_ACTION);
     expect(test.status).toBe(200);
     expect(test.body).toEqual({ received: true, test: true, document_id: 'test-1775125230123' });
@@ -110,8 +112,10 @@ describe('listen: the webhooks of the deployed service', () => {
     expect(r.lines.at(-1)).toBe('received 1 (1 new, 0 duplicate), rejected 0, unauthorized 0, test events 3');
   });
 
-  it('listen: an event through a tunnel that keeps the public Host is taken when its credentials are right; without them, or with --auth none, the Host is still refused', async () => {
-    const r = await deployedReceiver();
+  it('listen: an event through a tunnel that keeps the public Host is taken when its credentials are right; without them, or with --auth none, the Host is still refused', async ({
+    receiver,
+  }) => {
+    const r = await deployedReceiver(receiver);
     const port = new URL(r.url).port;
     // undici's request, which (unlike fetch) sends the Host header it is given.
     const post = async (host: string, authorization: string, url = r.url, page: Record<string, string> = {}) => {
@@ -135,8 +139,10 @@ describe('listen: the webhooks of the deployed service', () => {
     expect(r.lines).toContain('<-- d5f0a1b2-0000-4000-8000-000000000020 parser=Invoices pages=1 new');
   });
 
-  it('listen: text from the network is inert in log lines: control characters escaped, long text cut', async () => {
-    const r = await deployedReceiver();
+  it('listen: text from the network is inert in log lines: control characters escaped, long text cut', async ({
+    receiver,
+  }) => {
+    const r = await deployedReceiver(receiver);
     const forged = `test-1\n<-- forged line \u001b[31m${'x'.repeat(500)}`;
     expect((await deliver(r.url, { ...TEST_ACTION, document_id: forged })).status).toBe(200);
     const line = r.lines.find((l) => l.startsWith('<-- test event test-1'));
@@ -146,13 +152,15 @@ describe('listen: the webhooks of the deployed service', () => {
     expect(line!.length).toBeLessThan(400);
   });
 
-  it('listen: the "Base64 Credentials" value docs/listen.md shows how to make authenticates; the value pasted with its "Basic " gets a 401 that says so', async () => {
+  it('listen: the "Base64 Credentials" value docs/listen.md shows how to make authenticates; the value pasted with its "Basic " gets a 401 that says so', async ({
+    receiver,
+  }) => {
     const docs = readFileSync(join(import.meta.dirname, '../../docs/listen.md'), 'utf8');
     expect(docs).toContain('Base64 Credentials');
     // The recipe as written: its user is ours, its output what the test sends (docs checked by hand in a shell too).
     expect(docs).toContain(`extract listen --user ${USER} `);
     expect(docs).toContain(`printf '%s' "${USER}:$EXTRACT_LISTEN_PASSWORD" | base64 | tr -d '\\n'; echo`);
-    const r = await deployedReceiver();
+    const r = await deployedReceiver(receiver);
     expect((await deliver(r.url, deployedEvent('doc_auth'))).status).toBe(200);
     const doubled = await deliver(r.url, deployedEvent('doc_auth'), {
       authorization: `Basic Basic ${BASE64_CREDENTIALS}`,
@@ -164,8 +172,10 @@ describe('listen: the webhooks of the deployed service', () => {
     expect(r.lines.join('\n')).not.toContain(BASE64_CREDENTIALS);
   });
 
-  it('listen: an authenticated JSON event of a shape listen does not expect is answered 200, kept in the inbox, logged, never written; what the sender can fix stays 4xx', async () => {
-    const r = await deployedReceiver();
+  it('listen: an authenticated JSON event of a shape listen does not expect is answered 200, kept in the inbox, logged, never written; what the sender can fix stays 4xx', async ({
+    receiver,
+  }) => {
+    const r = await deployedReceiver(receiver);
     const { metadata } = deployedEvent('x') as { metadata: Record<string, unknown> };
     const odd = [
       { ...deployedEvent('d-no-pages'), metadata: { ...metadata, page_count: undefined } },
@@ -205,8 +215,10 @@ describe('listen: the webhooks of the deployed service', () => {
     ).toEqual(['d-no-pages', 'd-list-data', 'd-other-event', 'd-odd-time']);
   });
 
-  it('listen: a duplicate with other data is answered 200, kept in the inbox, and logged as differing from the first', async () => {
-    const r = await deployedReceiver();
+  it('listen: a duplicate with other data is answered 200, kept in the inbox, and logged as differing from the first', async ({
+    receiver,
+  }) => {
+    const r = await deployedReceiver(receiver);
     const id = 'd5f0a1b2-0000-4000-8000-000000000002';
     expect((await deliver(r.url, deployedEvent(id))).status).toBe(200);
     expect((await deliver(r.url, deployedEvent(id))).status).toBe(200);
@@ -221,8 +233,10 @@ describe('listen: the webhooks of the deployed service', () => {
     expect((await jsonl(r.out)).map((x) => x.results[FIELD_TOTAL])).toEqual([42.5]);
   });
 
-  it('listen: data keyed by field ids (UUIDs) earns one hint per run that says what the service does, what listen writes, and what to do', async () => {
-    const r = await deployedReceiver();
+  it('listen: data keyed by field ids (UUIDs) earns one hint per run that says what the service does, what listen writes, and what to do', async ({
+    receiver,
+  }) => {
+    const r = await deployedReceiver(receiver);
     for (const n of [1, 2, 3])
       expect((await deliver(r.url, deployedEvent(`d5f0a1b2-0000-4000-8000-00000000001${n}`))).status).toBe(200);
     await r.drained();

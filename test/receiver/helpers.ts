@@ -3,13 +3,7 @@ import type { WebhookPayload } from '../../src/contract/index.ts';
 import { startReceiver } from '../../src/receiver/index.ts';
 import type { ReceiverOptions, RunningReceiver } from '../../src/receiver/index.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { afterEachTest } from '../helpers/cleanup.ts';
-
-const running = new Set<RunningReceiver>();
-afterEachTest(async () => {
-  await Promise.all([...running].map((r) => r.close()));
-  running.clear();
-});
+import { it as withServers } from '../helpers/fixtures.ts';
 
 /** A document.processed payload as the service sends it (spec, "Events", "Payload"). */
 export function payload(overrides: Partial<WebhookPayload> = {}): WebhookPayload {
@@ -33,8 +27,25 @@ export type TestReceiver = RunningReceiver & {
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
 };
 
-/** A receiver on 127.0.0.1 port 0 with its own data directory (unless given), closed after the test. */
-export async function receiver(options: Partial<ReceiverOptions> = {}): Promise<TestReceiver> {
+export type StartReceiver = (options?: Partial<ReceiverOptions>) => Promise<TestReceiver>;
+
+/**
+ * The tests' `it` with a `receiver` fixture beside test/helpers/fixtures.ts's servers: receivers
+ * on 127.0.0.1 port 0, each with its own data directory (unless given), closed after the test.
+ */
+export const it = withServers.extend<{ receiver: StartReceiver }>({
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first argument's pattern
+  receiver: async ({}, use) => {
+    const running = new Set<RunningReceiver>();
+    await use((options) => startReceiverIn(running, options));
+    await Promise.all([...running].map((r) => r.close()));
+  },
+});
+
+async function startReceiverIn(
+  running: Set<RunningReceiver>,
+  options: Partial<ReceiverOptions> = {},
+): Promise<TestReceiver> {
   const lines: string[] = [];
   const waiters = new Set<(line: string) => void>();
   const log = (line: string): void => {

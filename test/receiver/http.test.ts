@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ReceiverAccepted, ReceiverErrorBody, ReceiverTestAccepted } from '../../src/contract/index.ts';
 import { INBOX_FILE } from '../../src/receiver/index.ts';
-import { payload, receiver, send } from './helpers.ts';
+import { it, payload, send } from './helpers.ts';
 
 /** The rows of one table of a closed receiver's inbox. */
 function rowsOf(dataDir: string, sql: string): Record<string, unknown>[] {
@@ -16,7 +16,7 @@ function rowsOf(dataDir: string, sql: string): Record<string, unknown>[] {
 }
 
 describe('listen: HTTP', () => {
-  it('listen: accepts POST and PUT on the path, answers 200 with the document_id', async () => {
+  it('listen: accepts POST and PUT on the path, answers 200 with the document_id', async ({ receiver }) => {
     const r = await receiver();
     expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhook$/);
     const post = await send(r.url, payload({ document_id: 'doc_post' }));
@@ -27,7 +27,9 @@ describe('listen: HTTP', () => {
     expect(r.lines).toEqual(['<-- doc_post parser=Invoices pages=2 new', '<-- doc_put parser=Invoices pages=2 new']);
   });
 
-  it('listen: every answer has the shape of the contract, errors the same ErrorBody as the emulator', async () => {
+  it('listen: every answer has the shape of the contract, errors the same ErrorBody as the emulator', async ({
+    receiver,
+  }) => {
     const r = await receiver({ maxBodyBytes: 2048, auth: { type: 'bearer', token: 'sekrit' } });
     const auth = { authorization: 'Bearer sekrit' };
     expect(ReceiverAccepted.parse((await send(r.url, payload(), auth)).body)).toMatchObject({ inbox_seq: 1 });
@@ -45,7 +47,7 @@ describe('listen: HTTP', () => {
     }
   });
 
-  it('listen: other methods are 405 JSON with Allow, other paths 404 JSON', async () => {
+  it('listen: other methods are 405 JSON with Allow, other paths 404 JSON', async ({ receiver }) => {
     const r = await receiver({ path: 'hooks/extract/' });
     expect(r.url).toMatch(/\/hooks\/extract$/);
     for (const method of ['GET', 'DELETE', 'PATCH']) {
@@ -59,7 +61,9 @@ describe('listen: HTTP', () => {
     expect((missing.body as { error: string }).error).toContain('/hooks/extract');
   });
 
-  it('listen: a body that is not a JSON object is 400, logged, and its raw body kept aside in the rejected table', async () => {
+  it('listen: a body that is not a JSON object is 400, logged, and its raw body kept aside in the rejected table', async ({
+    receiver,
+  }) => {
     const r = await receiver();
     const notJson = await send(r.url, null, { raw: '{"event": "document.proc' });
     const array = await send(r.url, [payload()]);
@@ -80,7 +84,9 @@ describe('listen: HTTP', () => {
     expect(rowsOf(r.dataDir, 'SELECT * FROM inbox')).toEqual([]);
   });
 
-  it('listen: a JSON object that is not a valid document.processed is 200, kept in the inbox (outcome invalid) and logged with the first fields that fail', async () => {
+  it('listen: a JSON object that is not a valid document.processed is 200, kept in the inbox (outcome invalid) and logged with the first fields that fail', async ({
+    receiver,
+  }) => {
     const r = await receiver();
     const wrongShape = await send(r.url, { ...payload(), event: 'document.deleted', metadata: { file_name: 'x.pdf' } });
     expect(wrongShape).toMatchObject({ status: 200, body: { received: true, document_id: 'doc_1', inbox_seq: 1 } });
@@ -96,7 +102,7 @@ describe('listen: HTTP', () => {
     expect(rowsOf(r.dataDir, 'SELECT * FROM seen')).toEqual([]);
   });
 
-  it('listen: a body over the limit is 413 JSON and nothing is stored', async () => {
+  it('listen: a body over the limit is 413 JSON and nothing is stored', async ({ receiver }) => {
     const r = await receiver({ maxBodyBytes: 2048 });
     const big = payload({ data: { notes: 'x'.repeat(4096) } });
     const res = await send(r.url, big);
@@ -108,7 +114,7 @@ describe('listen: HTTP', () => {
     expect(r.stats()).toMatchObject({ received: 1, rejected: 1 });
   });
 
-  it('listen: --json prints every log line as NDJSON with the same facts', async () => {
+  it('listen: --json prints every log line as NDJSON with the same facts', async ({ receiver }) => {
     const r = await receiver({ json: true, auth: { type: 'bearer', token: 'sekrit' } });
     await send(r.url, payload(), { authorization: 'Bearer sekrit' });
     await send(r.url, payload(), { authorization: 'Bearer nope' });
@@ -127,7 +133,9 @@ describe('listen: HTTP', () => {
     expect(r.lines.join('\n')).not.toContain('sekrit');
   });
 
-  it('listen: processing happens after the reply; an event held back is processed before close() returns', async () => {
+  it('listen: processing happens after the reply; an event held back is processed before close() returns', async ({
+    receiver,
+  }) => {
     const r = await receiver({ workerDelayMs: 60_000 });
     const res = await send(r.url, payload());
     expect(res.status).toBe(200);

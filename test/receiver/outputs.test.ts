@@ -1,12 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { REVIEW_FILE } from '../../src/receiver/index.ts';
 import { nullFields } from '../../src/receiver/records.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { readCsvObjects } from '../outputs/helpers.ts';
-import { payload, receiver, send } from './helpers.ts';
+import { it, payload, send } from './helpers.ts';
 
 /** A document with nulls at every depth: a leaf, a leaf of an Object field, and table cells. */
 const withNulls = payload({
@@ -42,7 +42,9 @@ describe('listen: outputs', () => {
     expect(nullFields({ customer: null, lines: [] })).toEqual(['customer']);
   });
 
-  it('listen: documents with nulls are listed for review (log line and review.jsonl), and null is never 0 in JSON Lines', async () => {
+  it('listen: documents with nulls are listed for review (log line and review.jsonl), and null is never 0 in JSON Lines', async ({
+    receiver,
+  }) => {
     const out = join(tempDir(), 'records.jsonl');
     const r = await receiver({ out });
     await send(r.url, withNulls);
@@ -76,7 +78,9 @@ describe('listen: outputs', () => {
     expect(second).toMatchObject({ document_id: 'doc_full', needs_review: false, results: complete.data });
   });
 
-  it("listen: CSV output grows by each batch's rows, the same file, its earlier bytes kept; null cells stay empty, never 0", async () => {
+  it("listen: CSV output grows by each batch's rows, the same file, its earlier bytes kept; null cells stay empty, never 0", async ({
+    receiver,
+  }) => {
     const out = join(tempDir(), 'records.csv');
     const r = await receiver({ out });
     await send(r.url, withNulls);
@@ -105,7 +109,9 @@ describe('listen: outputs', () => {
     expect(JSON.parse(nulls?.lines ?? 'null')).toEqual(withNulls.data.lines);
   });
 
-  it('listen: a JSON output is refused (an array cannot grow), directory output is one <document_id>.json each', async () => {
+  it('listen: a JSON output is refused (an array cannot grow), directory output is one <document_id>.json each', async ({
+    receiver,
+  }) => {
     const base = tempDir();
     await expect(receiver({ out: join(base, 'records.json') })).rejects.toMatchObject({
       code: 'usage',
@@ -125,7 +131,9 @@ describe('listen: outputs', () => {
     expect(doc).toMatchObject({ file: 'scan.pdf', results: { total: null } });
   });
 
-  it('listen -o DIR/: distinct ids never share a file (inv/2024, inv_2024, inv:2024, ., .., long ids)', async () => {
+  it('listen -o DIR/: distinct ids never share a file (inv/2024, inv_2024, inv:2024, ., .., long ids)', async ({
+    receiver,
+  }) => {
     const base = tempDir();
     const dir = await receiver({ out: `${join(base, 'docs')}/` });
     const long = 'x'.repeat(300);
@@ -164,7 +172,7 @@ describe('listen: outputs', () => {
     expect(names).toContain('%2E..json');
   });
 
-  it('listen: without -o, records are JSON Lines on stdout; a whole-file --format needs -o', async () => {
+  it('listen: without -o, records are JSON Lines on stdout; a whole-file --format needs -o', async ({ receiver }) => {
     const r = await receiver();
     await send(r.url, withNulls);
     await r.drained();
@@ -182,7 +190,9 @@ describe('listen: outputs', () => {
     await expect(receiver({ out: join(tempDir(), 'records.txt') })).rejects.toMatchObject({ code: 'usage' });
   });
 
-  it('listen: on start a JSON Lines output gets what it misses, and a torn last line is cut off', async () => {
+  it('listen: on start a JSON Lines output gets what it misses, and a torn last line is cut off', async ({
+    receiver,
+  }) => {
     const base = tempDir();
     const out = join(base, 'records.jsonl');
     const dataDir = join(base, 'inbox');
@@ -223,7 +233,9 @@ describe("listen: the service's missing marker", () => {
     lines: [{ description: null, amount: 3 }],
   };
 
-  it('listen: a value exactly "-" is null in the records and CSV, and listed for review; "-5", "a-b", "--" stay', async () => {
+  it('listen: a value exactly "-" is null in the records and CSV, and listed for review; "-5", "a-b", "--" stay', async ({
+    receiver,
+  }) => {
     const dir = tempDir();
     const r = await receiver({ out: join(dir, 'records.jsonl') });
     await send(r.url, dashed);
@@ -249,7 +261,9 @@ describe("listen: the service's missing marker", () => {
     expect(row).toMatchObject({ needs_review: 'true', total: null, 'customer.email': null, ref: 'a-b' });
   });
 
-  it('listen: with the marker off ("--no-missing-marker"), "-" is a value and nothing is listed', async () => {
+  it('listen: with the marker off ("--no-missing-marker"), "-" is a value and nothing is listed', async ({
+    receiver,
+  }) => {
     const out = join(tempDir(), 'records.jsonl');
     const r = await receiver({ out, missingMarker: null });
     await send(r.url, dashed);
@@ -261,7 +275,9 @@ describe("listen: the service's missing marker", () => {
 });
 
 describe('listen: output failures', () => {
-  it('listen: when the output cannot be written, the event stays in the inbox and is written on a later try', async () => {
+  it('listen: when the output cannot be written, the event stays in the inbox and is written on a later try', async ({
+    receiver,
+  }) => {
     const { mkdir, rm } = await import('node:fs/promises');
     const out = join(tempDir(), 'records.jsonl');
     const r = await receiver({ out });

@@ -3,14 +3,14 @@ import { closeSync, createReadStream, ftruncateSync, openSync, readFileSync, sta
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, KEY } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { payload, receiver } from '../receiver/helpers.ts';
+import { it, payload } from '../receiver/helpers.ts';
 
 /**
  * Issue 12, the loopback surface: any web page the user opens can send requests to 127.0.0.1.
@@ -194,7 +194,7 @@ describe('hostile: the loopback surface of serve', () => {
 });
 
 describe('hostile: the loopback surface of listen', () => {
-  it('a DNS-rebinding Host or a cross-origin page is refused (403) and nothing is written', async () => {
+  it('a DNS-rebinding Host or a cross-origin page is refused (403) and nothing is written', async ({ receiver }) => {
     const r = await receiver();
     const port = new URL(r.url).port;
     const body = JSON.stringify(payload({ document_id: 'doc_hostile' }));

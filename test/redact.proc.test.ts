@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
+import { it } from './helpers/fixtures.ts';
 import { checkApiKey } from '../src/config/settings.ts';
 import { forgetSecrets, redact, redactUrl, rememberSecret } from '../src/redact.ts';
 import { CLI, cleanEnv, tempDir } from './helpers/cli.ts';
-import { httpServer } from './helpers/http-server.ts';
 import { journalText } from './helpers/journal.ts';
 
 /** Issue #25 item 6: secrets are redacted by parsing and by their known value, not by their shape. */
@@ -67,7 +67,7 @@ describe('API keys: by their known value, whatever their characters', () => {
 });
 
 describe('a service that echoes the key back', () => {
-  it('the key appears on no stderr line, in no report and in no journal', async () => {
+  it('the key appears on no stderr line, in no report and in no journal', async ({ httpServer }) => {
     const KEY = 'ext_live+SECRETPART/more.tail~x==';
     const service = await httpServer((req, res) => {
       const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');

@@ -1,15 +1,15 @@
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it, type Servers } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { call, emulator, KEY } from '../helpers/emulator.ts';
-import { hookServer } from '../helpers/hook-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { browserPage, screenshot } from './browser.ts';
 
 /** A fixture with line items and two fields the engine cannot ground (purchase_order, paid). */
 const FIXTURE = 'fixtures/invoices/02-eu-formats.pdf';
 
-async function serve() {
+async function serve(hookServer: Servers['hookServer']) {
   const hook = await hookServer();
   const server = await emulator({
     credits: 100_000,
@@ -37,8 +37,10 @@ async function submitStored(server: { url: string }, bytes: Buffer, fileName: st
 }
 
 describe('the application page', { timeout: 120_000 }, () => {
-  it('upload a fixture, watch it complete, open its results: a Table field as a table, nulls marked "needs review"', async () => {
-    const { server } = await serve();
+  it('upload a fixture, watch it complete, open its results: a Table field as a table, nulls marked "needs review"', async ({
+    hookServer,
+  }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/`);
     await page.locator('h1', { hasText: 'Documents' }).waitFor();
@@ -93,8 +95,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('null, 0 and an empty string look different; a failed document shows its error', async () => {
-    const { server } = await serve();
+  it('null, 0 and an empty string look different; a failed document shows its error', async ({ hookServer }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage();
     // A one-page text file the engine grounds only partly, and a corrupt PDF that fails.
     const bad = await call(server, 'POST', '/api/v1/upload-url', {
@@ -128,8 +130,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('fire a webhook test and see the attempt in the delivery log; resend adds an attempt', async () => {
-    const { server, hook } = await serve();
+  it('fire a webhook test and see the attempt in the delivery log; resend adds an attempt', async ({ hookServer }) => {
+    const { server, hook } = await serve(hookServer);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/#/webhooks`);
     const card = page.locator('article.integration[data-integration="main"]');
@@ -155,8 +157,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('a fault added on the page makes a document fail with its message', async () => {
-    const { server } = await serve();
+  it('a fault added on the page makes a document fail with its message', async ({ hookServer }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/#/faults`);
     await page.locator('h1', { hasText: 'Faults' }).waitFor();
@@ -209,8 +211,10 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('parsers: the Field definition nested, the API key masked, its copy button copies the key', async () => {
-    const { server } = await serve();
+  it('parsers: the Field definition nested, the API key masked, its copy button copies the key', async ({
+    hookServer,
+  }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/#/parsers`);
     const card = page.locator('article.parser[data-parser="prs_invoices"]');
@@ -228,8 +232,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('credits: the ledger per document, and a top-up', async () => {
-    const { server } = await serve();
+  it('credits: the ledger per document, and a top-up', async ({ hookServer }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage();
     const body = {
       file: { data: (await invoicePdf(3, 2)).toString('base64'), name: 'two-pages.pdf', type: 'application/pdf' },
@@ -250,8 +254,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('a narrow window (390 px) has no sideways scrolling, and every view reads', async () => {
-    const { server } = await serve();
+  it('a narrow window (390 px) has no sideways scrolling, and every view reads', async ({ hookServer }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage({ width: 390, height: 844 });
     await page.goto(`${server.url}/`);
     await page.setInputFiles('#upload-input', [FIXTURE, 'fixtures/invoices/01-us-standard.pdf']);
@@ -272,8 +276,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('keyboard: the views are reachable by Tab, focus is visible, Space opens a row', async () => {
-    const { server } = await serve();
+  it('keyboard: the views are reachable by Tab, focus is visible, Space opens a row', async ({ hookServer }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage();
     const body = {
       file: { data: (await invoicePdf(1)).toString('base64'), name: 'keyboard.pdf', type: 'application/pdf' },
@@ -304,8 +308,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('shows data as text, never as markup; the page is served with a strict CSP', async () => {
-    const { server } = await serve();
+  it('shows data as text, never as markup; the page is served with a strict CSP', async ({ hookServer }) => {
+    const { server } = await serve(hookServer);
     const { page, errors } = await browserPage();
     const res = await fetch(`${server.url}/`);
     expect(res.headers.get('content-type')).toContain('text/html');

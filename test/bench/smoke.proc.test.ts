@@ -45,7 +45,7 @@ const HALVES = [
     ],
   },
   {
-    only: '8,9,10,12,13,14',
+    only: '8,9,10,12,13,14,15',
     ids: [
       '8',
       '9 fact',
@@ -60,6 +60,12 @@ const HALVES = [
       '14 full',
       '14 version',
       '14 help',
+      '15 reads rss',
+      '15 mixed rss',
+      '15 listen mem',
+      '15 wide ack',
+      '15 wide rss',
+      '15 big rss',
     ],
   },
 ];

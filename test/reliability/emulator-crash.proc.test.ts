@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { LedgerBody } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { seededRandom } from '../../src/emulator/faults.ts';
 import { extract, KEY } from '../e2e/batch-helpers.ts';
 import { spawnServe, tempDir, type ServeProcess } from '../helpers/cli.ts';
-import { hookServer } from '../helpers/hook-server.ts';
 import { chargesBySha, makeCorpus, readReport, writeServeConfig, type Report } from './helpers.ts';
 
 /**
@@ -21,7 +21,9 @@ const DOCS = 60;
 const KILLS = 4;
 
 describe('emulator crashes', () => {
-  it(`serve SIGKILLed ${KILLS} times during a batch of ${DOCS} and restarted on its data directory: nothing lost, nothing doubled, webhooks delivered`, async () => {
+  it(`serve SIGKILLed ${KILLS} times during a batch of ${DOCS} and restarted on its data directory: nothing lost, nothing doubled, webhooks delivered`, async ({
+    hookServer,
+  }) => {
     const root = tempDir('extract-emucrash-');
     const corpus = await makeCorpus(root, DOCS, 'emu');
     const hook = await hookServer();

@@ -1,10 +1,9 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { CLI, cleanEnv, tempDir, writeJson } from '../helpers/cli.ts';
-import { afterEachTest } from '../helpers/cleanup.ts';
 import { payload } from '../receiver/helpers.ts';
 
 /**
@@ -15,7 +14,7 @@ import { payload } from '../receiver/helpers.ts';
  */
 
 const sockets: Socket[] = [];
-afterEachTest(() => {
+afterEach(() => {
   for (const s of sockets.splice(0)) s.destroy();
 });
 
@@ -41,7 +40,7 @@ async function startLimited(args: string[], fds: number, pattern: RegExp) {
     child.stdout!.on('data', on);
     child.stderr!.on('data', on);
   });
-  afterEachTest(async () => {
+  onTestFinished(async () => {
     child.kill('SIGKILL');
     await child;
   });

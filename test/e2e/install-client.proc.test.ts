@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
 import { deployedStandIn } from '../helpers/deployed-stand-in.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
@@ -69,8 +70,8 @@ describe('a client-only install', () => {
     expect(result.stderr).not.toContain('npx');
   });
 
-  it('sends a batch to the service and writes its records', async () => {
-    const service = await deployedStandIn();
+  it('sends a batch to the service and writes its records', async ({ httpServer }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = tempDir();
     mkdirSync(join(cwd, 'inbox'));
     writeFileSync(join(cwd, 'inbox', 'a.pdf'), await invoicePdf(1));
@@ -89,8 +90,10 @@ describe('a client-only install', () => {
     expect(records.map((r) => r.status)).toEqual(['completed', 'completed']);
   });
 
-  it("--max-credits, which needs pages counted before sending, stops with the engine's install line, nothing sent", async () => {
-    const service = await deployedStandIn();
+  it("--max-credits, which needs pages counted before sending, stops with the engine's install line, nothing sent", async ({
+    httpServer,
+  }) => {
+    const service = await deployedStandIn(httpServer);
     const cwd = tempDir();
     writeFileSync(join(cwd, 'a.pdf'), await invoicePdf(1, 3));
     const result = await run(

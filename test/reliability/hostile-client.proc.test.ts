@@ -2,10 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { defaultClientDeps, ServiceClient } from '../../src/client/index.ts';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
-import { flood, httpServer } from '../helpers/http-server.ts';
+import { flood, type StartHttpServer } from '../helpers/http-server.ts';
 
 /**
  * Issue 12, the client against a hostile server: an answer of 300 MB is refused after the cap,
@@ -13,7 +14,7 @@ import { flood, httpServer } from '../helpers/http-server.ts';
  * a line break is a usage error before anything is sent.
  */
 
-async function hostile(handler: (res: ServerResponse) => void): Promise<string> {
+async function hostile(httpServer: StartHttpServer, handler: (res: ServerResponse) => void): Promise<string> {
   return (
     await httpServer((req, res) => {
       req.resume();
@@ -26,9 +27,11 @@ const noWait = defaultClientDeps({ sleep: async () => {} });
 const KEY = 'ext_hostile_test_key_0001';
 
 describe('hostile: the client against a hostile server', () => {
-  it('an answer of 300 MB is refused at the cap, and the server could send only a little of it', async () => {
+  it('an answer of 300 MB is refused at the cap, and the server could send only a little of it', async ({
+    httpServer,
+  }) => {
     let written = (): number => 0;
-    const url = await hostile((res) => {
+    const url = await hostile(httpServer, (res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       written = flood(res, 0x20).written;
     });
@@ -48,9 +51,9 @@ describe('hostile: the client against a hostile server', () => {
     expect(written()).toBeLessThan(32 * 1024 * 1024);
   });
 
-  it('a GET that drips one byte at a time is cut at the per-request limit', async () => {
+  it('a GET that drips one byte at a time is cut at the per-request limit', async ({ httpServer }) => {
     let requests = 0;
-    const url = await hostile((res) => {
+    const url = await hostile(httpServer, (res) => {
       requests++;
       res.writeHead(200, { 'content-type': 'application/json' });
       const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 100);
@@ -72,11 +75,11 @@ describe('hostile: the client against a hostile server', () => {
     expect(requests).toBe(2);
   });
 
-  it('an API key with CR/LF is a usage error (exit 2) before any request', async () => {
+  it('an API key with CR/LF is a usage error (exit 2) before any request', async ({ httpServer }) => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a.pdf'), '%PDF-1.4\n');
     let requests = 0;
-    const url = await hostile((res) => {
+    const url = await hostile(httpServer, (res) => {
       requests++;
       res.writeHead(500).end();
     });

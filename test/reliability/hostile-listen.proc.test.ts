@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Inbox } from '../../src/receiver/inbox.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { payload, receiver, send } from '../receiver/helpers.ts';
+import { it, payload, send } from '../receiver/helpers.ts';
 
 /**
  * Issue 12, `extract listen` never blocks its inbox: a payload nested 2,000 deep is refused
@@ -28,7 +28,7 @@ const deepBody = (documentId: string, depth: number) =>
   );
 
 describe('hostile: extract listen', () => {
-  it('a payload nested 2,000 deep is a 400, and the next event is written', async () => {
+  it('a payload nested 2,000 deep is a 400, and the next event is written', async ({ receiver }) => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const r = await receiver({ out });
@@ -40,7 +40,9 @@ describe('hostile: extract listen', () => {
     expect(idsIn(out)).toEqual(['doc_after']);
   });
 
-  it('an event acknowledged before the limit existed is quarantined, and the inbox moves on across a restart', async () => {
+  it('an event acknowledged before the limit existed is quarantined, and the inbox moves on across a restart', async ({
+    receiver,
+  }) => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const dataDir = join(dir, 'inbox');
@@ -70,7 +72,7 @@ describe('hostile: extract listen', () => {
     expect(idsIn(out)).toEqual(['doc_next', 'doc_later']);
   });
 
-  it('takes any RFC 3339 timestamp: +00:00, other offsets, no milliseconds, microseconds', async () => {
+  it('takes any RFC 3339 timestamp: +00:00, other offsets, no milliseconds, microseconds', async ({ receiver }) => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const r = await receiver({ out });
@@ -90,7 +92,9 @@ describe('hostile: extract listen', () => {
     expect(r.lines.filter((l) => /^<-- doc_bad kept, not written: .* at timestamp/.test(l))).toHaveLength(3);
   });
 
-  it("an integration's test event is acknowledged and logged as a test, never written as a document", async () => {
+  it("an integration's test event is acknowledged and logged as a test, never written as a document", async ({
+    receiver,
+  }) => {
     const dir = tempDir();
     const out = join(dir, 'records.jsonl');
     const r = await receiver({ out });

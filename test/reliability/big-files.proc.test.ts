@@ -1,4 +1,4 @@
-import { readFileSync, statfsSync, truncateSync, writeFileSync } from 'node:fs';
+import { statfsSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,61 +10,18 @@ import { IMAGE_MAX_BYTES } from '../../src/engine/extract.ts';
 import { extract } from '../e2e/batch-helpers.ts';
 import { writeBigPdf } from '../helpers/big-pdf.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
-import { childrenOf } from '../helpers/proc.ts';
 import { call } from '../helpers/emulator.ts';
 import { exactLedger } from '../helpers/hostile.ts';
 
 /**
  * Issue 25 item 2: files over the spec's 300 MB boundary go by upload-and-poll, which has no size
  * ceiling. A 1 GB, 2,000-page PDF is written by streaming, sent by the real CLI to a real
- * `extract serve`, and is counted, charged, extracted, in bounded memory; a large image ends as
- * an error document, refunded, never a 422.
- *
- * Memory is serve's own peak (VmHWM) plus the peak of every process it started (engine workers,
- * should they be processes), sampled while the document is read.
+ * `extract serve`, and is counted, charged, extracted; a large image ends as an error document,
+ * refunded, never a 422. Serve's peak memory meanwhile (the file is never held) is bench row
+ * "15 big rss" (bench/rows/bounds.ts), measured there rather than asserted here.
  */
 
 const CREDITS = 10_000;
-/**
- * Serve's peak resident memory while it counts and extracts a 1 GB PDF, engine processes included:
- * 684 MB measured while serve kept a spare engine process beside the reading one, 581 MB since it
- * keeps none (serve 210 MB, the one engine process with its watchdog thread 371 MB). The bound
- * still allows a second process: the file is never held.
- */
-const PEAK_RSS_BOUND_MB = 750;
-
-function vmHwmMb(pid: number): number | null {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null; // gone meanwhile
-  }
-}
-
-/** Samples the peak of `pid` and of each of its descendants; `stop` returns serve's peak plus theirs. */
-function peakSampler(pid: number): { stop: () => { serveMb: number; descendantsMb: number } } {
-  const peaks = new Map<number, number>();
-  const sample = (): void => {
-    const todo = [pid];
-    while (todo.length > 0) {
-      const p = todo.pop()!;
-      const mb = vmHwmMb(p);
-      if (mb !== null) peaks.set(p, Math.max(peaks.get(p) ?? 0, mb));
-      todo.push(...childrenOf(p));
-    }
-  };
-  const timer = setInterval(sample, 200);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      let descendantsMb = 0;
-      for (const [p, mb] of peaks) if (p !== pid) descendantsMb += mb;
-      return { serveMb: peaks.get(pid) ?? 0, descendantsMb };
-    },
-  };
-}
 
 async function startServe(dir: string) {
   const config = writeJson(dir, 'config.json', {
@@ -77,9 +34,7 @@ async function startServe(dir: string) {
 
 /**
  * Where the big files go: a RAM disk (/dev/shm) when it has room for them and serve's copy,
- * else the temp folder. What is measured is serve's memory, not the disk: on this kind of
- * machine writing ~2.5 GB to the virtual disk took half the file's minute (56 -> 25 s wall).
- * tmpfs pages are not the processes' resident memory, so the measured peaks are the same.
+ * else the temp folder: on this kind of machine writing ~2.5 GB to the virtual disk took half the file's minute.
  */
 function bigFilesParent(): string {
   try {
@@ -106,16 +61,12 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     expect(MAX_ENGINE_FILE_BYTES).toBeGreaterThan(300_000_000);
   });
 
-  it('a 1 GB, 2,000-page PDF through upload-and-poll: counted, charged 2,000 credits, extracted, serve’s peak RSS under 750 MB', async () => {
+  it('a 1 GB, 2,000-page PDF through upload-and-poll: counted, charged 2,000 credits, extracted', async () => {
     const dir = tempDir('extract-big-', bigFilesParent());
     const pdf = await writeBigPdf(join(dir, 'big.pdf'), { pages: 2000, imageBytes: 524_000 });
     expect(pdf.size).toBeGreaterThan(1_000_000_000);
     const serve = await startServe(dir);
-    const sampler = peakSampler(serve.child.pid!);
-    const started = Date.now();
     const run = await extract(dir, serve.url, ['big.pdf', ...UPLOAD_POLLED]);
-    const elapsed = Date.now() - started;
-    const peak = sampler.stop();
     expect(run.exitCode, `${run.stderr}`).toBe(0);
     const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
     expect(record).toMatchObject({ status: 'completed', page_count: 2000, error: null });
@@ -130,11 +81,6 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     const ledger = await exactLedger(serve, CREDITS);
     expect(ledger).toMatchObject({ balance: CREDITS - 2000, sum: CREDITS - 2000, negative: 0 });
     expect(ledger.entries.map((e) => [e.kind, e.pages])).toEqual([['reserve', 2000]]);
-    const total = peak.serveMb + peak.descendantsMb;
-    console.log(
-      `1 GB PDF (${pdf.size} bytes, 2000 pages): sent, counted and extracted in ${elapsed} ms; serve peak RSS ${Math.round(peak.serveMb)} MB (+ ${Math.round(peak.descendantsMb)} MB in processes it started)`,
-    );
-    expect(total).toBeLessThan(PEAK_RSS_BOUND_MB);
   }, 600_000);
 
   it('a 300 MB TIFF (over the engine’s whole-image budget) is counted from its headers, charged, then an error document, refunded: no 422', async () => {
@@ -168,9 +114,7 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     truncateSync(tiff, 300_000_000);
     expect(300_000_000).toBeGreaterThan(IMAGE_MAX_BYTES);
     const serve = await startServe(dir);
-    const sampler = peakSampler(serve.child.pid!);
     const run = await extract(dir, serve.url, ['scan.tiff', ...UPLOAD_POLLED]);
-    const peak = sampler.stop();
     const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
     expect(record).toMatchObject({ status: 'error', page_count: 1 });
     expect(String(record.error)).toContain(`the engine reads images up to ${IMAGE_MAX_BYTES} bytes whole`);
@@ -180,9 +124,5 @@ describe('big files: upload-and-poll has no size ceiling', () => {
       ['reserve', 1],
       ['refund', 1],
     ]);
-    console.log(
-      `300 MB TIFF: serve peak RSS ${Math.round(peak.serveMb)} MB (+ ${Math.round(peak.descendantsMb)} MB in processes it started)`,
-    );
-    expect(peak.serveMb + peak.descendantsMb).toBeLessThan(PEAK_RSS_BOUND_MB);
   }, 300_000);
 });

@@ -1,15 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
+import { closeAll, type StartHttpServer, startHttpServer } from '../helpers/http-server.ts';
 import { RecordSpool } from '../../src/batch/records.ts';
 import type { ReportEntry } from '../../src/batch/summary.ts';
 import { parseJournal } from '../../src/journal/journal-read.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
 import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
-import { httpServer } from '../helpers/http-server.ts';
 import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';
 import {
   extract,
@@ -38,7 +39,7 @@ function nested(depth: number): string {
  * answer it builds with `body(id)`, and every GET of a document the same way. It counts the
  * extract requests: the charges.
  */
-async function standIn(body: (id: string, how: 'extract' | 'get') => string) {
+async function standIn(httpServer: StartHttpServer, body: (id: string, how: 'extract' | 'get') => string) {
   let charged = 0;
   const server = await httpServer((req: IncomingMessage, res) => {
     req.resume();
@@ -79,8 +80,11 @@ function journalOf(path: string) {
 }
 
 describe('results the client cannot hold are refused, never lost', () => {
-  it('results nested 200,000 deep: a clear refusal that keeps each document_id, and the journal says they may be charged', async () => {
+  it('results nested 200,000 deep: a clear refusal that keeps each document_id, and the journal says they may be charged', async ({
+    httpServer,
+  }) => {
     const service = await standIn(
+      httpServer,
       (id) =>
         `{"success":true,"parser_id":"par_1","document_id":"${id}","page_count":1,"status":"completed","file_name":"x.pdf","error":null,"results":${nested(200_000)}}`,
     );
@@ -121,8 +125,12 @@ describe('an inline answer whose page_count is not a number of pages', () => {
     ['a string', '"3"'],
   ] as const;
   const seen = { stderr: '', charged: 0, cwd: '' };
+  // Started once for the cases below, so not a test's fixture: closed when they are done.
+  const open = new Set<Server>();
+  afterAll(() => closeAll(open));
   beforeAll(async () => {
     const service = await standIn(
+      (handler) => startHttpServer(open, handler),
       (id) =>
         `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":${CASES[Number(id.slice(4)) - 1]![1]},"results":{"total":1}}`,
     );
@@ -153,9 +161,11 @@ describe('an inline answer whose page_count is not a number of pages', () => {
 });
 
 describe('--retry-failed on a document the service holds', () => {
-  it('fetches it by its document_id (a GET, never a second charge) when its answer was refused', async () => {
+  it('fetches it by its document_id (a GET, never a second charge) when its answer was refused', async ({
+    httpServer,
+  }) => {
     // The extract answer is unusable; the document itself, fetched later, is fine.
-    const service = await standIn((id, how) =>
+    const service = await standIn(httpServer, (id, how) =>
       how === 'extract'
         ? `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":1e300,"results":{"total":1}}`
         : `{"document_id":"${id}","parser_id":"par_1","status":"completed","file_name":"x.pdf","page_count":1,"error":null,"results":{"total":1}}`,
@@ -218,12 +228,12 @@ describe('a full disk under the journal', () => {
 describe('a full disk under the default (SQLite) journal', () => {
   it.skipIf(noTmpfs !== undefined)(
     `every answer in flight is kept: the results in the output, the facts in a private rescue file on another disk, and no rerun pays again${noTmpfs === undefined ? '' : ` [skipped: ${noTmpfs}]`}`,
-    async () => {
+    async ({ httpServer }) => {
       const disk = join(tempDir('extract-full-'), 'disk');
       mkdirSync(disk);
       expect(mountTmpfs(disk, '8m')).toBeUndefined();
       try {
-        await fullSqliteRun(disk);
+        await fullSqliteRun(httpServer, disk);
       } finally {
         unmount(disk);
       }
@@ -233,7 +243,9 @@ describe('a full disk under the default (SQLite) journal', () => {
 });
 
 describe('the default (SQLite) journal locked by another process past --state-wait', () => {
-  it('every answer in flight is kept (output, rescue file beside the journal); the reruns pay nothing again', async () => {
+  it('every answer in flight is kept (output, rescue file beside the journal); the reruns pay nothing again', async ({
+    httpServer,
+  }) => {
     const url = service();
     const cwd = workDir();
     const names = fixtureNames();
@@ -241,7 +253,7 @@ describe('the default (SQLite) journal locked by another process past --state-wa
     // Another process opens the journal and holds it in BEGIN EXCLUSIVE from the third extract request on.
     let holder: ReturnType<typeof execa> | undefined;
     let extracts = 0;
-    const proxy = await countingProxy(url, async (method, path) => {
+    const proxy = await countingProxy(httpServer, url, async (method, path) => {
       if (method !== 'POST' || !path.endsWith('/extract') || ++extracts !== 3) return;
       holder = execa(
         process.execPath,
@@ -355,7 +367,7 @@ async function fullDiskRun(disk: string): Promise<void> {
   expect(again.map((r) => r.status)).toEqual(names.map(() => 'completed'));
 }
 
-async function fullSqliteRun(disk: string): Promise<void> {
+async function fullSqliteRun(httpServer: StartHttpServer, disk: string): Promise<void> {
   const url = service();
   const cwd = workDir();
   const names = fixtureNames();
@@ -373,7 +385,7 @@ async function fullSqliteRun(disk: string): Promise<void> {
   // in flight then find a journal that cannot take them.
   const filler = join(disk, 'filler');
   let extracts = 0;
-  const proxy = await countingProxy(url, (method, path) => {
+  const proxy = await countingProxy(httpServer, url, (method, path) => {
     if (method !== 'POST' || !path.endsWith('/extract') || ++extracts !== 3) return;
     const { bavail, bsize } = statfsSync(disk);
     writeFileSync(filler, Buffer.alloc(Number(bavail * bsize)));
@@ -426,6 +438,7 @@ async function fullSqliteRun(disk: string): Promise<void> {
 
 /** A proxy in front of `target` that counts the requests per path. */
 async function countingProxy(
+  httpServer: StartHttpServer,
   target: string,
   onRequest: (method: string, url: string) => void | Promise<void> = () => {},
 ) {
@@ -452,7 +465,9 @@ async function countingProxy(
 }
 
 describe('a wrong service is named, not ground through', () => {
-  it('a doubled /api/v1 after a good night: one request, exit 2 with the hint, and the completed records of -o DIR/ and -o FILE stay as they were', async () => {
+  it('a doubled /api/v1 after a good night: one request, exit 2 with the hint, and the completed records of -o DIR/ and -o FILE stay as they were', async ({
+    httpServer,
+  }) => {
     const server = { url: service() };
     const cwd = fewInvoices(4);
     for (const out of ['results/', 'r.jsonl']) {
@@ -461,7 +476,7 @@ describe('a wrong service is named, not ground through', () => {
     }
     const before = readdirSync(join(cwd, 'results')).map((f) => readFileSync(join(cwd, 'results', f), 'utf8'));
     const jsonlBefore = readFileSync(join(cwd, 'r.jsonl'), 'utf8');
-    const proxy = await countingProxy(server.url);
+    const proxy = await countingProxy(httpServer, server.url);
     for (const out of ['results/', 'r.jsonl']) {
       const wrong = await extract(cwd, `${proxy.url}/api/v1`, ['in/', '-o', out]);
       expect(wrong.stderr).not.toMatch(/unexpected error|\n\s+at /);
@@ -478,7 +493,9 @@ describe('a wrong service is named, not ground through', () => {
     expect([...reserves.values()]).toEqual([1, 1, 1, 1]);
   }, 120_000);
 
-  it('an HTML page at the first request (a wrong host) stops the run with exit 2 and says so', async () => {
+  it('an HTML page at the first request (a wrong host) stops the run with exit 2 and says so', async ({
+    httpServer,
+  }) => {
     let requests = 0;
     const site = await httpServer((_req, res) => {
       requests++;

@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
-import { hookServer } from '../helpers/hook-server.ts';
 import { browserPage, screenshot } from './browser.ts';
 
 // The application's layout, measured in a real chromium at a laptop's 1366 px and a phone's 390 px:
@@ -189,7 +189,9 @@ async function clippedCells(page: Page, table: string): Promise<string[]> {
 }
 
 describe('the lists', { timeout: 120_000 }, () => {
-  it('fit their columns at 1366 and 390 px: documents (a long file name, a long error), ledger, delivery log, fault rules', async () => {
+  it('fit their columns at 1366 and 390 px: documents (a long file name, a long error), ledger, delivery log, fault rules', async ({
+    hookServer,
+  }) => {
     const hook = await hookServer();
     const server = await emulator({
       credits: 100_000,

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { RequestListener, ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody } from '../helpers/emulator.ts';
-import { flood, httpServer } from '../helpers/http-server.ts';
+import { flood, type StartHttpServer } from '../helpers/http-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
@@ -16,7 +17,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
 const hanging = new Set<ServerResponse>();
 afterEach(() => hanging.clear());
 
-async function listen(handler: RequestListener): Promise<string> {
+async function listen(httpServer: StartHttpServer, handler: RequestListener): Promise<string> {
   return `${(await httpServer(handler)).url}/hook`;
 }
 
@@ -27,9 +28,11 @@ function cpuTicks(pid: number): number {
 }
 
 describe('hostile: webhook receivers', () => {
-  it('a receiver that answers 200 with an endless body is delivered, and only an excerpt is read', async () => {
+  it('a receiver that answers 200 with an endless body is delivered, and only an excerpt is read', async ({
+    httpServer,
+  }) => {
     let written = (): number => 0;
-    const url = await listen((req, res) => {
+    const url = await listen(httpServer, (req, res) => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -51,10 +54,10 @@ describe('hostile: webhook receivers', () => {
     expect(written()).toBeLessThan(32 * 1024 * 1024);
   });
 
-  it('while a delivery hangs, the dispatcher sleeps (no busy loop)', async () => {
+  it('while a delivery hangs, the dispatcher sleeps (no busy loop)', async ({ httpServer }) => {
     let arrived!: () => void;
     const delivered = new Promise<void>((resolve) => (arrived = resolve));
-    const url = await listen((_req, res) => {
+    const url = await listen(httpServer, (_req, res) => {
       hanging.add(res);
       arrived();
     });

@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { BatchReport } from '../../src/outputs/json-shapes.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { deployedStandIn } from '../helpers/deployed-stand-in.ts';
@@ -76,13 +77,13 @@ describe('README recipes, from the packed tarballs outside the clone', () => {
     }
   });
 
-  it('CI step: Node 24 set up, the client installed from its tarball, the run line', async () => {
+  it('CI step: Node 24 set up, the client installed from its tarball, the run line', async ({ httpServer }) => {
     const [yaml] = blocksUnder('CI step');
     const text = yaml!.join('\n');
     expect(text).toMatch(/uses: actions\/setup-node@v\d+\n\s+with:\n\s+node-version: 24/);
     const runs = yaml!.filter((l) => /^\s*(- )?run: /.test(l)).map((l) => l.replace(/^\s*(- )?run: /, ''));
     expect(runs).toHaveLength(2);
-    const service = await deployedStandIn();
+    const service = await deployedStandIn(httpServer);
     const cwd = tempDir();
     const prefix = tempDir('extract-prefix-');
     mkdirSync(join(cwd, 'tools'));
@@ -101,11 +102,13 @@ describe('README recipes, from the packed tarballs outside the clone', () => {
     expect(JSON.parse(readFileSync(join(cwd, 'extracted.json'), 'utf8'))).toHaveLength(2);
   });
 
-  it("nightly cron: the jq line lists the night's failures, and the next nights' set-aside ones", async () => {
+  it("nightly cron: the jq line lists the night's failures, and the next nights' set-aside ones", async ({
+    httpServer,
+  }) => {
     const [cron] = blocksUnder('Nightly cron');
     const entry = cron!.find((l) => /^[\d*]/.test(l))!;
     const jq = blocksUnder('Nightly cron')[1]!.find((l) => l.startsWith('jq '))!;
-    const service = await deployedStandIn({ failTimes: 1000 });
+    const service = await deployedStandIn(httpServer, { failTimes: 1000 });
     const dir = tempDir();
     await pdfsIn(join(dir, 'inbox'), ['good.pdf', 'bad.pdf']);
     const command = entry

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { WebhookPayload } from '../../src/contract/index.ts';
 import { csvChunks } from '../../src/outputs/csv-writer.ts';
 import { jsonLine } from '../../src/outputs/json.ts';
@@ -12,8 +11,7 @@ import { CSV_MAX_COLUMNS } from '../../src/receiver/index.ts';
 import { nullFields, recordOf } from '../../src/receiver/records.ts';
 import { DEFAULT_MISSING_MARKER } from '../../src/outputs/missing-marker.ts';
 import { spawnCli, tempDir } from '../helpers/cli.ts';
-import { peakRssMb } from '../helpers/smtp.ts';
-import { payload, receiver, send } from './helpers.ts';
+import { it, payload, send } from './helpers.ts';
 
 /**
  * Issue 25, part 4: listen never holds a whole output. The worker takes events up to a byte
@@ -62,7 +60,7 @@ describe('listen writes its outputs a page at a time, as the array writers did',
   for (const format of ['csv', 'jsonl'] as const) {
     it(`${format}: random events, a 2 KB budget (many batches and pages) -> byte-identical output, review and overflow`, {
       timeout: 120_000,
-    }, async () => {
+    }, async ({ receiver }) => {
       await fc.assert(
         fc.asyncProperty(events, async (sent) => {
           const dir = tempDir();
@@ -101,29 +99,19 @@ describe('listen writes its outputs a page at a time, as the array writers did',
     });
   }
 
-  it('80 MB of events held back then processed with a 1 MB budget: peak RSS bounded, CSV complete and identical', {
+  it('80 MB of events held back then processed with a 1 MB budget: CSV complete and identical', {
     timeout: 240_000,
   }, async () => {
     const base = tempDir();
     const out = join(base, 'big.csv');
-    const peakFile = join(base, 'peak-kb');
     // The worker holds every event until listen is stopped (SIGTERM processes what it acknowledged
     // and held, then exits), so one pass meets all 80 at once, whatever time sending takes: no wait
-    // on the clock. Its peak is read by /usr/bin/time when it exits (sampling might miss the end).
+    // on the clock. What that pass adds to listen's memory is bench row "15 listen mem"
+    // (bench/rows/bounds.ts), measured there rather than asserted here.
     const listen = spawnCli(['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out], {
       env: { EXTRACT_LISTEN_BATCH_BYTES: String(1024 * 1024), EXTRACT_LISTEN_WORKER_DELAY_MS: String(3_600_000) },
-      wrap: ['/usr/bin/time', '-f', '%M', '-o', peakFile],
     });
     const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);
-    const pid = Number(readFileSync(`/proc/${listen.child.pid}/task/${listen.child.pid}/children`, 'utf8').trim());
-    // The cleanup kills the wrapper; listen itself is ended here should the test fail before it is.
-    onTestFinished(() => {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // ended already
-      }
-    });
     const sent = Array.from({ length: 80 }, (_, n) =>
       payload({
         document_id: `doc_big_${n}`,
@@ -132,19 +120,14 @@ describe('listen writes its outputs a page at a time, as the array writers did',
       }),
     );
     for (const e of sent) expect((await send(url!, e)).status).toBe(200);
-    const idle = peakRssMb(pid);
-    // Else the worker began before every event was in, and the test would measure less.
+    // Else the worker began before every event was in, and one pass would not meet them all.
     expect(listen.output()).not.toMatch(/doc_big_/);
-    process.kill(pid, 'SIGTERM');
+    // Not execa's kill, which sends SIGKILL 5 s later: processing 80 MB may take longer on a busy machine.
+    process.kill(listen.child.pid!, 'SIGTERM');
     expect((await listen.child).exitCode, listen.output()).toBe(0);
     expect(listen.output()).toMatch(/doc_big_79 .*needs review/);
     const expected = [...csvChunks(sent.map(stored), { maxColumns: CSV_MAX_COLUMNS })].join('');
     const csv = await readFile(out, 'utf8');
-    const peak = Number(readFileSync(peakFile, 'utf8').trim().split('\n').pop()) / 1024;
-    console.log(`bounded: listen RSS after receiving ${Math.round(idle)} MB, peak ${Math.round(peak)} MB`);
     expect(csv === expected).toBe(true);
-    // 80 MB of bodies, records and CSV rows at once would be several hundred MB over what
-    // receiving took; a page of 1 MB keeps the processing to a small margin above it.
-    expect(peak - idle).toBeLessThan(160);
   });
 });

@@ -1,8 +1,9 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
+import type { StartHttpServer } from '../helpers/http-server.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { httpServer } from '../helpers/http-server.ts';
 import { extract, FIXTURES, fixtureNames, readJsonLines } from './batch-helpers.ts';
 
 /**
@@ -10,7 +11,7 @@ import { extract, FIXTURES, fixtureNames, readJsonLines } from './batch-helpers.
  * stand-in service answers each inline extract by the file's name: "scan" gets nulls (the
  * service could not read them), "bad" is refused as unreadable, anything else is complete.
  */
-async function standIn() {
+async function standIn(httpServer: StartHttpServer) {
   let n = 0;
   const server = await httpServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -50,8 +51,10 @@ function dropFolder(): string {
 const REVIEW = { file_name: 'in/scan.pdf', null_fields: ['total', 'customer.email'] };
 
 describe('nulls routed to a person', () => {
-  it('the summary counts them; --report, --review, the records and `extract status --needs-review` name them and their null fields', async () => {
-    const url = await standIn();
+  it('the summary counts them; --report, --review, the records and `extract status --needs-review` name them and their null fields', async ({
+    httpServer,
+  }) => {
+    const url = await standIn(httpServer);
     const cwd = dropFolder();
     const run = await extract(cwd, url, [
       'in/',
@@ -110,8 +113,10 @@ describe('nulls routed to a person', () => {
 });
 
 describe('under GitHub Actions', () => {
-  it('failed documents are error annotations, null fields warnings, and the summary a table on the job page', async () => {
-    const url = await standIn();
+  it('failed documents are error annotations, null fields warnings, and the summary a table on the job page', async ({
+    httpServer,
+  }) => {
+    const url = await standIn(httpServer);
     const cwd = dropFolder();
     const summaryFile = join(cwd, 'step-summary.md');
     const run = await extract(cwd, url, ['in/', '--route', 'inline', '-o', 'out.jsonl'], {
@@ -138,8 +143,8 @@ describe('under GitHub Actions', () => {
     expect(md).toMatch(/### Needs review[\s\S]*\| in\/scan\.pdf \| total, customer\.email \|/);
   });
 
-  it('without GITHUB_ACTIONS, no workflow commands', async () => {
-    const url = await standIn();
+  it('without GITHUB_ACTIONS, no workflow commands', async ({ httpServer }) => {
+    const url = await standIn(httpServer);
     const cwd = dropFolder();
     const run = await extract(cwd, url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
     expect(run.stderr).not.toMatch(/::(error|warning)/);

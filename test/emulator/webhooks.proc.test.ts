@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
+import type { HookServer } from '../helpers/hook-server.ts';
 import {
   DeliveriesBody,
   Delivery,
@@ -11,7 +13,6 @@ import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-confi
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../src/emulator/webhooks/dispatcher.ts';
 import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
-import { hookServer } from '../helpers/hook-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { mailer } from '../helpers/smtp.ts';
 
@@ -27,7 +28,7 @@ const withHooks = (hooks: Hook[], timeScale = 0.0002) => ({
 });
 
 describe('emulator: outbound webhooks', () => {
-  it.each([
+  it.for([
     ['POST', { type: 'none' as const }, undefined],
     ['PUT', { type: 'bearer' as const, token: 'tok_receiver_secret' }, 'Bearer tok_receiver_secret'],
     [
@@ -35,34 +36,37 @@ describe('emulator: outbound webhooks', () => {
       { type: 'basic' as const, username: 'hooks', password: 'p@ss:word' },
       `Basic ${Buffer.from('hooks:p@ss:word').toString('base64')}`,
     ],
-  ])('delivers document.processed by %s with auth %o, payload exactly per the spec', async (method, auth, header) => {
-    const hook = await hookServer();
-    const s = await emulator(withHooks([{ url: hook.url, method: method as 'POST' | 'PUT', auth }]));
-    const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(42, 2), 'march.pdf') });
-    expect(r.status).toBe(200);
-    await hook.waitFor(1);
-    const hit = hook.hits[0]!;
-    expect(hit.method).toBe(method);
-    expect(hit.headers.authorization).toBe(header);
-    expect(hit.headers['content-type']).toBe('application/json');
-    const payload = WebhookPayload.parse(JSON.parse(hit.body));
-    expect(payload.event).toBe('document.processed');
-    expect(payload.parser_id).toBe('prs_invoices');
-    expect(payload.parser_name).toBe('Invoices');
-    expect(payload.document_id).toBe(r.body.document_id);
-    expect(payload.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(payload.data).toEqual(r.body.results);
-    expect(payload.data.due_date).toBeNull();
-    expect(mirrorsDefinition(INVOICE_FIELDS, payload.data)).toEqual({ ok: true });
-    expect(payload.metadata).toEqual({
-      file_name: 'march.pdf',
-      mime_type: 'application/pdf',
-      source_type: 'api',
-      page_count: 2,
-    });
-  });
+  ] as const)(
+    'delivers document.processed by %s with auth %o, payload exactly per the spec',
+    async ([method, auth, header], { hookServer }) => {
+      const hook = await hookServer();
+      const s = await emulator(withHooks([{ url: hook.url, method: method as 'POST' | 'PUT', auth }]));
+      const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(42, 2), 'march.pdf') });
+      expect(r.status).toBe(200);
+      await hook.waitFor(1);
+      const hit = hook.hits[0]!;
+      expect(hit.method).toBe(method);
+      expect(hit.headers.authorization).toBe(header);
+      expect(hit.headers['content-type']).toBe('application/json');
+      const payload = WebhookPayload.parse(JSON.parse(hit.body));
+      expect(payload.event).toBe('document.processed');
+      expect(payload.parser_id).toBe('prs_invoices');
+      expect(payload.parser_name).toBe('Invoices');
+      expect(payload.document_id).toBe(r.body.document_id);
+      expect(payload.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(payload.data).toEqual(r.body.results);
+      expect(payload.data.due_date).toBeNull();
+      expect(mirrorsDefinition(INVOICE_FIELDS, payload.data)).toEqual({ ok: true });
+      expect(payload.metadata).toEqual({
+        file_name: 'march.pdf',
+        mime_type: 'application/pdf',
+        source_type: 'api',
+        page_count: 2,
+      });
+    },
+  );
 
-  it('retries a failing receiver with the same event and document_id until a 2xx', async () => {
+  it('retries a failing receiver with the same event and document_id until a 2xx', async ({ hookServer }) => {
     const hook = await hookServer({ statuses: [500, 503, 200] });
     const s = await emulator(withHooks([{ url: hook.url }]));
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) });
@@ -80,7 +84,9 @@ describe('emulator: outbound webhooks', () => {
     expect(d.attempts[0]!.response_excerpt).toBe('ok from hook server');
   });
 
-  it('gives up after the published schedule and records every attempt; recover sends the failed ones again', async () => {
+  it('gives up after the published schedule and records every attempt; recover sends the failed ones again', async ({
+    hookServer,
+  }) => {
     expect(MAX_ATTEMPTS).toBe(8);
     expect(RETRY_SCHEDULE_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     const hook = await hookServer({ statuses: Array(8).fill(500) });
@@ -106,7 +112,7 @@ describe('emulator: outbound webhooks', () => {
       .toBe(1);
   });
 
-  it('a failing integration neither fails the extraction nor stops another integration', async () => {
+  it('a failing integration neither fails the extraction nor stops another integration', async ({ hookServer }) => {
     const good = await hookServer();
     const dead = await hookServer();
     await dead.close();
@@ -136,7 +142,9 @@ describe('emulator: outbound webhooks', () => {
     expect(dead1.attempts[0]!.error).toMatch(/ECONNREFUSED/);
   });
 
-  it('resend delivers the same event again; the test action sends a sample of the parser shape marked as a test', async () => {
+  it('resend delivers the same event again; the test action sends a sample of the parser shape marked as a test', async ({
+    hookServer,
+  }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url, id: 'main' }]));
     await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(4)) });
@@ -155,7 +163,7 @@ describe('emulator: outbound webhooks', () => {
     expect((await call(s, 'POST', '/_emulator/integrations/nope/test')).status).toBe(404);
   });
 
-  it('fires no event for a document that ends in error', async () => {
+  it('fires no event for a document that ends in error', async ({ hookServer }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
     // Two documents that really end in error (reserved, failed, refunded): one inline, one by storage path.
@@ -192,7 +200,7 @@ describe('emulator: outbound webhooks', () => {
     expect(JSON.parse(hook.hits[0]!.body).document_id).toBe(ok.body.document_id);
   });
 
-  it('delivers the outbox after the server is killed with SIGKILL and restarted', async () => {
+  it('delivers the outbox after the server is killed with SIGKILL and restarted', async ({ hookServer }) => {
     const hook = await hookServer();
     const port = hook.port;
     await hook.close();
@@ -226,12 +234,12 @@ describe('emulator: outbound webhooks', () => {
 });
 
 describe('emulator: every way a document arrives', () => {
-  const sourceOf = async (hook: Awaited<ReturnType<typeof hookServer>>, n: number) => {
+  const sourceOf = async (hook: HookServer, n: number) => {
     await hook.waitFor(n);
     return WebhookPayload.parse(JSON.parse(hook.hits[n - 1]!.body));
   };
 
-  it('the application upload (multipart) arrives as source_type upload', async () => {
+  it('the application upload (multipart) arrives as source_type upload', async ({ hookServer }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
     const form = new FormData();
@@ -246,7 +254,9 @@ describe('emulator: every way a document arrives', () => {
     expect((await waitForDocument(s, p.document_id)).body.status).toBe('completed');
   });
 
-  it('the inbound webhook (JSON base64 and multipart) arrives as source_type webhook, and needs its token', async () => {
+  it('the inbound webhook (JSON base64 and multipart) arrives as source_type webhook, and needs its token', async ({
+    hookServer,
+  }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
     const inbound = s.inboundUrls.get('prs_invoices')!;
@@ -268,7 +278,9 @@ describe('emulator: every way a document arrives', () => {
     ).toBe(404);
   });
 
-  it('email with a PDF attachment, over a real SMTP conversation, arrives as source_type email', async () => {
+  it('email with a PDF attachment, over a real SMTP conversation, arrives as source_type email', async ({
+    hookServer,
+  }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]), { smtpPort: 0 });
     const transport = mailer(s.smtpPort!);

@@ -2,9 +2,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { WebhookPayload } from '../../src/contract/index.ts';
-import { payload, receiver } from '../receiver/helpers.ts';
+import { it, payload } from '../receiver/helpers.ts';
 import { TRAVERSALS, oddText as oddTextOf } from '../helpers/bad-input.ts';
 
 /**
@@ -122,7 +122,9 @@ const contentType = fc.constantFrom(
 );
 
 describe('receiver: bad input, property-based', () => {
-  it('answers every malformed request with a JSON 4xx (or 200 for an authenticated JSON object), never a 5xx, never a crash, never a file outside its directories', async () => {
+  it('answers every malformed request with a JSON 4xx (or 200 for an authenticated JSON object), never a 5xx, never a crash, never a file outside its directories', async ({
+    receiver,
+  }) => {
     const r = await receiver({ auth: { type: 'bearer', token: TOKEN }, maxBodyBytes: MAX_BODY, log: () => {} });
     const outDir = join(r.dataDir, 'records');
     await r.close();

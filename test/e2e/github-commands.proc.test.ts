@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { expect, test } from 'vitest';
+import { expect } from 'vitest';
+import { it as test } from '../helpers/fixtures.ts';
+import type { StartHttpServer } from '../helpers/http-server.ts';
 import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
-import { httpServer } from '../helpers/http-server.ts';
 import { defaultJournalIn, journalText } from '../helpers/journal.ts';
 import { runnerCommands, type RunnerCommand } from '../helpers/runner-commands.ts';
 import { extract, FIXTURES, fixtureNames, KEY } from './batch-helpers.ts';
@@ -25,7 +26,7 @@ const RESULT_VALUE = '\n::error ::x';
  * `huge` one whose error text is 3 MiB, `http` a 422 whose body carries injections, the rest
  * a completed document whose value carries a line that would be a command.
  */
-async function hostileService(): Promise<string> {
+async function hostileService(httpServer: StartHttpServer): Promise<string> {
   const server = await httpServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -73,9 +74,9 @@ function hostileFolder(): string {
 const own = (c: RunnerCommand): boolean =>
   c.form === '::' && (c.name === 'error' || c.name === 'warning') && /^file=/.test(c.properties);
 
-test('github: names, service text and results carry no workflow command', async () => {
+test('github: names, service text and results carry no workflow command', async ({ httpServer }) => {
   const cwd = hostileFolder();
-  const url = await hostileService();
+  const url = await hostileService(httpServer);
   const summaryFile = join(cwd, 'step-summary.md');
   writeFileSync(summaryFile, '');
   const run = await extract(cwd, url, ['in', '--format', 'csv'], {
@@ -110,7 +111,7 @@ test('github: names, service text and results carry no workflow command', async 
  * The service's interface, upload and poll: every document ends in `error` with 3 MiB of text
  * (GET documents/{id}), which the client reads whole (under its answer cap) and must not repeat.
  */
-async function verboseService(): Promise<string> {
+async function verboseService(httpServer: StartHttpServer): Promise<string> {
   let made = 0;
   const server = await httpServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
@@ -141,13 +142,15 @@ async function verboseService(): Promise<string> {
   return server.url;
 }
 
-test('github: a service that fails each document with 3 MiB of text costs a line, not megabytes', async () => {
+test('github: a service that fails each document with 3 MiB of text costs a line, not megabytes', async ({
+  httpServer,
+}) => {
   const cwd = tempDir('extract-gha-');
   mkdirSync(join(cwd, 'in'));
   const pdf = readFileSync(join(FIXTURES, fixtureNames()[0]!));
   for (const i of [1, 2])
     writeFileSync(join(cwd, 'in', `huge${i}.pdf`), Buffer.concat([pdf, Buffer.from(`\n%${i}\n`)]));
-  const url = await verboseService();
+  const url = await verboseService(httpServer);
   const summaryFile = join(cwd, 'step-summary.md');
   writeFileSync(summaryFile, '');
   const run = await extract(cwd, url, ['in', '-o', 'out.json', '--inline-max', '1'], {
