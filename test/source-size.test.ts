@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 const MOST_LINES = 400;
 
 /** Over the limit still, each to be split in a change of its own: the list only shrinks. */
-const STILL_OVER = new Set(['src/batch/send/pipeline.ts', 'src/engine/grounding.ts', 'src/engine/labels.ts']);
+const STILL_OVER = new Set(['src/batch/send/pipeline.ts']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
