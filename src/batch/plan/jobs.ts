@@ -1,4 +1,5 @@
 import { printableBase } from '../paths.ts';
+import { ownName } from '../../inputs/part.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../../outputs/record.ts';
 import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from '../discover.ts';
 import { fileFacts, fileType, type FileFacts } from '../facts.ts';
@@ -44,7 +45,8 @@ export type Job = {
 
 /** The name the service sees (file_name): the file's own name, without its folders. */
 export function serviceName(job: Job): string {
-  return printableBase(job.input.path);
+  // A part's file in the part space is numbered: the service is told the member's own name.
+  return job.input.part === undefined ? printableBase(job.input.path) : ownName(job.input.file);
 }
 
 /**
@@ -189,7 +191,9 @@ function emptyFileRead(file: InputFile, allFiles: boolean): Read | undefined {
 async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
   const { input } = ctx;
   try {
-    const cached = input.cache?.get(file);
+    // A part's file is new each run (the part space): its stamp says nothing, its content is hashed.
+    const cache = file.part === undefined ? input.cache : undefined;
+    const cached = cache?.get(file);
     const decision = ctx.route(file.size);
     // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
     // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
@@ -228,7 +232,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
       facts = { sha256: fresh.sha256, mimeType: fresh.mimeType };
       read = fresh.read;
       // Cached under the stat of what was hashed: a file changed since the walk is not cached under the walk's.
-      input.cache?.set({ ...file, stamp: read }, facts, readStarted);
+      cache?.set({ ...file, stamp: read }, facts, readStarted);
     }
     if (!wanted(file, input.allFiles === true, facts.mimeType))
       return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType: facts.mimeType } };
