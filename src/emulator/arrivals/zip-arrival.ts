@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { BOUNDS, containerKind, nameProblem, Refused } from '../../inputs/container.ts';
-import { partName } from '../../inputs/part.ts';
+import { partName, TooLarge } from '../../inputs/part.ts';
 import { readZip } from '../../inputs/zip.ts';
 import { detectFileType, isDocumentType } from '../../mime/detect.ts';
 import { GatewayError } from '../errors.ts';
@@ -51,7 +51,7 @@ export async function unzipArrival(partialDir: string, zip: Staged): Promise<Sta
     await Promise.all(members.map((m) => unstage(m.file)));
     if (err instanceof GatewayError) throw err;
     if (err instanceof Refused) throw refuse(err.message);
-    if (err instanceof StagedTooLarge)
+    if (err instanceof StagedTooLarge || err instanceof TooLarge)
       throw refuse('a member expands past the size the archive says it holds (a zip bomb?)');
     throw refuse(`a damaged zip archive (${err instanceof Error ? err.message : String(err)})`);
   } finally {
