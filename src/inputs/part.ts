@@ -9,11 +9,12 @@
  * --move-done moves once every part of it is done). Readers of containers (zip, tar, mail)
  * and cutters of pages hand their parts to PartSpace.write and nothing else.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdtempSync, readdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FsPath } from '../batch/paths.ts';
+import { processAlive } from '../errno.ts';
 
 /** What a part is a part of: the input file the user's folder holds (JSON-safe: the plan stores it on disk). */
 export type PartOf = {
@@ -80,7 +81,10 @@ export class PartSpace {
    */
   create(name: string): { path: string; fd: number } {
     // mkdtemp makes the root 0700: the files in it are this user's alone.
-    this.#root ??= mkdtempSync(join(this.#dir, 'extract-parts-'));
+    if (this.#root === undefined) {
+      removeKilledSpaces(this.#dir);
+      this.#root = mkdtempSync(join(this.#dir, `extract-parts-${process.pid}-`));
+    }
     const path = join(this.#root, `${this.#count++}-${safeName(name)}`);
     return { path, fd: openSync(path, 'wx', 0o600) };
   }
@@ -123,6 +127,24 @@ export class PartSpace {
       // Left in the temp directory, a folder of this user's only: the system's cleaner takes it.
     }
     this.#root = undefined;
+  }
+}
+
+/**
+ * The part spaces of this user's runs that were killed (kill -9, a power cut: release never ran),
+ * told by the process id in their name no longer running. A live run's space is never touched; a
+ * pid reused since only leaves an old space for the next run.
+ */
+function removeKilledSpaces(dir: string): void {
+  try {
+    for (const name of readdirSync(dir)) {
+      const pid = /^extract-parts-(\d+)-/.exec(name)?.[1];
+      if (pid === undefined || processAlive(Number(pid))) continue;
+      const path = join(dir, name);
+      if (lstatSync(path).uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
+    }
+  } catch {
+    // The temp directory unreadable, or a space gone meanwhile: nothing of this run depends on it.
   }
 }
 

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +43,8 @@ describe('archives, the built CLI', () => {
     await until(() => journalFacts(cwd).filter((l) => l.fact === 'submitted').length === 6);
     first.kill('SIGKILL');
     await first;
+    const killedSpace = (name: string) => name.startsWith(`extract-parts-${first.pid}-`);
+    expect(readdirSync(tmpdir()).some(killedSpace)).toBe(true);
     expect(journalFacts(cwd).filter((l) => l.fact === 'completed').length).toBeLessThan(6);
 
     const second = await extract(cwd, url, args);
@@ -51,6 +54,8 @@ describe('archives, the built CLI', () => {
       Array.from({ length: 6 }, (_, i) => `in/batch.zip!nov/inv-${7000 + i}.pdf`),
     );
     expect(records.every((r) => r.status === 'completed')).toBe(true);
+    // The rerun removed the killed run's part space.
+    expect(readdirSync(tmpdir()).some(killedSpace)).toBe(false);
     const reserves = await reservesBySha(url);
     expect(reserves.size).toBe(6);
     expect([...reserves.values()].every((n) => n === 1)).toBe(true);
