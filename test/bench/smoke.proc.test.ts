@@ -66,6 +66,8 @@ const HALVES = [
       '15 wide ack',
       '15 wide rss',
       '15 big rss',
+      '17 archive wall',
+      '17 archive mem',
     ],
   },
 ];

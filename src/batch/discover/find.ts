@@ -2,6 +2,7 @@ import { relative, resolve, sep } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import type { DiscoveryStream, InputFile, LinkNotFollowed } from '../discover.ts';
 import { streamInputs } from './stream.ts';
+import { expandContainers } from '../../inputs/expand.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 
 /**
@@ -13,6 +14,8 @@ export type FoundInputs = {
   first: IteratorResult<InputFile[]>;
   rest: AsyncIterator<InputFile[]>;
   found: DiscoveryStream['found'];
+  /** Removes the files of the parts of archives and mail (src/inputs/): once the run is over. */
+  release(): void;
 };
 
 /** Finds the input files, `window` at a time, and waits for the first window. */
@@ -22,10 +25,17 @@ export async function findInputs(
   deps: BatchDeps,
   window: number,
 ): Promise<FoundInputs> {
-  const discovery = streamDiscovery(inputs, options, deps, window);
+  // Archives and mail are folders: each is replaced by its parts as it is found.
+  const expansion = expandContainers(streamDiscovery(inputs, options, deps, window), window);
+  const discovery = expansion.stream;
   const rest = discovery.chunks[Symbol.asyncIterator]();
-  const first = await rest.next();
-  return { first, rest, found: discovery.found };
+  try {
+    const first = await rest.next();
+    return { first, rest, found: discovery.found, release: expansion.release };
+  } catch (err) {
+    expansion.release();
+    throw err;
+  }
 }
 
 /** The input files, a window at a time (the chunks end with discovery's usage error, if any). */

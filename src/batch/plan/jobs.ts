@@ -1,7 +1,9 @@
 import { printableBase } from '../paths.ts';
+import { ownName } from '../../inputs/part.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../../outputs/record.ts';
 import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from '../discover.ts';
 import { fileFacts, fileType, type FileFacts } from '../facts.ts';
+import { isDocumentType } from '../../mime/detect.ts';
 import { lookup, soleIdentity, type Identity } from '../../journal/identity.ts';
 import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../../journal/journal.ts';
 import { type Action, rerunAction, resendOf } from '../../cost/rerun.ts';
@@ -45,19 +47,8 @@ export type Job = {
 
 /** The name the service sees (file_name): the file's own name, without its folders. */
 export function serviceName(job: Job): string {
-  return printableBase(job.input.path);
-}
-
-/**
- * The kinds of file the service reads (spec: "for example a PDF"; the engine reads PDF, PNG,
- * JPEG and TIFF), told from the content (facts.ts: a name alone makes no PDF). Files found in a
- * directory or by a pattern that are something else (notes, archives, a GIF or WebP image it
- * cannot read) are skipped unless --all-files; a file named by itself is always sent.
- */
-const DOCUMENT_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/tiff']);
-
-function isDocumentType(mimeType: string): boolean {
-  return DOCUMENT_TYPES.has(mimeType);
+  // A part's file in the part space is numbered: the service is told the member's own name.
+  return job.input.part === undefined ? printableBase(job.input.path) : ownName(job.input.file);
 }
 
 export type PlanInput = {
@@ -187,7 +178,9 @@ function emptyFileRead(file: InputFile, allFiles: boolean): Read | undefined {
 async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
   const { input } = ctx;
   try {
-    const cached = input.cache?.get(file);
+    // A part's file is new each run (the part space): its stamp says nothing, its content is hashed.
+    const cache = file.part === undefined ? input.cache : undefined;
+    const cached = cache?.get(file);
     const decision = ctx.route(file.size);
     // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
     // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
@@ -226,7 +219,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
       facts = { sha256: fresh.sha256, mimeType: fresh.mimeType };
       read = fresh.read;
       // Cached under the stat of what was hashed: a file changed since the walk is not cached under the walk's.
-      input.cache?.set({ ...file, stamp: read }, facts, readStarted);
+      cache?.set({ ...file, stamp: read }, facts, readStarted);
     }
     if (!wanted(file, input.allFiles === true, facts.mimeType))
       return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType: facts.mimeType } };
@@ -248,7 +241,11 @@ export function emptyFileRule(
   return !file.explicit && !allFiles ? 'skip' : 'refuse';
 }
 
-/** Whether the run sends this file: named by itself, --all-files, or a document type. */
+/**
+ * Whether the run sends this file: named by itself, --all-files, or a document type (mime/detect.ts
+ * isDocumentType). Files found in a directory, by a pattern or in an archive that are something
+ * else (notes, a GIF or WebP image the service cannot read) are skipped unless --all-files.
+ */
 function wanted(file: InputFile, allFiles: boolean, mimeType: string): boolean {
   return file.explicit || allFiles || isDocumentType(mimeType);
 }
