@@ -10,6 +10,7 @@ import type { UnreadableInput } from '../discover.ts';
 import { logFound, type FoundInputs } from '../discover/find.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from '../options.ts';
 import { unreadableKey, type Records } from '../records.ts';
+import type { Scratch } from '../scratch.ts';
 import { planJobs, priorRecord, type IgnoredInput, type Job } from './jobs.ts';
 import { countPages, requirePageCounter } from './pages.ts';
 import { settleIdentity } from './parser.ts';
@@ -21,6 +22,8 @@ export type PlanContext = {
   reporter: Reporter;
   log: Log;
   records: Records;
+  /** The run's temporary database, where the plan is kept (in memory without one). */
+  scratch?: Scratch | undefined;
 };
 
 /**
@@ -62,7 +65,7 @@ export async function planBatch(
     targetId,
     identity,
     offers: replay.parsers.get(targetId)?.offers,
-    jobs: PlanStore.open(),
+    jobs: PlanStore.open(ctx.scratch),
     queue: sendQueue(),
     copies: new Map(),
     unreadable: [],
