@@ -77,11 +77,7 @@ export class Scratch {
 export class LineSpool {
   readonly #db: DatabaseSync;
   readonly #put: StatementSync;
-  /** The same, ROWS lines a statement: most of a block's cost is a statement's, not a row's. */
-  readonly #putMany: StatementSync;
-  readonly #ahead: StatementSync;
-  /** Lines read ahead of the last get: the finish step reads slot after slot, many times over. */
-  #window = new Map<number, string>();
+  readonly #get: StatementSync;
   /** Lines put since the last block was written, by slot. */
   #pending = new Map<number, string>();
   #pendingBytes = 0;
@@ -95,11 +91,7 @@ export class LineSpool {
     this.#db = db;
     this.#release = closed;
     this.#put = db.prepare(`INSERT OR REPLACE INTO ${table} (slot, line) VALUES (?, ?)`);
-    this.#putMany = db.prepare(
-      `INSERT OR REPLACE INTO ${table} (slot, line) VALUES ${Array.from({ length: ROWS }, () => '(?, ?)').join(', ')}`,
-    );
-    this.#ahead = db.prepare(`SELECT slot, line FROM ${table} WHERE slot >= ? ORDER BY slot LIMIT ${AHEAD}`);
-    this.#ahead.setReturnArrays(true);
+    this.#get = db.prepare(`SELECT line FROM ${table} WHERE slot = ?`);
   }
 
   /** A spool in a Scratch database of its own, or undefined when none can be made. */
@@ -115,7 +107,6 @@ export class LineSpool {
       return;
     }
     this.#pending.set(slot, line);
-    this.#window.delete(slot);
     this.#pendingBytes += line.length;
     if (this.#pendingBytes >= BLOCK) this.#flush();
   }
@@ -125,11 +116,8 @@ export class LineSpool {
     if (this.#closed) throw new Error(READ_AFTER_CLOSE);
     const held = this.#kept.get(slot) ?? this.#pending.get(slot);
     if (held !== undefined) return held;
-    const read = this.#window.get(slot);
-    if (read !== undefined) return read;
-    this.#window = new Map();
-    for (const [at, line] of this.#ahead.all(slot) as unknown as Array<[number, string]>) this.#window.set(at, line);
-    return this.#window.get(slot);
+    const row = this.#get.get(slot) as { line: string } | undefined;
+    return row?.line;
   }
 
   /** Throws `message` once the spool is closed. */
@@ -141,7 +129,6 @@ export class LineSpool {
     if (this.#closed) return;
     this.#closed = true;
     this.#pending.clear();
-    this.#window.clear();
     this.#kept.clear();
     this.#release();
   }
@@ -153,20 +140,9 @@ export class LineSpool {
    */
   #flush(): void {
     if (this.#pending.size === 0) return;
-    // A line read ahead while a newer one was pending would be the older one once it is written.
-    this.#window = new Map();
     try {
       this.#db.exec('BEGIN');
-      // In the order put: a slot put twice in a block keeps its last line.
-      let values: Array<number | string> = [];
-      for (const [slot, line] of this.#pending) {
-        values.push(slot, line);
-        if (values.length === 2 * ROWS) {
-          this.#putMany.run(...values);
-          values = [];
-        }
-      }
-      for (let i = 0; i < values.length; i += 2) this.#put.run(values[i] as number, values[i + 1] as string);
+      for (const [slot, line] of this.#pending) this.#put.run(slot, line);
       this.#db.exec('COMMIT');
     } catch {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
@@ -181,10 +157,6 @@ export class LineSpool {
 export const READ_AFTER_CLOSE = 'records: read after the run released them';
 export const WRITTEN_AFTER_CLOSE = 'records: written after the run released them';
 
-/** Lines written by one statement. */
-const ROWS = 64;
-/** Lines read at once, from the slot asked for on. */
-const AHEAD = 256;
 /** Lines are written a block of about this many characters at a time. */
 const BLOCK = 256 * 1024;
 /** SQLite's page cache for the run's database, in KiB: what the run holds of it in memory. */

@@ -67,7 +67,7 @@ export function openStatCache(path: string, options: { ownFile?: boolean; readOn
   const db = openTable(path, ownFile, readOnly);
   if (db === undefined) return NO_CACHE;
   let one: StatementSync | undefined;
-  let range: StatementSync | undefined;
+  let some: StatementSync | undefined;
   // The last window's rows by path (null: looked up, not there).
   let window = new Map<string, Row | null>();
   // Changes not yet written: path -> its new row, or null to forget it.
@@ -101,27 +101,15 @@ export function openStatCache(path: string, options: { ownFile?: boolean; readOn
   };
   return {
     prefetch(files) {
-      // The window's rows in one range of the table (discovery gives a folder's files in order,
-      // which is the table's order for most names); a row in the range that the window does not
-      // name is passed over, and a range far wider than the window is cut short (each file
-      // missing from it is then asked alone).
-      const paths = files.map((f) => f.realPath).sort();
-      window = new Map(paths.map((p) => [p, null]));
-      if (paths.length === 0) return;
-      range ??= rows(
+      some ??= rows(
         db.prepare(
-          'SELECT real_path, stamp, sha256, mime_type, crc FROM extract_stat_cache WHERE real_path >= ? AND real_path <= ?',
+          'SELECT real_path, stamp, sha256, mime_type, crc FROM extract_stat_cache WHERE real_path IN (SELECT value FROM json_each(?))',
         ),
       );
-      let seen = 0;
+      const paths = files.map((f) => f.realPath);
+      window = new Map(paths.map((p) => [p, null]));
       try {
-        for (const row of range.iterate(paths[0] as string, paths.at(-1) as string) as unknown as Iterable<Row>) {
-          if (window.has(row[0])) window.set(row[0], row);
-          if (++seen > 4 * paths.length) {
-            for (const [p, held] of window) if (held === null) window.delete(p);
-            break;
-          }
-        }
+        for (const row of some.all(JSON.stringify(paths)) as unknown as Row[]) window.set(row[0], row);
       } catch {
         // A database that refuses: each file is looked up alone (and missed).
         window = new Map();
