@@ -3,7 +3,6 @@ import { keyFingerprint } from '../../config/settings.ts';
 import { setAsideEarlier } from '../../cost/rerun.ts';
 import { foreignTargets, identityOf } from '../../journal/identity.ts';
 import type { RunJournal } from '../../journal/run-journal.ts';
-import type { StateSpec } from '../../journal/state/index.ts';
 import { errorRecord } from '../../outputs/record.ts';
 import { formatDuration } from '../../ui/format.ts';
 import type { Reporter } from '../../ui/progress.ts';
@@ -51,8 +50,9 @@ export async function planBatch(
   let identity = identityOf(targetId, replay.parsers);
   // Documents under targets this key may share a parser with: settled by a probe after each window's plan.
   const foreign = options.fresh ? new Set<string>() : foreignTargets(replay.known, identity);
-  // The stat cache is a table of the journal (a JSON Lines journal's beside it); a dry run reads it but writes nothing.
-  const cache = spec === null ? undefined : statCacheOf(spec, options.dryRun);
+  // The stat cache sits beside a journal file (JSONL or SQLite); a dry run reads it but writes nothing.
+  // Runs sharing a SQLite journal each replace it whole (one rename): a cache, the last one wins.
+  const cache = spec !== null && spec.kind !== 'postgres' ? openStatCache(statCachePathFor(spec.path)) : undefined;
   const run = {
     shared: journal.shared,
     dryRun: options.dryRun,
@@ -84,7 +84,6 @@ export async function planBatch(
     if (found.files > (deps.planWindow ?? PLAN_WINDOW)) deps.favourMemory?.();
     const { files, unsettled } = settledOnly(window.value, options.settle, settleNow);
     plan.unsettled?.push(...unsettled);
-    cache?.prefetch(files);
     const planned = await planJobs({
       files,
       known: replay.known,
@@ -269,13 +268,6 @@ function logUnsettled(all: Unsettled[], settleMs: number, log: Log): void {
     'info',
     `left ${n} file${n === 1 ? '' : 's'} changed in the last ${formatDuration(settleMs)} (--settle: still being written?) for the next run: ${names.join(', ')}${more}`,
   );
-}
-
-/** The journal's stat cache: none for PostgreSQL (its workers' files are each their own). */
-function statCacheOf(spec: StateSpec, dryRun: boolean): StatCache | undefined {
-  if (spec.kind === 'postgres') return undefined;
-  if (spec.kind === 'file') return openStatCache(statCachePathFor(spec.path), { readOnly: dryRun });
-  return openStatCache(spec.path, { ownFile: false, readOnly: dryRun });
 }
 
 /** A cache: failing to write it costs the next run some reading, not this run its result. */
