@@ -3,7 +3,7 @@ import { DEFAULT_MISSING_MARKER, type MissingMarker, recordWithoutMarker } from 
 import { storedResults, storedText } from '../outputs/stored-results.ts';
 import type { FileStamp } from './discover.ts';
 import type { ReportEntry } from './summary.ts';
-import { LineSpool, READ_AFTER_CLOSE, type Scratch, WRITTEN_AFTER_CLOSE } from './scratch.ts';
+import { LineSpool, READ_AFTER_CLOSE, WRITTEN_AFTER_CLOSE } from './spool.ts';
 
 /**
  * Which input a record is of: a document's place in the batch (Job.ordinal), or for an input
@@ -16,7 +16,7 @@ export type RecordKey = number | string;
  * input order for the outputs and the report. With a streamed output (-o - as JSON Lines) each
  * record is also written the moment it is known.
  *
- * A record is not held in memory once emitted: it goes to the run's temporary database (RecordSpool) and is read
+ * A record is not held in memory once emitted: it goes to a spool file (RecordSpool) and is read
  * back, one at a time, each time the finish step walks the batch (outputs, summary, report), so
  * a run over 100,000 documents holds an offset per document, not its record.
  * Where no spool can be made (no writable temp directory), records are kept in memory as before.
@@ -96,7 +96,7 @@ export class MemoryRecords implements RecordStore {
 }
 
 /**
- * Records on disk (a LineSpool, a table of the run's Scratch database): each one a line, appended as it is emitted, found again by its
+ * Records on disk (a LineSpool): each one a line, appended as it is emitted, found again by its
  * key's slot. A line is the record as JSON with its results set to null, a tab, then the results'
  * JSON text (JSON escapes tabs and newlines inside strings, so neither appears raw in either
  * part); results come back as stored results (outputs/stored-results.ts), which every writer
@@ -112,9 +112,9 @@ export class RecordSpool implements RecordStore {
     this.#lines = lines;
   }
 
-  /** A spool in the temp directory (a database of its own, or the run's), or undefined when none can be made there. */
-  static open(where?: string | Scratch): RecordSpool | undefined {
-    const lines = typeof where === 'object' ? where.lines() : LineSpool.open(where);
+  /** A spool in the temp directory, or undefined when none can be made there. */
+  static open(dir?: string): RecordSpool | undefined {
+    const lines = LineSpool.open(dir);
     return lines === undefined ? undefined : new RecordSpool(lines);
   }
 

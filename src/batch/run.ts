@@ -20,8 +20,7 @@ import { checkMoveFolders } from './finish/move.ts';
 import type { BatchDeps, BatchOptions } from './options.ts';
 import { PLAN_WINDOW, planBatch } from './plan/plan.ts';
 import { queued, type BatchPlan, type PlanStore } from './plan/planned.ts';
-import { createRecords, MemoryRecords, RecordSpool } from './records.ts';
-import { Scratch } from './scratch.ts';
+import { createRecords } from './records.ts';
 import type { Charges } from './outcome.ts';
 import { createStopper } from './send/stopper.ts';
 import { type BatchSummary, neverAnswered } from './summary.ts';
@@ -64,12 +63,10 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   let summary: BatchSummary | undefined;
   let jobs: PlanStore | undefined;
   let unsubscribe: (() => void) | undefined;
-  // The run's temporary state (its records, its plan): one database, closed with the last of them.
-  const scratch = Scratch.open();
   const records = createRecords(
     !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined,
     deps.onRecord,
-    (scratch && RecordSpool.open(scratch)) ?? new MemoryRecords(),
+    undefined,
     options.missingMarker,
   );
   try {
@@ -90,7 +87,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       },
       writeFailed: (message) => journalFailed(message),
     });
-    const plan = await planBatch(found, opened, options, deps, { reporter, log, records, scratch });
+    const plan = await planBatch(found, opened, options, deps, { reporter, log, records });
     jobs = plan.jobs;
     const finishing = { options, deps, log, records, started };
     if (options.dryRun) {

@@ -10,7 +10,6 @@ import type { UnreadableInput } from '../discover.ts';
 import { logFound, type FoundInputs } from '../discover/find.ts';
 import { HASH_WHILE_SENDING_ABOVE, type BatchDeps, type BatchOptions } from '../options.ts';
 import { unreadableKey, type Records } from '../records.ts';
-import type { Scratch } from '../scratch.ts';
 import { planJobs, priorRecord, type IgnoredInput, type Job } from './jobs.ts';
 import { countPages, requirePageCounter } from './pages.ts';
 import { settleIdentity } from './parser.ts';
@@ -22,8 +21,6 @@ export type PlanContext = {
   reporter: Reporter;
   log: Log;
   records: Records;
-  /** The run's temporary database, where the plan is kept (in memory without one). */
-  scratch?: Scratch | undefined;
 };
 
 /**
@@ -65,7 +62,7 @@ export async function planBatch(
     targetId,
     identity,
     offers: replay.parsers.get(targetId)?.offers,
-    jobs: PlanStore.open(ctx.scratch),
+    jobs: PlanStore.open(),
     queue: sendQueue(),
     copies: new Map(),
     unreadable: [],

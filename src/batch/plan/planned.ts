@@ -6,7 +6,7 @@ import type { IgnoredInput, Job } from './jobs.ts';
 import type { FileStamp, LinkNotFollowed, UnreadableInput } from '../discover.ts';
 import type { Unsettled } from './settle.ts';
 import { Int32List } from '../int32-list.ts';
-import { LineSpool, type Scratch } from '../scratch.ts';
+import { LineSpool } from '../spool.ts';
 
 /**
  * The plan as the send and finish steps read it. The plan step decides one window of inputs at
@@ -57,7 +57,7 @@ export function queued(queue: SendQueue): number {
 }
 
 /**
- * The batch's jobs by ordinal. Each is a line of the run's temporary database (JSON; a path that is bytes as base64),
+ * The batch's jobs by ordinal. Each is a line on disk (JSON; a path that is bytes as base64),
  * read back whole when the send step takes it or the finish step walks the batch; where no spool
  * can be made, the jobs are kept in memory.
  */
@@ -70,9 +70,8 @@ export class PlanStore {
     this.#lines = lines;
   }
 
-  /** In the run's temporary database (or one of its own), else in memory. */
-  static open(scratch?: Scratch): PlanStore {
-    return new PlanStore(scratch === undefined ? LineSpool.open() : scratch.lines());
+  static open(dir?: string): PlanStore {
+    return new PlanStore(LineSpool.open(dir));
   }
 
   /** In memory, whatever the temp directory: for tests and small batches made by hand. */

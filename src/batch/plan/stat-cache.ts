@@ -2,7 +2,7 @@ import { stampChangedMs, type InputFile } from '../discover.ts';
 import type { FileFacts } from '../facts.ts';
 import { readChecksummed, writeChecksummedChunks } from '../../journal/state/checksummed.ts';
 import { Int32List } from '../int32-list.ts';
-import { LineSpool } from '../scratch.ts';
+import { LineSpool } from '../spool.ts';
 
 /**
  * The stat cache, like git's index: a file's real path with its size, mtime and ctime (Node's
