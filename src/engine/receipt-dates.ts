@@ -6,7 +6,7 @@ import type { FormatHints } from './values.ts';
 
 /**
  * The dates of a receipt: the one it prints when it prints no other, the order of day and month
- * its money or its issuer's company form says, and the place of a date's own characters.
+ * its money or its issuer's company form says.
  */
 
 /** Dates as a receipt prints them, with a two-digit year too (counted, never read). */
@@ -62,24 +62,4 @@ export function dateOrder(layout: Layout, hints: FormatHints): DateOrder | 'cont
 function dayFirstMoney(layout: Layout): boolean {
   const says = (text: string) => DAY_FIRST_MONEY.test(text) || DAY_FIRST_FORM.test(text);
   return layout.pages.some((p) => p.lines.some((l) => says(l.cells.map((c) => c.text).join(' '))));
-}
-
-/**
- * The place of the date `iso` itself inside the cell a label's reading placed it on ("Date: 09/01/2019
- * 8:01 PM"): a scan's doubt about the label or the time beside it is not doubt about the date.
- * The place is kept when the cell holds no such date, or more than one.
- */
-export function placeOfDate(layout: Layout, at: Place, iso: string, order: DateOrder | undefined): Place {
-  const [x0, top, x1, bottom] = at.box;
-  const page = layout.pages.find((p) => p.number === at.page);
-  const found: Place[] = [];
-  for (const line of page?.lines ?? []) {
-    if (line.y < top || line.y - line.height > bottom) continue;
-    for (const cell of line.cells) {
-      if (cell.x1 <= x0 || cell.x0 >= x1) continue;
-      for (const m of cell.text.matchAll(DATE_TOKEN))
-        if (readDate(m[0], order) === iso) found.push(placeOfPart(line, cell, m.index, m.index + m[0].length));
-    }
-  }
-  return found.length === 1 ? (found[0] as Place) : at;
 }

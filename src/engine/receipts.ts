@@ -2,7 +2,7 @@ import type { FieldDefinition, LeafField, Results } from '../contract/index.ts';
 import { nameWords } from './labels.ts';
 import type { Layout, Line } from './layout.ts';
 import { readLetterhead } from './letterhead.ts';
-import { dateOrder, loneDate, placeOfDate } from './receipt-dates.ts';
+import { dateOrder, loneDate } from './receipt-dates.ts';
 import { placeOfCell, placeOfPart } from './receipt-places.ts';
 import type { Grounding, Place } from './types.ts';
 import type { FormatHints } from './values.ts';
@@ -111,9 +111,6 @@ export function readReceipt(
     // English invoice in euros may well write the month first), and only no lone date is taken.
     const order = role === 'date' ? dateOrder(layout, hints) : undefined;
     if (order === 'contradicted' && scanned) unset(field.name);
-    const labelled = grounding[field.name];
-    if (role === 'date' && labelled && typeof results[field.name] === 'string' && order !== 'contradicted')
-      grounding[field.name] = placeOfDate(layout, labelled, results[field.name] as string, order);
     if (results[field.name] !== null && results[field.name] !== undefined) continue;
     if (role === 'date') {
       const date = order === 'contradicted' ? undefined : loneDate(layout, order);

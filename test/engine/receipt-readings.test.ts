@@ -31,7 +31,9 @@ function page(lines: Array<string | { text: string; y: number; height: number }>
         if (word === '') continue;
         const width = word.length * 0.5 * height;
         pieces.push({ text: word, x, y, width, height });
-        words.push({ text: word, place: { page: 1, box: [x, y - 0.7 * height, x + width, y] } });
+        // A mark with no letter or digit (";", ".") sits on the baseline, as OCR boxes it.
+        const top = /[\p{L}\d]/u.test(word) ? y - 0.7 * height : y - 0.15 * height;
+        words.push({ text: word, place: { page: 1, box: [x, top, x + width, y] } });
         x += width + 0.5 * height;
       }
     }
@@ -57,7 +59,14 @@ const HEAD = [
 describe('receipts read by OCR: a doubt is about the words of the value only', () => {
   it("a date's label or a mark on the line above read with doubt does not null the date", async () => {
     // Failed before: null (the date's place was its whole cell, label and time included).
-    const lines = [...HEAD, 'Cash Bill ; 01143008', 'Date: 09/01/2019 8:01:11 PM', 'TOTAL ‖ 31.00', 'CASH ‖ 50.00'];
+    // OCR's line height holds the line's spacing: 31 for lines 24 apart.
+    const lines = [
+      ...HEAD,
+      { text: 'Cash Bill ; 01143008', y: 259, height: 29 },
+      { text: 'Date: 09/01/2019 8:01:11 PM', y: 283, height: 31 },
+      { text: 'TOTAL ‖ 31.00', y: 320, height: 31 },
+      { text: 'CASH ‖ 50.00', y: 350, height: 31 },
+    ];
     expect((await scanned(lines, (w) => w.text === 'Date:' || w.text === ';')).date).toBe('2019-01-09');
     // A doubt about the date's own digits still nulls it.
     expect((await scanned(lines, (w) => w.text === '09/01/2019')).date).toBeNull();
