@@ -3,7 +3,7 @@ import { type Role, receiptRoles } from './receipts.ts';
 import type { Grounding } from './types.ts';
 
 /**
- * An image read twice when the first reading lacks what a receipt's rules look for (extract.ts
+ * An image read twice when the first reading lacks the total a receipt's rules look for (extract.ts
  * groundImage). OCR's default layout finds blocks and columns: on a till's receipt it often
  * drops the column of amounts set far right of its labels, or splits a line, and a word it reads
  * with doubt nulls the value. A second reading as one block of lines (ocr.ts) reads the same page
@@ -11,8 +11,12 @@ import type { Grounding } from './types.ts';
  * read is never replaced, so the second reading changes nothing the first found.
  */
 
-/** The roles whose lack is worth a second reading: an address is read whole or not at all, and rarely. */
-const REREAD: ReadonlySet<Role> = new Set(['issuer', 'date', 'total']);
+/**
+ * The roles whose lack is worth a second reading: the total, whose column OCR drops. A name or a
+ * date the first reading lacks is mostly one it read with doubt, which the second reads the same
+ * way: reading again for those alone would double the time for little.
+ */
+const REREAD: ReadonlySet<Role> = new Set(['total']);
 
 type Grounded = { results: Results; grounding: Grounding };
 
