@@ -44,6 +44,17 @@ const MIN_UNLABELLED_CONFIDENCE = 90;
 /** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
 const RENDER_DPI = 300;
 
+/** Month names as printed ("MAR", "Apr.", "December"). */
+const MONTH_WORD =
+  /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)\.?,?$/i;
+
+/**
+ * A word of a closed list spelt exactly, a month's name or a legal form (letterhead.ts): no guess,
+ * as a misread of one ("Apt", "3HD") is no word of the list, so OCR's low confidence in it (small
+ * print, a bold face) is no doubt about the value it is part of.
+ */
+export const isClosedListWord = (text: string): boolean => MONTH_WORD.test(text) || isLegalFormWord(text);
+
 export type Scan = {
   /** The pages read, numbered as in the document. */
   pages: Page[];
@@ -178,9 +189,9 @@ async function readPage(
     page: n,
     box: [w.x0 / scale, w.top / scale, w.x1 / scale, w.bottom / scale],
   });
-  for (const w of doubtful) scan.doubtful.push(placeOf(w));
+  for (const w of doubtful) if (!isClosedListWord(w.text)) scan.doubtful.push(placeOf(w));
   for (const w of words)
-    if (w.confidence < MIN_UNLABELLED_CONFIDENCE && !isLegalFormWord(w.text)) scan.unsure.push(placeOf(w));
+    if (w.confidence < MIN_UNLABELLED_CONFIDENCE && !isClosedListWord(w.text)) scan.unsure.push(placeOf(w));
   if (words.length === 0) scan.notes.push(`page ${n} has no text layer, and OCR found no words on it`);
   else if (doubtful.length === words.length) {
     scan.notes.push(

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { groundImage, groundLayout, groundScanned } from '../../src/engine/extract.ts';
 import { type TextPiece, layoutPage } from '../../src/engine/layout.ts';
-import { isLegalFormWord } from '../../src/engine/letterhead.ts';
 import type { OcrLayout } from '../../src/engine/ocr.ts';
-import type { Scan } from '../../src/engine/scan.ts';
+import { type Scan, isClosedListWord } from '../../src/engine/scan.ts';
 import type { Place } from '../../src/engine/types.ts';
 import { RECEIPT_FIELDS } from '../../fixtures/lib/receipts.ts';
 
@@ -79,9 +78,12 @@ describe('receipts read by OCR: a doubt is about the words of the value only', (
     expect((await scanned(lines, (w) => w.text === '20')).total).toBeNull();
   });
 
-  it('a legal form spelt exactly is no guess; a misread of one is no legal form', () => {
-    for (const word of ['SDN', 'BHD', 'Bhd.', '(M)', 'CO.', 'LTD']) expect(isLegalFormWord(word)).toBe(true);
-    for (const word of ['HD.', '3HD', 'SDM', 'CONFECTIONERY', '(M']) expect(isLegalFormWord(word)).toBe(false);
+  it('a legal form or a month spelt exactly is no guess; a misread of one is no word of the list', () => {
+    // Failed before (no such rule): "BHD" at 87 nulled "UNIHAKKA INTERNATIONAL SDN BHD", "Apr" at 68 "09 Apr 2018".
+    for (const word of ['SDN', 'BHD', 'Bhd.', '(M)', 'CO.', 'LTD', 'MAR', 'Apr', 'December', 'Sept.'])
+      expect(isClosedListWord(word)).toBe(true);
+    for (const word of ['HD.', '3HD', 'SDM', 'CONFECTIONERY', '(M', 'Apt', 'MAR2018', 'Marc'])
+      expect(isClosedListWord(word)).toBe(false);
   });
 });
 
