@@ -5,8 +5,11 @@ import { formatHints } from './hints.ts';
 import { type ImageKind, countImagePages, countImagePagesFrom, imageKindOf } from './images.ts';
 import { LabelIndex } from './labels.ts';
 import { type Layout, layoutText } from './layout.ts';
+import type { OcrLayout } from './ocr.ts';
 import { countPdfPages, readPdf } from './pdf-text.ts';
 import { readReceipt } from './receipts.ts';
+import { fillFromSecondReading, lacksReceiptValues } from './rereading.ts';
+import type { Scan } from './scan.ts';
 import { wholeDocument } from './scope.ts';
 import { type ByteSource, type SourceInput, readAll, withSource } from './source.ts';
 import { EngineError, type EngineInput, type EngineOutput, type Grounding, type Place } from './types.ts';
@@ -149,10 +152,7 @@ async function extractFrom(source: ByteSource, mimeType: string, fields: FieldDe
   if (kind.kind === 'image') {
     const bytes = await readWhole(source, 'image', IMAGE_MAX_BYTES);
     const pageCount = countImagePages(kind.image, bytes);
-    // OCR is imported only here and for PDF pages without text: text documents never load it.
-    const { readImage } = await import('./scan.ts');
-    const scan = await readImage(kind.image, bytes);
-    return { pageCount, ...(await groundScanned({ pages: scan.pages }, scan, fields)) };
+    return { pageCount, ...(await groundImage(kind.image, bytes, fields)) };
   }
   if (kind.kind === 'text') {
     const bytes = await readWhole(source, 'text file', TEXT_MAX_BYTES);
@@ -168,6 +168,31 @@ async function extractFrom(source: ByteSource, mimeType: string, fields: FieldDe
   const scan = await readPdfScans(source, scanned);
   const pages = layout.pages.map((p) => scan.pages.find((s) => s.number === p.number) ?? p);
   return { pageCount, ...(await groundScanned({ pages }, scan, fields)) };
+}
+
+/** How an image is read by OCR (scan.ts readImage); tests give readings of their own. */
+type ReadImage = (kind: ImageKind, bytes: Uint8Array, layout: OcrLayout) => Promise<Scan>;
+
+// OCR is imported only for images and PDF pages without text: text documents never load it.
+const readByOcr: ReadImage = async (kind, bytes, layout) => (await import('./scan.ts')).readImage(kind, bytes, layout);
+
+/**
+ * An image's results: read by OCR, and read a second time as one block of lines when the first
+ * reading lacks a value a receipt's rules look for (rereading.ts).
+ */
+export async function groundImage(
+  kind: ImageKind,
+  bytes: Uint8Array,
+  fields: FieldDefinition,
+  readImage: ReadImage = readByOcr,
+): Promise<{ results: Results; grounding: Grounding; notes: string[] }> {
+  const scan = await readImage(kind, bytes, 'auto');
+  const first = await groundScanned({ pages: scan.pages }, scan, fields);
+  if (!lacksReceiptValues(fields, first.results)) return first;
+  const again = await readImage(kind, bytes, 'block');
+  const second = await groundScanned({ pages: again.pages }, again, fields);
+  fillFromSecondReading(fields, first, second, groundLayout({ pages: scan.pages }, fields, true).results);
+  return first;
 }
 
 /** Grounding over pages of which some were read by OCR: its doubtful words null what they touch, and its notes are kept. */

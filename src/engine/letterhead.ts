@@ -42,6 +42,12 @@ const POSTCODE = /(?<![\d./-])\d{4,6}(?![\d./-])/;
 const LEGAL_FORM =
   /\b(?:sdn\.?\s*bhd|bhd|berhad|ltd|limited|llc|inc|corp|gmbh|ag|sarl|sas|plc|pte|enterprise|trading)\.?$/i;
 
+/** A name's line that runs on to the next: it ends with "&", "AND", "OF" or a hyphen. */
+const RUNS_ON = /(?:&|-|\band|\bof)$/i;
+/** A line that ends with a legal form, its registration number aside. */
+const FORM_AT_END =
+  /\b(?:sdn\.?\s*bhd|bhd|berhad|ltd|limited|llc|inc|corp|gmbh|plc|pte|s\/b)\.?(?:\s*\(\s*\d[\d\s-]*-?\s*[A-Z]\s*\))?$/i;
+
 /** The words of legal forms and trades that a name ends with and never is alone. */
 const FORM_WORDS = new Set(
   [
@@ -62,6 +68,16 @@ const FORM_WORDS = new Set(
     'co',
   ].concat(['enterprise', 'enterprises', 'trading', 'company', 'and', 'm']),
 );
+
+/** Legal forms as a name prints them, a closed list: "SDN", "BHD.", "(M)", "CO.". */
+const LEGAL_FORM_WORD = /^(?:sdn|bhd|berhad|ltd|limited|llc|inc|corp|gmbh|plc|pte|co)\.?$|^\((?:m|s)\)$/i;
+
+/**
+ * Whether an OCR word is a legal form, spelt exactly: a word of a closed list read whole is no
+ * guess, as a misread of one ("3HD", "HD.") is no word of it, so OCR's low confidence in it
+ * (small print, a bold face) is no doubt about the name it ends.
+ */
+export const isLegalFormWord = (text: string): boolean => LEGAL_FORM_WORD.test(text);
 
 const wordsOf = (text: string): string[] =>
   text
@@ -106,8 +122,9 @@ function isStray(line: Line): boolean {
   return /(?:^|\s)\p{Ll}/u.test(text) || wordsOf(text).every((w) => TITLE_WORDS.has(w));
 }
 
+/** Baselines closer than half the smaller line's height: a large name over small print is not an overlap. */
 function overlaps(above: Line, below: Line): boolean {
-  return below.y - above.y < 0.5 * Math.max(above.height, below.height);
+  return below.y - above.y < 0.5 * Math.min(above.height, below.height);
 }
 
 /** Lines of one block: each starts within two of its lines' heights of the one above. */
@@ -136,8 +153,13 @@ export function readLetterhead(page: Page | undefined): Letterhead {
     follows(first, second) &&
     Math.abs(second.height - first.height) <= 0.2 * first.height &&
     !/\d/.test(textOf(second))
-  )
+  ) {
+    // Two lines of a name's shape are one name when the first runs on ("HARDWARE &") or the
+    // second ends it with its legal form ("CO. (M) SDN BHD"); otherwise the second may as well be
+    // a place or a branch ("AUTOROUTE RABAT MEKNES" under "RELAIS TOTAL OULMES"): no name is read.
+    if (!RUNS_ON.test(textOf(first)) && !FORM_AT_END.test(textOf(second))) return none;
     nameLines.push(second);
+  }
   // Lines that overlap are a skewed scan whose lines OCR did not read in order ("INTERNATIONAL
   // SDN BHD" above "UNIHAKKA"): nothing of the letterhead is read.
   const head = lines.slice(start, start + MAX_NAME_LINES + MAX_ADDRESS_LINES + 3);

@@ -84,11 +84,18 @@ function threadOf(worker: Worker): Thread | undefined {
 }
 
 /**
+ * How tesseract finds the text on the page: `auto` looks for blocks and columns (an invoice's);
+ * `block` reads the image as one block of lines, so that a column set far to the right of its
+ * labels (a receipt's amounts) is read on the labels' lines rather than dropped as noise.
+ */
+export type OcrLayout = 'auto' | 'block';
+
+/**
  * The words of one image (PNG, JPEG or a one-page TIFF), or OcrTimeout once `ms` have
  * passed: the recogniser is then stopped (its thread terminated) and a new one is started
  * for the next image.
  */
-export async function recognise(image: Uint8Array, ms: number): Promise<OcrWord[]> {
+export async function recognise(image: Uint8Array, ms: number, layout: OcrLayout = 'auto'): Promise<OcrWord[]> {
   current ??= start().catch((e: unknown) => {
     current = null;
     throw e;
@@ -102,10 +109,12 @@ export async function recognise(image: Uint8Array, ms: number): Promise<OcrWord[
     timer = setTimeout(() => reject(new OcrTimeout(`OCR took longer than ${ms} ms`)), Math.max(1, ms));
   });
   try {
+    if (layout === 'block') await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_BLOCK });
     const result = await Promise.race([
       worker.recognize(Buffer.from(image), {}, { blocks: true, text: false }),
       timeout,
     ]);
+    if (layout === 'block') await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
     return wordsOf(result.data.blocks ?? []);
   } catch (e) {
     if (current === started) current = null;

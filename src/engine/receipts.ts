@@ -1,8 +1,9 @@
 import type { FieldDefinition, LeafField, Results } from '../contract/index.ts';
-import { type DateOrder, parseDate } from './dates.ts';
 import { nameWords } from './labels.ts';
 import type { Layout, Line } from './layout.ts';
 import { readLetterhead } from './letterhead.ts';
+import { dateOrder, loneDate } from './receipt-dates.ts';
+import { placeOfCell, placeOfPart } from './receipt-places.ts';
 import type { Grounding, Place } from './types.ts';
 import type { FormatHints } from './values.ts';
 
@@ -25,7 +26,7 @@ const NAME_WORDS = new Set(['name', 'legal', 'trading']);
 const DATE_WORDS = new Set(['receipt', 'transaction', 'purchase', 'sale', 'sales', 'document', 'issue', 'bill']);
 const TOTAL_WORDS = new Set(['total', 'grand', 'amount', 'payable', 'paid', 'receipt']);
 
-type Role = 'issuer' | 'address' | 'date' | 'total';
+export type Role = 'issuer' | 'address' | 'date' | 'total';
 
 function roleOf(field: LeafField): Role | undefined {
   const words = nameWords(field.name);
@@ -43,6 +44,20 @@ function roleOf(field: LeafField): Role | undefined {
   )
     return 'total';
   return undefined;
+}
+
+/**
+ * The top-level fields these rules read, by name, with what each is: the issuer, its address,
+ * the date or the total.
+ */
+export function receiptRoles(fields: FieldDefinition): Map<string, Role> {
+  const out = new Map<string, Role>();
+  for (const field of fields) {
+    if (field.type === 'object' || field.type === 'table') continue;
+    const role = roleOf(field);
+    if (role) out.set(field.name, role);
+  }
+  return out;
 }
 
 /**
@@ -77,6 +92,10 @@ export function readReceipt(
       if (payable && typeof given === 'number' && !payable.final && Math.abs(given - payable.amount) >= 0.005)
         unset(field.name);
       else if (payable && (typeof given !== 'number' || payable.final)) set(field.name, payable.amount, payable.at);
+      // A till prints its total beside its label: a label's value on a line with no word of a
+      // total is a column's ("Total RM" over the items, read with the first item under it).
+      else if (!payable && typeof given === 'number' && !besideTotalWord(layout, grounding[field.name]))
+        unset(field.name);
       // The cash handed over less the change is what was paid, and no item costs more than the
       // whole: a total that disagrees is misread.
       const total = results[field.name];
@@ -118,60 +137,6 @@ export function readReceipt(
     results[name] = null;
     delete grounding[name];
   }
-}
-
-/** Dates as a receipt prints them, with a two-digit year too (counted, never read). */
-const DATE_TOKEN =
-  /(?<![\d/.-])(?:\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2}|\d{1,2}[\s-][A-Za-z]{3,9}\.?[\s-]\d{4})(?![\d/.-])/g;
-
-/**
- * Money marks of the countries that write the day before the month: where the document shows
- * no date that says its order, its currency does ("RM 9.90" on a receipt from Malaysia).
- */
-const DAY_FIRST_MONEY = /\b(?:RM|MYR|RINGGIT|SGD|S\$|EUR|GBP|INR|Rs)\b|[€£]/;
-/**
- * Company forms of the same countries: a receipt that prints no currency mark ("TOTAL 9.90") still
- * names its issuer's form ("… SDN BHD", "… PTE LTD").
- */
-const DAY_FIRST_FORM = /\b(?:sdn\.?\s*bhd|berhad|pte\.?\s*ltd)\b/i;
-/** A date with a two-digit year: read as this century's once the order is known. */
-const SHORT_YEAR = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{2})$/;
-
-/** The date when the document prints exactly one (once or more), and reads it; else nothing. */
-function loneDate(layout: Layout, order: DateOrder | undefined): { iso: string; at: Place } | undefined {
-  const readDate = (text: string): string | null => {
-    const short = order ? SHORT_YEAR.exec(text) : null;
-    return parseDate(short ? `${short[1]}/${short[3]}/20${short[4]}` : text, order);
-  };
-  const found = new Map<string, Place>();
-  for (const page of layout.pages) {
-    for (const line of page.lines) {
-      for (const cell of line.cells) {
-        for (const m of cell.text.matchAll(DATE_TOKEN)) {
-          const read = readDate(m[0]);
-          // "52 SHOP 2108" has the shape of "12 Mar 2018" and no month: not a date at all.
-          if (read === null && /\p{L}/u.test(m[0])) continue;
-          const iso = read ?? `unread ${m[0]}`;
-          if (!found.has(iso)) found.set(iso, placeOfPart(line, cell, m.index, m.index + m[0].length));
-        }
-      }
-    }
-  }
-  if (found.size !== 1) return undefined;
-  const [[iso, at]] = [...found] as [[string, Place]];
-  return iso.startsWith('unread') ? undefined : { iso, at };
-}
-
-/** The order of day and month: the dates' own, else the money's or the company form's; contradicted when they disagree. */
-function dateOrder(layout: Layout, hints: FormatHints): DateOrder | 'contradicted' | undefined {
-  const dayFirst = dayFirstMoney(layout);
-  if (hints.dateOrder === 'mdy' && dayFirst) return 'contradicted';
-  return hints.dateOrder ?? (dayFirst ? 'dmy' : undefined);
-}
-
-function dayFirstMoney(layout: Layout): boolean {
-  const says = (text: string) => DAY_FIRST_MONEY.test(text) || DAY_FIRST_FORM.test(text);
-  return layout.pages.some((p) => p.lines.some((l) => says(l.cells.map((c) => c.text).join(' '))));
 }
 
 /** An amount at the end of a line: "15.90", "RM 9.90", "$8.20", "1,234.50", "9.90 SR" (a tax code after it). */
@@ -355,13 +320,7 @@ function totalOf(line: Line, text: string, words: string[], previous: string): L
   if (label.some((w) => NOT_PAYABLE.has(w) && !allowed(w))) return undefined;
   const afterRounding = wordsOf(previous).some((w) => w === 'rounding' || w === 'round');
   // The amount's own characters, not a tax code or a mark beside it, are what a scan's doubt is checked on.
-  const cell = line.cells.findLast((c) => c.text.includes(m[1] as string)) ?? line.cells.at(-1);
-  const from = cell?.text.lastIndexOf(m[1] as string) ?? -1;
-  const at = !cell
-    ? { page: line.page, box: [0, 0, 0, 0] as [number, number, number, number] }
-    : from < 0
-      ? placeOfCell(line, cell)
-      : placeOfPart(line, cell, from, from + (m[1] as string).length);
+  const at = placeOfAmount(line, m[1] as string);
   return { amount, at, final: words.some((w) => FINAL.has(w)) || afterRounding || adjusted };
 }
 
@@ -374,14 +333,44 @@ const wordsOf = (text: string): string[] =>
     .filter((w) => w !== '');
 
 /**
- * The place of characters `from`..`to` of a cell, by their share of its width: a date's own
- * words, not the label or the time beside it in the same cell, are what a scan's doubt is checked on.
+ * The place of an amount's own characters on its line, as OCR printed them ("65. 20" for 65.20):
+ * not a currency or a tax code beside it, whose doubt is not the amount's.
  */
-function placeOfPart(line: Line, cell: { text: string; x0: number; x1: number }, from: number, to: number): Place {
-  const per = (cell.x1 - cell.x0) / Math.max(1, cell.text.length);
-  return placeOfCell(line, { x0: cell.x0 + per * (from + 0.5), x1: cell.x0 + per * (to - 0.5) });
+function placeOfAmount(line: Line, amount: string): Place {
+  const printed = new RegExp(`${amount.replace('.', '\\.\\s?')}(?!\\d)`, 'g');
+  for (const cell of [...line.cells].reverse()) {
+    const found = [...cell.text.matchAll(printed)].at(-1);
+    if (found) return placeOfPart(line, cell, found.index, found.index + found[0].length);
+  }
+  const last = line.cells.at(-1);
+  return last ? placeOfCell(line, last) : { page: line.page, box: [0, 0, 0, 0] };
 }
 
-function placeOfCell(line: Line, cell: { x0: number; x1: number }): Place {
-  return { page: line.page, box: [cell.x0, line.y - line.height, cell.x1, line.y + 0.25 * line.height] };
+/** Words that name a till's total on its own line ("TOTAL", "Amount Due", "JUMLAH"). */
+const TOTAL_LINE_WORDS = new Set([
+  'total',
+  'totals',
+  'payable',
+  'due',
+  'amount',
+  'amt',
+  'nett',
+  'net',
+  'grand',
+  'jumlah',
+]);
+
+/** Whether the line a place stands on names a total before it. */
+function besideTotalWord(layout: Layout, at: Place | undefined): boolean {
+  if (!at) return false;
+  const [x0, top, , bottom] = at.box;
+  const middle = (top + bottom) / 2;
+  const page = layout.pages.find((p) => p.number === at.page);
+  const line = page?.lines.find((l) => middle >= l.y - l.height && middle <= l.y + 0.25 * l.height);
+  if (!line) return false;
+  const before = line.cells
+    .filter((c) => c.x0 < x0)
+    .map((c) => c.text)
+    .join(' ');
+  return wordsOf(before).some((w) => TOTAL_LINE_WORDS.has(w));
 }

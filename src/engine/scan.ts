@@ -3,7 +3,8 @@ import { importEngine } from '../engine-package.ts';
 import type { Results } from '../contract/index.ts';
 import { type ImageKind, type ImageSize, imageSizes, tiffPage } from './images.ts';
 import { type Page, type TextPiece, layoutPage } from './layout.ts';
-import { OCR_LANGUAGE_NAMES, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
+import { isLegalFormWord } from './letterhead.ts';
+import { OCR_LANGUAGE_NAMES, type OcrLayout, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
 import { openPdf } from './pdf-text.ts';
 import { type ByteSource, type SourceInput, withSource } from './source.ts';
 import { EngineError, type Grounding, type Place } from './types.ts';
@@ -43,6 +44,17 @@ const MIN_UNLABELLED_CONFIDENCE = 90;
 /** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
 const RENDER_DPI = 300;
 
+/** Month names as printed ("MAR", "Apr.", "December"). */
+const MONTH_WORD =
+  /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)\.?,?$/i;
+
+/**
+ * A word of a closed list spelt exactly, a month's name or a legal form (letterhead.ts): no guess,
+ * as a misread of one ("Apt", "3HD") is no word of the list, so OCR's low confidence in it (small
+ * print, a bold face) is no doubt about the value it is part of.
+ */
+export const isClosedListWord = (text: string): boolean => MONTH_WORD.test(text) || isLegalFormWord(text);
+
 export type Scan = {
   /** The pages read, numbered as in the document. */
   pages: Page[];
@@ -63,8 +75,8 @@ const newBudget = (): Budget => ({
   skipped: new Set(),
 });
 
-/** Every page of an image file. Its boxes are in the image's pixels. */
-export async function readImage(kind: ImageKind, bytes: Uint8Array): Promise<Scan> {
+/** Every page of an image file. Its boxes are in the image's pixels. `layout`: how OCR finds its lines (ocr.ts). */
+export async function readImage(kind: ImageKind, bytes: Uint8Array, layout: OcrLayout = 'auto'): Promise<Scan> {
   const sizes = imageSizes(kind, bytes);
   // Not one page OCR would read: nothing to extract, so the document fails (refunded) and says why,
   // rather than completing with every field null and a page charged.
@@ -88,10 +100,10 @@ export async function readImage(kind: ImageKind, bytes: Uint8Array): Promise<Sca
       continue;
     }
     const image = kind === 'tiff' && sizes.length > 1 ? tiffPage(bytes, n) : bytes;
-    if (pixels <= OCR_MAX_PIXELS) await readPage(n, 1, () => Promise.resolve(image), budget, scan);
+    if (pixels <= OCR_MAX_PIXELS) await readPage(n, 1, () => Promise.resolve(image), budget, scan, layout);
     else {
       const scale = Math.sqrt(DOWNSCALED_PIXELS / pixels);
-      await readPage(n, scale, () => downscaled(image, size, scale), budget, scan);
+      await readPage(n, scale, () => downscaled(image, size, scale), budget, scan, layout);
     }
   }
   return finishNotes(scan, budget, sizes.length);
@@ -136,6 +148,7 @@ async function readPage(
   image: () => Promise<Uint8Array>,
   budget: Budget,
   scan: Scan,
+  layout: OcrLayout = 'auto',
 ): Promise<void> {
   if (budget.stopped || budget.pagesLeft <= 0) {
     budget.stopped = true;
@@ -152,7 +165,7 @@ async function readPage(
   }
   let words: OcrWord[];
   try {
-    words = await recognise(pixels, budget.deadline - Date.now());
+    words = await recognise(pixels, budget.deadline - Date.now(), layout);
   } catch (e) {
     if (!(e instanceof OcrTimeout)) {
       throw new EngineError(
@@ -176,8 +189,9 @@ async function readPage(
     page: n,
     box: [w.x0 / scale, w.top / scale, w.x1 / scale, w.bottom / scale],
   });
-  for (const w of doubtful) scan.doubtful.push(placeOf(w));
-  for (const w of words) if (w.confidence < MIN_UNLABELLED_CONFIDENCE) scan.unsure.push(placeOf(w));
+  for (const w of doubtful) if (!isClosedListWord(w.text)) scan.doubtful.push(placeOf(w));
+  for (const w of words)
+    if (w.confidence < MIN_UNLABELLED_CONFIDENCE && !isClosedListWord(w.text)) scan.unsure.push(placeOf(w));
   if (words.length === 0) scan.notes.push(`page ${n} has no text layer, and OCR found no words on it`);
   else if (doubtful.length === words.length) {
     scan.notes.push(
@@ -236,12 +250,17 @@ export function dropDoubtful(
   }
 }
 
+/**
+ * A word is a value's when most of its width lies in the value's box: a box drawn by the share
+ * of a cell's characters ends a little before or after its words, and a label or a time beside
+ * the value is not the value's doubt.
+ */
 function touches(value: Place, word: Place): boolean {
   if (value.page !== word.page) return false;
   const [x0, top, x1, bottom] = value.box;
   const [wx0, wtop, wx1, wbottom] = word.box;
   const middle = (wtop + wbottom) / 2;
-  return Math.min(x1, wx1) > Math.max(x0, wx0) && middle >= top && middle <= bottom;
+  return Math.min(x1, wx1) - Math.max(x0, wx0) > (wx1 - wx0) / 2 && middle >= top && middle <= bottom;
 }
 
 /** Sets the leaf a grounding path names ("total", "vendor.name", "line_items[0].amount") to null. */

@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { groundImage, groundLayout, groundScanned } from '../../src/engine/extract.ts';
+import { type TextPiece, layoutPage } from '../../src/engine/layout.ts';
+import type { OcrLayout } from '../../src/engine/ocr.ts';
+import { type Scan, isClosedListWord } from '../../src/engine/scan.ts';
+import type { Place } from '../../src/engine/types.ts';
+import { RECEIPT_FIELDS } from '../../fixtures/lib/receipts.ts';
+
+/**
+ * Receipts as OCR reads them (receipts.ts, letterhead.ts, rereading.ts): synthetic pages built
+ * word by word, so that a test can say which word OCR doubted, each of the shape of a value
+ * found on real receipts. A line is words at 6 units a character, one space apart; "‖" starts a
+ * cell at the right, as a till prints a label and its amount.
+ */
+
+type Word = { text: string; place: Place };
+
+function page(lines: Array<string | { text: string; y: number; height: number }>) {
+  const pieces: TextPiece[] = [];
+  const words: Word[] = [];
+  for (const [i, line] of lines.entries()) {
+    const { text, y, height } = typeof line === 'string' ? { text: line, y: 40 + 20 * i, height: 12 } : line;
+    const [left = '', right] = text.split(' ‖ ');
+    for (const [part, from] of [
+      [left, 20],
+      [right, 300],
+    ] as const) {
+      let x = from;
+      for (const word of part?.split(' ') ?? []) {
+        if (word === '') continue;
+        const width = word.length * 0.5 * height;
+        pieces.push({ text: word, x, y, width, height });
+        // A mark with no letter or digit (";", ".") sits on the baseline, as OCR boxes it.
+        const top = /[\p{L}\d]/u.test(word) ? y - 0.7 * height : y - 0.15 * height;
+        words.push({ text: word, place: { page: 1, box: [x, top, x + width, y] } });
+        x += width + 0.5 * height;
+      }
+    }
+  }
+  return { layout: { pages: [layoutPage(1, pieces)] }, words };
+}
+
+/** The results of a page whose words `doubted` OCR read with low confidence. */
+async function scanned(lines: Parameters<typeof page>[0], doubted: (w: Word) => boolean) {
+  const { layout, words } = page(lines);
+  const doubtful = words.filter(doubted).map((w) => w.place);
+  return (await groundScanned(layout, { doubtful, unsure: doubtful, notes: [] }, RECEIPT_FIELDS)).results;
+}
+
+const HEAD = [
+  'KEDAI MAJU JAYA SDN BHD',
+  '(123456-K)',
+  'NO. 7, JALAN BUNGA RAYA 2,',
+  'TAMAN SRI MUDA, 40400 SHAH ALAM',
+  'TEL: 03-5555 1234',
+];
+
+describe('receipts read by OCR: a doubt is about the words of the value only', () => {
+  it("a date's label or a mark on the line above read with doubt does not null the date", async () => {
+    // Failed before: null (the date's place was its whole cell, label and time included).
+    // OCR's line height holds the line's spacing: 31 for lines 24 apart.
+    const lines = [
+      ...HEAD,
+      { text: 'Cash Bill ; 01143008', y: 259, height: 29 },
+      { text: 'Date: 09/01/2019 8:01:11 PM', y: 283, height: 31 },
+      { text: 'TOTAL ‖ 31.00', y: 320, height: 31 },
+      { text: 'CASH ‖ 50.00', y: 350, height: 31 },
+    ];
+    expect((await scanned(lines, (w) => w.text === 'Date:' || w.text === ';')).date).toBe('2019-01-09');
+    // A doubt about the date's own digits still nulls it.
+    expect((await scanned(lines, (w) => w.text === '09/01/2019')).date).toBeNull();
+  });
+
+  it('a total OCR printed as "RM 65. 20": a doubt about the currency beside it does not null it', async () => {
+    // Failed before: null (the amount was not found in its cell, and the whole cell was checked).
+    const lines = [...HEAD, 'Sub Total ‖ RM 65. 20', 'TOTAL ‖ RM 65. 20', 'CASH ‖ RM 70.00'];
+    expect((await scanned(lines, (w) => w.text === 'RM')).total).toBe(65.2);
+    expect((await scanned(lines, (w) => w.text === '20')).total).toBeNull();
+  });
+
+  it('a legal form or a month spelt exactly is no guess; a misread of one is no word of the list', () => {
+    // Failed before (no such rule): "BHD" at 87 nulled "UNIHAKKA INTERNATIONAL SDN BHD", "Apr" at 68 "09 Apr 2018".
+    for (const word of ['SDN', 'BHD', 'Bhd.', '(M)', 'CO.', 'LTD', 'MAR', 'Apr', 'December', 'Sept.'])
+      expect(isClosedListWord(word)).toBe(true);
+    for (const word of ['HD.', '3HD', 'SDM', 'CONFECTIONERY', '(M', 'Apt', 'MAR2018', 'Marc'])
+      expect(isClosedListWord(word)).toBe(false);
+  });
+});
+
+describe('receipts: the letterhead name', () => {
+  const read = (lines: Parameters<typeof page>[0]) => groundLayout(page(lines).layout, RECEIPT_FIELDS).results;
+
+  it('a second line of a name that neither runs on nor ends the name is maybe a place: no name', () => {
+    // Failed before: "RELAIS TOTAL OULMES AUTOROUTE RABAT MEKNES" (the truth is the first line).
+    expect(
+      read(['RELAIS TOTAL OULMES', 'AUTOROUTE RABAT MEKNES', '15000 KHEMISSET', 'Tel. : 05.22.95.66.66']).company,
+    ).toBeNull();
+    expect(
+      read(['HOME MASTER HARDWARE &', 'ELECTRICAL', 'NO.113G, JALAN SETIA 5,', '40170 BANDAR SETIA ALAM']).company,
+    ).toBe('HOME MASTER HARDWARE & ELECTRICAL');
+  });
+
+  it('a name in large type over small print close under it is read (no overlap)', () => {
+    // Failed before: null (the small line's baseline is within half the large type's height).
+    const results = read([
+      { text: 'POPULAR BOOK', y: 60, height: 40 },
+      { text: 'CO. (M) SDN BHD', y: 100, height: 40 },
+      { text: '(Co. No. 113825-W)', y: 118, height: 14 },
+      { text: 'No 8, Jalan 7/118B, Desa Tun Razak', y: 136, height: 14 },
+      { text: '56000 Kuala Lumpur, Malaysia', y: 152, height: 14 },
+      { text: 'TEL: 03-4141 2222', y: 168, height: 14 },
+    ]);
+    expect(results.company).toBe('POPULAR BOOK CO. (M) SDN BHD');
+  });
+});
+
+describe('receipts: the amount payable', () => {
+  it('a "Total RM" column heading with the first item under it, and no total line read: null', () => {
+    // Failed before: 19.9 (OCR's second reading split the "TOTAL : RM 24.40" line).
+    const { results } = groundLayout(
+      page([...HEAD, 'Qty ‖ Total RM', 'SHOGA YAKI SET ‖ 19.90', 'SIDE DISH ‖ 4.50', 'CASH ‖ 30.40']).layout,
+      RECEIPT_FIELDS,
+    );
+    expect(results.total).toBeNull();
+  });
+});
+
+describe('receipts: a second reading fills what the first lacks (extract.ts groundImage)', () => {
+  /** Readings of one image by layout; the calls made, in order. */
+  function readings(by: Partial<Record<OcrLayout, { lines: string[]; doubted?: string[] }>>) {
+    const calls: OcrLayout[] = [];
+    const read = async (_kind: string, _bytes: Uint8Array, layout: OcrLayout): Promise<Scan> => {
+      calls.push(layout);
+      const { lines = [], doubted = [] } = by[layout] ?? {};
+      const { layout: laid, words } = page(lines);
+      const doubtful = words.filter((w) => doubted.includes(w.text)).map((w) => w.place);
+      return { pages: laid.pages, doubtful, unsure: doubtful, notes: [] };
+    };
+    return { calls, read };
+  }
+  const bytes = new Uint8Array(0);
+
+  it('an amount column the first reading dropped is taken from the second; a value the first read is kept', async () => {
+    const { calls, read } = readings({
+      auto: { lines: [...HEAD, 'Date: 09/01/2019', 'Total Amount:', 'Cash Received', 'Change :'] },
+      block: {
+        lines: [...HEAD, 'Date: 10/01/2019', 'Total Amount: ‖ 31.00', 'Cash Received ‖ 101.00', 'Change : ‖ 70.00'],
+      },
+    });
+    const { results } = await groundImage('jpeg', bytes, RECEIPT_FIELDS, read);
+    expect(calls).toEqual(['auto', 'block']);
+    expect(results.total).toBe(31);
+    expect(results.date).toBe('2019-01-09');
+  });
+
+  it('a first reading that lacks nothing is the only one', async () => {
+    const { calls, read } = readings({
+      auto: { lines: [...HEAD, 'Date: 09/01/2019', 'TOTAL ‖ 31.00', 'CASH ‖ 50.00', 'CHANGE ‖ 19.00'] },
+    });
+    const { results } = await groundImage('jpeg', bytes, RECEIPT_FIELDS, read);
+    expect(calls).toEqual(['auto']);
+    expect(results.total).toBe(31);
+  });
+
+  it('a date the first reading doubted is not taken from the second, which misreads it the same way', async () => {
+    const lines = [...HEAD, 'Date: 04-04-2016', 'TOTAL ‖ 24.40', 'CASH ‖ 30.40', 'CHANGE ‖ 6.00'];
+    const dropped = [...HEAD, 'Date: 04-04-2016', 'TOTAL', 'CASH', 'CHANGE'];
+    const { calls, read } = readings({ auto: { lines: dropped, doubted: ['04-04-2016'] }, block: { lines } });
+    const { results } = await groundImage('jpeg', bytes, RECEIPT_FIELDS, read);
+    expect(calls).toEqual(['auto', 'block']);
+    expect(results.date).toBeNull();
+    expect(results.total).toBe(24.4);
+  });
+});
