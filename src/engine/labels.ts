@@ -9,7 +9,6 @@ import { NUMBER_WORDS, POINTING } from './vocabulary/role-words.ts';
 import { SPLIT_WORD_MIN, type Token, indexWord, tokens, wordsEqual } from './words.ts';
 
 // The words of a field's name, read by receipts' rules through this module as before the words had their own.
-export { nameWords } from './words.ts';
 
 /**
  * How a field is recognised in a document: its `label`, its `aliases` and the words of its

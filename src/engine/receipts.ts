@@ -1,5 +1,5 @@
 import type { FieldDefinition, LeafField, Results } from '../contract/index.ts';
-import { nameWords } from './labels.ts';
+import { nameWords } from './words.ts';
 import type { Layout, Line } from './layout.ts';
 import { readLetterhead } from './letterhead.ts';
 import { dateOrder, loneDate } from './receipt-dates.ts';
