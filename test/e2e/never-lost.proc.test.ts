@@ -200,7 +200,7 @@ function unmount(dir: string): void {
   execFileSync('umount', [dir], { stdio: 'pipe' });
 }
 
-/** Whether this machine lets the tests mount a tmpfs; the in-process variant (test/batch/journal-full.test.ts) runs everywhere. */
+/** Whether this machine lets the tests mount a tmpfs; the in-process variant (test/journal/rescue.test.ts) runs everywhere. */
 const noTmpfs = ((): string | undefined => {
   const probe = tempDir('extract-probe-');
   const why = mountTmpfs(probe, '64k');
