@@ -5,7 +5,7 @@ import type { SentRequest } from '../../journal/journal.ts';
 import type { Route } from '../../outputs/record.ts';
 import { stampOf } from '../discover.ts';
 import { hashOf, openInput } from '../facts.ts';
-import { serviceName, type Job } from '../plan/jobs.ts';
+import { serviceName, type Job } from '../plan/index.ts';
 import { extractCharged, newRequest } from './charged.ts';
 import { abandonInRun, asRead } from './identify.ts';
 import { pageCountOf, type Sending } from './sending.ts';
