@@ -54,7 +54,7 @@ export async function sendUpload(
 
 /**
  * upload-url, PUT and extract, each upload of the same descriptor (`opened`): its size as it
- * was opened, hashed on the way, and keyed by that hash before POST extract (identify.ts asRead).
+ * was opened, hashed on the way, and keyed by that hash before POST extract, as a file read whole is (identify.ts).
  */
 async function upload(
   s: Sending,
