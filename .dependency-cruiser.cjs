@@ -16,16 +16,16 @@ module.exports = {
     {
       name: 'phase-through-its-door',
       comment:
-        "A batch phase (src/batch/discover, plan, send, finish) is entered by its door, its index.ts: another phase or any other module of src/ imports what the door exports, never a phase's file. An `await import()` of a phase's file is a door of its own (a barrel would load it with every importer). src/batch/send/pipeline.ts is being rewritten beside this rule: its imports move to plan's door with that change.",
+        "A batch phase (src/batch/discover, plan, send, finish) is entered by its door, its index.ts: another phase or any other module of src/ imports what the door exports, never a phase's file. An `await import()` of a phase's file is a door of its own (a barrel would load it with every importer).",
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/batch/(discover|plan|send|finish)/', '^src/batch/send/pipeline\\.ts$'] },
+      from: { path: '^src/', pathNot: '^src/batch/(discover|plan|send|finish)/' },
       to: { path: '^src/batch/(discover|plan|send|finish)/(?!index\\.ts$)', dependencyTypesNot: ['dynamic-import'] },
     },
     {
       name: 'phase-through-another-phases-door',
       comment: 'The same rule between phases: a phase reaches into its own files only.',
       severity: 'error',
-      from: { path: '^src/batch/(discover|plan|send|finish)/', pathNot: '^src/batch/send/pipeline\\.ts$' },
+      from: { path: '^src/batch/(discover|plan|send|finish)/' },
       to: {
         path: '^src/batch/(discover|plan|send|finish)/(?!index\\.ts$)',
         pathNot: '^src/batch/$1/',

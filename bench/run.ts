@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs every benchmark of issue 7 and prints one table. Each row is the
+ * `npm run bench`: runs every benchmark and prints one table. Each row is the
  * median of repeated runs of the project against a peer or a limit measured in the same run
  * on the same machine, and their ratio.
  *
@@ -32,7 +32,7 @@ const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> 
   { id: '9', run: async (ctx) => (await import('./rows/shared.ts')).sharedRows(ctx) },
   { id: '10', run: async (ctx) => (await import('./rows/ocr.ts')).ocrRows(ctx) },
   { id: '11', run: async (ctx) => (await import('./rows/journal-open.ts')).journalOpenRows(ctx) },
-  // Issue 26's row 10 (first-run memory); group 10 was taken by OCR.
+  // Row 10 (first-run memory) is group 12: group 10 is OCR.
   { id: '12', run: async (ctx) => (await import('./rows/memory.ts')).memoryRows(ctx) },
   { id: '13', run: async (ctx) => (await import('./rows/watch-skips.ts')).watchSkipRows(ctx) },
   { id: '14', run: async (ctx) => (await import('./rows/install.ts')).installRows(ctx) },

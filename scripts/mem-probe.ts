@@ -1,5 +1,5 @@
 /**
- * Where a first run's memory goes (issue 26 item 1): the CLI over N one-page PDFs against the
+ * Where a first run's memory goes: the CLI over N one-page PDFs against the
  * stand-in (as bench row 10 mem), its peak RSS, and heap snapshots taken when the stand-in has
  * answered the given fractions of the batch (NODE_OPTIONS=--heapsnapshot-signal).
  *

@@ -8,7 +8,7 @@ import { forgetSecrets, redact, redactUrl, rememberSecret } from '../src/redact.
 import { CLI, cleanEnv, tempDir } from './helpers/cli.ts';
 import { journalText } from './helpers/journal.ts';
 
-/** Issue #25 item 6: secrets are redacted by parsing and by their known value, not by their shape. */
+/** Secrets are redacted by parsing and by their known value, not by their shape. */
 
 afterEach(() => forgetSecrets());
 

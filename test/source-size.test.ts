@@ -18,4 +18,3 @@ it('no source file is over 400 lines', () => {
     .map(({ path, lines }) => `${path} (${lines} lines)`);
   expect(over).toEqual([]);
 });
-

@@ -9,7 +9,7 @@ import { median } from '../lib/stats.ts';
 import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
 
 /**
- * Issue 46's row (group 15): a first run over an archive of 1,000 one-page PDFs (a zip, deflated)
+ * Row 17: a first run over an archive of 1,000 one-page PDFs (a zip, deflated)
  * against the same run over the same files in a folder, each the CLI as a child process with a
  * fresh journal, -c 8, inline to the stand-in: the wall time (each part is written to the part
  * space and hashed from there) and the peak memory (the archive is read a member at a time).

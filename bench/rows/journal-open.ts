@@ -13,7 +13,7 @@ import { median } from '../lib/stats.ts';
 import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
 
 /**
- * Row 11 (issue 26): opening a journal costs the same whatever it knows. A run over 10 new
+ * Row 11: opening a journal costs the same whatever it knows. A run over 10 new
  * files beside a journal of 10^4, 10^5 and 10^6 known documents (this key's own, completed,
  * made by a generator: the facts a real run writes, without the run), against the same run
  * beside an empty journal; the JSON Lines journal (with its index) and SQLite (the default).

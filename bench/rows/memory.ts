@@ -7,13 +7,13 @@ import { row, type BenchContext, type Row } from '../lib/row.ts';
 import { median } from '../lib/stats.ts';
 import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
 
-/** Issue 26's ceiling for a first run's peak resident memory, whatever the batch size. */
+/** The ceiling for a first run's peak resident memory, whatever the batch size. */
 const CEILING_MB = 150;
 /** And its growth: the largest batch's peak over the smallest's. */
 const GROWTH = 1.25;
 
 /**
- * Row 10 of issue 26 (group 12: group 10 is OCR): the peak resident memory of a first run
+ * Row 10 (group 12: group 10 is OCR): the peak resident memory of a first run
  * (the CLI as a child process under /usr/bin/time, a fresh SQLite journal, -c 8, -o a JSON
  * Lines file) over 1,000, 10,000 and 100,000 distinct one-page PDFs sent inline to the
  * stand-in, against the peak over 1,000. A run holds what the batch needs per document, not
@@ -81,7 +81,7 @@ export async function memoryRows(ctx: BenchContext): Promise<Row[]> {
     const measured = `peak RSS of the CLI (/usr/bin/time %M), median of ${runs.length}; CPU ${cpu.toFixed(1)} s (user+sys), ${((cpu / n) * 1000).toFixed(2)} ms/doc`;
     const note =
       i === figures.length - 1 && i > 0
-        ? `${measured}. Memory (scripts/mem-probe.ts samples the CLI's RSS through a run; scripts/heap-breakdown.ts reads a heap snapshot by kind): the plan streams (issue 26 item 1): discovery yields its files in chunks (batch/discover.ts streamInputs), the plan reads and looks up a window of 1,000 files at a time and writes each job to an unlinked temp file (batch/plan/planned.ts PlanStore), the send queue is three lists of ordinals read from it as slots free up, copies are found by a hashed key, records are spooled by ordinal, the pipeline counts pages by ordinal, and the stat cache keeps its new entries on disk until the save. Live heap at 100,000 files: 26 MB at 20% of the batch, 30 MB at 95% (the plan held whole: 70 MB, ~0.9 KB a document, before the first send). What still grows per document: two spools' offsets (16 B each), the ordinal lists (4 B), the copy index (~20 B); the peak's variation between runs (128-141 MB at 100,000, 111-124 MB at 1,000, measured through this round) is the collector's, not the batch's`
+        ? `${measured}. Memory (scripts/mem-probe.ts samples the CLI's RSS through a run; scripts/heap-breakdown.ts reads a heap snapshot by kind): the plan streams: discovery yields its files in chunks (batch/discover/stream.ts), the plan reads and looks up a window of 1,000 files at a time and writes each job to an unlinked temp file (batch/plan/planned.ts PlanStore), the send queue is three lists of ordinals read from it as slots free up, copies are found by a hashed key, records are spooled by ordinal, the pipeline counts pages by ordinal, and the stat cache keeps its new entries on disk until the save. Live heap at 100,000 files: 26 MB at 20% of the batch, 30 MB at 95% (the plan held whole: 70 MB, ~0.9 KB a document, before the first send). What still grows per document: two spools' offsets (16 B each), the ordinal lists (4 B), the copy index (~20 B); the peak's variation between runs (128-141 MB at 100,000, 111-124 MB at 1,000, measured through this round) is the collector's, not the batch's`
         : measured;
     if (i === 0)
       return row(ctx, {

@@ -19,7 +19,7 @@ import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
  * appended fact at two sizes.
  */
 export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
-  // Issue 26: 6,000 (start-up weighs most), 20,000, and 100,000 (linear, not worse). --tiny keeps
+  // 6,000 (start-up weighs most), 20,000, and 100,000 (linear, not worse). --tiny keeps
   // the middle and the largest, so that the scale rows still come out, at the smallest that do:
   // each size costs two CLI runs per journal (the first run that builds it, the rerun), and the
   // smallest's row is the same code as the middle's (it was 1.2 of the smoke test's CPU seconds).
@@ -52,7 +52,7 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
       rmSync(dir, { recursive: true, force: true });
     }
     // Linear, not worse: the largest batch against the middle one, five times smaller.
-    // Issue 26: 5.5x at 5x the files (20,000 -> 100,000), linear with a tenth to spare.
+    // 5.5x at 5x the files (20,000 -> 100,000), linear with a tenth to spare.
     const limit = (1.1 * largest) / middle;
     for (const [kind, times] of own) {
       rows.push(
@@ -77,7 +77,7 @@ export async function resumeRows(ctx: BenchContext): Promise<Row[]> {
 type StandIn = Awaited<ReturnType<typeof startStandIn>>;
 
 /**
- * Why the rerun is not at sha256sum's time (issue 26 item 3), measured on 20,000 files with --cpu-prof,
+ * Why the rerun is not at sha256sum's time, measured on 20,000 files with --cpu-prof,
  * --trace-gc and strace -c; written once beside the middle size's rows.
  */
 const RERUN_PROFILE =

@@ -11,7 +11,7 @@ import { median } from '../lib/stats.ts';
 import { STANDIN_KEY, startStandIn } from '../lib/standin.ts';
 
 /**
- * Row 9, many workers on one journal (issue 15). The cost of one fact in PostgreSQL (a local
+ * Row 9, many workers on one journal. The cost of one fact in PostgreSQL (a local
  * server, fsync on) against the JSONL file (write + fdatasync); and a batch's docs/s with 1, 2
  * and 3 worker processes sharing a PostgreSQL journal against the stand-in with a fixed
  * service latency per document, to show that the work divides.

@@ -34,8 +34,8 @@ type OutputConfiguration = ReturnType<Command['configureOutput']>;
 /**
  * Help (and the version) written to a stdout that cannot be a terminal (a file, a pipe, a
  * socket) with write(2) on fd 1, without process.stdout: creating that stream loads net, the
- * stream machinery and the pipe's handle, about 3 ms of `extract --help | less` (a fifth of
- * what --help adds to Node's start). A character device (a terminal, or /dev/null) keeps
+ * stream machinery and the pipe's handle, a good part of what `extract --help | less` adds to
+ * Node's start (bench row 5). A character device (a terminal, or /dev/null) keeps
  * commander's own output, its width and colours. Our help has no colours to strip.
  */
 export function helpOutput(defaults: OutputConfiguration): OutputConfiguration {

@@ -33,7 +33,8 @@ function skipSpace(text: string, at: number): number {
   return i;
 }
 
-function parsed(text: string): unknown {
+/** `text` as JSON, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -72,7 +73,7 @@ export function topLevelScalars(text: string): Record<string, unknown> {
         i = end;
         continue;
       }
-      const key = String(parsed(text.slice(i, end + 1)));
+      const key = String(parseJson(text.slice(i, end + 1)));
       const start = skipSpace(text, colon + 1);
       const first = text.charCodeAt(start);
       if (first === OPEN_OBJECT || first === OPEN_ARRAY) {
@@ -81,7 +82,7 @@ export function topLevelScalars(text: string): Record<string, unknown> {
       }
       let stop = first === QUOTE ? endOfString(text, start) + 1 : start;
       if (first !== QUOTE) while (stop < text.length && !/[\s,}\]]/.test(text[stop] ?? '')) stop++;
-      top[key] = parsed(text.slice(start, stop));
+      top[key] = parseJson(text.slice(start, stop));
       i = stop - 1;
     }
   }

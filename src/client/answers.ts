@@ -8,7 +8,7 @@ import {
   ExtractInlineResponse,
 } from '../contract/index.ts';
 import { type Step, unreadableAnswer } from '../cost/attempt.ts';
-import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from './answer-depth.ts';
+import { MAX_ANSWER_DEPTH, nestsDeeperThan, parseJson, topLevelScalars } from './answer-depth.ts';
 import { describeErrorBody, isPageCount, ServiceError } from './errors.ts';
 
 /** An HTTP answer as the client read it: status, headers and the whole body as text. */
@@ -128,11 +128,3 @@ const FailedExtract = z.object({
   error: z.string().optional(),
   message: z.string().optional(),
 });
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}

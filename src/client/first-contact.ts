@@ -12,7 +12,7 @@ const SHOWS_THE_API: ReadonlySet<string> = new Set([
 
 /**
  * Until the service has answered once, one API request at a time: a base URL that is not the
- * service is then found by one request, not by one per file sent at once (failures.ts wrongService).
+ * service is then found by one request, not by one per file sent at once (failures.ts says so in one error).
  */
 export class FirstContact {
   /** The service's API has answered: an answer, or one of its own refusals. */

@@ -3,8 +3,8 @@ import type { Charge, UncertainCause } from './charge.ts';
 /**
  * The decision table of one attempt of one API call: from what the step was and what came of
  * it, whether the client sends it again now, and if not, how it fails, what it cost and how a
- * later run treats it. Pure: the client (client/service-client.ts) reads the answer, asks this
- * table, and writes the messages.
+ * later run treats it. Pure: the client reads the answer (client/answers.ts), asks this table
+ * (client/service-client.ts), and writes the messages (client/failures.ts).
  */
 
 /** The steps of the API; only extract is not idempotent (it reserves credits). GET is also the poll. */

@@ -10,7 +10,7 @@ import { GatewayError } from './errors.ts';
  * A connection remembers the Authorization value it last authenticated with: the next request
  * on it presenting the same bytes (compared in constant time) skips the hash. Polling clients
  * keep their connections, and a SHA-256 through OpenSSL costs a read of a document as much as
- * the rest of the request (about 20 µs of 100 in `npm run bench` row 6). What is compared is
+ * the rest of the request (`npm run bench` row 6). What is compared is
  * only what this connection itself sent before, and only once it proved to be a key.
  */
 export type KeyRing = {

@@ -57,7 +57,7 @@ const EXTENDED_TIER = 3;
 const TERMS_TIER = 3;
 /** The last row of a summary table of totals that its arithmetic vouches for (summary.ts): below every label. */
 const SUMMARY_TIER = 3;
-/** The tax of one rate row that its arithmetic vouches for (summary.ts `taxOfRateRow`): below every label. */
+/** The tax of one rate row that its arithmetic vouches for (summary.ts): below every label. */
 const RATE_ROW_TIER = 3;
 /** What a tax label's cell may end with when its rate is printed in it ("MwSt. 19%", "VAT 20 %"). */
 const RATE_REST = /^(\d{1,2}(?:[.,]\d{1,2})?)\s*%$/u;

@@ -23,7 +23,7 @@ export type ParserFact = Extract<JournalFact, { fact: 'parser' }>;
 
 /**
  * The format version a journal this version writes starts with (a `journal` fact); facts of a
- * newer version stop the run (journal-facts.ts readFact). 1: journals without that line.
+ * newer version stop the run (journal-read.ts). 1: journals without that line.
  */
 export const JOURNAL_VERSION = 2;
 

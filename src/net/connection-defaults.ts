@@ -1,7 +1,7 @@
 /**
  * The connection limits of `serve` and `listen` (connections.ts applies them), apart from the
  * server itself: `extract --help` shows the default, and importing connections.ts there would
- * load node:http, net and the streams (about 4 ms of a 36 ms --help).
+ * load node:http, net and the streams (bench row 5, start-up).
  */
 export type ConnectionLimits = { maxConnections: number; idleTimeoutMs: number; headersTimeoutMs: number };
 

@@ -5,8 +5,8 @@ import { type Dispatcher, errors, getGlobalDispatcher } from 'undici';
  * options)` does, with the dispatcher given (an Agent, a MockAgent in tests) or undici's global one.
  *
  * Not the top-level function, because of what it costs to load: undici's index loads all of undici
- * (fetch, WebSocket, the mock agents, the caches: 110 modules, 0.16 CPU-seconds), where a request
- * needs its dispatcher and its API (33 modules, 0.07). The build (scripts/build.ts) gives the bundle
+ * (fetch, WebSocket, the mock agents, the caches), where a request needs its dispatcher and its
+ * API, about a third of those modules. The build (scripts/build.ts) gives the bundle
  * only those parts under the name `undici`; tests, run from src/, get the whole package and the same
  * functions.
  */

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { it, type Servers } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { call, emulator, KEY } from '../helpers/emulator.ts';
+import { call, emulator, KEY, submitStored } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { browserPage, screenshot } from './browser.ts';
 
@@ -20,21 +20,6 @@ async function serve(hookServer: Servers['hookServer']) {
 
 /** The row of the documents list for a file name. */
 const rowOf = (page: Page, fileName: string) => page.locator('tr[data-id]', { hasText: fileName });
-
-/** Sends a document by the upload-and-poll route, as a user's pipeline would. */
-async function submitStored(server: { url: string }, bytes: Buffer, fileName: string) {
-  const ticket = await call(server, 'POST', '/api/v1/upload-url', {
-    body: { file_name: fileName, file_type: 'application/pdf' },
-  });
-  await call(server, 'PUT', ticket.body.upload_url, {
-    raw: bytes,
-    key: null,
-    headers: { 'content-type': 'application/pdf' },
-  });
-  const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: ticket.body.storage_path } });
-  expect(accepted.status).toBe(200);
-  return accepted.body.document_id as string;
-}
 
 describe('the application page', { timeout: 120_000 }, () => {
   it('upload a fixture, watch it complete, open its results: a Table field as a table, nulls marked "needs review"', async ({

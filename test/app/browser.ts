@@ -9,8 +9,8 @@ import { afterEachFile, afterEachTest } from '../helpers/cleanup.ts';
 
 /**
  * Debian's chromium-headless-shell: Blink and V8 as in chromium, without the browser around them
- * (chromium's own --headless runs the whole browser). The app's tests took 46 CPU-seconds of
- * chromium against 16 with it, the same 20 tests passing. npm test's pretest
+ * (chromium's own --headless runs the whole browser), so the same tests cost a fraction of
+ * chromium's CPU. npm test's pretest
  * (scripts/pretest.sh) installs it when missing; EXTRACT_TEST_CHROMIUM names another chromium.
  */
 export const CHROMIUM = process.env.EXTRACT_TEST_CHROMIUM ?? '/usr/bin/chromium-headless-shell';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { call, emulator, inlineBody, submitStored } from '../helpers/emulator.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { grayPng, renderGray } from '../helpers/scan.ts';
 import { browserPage, screenshot } from './browser.ts';
@@ -8,24 +8,10 @@ import { browserPage, screenshot } from './browser.ts';
 /** A fixture with line items, an Object field and fields the engine cannot ground. */
 const FIXTURE = 'fixtures/invoices/02-eu-formats.pdf';
 
-async function submit(server: { url: string }, bytes: Buffer, fileName: string): Promise<string> {
-  const ticket = await call(server, 'POST', '/api/v1/upload-url', {
-    body: { file_name: fileName, file_type: 'application/pdf' },
-  });
-  await call(server, 'PUT', ticket.body.upload_url, {
-    raw: bytes,
-    key: null,
-    headers: { 'content-type': 'application/pdf' },
-  });
-  const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: ticket.body.storage_path } });
-  expect(accepted.status).toBe(200);
-  return accepted.body.document_id as string;
-}
-
 describe('the document view: pages with a box on each value', { timeout: 120_000 }, () => {
   it('draws the PDF page with pdfjs, a box per grounded value, highlights on hover and focus, and lists what needs review', async () => {
     const server = await emulator();
-    const id = await submit(server, readFileSync(FIXTURE), '02-eu-formats.pdf');
+    const id = await submitStored(server, readFileSync(FIXTURE), '02-eu-formats.pdf');
     const detail = await call(server, 'GET', `/_emulator/documents/${id}`, { key: null });
     for (let i = 0; detail.body.status === 'processing' && i < 200; i++) {
       await new Promise((r) => setTimeout(r, 50));

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { call, emulator, inlineBody, submitStored } from '../helpers/emulator.ts';
 import { browserPage, screenshot } from './browser.ts';
 
 // The application's layout, measured in a real chromium at a laptop's 1366 px and a phone's 390 px:
@@ -33,17 +33,7 @@ async function failed(server: { url: string }, message: string): Promise<string>
     body: { operation: 'extract-async', effect: { type: 'async_error', message }, times: 1 },
   });
   expect(rule.status, JSON.stringify(rule.body)).toBeLessThan(300);
-  const ticket = await call(server, 'POST', '/api/v1/upload-url', {
-    body: { file_name: 'jammed.pdf', file_type: 'application/pdf' },
-  });
-  await call(server, 'PUT', ticket.body.upload_url, {
-    raw: readFileSync(ONE_PAGE),
-    key: null,
-    headers: { 'content-type': 'application/pdf' },
-  });
-  const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: ticket.body.storage_path } });
-  expect(accepted.status).toBe(200);
-  return accepted.body.document_id as string;
+  return submitStored(server, readFileSync(ONE_PAGE), 'jammed.pdf');
 }
 
 const rect = (page: Page, selector: string): Promise<Rect> =>

@@ -8,7 +8,7 @@ import type { InputFile } from '../../src/batch/discover.ts';
 import { streamInputs } from '../../src/batch/discover/stream.ts';
 
 /**
- * Issue 26 item 1: discovery streams. A folder of 100,000 files walked a chunk at a time holds
+ * Discovery streams. A folder of 100,000 files walked a chunk at a time holds
  * its names while it is walked (one string each), never a file found: after a full collection,
  * the chunks already taken are gone (WeakRefs to them are empty). Reachability is counted, not
  * sampled: a loaded machine slows this test down but cannot change what it holds.

@@ -8,7 +8,7 @@ import { discoverInputs, streamInputs } from '../../src/batch/discover/stream.ts
 import { referenceDiscoverInputs } from './discover-reference.ts';
 
 /**
- * Issue 26 item 1: discovery streams. The streaming walk (sorted names, a subfolder walked at
+ * Discovery streams. The streaming walk (sorted names, a subfolder walked at
  * its name + "/", duplicates told apart without holding every path) must find what the walk it
  * replaced found (discover-reference.ts: every file collected, then sorted by path), in the same
  * order, over random trees whose names sort around "/", with links inside and out, and several

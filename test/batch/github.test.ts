@@ -8,7 +8,7 @@ import { runnerCommands } from '../helpers/runner-commands.ts';
 /**
  * Under GitHub Actions the annotations and the job summary list at most a few rows: they read
  * the run's records an entry at a time, never the summary's whole lists (a batch of 100,000
- * would hold every record again: issue 26 item 1).
+ * would hold every record again).
  */
 
 function entry(i: number): ReportEntry {

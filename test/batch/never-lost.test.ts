@@ -11,7 +11,7 @@ import { readJournalLines } from '../helpers/journal.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
 
 /**
- * Issue #22, item 3, in process: the journal's disk fills mid-run (a write that fails with
+ * In process: the journal's disk fills mid-run (a write that fails with
  * ENOSPC after taking part of its line, as a real full disk does), on any machine; the real
  * tmpfs is test/e2e/never-lost.proc.test.ts. The emulator ignores Idempotency-Key here, so every
  * extract request is a charge and a resend would show in the ledger.

@@ -7,7 +7,7 @@ import { emulator, KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, journalFacts, ledgerTotals, run } from './harness.ts';
 
 /**
- * Issue 14, row 3: a large file sent by upload is read once, hashed as its bytes are PUT,
+ * A large file sent by upload is read once, hashed as its bytes are PUT,
  * and its content looked up in the journal before POST extract. hashWhileSendingAbove: 0
  * makes every uploaded file take that path, so real one-page PDFs stand in for 2 GB ones.
  */

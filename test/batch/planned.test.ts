@@ -6,7 +6,7 @@ import type { Job } from '../../src/batch/plan/jobs.ts';
 import type { KnownState } from '../../src/journal/journal.ts';
 
 /**
- * Issue 26 item 1: the plan step writes each job to disk as it is decided and the send and
+ * The plan step writes each job to disk as it is decided and the send and
  * finish steps read it back. Whatever a job holds (a path that is not UTF-8, what the journal
  * knew of it with its results, a request to resend), it must come back as it was planned.
  */

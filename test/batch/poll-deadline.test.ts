@@ -6,7 +6,7 @@ import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { REQUEST_TIMEOUT_MS } from '../../src/client/service-client.ts';
 
 /**
- * Issue 12: `--poll-timeout` holds against a service whose GET drips a byte at a time. Before,
+ * `--poll-timeout` holds against a service whose GET drips a byte at a time. Before,
  * the GET ran until the client's per-attempt limit (60 s) times its retries, whatever the deadline.
  */
 

@@ -12,7 +12,7 @@ import { DEFAULT_POLL } from '../../src/client/backoff.ts';
 import { ServiceClient } from '../../src/client/service-client.ts';
 
 /**
- * Issue 16: one poll loop (src/batch/send/poll.ts) for the pipeline and `extract get`. A real HTTP
+ * One poll loop (src/batch/send/poll.ts) for the pipeline and `extract get`. A real HTTP
  * server on 127.0.0.1 whose document is processing for its first `busy` GETs, then completed;
  * a fake clock whose sleeps are recorded and advance time at once.
  */

@@ -7,7 +7,7 @@ import { releaseSummary, reportChunks, tallySummary, type ReportEntry } from '..
 import { completedRecord } from '../../src/outputs/record.ts';
 
 /**
- * Issue 26 item 1: a run does not hold its records until the finish step. Each is spooled to
+ * A run does not hold its records until the finish step. Each is spooled to
  * disk as it is emitted and read back, one at a time, for the outputs, the summary and the
  * report: the objects a run emits are collectable at once.
  */

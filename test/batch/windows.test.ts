@@ -5,7 +5,7 @@ import { emulator, KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
 
 /**
- * Issue 26 item 1: the plan takes the batch a window at a time and keeps each job on disk. A
+ * The plan takes the batch a window at a time and keeps each job on disk. A
  * copy of a document planned in a later window than the document itself is still sent once
  * (the copy index spans the batch), every input keeps its record, in input order, and a rerun
  * pays nothing. Windows of two files make a batch of six cross three of them.

@@ -99,7 +99,7 @@ test.concurrent.for(HALVES)(
     expect(report.ran.join(',')).toBe(only);
     const ids = report.rows.map((r) => r.id);
     for (const id of expected) expect(ids).toContain(id);
-    // Issue 26's row 10 (group 12): one row per batch size, named by its size (--tiny runs two).
+    // Row 10 (group 12): one row per batch size, named by its size (--tiny runs two).
     if (report.ran.includes('12')) expect(ids.filter((id) => id.startsWith('10 mem '))).toHaveLength(2);
     for (const r of report.rows) {
       expect(Number.isFinite(r.figure), `${r.id}: figure`).toBe(true);

@@ -9,7 +9,7 @@ import { emulator, KEY as SERVICE_KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
- * The small things a user notices (issue 28), end to end on the built CLI: a rejected key said
+ * The small things a user notices, end to end on the built CLI: a rejected key said
  * once, a port clash said without a stray line, "1 page", a snake_case report, and a secret
  * given to `config set` on the command line warned about (or kept off it altogether).
  */

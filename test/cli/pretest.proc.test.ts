@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 
 /**
- * scripts/pretest.sh, which `npm test` runs first (issue 28: the README's two lines are the whole
+ * scripts/pretest.sh, which `npm test` runs first (the README's two lines are the whole
  * set-up): on a machine missing chromium, wrk, PostgreSQL..., it installs Debian's packages when
  * it may (root, apt-get), and otherwise stops at once naming the exact command. It runs here on
  * a PATH of stand-ins only (id, apt-get, the tools), and a root of its own for the absolute

@@ -7,7 +7,7 @@ import { CLI, cleanEnv, spawnCli, tempDir } from '../helpers/cli.ts';
 import { payload, send } from '../receiver/helpers.ts';
 
 /**
- * The shell's conventions (issue 28), end to end on the built CLI: help, help topics, version,
+ * The shell's conventions, end to end on the built CLI: help, help topics, version,
  * completion scripts, --version everywhere, did-you-mean for commands, listen's stdout as pure
  * JSON Lines, and an exit code of its own for "another run holds the journal".
  */

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan, topLevelScalars } from '../../src/client/answer-depth.ts';
 import { ServiceClient, ServiceError, type ClientDeps } from '../../src/client/index.ts';
 
-/** Issue #22: answers the client cannot hold (too deep, pages that are not a count) and base URLs that are not the service. */
+/** Answers the client cannot hold (too deep, pages that are not a count) and base URLs that are not the service. */
 
 const BASE = 'http://service.test';
 const KEY = 'ext_secret_key_for_tests_0001';

@@ -9,7 +9,7 @@ import { ServiceClient } from '../../src/client/index.ts';
 import { UPLOAD_CHUNK_BYTES } from '../../src/client/upload-body.ts';
 
 /**
- * Issue 14, row 3: the PUT reads the file once, into a small ring of reused buffers, and
+ * The PUT reads the file once, into a small ring of reused buffers, and
  * hashes the same buffers. A real HTTP server on 127.0.0.1 hashes what it receives: the bytes
  * must arrive intact (a buffer reused too early would corrupt them) and the client's sha256
  * must be the file's.

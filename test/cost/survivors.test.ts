@@ -6,7 +6,7 @@ import { replayer, stateKey, type JournalFact } from '../../src/journal/journal.
 import { job } from '../batch/jobs.ts';
 
 /**
- * The mutants issue #27 found surviving every unit test (some every test but the slow chaos
+ * The mutants found surviving every unit test (some every test but the slow chaos
  * run), each held here by name, in-process.
  */
 
@@ -20,7 +20,7 @@ const answer = (step: AttemptFacts['step'], status: number, attempt = 1, more = 
   ...more,
 });
 
-describe('cost: the survivors of issue #27', () => {
+describe('cost: the survivors of mutation testing', () => {
   it('a 429 is not retried forever: the last attempt, or a Retry-After past the longest wait, fails', () => {
     expect(decide(answer('get', 429, 3))).toMatchObject({ kind: 'rate_limited', charge: 'none' });
     expect(decide(answer('extract', 429, 3))).toMatchObject({ kind: 'rate_limited', charge: 'none' });

@@ -15,7 +15,7 @@ import {
 import { buildProgram } from '../../src/cli/main.ts';
 
 /**
- * The docs as a map (issue #28, item 1): the CLI reference and the man page are what
+ * The docs as a map: the CLI reference and the man page are what
  * `npm run docs` makes from the program the CLI runs, every command and flag is on the
  * reference page, and every relative link of README.md and docs/ leads somewhere that exists.
  */

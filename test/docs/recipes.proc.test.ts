@@ -135,7 +135,9 @@ describe('README recipes, from the packed tarballs outside the clone', () => {
     }
   });
 
-  it('Archives and mail: a zip and a mail in the inbox are a row per document; done/ takes them; the next night one new member pays for itself', async ({ httpServer }) => {
+  it('Archives and mail: a zip and a mail in the inbox are a row per document; done/ takes them; the next night one new member pays for itself', async ({
+    httpServer,
+  }) => {
     const lines = blocksUnder('Archives and mail')[0]!;
     expect(lines).toHaveLength(2);
     const service = await deployedStandIn(httpServer);

@@ -10,7 +10,7 @@ import { defaultJournalIn, readJournalLines } from '../helpers/journal.ts';
 import { extract, FIXTURES, fixtureNames, KEY, ledger, readJsonLines, serveForFile } from './batch-helpers.ts';
 
 /**
- * Never pay twice, wherever and however the client is run (#22), against a service that does
+ * Never pay twice, wherever and however the client is run, against a service that does
  * not honour Idempotency-Key (`idempotency_key: false`): every POST extract there is a new
  * document and a charge, so the ledger's reserves count what the client paid.
  */
@@ -53,7 +53,7 @@ function completed(stdout: string): number {
   return readJsonLines(stdout).filter((r) => r.status === 'completed').length;
 }
 
-describe('the journal follows the user and the parser, not the shell (#22)', () => {
+describe('the journal follows the user and the parser, not the shell', () => {
   // One `serve` for the tests of this config (each test has its own user, so its own journal, and
   // counts only its own charges); those that need slower processing share another.
   const service = serveForFile(CONFIG);

@@ -24,7 +24,7 @@ import {
 } from './batch-helpers.ts';
 
 /**
- * Issue #22, items 3 and 4: nothing charged is ever lost, and a wrong service is named, not
+ * Nothing charged is ever lost, and a wrong service is named, not
  * ground through. Every service here ignores Idempotency-Key (a stand-in that never heard of
  * it, or the emulator with idempotency_key: false), so each POST extract is a charge.
  */
@@ -200,7 +200,7 @@ function unmount(dir: string): void {
   execFileSync('umount', [dir], { stdio: 'pipe' });
 }
 
-/** Whether this machine lets the tests mount a tmpfs; the in-process variant (test/batch/journal-full.test.ts) runs everywhere. */
+/** Whether this machine lets the tests mount a tmpfs; the in-process variant (test/journal/rescue.test.ts) runs everywhere. */
 const noTmpfs = ((): string | undefined => {
   const probe = tempDir('extract-probe-');
   const why = mountTmpfs(probe, '64k');

@@ -20,7 +20,7 @@ import { readJournalLines } from '../helpers/journal.ts';
 import { KEY, extract, fixtureNames, readJsonLines, reservesBySha, workDir, serveForFile } from './batch-helpers.ts';
 
 /**
- * Outputs behave like every Unix tool's (README: "Outputs"; issue #22, item 6): `-` is stdout for
+ * Outputs behave like every Unix tool's (README: "Outputs"): `-` is stdout for
  * -o and --report, devices, FIFOs and /dev/fd/N are written as streams, a symlink is written
  * through, a file keeps its mode. The stand-in service ignores Idempotency-Key, so every POST
  * extract is a charge: a run that pays and then loses its output would show in the ledger.

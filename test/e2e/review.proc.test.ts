@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/cli.ts';
 import { extract, FIXTURES, fixtureNames, readJsonLines } from './batch-helpers.ts';
 
 /**
- * Nulls routed to a person, in batch too (#24, point 4), and CI's conventions (point 5). A
+ * Nulls routed to a person, in batch too, and CI's conventions. A
  * stand-in service answers each inline extract by the file's name: "scan" gets nulls (the
  * service could not read them), "bad" is refused as unreadable, anything else is complete.
  */

@@ -11,7 +11,7 @@ import { exactLedger, pdfClaimingPages } from '../helpers/hostile.ts';
 
 const oddText = oddTextOf('x.pdf', { huge: true });
 
-/** PDFs whose page tree claims pages no document has (issue 12): inline, they must be 422, never a reserve. */
+/** PDFs whose page tree claims pages no document has: inline, they must be 422, never a reserve. */
 const lyingPdfs = await Promise.all([-1_000_000, 0, -1].map((n) => pdfClaimingPages(n)));
 const HOSTILE_HOSTS = ['evil.example', 'evil.example:8787', 'rebind.attacker.test'];
 /** Absent most of the time, so the other rules keep most of the runs. */

@@ -11,7 +11,7 @@ import { writeBigPdf } from '../helpers/big-pdf.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 /**
- * Issue 25 item 2: the engine reads a stored file by ranges, never whole. Each file here is
+ * The engine reads a stored file by ranges, never whole. Each file here is
  * larger than WHOLE_READ_BYTES, written by streaming, and read through a file handle that counts
  * the bytes it hands out.
  */

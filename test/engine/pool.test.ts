@@ -8,7 +8,7 @@ import { call, inlineBody } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
- * The engine's pool (issue 25 item 1): documents are read in child processes that the pool kills
+ * The engine's pool: documents are read in child processes that the pool kills
  * at a resident-memory limit, and documents that read for long never hold every process while
  * fresh ones wait.
  */

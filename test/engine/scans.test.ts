@@ -225,7 +225,7 @@ describe('doubtful words', () => {
 });
 
 /**
- * Letters with diacritics on scans (issue 23: no wrong value from a scan). With English as
+ * Letters with diacritics on scans (no wrong value from a scan). With English as
  * tesseract's first language, its model, which has no "ü" or "é", read these lines as "Muller",
  * "Bohm", "Jurgen", "fur", "regler", "Helene" with word confidences of 88-96: wrong values that
  * no confidence rule catches. Drawn by the test at 300 dpi.

@@ -44,7 +44,7 @@ const cellCount = (layout: Layout) =>
 
 /**
  * The engine's work beyond pdfjs-dist's text, made cheaper without changing an answer
- * (issue 23, bench row "7 core"): what is built per definition is built once, what grounding
+ * (bench row "7 core"): what is built per definition is built once, what grounding
  * asks of every cell is asked once per document, and each shortcut answers exactly as the
  * plain computation it replaces. The corpus and fixtures tests hold the answers themselves.
  */

@@ -4,7 +4,7 @@ import { extractInProcess } from '../../src/engine/extract.ts';
 import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
 
 /**
- * A line item's unit price is returned only when the layout vouches for it (issue #23): its
+ * A line item's unit price is returned only when the layout vouches for it: its
  * quantity × unit price must make the amount printed on its row, even when that amount's
  * column names no field of the definition, and a money cell printed with no decimal mark
  * among cells that print cents ("455€" for "4.55 €", as OCR reads it) is no value.

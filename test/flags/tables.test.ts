@@ -14,7 +14,7 @@ import { attributeOf, type FlagTable, flagsOf } from '../../src/flags/spec.ts';
 import { FLAG_TABLES } from '../../src/flags/tables.ts';
 
 /**
- * Each flag declared once (issue #27 item 3): the commander program holds exactly the flags of
+ * Each flag declared once: the commander program holds exactly the flags of
  * the tables in src/flags/, the reference page shows each table's defaults, and the parsed
  * values have the types and defaults the tables declare.
  */

@@ -58,8 +58,8 @@ export async function xrefBombPdf(entries: number): Promise<Buffer> {
 }
 
 /**
- * A one-page PDF whose content stream is Flate'd twice over `inflated` bytes of zeros (issue 25:
- * 5 KB on disk for 1 GB decoded). Built as streams (zeros -> deflate -> deflate), so making a 1 GB
+ * A one-page PDF whose content stream is Flate'd twice over `inflated` bytes of zeros (some
+ * kilobytes on disk for a gigabyte decoded). Built as streams (zeros -> deflate -> deflate), so making a 1 GB
  * bomb never holds more than a few MB; a reader that decodes the page's content holds all of it.
  */
 export function flateBombPdf(inflated: number, text = 'Invoice Number: INV-BOMB', pattern = '\0'): Promise<Buffer> {

@@ -183,6 +183,21 @@ export async function call(
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
+/** Sends a document by the upload-and-poll route, as a user's pipeline would: its document_id. */
+export async function submitStored(server: { url: string }, bytes: Uint8Array, fileName: string): Promise<string> {
+  const ticket = await call(server, 'POST', '/api/v1/upload-url', {
+    body: { file_name: fileName, file_type: 'application/pdf' },
+  });
+  await call(server, 'PUT', ticket.body.upload_url, {
+    raw: bytes,
+    key: null,
+    headers: { 'content-type': 'application/pdf' },
+  });
+  const accepted = await call(server, 'POST', '/api/v1/extract', { body: { storage_path: ticket.body.storage_path } });
+  if (accepted.status !== 200) throw new Error(`extract answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+  return accepted.body.document_id as string;
+}
+
 export async function waitForDocument(
   server: { url: string },
   id: string,

@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/cli.ts';
 
 /**
  * The caches beside a journal are written under a CRC-32 of their body. The stat cache writes
- * its body in pieces, a block at a time (issue 26 item 1: the whole text, three times over, was
+ * its body in pieces, a block at a time (the whole text, three times over, was
  * a first run's peak at 100,000 files): the file must be the one the whole text makes.
  */
 

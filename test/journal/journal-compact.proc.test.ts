@@ -11,7 +11,7 @@ import { emulator, KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from '../batch/harness.ts';
 
 /**
- * `extract journal compact` keeps the guarantees (issue 26): after it, a rerun sends nothing
+ * `extract journal compact` keeps the guarantees: after it, a rerun sends nothing
  * (the emulator ignores Idempotency-Key here, so a resend would show in the ledger) and writes
  * every record, with the results the first run got.
  */

@@ -13,7 +13,7 @@ import { startPostgres } from '../helpers/postgres.ts';
 import { seededRandom } from '../../src/emulator/faults.ts';
 
 /**
- * A journal that knows many documents opens without a replay (issue 26): what a run looks up
+ * A journal that knows many documents opens without a replay: what a run looks up
  * through the journal's index (SQLite's extract_documents, the JSONL journal's sidecar) is what
  * a replay of every fact says, document by document. The facts are made here by a generator
  * (about 10^4 of them), never stored; how long a large journal takes to open is the bench's

@@ -13,7 +13,7 @@ import { ExtractError } from '../../src/errors.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 /**
- * What only the SQLite journal does (the rules it shares with the others are in state.test.ts):
+ * What only the SQLite journal does (the rules it shares with the others are in state.proc.test.ts):
  * which paths name it, its per-document replay agreeing with a replay of every fact, importing
  * an older journal once, and the files it refuses.
  */

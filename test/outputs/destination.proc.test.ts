@@ -134,7 +134,7 @@ describe('writeDestination: streams and their failures', () => {
     const waiting: string[] = [];
     // The wait ends because of the signal, not on its own: it is still waiting when the signal
     // comes (a reader-less FIFO never opens), and it ends after it. If the signal did not reach
-    // the wait (issue #22: an open blocked in libuv's pool), the test hangs to its time-out.
+    // the wait (an open blocked in libuv's pool), the test hangs to its time-out.
     setTimeout(() => abort.abort(), 300);
     const err = await failure(
       writeDestination({ kind: 'stream', type: 'fifo', path: fifo }, ['{}\n'], {

@@ -13,7 +13,7 @@ import { reportChunks, reviewEntries, tallySummary, type ReportEntry } from '../
 
 /**
  * A run holds each completed document's results as their JSON text until the outputs are
- * written (pipeline.ts: storedResults), not as the parsed tree. For any batch, every output
+ * written (outputs/stored-results.ts), not as the parsed tree. For any batch, every output
  * format must come out byte for byte as it did from the results held in memory.
  */
 

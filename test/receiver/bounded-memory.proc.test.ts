@@ -14,7 +14,7 @@ import { spawnCli, tempDir } from '../helpers/cli.ts';
 import { it, payload, send } from './helpers.ts';
 
 /**
- * Issue 25, part 4: listen never holds a whole output. The worker takes events up to a byte
+ * `extract listen` never holds a whole output. The worker takes events up to a byte
  * budget, not 500 at a time; CSV and JSON Lines are appended a page of the inbox at a time, and
  * review.jsonl is appended. What they hold is what the array-at-once writers (csvChunks, the
  * batch client's; jsonLine) write for the same records: the same rows and cells (a CSV that

@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { it } from './helpers.ts';
 
 /**
- * Issue 25, part 5 (src/net/connections.ts): past the connection cap, when no connection is idle to
+ * The connection cap (src/net/connections.ts): past the connection cap, when no connection is idle to
  * close, a new one is answered 503 with Connection: close and a body saying why, and it is
  * logged; nothing is refused silently.
  */

@@ -14,7 +14,7 @@ import { call } from '../helpers/emulator.ts';
 import { exactLedger } from '../helpers/hostile.ts';
 
 /**
- * Issue 25 item 2: files over the spec's 300 MB boundary go by upload-and-poll, which has no size
+ * Files over the spec's 300 MB boundary go by upload-and-poll, which has no size
  * ceiling. A 1 GB, 2,000-page PDF is written by streaming, sent by the real CLI to a real
  * `extract serve`, and is counted, charged, extracted; a large image ends as an error document,
  * refunded, never a 422. Serve's peak memory meanwhile (the file is never held) is bench row

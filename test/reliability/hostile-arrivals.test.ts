@@ -5,7 +5,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
 import { mailer } from '../helpers/smtp.ts';
 
 /**
- * Issue 12, all or nothing per message: an SMTP message or an inbound multipart request is
+ * All or nothing per message: an SMTP message or an inbound multipart request is
  * accepted whole or refused whole, so the sender's retry after "out of credits" never pays twice.
  */
 

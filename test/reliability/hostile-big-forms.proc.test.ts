@@ -6,7 +6,7 @@ import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
- * Issue 25, part 3 (HTTP): the application's multipart upload and the inbound webhook count
+ * Over HTTP, the application's multipart upload and the inbound webhook count
  * bytes as they arrive. A 300 MB file (generated as it is sent, never held whole by the test)
  * is a 413 with a body saying what to do, answered once the limit is passed (before the whole
  * file was sent), and serve goes on serving. Its peak memory meanwhile is not asserted here.

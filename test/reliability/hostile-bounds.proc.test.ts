@@ -12,7 +12,7 @@ import { exactLedger, stored, xrefBombPdf } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
- * Issue 12, bounded requests: a decompression bomb costs at most the inline deadline and one
+ * Bounded requests: a decompression bomb costs at most the inline deadline and one
  * worker's heap, a file over the rehearsal limit is an error document, refunded, and a full disk is a
  * 507 with a JSON body. The bombs are small on disk (about 200 KB) so a 2-core CI runs them.
  */

@@ -9,7 +9,7 @@ import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
 import { flood, type StartHttpServer } from '../helpers/http-server.ts';
 
 /**
- * Issue 12, the client against a hostile server: an answer of 300 MB is refused after the cap,
+ * The client against a hostile server: an answer of 300 MB is refused after the cap,
  * not held; a GET that drips a byte at a time is cut at the per-request limit; an API key with
  * a line break is a usage error before anything is sent.
  */

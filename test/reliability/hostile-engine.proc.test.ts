@@ -13,7 +13,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
 import { mailer } from '../helpers/smtp.ts';
 
 /**
- * Issue 25 item 1: serve's document work is bounded whatever the bytes, on every route. The bomb
+ * Serve's document work is bounded whatever the bytes, on every route. The bomb
  * is the one of the issue: a one-page PDF whose content stream is Flate'd twice over 1 GB of
  * zeros (2.5 KB on disk). Before, two of them by storage path took serve to 4.1–4.7 GB of
  * resident memory, an honest inline request beside them got a 503 after 30 s, and each bomb
@@ -199,8 +199,7 @@ describe('hostile: the engine is bounded on every route', () => {
       // it takes the bomb up again, and a lower limit ends it sooner. Beside it, two more bombs by
       // storage path and two honest documents (upload-and-poll, and inline with its 30 s deadline):
       // the honest ones complete, every bomb ends in error refunded, and serve holds none of them
-      // (before issue 25, two bombs took serve to 4.1-4.7 GB, the inline request got a 503 after 30 s,
-      // and each bomb completed after minutes and was charged). One serve for both claims: each start
+      // (unbounded, two bombs hold serve's memory and CPU, and the inline request gets a 503). One serve for both claims: each start
       // of serve is a CPU-second or more with the engine process its first document starts.
       const lower = writeJson(dir, 'config-lower.json', {
         ...DEFAULT_CONFIG,

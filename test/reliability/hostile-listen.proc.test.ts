@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/cli.ts';
 import { it, payload, send } from '../receiver/helpers.ts';
 
 /**
- * Issue 12, `extract listen` never blocks its inbox: a payload nested 2,000 deep is refused
+ * `extract listen` never blocks its inbox: a payload nested 2,000 deep is refused
  * (400) before anything recurses into it; one already acknowledged (by an older version) is
  * quarantined and the next events are written; any RFC 3339 timestamp is taken; an
  * integration's test event is acknowledged but never written as a document.

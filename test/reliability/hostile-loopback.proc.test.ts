@@ -13,7 +13,7 @@ import { invoicePdf } from '../helpers/pdf.ts';
 import { it, payload } from '../receiver/helpers.ts';
 
 /**
- * Issue 12, the loopback surface: any web page the user opens can send requests to 127.0.0.1.
+ * The loopback surface: any web page the user opens can send requests to 127.0.0.1.
  * A DNS-rebinding page carries its own name in Host; a cross-origin page carries Origin and
  * Sec-Fetch-Site. Both are refused, on `serve` and on `listen`; keys are never in a list.
  */

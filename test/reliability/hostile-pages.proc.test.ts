@@ -11,7 +11,7 @@ import { exactLedger, formOf, pdfClaimingPages, postForm, stored } from '../help
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
- * Issue 12, page counts and background failures: a document's page tree is the sender's to
+ * Page counts and background failures: a document's page tree is the sender's to
  * write, so its page count is checked before it reaches the ledger, and nothing that goes wrong
  * in the background takes the server down or loops across restarts.
  */

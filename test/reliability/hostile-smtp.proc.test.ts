@@ -8,7 +8,7 @@ import { emulator } from '../helpers/emulator.ts';
 import { mailer, sendBigMail, smtpSession } from '../helpers/smtp.ts';
 
 /**
- * Issue 25, part 3: SMTP counts bytes as they arrive. A message over the limit without SIZE= is
+ * SMTP counts bytes as they arrive. A message over the limit without SIZE= is
  * answered 552, concurrent ones share one budget, and a message the MIME parser refuses is
  * answered as soon as it is read (not a 421 a minute later). What serve's memory does meanwhile
  * is not asserted here.

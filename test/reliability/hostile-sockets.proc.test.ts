@@ -7,7 +7,7 @@ import { CLI, cleanEnv, tempDir, writeJson } from '../helpers/cli.ts';
 import { payload } from '../receiver/helpers.ts';
 
 /**
- * Issue 25, part 5: idle sockets cannot exhaust serve or listen. Each runs as a child with a
+ * Idle sockets cannot exhaust serve or listen. Each runs as a child with a
  * file-descriptor limit of 400 (ulimit -n), a connection cap of 200, and is sent 1,500 idle
  * connections; then one honest request must be answered. Before the cap, the descriptors ran
  * out and every new connection was reset until the idle ones closed.

@@ -8,7 +8,7 @@ import { call, emulator, KEY, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
-/** Issue 12, stored objects: the bytes counted and charged are the bytes extracted; storage takes one credential. */
+/** Stored objects: the bytes counted and charged are the bytes extracted; storage takes one credential. */
 
 const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
 

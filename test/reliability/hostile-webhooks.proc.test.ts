@@ -9,7 +9,7 @@ import { flood, type StartHttpServer } from '../helpers/http-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
- * Issue 12, hostile webhook receivers: one that answers with an endless body costs the
+ * Hostile webhook receivers: one that answers with an endless body costs the
  * emulator an excerpt, not the body; one that never answers costs it no CPU while it hangs.
  */
 

@@ -70,7 +70,7 @@ const body = fc.oneof(
   { arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)), weight: 1 }, // not UTF-8 at all
   { arbitrary: fc.constant(''), weight: 1 },
   { arbitrary: fc.constant(JSON.stringify(payload({ data: { note: 'x'.repeat(MAX_BODY) } }))), weight: 1 }, // over the limit
-  // Nested deep inside a real event (issue 12): refused before anything recurses into it.
+  // Nested deep inside a real event: refused before anything recurses into it.
   {
     arbitrary: fc
       .integer({ min: 20, max: 5000 })
@@ -81,7 +81,7 @@ const body = fc.oneof(
   },
 );
 
-/** Where a request says it is going and which page sent it: this machine's, or a hostile page's (issue 12). */
+/** Where a request says it is going and which page sent it: this machine's, or a hostile page's. */
 const HOSTILE_HOSTS = ['evil.example', 'evil.example:8788', 'rebind.attacker.test'];
 const HOSTILE_ORIGINS = ['http://evil.example', 'null'];
 const site = fc.record(

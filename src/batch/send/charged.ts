@@ -2,7 +2,7 @@ import { ServiceError } from '../../client/errors.ts';
 import { createdNothing } from '../../cost/charge.ts';
 import type { SentRequest } from '../../journal/journal.ts';
 import type { Route } from '../../outputs/record.ts';
-import { serviceName, type Job } from '../plan/jobs.ts';
+import { serviceName, type Job } from '../plan/index.ts';
 import { idempotencyKey } from './idempotency.ts';
 import type { Sending } from './sending.ts';
 

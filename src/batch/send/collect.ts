@@ -3,7 +3,7 @@ import { inert, SERVICE_TEXT_MAX } from '../../inert.ts';
 import { type Route, UNEXPLAINED_ERROR } from '../../outputs/record.ts';
 import { redact } from '../../redact.ts';
 import { failureOutcome } from '../../cost/charge.ts';
-import type { Job } from '../plan/jobs.ts';
+import type { Job } from '../plan/index.ts';
 import { pollDocument } from './poll.ts';
 import type { Sending } from './sending.ts';
 

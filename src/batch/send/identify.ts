@@ -3,7 +3,7 @@ import { inert } from '../../inert.ts';
 import { lookup, soleIdentity } from '../../journal/identity.ts';
 import type { SentRequest } from '../../journal/journal.ts';
 import type { Route } from '../../outputs/record.ts';
-import { priorRecord, type Job } from '../plan/jobs.ts';
+import { priorRecord, type Job } from '../plan/index.ts';
 import { collect } from './collect.ts';
 import { notSubmitted } from './endings.ts';
 import { routeOf, type Sending } from './sending.ts';

@@ -1,6 +1,6 @@
 import type { Route } from '../../outputs/record.ts';
 import type { FileStamp } from '../discover.ts';
-import type { Job } from '../plan/jobs.ts';
+import type { Job } from '../plan/index.ts';
 import type { PipelineContext } from './context.ts';
 import type { Endings } from './endings.ts';
 import type { InRun } from './in-run.ts';

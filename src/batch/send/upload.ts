@@ -5,7 +5,7 @@ import type { SentRequest } from '../../journal/journal.ts';
 import type { Route } from '../../outputs/record.ts';
 import { stampOf } from '../discover.ts';
 import { hashOf, openInput } from '../facts.ts';
-import { serviceName, type Job } from '../plan/jobs.ts';
+import { serviceName, type Job } from '../plan/index.ts';
 import { extractCharged, newRequest } from './charged.ts';
 import { abandonInRun, asRead } from './identify.ts';
 import { pageCountOf, type Sending } from './sending.ts';
@@ -54,7 +54,7 @@ export async function sendUpload(
 
 /**
  * upload-url, PUT and extract, each upload of the same descriptor (`opened`): its size as it
- * was opened, hashed on the way, and keyed by that hash before POST extract (identify.ts asRead).
+ * was opened, hashed on the way, and keyed by that hash before POST extract, as a file read whole is (identify.ts).
  */
 async function upload(
   s: Sending,

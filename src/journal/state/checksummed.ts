@@ -39,7 +39,7 @@ export function writeChecksummed(path: string, text: string): void {
  * writeChecksummed over a body given in pieces, read twice (its checksum and length, then its
  * bytes): the same file, holding about CHUNK_BYTES of it at a time rather than the whole body
  * three times over (its text, its bytes, the bytes with the header), which at 100,000 files
- * was a first run's peak (issue 26 item 1).
+ * was a first run's peak.
  */
 export function writeChecksummedChunks(path: string, body: () => Iterable<string>): void {
   let crc = 0;
