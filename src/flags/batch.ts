@@ -173,6 +173,12 @@ export const RUN_FLAGS = defineFlags({
       'walk hidden files and folders (names starting with a dot) as any other; by default they are skipped and listed',
   },
   ignore: { kind: 'list', value: 'pattern', description: 'leave out files matching this glob (repeatable)' },
+  header: {
+    kind: 'list',
+    value: 'line',
+    description:
+      "send 'Name: value' with each URL input to the URL's own host, never to another host a redirect leads to (repeatable)",
+  },
   dryRun: {
     kind: 'switch',
     description: 'list each file, its route and page count, and the credits the run would cost; send nothing',
