@@ -27,6 +27,7 @@ beforeAll(async () => {
     requests.push({ path, headers: req.headers });
     if (path.startsWith('/locked/') && req.headers.authorization !== 'Bearer s3cr3t-token')
       return res.writeHead(401).end();
+    if (path === '/login') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
     const body = docs.get(path.replace('/locked', ''));
     if (body === undefined) return res.writeHead(404).end('no such object');
     res.writeHead(200, { 'content-type': 'application/pdf', etag: '"v1"' }).end(body);
@@ -57,7 +58,12 @@ function everythingWritten(cwd: string, out: string[]): string {
 describe('URLs are inputs, the built CLI', () => {
   it('reads each URL, pays each document once over reruns, and a missing one is its own failure', async () => {
     const cwd = tempDir('extract-urls-');
-    const args = [`${base}/inv/1.pdf`, `${base}/inv/2.pdf?X-Amz-Signature=feedface`, `${base}/inv/3.pdf`];
+    const args = [
+      `${base}/inv/1.pdf`,
+      `${base}/inv/2.pdf?X-Amz-Signature=feedface`,
+      `${base}/inv/3.pdf`,
+      `${base}/login`,
+    ];
     const first = await extract(cwd, url(), args);
     expect(first.exitCode, first.stderr).toBe(1);
     const records = readJsonLines(String(first.stdout));
@@ -68,6 +74,8 @@ describe('URLs are inputs, the built CLI', () => {
     ]);
     expect(first.stderr).toMatch(/inv\/3\.pdf: the source answered HTTP 404/);
     expect(first.stderr).not.toContain('feedface');
+    // A page that is not a document (a login page) is listed, not paid for.
+    expect(first.stderr).toMatch(/login/);
 
     // Read again the next night (listed on stdin this time): known by content, nothing paid.
     const before = requests.length;
