@@ -7,6 +7,7 @@ import type { Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
 import type { FsPath } from './paths.ts';
+import type { PartOf } from '../inputs/part.ts';
 
 /**
  * A file to extract: `file` is the path as the user gave it, printable (records and outputs use
@@ -33,6 +34,12 @@ export type InputFile = {
    * Absent for a file named by itself, and with --follow-links.
    */
   within?: FsPath | undefined;
+  /**
+   * A part of an input file (a member of an archive, an attachment of a mail: src/inputs/):
+   * `path` is its bytes in the run's part space, `file` its name (`invoices.zip!a.pdf`), and
+   * this the input file it is part of (what --move-done moves once all its parts are done).
+   */
+  part?: PartOf | undefined;
 };
 /**
  * The parts of a file's stat that change when its content may have (git's index keeps the

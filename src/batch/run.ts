@@ -63,6 +63,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   let summary: BatchSummary | undefined;
   let jobs: PlanStore | undefined;
   let unsubscribe: (() => void) | undefined;
+  let release: (() => void) | undefined;
   const records = createRecords(
     !options.dryRun && isStreamed(target) ? createStreamWriter(deps.stdout) : undefined,
     deps.onRecord,
@@ -79,6 +80,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     reporter.planning('finding input files');
     const window = deps.planWindow ?? PLAN_WINDOW;
     const found = await findInputs(inputs, options, deps, window);
+    release = found.release;
     const opened = await openRunJournal(options, {
       ...deps,
       log,
@@ -114,6 +116,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   } finally {
     unsubscribe?.();
     jobs?.close();
+    release?.();
     reporter.stop();
     // A fence left open would keep the runner deaf to the rest of the step (a dry run, a throw).
     if (deps.stdout !== given.stdout) await (await import('./finish/runner-fence.ts')).closeFence(deps.stdout);

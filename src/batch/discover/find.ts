@@ -2,6 +2,8 @@ import { relative, resolve, sep } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import type { DiscoveryStream, InputFile, LinkNotFollowed } from '../discover.ts';
 import { streamInputs } from './stream.ts';
+import { PartSpace } from '../../inputs/part.ts';
+import { cutOptionsOf, cutPdfInputs, cutsPdfs } from '../../pdf/cut-inputs.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 
 /**
@@ -13,6 +15,8 @@ export type FoundInputs = {
   first: IteratorResult<InputFile[]>;
   rest: AsyncIterator<InputFile[]>;
   found: DiscoveryStream['found'];
+  /** Removes the files of the parts of archives and mail, and of cut PDFs (src/inputs/): once the run is over. */
+  release(): void;
 };
 
 /** Finds the input files, `window` at a time, and waits for the first window. */
@@ -22,10 +26,19 @@ export async function findInputs(
   deps: BatchDeps,
   window: number,
 ): Promise<FoundInputs> {
-  const discovery = streamDiscovery(inputs, options, deps, window);
+  // Pages and splits are cut, locked PDFs unlocked, on this machine: each PDF replaced by its parts.
+  const cut = cutOptionsOf(options, deps.cwd);
+  const space = new PartSpace();
+  const found = streamDiscovery(inputs, options, deps, window);
+  const discovery = cutsPdfs(cut) ? cutPdfInputs(found, cut, space) : found;
   const rest = discovery.chunks[Symbol.asyncIterator]();
-  const first = await rest.next();
-  return { first, rest, found: discovery.found };
+  try {
+    const first = await rest.next();
+    return { first, rest, found: discovery.found, release: () => space.release() };
+  } catch (err) {
+    space.release();
+    throw err;
+  }
 }
 
 /** The input files, a window at a time (the chunks end with discovery's usage error, if any). */

@@ -189,7 +189,9 @@ function emptyFileRead(file: InputFile, allFiles: boolean): Read | undefined {
 async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
   const { input } = ctx;
   try {
-    const cached = input.cache?.get(file);
+    // A part's file is new each run (the part space): its stamp says nothing, its content is hashed.
+    const cache = file.part === undefined ? input.cache : undefined;
+    const cached = cache?.get(file);
     const decision = ctx.route(file.size);
     // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.
     // Asked only for a large unhashed file: a rerun whose files the stat cache knows never asks.
@@ -228,7 +230,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
       facts = { sha256: fresh.sha256, mimeType: fresh.mimeType };
       read = fresh.read;
       // Cached under the stat of what was hashed: a file changed since the walk is not cached under the walk's.
-      input.cache?.set({ ...file, stamp: read }, facts, readStarted);
+      cache?.set({ ...file, stamp: read }, facts, readStarted);
     }
     if (!wanted(file, input.allFiles === true, facts.mimeType))
       return { kind: 'ignored', ignored: { file: file.file, realPath: file.realPath, mimeType: facts.mimeType } };
