@@ -34,11 +34,15 @@ const OUT = process.argv[2] ?? join(ROOT, 'dist');
 
 const EXTERNAL = ['fastify', 'pg', 'pg-native'];
 
-/** The dependencies of packages/engine: only src/engine-package.ts loads them, from that package's folder. */
+const ROOT_PACKAGES = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: object };
+/**
+ * The dependencies of packages/engine: only src/engine-package.ts loads them, from that package's
+ * folder. One the client lists too (mailparser: the batch reads mail) is bundled into the client.
+ */
 const ENGINE_DEPENDENCIES = Object.keys(
   (JSON.parse(readFileSync(join(ROOT, 'packages/engine/package.json'), 'utf8')) as { dependencies: object })
     .dependencies,
-);
+).filter((name) => !(name in ROOT_PACKAGES.devDependencies));
 const enginePackagesThroughLoader: Plugin = {
   name: 'engine-packages-through-loader',
   setup(b) {

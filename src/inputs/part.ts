@@ -9,11 +9,10 @@
  * --move-done moves once every part of it is done). Readers of containers (zip, tar, mail)
  * and cutters of pages hand their parts to PartSpace.write and nothing else.
  */
-import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { stampOf, type FileStamp, type InputFile } from '../batch/discover.ts';
 import type { FsPath } from '../batch/paths.ts';
 
 /** What a part is a part of: the input file the user's folder holds (JSON-safe: the plan stores it on disk). */
@@ -27,8 +26,8 @@ export type PartOf = {
   rel?: string | undefined;
   /** Its real path: parts of one container share it. */
   realPath: string;
-  /** The stat of the descriptor it was read through: --move-done moves only that file. */
-  read: FileStamp;
+  /** The stat of the descriptor it was read through (batch/discover.ts FileStamp): --move-done moves only that file. */
+  read: string;
 };
 
 /** How a part's name is made: a container's member after `!`, a cut after `#` (`scan.pdf#pages=3-4`). */
@@ -40,7 +39,10 @@ export function partName(container: string, member: string, separator: PartSepar
 }
 
 /** The outermost input file a part came from, as PartOf: the same for a part of a part (a zip in a mail). */
-export function partOf(container: InputFile, read: FileStamp): PartOf {
+export function partOf(
+  container: { file: string; path: FsPath; rel?: string | undefined; realPath: string; part?: PartOf | undefined },
+  read: string,
+): PartOf {
   if (container.part !== undefined) return container.part;
   const path = container.path;
   return {
@@ -72,13 +74,14 @@ export class PartSpace {
     this.#dir = dir;
   }
 
-  /** A new empty file of the space (its folder made on first use), and the descriptor to write it through. */
+  /**
+   * A new empty file of the space (made on first use), and the descriptor to write it through.
+   * One folder, files numbered (`12-a.pdf`): a folder per part costs its own removal, many times a file's.
+   */
   create(name: string): { path: string; fd: number } {
+    // mkdtemp makes the root 0700: the files in it are this user's alone.
     this.#root ??= mkdtempSync(join(this.#dir, 'extract-parts-'));
-    // mkdtemp makes the root 0700: the folders and files under it are this user's alone.
-    const folder = join(this.#root, String(this.#count++));
-    mkdirSync(folder, { mode: 0o700 });
-    const path = join(folder, safeName(name));
+    const path = join(this.#root, `${this.#count++}-${safeName(name)}`);
     return { path, fd: openSync(path, 'wx', 0o600) };
   }
 
@@ -102,7 +105,7 @@ export class PartSpace {
         } finally {
           bytes.destroy();
         }
-      return { path, size, stamp: stampOf(fstatSync(fd)) };
+      return { path, size };
     } catch (err) {
       rmSync(path, { force: true });
       throw err;
@@ -123,7 +126,7 @@ export class PartSpace {
   }
 }
 
-export type WrittenPart = { path: string; size: number; stamp: FileStamp };
+export type WrittenPart = { path: string; size: number };
 
 /** A part that grew past what its container may expand to. */
 export class TooLarge extends Error {
@@ -132,6 +135,11 @@ export class TooLarge extends Error {
     super(`expands past its bound (${size} bytes so far)`);
     this.size = size;
   }
+}
+
+/** The name the service is told a part has (file_name): its member's own last name (`a.pdf` of `x.zip!2026/a.pdf`). */
+export function ownName(partFile: string): string {
+  return safeName(partFile.slice(partFile.lastIndexOf('!') + 1));
 }
 
 /**

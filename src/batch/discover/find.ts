@@ -2,6 +2,7 @@ import { relative, resolve, sep } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import type { DiscoveryStream, InputFile, LinkNotFollowed } from '../discover.ts';
 import { streamInputs } from './stream.ts';
+import { expandContainers } from '../../inputs/expand.ts';
 import { PartSpace } from '../../inputs/part.ts';
 import { cutOptionsOf, cutPdfInputs, cutsPdfs } from '../../pdf/cut-inputs.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
@@ -26,17 +27,22 @@ export async function findInputs(
   deps: BatchDeps,
   window: number,
 ): Promise<FoundInputs> {
-  // Pages and splits are cut, locked PDFs unlocked, on this machine: each PDF replaced by its parts.
+  // Archives and mail are folders: each is replaced by its parts as it is found. Then pages and
+  // splits are cut, locked PDFs unlocked, on this machine: each PDF (a part too) replaced by its parts.
   const cut = cutOptionsOf(options, deps.cwd);
+  const expansion = expandContainers(streamDiscovery(inputs, options, deps, window), window);
   const space = new PartSpace();
-  const found = streamDiscovery(inputs, options, deps, window);
-  const discovery = cutsPdfs(cut) ? cutPdfInputs(found, cut, space) : found;
+  const release = (): void => {
+    expansion.release();
+    space.release();
+  };
+  const discovery = cutsPdfs(cut) ? cutPdfInputs(expansion.stream, cut, space) : expansion.stream;
   const rest = discovery.chunks[Symbol.asyncIterator]();
   try {
     const first = await rest.next();
-    return { first, rest, found: discovery.found, release: () => space.release() };
+    return { first, rest, found: discovery.found, release };
   } catch (err) {
-    space.release();
+    release();
     throw err;
   }
 }

@@ -14,6 +14,7 @@ import { redact } from '../../redact.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 import type { Charges } from '../outcome.ts';
 import { folderFor, moveInto } from './move.ts';
+import { Containers } from './move-parts.ts';
 import { inert } from '../../inert.ts';
 import { fetchable } from '../../cost/rerun.ts';
 import type { Job } from '../plan/jobs.ts';
@@ -144,9 +145,14 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
   if (folders.done === undefined && folders.failed === undefined) return false;
   const counts = new Map<string, number>();
   let failed = false;
+  const containers = new Containers();
   for (const job of plan.jobs) {
     const entry = ctx.records.get(job.ordinal);
     const folder = entry && folderFor(entry, folders);
+    if (job.input.part !== undefined) {
+      containers.add(job.input.part, job.ordinal, entry, folder !== undefined && folder === folders.done);
+      continue;
+    }
     if (entry === undefined || folder === undefined) continue;
     // Only the file as it was read (sent, or known by its content): plan.readAtSend says where that is not the plan's.
     const read = plan.readAtSend?.get(job.ordinal) ?? job.read;
@@ -161,6 +167,14 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
       ctx.log('error', `${inert(job.input.file)}: ${result.move_error}`);
     } else counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
+  await containers.move(folders.done, ctx.deps.cwd, (part, result, entries) => {
+    if ('changed' in result) return ctx.log('warn', `${inert(part.file)}: ${result.changed}`);
+    for (const [ordinal, entry] of entries) ctx.records.update(ordinal, Object.assign(entry, result));
+    if ('move_error' in result) {
+      failed = true;
+      ctx.log('error', `${inert(part.file)}: ${result.move_error}`);
+    } else if (folders.done !== undefined) counts.set(folders.done, (counts.get(folders.done) ?? 0) + 1);
+  });
   for (const [folder, n] of counts) ctx.log('info', `moved ${n} file${n === 1 ? '' : 's'} to ${folder}`);
   return failed;
 }

@@ -1,4 +1,5 @@
 import { printableBase } from '../paths.ts';
+import { ownName } from '../../inputs/part.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../../outputs/record.ts';
 import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from '../discover.ts';
 import { fileFacts, fileType, type FileFacts } from '../facts.ts';
@@ -44,7 +45,8 @@ export type Job = {
 
 /** The name the service sees (file_name): the file's own name, without its folders. */
 export function serviceName(job: Job): string {
-  return printableBase(job.input.path);
+  // A part's file in the part space is numbered: the service is told the member's own name.
+  return job.input.part === undefined ? printableBase(job.input.path) : ownName(job.input.file);
 }
 
 /**
