@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { deployedStandIn } from '../helpers/deployed-stand-in.ts';
@@ -121,6 +122,47 @@ describe('--split: one file, several documents', () => {
     expect(splitBad.exitCode).toBe(2);
     expect(splitBad.stderr).toMatch(/write every:N/);
     expect((await ledger(url())).entries).toEqual([]);
+  });
+});
+
+describe('cut parts of other parts, and --move-done', () => {
+  it("a zip's PDFs are cut too (a.zip!b.pdf#pages=1); a file moves once every part of it is done", async () => {
+    const cwd = tempDir('extract-parts-');
+    mkdirSync(join(cwd, 'in'));
+    const zip = zipSync({
+      'a.pdf': new Uint8Array(await drawnPdf(pages(3, [], 200))),
+      'b.pdf': new Uint8Array(await drawnPdf(pages(3, [], 300))),
+    });
+    writeFileSync(join(cwd, 'in', 'batch.zip'), zip);
+    mkdirSync(join(cwd, 'done'));
+    writeFileSync(join(cwd, 'in', 'scan.pdf'), await drawnPdf(pages(4, [], 400)));
+    const r = await extract(cwd, url(), [
+      'in/',
+      '--pages',
+      '1-2',
+      '--split',
+      'every:1',
+      '--move-done',
+      'done/',
+      '-q',
+      '--report',
+      'report.json',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(report(cwd).documents.map((d) => [d.file, d.status])).toEqual([
+      ['in/batch.zip!a.pdf#pages=1', 'completed'],
+      ['in/batch.zip!a.pdf#pages=2', 'completed'],
+      ['in/batch.zip!b.pdf#pages=1', 'completed'],
+      ['in/batch.zip!b.pdf#pages=2', 'completed'],
+      ['in/scan.pdf#pages=1', 'completed'],
+      ['in/scan.pdf#pages=2', 'completed'],
+    ]);
+    expect((await ledger(url())).entries.filter((e) => e.kind === 'reserve').map((e) => e.pages)).toEqual([
+      1, 1, 1, 1, 1, 1,
+    ]);
+    expect(existsSync(join(cwd, 'done', 'batch.zip'))).toBe(true);
+    expect(existsSync(join(cwd, 'done', 'scan.pdf'))).toBe(true);
+    expect(readdirSync(join(cwd, 'in'))).toEqual([]);
   });
 });
 
