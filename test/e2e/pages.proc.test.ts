@@ -192,6 +192,18 @@ describe('locked PDFs', () => {
     expect(everything).not.toContain('Zq7');
   });
 
+  it("the config store's password_file unlocks a run given no --password-file", async () => {
+    const cwd = tempDir('extract-locked-');
+    mkdirSync(join(cwd, 'in'));
+    writeFileSync(join(cwd, 'in', 'statement.pdf'), await drawnPdf(pages(3, [], 500), LOCK));
+    writeFileSync(join(cwd, 'pw.txt'), 'Zq7-statement-pw\n', { mode: 0o600 });
+    const set = await extract(cwd, url(), ['config', 'set', 'password_file', join(cwd, 'pw.txt')]);
+    expect(set.exitCode, set.stderr).toBe(0);
+    const r = await extract(cwd, url(), ['in/', '-q', '--report', 'report.json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(report(cwd).documents).toMatchObject([{ file: 'in/statement.pdf', status: 'completed', page_count: 3 }]);
+  });
+
   it('no password file: failed once, unsent, "encrypted: give --password-file"; the next night left aside, still unsent', async () => {
     const service = await deployedStandIn();
     const cwd = tempDir('extract-locked-');
