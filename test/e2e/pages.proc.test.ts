@@ -112,7 +112,7 @@ describe('--split: one file, several documents', () => {
     expect(charged.map((e) => e.pages).sort()).toEqual([1, 1, 1, 2, 2, 2]);
   });
 
-  it('a bad --pages or --split is refused before anything is sent (exit 2, the form to write)', async () => {
+  it('a bad --pages or --split is refused before anything is sent (exit 2, the form to write); a selection past the end sends nothing', async () => {
     const cwd = tempDir('extract-split-');
     writeFileSync(join(cwd, 'a.pdf'), await drawnPdf(pages(2)));
     const pagesBad = await extract(cwd, url(), ['a.pdf', '--pages', '3-1']);
@@ -121,6 +121,9 @@ describe('--split: one file, several documents', () => {
     const splitBad = await extract(cwd, url(), ['a.pdf', '--split', 'pages']);
     expect(splitBad.exitCode).toBe(2);
     expect(splitBad.stderr).toMatch(/write every:N/);
+    const none = await extract(cwd, url(), ['a.pdf', '--pages', '5-last']);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toMatch(/a\.pdf: --pages 5-last selects none of its 2 pages; not sent/);
     expect((await ledger(url())).entries).toEqual([]);
   });
 });
