@@ -73,6 +73,23 @@ describe('--pages: only the pages asked for are sent, cut here, and charged', ()
     expect((await reserves()).map((e) => e.pages)).toEqual([3, 1]);
   });
 
+  it('a rerun of the same selection sends nothing: POSTs counted at a service that ignores Idempotency-Key', async () => {
+    const service = await deployedStandIn();
+    const cwd = tempDir('extract-pages-');
+    mkdirSync(join(cwd, 'in'));
+    writeFileSync(join(cwd, 'in', 'contract.pdf'), await drawnPdf(pages(3, [], 600)));
+    for (const night of [1, 2, 3]) {
+      const r = await extract(cwd, service.url, ['in/', '--split', 'every:2', '-q', '--report', 'report.json']);
+      expect(r.exitCode, `night ${night}: ${r.stderr}`).toBe(0);
+    }
+    expect(report(cwd).documents.map((d) => [d.file, d.outcome])).toEqual([
+      ['in/contract.pdf#pages=1-2', 'skipped'],
+      ['in/contract.pdf#pages=3', 'skipped'],
+    ]);
+    expect(service.requests.get('POST /api/v1/extract')).toBe(2);
+    expect([...service.posts.values()]).toEqual([1, 1]);
+  });
+
   it('--max-credits counts the pages after the cut: three 4-page files at --pages 1 fit in 3 credits', async () => {
     const cwd = tempDir('extract-pages-');
     mkdirSync(join(cwd, 'in'));
