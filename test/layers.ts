@@ -118,4 +118,6 @@ export const NOT_PROCESSES = [
   'test/outputs/destination.test.ts',
   // qpdf only (an encrypted fixture)
   'test/pdf/cut.test.ts',
+  // tar(1) only, to make real tar archives
+  'test/inputs/archives.test.ts',
 ];

@@ -54,9 +54,8 @@ export function expandContainers(
       for (const file of chunk) {
         if (containerKind(file.file) === undefined) out.push(file);
         else {
-          const parts = await expandInput(file, space, bounds, found.unreadable);
-          found.files += parts.length - 1;
-          for (const p of parts) out.push(p);
+          // found.files stays the files found (discovery's own count, which tells an input that matched nothing).
+          for (const p of await expandInput(file, space, bounds, found.unreadable)) out.push(p);
         }
         if (out.length >= window) {
           yield out.splice(0, window);

@@ -4,8 +4,9 @@
  * are most of a megabyte of the client's bundle.
  *
  * The parts of the message itself are not documents: the text, and the images a HTML body
- * shows inline (multipart/related, `cid:`), are passed over. A message attached to the mail (a
- * forwarded one, message/rfc822) is a member named `….eml`, which the expander reads in turn.
+ * shows inline (multipart/related, `cid:`), are passed over. mailparser reads into a message
+ * attached to the mail (a forwarded one): its attachments come as the mail's own. One it hands
+ * over whole (message/rfc822) is a member named `….eml`, which the expander reads in turn.
  */
 import { extension } from 'mime-types';
 import { simpleParser } from 'mailparser';
