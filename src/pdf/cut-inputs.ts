@@ -17,8 +17,8 @@ import { describeFsError, stampOf } from '../batch/discover.ts';
 import { openInput } from '../batch/facts.ts';
 import { printableBase } from '../batch/paths.ts';
 import { inert } from '../inert.ts';
-import { type PartSpace, partName, partOf } from '../inputs/part.ts';
-import { openPdf, PdfError } from './document.ts';
+import { type PartOf, type PartSpace, partName, partOf } from '../inputs/part.ts';
+import { type OpenedPdf, openPdf, PdfError } from './document.ts';
 import { readPasswordFile } from './passwords.ts';
 import { type PageSelection, pageParts, type SplitRule, selectedPages } from './selection.ts';
 import { pdfIsEncrypted } from './trailer.ts';
@@ -100,7 +100,7 @@ async function _cutInput(
     unreadable.push({ file: file.file, reason: `cannot read ${file.file}: ${describeFsError(err)}` });
     return [];
   }
-  let pdf: Awaited<ReturnType<typeof openPdf>>;
+  let pdf: OpenedPdf;
   try {
     pdf = await openPdf(bytes, options.passwords ?? [], encrypted);
   } catch (err) {
@@ -110,9 +110,27 @@ async function _cutInput(
     unreadable.push({ file: file.file, reason: `${inert(file.file)}: ${why}; not sent` });
     return [];
   }
-  const of = partOf(file, stamp);
+  try {
+    return await _partsOf(file, pdf, partOf(file, stamp), options, space, unreadable);
+  } catch (err) {
+    // A page the library cannot copy or read, a part space that refuses a write: this file's failure, not the run's.
+    const why = err instanceof Error ? err.message : String(err);
+    unreadable.push({ file: file.file, reason: `${inert(file.file)}: cannot cut it (${why}); not sent` });
+    return [];
+  }
+}
+
+/** The parts of an opened PDF, written to the part space: itself unlocked when nothing is cut. */
+async function _partsOf(
+  file: InputFile,
+  pdf: OpenedPdf,
+  of: PartOf,
+  options: CutOptions,
+  space: PartSpace,
+  unreadable: UnreadableInput[],
+): Promise<InputFile[]> {
   const name = printableBase(file.path);
-  if (!cutting) {
+  if (options.pages === undefined && options.split === undefined) {
     const written = await space.write(name, await pdf.cut(_allPages(pdf.pageCount)), Number.POSITIVE_INFINITY);
     return [{ ...file, path: written.path, size: written.size, stamp: undefined, within: undefined, part: of }];
   }

@@ -74,7 +74,8 @@ describe('--pages: only the pages asked for are sent, cut here, and charged', ()
   });
 
   it('a rerun of the same selection sends nothing: POSTs counted at a service that ignores Idempotency-Key', async () => {
-    const service = await deployedStandIn();
+    const names: string[] = [];
+    const service = await deployedStandIn({ onExtract: (name) => names.push(name) });
     const cwd = tempDir('extract-pages-');
     mkdirSync(join(cwd, 'in'));
     writeFileSync(join(cwd, 'in', 'contract.pdf'), await drawnPdf(pages(3, [], 600)));
@@ -88,6 +89,8 @@ describe('--pages: only the pages asked for are sent, cut here, and charged', ()
     ]);
     expect(service.requests.get('POST /api/v1/extract')).toBe(2);
     expect([...service.posts.values()]).toEqual([1, 1]);
+    // The service is told the file's own name, its extension kept.
+    expect(names).toEqual(['contract.pdf', 'contract.pdf']);
   });
 
   it('--max-credits counts the pages after the cut: three 4-page files at --pages 1 fit in 3 credits', async () => {
