@@ -215,6 +215,16 @@ describe('locked PDFs', () => {
     expect(everything).not.toContain('Zq7');
   });
 
+  it('locked only against editing (an empty open password), no password file: sent as it is, and read', async () => {
+    const cwd = tempDir('extract-locked-');
+    mkdirSync(join(cwd, 'in'));
+    const lock: PdfLock = { userPassword: '', ownerPassword: 'Zq7-owner-pw', pdfVersion: '1.7' };
+    writeFileSync(join(cwd, 'in', 'printable.pdf'), await drawnPdf(pages(2, [], 700), lock));
+    const r = await extract(cwd, url(), ['in/', '-q', '--report', 'report.json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(report(cwd).documents).toMatchObject([{ file: 'in/printable.pdf', status: 'completed', page_count: 2 }]);
+  });
+
   it("the config store's password_file unlocks a run given no --password-file", async () => {
     const cwd = tempDir('extract-locked-');
     mkdirSync(join(cwd, 'in'));
