@@ -217,6 +217,14 @@ describe('pdf: locked PDFs (--password-file)', () => {
     expect(await pdfBytesAreEncrypted(cut)).toBe(false);
   });
 
+  it('the trailer check on damaged files: truncated, no startxref, an offset past the end: not encrypted, no throw', async () => {
+    const plain = await drawnPdf(FOUR);
+    expect(await pdfBytesAreEncrypted(plain.subarray(0, 200))).toBe(false);
+    expect(await pdfBytesAreEncrypted(Buffer.from('%PDF-1.7\n'))).toBe(false);
+    expect(await pdfBytesAreEncrypted(Buffer.from('%PDF-1.7\nstartxref\n999999\n%%EOF\n'))).toBe(false);
+    expect(await pdfBytesAreEncrypted(new Uint8Array())).toBe(false);
+  });
+
   it('the password file: a password a line, CRLF or LF, blank lines left out; unreadable or empty is a usage error naming the file only', async () => {
     expect(parsePasswords('one\r\ntwo with spaces \n\nthree')).toEqual(['one', 'two with spaces ', 'three']);
     const dir = tempDir();
