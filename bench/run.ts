@@ -36,6 +36,7 @@ const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> 
   { id: '12', run: async (ctx) => (await import('./rows/memory.ts')).memoryRows(ctx) },
   { id: '13', run: async (ctx) => (await import('./rows/watch-skips.ts')).watchSkipRows(ctx) },
   { id: '14', run: async (ctx) => (await import('./rows/install.ts')).installRows(ctx) },
+  { id: '15', run: async (ctx) => (await import('./rows/archive.ts')).archiveRows(ctx) },
 ];
 
 const SCALE_NOTES = `Sizes in full mode are the issue's: 500 one-page PDFs (rows 1-2), a 2 GiB file (row 3), 6,000, 20,000 and 100,000 files and journals of 1,000 and 20,000 lines (row 4), 20 start-ups (row 5), wrk with 64 connections for 10 s (row 6), four 300-page PDFs (row 7), documents completing after 1, 4, 12 and 20 s (row 8), journals of 10^4, 10^5 and 10^6 documents (row 11), first runs over 1,000, 10,000 and 100,000 one-page PDFs (row 10 mem, group 12), extract watch over 1,000 and 100,000 empty files and one PDF (row 13); nothing is scaled down. The stand-in (bench/lib/standin.ts) runs in the runner's process; \`extract serve\` runs in a child process, in memory, with processing.ms_per_page 0. The CLI runs as a child process with a fresh journal (its default behaviour), -o a JSON Lines file.\n`;

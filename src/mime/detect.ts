@@ -47,6 +47,16 @@ export async function detectFileType(head: Uint8Array, fileName: string): Promis
   return SIGNED_TYPES.has(named) ? 'application/octet-stream' : named;
 }
 
+/**
+ * The kinds of file the service reads (spec: "for example a PDF"; the engine reads PDF, PNG,
+ * JPEG and TIFF), told from the content (detectFileType: a name alone makes no PDF).
+ */
+const DOCUMENT_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/tiff']);
+
+export function isDocumentType(mimeType: string): boolean {
+  return DOCUMENT_TYPES.has(mimeType);
+}
+
 /** The media type without parameters, lower-cased: "Application/PDF; x=y" -> "application/pdf". */
 export function mediaTypeEssence(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();

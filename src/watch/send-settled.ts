@@ -45,9 +45,11 @@ export async function sendSettled(
   let writing: Promise<void> = Promise.resolve();
   const gone = new Set<string>();
   let outputFailed: unknown;
+  const containerOf = containersIn(ready);
   const onRecord = (entry: ReportEntry, read?: ReadStamp): void => {
+    const container = containerOf(entry.file);
     // Moved or deleted between its last look and the run (another run's --move-done): nothing to record.
-    if (entry.outcome === 'unreadable' && !existsSync(resolve(deps.cwd, entry.file))) {
+    if (container === undefined && entry.outcome === 'unreadable' && !existsSync(resolve(deps.cwd, entry.file))) {
       log('debug', `${entry.file}: gone before it was sent`);
       gone.add(entry.file);
       return;
@@ -59,7 +61,8 @@ export async function sendSettled(
       !(entry.outcome === 'pending' || entry.outcome === 'not_submitted') && !(known && appender.holds(entry));
     const line = describeEntry(entry, write);
     log(line.level, line.text);
-    const folder = folderFor(entry, moves);
+    // A part of an archive or a mail (src/inputs/) is not a file to move: its container stays in the folder.
+    const folder = container === undefined ? folderFor(entry, moves) : undefined;
     if (!write && folder === undefined) return;
     writing = writing.then(async () => {
       if (outputFailed !== undefined) return;
@@ -118,6 +121,13 @@ export async function sendSettled(
     throw outputFailed;
   }
   const byFile = new Map(summary.documents.map((d) => [d.file, d.outcome]));
+  // A container is handled as its parts are: still pending while one of them is.
+  for (const d of summary.documents) {
+    const container = containerOf(d.file);
+    if (container === undefined) continue;
+    const unfinished = d.outcome === 'pending' || d.outcome === 'not_submitted';
+    if (unfinished || !byFile.has(container)) byFile.set(container, unfinished ? 'pending' : 'completed');
+  }
   // The watcher runs on: this cycle's record spool goes now, not at the next collection.
   releaseSummary(summary);
   // A link planted in a folder after the watcher started is left out as the walk leaves it out, once.
@@ -182,4 +192,14 @@ function _discard(): Writable {
       callback();
     },
   });
+}
+
+/** The settled file a document is a part of (`inbox/a.zip` of `inbox/a.zip!b.pdf`), if it is one. */
+function containersIn(ready: Array<{ path: string }>): (file: string) => string | undefined {
+  const paths = new Set(ready.map((r) => r.path));
+  return (file) => {
+    for (let at = file.indexOf('!'); at > 0; at = file.indexOf('!', at + 1))
+      if (paths.has(file.slice(0, at))) return file.slice(0, at);
+    return undefined;
+  };
 }

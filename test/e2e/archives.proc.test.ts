@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { tempDir } from '../helpers/cli.ts';
 import { journalFacts } from '../helpers/journal.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { extract, readJsonLines, reservesBySha, serveForFile } from './batch-helpers.ts';
+import { dropDir, jsonLinesOf, startWatch, until as watched } from './watch-helpers.ts';
 
 /**
  * Archives on the built CLI against a service that ignores Idempotency-Key (every POST extract
@@ -88,5 +89,31 @@ describe('archives, the built CLI', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect(existsSync(join(cwd, 'drop', 'mixed.zip'))).toBe(true);
     expect([...(await reservesBySha(url)).values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('extract watch: a zip dropped into the folder is its parts, each charged once; the zip stays, handled, not read again', async () => {
+    const url = slow();
+    const cwd = dropDir();
+    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
+    writeFileSync(join(cwd, 'dropped.zip'), zipSync(await invoices(2, 7300)));
+    renameSync(join(cwd, 'dropped.zip'), join(cwd, 'in', 'dropped.zip'));
+    await watched(() => jsonLinesOf(join(cwd, 'out.jsonl')).length === 2, 'both members', watcher);
+    expect(
+      jsonLinesOf(join(cwd, 'out.jsonl'))
+        .map((r) => [r.file, r.status])
+        .sort(),
+    ).toEqual([
+      ['in/dropped.zip!nov/inv-7300.pdf', 'completed'],
+      ['in/dropped.zip!nov/inv-7301.pdf', 'completed'],
+    ]);
+    // Another file dropped after: the zip is not read again (its members are not recorded twice).
+    writeFileSync(join(cwd, 'later.pdf'), await invoicePdf(7400));
+    renameSync(join(cwd, 'later.pdf'), join(cwd, 'in', 'later.pdf'));
+    await watched(() => jsonLinesOf(join(cwd, 'out.jsonl')).length >= 3, 'the later file', watcher);
+    expect(jsonLinesOf(join(cwd, 'out.jsonl'))).toHaveLength(3);
+    expect(existsSync(join(cwd, 'in', 'dropped.zip'))).toBe(true);
+    const reserves = await reservesBySha(url);
+    expect(reserves.size).toBe(3);
+    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
   });
 });

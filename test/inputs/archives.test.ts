@@ -131,6 +131,17 @@ describe('archives are folders', () => {
     expect(existsSync('/tmp/absolute.pdf')).toBe(false);
   });
 
+  it('a member name holding a line break and a runner command is inert in the log; its record keeps the name', async () => {
+    const server = await emulator();
+    const cwd = await invoiceDir(0);
+    const name = 'evil\n::error::forged.pdf';
+    writeFileSync(join(cwd, 'in', 'names.zip'), zipSync({ [name]: await invoicePdf(4101) }));
+    const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'inline' }));
+    expect(done(r), r.stderr).toEqual([`in/names.zip!${name}`]);
+    expect(r.stderr).not.toMatch(/^::error::/m);
+    expect(r.stderr).toContain('in/names.zip!evil\\x0a::error::forged.pdf');
+  });
+
   it('10,000 members: each a part of its own (notes listed as not documents, the PDFs planned); the part space is gone after the run', async () => {
     const cwd = await invoiceDir(0);
     const many: Record<string, Uint8Array> = { 'a.pdf': await invoicePdf(5000), 'b.pdf': await invoicePdf(5001) };

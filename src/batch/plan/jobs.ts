@@ -3,6 +3,7 @@ import { ownName } from '../../inputs/part.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../../outputs/record.ts';
 import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from '../discover.ts';
 import { fileFacts, fileType, type FileFacts } from '../facts.ts';
+import { isDocumentType } from '../../mime/detect.ts';
 import { lookup, soleIdentity, type Identity } from '../../journal/identity.ts';
 import { asLookup, stateKey, type KnownLookup, type KnownState, type SentRequest } from '../../journal/journal.ts';
 import { type Action, rerunAction, resendOf } from '../../cost/rerun.ts';
@@ -47,18 +48,6 @@ export type Job = {
 export function serviceName(job: Job): string {
   // A part's file in the part space is numbered: the service is told the member's own name.
   return job.input.part === undefined ? printableBase(job.input.path) : ownName(job.input.file);
-}
-
-/**
- * The kinds of file the service reads (spec: "for example a PDF"; the engine reads PDF, PNG,
- * JPEG and TIFF), told from the content (facts.ts: a name alone makes no PDF). Files found in a
- * directory or by a pattern that are something else (notes, archives, a GIF or WebP image it
- * cannot read) are skipped unless --all-files; a file named by itself is always sent.
- */
-const DOCUMENT_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/tiff']);
-
-function isDocumentType(mimeType: string): boolean {
-  return DOCUMENT_TYPES.has(mimeType);
 }
 
 /** A file the run leaves out: not a document (skipped, uncharged), with its detected type. */
@@ -254,7 +243,11 @@ export function emptyFileRule(
   return !file.explicit && !allFiles ? 'skip' : 'refuse';
 }
 
-/** Whether the run sends this file: named by itself, --all-files, or a document type. */
+/**
+ * Whether the run sends this file: named by itself, --all-files, or a document type (mime/detect.ts
+ * isDocumentType). Files found in a directory, by a pattern or in an archive that are something
+ * else (notes, a GIF or WebP image the service cannot read) are skipped unless --all-files.
+ */
 function wanted(file: InputFile, allFiles: boolean, mimeType: string): boolean {
   return file.explicit || allFiles || isDocumentType(mimeType);
 }

@@ -5,6 +5,7 @@ import type { ParserConfig } from '../../contract/index.ts';
 import { GatewayError } from '../errors.ts';
 import { StagedTooLarge, stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
 import type { Arrival, Intake } from './intake.ts';
+import { isZipArrival, unzipArrival } from './zip-arrival.ts';
 import { importEngine } from '../../engine-package.ts';
 
 // From the engine package (src/engine-package.ts).
@@ -95,7 +96,10 @@ export async function startEmailArrivals(input: {
         }
         // One parser named twice in RCPT TO is one recipient: it gets each attachment once.
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.split('@')[0]!))];
-        const attachments = mail.attachments.filter((a) => a.contentDisposition !== 'inline' || a.filename);
+        // The images a HTML body shows (multipart/related, cid:) are the message, not documents: as the batch client reads mail.
+        const attachments = mail.attachments.filter(
+          (a) => a.related !== true && (a.contentDisposition !== 'inline' || a.filename),
+        );
         if (attachments.length === 0)
           log(`email from ${session.envelope.mailFrom || '(unknown)'}: no attachment, nothing to extract`);
         const staged: StagedFile[] = [];
@@ -104,14 +108,15 @@ export async function startEmailArrivals(input: {
           for (const a of attachments) {
             const file = await stageBytes(partialDir, a.content);
             staged.push(file);
-            for (const parserId of recipients) {
-              arrivals.push({
-                parser: parsers.get(parserId)!,
-                file,
-                fileName: a.filename ?? 'attachment',
-                declaredType: a.contentType,
-                source: 'email',
-              });
+            const attached = { file, fileName: a.filename ?? 'attachment', declaredType: a.contentType };
+            // A zip attached is a folder: its members are the documents.
+            const files = isZipArrival(attached.fileName, attached.declaredType)
+              ? await unzipArrival(partialDir, attached)
+              : [attached];
+            for (const f of files) {
+              if (f !== attached) staged.push(f.file);
+              for (const parserId of recipients)
+                arrivals.push({ parser: parsers.get(parserId)!, ...f, source: 'email' });
             }
           }
           if (arrivals.length === 0) return;
@@ -123,6 +128,9 @@ export async function startEmailArrivals(input: {
           if (err instanceof GatewayError && err.code === 'insufficient_credits') {
             throw Object.assign(new Error(err.message), { responseCode: 452 });
           }
+          // A zip refused (a bomb, a link in it): sending it again would not help.
+          if (err instanceof GatewayError && err.code === 'invalid_request')
+            throw Object.assign(new Error(err.message), { responseCode: 554 });
           throw err;
         } finally {
           await Promise.all(staged.map(unstage));

@@ -7,6 +7,7 @@ import { GatewayError } from '../errors.ts';
 import { arrivalTooLarge, type Intake, MAX_ARRIVAL_FILE_BYTES, MAX_ARRIVAL_FILES } from '../arrivals/intake.ts';
 import { stageBytes, stageStream, unstage, type StagedFile } from '../staging.ts';
 import { importEngine } from '../../engine-package.ts';
+import { isZipArrival, unzipArrival } from '../arrivals/zip-arrival.ts';
 
 // From the engine package (src/engine-package.ts).
 const { default: multipart } = await importEngine<{ default: typeof Multipart }>('@fastify/multipart');
@@ -69,7 +70,19 @@ export function arrivalRoutes(input: {
         }
         if (staged.length === 0)
           throw new GatewayError('invalid_request', 'no file in the form: send the document as a multipart file field');
-        const { accepted } = await intake.submit(staged.map((s) => ({ ...s, parser, source })));
+        // A zip is a folder: its members are the documents (a member that is no document is left out).
+        const unzipped = staged.some((s) => isZipArrival(s.fileName, s.declaredType));
+        const files: typeof staged = [];
+        for (const s of [...staged])
+          if (isZipArrival(s.fileName, s.declaredType)) {
+            const members = await unzipArrival(partialDir, s);
+            staged.push(...members.map((m) => ({ ...m, declaredType: '' })));
+            files.push(...members.map((m) => ({ ...m, declaredType: '' })));
+          } else files.push(s);
+        const { accepted } = await intake.submit(
+          files.map((s) => ({ ...s, parser, source })),
+          { skipUnreadable: unzipped },
+        );
         return accepted;
       } finally {
         await Promise.all(staged.map((s) => unstage(s.file)));
