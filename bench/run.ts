@@ -36,6 +36,7 @@ const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> 
   { id: '12', run: async (ctx) => (await import('./rows/memory.ts')).memoryRows(ctx) },
   { id: '13', run: async (ctx) => (await import('./rows/watch-skips.ts')).watchSkipRows(ctx) },
   { id: '14', run: async (ctx) => (await import('./rows/install.ts')).installRows(ctx) },
+  { id: '15', run: async (ctx) => (await import('./rows/archive.ts')).archiveRows(ctx) },
   { id: '16', run: async (ctx) => (await import('./rows/url-input.ts')).urlInputRows(ctx) },
 ];
 

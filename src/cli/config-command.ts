@@ -11,7 +11,7 @@ export function registerConfig(program: Command): void {
   const config = program
     .command('config')
     .description(
-      'Read and write the user config store (api_key, base_url, state_url, missing_marker); the file is readable by its owner only',
+      'Read and write the user config store (api_key, base_url, state_url, missing_marker, password_file); the file is readable by its owner only',
     )
     .addHelpText(
       'after',

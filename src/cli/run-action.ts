@@ -6,6 +6,7 @@ import type { RunValues } from '../flags/batch.ts';
 import { batchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
 import { missingMarkerOf } from './missing-marker.ts';
+import { passwordFileOf } from './password-file.ts';
 import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
 import { VERSION } from './version.ts';
@@ -33,6 +34,7 @@ export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks:
       const options = {
         ...batchOptionsFromFlags(flags, target, state),
         missingMarker: await missingMarkerOf(flags, hooks.env),
+        passwordFile: await passwordFileOf(flags, hooks.env),
       };
       const events = flags.json
         ? (await import('./json-output.ts')).eventsOnStdout([

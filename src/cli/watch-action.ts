@@ -5,6 +5,7 @@ import type { WatchValues } from '../flags/batch.ts';
 import { watchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
 import { missingMarkerOf } from './missing-marker.ts';
+import { passwordFileOf } from './password-file.ts';
 import type { CliHooks } from './run-action.ts';
 import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
@@ -18,6 +19,7 @@ export async function watchFromCli(folders: string[], flags: WatchValues, hooks:
     const state = hooks.explicitState ? flags.state : target.local ? null : target.stateUrl;
     const options = watchOptionsFromFlags(flags, target, state);
     options.batch.missingMarker = await missingMarkerOf(flags, hooks.env);
+    options.batch.passwordFile = await passwordFileOf(flags, hooks.env);
     const events = flags.json ? (await import('./json-output.ts')).eventsOnStdout([['-o', flags.out]]) : undefined;
     const deps: BatchDeps = {
       ...defaultClientDeps(),

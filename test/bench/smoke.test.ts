@@ -45,7 +45,7 @@ const HALVES = [
     ],
   },
   {
-    only: '8,9,10,12,13,14',
+    only: '8,9,10,12,13,14,15',
     ids: [
       '8',
       '9 fact',
@@ -60,6 +60,8 @@ const HALVES = [
       '14 full',
       '14 version',
       '14 help',
+      '15 archive wall',
+      '15 archive mem',
     ],
   },
 ];

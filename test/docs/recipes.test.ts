@@ -1,6 +1,8 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
+import { zipSync } from 'fflate';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BatchReport } from '../../src/outputs/json-shapes.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -128,6 +130,57 @@ describe('README recipes, from the packed tarballs outside the clone', () => {
       expect(listed.stdout, `night ${night}: ${JSON.stringify(report.documents)}`).toContain('inbox/bad.pdf');
       expect(listed.stdout).not.toContain('inbox/good.pdf');
     }
+  });
+
+  it('Archives and mail: a zip and a mail in the inbox are a row per document; done/ takes them; the next night one new member pays for itself', async () => {
+    const lines = blocksUnder('Archives and mail')[0]!;
+    expect(lines).toHaveLength(2);
+    const service = await deployedStandIn();
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'inbox'));
+    mkdirSync(join(cwd, 'done'));
+    const zip = async (from: number, n: number) =>
+      zipSync(
+        Object.fromEntries(
+          await Promise.all(
+            Array.from({ length: n }, async (_, i) => [`2026/inv-${from + i}.pdf`, await invoicePdf(from + i)]),
+          ),
+        ),
+      );
+    writeFileSync(join(cwd, 'inbox', 'invoices.zip'), await zip(100, 2));
+    const mail = await new MailComposer({
+      from: 'supplier@example.com',
+      to: 'accounts@example.com',
+      subject: 'invoice',
+      text: 'attached',
+      attachments: [{ filename: 'invoice.pdf', content: await invoicePdf(200) }],
+    })
+      .compile()
+      .build();
+    writeFileSync(join(cwd, 'inbox', 'mail.eml'), mail);
+    const env = shellEnv(tempDir('extract-prefix-'), tempDir('extract-home-'), {
+      EXTRACT_API_KEY: 'ext_archive_secret_key_0001',
+      EXTRACT_BASE_URL: service.url,
+    });
+    env.PATH = `${join(tarballInstall, 'bin')}:${env.PATH}`;
+    const first = await sh(lines[0]!, cwd, env);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const csv = readFileSync(join(cwd, 'invoices.csv'), 'utf8');
+    for (const name of [
+      'inbox/invoices.zip!2026/inv-100.pdf',
+      'inbox/invoices.zip!2026/inv-101.pdf',
+      'inbox/mail.eml!invoice.pdf',
+    ])
+      expect(csv).toContain(name);
+    expect(service.charged()).toBe(3);
+    const moved = await sh(lines[1]!, cwd, env);
+    expect(moved.exitCode, moved.stderr).toBe(0);
+    expect(readdirSync(join(cwd, 'done')).sort()).toEqual(['invoices.zip', 'mail.eml']);
+    expect(service.charged()).toBe(3);
+    // The next night's zip: one invoice more.
+    writeFileSync(join(cwd, 'inbox', 'invoices.zip'), await zip(100, 3));
+    expect((await sh(lines[1]!, cwd, env)).exitCode).toBe(0);
+    expect(service.charged()).toBe(4);
   });
 
   it('Rehearse on serve, then Receive webhooks beside it, with the integration the README adds', async () => {

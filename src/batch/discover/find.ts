@@ -5,6 +5,7 @@ import { streamInputs } from './stream.ts';
 import { expandContainers } from '../../inputs/expand.ts';
 import { PartSpace } from '../../inputs/part.ts';
 import { RemoteReader } from '../../inputs/remote.ts';
+import { cutOptionsOf, cutPdfInputs, cutsPdfs } from '../../pdf/cut-inputs.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 
 /**
@@ -16,7 +17,7 @@ export type FoundInputs = {
   first: IteratorResult<InputFile[]>;
   rest: AsyncIterator<InputFile[]>;
   found: DiscoveryStream['found'];
-  /** Removes the files of the parts of archives and mail (src/inputs/): once the run is over. */
+  /** Removes the files of the parts of archives and mail, and of cut PDFs (src/inputs/): once the run is over. */
   release(): void;
 };
 
@@ -27,12 +28,15 @@ export async function findInputs(
   deps: BatchDeps,
   window: number,
 ): Promise<FoundInputs> {
-  // URLs are read into the run's part space; archives and mail are folders: each is replaced by its parts as it is found.
+  // URLs are read into the run's part space; archives and mail are folders: each is replaced by
+  // its parts as it is found. Then pages and splits are cut, locked PDFs unlocked, on this
+  // machine: each PDF (a part too) replaced by its parts. One part space holds them all.
   const space = new PartSpace();
+  const release = (): void => space.release();
   const remote = new RemoteReader({ space, headers: options.header });
+  const cut = cutOptionsOf(options, deps.cwd);
   const expansion = expandContainers(streamDiscovery(inputs, options, deps, window, remote), window, { space });
-  const release = (): void => expansion.release();
-  const discovery = expansion.stream;
+  const discovery = cutsPdfs(cut) ? cutPdfInputs(expansion.stream, cut, space) : expansion.stream;
   const rest = discovery.chunks[Symbol.asyncIterator]();
   try {
     const first = await rest.next();

@@ -14,6 +14,7 @@ import { priorRecord, serviceName, type Job } from '../plan/jobs.ts';
 import { uploadAgain } from '../../cost/attempt.ts';
 import { createdNothing, failureOutcome } from '../../cost/charge.ts';
 import { countPagesOfBytes } from '../plan/pages.ts';
+import { lockedPdf } from './locked.ts';
 
 import type { Charges, Outcome } from '../outcome.ts';
 import type { PipelineContext } from './context.ts';
@@ -87,6 +88,8 @@ export class Pipeline {
       releaseSend = await c.sendSlots.acquire();
       if (this.#notSending(job, route)) return;
       await c.beforeSend?.(job.input.file);
+      const locked = await lockedPdf(job, c.passwordsGiven === true);
+      if (locked !== undefined) throw locked;
 
       if (route === 'inline') {
         // The bytes sent are the bytes hashed: read once, through one descriptor, and keyed by what they are.

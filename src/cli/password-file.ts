@@ -1,0 +1,15 @@
+import type { Env } from '../config/settings.ts';
+
+/**
+ * The password file a run unlocks PDFs with: --password-file, else the config store's
+ * password_file (`extract config set password_file /path`), else none. The store (conf, slow to
+ * load) is opened only when no flag says and its file names password_file.
+ */
+export async function passwordFileOf(
+  flags: { passwordFile?: string | undefined },
+  env: Env,
+): Promise<string | undefined> {
+  if (flags.passwordFile !== undefined) return flags.passwordFile;
+  if (!(await import('../config/store-path.ts')).storeMayHold(env, 'password_file')) return undefined;
+  return (await import('../config/store.ts')).openConfigStore({ env }).get('password_file');
+}
