@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -87,6 +87,17 @@ describe('URLs are inputs, the built CLI', () => {
     expect(reserves.size).toBe(2);
     expect([...reserves.values()]).toEqual([1, 1]);
     expect(everythingWritten(cwd, [String(first.stdout), first.stderr, second.stderr])).not.toContain('feedface');
+  });
+
+  it('a URL cut to its first page is sent cut, and --move-done moves nothing of the run’s own copy', async () => {
+    const cwd = tempDir('extract-urls-');
+    mkdirSync(join(cwd, 'done'));
+    const run = await extract(cwd, url(), [`${base}/inv/1.pdf`, '--pages', '1', '--move-done', 'done']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readJsonLines(String(run.stdout)).map((r) => [r.file, r.status])).toEqual([
+      [`${base}/inv/1.pdf#pages=1`, 'completed'],
+    ]);
+    expect(readdirSync(join(cwd, 'done'), { recursive: true })).toEqual([]);
   });
 
   it('--header goes to the source only; it and the service key appear nowhere', async () => {
