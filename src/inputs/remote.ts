@@ -95,6 +95,7 @@ export class RemoteReader {
     // undici loads only when a URL is read: a rerun over files loads no npm package.
     const { requestUrl } = await import('../net/request.ts');
     const first = new URL(input);
+    const own = withUserinfo(this.#headers, first);
     let url = first;
     for (let hops = 0; ; hops++) {
       const sameOrigin = url.origin === first.origin;
@@ -102,7 +103,7 @@ export class RemoteReader {
         url.href,
         {
           method: 'GET',
-          headers: sameOrigin ? this.#headers : {},
+          headers: sameOrigin ? own : {},
           headersTimeout: this.#bounds.waitMs,
           bodyTimeout: this.#bounds.waitMs,
         },
@@ -131,6 +132,16 @@ export class RemoteReader {
 }
 
 class Unreadable extends Error {}
+
+/**
+ * A URL's `user:password@` as the source's Basic credential (as curl sends it), to its own origin
+ * only; a `--header 'Authorization: …'` of the user's wins. Never part of the URL requested.
+ */
+function withUserinfo(headers: Record<string, string>, url: URL): Record<string, string> {
+  if ((url.username === '' && url.password === '') || headers.authorization !== undefined) return headers;
+  const user = `${decodeURIComponentSafe(url.username)}:${decodeURIComponentSafe(url.password)}`;
+  return { ...headers, authorization: `Basic ${Buffer.from(user).toString('base64')}` };
+}
 
 /** Where a redirect leads, if extract follows it: http(s) only, never from https down to plain http. */
 export function redirectTarget(from: URL, location: string): URL {

@@ -27,8 +27,10 @@ beforeAll(async () => {
     requests.push({ path, headers: req.headers });
     if (path.startsWith('/locked/') && req.headers.authorization !== 'Bearer s3cr3t-token')
       return res.writeHead(401).end();
+    const basic = `Basic ${Buffer.from('alice:hunter2-pw').toString('base64')}`;
+    if (path.startsWith('/basic/') && req.headers.authorization !== basic) return res.writeHead(401).end();
     if (path === '/login') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
-    const body = docs.get(path.replace('/locked', ''));
+    const body = docs.get(path.replace(/^\/(locked|basic)/, ''));
     if (body === undefined) return res.writeHead(404).end('no such object');
     res.writeHead(200, { 'content-type': 'application/pdf', etag: '"v1"' }).end(body);
   });
@@ -124,5 +126,31 @@ describe('URLs are inputs, the built CLI', () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--header takes 'Name: value'/);
     expect(bad.stderr).not.toContain('s3cr3t-token');
+  });
+
+  it('a URL’s user:password is sent to its source as Basic; it and a presigned query appear in no output, --json included', async () => {
+    const cwd = tempDir('extract-urls-');
+    const withPassword = base.replace('http://', 'http://alice:hunter2-pw@');
+    const run = await extract(cwd, url(), [
+      `${withPassword}/basic/inv/1.pdf`,
+      `${base}/inv/2.pdf?X-Amz-Signature=c0ffee5ecret`,
+      '--json',
+      '-v',
+      '--report',
+      'report.json',
+      '-o',
+      'out.jsonl',
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const records = readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+    expect(records.map((r) => [r.file, r.status])).toEqual([
+      [`${base}/basic/inv/1.pdf`, 'completed'],
+      [`${base}/inv/2.pdf?…`, 'completed'],
+    ]);
+    const started = readJsonLines(String(run.stdout)).find((e) => e.event === 'started');
+    expect(started?.inputs).toEqual([`${base}/basic/inv/1.pdf`, `${base}/inv/2.pdf?…`]);
+    const written = everythingWritten(cwd, [String(run.stdout), run.stderr]);
+    expect(written).not.toContain('hunter2-pw');
+    expect(written).not.toContain('c0ffee5ecret');
   });
 });
