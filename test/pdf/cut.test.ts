@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ExtractError } from '../../src/errors.ts';
 import { drawsTextOrImage } from '../../src/pdf/content.ts';
 import { openPdf, PdfError } from '../../src/pdf/document.ts';
-import { parsePasswords, readPasswordFile } from '../../src/pdf/passwords.ts';
+import { parsePasswords, passwordFileNote, readPasswordFile } from '../../src/pdf/passwords.ts';
 import { pageParts, pagesLabel, parsePages, parseSplit, selectedPages } from '../../src/pdf/selection.ts';
 import { pdfBytesAreEncrypted, pdfIsEncrypted } from '../../src/pdf/trailer.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -232,5 +232,17 @@ describe('pdf: locked PDFs (--password-file)', () => {
     await writeFile(empty, '\n\n');
     expect(() => readPasswordFile(empty)).toThrow(/holds no password/);
     expect(() => readPasswordFile(join(dir, 'missing.txt'))).toThrow(/cannot read it \(no such file\)/);
+  });
+
+  it('a password file other users can read gets a note saying how to close it; one of mode 600 gets none', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'pw.txt');
+    await writeFile(file, 'secret-one\n', { mode: 0o644 });
+    const note = passwordFileNote(file);
+    expect(note).toMatch(/can be read by other users of this machine \(mode 644\): chmod 600 /);
+    expect(note).not.toContain('secret-one');
+    await writeFile(join(dir, 'closed.txt'), 'secret-two\n', { mode: 0o600 });
+    expect(passwordFileNote(join(dir, 'closed.txt'))).toBeUndefined();
+    expect(passwordFileNote(join(dir, 'missing.txt'))).toBeUndefined();
   });
 });
