@@ -130,7 +130,10 @@ describe('mail is a folder', () => {
       }),
     );
     const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
-    expect(r.summary.documents.map((d) => d.file), r.stderr).toEqual(['in/many.eml!invoice.pdf']);
+    expect(
+      r.summary.documents.map((d) => d.file),
+      r.stderr,
+    ).toEqual(['in/many.eml!invoice.pdf']);
     expect(r.summary.not_documents).toHaveLength(1199);
   });
 });
