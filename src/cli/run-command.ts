@@ -27,7 +27,7 @@ export function registerRun(program: Command): void {
   program.enablePositionalOptions();
   program.argument(
     '[inputs...]',
-    'files, directories (recursed), glob patterns (quote them), !exclusions, or - for paths on stdin',
+    'files, directories (recursed), glob patterns (quote them), !exclusions, http(s):// URLs, or - for paths or URLs on stdin; each document in a .zip, .tar, .tar.gz, .eml is sent as one of its own',
   );
   addFlags(program, RUN_FLAGS)
     .addHelpText('after', EXIT_CODES_HELP)
