@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtractError } from '../../src/errors.ts';
 import { PartSpace } from '../../src/inputs/part.ts';
 import { parseHeaders, REMOTE_BOUNDS, RemoteReader, redirectTarget, shownUrl } from '../../src/inputs/remote.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -136,6 +137,21 @@ describe('a URL is an input', () => {
       expect(String(err)).not.toContain('s3cr3t');
     }
     expect(parseHeaders(['X-Api-Key:  k '])).toEqual({ 'x-api-key': 'k' });
+  });
+
+  it('a --header value with a line break or a NUL is a usage error naming the header, not its value', () => {
+    for (const line of ['X-Api-Key: s3cr3t\r\nInjected: 1', 'X-Api-Key: s3cr3t\n', 'X-Api-Key: s3\u0000cr3t']) {
+      let caught: unknown;
+      try {
+        parseHeaders([line]);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(ExtractError);
+      expect((caught as ExtractError).code).toBe('usage');
+      expect(String(caught)).toMatch(/--header X-Api-Key: its value holds a line break/);
+      expect(String(caught)).not.toContain('s3cr3t');
+    }
   });
 
   it('shows a URL without credentials or query', () => {
