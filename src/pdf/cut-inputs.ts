@@ -144,6 +144,9 @@ async function _partsOf(
     });
     return [];
   }
+  // Every page, in order, of a file not locked: the cut would be the same pages in other bytes,
+  // another document to the journal. The file as it is: one sent whole before is not paid again.
+  if (parts.length === 1 && !pdf.unlocked && _isEvery(parts[0]!.pages, pdf.pageCount)) return [file];
   const out: InputFile[] = [];
   for (const part of parts) {
     const written = await space.write(name, await pdf.cut(part.pages), Number.POSITIVE_INFINITY);
@@ -158,6 +161,10 @@ async function _partsOf(
     });
   }
   return out;
+}
+
+function _isEvery(pages: readonly number[], count: number): boolean {
+  return pages.length === count && pages.every((p, i) => p === i + 1);
 }
 
 function _allPages(count: number): number[] {

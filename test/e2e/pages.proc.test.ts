@@ -106,6 +106,27 @@ describe('--pages: only the pages asked for are sent, cut here, and charged', ()
   });
 });
 
+describe('--pages that selects every page of a file', () => {
+  it('sends the file as it is, under its own name: a file sent whole before pays nothing (--pages 1 of a one-page invoice)', async () => {
+    const cwd = tempDir('extract-pages-');
+    mkdirSync(join(cwd, 'in'));
+    writeFileSync(join(cwd, 'in', 'one.pdf'), await drawnPdf(pages(1, [], 700)));
+    writeFileSync(join(cwd, 'in', 'three.pdf'), await drawnPdf(pages(3, [], 710)));
+    const whole = await extract(cwd, url(), ['in/', '-q']);
+    expect(whole.exitCode, whole.stderr).toBe(0);
+    const reserves = () => ledger(url()).then((l) => l.entries.filter((e) => e.kind === 'reserve'));
+    expect((await reserves()).map((e) => e.pages).sort()).toEqual([1, 3]);
+
+    const cut = await extract(cwd, url(), ['in/', '--pages', '1-3', '-q', '--report', 'report.json']);
+    expect(cut.exitCode, cut.stderr).toBe(0);
+    expect(report(cwd).documents.map((d) => [d.file, d.outcome])).toEqual([
+      ['in/one.pdf', 'skipped'],
+      ['in/three.pdf', 'skipped'],
+    ]);
+    expect(await reserves()).toHaveLength(2);
+  });
+});
+
 describe('--split: one file, several documents', () => {
   it('every:2 makes parts of two pages; blank splits at pages with no text and no image; each charged its own pages', async () => {
     const cwd = tempDir('extract-split-');
