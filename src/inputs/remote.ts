@@ -193,7 +193,10 @@ export function parseHeaders(lines: readonly string[]): Record<string, string> {
     const value = line.slice(colon + 1).trim();
     // A line break would end the header and start another (curl refuses it too); the value is not repeated.
     if (/[\r\n\0]/.test(line))
-      throw new ExtractError('usage', `--header ${name}: its value holds a line break or a NUL byte: give it on one line`);
+      throw new ExtractError(
+        'usage',
+        `--header ${name}: its value holds a line break or a NUL byte: give it on one line`,
+      );
     headers[name.toLowerCase()] = value;
   }
   return headers;
