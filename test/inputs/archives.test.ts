@@ -81,7 +81,10 @@ describe('archives are folders', () => {
     writeFileSync(join(src, 'q1', 'a.pdf'), await invoicePdf(3011));
     execFileSync('tar', ['-czf', join(cwd, 'in', 'folder.tgz'), '-C', src, '.']);
     const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
-    expect(r.summary.documents.map((d) => d.file), r.stderr).toEqual(['in/folder.tgz!q1/a.pdf']);
+    expect(
+      r.summary.documents.map((d) => d.file),
+      r.stderr,
+    ).toEqual(['in/folder.tgz!q1/a.pdf']);
   });
 
   it('a zip bomb is one failure of its own archive; the rest of the run goes on and nothing of it is written', async () => {
