@@ -4,7 +4,8 @@
  * library only for a file that needs it). The latest trailer names /Encrypt when the file is
  * encrypted (an incremental update repeats it); it is either a `trailer << >>` dictionary just
  * before `startxref` or, in a file with a cross-reference stream, that stream's dictionary,
- * found at the offset `startxref` gives.
+ * found at the offset `startxref` gives. A linearized file's last trailer is not the document's:
+ * the first page's section, at the start of the file, holds its /Encrypt.
  */
 import type { FileHandle } from 'node:fs/promises';
 
@@ -12,6 +13,8 @@ import type { FileHandle } from 'node:fs/promises';
 const TAIL = 4096;
 /** How much is read at the cross-reference stream's offset: its dictionary comes before its data. */
 const XREF_HEAD = 4096;
+/** How much is read at a linearized file's first-page section: its table (20 bytes an object), then its trailer. */
+const LINEARIZED_HEAD = 64 * 1024;
 
 /** The trailer dictionary's text in `tail` (latin1), when it holds one; else undefined. */
 function _trailerIn(tail: string): string | undefined {
@@ -37,10 +40,16 @@ async function _encrypted(size: number, read: (start: number, length: number) =>
   const tailStart = Math.max(0, size - TAIL);
   const text = (await read(tailStart, size - tailStart)).toString('latin1');
   const trailer = _trailerIn(text);
-  if (trailer !== undefined) return _namesEncrypt(trailer);
+  if (trailer !== undefined) {
+    if (_namesEncrypt(trailer)) return true;
+    // A last trailer with /Root is the document's. A linearized file's ("Fast Web View") holds
+    // only /Size: its startxref names the first page's section at the start, whose trailer counts.
+    if (/\/Root[\s/]/.test(trailer)) return false;
+  }
   const offset = _startXref(text);
   if (offset === undefined || offset >= size) return false;
-  return _namesEncrypt((await read(offset, Math.min(XREF_HEAD, size - offset))).toString('latin1'));
+  const head = trailer === undefined ? XREF_HEAD : LINEARIZED_HEAD;
+  return _namesEncrypt((await read(offset, Math.min(head, size - offset))).toString('latin1'));
 }
 
 /** Whether the PDF open at `handle` (of `size` bytes) is encrypted. */

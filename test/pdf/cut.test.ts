@@ -189,6 +189,32 @@ describe('pdf: locked PDFs (--password-file)', () => {
     expect(await pageTexts(await pdf.cut([1, 2, 3, 4]))).toEqual(['page one', 'page two', 'page three', 'page four']);
   });
 
+  it('linearized ("Fast Web View", as statements are served), classic or stream cross-references: found encrypted by the trailer startxref names', async () => {
+    const dir = tempDir();
+    await writeFile(join(dir, 'plain.pdf'), await drawnPdf(FOUR));
+    for (const streams of ['disable', 'generate']) {
+      const out = join(dir, `lin-${streams}.pdf`);
+      execFileSync('qpdf', [
+        '--linearize',
+        `--object-streams=${streams}`,
+        '--encrypt',
+        'lin-secret',
+        'owner-secret',
+        '256',
+        '--',
+        join(dir, 'plain.pdf'),
+        out,
+      ]);
+      const handle = await open(out);
+      expect(await pdfIsEncrypted(handle, (await handle.stat()).size), streams).toBe(true);
+      await handle.close();
+    }
+    execFileSync('qpdf', ['--linearize', '--', join(dir, 'plain.pdf'), join(dir, 'lin-plain.pdf')]);
+    const plain = await open(join(dir, 'lin-plain.pdf'));
+    expect(await pdfIsEncrypted(plain, (await plain.stat()).size)).toBe(false);
+    await plain.close();
+  });
+
   it('locked only against editing (an empty user password): opens with no password file', async () => {
     const locked = await drawnPdf(FOUR, { userPassword: '', ownerPassword: 'bank-owner', pdfVersion: '1.7' });
     expect(await pdfBytesAreEncrypted(locked)).toBe(true);
