@@ -21,7 +21,7 @@ export type CliHooks = {
 
 /** Glue between the root command and runBatch: settings or --local, process streams, signals. */
 export async function runBatchFromCli(inputs: string[], flags: RunValues, hooks: CliHooks): Promise<number> {
-  for (const note of batchSecretNotes(flags)) process.stderr.write(`${note}\n`);
+  for (const note of batchSecretNotes(flags, inputs)) process.stderr.write(`${note}\n`);
   return withTarget(
     flags,
     hooks.env,

@@ -149,6 +149,9 @@ describe('URLs are inputs, the built CLI', () => {
       [`${base}/basic/inv/1.pdf`, 'completed'],
       [`${base}/inv/2.pdf?…`, 'completed'],
     ]);
+    expect(run.stderr).toContain(
+      'note: the password in a URL is visible to other users of this machine (ps); prefer a list of URLs on standard input (-)',
+    );
     const started = readJsonLines(String(run.stdout)).find((e) => e.event === 'started');
     expect(started?.inputs).toEqual([`${base}/basic/inv/1.pdf`, `${base}/inv/2.pdf?…`]);
     const written = everythingWritten(cwd, [String(run.stdout), run.stderr]);
