@@ -5,6 +5,7 @@
  * loads it. A password is tried here and goes nowhere else: not into an error, a log or a fact.
  */
 import type { PDFDocument, PDFDict } from '@cantoo/pdf-lib';
+import { constants, inflateSync } from 'node:zlib';
 import { drawsTextOrImage } from './content.ts';
 
 /**
@@ -114,15 +115,44 @@ function _opened(lib: Library, doc: PDFDocument, unlocked: boolean): OpenedPdf {
 /** Forms nested deeper than this are taken as drawing (a loop of forms would not end otherwise). */
 const MAX_FORM_DEPTH = 12;
 
+/**
+ * The most bytes one content stream is inflated to, to tell a blank page: a page with more is
+ * taken as drawing. A few kilobytes of deflate can claim gigabytes (a bomb), which the library's
+ * decoder would hold whole in memory.
+ */
+const MAX_CONTENT_BYTES = 64 * 1024 * 1024;
+
+class ContentTooLarge extends Error {}
+
+/** A content stream's bytes, decoded; ContentTooLarge past MAX_CONTENT_BYTES. */
+function _contentBytes(lib: Library, stream: unknown): Uint8Array {
+  const { PDFArray, PDFName, PDFRawStream, decodePDFRawStream } = lib;
+  if (!(stream instanceof PDFRawStream)) return new Uint8Array();
+  const filter = stream.dict.lookup(PDFName.of('Filter'));
+  const only = filter instanceof PDFArray && filter.size() === 1 ? filter.lookup(0) : filter;
+  // Deflate, the content streams of nearly every PDF: node's zlib stops at the bound.
+  if (only === PDFName.of('FlateDecode') && stream.dict.lookup(PDFName.of('DecodeParms')) === undefined) {
+    try {
+      // Z_SYNC_FLUSH: a stream cut short gives what it holds, as readers take it.
+      return inflateSync(stream.contents, { maxOutputLength: MAX_CONTENT_BYTES, finishFlush: constants.Z_SYNC_FLUSH });
+    } catch (err) {
+      if (err instanceof RangeError) throw new ContentTooLarge();
+      // Damaged before the bound: the library's lenient decoder reads what it can.
+    }
+  }
+  const decoded = decodePDFRawStream(stream).decode();
+  if (decoded.length > MAX_CONTENT_BYTES) throw new ContentTooLarge();
+  return decoded;
+}
+
 /** Whether a page (or a form XObject, by its dictionary) shows text or paints an image. */
 function _pageDraws(
   lib: Library,
   doc: PDFDocument,
   node: { Contents(): unknown; Resources(): PDFDict | undefined },
 ): boolean {
-  const { PDFArray, PDFRawStream, PDFName, decodePDFRawStream } = lib;
-  const streamBytes = (stream: unknown): Uint8Array =>
-    stream instanceof PDFRawStream ? decodePDFRawStream(stream).decode() : new Uint8Array();
+  const { PDFArray, PDFRawStream, PDFName } = lib;
+  const streamBytes = (stream: unknown): Uint8Array => _contentBytes(lib, stream);
   const contents = node.Contents();
   const parts = contents instanceof PDFArray ? contents.asArray().map((ref) => doc.context.lookup(ref)) : [contents];
   const drawsIn =
@@ -139,5 +169,10 @@ function _pageDraws(
       return drawsTextOrImage(streamBytes(xobject), drawsIn(own, depth + 1));
     };
   const resources = node.Resources();
-  return parts.some((part) => drawsTextOrImage(streamBytes(part), drawsIn(resources, 0)));
+  try {
+    return parts.some((part) => drawsTextOrImage(streamBytes(part), drawsIn(resources, 0)));
+  } catch (err) {
+    if (err instanceof ContentTooLarge) return true;
+    throw err;
+  }
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { ExtractError } from '../../src/errors.ts';
@@ -118,6 +119,37 @@ describe('pdf: cutting pages out of a real PDF (@cantoo/pdf-lib), read back by p
     expect(pdf.unlocked).toBe(false);
     expect(await pageTexts(await pdf.cut([1, 4]))).toEqual(['page one', 'page four']);
     expect(await pageTexts(await pdf.cut([3]))).toEqual(['page three']);
+  });
+
+  it('a page whose content inflates past 64 MiB (a deflate bomb of spaces) is taken as drawing, not read whole: it separates nothing', async () => {
+    const bomb = deflateSync(Buffer.alloc(100 * 1024 * 1024, 0x20), { level: 9 });
+    const text = Buffer.from('BT /F1 12 Tf 10 10 Td (hi) Tj ET');
+    const objects = [
+      Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+      Buffer.from('<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 >>'),
+      Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>'),
+      Buffer.concat([
+        Buffer.from(`<< /Length ${bomb.length} /Filter /FlateDecode >>\nstream\n`),
+        bomb,
+        Buffer.from('\nendstream'),
+      ]),
+      Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 6 0 R >>'),
+      Buffer.concat([Buffer.from(`<< /Length ${text.length} >>\nstream\n`), text, Buffer.from('\nendstream')]),
+    ];
+    const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+    const offsets: number[] = [];
+    let at = parts[0]!.length;
+    objects.forEach((o, i) => {
+      const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
+      offsets.push(at);
+      parts.push(obj);
+      at += obj.length;
+    });
+    const xref = `xref\n0 7\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    parts.push(Buffer.from(`${xref}trailer\n<< /Size 7 /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
+    const pdf = await openPdf(Buffer.concat(parts), [], false);
+    expect(pdf.pageCount).toBe(2);
+    expect([pdf.isBlank(1), pdf.isBlank(2)]).toEqual([false, false]);
   });
 
   it('the same cut of the same file is the same bytes (nothing dated, nothing random)', async () => {
