@@ -281,6 +281,12 @@ describe('locked PDFs', () => {
       known_failures: 1,
       documents: [{ file: 'in/statement.pdf', outcome: 'left' }],
     });
+    // Said without -q: set aside, and the way out for a locked PDF is its password, not the service.
+    const night3 = await extract(cwd, service.url, ['in/']);
+    expect(night3.exitCode, night3.stderr).toBe(0);
+    expect(night3.stderr).toMatch(
+      /failed in an earlier run in a way that fails again \(the service judged it, or no password opened it\)/,
+    );
     expect(service.posts.size).toBe(0);
     expect(service.requests.get('POST /api/v1/extract') ?? 0).toBe(0);
   });
