@@ -7,6 +7,7 @@
 import type { PDFDocument, PDFDict } from '@cantoo/pdf-lib';
 import { constants, inflateSync } from 'node:zlib';
 import { drawsTextOrImage } from './content.ts';
+import { objectStreamBomb } from './object-streams.ts';
 
 /**
  * Why a PDF cannot be cut or unlocked:
@@ -62,6 +63,8 @@ function _isPasswordRefusal(err: unknown): boolean {
  * opening it is a PdfError `encrypted`, whose message names no password.
  */
 export async function openPdf(bytes: Uint8Array, passwords: readonly string[], encrypted: boolean): Promise<OpenedPdf> {
+  const bomb = objectStreamBomb(bytes);
+  if (bomb !== undefined) throw new PdfError('damaged', `not a PDF this machine can cut: ${bomb}`);
   const lib = await _library();
   const load = (password?: string): Promise<PDFDocument> =>
     lib.PDFDocument.load(bytes, { updateMetadata: false, ...(password === undefined ? {} : { password }) });

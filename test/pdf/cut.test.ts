@@ -152,6 +152,40 @@ describe('pdf: cutting pages out of a real PDF (@cantoo/pdf-lib), read back by p
     expect([pdf.isBlank(1), pdf.isBlank(2)]).toEqual([false, false]);
   });
 
+  it('an object stream that inflates past 64 MiB (a PDF bomb) is refused before the library loads it: the file fails, not the run', async () => {
+    const bomb = deflateSync(Buffer.concat([Buffer.from('5 0 '), Buffer.alloc(100 * 1024 * 1024, 0x20)]), { level: 9 });
+    const text = Buffer.from('BT /F1 12 Tf 10 10 Td (hi) Tj ET');
+    const objects = [
+      Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+      Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+      Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>'),
+      Buffer.concat([Buffer.from(`<< /Length ${text.length} >>\nstream\n`), text, Buffer.from('\nendstream')]),
+      Buffer.concat([
+        Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Length ${bomb.length} /Filter /FlateDecode >>\nstream\n`),
+        bomb,
+        Buffer.from('\nendstream'),
+      ]),
+    ];
+    const parts: Buffer[] = [Buffer.from('%PDF-1.5\n')];
+    const offsets: number[] = [];
+    let at = parts[0]!.length;
+    objects.forEach((o, i) => {
+      const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
+      offsets.push(at);
+      parts.push(obj);
+      at += obj.length;
+    });
+    const xref = `xref\n0 6\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    parts.push(Buffer.from(`${xref}trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
+    const refused = await openPdf(Buffer.concat(parts), [], false).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PdfError);
+    expect((refused as PdfError).code).toBe('damaged');
+    expect((refused as PdfError).message).toMatch(/an object stream inflates past 64 MiB \(a PDF bomb\?\)/);
+    // Object streams that real writers make (the library's own save) pass.
+    const plain = await (await openPdf(await drawnPdf(FOUR), [], false)).cut([1, 2]);
+    expect((await openPdf(plain, [], false)).pageCount).toBe(2);
+  });
+
   it('the same cut of the same file is the same bytes (nothing dated, nothing random)', async () => {
     const bytes = await drawnPdf(FOUR);
     const a = await (await openPdf(bytes, [], false)).cut([2, 3]);
