@@ -37,6 +37,7 @@ const GROUPS: Array<{ id: string; run: (ctx: BenchContext) => Promise<Row[]> }> 
   { id: '13', run: async (ctx) => (await import('./rows/watch-skips.ts')).watchSkipRows(ctx) },
   { id: '14', run: async (ctx) => (await import('./rows/install.ts')).installRows(ctx) },
   { id: '15', run: async (ctx) => (await import('./rows/bounds.ts')).boundRows(ctx) },
+  { id: '16', run: async (ctx) => (await import('./rows/url-input.ts')).urlInputRows(ctx) },
   { id: '17', run: async (ctx) => (await import('./rows/archive.ts')).archiveRows(ctx) },
 ];
 

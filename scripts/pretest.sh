@@ -11,6 +11,7 @@
 #   postgresql        the shared journal's tests start a throwaway server (initdb, pg_ctl)
 #   pgbouncer         ... and PgBouncer in transaction mode in front of it
 #   bsdutils          script(1): a terminal for the hidden-prompt test of "extract config set"
+#   qpdf              encrypts a PDF with AES-256 as Acrobat does (R6), which pdfkit cannot (test/pdf)
 #
 # EXTRACT_PRETEST_ROOT prefixes the absolute paths looked at (tests of this script only).
 set -u
@@ -35,6 +36,7 @@ check() { # fills `missing` with the packages of what is not there
   compgen -G "$root/usr/lib/postgresql/*/bin/initdb" >/dev/null || need postgresql
   has pgbouncer || need pgbouncer
   has script || need bsdutils
+  has qpdf || need qpdf
 }
 
 check

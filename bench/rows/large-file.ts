@@ -149,7 +149,7 @@ async function uploadUrl(standIn: StandIn): Promise<string> {
 }
 
 /** A PDF header, then random bytes: a 16 MB random block written again and again (fast to make, not sparse). */
-function writeLarge(path: string, size: number): void {
+export function writeLarge(path: string, size: number): void {
   try {
     if (statSync(path).size === size) return;
   } catch {

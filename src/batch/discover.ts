@@ -40,6 +40,8 @@ export type InputFile = {
    * this the input file it is part of (what --move-done moves once all its parts are done).
    */
   part?: PartOf | undefined;
+  /** Read from a URL into the part space (src/inputs/remote.ts): there is no file of the user's to move. */
+  remote?: boolean | undefined;
 };
 /**
  * The parts of a file's stat that change when its content may have (git's index keeps the
@@ -91,6 +93,8 @@ export type DiscoverOptions = {
 export type StreamOptions = DiscoverOptions & {
   /** The most files a chunk holds (1,000). */
   chunk?: number | undefined;
+  /** Reads a URL input (src/inputs/remote.ts); absent, a URL is an input this command does not read. */
+  remote?: ((url: string) => Promise<InputFile | UnreadableInput>) | undefined;
 };
 
 export type DiscoveryStream = {

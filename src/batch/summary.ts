@@ -362,8 +362,8 @@ export function summaryLines(s: BatchSummary, resumeHint: boolean): string[] {
   if (s.known_failures > 0) {
     const n = s.known_failures;
     lines.push(
-      `${n} document${n === 1 ? '' : 's'} failed in an earlier run in a way that fails again (the service judged ${n === 1 ? 'it' : 'them'}): ` +
-        `set aside, listed in the report and "extract status", not sent again and not failing this run; --retry-failed sends ${n === 1 ? 'it' : 'them'} again`,
+      `${n} document${n === 1 ? '' : 's'} failed in an earlier run in a way that fails again (the service judged ${n === 1 ? 'it' : 'them'}, or no password opened ${n === 1 ? 'it' : 'them'}): ` +
+        `set aside, listed in the report and "extract status", not sent again and not failing this run; --retry-failed sends ${n === 1 ? 'it' : 'them'} again (a locked PDF: add its password to --password-file)`,
     );
   }
   if (left > 0) {

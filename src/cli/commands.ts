@@ -31,7 +31,7 @@ export function registerCommands(program: Command, version: { version: string; l
   const config = program
     .command('config')
     .description(
-      'Read and write the user config store (api_key, base_url, state_url, missing_marker); the file is readable by its owner only',
+      'Read and write the user config store (api_key, base_url, state_url, missing_marker, password_file); the file is readable by its owner only',
     )
     .addHelpText('after', CONFIG_HELP);
   const configCommand = <A extends unknown[]>(name: string, description: string, door: Door<typeof CONFIG_FLAGS, A>) =>
@@ -61,7 +61,7 @@ export function registerCommands(program: Command, version: { version: string; l
     arguments: [
       [
         '[inputs...]',
-        'files, directories (recursed), glob patterns (quote them), !exclusions, or - for paths on stdin',
+        'files, directories (recursed), glob patterns (quote them), !exclusions, http(s):// URLs, or - for paths or URLs on stdin; each document in a .zip, .tar, .tar.gz, .eml is sent as one of its own',
       ],
     ],
     flags: RUN_FLAGS,

@@ -4,6 +4,9 @@ import { ExtractError } from '../errors.ts';
 import { recordFields } from '../outputs/record.ts';
 import { needsReview } from '../outputs/review.ts';
 import type { RunEvent, RunSummary } from '../outputs/json-shapes.ts';
+import { isUrl, shownUrl } from '../inputs/remote.ts';
+
+const shownInput = (input: string): string => (isUrl(input) ? shownUrl(input) : input);
 
 /**
  * `--json`: what the CLI prints for scripts instead of people's text. The shapes are
@@ -21,7 +24,8 @@ export function runEvents(out: Out) {
   const emit = (event: RunEvent): void => void out.write(`${JSON.stringify(event)}\n`);
   return {
     started: (command: 'extract' | 'extract watch', version: string, inputs: string[], now: Date): void =>
-      emit({ event: 'started', command, version, inputs, at: now.toISOString() }),
+      // A URL as every output shows it: no user:password, no presigned query (its signature).
+      emit({ event: 'started', command, version, inputs: inputs.map(shownInput), at: now.toISOString() }),
     // needs_review as every output writes it (outputs/record.ts recordFields), the run's facts after.
     record: (entry: ReportEntry): void =>
       emit({ event: 'record', record: { ...recordFields(entry), ...entry, needs_review: needsReview(entry) } }),

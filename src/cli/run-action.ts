@@ -7,6 +7,7 @@ import type { Cli } from './cli-context.ts';
 import { batchOptionsFromFlags } from './flags.ts';
 import { favourMemory } from './heap.ts';
 import { missingMarkerOf } from './missing-marker.ts';
+import { passwordFileOf } from './password-file.ts';
 import { refuseMistypedCommand } from './mistyped.ts';
 import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
@@ -27,7 +28,7 @@ export async function runBatchFromCli([inputs]: [string[]], flags: RunValues, cl
   refuseMistypedCommand(inputs[0]!, cli.program);
   // With --local the journal is off unless --state was typed.
   const explicitState = cli.typed('state');
-  for (const note of batchSecretNotes(flags)) process.stderr.write(`${note}\n`);
+  for (const note of batchSecretNotes(flags, inputs)) process.stderr.write(`${note}\n`);
   return withTarget(flags, cli.env, { needKey: flags.dryRun !== true, lookUpState: !explicitState }, async (target) => {
     // --state (a path, a URL or --no-state) wins; then EXTRACT_STATE_URL and the config
     // store; then the user's journal of the service (journal/state/user-journal.ts). A --local emulator lives for one run:
@@ -36,6 +37,7 @@ export async function runBatchFromCli([inputs]: [string[]], flags: RunValues, cl
     const options = {
       ...batchOptionsFromFlags(flags, target, state),
       missingMarker: await missingMarkerOf(flags, cli.env),
+      passwordFile: await passwordFileOf(flags, cli.env),
     };
     const events = flags.json
       ? (await import('./json-output.ts')).eventsOnStdout([

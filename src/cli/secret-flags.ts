@@ -8,11 +8,16 @@ export function visibleSecretNote(flag: string, prefer: string): string {
 }
 
 /** The notes for a batch or watch command line: --api-key, and a password inside a --state URL. */
-export function batchSecretNotes(flags: { apiKey?: string | undefined; state?: string | undefined }): string[] {
+export function batchSecretNotes(
+  flags: { apiKey?: string | undefined; state?: string | undefined },
+  inputs: readonly string[] = [],
+): string[] {
   const notes: string[] = [];
   if (flags.apiKey !== undefined) notes.push(visibleSecretNote('--api-key', 'EXTRACT_API_KEY'));
   if (flags.state !== undefined && _hasPassword(flags.state))
     notes.push(visibleSecretNote('the password in --state', 'EXTRACT_STATE_URL, or a ~/.pgpass file'));
+  if (inputs.some((i) => /^https?:\/\//i.test(i) && _hasPassword(i)))
+    notes.push(visibleSecretNote('the password in a URL', 'a list of URLs on standard input (-)'));
   return notes;
 }
 

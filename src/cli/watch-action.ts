@@ -7,6 +7,7 @@ import type { Cli } from './cli-context.ts';
 import { favourMemory } from './heap.ts';
 import { eventsOnStdout } from './json-output.ts';
 import { missingMarkerOf } from './missing-marker.ts';
+import { passwordFileOf } from './password-file.ts';
 import { batchSecretNotes } from './secret-flags.ts';
 import { withTarget } from './target.ts';
 import { VERSION } from './version.ts';
@@ -20,6 +21,7 @@ export async function watchFromCli([folders]: [string[]], flags: WatchValues, cl
     const state = explicitState ? flags.state : target.local ? null : target.stateUrl;
     const options = watchOptionsFromFlags(flags, target, state);
     options.batch.missingMarker = await missingMarkerOf(flags, cli.env);
+    options.batch.passwordFile = await passwordFileOf(flags, cli.env);
     const events = flags.json ? eventsOnStdout([['-o', flags.out]]) : undefined;
     const deps: BatchDeps = {
       ...defaultClientDeps(),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isAbsolute } from 'node:path';
 import { API_KEY_PREFIX, API_KEY_SYNTAX } from '../contract/constants.ts';
 import { ExtractError } from '../errors.ts';
 import { DEFAULT_MISSING_MARKER, type MissingMarker } from '../outputs/missing-marker.ts';
@@ -10,7 +11,7 @@ import { redactUrl } from '../redact.ts';
  * passed in, so precedence is tested without touching the user's files.
  */
 
-export const CONFIG_KEYS = ['api_key', 'base_url', 'state_url', 'missing_marker'] as const;
+export const CONFIG_KEYS = ['api_key', 'base_url', 'state_url', 'missing_marker', 'password_file'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export { ENV_API_KEY, ENV_BASE_URL, ENV_CONFIG_DIR, ENV_STATE_URL } from './env-names.ts';
@@ -100,7 +101,19 @@ export function validateConfigValue(key: ConfigKey, value: string, from: string)
   if (key === 'state_url') return checkStateUrl(value, from);
   // Taken as typed: the marker is compared with values exactly, spaces included; "" is none.
   if (key === 'missing_marker') return value;
+  if (key === 'password_file') return checkPasswordFile(value, from);
   return normaliseBaseUrl(value, from);
+}
+
+/** The default --password-file: an absolute path, since the store is read from whatever folder a run starts in. */
+function checkPasswordFile(value: string, from: string): string {
+  if (!isAbsolute(value)) {
+    throw new ExtractError(
+      'usage',
+      `the password file from ${from} is not an absolute path: give its full path (runs read it from any folder)`,
+    );
+  }
+  return value;
 }
 
 /**

@@ -29,6 +29,7 @@ const StoredConfig = z
     base_url: z.string().optional(),
     state_url: z.string().optional(),
     missing_marker: z.string().optional(),
+    password_file: z.string().optional(),
   })
   .loose();
 type StoredConfig = z.infer<typeof StoredConfig>;

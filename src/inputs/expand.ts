@@ -43,9 +43,9 @@ export type Expansion = {
 export function expandContainers(
   discovery: DiscoveryStream,
   window: number,
-  options: { bounds?: Bounds; tmpdir?: string } = {},
+  options: { bounds?: Bounds; tmpdir?: string; space?: PartSpace } = {},
 ): Expansion {
-  const space = new PartSpace(options.tmpdir);
+  const space = options.space ?? new PartSpace(options.tmpdir);
   const bounds = options.bounds ?? BOUNDS;
   const { found } = discovery;
   async function* chunks(): AsyncGenerator<InputFile[]> {

@@ -20,7 +20,13 @@ export const readMail: ContainerReader = async function* (handle, fileSize, boun
   let mail: Awaited<ReturnType<typeof simpleParser>>;
   try {
     // skipHtmlToText etc.: only the attachments are wanted, not the body rendered as text.
-    mail = await simpleParser(stream, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
+    // maxChildNodes: a mail's parts are bounded as an archive's members are (the parser's own is 1,000).
+    mail = await simpleParser(stream, {
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+      skipTextLinks: true,
+      maxChildNodes: bounds.members,
+    });
   } catch (err) {
     throw new Refused(`not a mail that can be read (${err instanceof Error ? err.message : String(err)})`);
   } finally {

@@ -159,9 +159,13 @@ export class TooLarge extends Error {
   }
 }
 
-/** The name the service is told a part has (file_name): its member's own last name (`a.pdf` of `x.zip!2026/a.pdf`). */
+/**
+ * The name the service is told a part has (file_name): its member's own last name (`a.pdf` of
+ * `x.zip!2026/a.pdf`), without a cut's pages (`scan.pdf` of `scan.pdf#pages=3-4`), so the name
+ * keeps the extension a service may read the type from.
+ */
 export function ownName(partFile: string): string {
-  return safeName(partFile.slice(partFile.lastIndexOf('!') + 1));
+  return safeName(partFile.slice(partFile.lastIndexOf('!') + 1).replace(/#pages=[0-9,-]+$/, ''));
 }
 
 /**

@@ -36,10 +36,11 @@ export const readTar: ContainerReader = async function* (handle, fileSize, bound
       else ({ name: nextName = nextName, size: nextSize } = paxRecords(bytes.toString('latin1')));
       continue;
     }
-    const name = nextName ?? headerName(header);
+    // `tar -C dir .` writes every name from `./`: the folder itself, not part of a member's name.
+    const name = (nextName ?? headerName(header)).replace(/^(\.\/)+/, '');
     nextName = undefined;
     nextSize = undefined;
-    if (type === 'g' || type === '5' || name.endsWith('/')) continue;
+    if (type === 'g' || type === '5' || name === '' || name.endsWith('/')) continue;
     if (type === '0' || type === '\0' || type === '7')
       yield { kind: 'file', name, declared: size, open: () => stream(handle, data, size) };
     else yield { kind: 'refused', name, reason: `${tarKind(type)} in the archive: not followed, not expanded` };

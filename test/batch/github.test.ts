@@ -97,3 +97,28 @@ describe('GitHub Actions output of hostile names and texts', () => {
     expect(new Set(commands.map((c) => c.name))).toEqual(new Set(['error', 'warning']));
   });
 });
+
+describe('GitHub Actions annotations of a part named by an archive', () => {
+  it('shows the file inert: no escape sequence, no control character, no ##[ command in the file property', () => {
+    const records = createRecords(undefined, undefined);
+    const keys = ['k0', 'k1'];
+    // A zip member's name is the archive author's: `inbox.zip!…` with an ANSI colour and a runner command.
+    const file = 'in/inbox.zip!\u001b[31mred\u0007##[set-output name=ok;]1.pdf';
+    records.emit('k0', { ...entry(0), file });
+    records.emit('k1', { ...entry(1), file });
+    const summary = tallySummary(records.inOrder(keys), {
+      stoppedBy: null,
+      message: null,
+      elapsedMs: 1,
+      dryRun: false,
+      charges: { reserved: 2, refunded: 0, unknown: 0, recognised: 0 },
+    });
+    const lines = annotations(summary);
+    expect(lines.map((l) => l.slice(0, 9))).toEqual(['::error f', '::warning']);
+    for (const line of lines) {
+      expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      expect(line).not.toContain('##[');
+      expect(line).toContain('red');
+    }
+  });
+});

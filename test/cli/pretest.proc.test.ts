@@ -13,7 +13,7 @@ import { tempDir } from '../helpers/cli.ts';
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'scripts', 'pretest.sh');
-const ALL = 'chromium-headless-shell wrk curl time postgresql pgbouncer bsdutils';
+const ALL = 'chromium-headless-shell wrk curl time postgresql pgbouncer bsdutils qpdf';
 
 function machine(options: { uid: number; aptGet?: 'installs' | 'fails' | 'absent'; present?: boolean }) {
   const dir = tempDir('extract-pretest-');
@@ -26,7 +26,7 @@ function machine(options: { uid: number; aptGet?: 'installs' | 'fails' | 'absent
     writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
   // What installing the packages leaves: the commands on PATH, the files at their paths.
   const install = [
-    ...['wrk', 'curl', 'pgbouncer', 'script'].map(
+    ...['wrk', 'curl', 'pgbouncer', 'script', 'qpdf'].map(
       (t) => `printf '#!/bin/sh\\n' > ${join(bin, t)}; /bin/chmod +x ${join(bin, t)}`,
     ),
     `/bin/mkdir -p ${root}/usr/bin ${root}/usr/lib/postgresql/15/bin`,

@@ -26,9 +26,19 @@ describe('extract config', () => {
   it('config: an unknown key or a bad base URL is refused', async () => {
     const deps = captureDeps(await configDir());
     await expect(configSet({ key: 'apikey', value: KEY }, deps)).rejects.toThrow(
-      /unknown config key "apikey": the keys are api_key, base_url, state_url and missing_marker/,
+      /unknown config key "apikey": the keys are api_key, base_url, state_url, missing_marker and password_file/,
     );
     await expect(configSet({ key: 'base_url', value: 'extract.example' }, deps)).rejects.toThrow(/not a URL/);
+  });
+
+  it('config: password_file stores an absolute path (a run may start in any folder); a relative one is refused', async () => {
+    const deps = captureDeps(await configDir());
+    await expect(configSet({ key: 'password_file', value: 'pw.txt' }, deps)).rejects.toThrow(
+      /not an absolute path: give its full path/,
+    );
+    expect(deps.store.get('password_file')).toBeUndefined();
+    await configSet({ key: 'password_file', value: '/home/me/.config/extract/pdf-passwords' }, deps);
+    expect(deps.store.get('password_file')).toBe('/home/me/.config/extract/pdf-passwords');
   });
 
   it('config: set KEY - reads the value from standard input', async () => {

@@ -201,6 +201,11 @@ describe('flags: one table per command', () => {
     expect(buildProgram().helpInformation()).toMatch(/--explode <field>/);
   });
 
+  it("--help's inputs name every kind of input the run reads: URLs, archives and mail besides files", () => {
+    const help = buildProgram().helpInformation().replace(/\s+/g, ' ');
+    expect(help).toMatch(/inputs files, directories.*http\(s\):\/\/ URLs.*\.zip, \.tar, \.tar\.gz, \.eml/);
+  });
+
   it('values as typed: sizes, durations, counts, lists, switches, --no-state and --no-progress', () => {
     const program = buildProgram();
     program.parseOptions([

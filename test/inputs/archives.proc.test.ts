@@ -76,6 +76,19 @@ describe('archives are folders', () => {
     expect(r.summary.exit_code).not.toBe(0);
   });
 
+  it('a tar made of a folder (tar -C dir .) names its members without the leading ./', async () => {
+    const cwd = await invoiceDir(0);
+    const src = join(cwd, 'src');
+    mkdirSync(join(src, 'q1'), { recursive: true });
+    writeFileSync(join(src, 'q1', 'a.pdf'), await invoicePdf(3011));
+    execFileSync('tar', ['-czf', join(cwd, 'in', 'folder.tgz'), '-C', src, '.']);
+    const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
+    expect(
+      r.summary.documents.map((d) => d.file),
+      r.stderr,
+    ).toEqual(['in/folder.tgz!q1/a.pdf']);
+  });
+
   it('a zip bomb is one failure of its own archive; the rest of the run goes on and nothing of it is written', async () => {
     const server = await emulator();
     const cwd = await invoiceDir(1);

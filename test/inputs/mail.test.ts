@@ -115,4 +115,25 @@ describe('mail is a folder', () => {
     expect(r.summary.documents.map((d) => d.file)).toEqual(['in/deep.eml!outer.zip!top.pdf']);
     expect(r.summary.not_documents).toEqual([{ file: 'in/deep.eml!outer.zip!inner.zip', type: 'application/zip' }]);
   });
+
+  it('a mail of 1,200 attachments is read whole: its parts are members, bounded as an archive’s are, not by the parser’s 1,000', async () => {
+    const cwd = await invoiceDir(0);
+    const notes = Array.from({ length: 1199 }, (_, i) => ({ filename: `note-${i}.txt`, content: `note ${i}` }));
+    writeFileSync(
+      join(cwd, 'in', 'many.eml'),
+      await compose({
+        from: 'a@example.com',
+        to: 'b@example.com',
+        subject: 'many',
+        text: '',
+        attachments: [{ filename: 'invoice.pdf', content: await invoicePdf(6401) }, ...notes],
+      }),
+    );
+    const r = await run(cwd, ['in/'], batchOptions('http://127.0.0.1:9', KEY, { dryRun: true }));
+    expect(
+      r.summary.documents.map((d) => d.file),
+      r.stderr,
+    ).toEqual(['in/many.eml!invoice.pdf']);
+    expect(r.summary.not_documents).toHaveLength(1199);
+  });
 });

@@ -3,6 +3,9 @@ import type { Log } from '../../client/deps.ts';
 import type { DiscoveryStream, InputFile, LinkNotFollowed } from '../discover.ts';
 import { streamInputs } from './stream.ts';
 import { expandContainers } from '../../inputs/expand.ts';
+import { PartSpace } from '../../inputs/part.ts';
+import { RemoteReader } from '../../inputs/remote.ts';
+import { cutOptionsOf, cutPdfInputs, cutsPdfs } from '../../pdf/cut-inputs.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 
 /**
@@ -14,7 +17,7 @@ export type FoundInputs = {
   first: IteratorResult<InputFile[]>;
   rest: AsyncIterator<InputFile[]>;
   found: DiscoveryStream['found'];
-  /** Removes the files of the parts of archives and mail (src/inputs/): once the run is over. */
+  /** Removes the files of the parts of archives and mail, and of cut PDFs (src/inputs/): once the run is over. */
   release(): void;
 };
 
@@ -25,22 +28,35 @@ export async function findInputs(
   deps: BatchDeps,
   window: number,
 ): Promise<FoundInputs> {
-  // Archives and mail are folders: each is replaced by its parts as it is found.
-  const expansion = expandContainers(streamDiscovery(inputs, options, deps, window), window);
-  const discovery = expansion.stream;
+  // URLs are read into the run's part space; archives and mail are folders: each is replaced by
+  // its parts as it is found. Then pages and splits are cut, locked PDFs unlocked, on this
+  // machine: each PDF (a part too) replaced by its parts. One part space holds them all.
+  const space = new PartSpace();
+  const release = (): void => space.release();
+  const remote = new RemoteReader({ space, headers: options.header });
+  const cut = cutOptionsOf(options, deps.cwd);
+  const expansion = expandContainers(streamDiscovery(inputs, options, deps, window, remote), window, { space });
+  const discovery = cutsPdfs(cut) ? cutPdfInputs(expansion.stream, cut, space) : expansion.stream;
   const rest = discovery.chunks[Symbol.asyncIterator]();
   try {
     const first = await rest.next();
-    return { first, rest, found: discovery.found, release: expansion.release };
+    return { first, rest, found: discovery.found, release };
   } catch (err) {
-    expansion.release();
+    release();
     throw err;
   }
 }
 
 /** The input files, a window at a time (the chunks end with discovery's usage error, if any). */
-function streamDiscovery(inputs: string[], options: BatchOptions, deps: BatchDeps, window: number): DiscoveryStream {
+function streamDiscovery(
+  inputs: string[],
+  options: BatchOptions,
+  deps: BatchDeps,
+  window: number,
+  remote: RemoteReader,
+): DiscoveryStream {
   const discovery = streamInputs(inputs, {
+    remote: (url) => remote.read(url),
     cwd: deps.cwd,
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,

@@ -16,6 +16,7 @@ import {
 import { bytesFs, namesBehind, realFolder, realPathOf, resolveBytes } from './names.ts';
 import { FolderWalk, notFollowed, Seen } from './walk.ts';
 import { fromBytes, isInside, pathKey, printable, type FsPath } from '../paths.ts';
+import { isUrl, shownUrl } from '../../inputs/remote.ts';
 
 /**
  * Turns the command line's inputs into files, in a stable order: inputs in the order given,
@@ -23,7 +24,8 @@ import { fromBytes, isInside, pathKey, printable, type FsPath } from '../paths.t
  * (a symlink and its target, "./a.pdf" and "a.pdf" are one document).
  *
  * An input is a file, a directory (recursed), a fast-glob pattern, "!pattern" (an
- * exclusion, as in .gitignore), or "-" (newline-separated paths on standard input).
+ * exclusion, as in .gitignore), an http(s) URL (read by options.remote), or "-"
+ * (newline-separated paths or URLs on standard input).
  *
  * Nothing found is a quiet night when every input was a folder or the list on stdin (cron's
  * `find … -newer last-run | extract -`): `nothingIn` says so. A pattern or a path that names
@@ -137,7 +139,18 @@ async function* discover(
   const missing: string[] = [];
   const emptyFolders: string[] = [];
   let patternMissed = false;
+  const urls = new Set<string>();
   for (const input of positives) {
+    if (isUrl(input)) {
+      if (urls.has(input)) continue;
+      urls.add(input);
+      const got = options.remote === undefined ? undefined : await options.remote(input);
+      if (got === undefined) missing.push(`${shownUrl(input)} (a URL: only the batch command reads URLs)`);
+      else if ('reason' in got) found.unreadable.push(got);
+      else chunk.push(got);
+      if (chunk.length >= size) yield take();
+      continue;
+    }
     const name = printable(input);
     const before = reached();
     const linksBefore = found.linksNotFollowed.length;

@@ -152,7 +152,8 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
       containers.add(job.input.part, job.ordinal, entry, folder !== undefined && folder === folders.done);
       continue;
     }
-    if (entry === undefined || folder === undefined) continue;
+    // A URL's bytes are the run's own copy: there is no file of the user's to move.
+    if (entry === undefined || folder === undefined || job.input.remote === true) continue;
     // Only the file as it was read (sent, or known by its content): plan.readAtSend says where that is not the plan's.
     const read = plan.readAtSend?.get(job.ordinal) ?? job.read;
     const result = await moveInto(job.input.path, folder, job.input.rel ?? job.input.file, ctx.deps.cwd, read);

@@ -117,9 +117,9 @@ function data(text: string): string {
   return text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
 }
 
-/** A workflow command's property value: also ':' and ','. */
+/** A workflow command's property value (a file's name, an archive member's): inert, and ':' and ',' escaped. */
 function property(text: string): string {
-  return data(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
+  return data(inert(text)).replaceAll(':', '%3A').replaceAll(',', '%2C');
 }
 
 /**

@@ -47,7 +47,8 @@ export type Job = {
 
 /** The name the service sees (file_name): the file's own name, without its folders. */
 export function serviceName(job: Job): string {
-  // A part's file in the part space is numbered: the service is told the member's own name.
+  // A part's or a URL's file in the part space is numbered: the service is told its own name.
+  if (job.input.remote === true) return job.input.rel ?? 'document';
   return job.input.part === undefined ? printableBase(job.input.path) : ownName(job.input.file);
 }
 
@@ -179,7 +180,7 @@ async function readInput(file: InputFile, ctx: ReadContext): Promise<Read> {
   const { input } = ctx;
   try {
     // A part's file is new each run (the part space): its stamp says nothing, its content is hashed.
-    const cache = file.part === undefined ? input.cache : undefined;
+    const cache = file.part === undefined && file.remote !== true ? input.cache : undefined;
     const cached = cache?.get(file);
     const decision = ctx.route(file.size);
     // A file the journal names is probably known: hashed first, so a rerun skips it without uploading it again.

@@ -34,6 +34,8 @@ export type PipelineContext = {
   known?: Pick<KnownLookup, 'get'> | undefined;
   retryFailed?: boolean | undefined;
   fresh?: boolean | undefined;
+  /** --password-file was given: an encrypted PDF still locked is one none of its passwords opens (send/locked.ts). */
+  passwordsGiven?: boolean | undefined;
   /** Just before a file's bytes are read to be sent (BatchDeps.beforeSend: tests change the file there). */
   beforeSend?: ((file: string) => void | Promise<void>) | undefined;
   /**

@@ -83,6 +83,7 @@ export async function sendBatch(plan: BatchPlan, ctx: SendContext): Promise<Char
     known: plan.known,
     retryFailed: options.retryFailed,
     fresh: options.fresh,
+    passwordsGiven: options.passwordFile !== undefined,
     beforeSend: deps.beforeSend,
     adopt: share.adopt,
   });

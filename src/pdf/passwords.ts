@@ -1,0 +1,50 @@
+/**
+ * `--password-file FILE`: the passwords to try on an encrypted PDF, one a line, in order. They
+ * stay in this process: document.ts tries them, and no message, log line, fact or record holds
+ * one (an error here names the file, never a line of it).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { describeFsError } from '../batch/discover.ts';
+import { ExtractError } from '../errors.ts';
+
+/** The passwords of a password file: each line, without its line ending; blank lines left out. */
+export function parsePasswords(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line !== '');
+}
+
+/** Reads a password file when the run starts, before anything is sent. */
+export function readPasswordFile(path: string, flag = '--password-file'): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ExtractError(
+      'usage',
+      `${flag} ${path}: cannot read it (${describeFsError(err)}): give a file of passwords, one a line`,
+    );
+  }
+  const passwords = parsePasswords(text);
+  if (passwords.length === 0) {
+    throw new ExtractError('usage', `${flag} ${path} holds no password: write one a line`);
+  }
+  return passwords;
+}
+
+/**
+ * A note when the password file can be read by other users of the machine (as ssh says of a
+ * key): said, not refused, since the user may share it on purpose. Nothing when it is closed,
+ * missing (readPasswordFile says so) or on a system without POSIX modes.
+ */
+export function passwordFileNote(path: string): string | undefined {
+  let mode: number;
+  try {
+    mode = statSync(path).mode;
+  } catch {
+    return undefined;
+  }
+  if (process.platform === 'win32' || (mode & 0o044) === 0) return undefined;
+  return `note: the password file ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}): chmod 600 ${path}`;
+}
