@@ -2,8 +2,8 @@ import { DEFAULT_POLL } from '../client/backoff.ts';
 import { ExtractError } from '../errors.ts';
 import { DEFAULT_LEASE_MS } from '../journal/state/journal-state.ts';
 import { DEFAULT_STATE_WAIT_MS } from '../journal/state/outage.ts';
-import { parsePages, parseSplit } from '../pdf/selection.ts';
 import { COMMON_FLAGS } from './common.ts';
+import { INPUT_FLAGS } from './inputs.ts';
 import { defineFlags, type FlagValues, pickFlags } from './spec.ts';
 
 /** --route's choices: how a file travels (batch/route.ts), or by its size. */
@@ -178,26 +178,7 @@ export const RUN_FLAGS = defineFlags({
     kind: 'switch',
     description: 'send every file found in directories and by patterns, not only PDFs and images',
   },
-  pages: {
-    kind: 'custom',
-    value: 'pages',
-    description:
-      'send only these pages of each PDF, cut on this machine (1, 1-3,last, 5-): the service charges the pages sent; the part is named file.pdf#pages=1-3',
-    parse: parsePages,
-  },
-  split: {
-    kind: 'custom',
-    value: 'rule',
-    description:
-      'make several documents of each PDF, cut on this machine: every:N (N pages each) or blank (a page with no text and no image separates them)',
-    parse: parseSplit,
-  },
-  passwordFile: {
-    kind: 'path',
-    value: 'file',
-    description:
-      'unlock encrypted PDFs on this machine with these passwords (one a line, tried in turn) before sending; without it an encrypted PDF fails once, unsent',
-  },
+  ...INPUT_FLAGS,
   followLinks: {
     kind: 'switch',
     description: 'follow symbolic links that lead out of a folder walked (a file named by itself is always read)',
@@ -208,12 +189,6 @@ export const RUN_FLAGS = defineFlags({
       'walk hidden files and folders (names starting with a dot) as any other; by default they are skipped and listed',
   },
   ignore: { kind: 'list', value: 'pattern', description: 'leave out files matching this glob (repeatable)' },
-  header: {
-    kind: 'list',
-    value: 'line',
-    description:
-      "send 'Name: value' with each URL input to the URL's own host, never to another host a redirect leads to (repeatable)",
-  },
   dryRun: {
     kind: 'switch',
     description: 'list each file, its route and page count, and the credits the run would cost; send nothing',

@@ -129,7 +129,7 @@ t extract completion ''
     expect(lines).toContain('[extract se] serve');
     expect(lines).toContain('[extract serve --po] --port');
     expect(lines).toContain('[extract config ] set get unset list path');
-    expect(lines).toContain('[extract config set ] api_key base_url state_url missing_marker');
+    expect(lines).toContain('[extract config set ] api_key base_url state_url missing_marker password_file');
     expect(lines).toContain('[extract --route ] auto inline upload');
     expect(lines).toContain('[extract help exit] exit-codes');
     expect(lines).toContain('[extract completion ] bash zsh fish');
