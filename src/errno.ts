@@ -52,3 +52,11 @@ export function processAlive(pid: number): boolean {
     return errnoCode(err) !== 'ESRCH';
   }
 }
+
+/** A file system error as a person reads it: permission denied, no such file, or its code. */
+export function describeFsError(err: unknown): string {
+  const code = errnoCode(err);
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'no such file';
+  return code ?? (err instanceof Error ? err.message : String(err));
+}

@@ -5,7 +5,6 @@
  */
 import type { Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { errnoCode } from '../errno.ts';
 import type { FsPath } from './paths.ts';
 import type { PartOf } from '../inputs/part.ts';
 
@@ -120,11 +119,4 @@ export function stampOf(info: Stats): FileStamp {
 export function stampChangedMs(stamp: FileStamp): number {
   const [, mtime = '0', ctime = '0'] = stamp.split(':');
   return Math.max(Number(mtime), Number(ctime));
-}
-
-export function describeFsError(err: unknown): string {
-  const code = errnoCode(err);
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'ENOENT') return 'no such file';
-  return code ?? (err instanceof Error ? err.message : String(err));
 }

@@ -13,7 +13,6 @@ import { closeSync, lstatSync, mkdtempSync, readdirSync, openSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { FsPath } from '../batch/paths.ts';
 import { processAlive } from '../errno.ts';
 
 /** What a part is a part of: the input file the user's folder holds (JSON-safe: the plan stores it on disk). */
@@ -41,7 +40,13 @@ export function partName(container: string, member: string, separator: PartSepar
 
 /** The outermost input file a part came from, as PartOf: the same for a part of a part (a zip in a mail). */
 export function partOf(
-  container: { file: string; path: FsPath; rel?: string | undefined; realPath: string; part?: PartOf | undefined },
+  container: {
+    file: string;
+    path: string | Buffer;
+    rel?: string | undefined;
+    realPath: string;
+    part?: PartOf | undefined;
+  },
   read: string,
 ): PartOf {
   if (container.part !== undefined) return container.part;
@@ -56,7 +61,7 @@ export function partOf(
 }
 
 /** The container's path, to move it. */
-export function containerPath(part: PartOf): FsPath {
+export function containerPath(part: PartOf): string | Buffer {
   return part.path ?? Buffer.from(part.pathBase64 ?? '', 'base64');
 }
 

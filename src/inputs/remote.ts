@@ -13,7 +13,6 @@
  */
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
-import type { InputFile, UnreadableInput } from '../batch/discover.ts';
 import { ExtractError } from '../errors.ts';
 import { inert } from '../inert.ts';
 import { sizeText } from './container.ts';
@@ -58,6 +57,17 @@ export type RemoteOptions = {
   dispatcher?: Dispatcher | undefined;
 };
 
+/** A URL read into the part space: an input file of the run's (batch/discover.ts InputFile), with no file of the user's to move. */
+export type RemoteInput = {
+  file: string;
+  path: string;
+  realPath: string;
+  size: number;
+  explicit: false;
+  rel: string;
+  remote: true;
+};
+
 /** A reader of URLs for one run, through the process's dispatcher (or the one given). */
 export class RemoteReader {
   readonly #options: RemoteOptions;
@@ -71,7 +81,7 @@ export class RemoteReader {
   }
 
   /** The URL's bytes as an input file of the part space, or why it could not be read. */
-  async read(input: string): Promise<InputFile | UnreadableInput> {
+  async read(input: string): Promise<RemoteInput | { file: string; reason: string }> {
     const shown = shownUrl(input);
     try {
       const { body, url } = await this.#fetch(input);

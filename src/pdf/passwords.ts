@@ -4,7 +4,7 @@
  * one (an error here names the file, never a line of it).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { describeFsError } from '../batch/discover.ts';
+import { describeFsError } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 
 /** The passwords of a password file: each line, without its line ending; blank lines left out. */

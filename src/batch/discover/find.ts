@@ -2,10 +2,10 @@ import { relative, resolve, sep } from 'node:path';
 import type { Log } from '../../client/deps.ts';
 import type { DiscoveryStream, InputFile, LinkNotFollowed } from '../discover.ts';
 import { streamInputs } from './stream.ts';
-import { expandContainers } from '../../inputs/expand.ts';
+import { expandContainers } from './containers.ts';
 import { PartSpace } from '../../inputs/part.ts';
 import { RemoteReader } from '../../inputs/remote.ts';
-import { cutOptionsOf, cutPdfInputs, cutsPdfs } from '../../pdf/cut-inputs.ts';
+import { cutOptionsOf, cutPdfInputs, cutsPdfs } from './cuts.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 
 /**

@@ -2,10 +2,9 @@
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { basename, isAbsolute, matchesGlob, normalize, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { errnoCode } from '../../errno.ts';
+import { errnoCode, describeFsError } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
 import {
-  describeFsError,
   stampOf,
   type DiscoverOptions,
   type Discovery,

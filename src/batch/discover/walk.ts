@@ -4,8 +4,8 @@
  */
 import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { matchesGlob } from 'node:path';
-import { errnoCode } from '../../errno.ts';
-import { describeFsError, stampOf, type DiscoveryStream, type InputFile, type LinkNotFollowed } from '../discover.ts';
+import { errnoCode, describeFsError } from '../../errno.ts';
+import { stampOf, type DiscoveryStream, type InputFile, type LinkNotFollowed } from '../discover.ts';
 import { BYTES, realPathOf } from './names.ts';
 import { childPath, fromBytes, isInside, pathKey, printable, type FsPath } from '../paths.ts';
 

@@ -14,8 +14,8 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
-import { describeFsError, stampOf, type FileStamp } from '../discover.ts';
-import { errnoCode, processAlive } from '../../errno.ts';
+import { stampOf, type FileStamp } from '../discover.ts';
+import { errnoCode, processAlive, describeFsError } from '../../errno.ts';
 import { ExtractError } from '../../errors.ts';
 import { openInput } from '../facts.ts';
 import { inert } from '../../inert.ts';

@@ -1,7 +1,8 @@
 import { printableBase } from '../paths.ts';
 import { ownName } from '../../inputs/part.ts';
 import { type DocumentRecord, completedRecord, errorRecord } from '../../outputs/record.ts';
-import { describeFsError, type FileStamp, type InputFile, type UnreadableInput } from '../discover.ts';
+import type { FileStamp, InputFile, UnreadableInput } from '../discover.ts';
+import { describeFsError } from '../../errno.ts';
 import { fileFacts, fileType, type FileFacts } from '../facts.ts';
 import { isDocumentType } from '../../mime/detect.ts';
 import { lookup, soleIdentity, type Identity } from '../../journal/identity.ts';

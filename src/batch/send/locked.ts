@@ -2,7 +2,7 @@
  * An encrypted PDF this run could not unlock (no --password-file, or none of its passwords):
  * the service would refuse it every night, so it is failed here, unsent, at no cost, and not
  * retryable: a rerun leaves it set aside (cost/rerun.ts) until its file changes, or until a
- * password file unlocks it (then the unlocked bytes are another document: pdf/cut-inputs.ts).
+ * password file unlocks it (then the unlocked bytes are another document: batch/discover/cuts.ts).
  * Told by the trailer (pdf/trailer.ts): a plain PDF loads no PDF library. One locked only
  * against editing or printing opens with the empty password, in any reader: it is sent as it is.
  */

@@ -12,10 +12,11 @@ import { rmSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { DiscoveryStream, InputFile, UnreadableInput } from '../batch/discover.ts';
-import { openInput } from '../batch/facts.ts';
-import { describeFsError, stampOf } from '../batch/discover.ts';
-import { inert } from '../inert.ts';
+import type { DiscoveryStream, InputFile, UnreadableInput } from '../discover.ts';
+import { openInput } from '../facts.ts';
+import { stampOf } from '../discover.ts';
+import { describeFsError } from '../../errno.ts';
+import { inert } from '../../inert.ts';
 import {
   BOUNDS,
   type Bounds,
@@ -26,11 +27,11 @@ import {
   nameProblem,
   Refused,
   sizeText,
-} from './container.ts';
-import { type PartOf, PartSpace, partName, partOf, TooLarge } from './part.ts';
-import { readTar } from './tar.ts';
-import { rangeOf } from './read.ts';
-import { readZip } from './zip.ts';
+} from '../../inputs/container.ts';
+import { type PartOf, PartSpace, partName, partOf, TooLarge } from '../../inputs/part.ts';
+import { readTar } from '../../inputs/tar.ts';
+import { rangeOf } from '../../inputs/read.ts';
+import { readZip } from '../../inputs/zip.ts';
 
 export type Expansion = {
   /** The discovered files with each container replaced by its parts, `window` at a time. */
@@ -150,7 +151,7 @@ async function opened(
   ctx: Context,
 ): Promise<{ reader: ContainerReader; source: FileHandle; size: number }> {
   if (kind === 'zip') return { reader: readZip, source: handle, size };
-  if (kind === 'eml') return { reader: (await import('./mail.ts')).readMail, source: handle, size };
+  if (kind === 'eml') return { reader: (await import('../../inputs/mail.ts')).readMail, source: handle, size };
   if (kind === 'tar') return { reader: readTar, source: handle, size };
   const gunzipped = await within(ctx, () =>
     ctx.space.write(

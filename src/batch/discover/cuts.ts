@@ -11,17 +11,18 @@
  * one of `--password-file`'s and sent unlocked, under its own name when nothing is cut; one that
  * none opens is handed on as it is, and the send step fails it unsent (pdf/locked.ts).
  */
-import type { DiscoveryStream, InputFile, UnreadableInput } from '../batch/discover.ts';
+import type { DiscoveryStream, InputFile, UnreadableInput } from '../discover.ts';
 import { resolve } from 'node:path';
-import { describeFsError, stampOf } from '../batch/discover.ts';
-import { openInput } from '../batch/facts.ts';
-import { printableBase } from '../batch/paths.ts';
-import { inert } from '../inert.ts';
-import { type PartOf, type PartSpace, partName, partOf } from '../inputs/part.ts';
-import { type OpenedPdf, openPdf, PdfError } from './document.ts';
-import { readPasswordFile } from './passwords.ts';
-import { type PageSelection, pageParts, type SplitRule, selectedPages } from './selection.ts';
-import { pdfIsEncrypted } from './trailer.ts';
+import { stampOf } from '../discover.ts';
+import { describeFsError } from '../../errno.ts';
+import { openInput } from '../facts.ts';
+import { printableBase } from '../paths.ts';
+import { inert } from '../../inert.ts';
+import { type PartOf, type PartSpace, partName, partOf } from '../../inputs/part.ts';
+import { type OpenedPdf, openPdf, PdfError } from '../../pdf/document.ts';
+import { readPasswordFile } from '../../pdf/passwords.ts';
+import { type PageSelection, pageParts, type SplitRule, selectedPages } from '../../pdf/selection.ts';
+import { pdfIsEncrypted } from '../../pdf/trailer.ts';
 
 export type CutOptions = {
   pages?: PageSelection | undefined;
