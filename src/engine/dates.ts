@@ -38,6 +38,12 @@ const NAMES: string[][] = [
 ];
 for (const [i, names] of NAMES.entries()) for (const n of names) MONTHS[n] = i + 1;
 
+/** An English month's name as a till prints it ("MAR", "Apr.", "December"), spelt exactly. */
+const PRINTED_MONTH =
+  /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)\.?,?$/i;
+
+export const isPrintedMonth = (text: string): boolean => PRINTED_MONTH.test(text);
+
 const WEEKDAY = /^(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?\.?,?\s+/i;
 
 function iso(year: number, month: number, day: number): string | null {

@@ -3,6 +3,7 @@ import { importEngine } from '../engine-package.ts';
 import type { Results } from '../contract/index.ts';
 import { type ImageKind, type ImageSize, imageSizes, tiffPage } from './images.ts';
 import { type Page, type TextPiece, layoutPage } from './layout.ts';
+import { isPrintedMonth } from './dates.ts';
 import { isLegalFormWord } from './letterhead.ts';
 import { OCR_LANGUAGE_NAMES, type OcrLayout, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
 import { openPdf } from './pdf-text.ts';
@@ -44,16 +45,13 @@ const MIN_UNLABELLED_CONFIDENCE = 90;
 /** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
 const RENDER_DPI = 300;
 
-/** Month names as printed ("MAR", "Apr.", "December"). */
-const MONTH_WORD =
-  /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)\.?,?$/i;
 
 /**
  * A word of a closed list spelt exactly, a month's name or a legal form (letterhead.ts): no guess,
  * as a misread of one ("Apt", "3HD") is no word of the list, so OCR's low confidence in it (small
  * print, a bold face) is no doubt about the value it is part of.
  */
-export const isClosedListWord = (text: string): boolean => MONTH_WORD.test(text) || isLegalFormWord(text);
+export const isClosedListWord = (text: string): boolean => isPrintedMonth(text) || isLegalFormWord(text);
 
 export type Scan = {
   /** The pages read, numbered as in the document. */
