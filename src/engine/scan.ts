@@ -45,7 +45,6 @@ const MIN_UNLABELLED_CONFIDENCE = 90;
 /** PDF pages are rendered for OCR at this resolution (capped to OCR_MAX_PIXELS / 2). */
 const RENDER_DPI = 300;
 
-
 /**
  * A word of a closed list spelt exactly, a month's name or a legal form (letterhead.ts): no guess,
  * as a misread of one ("Apt", "3HD") is no word of the list, so OCR's low confidence in it (small

@@ -21,7 +21,7 @@ type Report = { rows: BenchRow[]; failures: string[]; groups: string[]; ran: str
 
 const HALVES = [
   {
-    only: '1,3,4,5,6,7,11',
+    only: '1,3,4,5,6,7,11,16',
     ids: [
       '1a c1',
       '1a c8',
@@ -42,10 +42,12 @@ const HALVES = [
       '7 core',
       '11 jsonl 1k',
       '11 sqlite 1k',
+      '16 rss',
+      '16 wall',
     ],
   },
   {
-    only: '8,9,10,12,13,14,15',
+    only: '8,9,10,12,13,14,15,17',
     ids: [
       '8',
       '9 fact',
