@@ -32,6 +32,16 @@ module.exports = {
         dependencyTypesNot: ['dynamic-import'],
       },
     },
+    {
+      name: 'run-journal-opened-by-journal',
+      comment:
+        "A batch run's journal is opened by journal/run-journal.ts openRunJournal, in one call from the journal's options: where it is (the user's journal, --state, --no-state), the --fresh rule, earlier versions' journals taken in or read behind, and the user's journal discarded when the service never answered. No module of src/batch/ reaches a backend, the user's journal or the earlier journals itself.",
+      severity: 'error',
+      from: { path: '^src/batch/' },
+      to: {
+        path: '^src/journal/(earlier|journal-read)\\.ts$|^src/journal/state/(user-journal|file|sqlite|postgres|memory|rescue)\\.ts$',
+      },
+    },
   ],
   options: {
     parser: 'swc',

@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { CircuitPolicy, ClientDeps, PollPolicy } from '../client/index.ts';
 import type { WriteBytes } from '../journal/journal.ts';
 import type { LockDeps } from '../journal/lock.ts';
+import type { RunJournalOptions } from '../journal/run-journal.ts';
 import type { KeySource } from './session.ts';
 import type { Verbosity } from '../ui/progress.ts';
 import type { RunValues } from '../flags/batch.ts';
@@ -64,6 +65,12 @@ export type BatchOptions = Omit<RunValues, (typeof JOINED_FLAGS)[number]> & {
   /** Tests only: files sent by upload above this size are hashed while they are uploaded (HASH_WHILE_SENDING_ABOVE). */
   hashWhileSendingAbove?: number | undefined;
 };
+
+/** The journal's part of the run's options: journal/run-journal.ts opens the run's journal from these alone. */
+export function journalOptions(options: BatchOptions): RunJournalOptions {
+  const { state, baseUrl, dryRun, fresh, lease, stateWait } = options;
+  return { state, baseUrl, dryRun, fresh, lease, stateWait };
+}
 
 /**
  * 64 MiB: below, a file is hashed before it is sent (reading it twice costs little, and a

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Log } from '../client/deps.ts';
 import { checkApiKey } from '../config/settings.ts';
 import { ExtractError } from '../errors.ts';
-import { openRunJournal } from '../journal/run-journal.ts';
+import { openRunJournal, type RunJournal } from '../journal/run-journal.ts';
 import type { StateJournal } from '../journal/state/index.ts';
-import { discardJournal, journalToMake } from '../journal/state/user-journal.ts';
 import {
   checkExplode,
   checkSharedStdout,
@@ -16,7 +15,7 @@ import {
 import { chooseStyle, colorLevel, createReporter } from '../ui/progress.ts';
 import { findInputs } from './discover/index.ts';
 import { finishBatch, finishDryRun, checkMoveFolders } from './finish/index.ts';
-import type { BatchDeps, BatchOptions } from './options.ts';
+import { journalOptions, type BatchDeps, type BatchOptions } from './options.ts';
 import { PLAN_WINDOW, planBatch, queued, type BatchPlan, type PlanStore } from './plan/index.ts';
 import { createRecords } from './records.ts';
 import type { Charges } from './outcome.ts';
@@ -56,8 +55,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
   });
   const log: Log = reporter.log.bind(reporter);
   let journal: StateJournal | undefined;
-  // The user's journal of this service, when this run makes it: gone again if the service never answers.
-  const newJournal = journalToMake(deps.env, options.baseUrl, options.state, options.dryRun);
+  // The user's journal of this service, when this run makes it, goes again if the service never answers.
+  let opened: RunJournal | undefined;
   let summary: BatchSummary | undefined;
   let jobs: PlanStore | undefined;
   let unsubscribe: (() => void) | undefined;
@@ -79,7 +78,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     const window = deps.planWindow ?? PLAN_WINDOW;
     const found = await findInputs(inputs, options, deps, window);
     release = found.release;
-    const opened = await openRunJournal(options, {
+    opened = await openRunJournal(journalOptions(options), {
       ...deps,
       log,
       opened: (j) => {
@@ -123,7 +122,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       records.close();
       throw err;
     });
-    if (newJournal !== undefined && summary !== undefined && neverAnswered(summary)) discardJournal(newJournal);
+    if (summary !== undefined && neverAnswered(summary)) opened?.discardMade();
   }
 }
 

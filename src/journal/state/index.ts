@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ExtractError } from '../../errors.ts';
 import { redactUrl, rememberSecret } from '../../redact.ts';
-import { rescuePlacesFor, rescuing, takeBackRescued } from './rescue.ts';
+import { guardJournal } from './rescue.ts';
 export { JournalWriteError } from './rescue.ts';
 export * from './journal-state.ts';
 export { memoryState } from './memory.ts';
@@ -73,21 +73,8 @@ function canonicalPath(path: string): string {
 export async function openState(spec: StateSpec, options: OpenStateOptions): Promise<StateJournal> {
   const journal = await openBackend(spec, options);
   if (options.readOnly) return journal;
-  const places = rescuePlacesFor(
-    spec.kind === 'postgres' ? journal.where : spec.path,
-    spec.kind !== 'postgres',
-    options.env,
-  );
-  // The JSONL file takes its rescue files back itself, under its lock and before it reads its index.
-  if (spec.kind !== 'file') {
-    try {
-      await takeBackRescued(journal, places, options.log);
-    } catch (err) {
-      await journal.close().catch(() => undefined);
-      throw err;
-    }
-  }
-  return rescuing(journal, places, options.log, (err) => options.onWriteFailed?.(err));
+  const path = spec.kind === 'postgres' ? journal.where : spec.path;
+  return guardJournal(journal, { path, file: spec.kind !== 'postgres', tookBack: spec.kind === 'file' }, options);
 }
 
 async function openBackend(spec: StateSpec, options: OpenStateOptions): Promise<StateJournal> {

@@ -7,7 +7,7 @@ import { errnoCode, hasErrno, isDiskFull, isSqliteBusy, processAlive } from '../
 import { ExtractError } from '../../errors.ts';
 import { privateFolder, readOwn, writeDurably } from '../../private-files.ts';
 import type { JournalFact } from '../journal.ts';
-import { ClaimLostError, type Claim, type StateJournal } from './journal-state.ts';
+import { ClaimLostError, type Claim, type OpenStateOptions, type StateJournal } from './journal-state.ts';
 
 /**
  * What the service has answered is never dropped because the journal cannot take it (a full
@@ -152,6 +152,29 @@ export function rescuing(
       }
     },
   };
+}
+
+/**
+ * A journal a run writes to, as it opens: guarded so that a refused write stops the run without
+ * losing an answer (rescuing), after taking back what earlier runs could not write
+ * (takeBackRescued) unless `tookBack` (the JSONL file takes its rescue files back itself, under
+ * its lock and before it reads its index). A journal that still refuses them is closed.
+ */
+export async function guardJournal(
+  journal: StateJournal,
+  where: { path: string; file: boolean; tookBack: boolean },
+  options: Pick<OpenStateOptions, 'log' | 'env' | 'onWriteFailed'>,
+): Promise<StateJournal> {
+  const places = rescuePlacesFor(where.path, where.file, options.env);
+  const guarded = rescuing(journal, places, options.log, (err) => options.onWriteFailed?.(err));
+  if (where.tookBack) return guarded;
+  try {
+    await takeBackRescued(journal, places, options.log);
+  } catch (err) {
+    await journal.close().catch(() => undefined);
+    throw err;
+  }
+  return guarded;
 }
 
 /** At the end of a run whose journal failed: the kept facts into the journal, else into a rescue file. */

@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ExtractError } from '../../errors.ts';
+import { takeInEarlier } from '../earlier.ts';
 import { transaction } from '../../sqlite.ts';
 import { defaultLockDeps } from '../lock.ts';
 import { logMigrations, type OpenStateOptions, type StateJournal } from './journal-state.ts';
@@ -11,7 +12,6 @@ import { workerName } from './worker.ts';
 import { checkIntact, factsIn, fileSize, forgetMarkOfRemoved, readMark } from './sqlite-mark.ts';
 import { migrateSqlite, schemaVersion } from './sqlite-schema.ts';
 import { OWN_WORKERS, SqliteState } from './sqlite-state.ts';
-import { importLegacy } from './user-journal.ts';
 
 /**
  * The SQLite backend: PostgreSQL's claim rules on one machine without a server, so that runs
@@ -50,7 +50,7 @@ export async function openSqliteState(
   if (options.readOnly) return openSqliteReader(path, options);
   const journal = await openSqliteWriter(path, options);
   try {
-    for (const earlier of takeIn) await importLegacy(journal, earlier, options.log);
+    await takeInEarlier(journal, takeIn, options.log);
   } catch (err) {
     await journal.close();
     throw err;

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { Log } from '../../client/deps.ts';
-import type { SqliteState } from './sqlite-state.ts';
 
 /**
  * Where the journal lives when --state does not say: in the user's state directory, one per
@@ -39,59 +37,38 @@ function journalStem(env: Record<string, string | undefined>, baseUrl: string): 
 /**
  * The journals of earlier versions a default run takes in once: the user's JSON Lines journal
  * of this service (0.1's default, beside the SQLite one) and the working directory's
- * `.extract-state.jsonl` (before that). Only those that exist.
+ * `.extract-state.jsonl` (before that). Only those that exist (journal/earlier.ts takes them in).
  */
 export function earlierJournals(env: Record<string, string | undefined>, baseUrl: string, cwd: string): string[] {
   return [`${journalStem(env, baseUrl)}.jsonl`, join(cwd, LEGACY_STATE)].filter((path) => existsSync(path));
 }
 
-/** Makes the journal's folder (private to the user: it names every document sent). */
-export function makeJournalFolder(path: string): void {
-  mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-}
-
-/** Once imported, the old journal is kept under another name (for a downgrade), and not imported again. */
-function retireLegacy(path: string): string {
-  const to = `${path}.imported`;
-  renameSync(path, to);
-  return to;
-}
+/** The user's journal of a service as a run finds it. */
+export type UserJournal = {
+  path: string;
+  /** Earlier versions' journals of this service and folder (earlierJournals). */
+  earlier: string[];
+  /** The journal's path when this run makes it (none there yet; never in a dry run, which makes none). */
+  made: string | undefined;
+};
 
 /**
- * Takes every fact of an earlier version's journal into the user's journal, then retires the
- * old file: nothing it knew is paid for again, from any folder. Its facts are validated as any
- * journal's (a fact too new stops the run before anything is imported); the import is keyed by
- * the file, so a run stopped between the import and the rename takes nothing twice.
+ * The user's journal of this service for a run: where it is, the earlier versions' journals it
+ * takes in, and whether this run makes it. A run that writes makes its folder first (private to
+ * the user: it names every document sent); a dry run makes nothing.
  */
-export async function importLegacy(
-  journal: Pick<SqliteState, 'importFacts' | 'where'>,
-  path: string,
-  log: Log,
-): Promise<void> {
-  const { readFile } = await import('node:fs/promises');
-  const { parseJournal } = await import('../journal-read.ts');
-  const { facts } = parseJournal(await readFile(path, 'utf8'), path);
-  const taken = await journal.importFacts(facts, path);
-  const keptAs = retireLegacy(path);
-  log(
-    'info',
-    `imported the ${taken} facts of ${path} into ${journal.where}, the journal every folder now shares; the old file is kept as ${keptAs}`,
-  );
-}
-
-/**
- * The user's journal of a service this run is about to make (none there yet), or undefined: a
- * journal named by --state, a dry run (makes none) or one that exists.
- */
-export function journalToMake(
+export function userJournal(
   env: Record<string, string | undefined>,
   baseUrl: string,
-  state: string | null | undefined,
+  cwd: string,
   dryRun: boolean,
-): string | undefined {
-  if (state !== undefined || dryRun) return undefined;
+): UserJournal {
   const path = userJournalPath(env, baseUrl);
-  return existsSync(path) ? undefined : path;
+  const earlier = earlierJournals(env, baseUrl, cwd);
+  if (dryRun) return { path, earlier, made: undefined };
+  const made = existsSync(path) ? undefined : path;
+  mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+  return { path, earlier, made };
 }
 
 /**
