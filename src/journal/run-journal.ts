@@ -4,7 +4,7 @@ import { readBehind } from './earlier.ts';
 import type { JournalView, WriteBytes } from './journal.ts';
 import type { LockDeps } from './lock.ts';
 import { memoryState, openState, parseStateSpec, type StateJournal, type StateSpec } from './state/index.ts';
-import { discardJournal, userJournal } from './state/user-journal.ts';
+import { discardJournal, userJournal, type UserJournal } from './state/user-journal.ts';
 
 /** What a batch run asks of its journal: where it is (--state, --no-state, or the user's), and how to hold it. */
 export type RunJournalOptions = {
@@ -93,21 +93,18 @@ export async function openRunJournal(options: RunJournalOptions, deps: RunJourna
  */
 function placeOf(options: RunJournalOptions, deps: Pick<RunJournalDeps, 'cwd' | 'env'>): Place {
   if (options.state === null) return { spec: null, earlier: [], made: undefined };
-  if (options.state === undefined) {
-    const user = userJournal(deps.env, options.baseUrl, deps.cwd, options.dryRun);
-    const spec = parseStateSpec(user.path, deps.cwd);
-    return {
-      spec: spec.kind === 'sqlite' && !options.dryRun ? { ...spec, takeIn: user.earlier } : spec,
-      earlier: user.earlier,
-      made: user.made,
-    };
-  }
-  const spec = parseStateSpec(options.state, deps.cwd);
+  const user = options.state === undefined ? userJournal(deps.env, options.baseUrl, deps.cwd, options.dryRun) : NAMED;
+  const spec = parseStateSpec(options.state ?? user.path, deps.cwd);
   if (spec.kind === 'postgres' && options.fresh) {
     throw new ExtractError(
       'usage',
       "--fresh with a shared journal (postgres://) would make the workers redo and pay again for each other's documents: use a new database for a new batch",
     );
   }
-  return { spec, earlier: [], made: undefined };
+  // A run that writes takes the earlier journals in as the user's journal opens; a dry run reads them behind it.
+  const takeIn = spec.kind === 'sqlite' && !options.dryRun ? { takeIn: user.earlier } : {};
+  return { spec: { ...spec, ...takeIn }, earlier: user.earlier, made: user.made };
 }
+
+/** A journal --state names: not the user's, so nothing earlier to take in, and none made for the user. */
+const NAMED: UserJournal = { path: '', earlier: [], made: undefined };

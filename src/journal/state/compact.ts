@@ -10,7 +10,7 @@ import type { StateSpec } from './index.ts';
 import { indexPathFor, openIndexed } from './journal-index.ts';
 import { appendLine } from './file.ts';
 import { parseJournal } from '../journal-read.ts';
-import { rescuePlacesFor, takeBackRescued } from './rescue.ts';
+import { takeBackIntoFile } from './rescue.ts';
 import { factsIn, fileSize, writeMark } from './sqlite-mark.ts';
 import { writeDurably } from '../../private-files.ts';
 import { schemaVersion } from './sqlite-schema.ts';
@@ -58,7 +58,7 @@ export async function compactJournal(
 async function compactFile(path: string, options: { log: Log; lock?: LockDeps | undefined }): Promise<Compacted> {
   const lock = await acquireLock(path, options.lock);
   try {
-    await takeBackRescued({ append: async (fact) => appendLine(path, fact) }, rescuePlacesFor(path, true), options.log);
+    await takeBackIntoFile(path, (fact) => appendLine(path, fact), options.log);
     const bytesBefore = fileSize(path);
     let text = '';
     try {

@@ -6,7 +6,7 @@ import { hasErrno } from '../../errno.ts';
 import type { Log } from '../../client/deps.ts';
 import { openIndexed, type IndexedJournal } from './journal-index.ts';
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { rescuePlacesFor, takeBackRescued } from './rescue.ts';
+import { takeBackIntoFile } from './rescue.ts';
 
 /**
  * The JSONL file backend: the lock file makes this process the journal's only worker, so
@@ -18,11 +18,7 @@ export async function openFileState(path: string, options: OpenStateOptions): Pr
   try {
     // What earlier runs could not write (rescue.ts) is the journal's before its index is read.
     if (!options.readOnly)
-      await takeBackRescued(
-        { append: async (fact) => appendLine(path, fact, options.write) },
-        rescuePlacesFor(path, true, options.env),
-        options.log,
-      );
+      await takeBackIntoFile(path, (fact) => appendLine(path, fact, options.write), options.log, options.env);
     // The index (a cache of the replay, looked up per document) when it matches the journal; else
     // the whole journal, once. Only journal text is validated (journal-facts.ts, imported for it):
     // a current index loads no zod.

@@ -27,25 +27,25 @@ export function parseStateSpec(value: string, cwd: string): StateSpec {
     if (path === '') throw new ExtractError('usage', '--state sqlite: names no file: write it as sqlite:PATH');
     return { kind: 'sqlite', path: resolve(cwd, path) };
   }
-  if (/^postgres(ql)?:\/\//i.test(value)) {
-    try {
-      rememberUrlPassword(new URL(value));
-    } catch {
-      throw new ExtractError(
-        'usage',
-        `the state URL ${redactUrl(value)} is not a URL: write it as postgres://user:password@host:5432/database`,
-      );
-    }
-    return { kind: 'postgres', url: value };
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    const path = canonicalPath(resolve(cwd, value));
+    return SQLITE_FILE.test(value) ? { kind: 'sqlite', path } : { kind: 'file', path };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+  if (!/^postgres(ql)?:\/\//i.test(value)) {
     throw new ExtractError(
       'usage',
       `--state ${redactUrl(value)}: only a file path, sqlite:PATH or a postgres:// URL is supported`,
     );
   }
-  if (SQLITE_FILE.test(value)) return { kind: 'sqlite', path: canonicalPath(resolve(cwd, value)) };
-  return { kind: 'file', path: canonicalPath(resolve(cwd, value)) };
+  try {
+    rememberUrlPassword(new URL(value));
+  } catch {
+    throw new ExtractError(
+      'usage',
+      `the state URL ${redactUrl(value)} is not a URL: write it as postgres://user:password@host:5432/database`,
+    );
+  }
+  return { kind: 'postgres', url: value };
 }
 
 /**

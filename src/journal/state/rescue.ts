@@ -155,6 +155,20 @@ export function rescuing(
 }
 
 /**
+ * Before a JSONL journal is read (its lock held): the facts earlier runs could not write,
+ * appended to it as lines (takeBackRescued).
+ */
+export async function takeBackIntoFile(
+  path: string,
+  appendLine: (fact: JournalFact) => void,
+  log: Log,
+  env?: Record<string, string | undefined>,
+): Promise<void> {
+  const places = rescuePlacesFor(path, true, env);
+  await takeBackRescued({ append: async (fact) => appendLine(fact) }, places, log);
+}
+
+/**
  * A journal a run writes to, as it opens: guarded so that a refused write stops the run without
  * losing an answer (rescuing), after taking back what earlier runs could not write
  * (takeBackRescued) unless `tookBack` (the JSONL file takes its rescue files back itself, under
