@@ -66,10 +66,33 @@ export type BatchOptions = Omit<RunValues, (typeof JOINED_FLAGS)[number]> & {
   hashWhileSendingAbove?: number | undefined;
 };
 
-/** The journal's part of the run's options: journal/run-journal.ts opens the run's journal from these alone. */
-export function journalOptions(options: BatchOptions): RunJournalOptions {
+/** What discovery reads of the run's options (discover/find.ts findInputs): the inputs' reading, cutting and leaving out. */
+export type DiscoverOptions = Pick<
+  BatchOptions,
+  | 'header'
+  | 'pages'
+  | 'split'
+  | 'passwordFile'
+  | 'ignore'
+  | 'moveDone'
+  | 'moveFailed'
+  | 'followLinks'
+  | 'hidden'
+  | 'asFound'
+>;
+
+/**
+ * The run's options split at the top of the run, for the phases that take only their own part:
+ * discovery, and the run's journal (journal/run-journal.ts opens it from these alone). The plan,
+ * send and finish steps read the run's options whole.
+ */
+export function phaseOptions(options: BatchOptions): { discover: DiscoverOptions; journal: RunJournalOptions } {
+  const { header, pages, split, passwordFile, ignore, moveDone, moveFailed, followLinks, hidden, asFound } = options;
   const { state, baseUrl, dryRun, fresh, lease, stateWait } = options;
-  return { state, baseUrl, dryRun, fresh, lease, stateWait };
+  return {
+    discover: { header, pages, split, passwordFile, ignore, moveDone, moveFailed, followLinks, hidden, asFound },
+    journal: { state, baseUrl, dryRun, fresh, lease, stateWait },
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 import { chooseStyle, colorLevel, createReporter } from '../ui/progress.ts';
 import { findInputs } from './discover/index.ts';
 import { finishBatch, finishDryRun, checkMoveFolders } from './finish/index.ts';
-import { journalOptions, type BatchDeps, type BatchOptions } from './options.ts';
+import { phaseOptions, type BatchDeps, type BatchOptions } from './options.ts';
 import { PLAN_WINDOW, planBatch, queued, type BatchPlan, type PlanStore } from './plan/index.ts';
 import { createRecords } from './records.ts';
 import type { Charges } from './outcome.ts';
@@ -39,6 +39,8 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       : given;
   const started = deps.now();
   if (!options.dryRun) requireKey(options.apiKey);
+  // Discovery and the journal take only their own part of the options.
+  const phase = phaseOptions(options);
   // Decide the output before paying for anything: a typo in -o costs nothing.
   const target = resolveOutput({ out: options.out, format: options.format, cwd: deps.cwd });
   checkExplode(target, options.explode);
@@ -76,9 +78,9 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
     };
     reporter.planning('finding input files');
     const window = deps.planWindow ?? PLAN_WINDOW;
-    const found = await findInputs(inputs, options, deps, window);
+    const found = await findInputs(inputs, phase.discover, deps, window);
     release = found.release;
-    opened = await openRunJournal(journalOptions(options), {
+    opened = await openRunJournal(phase.journal, {
       ...deps,
       log,
       opened: (j) => {

@@ -6,7 +6,7 @@ import { expandContainers } from './containers.ts';
 import { PartSpace } from '../../inputs/part.ts';
 import { RemoteReader } from '../../inputs/remote.ts';
 import { cutOptionsOf, cutPdfInputs, cutsPdfs } from './cuts.ts';
-import type { BatchDeps, BatchOptions } from '../options.ts';
+import type { BatchDeps, DiscoverOptions } from '../options.ts';
 
 /**
  * The discover step's answer: the first window of input files, found before anything else is
@@ -24,7 +24,7 @@ export type FoundInputs = {
 /** Finds the input files, `window` at a time, and waits for the first window. */
 export async function findInputs(
   inputs: string[],
-  options: BatchOptions,
+  options: DiscoverOptions,
   deps: BatchDeps,
   window: number,
 ): Promise<FoundInputs> {
@@ -50,7 +50,7 @@ export async function findInputs(
 /** The input files, a window at a time (the chunks end with discovery's usage error, if any). */
 function streamDiscovery(
   inputs: string[],
-  options: BatchOptions,
+  options: DiscoverOptions,
   deps: BatchDeps,
   window: number,
   remote: RemoteReader,
