@@ -17,6 +17,8 @@ const WebhookAuth = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('bearer'), token: z.string().min(1) }),
   z.strictObject({ type: z.literal('basic'), username: z.string().min(1), password: z.string() }),
 ]);
+/** How a sender of events proves itself: what serve's integrations send and `extract listen` checks. */
+export type WebhookAuth = z.infer<typeof WebhookAuth>;
 
 export const WebhookIntegration = z.strictObject({
   /** Names the integration in the delivery log; defaults to its position ("webhook-1"). */

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Delivery, WebhookPayload } from '../../contract/index.ts';
+import type { DeliveriesQuery, Delivery, WebhookPayload } from '../../contract/index.ts';
 
 /**
  * The durable outbox: a delivery is stored (in the transaction that completes its
@@ -18,15 +18,8 @@ type Row = {
   next_at: number | null;
   created_at: number;
 };
-type AttemptRow = {
-  delivery_id: string;
-  attempt: number;
-  at: number;
-  status: number | null;
-  error: string | null;
-  latency_ms: number;
-  response_excerpt: string | null;
-};
+export type AttemptResult = Omit<Delivery['attempts'][number], 'attempt' | 'at'>;
+type AttemptRow = AttemptResult & { delivery_id: string; attempt: number; at: number };
 
 export type DueDelivery = {
   delivery_id: string;
@@ -35,17 +28,7 @@ export type DueDelivery = {
   payload: string;
   attempts: number;
 };
-export type AttemptResult = {
-  status: number | null;
-  error: string | null;
-  latency_ms: number;
-  response_excerpt: string | null;
-};
-export type DeliveryFilter = {
-  integration?: string | undefined;
-  document_id?: string | undefined;
-  outcome?: Delivery['state'] | undefined;
-};
+export type DeliveryFilter = Omit<DeliveriesQuery, 'limit'>;
 
 /** An attempt's answer decides the delivery's next state: delivered on a 2xx, else retried at `retryAt`, or failed when there is none. */
 export function stateAfter(
