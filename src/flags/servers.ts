@@ -1,8 +1,7 @@
 import { COMMON_FLAGS } from './common.ts';
-import { SERVE_PROFILES } from '../contract/constants.ts';
+import { CONNECTION_DEFAULTS, SERVE_PROFILES } from '../contract/constants.ts';
 import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
 import { ExtractError } from '../errors.ts';
-import { CONNECTION_DEFAULTS } from '../net/connection-defaults.ts';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
 import { MISSING_MARKER_FLAGS, RUN_FLAGS } from './batch.ts';
 import { defineFlags, type FlagValues } from './spec.ts';

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ConnectionLimits } from './connection-defaults.ts';
 
-export { CONNECTION_DEFAULTS, type ConnectionLimits } from './connection-defaults.ts';
+/** How many connections a server keeps open, and for how long (defaults: contract/constants.ts CONNECTION_DEFAULTS). */
+export type ConnectionLimits = { maxConnections: number; idleTimeoutMs: number; headersTimeoutMs: number };
 
 /**
  * Bounds the connections of an HTTP server (serve's and listen's alike), so idle sockets

@@ -1,5 +1,5 @@
 import { DEFAULT_MISSING_MARKER } from '../outputs/missing-marker.ts';
-import { CONNECTION_DEFAULTS } from '../net/connections.ts';
+import { CONNECTION_DEFAULTS } from '../contract/constants.ts';
 import type { FastifyInstance } from 'fastify';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
