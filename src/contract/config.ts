@@ -59,29 +59,25 @@ export const ServeProfileName = z.enum(SERVE_PROFILES);
 export type ServeProfileName = z.infer<typeof ServeProfileName>;
 
 /** The deployed service's platform limits, read by the deployed profile only (src/emulator/profile.ts). */
-const DEPLOYED_DEFAULTS = {
-  // The serverless platform's request body cap ("4.5 MB"); counted in decimal megabytes, the
-  // smaller reading, so a body that passes here passes there.
-  max_body_bytes: 4_500_000,
-  // The extract function's maxDuration.
-  function_timeout_ms: 60_000,
-  // The clean-up job that refunds a reservation its stopped function left runs 15-20 minutes later.
-  cleanup_after_ms: 900_000,
-  // Each delivery attempt of the deployed webhook integration.
-  webhook_timeout_ms: 30_000,
-};
 const DeployedLimits = z
   .strictObject({
-    /** A larger request body is answered 413 text/plain FUNCTION_PAYLOAD_TOO_LARGE before the function runs. */
-    max_body_bytes: z.number().int().positive().default(DEPLOYED_DEFAULTS.max_body_bytes),
-    /** An inline request that takes longer is answered 504 text/plain FUNCTION_INVOCATION_TIMEOUT. */
-    function_timeout_ms: z.number().int().positive().default(DEPLOYED_DEFAULTS.function_timeout_ms),
-    /** How long after such a time-out its reservation is refunded. */
-    cleanup_after_ms: z.number().int().nonnegative().default(DEPLOYED_DEFAULTS.cleanup_after_ms),
-    /** An attempt that has no 2xx answer within this time counts as failed. */
-    webhook_timeout_ms: z.number().int().positive().default(DEPLOYED_DEFAULTS.webhook_timeout_ms),
+    /**
+     * A larger request body is answered 413 text/plain FUNCTION_PAYLOAD_TOO_LARGE before the
+     * function runs: the serverless platform's request body cap ("4.5 MB"), counted in decimal
+     * megabytes, the smaller reading, so a body that passes here passes there.
+     */
+    max_body_bytes: z.number().int().positive().default(4_500_000),
+    /**
+     * An inline request that takes longer (the extract function's maxDuration) is answered 504
+     * text/plain FUNCTION_INVOCATION_TIMEOUT.
+     */
+    function_timeout_ms: z.number().int().positive().default(60_000),
+    /** How long after such a time-out its reservation is refunded (the platform's clean-up job, 15-20 minutes on). */
+    cleanup_after_ms: z.number().int().nonnegative().default(900_000),
+    /** An attempt of the deployed webhook integration without a 2xx answer within this time counts as failed. */
+    webhook_timeout_ms: z.number().int().positive().default(30_000),
   })
-  .default(DEPLOYED_DEFAULTS);
+  .prefault({});
 
 export const EmulatorConfig = z
   .strictObject({
