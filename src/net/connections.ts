@@ -15,6 +15,13 @@ export type ConnectionLimits = { maxConnections: number; idleTimeoutMs: number; 
  *   logged (node's own server.maxConnections closes silently, which nobody can diagnose).
  */
 
+/** The http:// address a listening server answers on: the port it got (for port 0), an IPv6 host in brackets. */
+export function listeningUrl(server: Server, host: string): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : undefined;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 const REFUSED_BODY = (max: number) =>
   JSON.stringify({
     success: false,
