@@ -90,7 +90,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     });
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound, cleanup } = modules;
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? SERVE_DEFAULTS.host;
   const app = await buildApp(modules, { config, deps, store, host, log, emit });
 
   await app.listen({ host, port: options.port ?? SERVE_DEFAULTS.port });
