@@ -4,7 +4,7 @@ import { ExtractError } from '../errors.ts';
 import type { GetValues } from '../flags/batch.ts';
 import type { Cli } from './cli-context.ts';
 import { pollPolicyOf } from './flags.ts';
-import { missingMarkerOf } from './missing-marker.ts';
+import { missingMarkerOf } from './stored-settings.ts';
 import { withTarget } from './target.ts';
 import { stderrLog, verbosityOf } from './verbosity.ts';
 

@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import type { ReportEntry, BatchSummary } from '../batch/summary.ts';
 import { ExtractError } from '../errors.ts';
 import { recordFields } from '../outputs/record.ts';
+import { discarded } from '../outputs/stream.ts';
 import { needsReview } from '../outputs/review.ts';
 import type { RunEvent, RunSummary } from '../outputs/json-shapes.ts';
 import { isUrl, shownUrl } from '../inputs/remote.ts';
@@ -77,13 +77,5 @@ export function eventsOnStdout(sharing: ReadonlyArray<readonly [flag: string, pa
         'usage',
         `--json writes its events to stdout, and ${flag} - would share it: write ${flag} to a file, or drop --json`,
       );
-  return { ...runEvents(process.stdout), stdout: discardedStdout() };
-}
-
-function discardedStdout(): Writable {
-  return new Writable({
-    write(_chunk, _encoding, done) {
-      done();
-    },
-  });
+  return { ...runEvents(process.stdout), stdout: discarded() };
 }

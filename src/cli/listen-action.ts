@@ -6,7 +6,7 @@ import type { ListenValues } from '../flags/servers.ts';
 import { ExtractError } from '../errors.ts';
 import type { ReceiverAuth } from '../receiver/options.ts';
 import { startReceiver } from '../receiver/server.ts';
-import { missingMarkerOf } from './missing-marker.ts';
+import { missingMarkerOf } from './stored-settings.ts';
 import { ensureToken } from '../receiver/token.ts';
 import { isLoopbackHost } from '../net/loopback.ts';
 import { visibleSecretNote } from './secret-flags.ts';

@@ -1,11 +1,11 @@
 import { ENV_BASE_URL } from '../config/env-names.ts';
 import type { Env } from '../config/settings.ts';
-import { storeMayHold } from '../config/store-path.ts';
 import type { FlagValues } from '../flags/spec.ts';
 import type { VERSION_FLAGS } from '../flags/tables.ts';
 import { redactUrl } from '../redact.ts';
 import type { Cli } from './cli-context.ts';
 import { completionScript, type Shell } from './completion.ts';
+import { storeHolding } from './stored-settings.ts';
 import { VERSION } from './version.ts';
 
 /** `extract version [--json]`. */
@@ -45,9 +45,6 @@ async function versionReport(version: string, json: boolean, env: Env): Promise<
 async function configuredBaseUrl(env: Env): Promise<{ url: string; source: 'env' | 'config' } | undefined> {
   const fromEnv = env[ENV_BASE_URL];
   if (fromEnv !== undefined && fromEnv !== '') return { url: redactUrl(fromEnv.trim()), source: 'env' };
-  if (!storeMayHold(env, 'base_url')) return undefined;
-  // conf, with ajv behind it, loads only when its file names the key.
-  const { openConfigStore } = await import('../config/store.ts');
-  const stored = openConfigStore({ env }).get('base_url');
+  const stored = (await storeHolding(env, 'base_url')).get('base_url');
   return stored === undefined || stored === '' ? undefined : { url: redactUrl(stored), source: 'config' };
 }

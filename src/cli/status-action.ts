@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { type Env, resolveSettings, resolveStateUrl, type SettingsStore } from '../config/settings.ts';
 import { earlierJournals, LEGACY_STATE, userJournalPath } from '../journal/state/user-journal.ts';
 import type { Cli } from './cli-context.ts';
-import { missingMarkerOf } from './missing-marker.ts';
+import { missingMarkerOf } from './stored-settings.ts';
 import { stderrLog, verbosityOf } from './verbosity.ts';
 
 /** Glue between `extract status` and runStatus: which journal, process streams. */

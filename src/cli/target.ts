@@ -11,6 +11,7 @@ import {
   resolveSettings,
   resolveStateUrl,
 } from '../config/settings.ts';
+import { NO_STORE } from './stored-settings.ts';
 
 /** Where a command sends its requests: the configured service, or an in-process emulator (--local). */
 export type ServiceTarget = {
@@ -57,7 +58,7 @@ export async function withTarget<T>(
     (flags.apiKey ?? env[ENV_API_KEY]) !== undefined &&
     (flags.baseUrl ?? env[ENV_BASE_URL]) !== undefined &&
     !stateToFind;
-  const store = complete ? { get: () => undefined } : (await import('../config/store.ts')).openConfigStore({ env });
+  const store = complete ? NO_STORE : (await import('../config/store.ts')).openConfigStore({ env });
   const settings = resolveSettings({ flags, env, store });
   const stateUrl = options.lookUpState === true ? resolveStateUrl(env, store) : undefined;
   if (!options.needKey) {

@@ -5,6 +5,7 @@ import {
   DocumentBody,
   describeZodErrorInline,
   ExtractAcceptedResponse,
+  ExtractFailedResponse,
   ExtractInlineResponse,
 } from '../contract/index.ts';
 import { type Step, unreadableAnswer } from '../cost/attempt.ts';
@@ -122,9 +123,7 @@ export function failedExtraction(answer: Answer, subject: string): ServiceError 
   });
 }
 
-const FailedExtract = z.object({
-  success: z.literal(false),
-  document_id: z.string().optional(),
-  error: z.string().optional(),
-  message: z.string().optional(),
-});
+/** The contract's failed extraction as any service may write it: the id and the reason optional, `message` for `error`. */
+const FailedExtract = ExtractFailedResponse.omit({ parser_id: true })
+  .partial({ document_id: true, error: true })
+  .extend({ message: z.string().optional() });

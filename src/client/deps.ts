@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 
 /** Levels of the client's log: `debug` is every request (-v), `warn` a retry or a fallback. */
@@ -19,19 +20,9 @@ export type ClientDeps = {
   log: Log;
 };
 
+/** ClientDeps.sleep on Node's timers: an abort rejects the timer, which here ends the wait. */
 export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => {});
 }
 
 export function defaultClientDeps(overrides: Partial<ClientDeps> = {}): ClientDeps {

@@ -83,41 +83,25 @@ export function statusOf(
   const uncertain: UncertainEntry[] = [];
   const rescued = laterFacts(around.rescued ?? []);
   const workers = new Map<string, StatusView['workers'][number]>();
-  for (const w of history.workers) {
-    workers.set(w.id, {
-      id: w.id,
-      host: w.host,
-      pid: w.pid,
-      started: w.started,
-      last_seen: w.seen,
-      finished: w.finished,
-      alive: w.alive,
-      holding: w.holding,
+  const addWorker = (id: string, w?: History['workers'][number]) => {
+    const row = {
+      id,
+      host: w?.host ?? null,
+      pid: w?.pid ?? null,
+      started: w?.started ?? null,
+      last_seen: w?.seen ?? null,
+      finished: w?.finished ?? null,
+      alive: w?.alive ?? false,
+      holding: w?.holding ?? 0,
       completed: 0,
       failed: 0,
       pages: 0,
-    });
-  }
-  const workerOf = (id: string) => {
-    let w = workers.get(id);
-    if (!w) {
-      w = {
-        id,
-        host: null,
-        pid: null,
-        started: null,
-        last_seen: null,
-        finished: null,
-        alive: false,
-        holding: 0,
-        completed: 0,
-        failed: 0,
-        pages: 0,
-      };
-      workers.set(id, w);
-    }
-    return w;
+    };
+    workers.set(id, row);
+    return row;
   };
+  for (const w of history.workers) addWorker(w.id, w);
+  const workerOf = (id: string) => workers.get(id) ?? addWorker(id);
   for (const [key, state] of known) {
     const worker = by.get(key) ?? null;
     switch (state.fact) {

@@ -64,21 +64,17 @@ export const ExtractRequest = z
       });
       return z.NEVER;
     }
-    if (hasFile) {
-      const r = ExtractInlineRequest.safeParse(body);
-      if (!r.success) {
-        for (const i of r.error.issues) ctx.addIssue({ ...i, code: 'custom', message: i.message });
-        return z.NEVER;
-      }
-      return { shape: 'inline' as const, request: r.data };
-    }
-    const r = ExtractStoredRequest.safeParse(body);
-    if (!r.success) {
-      for (const i of r.error.issues) ctx.addIssue({ ...i, code: 'custom', message: i.message });
-      return z.NEVER;
-    }
-    return { shape: 'stored' as const, request: r.data };
+    if (hasFile) return { shape: 'inline' as const, request: _parsedWithin(ExtractInlineRequest, body, ctx) };
+    return { shape: 'stored' as const, request: _parsedWithin(ExtractStoredRequest, body, ctx) };
   });
+
+/** `body` read by `schema`, its problems made the outer parse's (which then fails whatever is returned). */
+function _parsedWithin<S extends z.ZodType>(schema: S, body: unknown, ctx: z.RefinementCtx): z.output<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ ...i, code: 'custom', message: i.message });
+  return z.NEVER;
+}
 export type ExtractRequest = z.output<typeof ExtractRequest>;
 
 export const ExtractInlineResponse = z.object({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   API_KEY_PREFIX,
   API_KEY_SYNTAX,
+  CONNECTION_DEFAULTS,
   MAX_BALANCE_PAGES,
   DEFAULT_MAX_PAGES,
   MAX_ENGINE_FILE_BYTES,
@@ -10,13 +11,19 @@ import {
 import { FaultRuleInput } from './emulator.ts';
 import { FieldDefinition } from './fields.ts';
 
-/** The configuration file of `extract serve` (README: "Configuration"). */
+/**
+ * The configuration file of `extract serve` (README: "Configuration"). A section left out is
+ * `.prefault({})`: parsed as empty, so its fields' own defaults fill it (zod's `.default()` would
+ * return a second copy of them unparsed).
+ */
 
 const WebhookAuth = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
   z.strictObject({ type: z.literal('bearer'), token: z.string().min(1) }),
   z.strictObject({ type: z.literal('basic'), username: z.string().min(1), password: z.string() }),
 ]);
+/** How a sender of events proves itself: what serve's integrations send and `extract listen` checks. */
+export type WebhookAuth = z.infer<typeof WebhookAuth>;
 
 export const WebhookIntegration = z.strictObject({
   /** Names the integration in the delivery log; defaults to its position ("webhook-1"). */
@@ -52,29 +59,25 @@ export const ServeProfileName = z.enum(SERVE_PROFILES);
 export type ServeProfileName = z.infer<typeof ServeProfileName>;
 
 /** The deployed service's platform limits, read by the deployed profile only (src/emulator/profile.ts). */
-const DEPLOYED_DEFAULTS = {
-  // The serverless platform's request body cap ("4.5 MB"); counted in decimal megabytes, the
-  // smaller reading, so a body that passes here passes there.
-  max_body_bytes: 4_500_000,
-  // The extract function's maxDuration.
-  function_timeout_ms: 60_000,
-  // The clean-up job that refunds a reservation its stopped function left runs 15-20 minutes later.
-  cleanup_after_ms: 900_000,
-  // Each delivery attempt of the deployed webhook integration.
-  webhook_timeout_ms: 30_000,
-};
 const DeployedLimits = z
   .strictObject({
-    /** A larger request body is answered 413 text/plain FUNCTION_PAYLOAD_TOO_LARGE before the function runs. */
-    max_body_bytes: z.number().int().positive().default(DEPLOYED_DEFAULTS.max_body_bytes),
-    /** An inline request that takes longer is answered 504 text/plain FUNCTION_INVOCATION_TIMEOUT. */
-    function_timeout_ms: z.number().int().positive().default(DEPLOYED_DEFAULTS.function_timeout_ms),
-    /** How long after such a time-out its reservation is refunded. */
-    cleanup_after_ms: z.number().int().nonnegative().default(DEPLOYED_DEFAULTS.cleanup_after_ms),
-    /** An attempt that has no 2xx answer within this time counts as failed. */
-    webhook_timeout_ms: z.number().int().positive().default(DEPLOYED_DEFAULTS.webhook_timeout_ms),
+    /**
+     * A larger request body is answered 413 text/plain FUNCTION_PAYLOAD_TOO_LARGE before the
+     * function runs: the serverless platform's request body cap ("4.5 MB"), counted in decimal
+     * megabytes, the smaller reading, so a body that passes here passes there.
+     */
+    max_body_bytes: z.number().int().positive().default(4_500_000),
+    /**
+     * An inline request that takes longer (the extract function's maxDuration) is answered 504
+     * text/plain FUNCTION_INVOCATION_TIMEOUT.
+     */
+    function_timeout_ms: z.number().int().positive().default(60_000),
+    /** How long after such a time-out its reservation is refunded (the platform's clean-up job, 15-20 minutes on). */
+    cleanup_after_ms: z.number().int().nonnegative().default(900_000),
+    /** An attempt of the deployed webhook integration without a 2xx answer within this time counts as failed. */
+    webhook_timeout_ms: z.number().int().positive().default(30_000),
   })
-  .default(DEPLOYED_DEFAULTS);
+  .prefault({});
 
 export const EmulatorConfig = z
   .strictObject({
@@ -93,13 +96,13 @@ export const EmulatorConfig = z
           .positive()
           .default(10 * 1024 * 1024),
       })
-      .default({ timeout_ms: 30_000, max_body_bytes: 10 * 1024 * 1024 }),
+      .prefault({}),
     /**
      * Whether POST extract honours Idempotency-Key (the spec never mentions one). false
      * rehearses a service that ignores it: every extract request is a new document and a charge.
      */
     idempotency_key: z.boolean().default(true),
-    upload: z.strictObject({ expires_in: z.number().int().positive().default(900) }).default({ expires_in: 900 }),
+    upload: z.strictObject({ expires_in: z.number().int().positive().default(900) }).prefault({}),
     processing: z
       .strictObject({
         /** Simulated engine time per page, on top of the real reading time. */
@@ -132,15 +135,7 @@ export const EmulatorConfig = z
          */
         max_pages: z.number().int().positive().default(DEFAULT_MAX_PAGES),
       })
-      .default({
-        ms_per_page: 20,
-        concurrency: 2,
-        timeout_ms: 600_000,
-        engine_memory_mb: 1024,
-        slow_ms: 5000,
-        max_file_bytes: MAX_ENGINE_FILE_BYTES,
-        max_pages: DEFAULT_MAX_PAGES,
-      }),
+      .prefault({}),
     webhook_delivery: z
       .strictObject({
         /** An attempt that has no 2xx answer within this time counts as failed. */
@@ -148,7 +143,7 @@ export const EmulatorConfig = z
         /** Multiplies the retry schedule: 0.001 turns 5 minutes into 300 ms (tests, rehearsals). */
         time_scale: z.number().positive().default(1),
       })
-      .default({ timeout_ms: 10_000, time_scale: 1 }),
+      .prefault({}),
     /**
      * The HTTP server's connections (src/net/connections.ts): at most `max` open (the one idle longest
      * is closed to make room; when all are busy a new one is answered 503), an idle keep-alive
@@ -156,15 +151,15 @@ export const EmulatorConfig = z
      */
     connections: z
       .strictObject({
-        max: z.number().int().positive().default(512),
-        idle_timeout_ms: z.number().int().positive().default(5000),
-        headers_timeout_ms: z.number().int().positive().default(10_000),
+        max: z.number().int().positive().default(CONNECTION_DEFAULTS.maxConnections),
+        idle_timeout_ms: z.number().int().positive().default(CONNECTION_DEFAULTS.idleTimeoutMs),
+        headers_timeout_ms: z.number().int().positive().default(CONNECTION_DEFAULTS.headersTimeoutMs),
       })
-      .default({ max: 512, idle_timeout_ms: 5000, headers_timeout_ms: 10_000 }),
+      .prefault({}),
     /** Faults injected from the start; more can be added at run time under /_emulator/faults. */
     faults: z
       .strictObject({ seed: z.number().int().optional(), rules: z.array(FaultRuleInput).default([]) })
-      .default({ rules: [] }),
+      .prefault({}),
     parsers: z.array(ParserConfig).min(1, 'configure at least one parser'),
   })
   .superRefine((cfg, ctx) => {

@@ -32,3 +32,10 @@ export const DEFAULT_MAX_PAGES = 10_000;
 
 /** Which service `extract serve` plays: the one its interface describes, or the one deployed (docs/serve-profiles.md). */
 export const SERVE_PROFILES = ['interface', 'deployed'] as const;
+
+/**
+ * The connection limits of `serve`'s and `listen`'s HTTP servers (src/net/connections.ts applies
+ * them): the defaults of serve's `connections` and of listen's flags, here so `--help` shows
+ * them without loading node:http.
+ */
+export const CONNECTION_DEFAULTS = { maxConnections: 512, idleTimeoutMs: 5000, headersTimeoutMs: 10_000 } as const;

@@ -66,6 +66,8 @@ export const DeliveriesQuery = z.object({
   limit: z.coerce.number().int().positive().max(5000).optional(),
 });
 
+export type DeliveriesQuery = z.infer<typeof DeliveriesQuery>;
+
 export const RecoverRequest = z.object({ since: z.iso.datetime({ offset: true }) });
 
 /** A document as the application shows it: the API's view plus how it arrived and when. */

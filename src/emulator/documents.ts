@@ -1,6 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Grounding as GroundingSchema, ReadingNotes as NotesSchema } from '../contract/index.ts';
-import type { DocumentBody, DocumentStatus, Grounding, Results, SourceType } from '../contract/index.ts';
+import { API_PREFIX, Grounding as GroundingSchema, ReadingNotes as NotesSchema } from '../contract/index.ts';
+import type {
+  DocumentBody,
+  DocumentStatus,
+  ExtractAcceptedResponse,
+  Grounding,
+  Results,
+  SourceType,
+} from '../contract/index.ts';
 
 /** Documents (spec, "Document" and "States and transitions"), as rows of the store. */
 export type DocumentRow = {
@@ -26,6 +33,9 @@ export type DocumentRow = {
   finished_at: number | null;
 };
 
+/** A document as it is accepted: what the gateway knows before extraction. */
+export type NewDocument = Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'>;
+
 type RawRow = Omit<DocumentRow, 'results' | 'grounding' | 'notes'> & {
   results: string | null;
   grounding: string | null;
@@ -33,12 +43,7 @@ type RawRow = Omit<DocumentRow, 'results' | 'grounding' | 'notes'> & {
 };
 
 export type Documents = {
-  insert(
-    doc: Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'> & {
-      status?: DocumentStatus;
-      error?: string | null;
-    },
-  ): void;
+  insert(doc: NewDocument & { status?: DocumentStatus; error?: string | null }): void;
   get(documentId: string): DocumentRow | undefined;
   /** processing -> completed; false when the document was no longer processing (a late result is dropped). */
   complete(
@@ -146,3 +151,11 @@ export function documentBody(d: DocumentRow): DocumentBody {
     error: d.error,
   };
 }
+
+/** The answer to a document accepted for background extraction, whatever route it came by. */
+export const accepted = (documentId: string): ExtractAcceptedResponse => ({
+  success: true,
+  document_id: documentId,
+  status: 'processing',
+  poll_url: `${API_PREFIX}/documents/${documentId}`,
+});

@@ -2,23 +2,23 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  API_PREFIX,
-  type DocumentBody,
-  type EmulatorConfig,
-  type ExtractAcceptedResponse,
-  type ExtractInlineRequest,
-  type ExtractFailedResponse,
-  type ExtractInlineResponse,
-  type ExtractStoredRequest,
-  type ParserConfig,
-  type SourceType,
-  type UploadTicket,
-  type UploadUrlRequest,
+import type {
+  DocumentBody,
+  EmulatorConfig,
+  ExtractAcceptedResponse,
+  ExtractInlineRequest,
+  ExtractFailedResponse,
+  ExtractInlineResponse,
+  ExtractStoredRequest,
+  ParserConfig,
+  SourceType,
+  UploadTicket,
+  UploadUrlRequest,
 } from '../contract/index.ts';
+import { readAt } from '../inputs/read.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime/detect.ts';
 import type { EmulatorDeps } from './clock.ts';
-import { documentBody, type DocumentRow, type Documents } from './documents.ts';
+import { accepted, documentBody, type DocumentRow, type Documents, type NewDocument } from './documents.ts';
 import { GatewayError } from './errors.ts';
 import type { Ledger } from './ledger.ts';
 import type { PageCounter } from './pages.ts';
@@ -45,22 +45,11 @@ import {
 async function readHead(path: string, length: number): Promise<Uint8Array> {
   const file = await open(path, 'r');
   try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await file.read(buffer, 0, length, 0);
-    return buffer.subarray(0, bytesRead);
+    return await readAt(file, 0, length);
   } finally {
     await file.close();
   }
 }
-
-type NewDocument = Omit<DocumentRow, 'status' | 'results' | 'grounding' | 'notes' | 'error' | 'finished_at'>;
-
-const accepted = (documentId: string): ExtractAcceptedResponse => ({
-  success: true,
-  document_id: documentId,
-  status: 'processing',
-  poll_url: `${API_PREFIX}/documents/${documentId}`,
-});
 
 export type GatewayParts = {
   store: Store;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { GatewayError } from './errors.ts';
 
 /**
@@ -38,12 +38,21 @@ function replayOf(prior: Prior, requestHash: string): unknown {
 
 const hashOf = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
 
+/** Every statement of the idempotency table, prepared once. */
+function statements(db: DatabaseSync) {
+  return {
+    get: db.prepare('SELECT request_hash, response, created_at FROM idempotency WHERE parser_id = ? AND key = ?'),
+    put: db.prepare(
+      'INSERT OR REPLACE INTO idempotency (parser_id, key, request_hash, response, created_at) VALUES (?, ?, ?, NULL, ?)',
+    ),
+    done: db.prepare('UPDATE idempotency SET response = ? WHERE parser_id = ? AND key = ?'),
+    del: db.prepare('DELETE FROM idempotency WHERE parser_id = ? AND key = ?'),
+  };
+}
+
 export class Idempotency {
   readonly #honoured: boolean;
-  readonly #get: StatementSync;
-  readonly #put: StatementSync;
-  readonly #done: StatementSync;
-  readonly #del: StatementSync;
+  readonly #sql: ReturnType<typeof statements>;
 
   /** honoured false: the header is ignored, as by a service that does not honour it (config `idempotency_key`). */
   constructor(db: DatabaseSync, options: { honoured?: boolean } = {}) {
@@ -53,14 +62,7 @@ export class Idempotency {
       response TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (parser_id, key))`);
     // Requests that were running when the server stopped died with it; their keys are free.
     db.exec('DELETE FROM idempotency WHERE response IS NULL');
-    this.#get = db.prepare(
-      'SELECT request_hash, response, created_at FROM idempotency WHERE parser_id = ? AND key = ?',
-    );
-    this.#put = db.prepare(
-      'INSERT OR REPLACE INTO idempotency (parser_id, key, request_hash, response, created_at) VALUES (?, ?, ?, NULL, ?)',
-    );
-    this.#done = db.prepare('UPDATE idempotency SET response = ? WHERE parser_id = ? AND key = ?');
-    this.#del = db.prepare('DELETE FROM idempotency WHERE parser_id = ? AND key = ?');
+    this.#sql = statements(db);
   }
 
   /**
@@ -77,14 +79,14 @@ export class Idempotency {
     if (key === undefined || !this.#honoured) return { ran: await run() };
     checkKey(key);
     const requestHash = hashOf(request.body);
-    const prior = this.#get.get(parserId, key) as Prior | undefined;
+    const prior = this.#sql.get.get(parserId, key) as Prior | undefined;
     if (prior && request.nowMs - prior.created_at < IDEMPOTENCY_TTL_MS)
       return { replayed: replayOf(prior, requestHash) };
-    this.#put.run(parserId, key, requestHash, request.nowMs);
+    this.#sql.put.run(parserId, key, requestHash, request.nowMs);
     try {
-      return { ran: await run((answer) => this.#done.run(JSON.stringify(answer), parserId, key)) };
+      return { ran: await run((answer) => this.#sql.done.run(JSON.stringify(answer), parserId, key)) };
     } catch (err) {
-      this.#del.run(parserId, key);
+      this.#sql.del.run(parserId, key);
       throw err;
     }
   }

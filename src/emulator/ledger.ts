@@ -19,14 +19,7 @@ export type Ledger = {
   body(): LedgerBody;
 };
 
-type Row = {
-  kind: LedgerEntry['kind'];
-  document_id: string | null;
-  file_name: string | null;
-  sha256: string | null;
-  pages: number;
-  at: number;
-};
+type Row = Omit<LedgerEntry, 'at'> & { at: number };
 
 export function createLedger(db: DatabaseSync, initialCredits: number): Ledger {
   // The opening balance is fixed when the data directory is new; later config changes do not reset it.

@@ -1,4 +1,4 @@
-import { boundedServer } from '../net/connections.ts';
+import { boundedServer, listeningUrl } from '../net/connections.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { EmulatorConfig, EmulatorConfigInput } from '../contract/index.ts';
 import type { Engine } from '../engine/types.ts';
@@ -90,13 +90,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     });
   const modules = wireModules({ config, deps, store, engine, log, emit });
   const { gateway, processor, webhooks, faults, intake, parsers, inbound, cleanup } = modules;
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? SERVE_DEFAULTS.host;
   const app = await buildApp(modules, { config, deps, store, host, log, emit });
 
   await app.listen({ host, port: options.port ?? SERVE_DEFAULTS.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = listeningUrl(app.server, host);
 
   let email: EmailArrivals | undefined;
   if (options.smtpPort !== undefined && options.smtpPort !== false) {

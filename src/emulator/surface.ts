@@ -7,6 +7,7 @@ import {
   type DocumentsQuery,
   type ParserConfig,
 } from '../contract/index.ts';
+import { mediaTypeEssence } from '../mime/detect.ts';
 import type { DocumentRow, Documents } from './documents.ts';
 import { GatewayError } from './errors.ts';
 import type { ResolvedIntegration } from './webhooks/dispatcher.ts';
@@ -43,7 +44,7 @@ function appDocument(d: DocumentRow): AppDocument {
  * PDF pages and images); anything else is offered as a download (routes/emulator.ts).
  */
 export function viewable(mimeType: string): boolean {
-  return VIEWABLE.has(mimeType.split(';')[0]?.trim().toLowerCase() ?? '');
+  return VIEWABLE.has(mediaTypeEssence(mimeType));
 }
 
 /**

@@ -87,7 +87,7 @@ const STATE_WAIT = {
 /**
  * The service's missing marker: how results are read, by every command that writes or lists
  * them (a run, watch, get, status, listen). No default here: the config store's missing_marker
- * comes between the flag and DEFAULT_MISSING_MARKER (cli/missing-marker.ts).
+ * comes between the flag and DEFAULT_MISSING_MARKER (cli/stored-settings.ts).
  */
 export const MISSING_MARKER_FLAGS = defineFlags({
   missingMarker: {

@@ -1,8 +1,7 @@
 import { COMMON_FLAGS } from './common.ts';
-import { SERVE_PROFILES } from '../contract/constants.ts';
+import { CONNECTION_DEFAULTS, SERVE_PROFILES } from '../contract/constants.ts';
 import { SERVE_DEFAULTS } from '../emulator/defaults.ts';
 import { ExtractError } from '../errors.ts';
-import { CONNECTION_DEFAULTS } from '../net/connection-defaults.ts';
 import { RECEIVER_DEFAULTS } from '../receiver/options.ts';
 import { MISSING_MARKER_FLAGS, RUN_FLAGS } from './batch.ts';
 import { defineFlags, type FlagValues } from './spec.ts';
@@ -57,16 +56,17 @@ const HOST = {
   description: 'address to bind; anything but loopback is reachable from the network',
 } as const;
 
+const PORT = {
+  kind: 'custom',
+  value: 'port',
+  description: 'port to listen on (0 picks a free one)',
+  parse: parsePort,
+} as const;
+
 /** `extract serve`. */
 export const SERVE_FLAGS = defineFlags({
   host: { ...HOST, default: SERVE_DEFAULTS.host },
-  port: {
-    kind: 'custom',
-    value: 'port',
-    description: 'port to listen on (0 picks a free one)',
-    default: String(SERVE_DEFAULTS.port),
-    parse: parsePort,
-  },
+  port: { ...PORT, default: String(SERVE_DEFAULTS.port) },
   config: { kind: 'path', value: 'file', description: 'configuration file (JSON); see --print-config' },
   // No default here: without the flag, the configuration's `profile` key decides (itself "interface" by default).
   profile: {
@@ -83,12 +83,7 @@ export const SERVE_FLAGS = defineFlags({
     conflicts: 'inMemory',
   },
   inMemory: { kind: 'switch', description: 'keep nothing after the server stops (the default without --data-dir)' },
-  smtpPort: {
-    kind: 'custom',
-    value: 'port',
-    description: 'also take documents by email on this SMTP port (0 picks a free one)',
-    parse: parsePort,
-  },
+  smtpPort: { ...PORT, description: 'also take documents by email on this SMTP port (0 picks a free one)' },
   webhookTimeScale: {
     kind: 'custom',
     value: 'factor',
@@ -115,11 +110,9 @@ export const SERVE_FLAGS = defineFlags({
   },
   color: COMMON_FLAGS.color,
   listenPort: {
-    kind: 'custom',
-    value: 'port',
+    ...PORT,
     description: 'port of the built-in webhook receiver (0 picks a free one)',
     default: String(SERVE_DEFAULTS.listenPort),
-    parse: parsePort,
   },
   noListen: { kind: 'off', description: 'run no built-in webhook receiver' },
   printConfig: { kind: 'switch', description: 'print the built-in configuration and exit' },
@@ -129,13 +122,7 @@ export type ServeValues = FlagValues<typeof SERVE_FLAGS>;
 /** `extract listen`. */
 export const LISTEN_FLAGS = defineFlags({
   host: { ...HOST, default: RECEIVER_DEFAULTS.host },
-  port: {
-    kind: 'custom',
-    value: 'port',
-    description: 'port to listen on (0 picks a free one)',
-    default: String(RECEIVER_DEFAULTS.port),
-    parse: parsePort,
-  },
+  port: { ...PORT, default: String(RECEIVER_DEFAULTS.port) },
   path: {
     kind: 'text',
     value: 'path',

@@ -1,6 +1,11 @@
-/** The sniffing libraries (by-content.ts, by-name.ts), loaded when first needed. */
-let byContent: Promise<typeof import('./by-content.ts')> | undefined;
-let byName: Promise<typeof import('./by-name.ts')> | undefined;
+/**
+ * The sniffing libraries, loaded when first needed rather than at start-up: file-type on the first
+ * file sniffed (a rerun whose files the stat cache knows sniffs none), mime-types and mime-db's
+ * table only for a file whose content file-type cannot name (a PDF or an image never needs it).
+ * mime-types is CommonJS: it is read from its default export, all a bundled import() of it exposes.
+ */
+let byContent: Promise<typeof import('file-type')> | undefined;
+let byName: Promise<typeof import('mime-types')> | undefined;
 
 /**
  * A document's MIME type from its content first (magic bytes, via file-type), then its
@@ -8,11 +13,11 @@ let byName: Promise<typeof import('./by-name.ts')> | undefined;
  * no magic bytes, so for them the extension decides.
  */
 export async function detectMimeType(head: Uint8Array, fileName: string, declared?: string): Promise<string> {
-  byContent ??= import('./by-content.ts');
+  byContent ??= import('file-type');
   const sniffed = await (await byContent).fileTypeFromBuffer(head);
   if (sniffed) return sniffed.mime;
-  byName ??= import('./by-name.ts');
-  const named = (await byName).mime.lookup(fileName);
+  byName ??= import('mime-types').then((m) => m.default);
+  const named = (await byName).lookup(fileName);
   if (named) return named;
   if (declared && declared.trim() !== '') return declared.trim().toLowerCase();
   return 'application/octet-stream';
@@ -38,7 +43,7 @@ const SIGNED_TYPES = new Set([
  * keeps detectMimeType: it answers for what a client declared.
  */
 export async function detectFileType(head: Uint8Array, fileName: string): Promise<string> {
-  byContent ??= import('./by-content.ts');
+  byContent ??= import('file-type');
   const sniffed = await (await byContent).fileTypeFromBuffer(head);
   if (sniffed) return sniffed.mime;
   // Some scanners write bytes before a PDF's header; readers (and the engine) look within the first 1 KiB.

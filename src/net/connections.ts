@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ConnectionLimits } from './connection-defaults.ts';
 
-export { CONNECTION_DEFAULTS, type ConnectionLimits } from './connection-defaults.ts';
+/** How many connections a server keeps open, and for how long (defaults: contract/constants.ts CONNECTION_DEFAULTS). */
+export type ConnectionLimits = { maxConnections: number; idleTimeoutMs: number; headersTimeoutMs: number };
 
 /**
  * Bounds the connections of an HTTP server (serve's and listen's alike), so idle sockets
@@ -14,6 +14,13 @@ export { CONNECTION_DEFAULTS, type ConnectionLimits } from './connection-default
  *   one is answered `503` with `Connection: close` and a JSON body saying why, and the refusal is
  *   logged (node's own server.maxConnections closes silently, which nobody can diagnose).
  */
+
+/** The http:// address a listening server answers on: the port it got (for port 0), an IPv6 host in brackets. */
+export function listeningUrl(server: Server, host: string): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : undefined;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
 
 const REFUSED_BODY = (max: number) =>
   JSON.stringify({

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { writeFileAtomic } from './atomic.ts';
-import { cannotGrow, openGrowingFile } from './growing-file.ts';
+import { cannotGrow, jsonlRows, openGrowingFile } from './growing-file.ts';
 import { followLinks } from './destination.ts';
 import { documentJson, jsonLine } from './json.ts';
 import { createStreamWriter, drained } from './stream.ts';
@@ -108,7 +108,7 @@ export async function openAppender(target: OutputTarget, options: AppenderOption
           },
         };
       }
-      remember(_jsonlRows(text));
+      remember(jsonlRows(text).flatMap((r) => (r.file === null ? [] : [{ file: r.file, document_id: r.document_id }])));
       return {
         holds,
         async append(records) {
@@ -142,24 +142,6 @@ function _key(r: { file: string; document_id: string | null }): string {
 /** The folder output's path of a file: mirrored below the watched folders, as a batch run mirrors its inputs. */
 function _mirrored(dir: string, options: AppenderOptions, file: string): string {
   return keptPath(dir, relative(options.base, resolve(options.cwd, file)), file);
-}
-
-/** The (file, document_id) of each JSON line; a torn or foreign line is no document. */
-function _jsonlRows(text: string): Array<{ file: string; document_id: string | null }> {
-  const rows: Array<{ file: string; document_id: string | null }> = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof value !== 'object' || value === null || !('file' in value) || typeof value.file !== 'string') continue;
-    const id = 'document_id' in value && typeof value.document_id === 'string' ? value.document_id : null;
-    rows.push({ file: value.file, document_id: id });
-  }
-  return rows;
 }
 
 async function _write(out: Writable, text: string): Promise<void> {

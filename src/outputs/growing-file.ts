@@ -43,11 +43,29 @@ export async function openGrowingFile(
     async append(more) {
       if (more === '') return;
       const prefix = needsNewline ? '\n' : '';
-      await _appendDurably(path, prefix + more);
+      await appendDurably(path, prefix + more);
       needsNewline = false;
     },
   };
   return { file, text };
+}
+
+/** The file and document_id of each JSON line of a growing file's text; a torn or foreign line names none. */
+export function jsonlRows(text: string): Array<{ file: string | null; document_id: string | null }> {
+  const rows: Array<{ file: string | null; document_id: string | null }> = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const { file, document_id: id } = value as { file?: unknown; document_id?: unknown };
+    rows.push({ file: typeof file === 'string' ? file : null, document_id: typeof id === 'string' ? id : null });
+  }
+  return rows;
 }
 
 /** A JSON array cannot grow: rewriting it whole for each document is what growing outputs avoid. */
@@ -103,7 +121,9 @@ function _csvTail(text: string): Tail {
   return { end, whole: !quoted && cells === headerCells };
 }
 
-async function _appendDurably(path: string, text: string): Promise<void> {
+/** Appends `text` to `path` (made with its folder when missing), on the disk before it resolves. */
+export async function appendDurably(path: string, text: string): Promise<void> {
+  if (text === '') return;
   await mkdir(dirname(path), { recursive: true });
   const handle = await open(path, 'a', 0o644);
   try {

@@ -1,4 +1,4 @@
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { jsonLine } from './json.ts';
 import type { DocumentRecord } from './record.ts';
 
@@ -47,5 +47,14 @@ export function drained(out: Writable): Promise<void> {
     out.on('drain', done);
     out.on('close', done);
     out.on('error', done);
+  });
+}
+
+/** A stream that takes every write and keeps nothing: where output nobody reads goes. */
+export function discarded(): Writable {
+  return new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
   });
 }

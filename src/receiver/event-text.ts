@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * An event's body as text. A body that is valid UTF-8 (every honest sender's) is decoded as it
  * is. In one that is not, each byte that cannot be read is written `\xHH` (a backslash, x, two
@@ -31,17 +33,11 @@ export function eventText(body: Uint8Array): string {
 const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const LENIENT = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** The length of the well-formed UTF-8 sequence at `i` (RFC 3629's table), or 0 when there is none. */
+/**
+ * The length of the well-formed UTF-8 sequence at `i`, or 0 when there is none: the shortest
+ * run of bytes from `i` that Node's validator (RFC 3629: no overlong forms, no surrogates) takes.
+ */
 function _sequenceAt(b: Uint8Array, i: number): number {
-  const c = b[i]!;
-  if (c < 0x80) return 1;
-  const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if ((c >= 0xe1 && c <= 0xec) || c === 0xee || c === 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (c === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (c === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
+  for (let n = 1; n <= 4 && i + n <= b.length; n++) if (isUtf8(b.subarray(i, i + n))) return n;
   return 0;
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
 import { isSqliteBusy } from '../errno.ts';
 import { ownFolder, privateDatabase } from '../private-files.ts';
 import { ExtractError } from '../errors.ts';
@@ -83,20 +83,35 @@ function openDatabase(dataDir: string): DatabaseSync {
   }
 }
 
+/** Every statement of the inbox, prepared once when it opens. */
+function statements(db: DatabaseSync) {
+  return {
+    insertInbox: db.prepare('INSERT INTO inbox (received_at, method, document_id, body) VALUES (?, ?, ?, ?)'),
+    dropBody: db.prepare("UPDATE inbox SET body = x'' WHERE seq = ? AND processed_at IS NOT NULL"),
+    insertRejected: db.prepare(
+      'INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)',
+    ),
+    selectUnprocessed: db.prepare('SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq'),
+    claim: db.prepare(
+      'INSERT INTO seen (document_id, inbox_seq, file_name, record, null_fields, first_seen_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING',
+    ),
+    markProcessed: db.prepare('UPDATE inbox SET processed_at = ?, outcome = ? WHERE seq = ?'),
+    selectUnwritten: db.prepare(
+      'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE written = 0 ORDER BY inbox_seq',
+    ),
+    markWritten: db.prepare('UPDATE seen SET written = 1 WHERE document_id = ?'),
+    selectPage: db.prepare(
+      'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq',
+    ),
+    selectLastSeen: db.prepare('SELECT COALESCE(MAX(inbox_seq), 0) AS seq FROM seen'),
+    selectKnown: db.prepare('SELECT 1 AS known FROM seen WHERE document_id = ?'),
+    selectRecord: db.prepare('SELECT record FROM seen WHERE document_id = ?'),
+  };
+}
+
 export class Inbox {
   readonly #db: DatabaseSync;
-  readonly #insertInbox: StatementSync;
-  readonly #dropBody: StatementSync;
-  readonly #insertRejected: StatementSync;
-  readonly #selectUnprocessed: StatementSync;
-  readonly #claim: StatementSync;
-  readonly #markProcessed: StatementSync;
-  readonly #selectUnwritten: StatementSync;
-  readonly #markWritten: StatementSync;
-  readonly #selectPage: StatementSync;
-  readonly #selectLastSeen: StatementSync;
-  readonly #selectKnown: StatementSync;
-  readonly #selectRecord: StatementSync;
+  readonly #sql: ReturnType<typeof statements>;
 
   static open(dataDir: string): Inbox {
     return new Inbox(openDatabase(dataDir));
@@ -104,31 +119,12 @@ export class Inbox {
 
   private constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#insertInbox = db.prepare('INSERT INTO inbox (received_at, method, document_id, body) VALUES (?, ?, ?, ?)');
-    this.#dropBody = db.prepare("UPDATE inbox SET body = x'' WHERE seq = ? AND processed_at IS NOT NULL");
-    this.#insertRejected = db.prepare(
-      'INSERT INTO rejected (received_at, method, content_type, reason, body) VALUES (?, ?, ?, ?, ?)',
-    );
-    this.#selectUnprocessed = db.prepare('SELECT seq, method, body FROM inbox WHERE processed_at IS NULL ORDER BY seq');
-    this.#claim = db.prepare(
-      'INSERT INTO seen (document_id, inbox_seq, file_name, record, null_fields, first_seen_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (document_id) DO NOTHING',
-    );
-    this.#markProcessed = db.prepare('UPDATE inbox SET processed_at = ?, outcome = ? WHERE seq = ?');
-    this.#selectUnwritten = db.prepare(
-      'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE written = 0 ORDER BY inbox_seq',
-    );
-    this.#markWritten = db.prepare('UPDATE seen SET written = 1 WHERE document_id = ?');
-    this.#selectPage = db.prepare(
-      'SELECT document_id, inbox_seq, record, null_fields FROM seen WHERE inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq',
-    );
-    this.#selectLastSeen = db.prepare('SELECT COALESCE(MAX(inbox_seq), 0) AS seq FROM seen');
-    this.#selectKnown = db.prepare('SELECT 1 AS known FROM seen WHERE document_id = ?');
-    this.#selectRecord = db.prepare('SELECT record FROM seen WHERE document_id = ?');
+    this.#sql = statements(db);
   }
 
   /** Appends an acknowledged event; durable (fsynced) when it returns. */
   append({ receivedAt, method, documentId, body }: InboxEvent): number {
-    return Number(this.#insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid);
+    return Number(this.#sql.insertInbox.run(receivedAt.toISOString(), method, documentId, body).lastInsertRowid);
   }
 
   /** Appends events in one transaction, one disk sync for all; durable when it returns. Their seqs, in order. */
@@ -147,7 +143,7 @@ export class Inbox {
   }): number {
     const { receivedAt, method, contentType, reason, body } = entry;
     return Number(
-      this.#insertRejected.run(receivedAt.toISOString(), method, contentType ?? null, reason, body).lastInsertRowid,
+      this.#sql.insertRejected.run(receivedAt.toISOString(), method, contentType ?? null, reason, body).lastInsertRowid,
     );
   }
 
@@ -159,7 +155,7 @@ export class Inbox {
     const rows: InboxRow[] = [];
     let bytes = 0;
     // Breaking out of the iteration resets the statement: the bodies past the budget are never read.
-    for (const row of this.#selectUnprocessed.iterate()) {
+    for (const row of this.#sql.selectUnprocessed.iterate()) {
       const body = _bytes(row.body);
       if (rows.length > 0 && bytes + body.length > maxBytes) break;
       rows.push({ seq: Number(row.seq), method: String(row.method), body });
@@ -180,7 +176,7 @@ export class Inbox {
     return this.#bookkeeping(() =>
       rows.map(({ seq, claim }) => {
         const outcome = claim === undefined ? 'invalid' : this.#claimed(seq, claim, when) ? 'new' : 'duplicate';
-        this.#markProcessed.run(when, outcome, seq);
+        this.#sql.markProcessed.run(when, outcome, seq);
         return outcome;
       }),
     );
@@ -188,34 +184,34 @@ export class Inbox {
 
   /** Documents processed but not yet written to the outputs, oldest first, as many as fit in `maxBytes` of records (at least one). */
   unwritten(maxBytes: number): SeenRow[] {
-    return _seenRows(this.#selectUnwritten.iterate(), maxBytes);
+    return _seenRows(this.#sql.selectUnwritten.iterate(), maxBytes);
   }
 
   /** Forgets the body of a processed event whose document was recorded before with the same data. */
   dropBody(seq: number): void {
-    this.#bookkeeping(() => this.#dropBody.run(seq));
+    this.#bookkeeping(() => this.#sql.dropBody.run(seq));
   }
 
   markWritten(documentIds: readonly string[]): void {
     this.#bookkeeping(() => {
-      for (const id of documentIds) this.#markWritten.run(id);
+      for (const id of documentIds) this.#sql.markWritten.run(id);
     });
   }
 
   /** Whether a document of this id was processed: an output's row of another id is not this inbox's. */
   knows(documentId: string): boolean {
-    return this.#selectKnown.get(documentId) !== undefined;
+    return this.#sql.selectKnown.get(documentId) !== undefined;
   }
 
   /** The stored record of a processed document, as stored (JSON text): a duplicate is compared with it. */
   recordText(documentId: string): string | undefined {
-    const row = this.#selectRecord.get(documentId);
+    const row = this.#sql.selectRecord.get(documentId);
     return row === undefined ? undefined : String(row.record);
   }
 
   /** The inbox_seq of the last document processed (0 when none): a fixed end for a pass over seen (whole-file outputs are rebuilt from it, a page at a time). */
   lastSeenSeq(): number {
-    return Number(this.#selectLastSeen.get()?.seq ?? 0);
+    return Number(this.#sql.selectLastSeen.get()?.seq ?? 0);
   }
 
   /**
@@ -223,7 +219,7 @@ export class Inbox {
    * `maxBytes` of stored records (at least one): pages for outputs written without holding them all.
    */
   seenPage(afterSeq: number, upToSeq: number, maxBytes: number): SeenRow[] {
-    return _seenRows(this.#selectPage.iterate(afterSeq, upToSeq), maxBytes);
+    return _seenRows(this.#sql.selectPage.iterate(afterSeq, upToSeq), maxBytes);
   }
 
   close(): void {
@@ -233,7 +229,7 @@ export class Inbox {
   /** Stores a document's record unless its document_id was seen before; whether it was new. */
   #claimed(seq: number, claim: { record: DocumentRecord; nullFields: string[] }, when: string): boolean {
     const { record, nullFields } = claim;
-    const inserted = this.#claim.run(
+    const inserted = this.#sql.claim.run(
       record.document_id ?? '',
       seq,
       record.file,

@@ -1,11 +1,9 @@
+import type { WebhookAuth } from '../contract/index.ts';
 import type { Writable } from 'node:stream';
 import type { MissingMarker } from '../outputs/missing-marker.ts';
 
 /** How the sender proves itself (spec, "Authentication" 3): per integration, none, bearer or basic. */
-export type ReceiverAuth =
-  | { type: 'none' }
-  | { type: 'bearer'; token: string }
-  | { type: 'basic'; username: string; password: string };
+export type ReceiverAuth = WebhookAuth;
 
 export type ReceiverOptions = {
   /** Address to bind; loopback unless the sender lives on another machine. */

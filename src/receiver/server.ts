@@ -1,5 +1,6 @@
 import { DEFAULT_MISSING_MARKER } from '../outputs/missing-marker.ts';
-import { CONNECTION_DEFAULTS } from '../net/connections.ts';
+import { CONNECTION_DEFAULTS } from '../contract/constants.ts';
+import { listeningUrl } from '../net/connections.ts';
 import type { FastifyInstance } from 'fastify';
 import { errnoCode } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
@@ -82,9 +83,7 @@ export async function startReceiver(
   // What a previous run acknowledged but did not process.
   worker.kick();
 
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
+  const url = `${listeningUrl(app.server, host)}${path}`;
 
   let closing: Promise<void> | undefined;
   return {

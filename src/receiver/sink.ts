@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { ExtractError } from '../errors.ts';
@@ -11,7 +11,7 @@ import {
   resolveOutput,
   writeFileAtomic,
 } from '../outputs/index.ts';
-import { cannotGrow, openGrowingFile } from '../outputs/growing-file.ts';
+import { appendDurably, cannotGrow, jsonlRows, openGrowingFile } from '../outputs/growing-file.ts';
 import type { RecordSource } from '../outputs/csv-writer.ts';
 import { documentJson, jsonLine } from '../outputs/json.ts';
 import type { Inbox, SeenRow } from './inbox.ts';
@@ -112,7 +112,7 @@ export async function createSink(options: SinkOptions): Promise<RecordSink> {
         for (const row of rows)
           await writeFileAtomic(_documentPath(target.path, row.document_id), [documentJson(row.record)]);
       } else await file?.append(rows);
-      await _appendDurably(
+      await appendDurably(
         reviewPath,
         rows
           .filter((r) => r.null_fields.length > 0)
@@ -160,7 +160,7 @@ async function _openFile(
 ): Promise<FileOutput> {
   const { file, text } = await openGrowingFile(path, format);
   if (format === 'jsonl') {
-    const held = _documentIdsInJsonl(text);
+    const held = new Set(jsonlRows(text).flatMap((r) => (r.document_id === null ? [] : [r.document_id])));
     return {
       holds: (id) => held.has(id),
       append: (rows) => file.append(rows.map((r) => jsonLine(r.record)).join('')),
@@ -180,7 +180,7 @@ async function _openFile(
         undefined,
         warn,
       );
-      await _appendDurably(
+      await appendDurably(
         overflowPath,
         leftOut
           .map((l) => `${JSON.stringify({ document_id: l.document_id, csv_columns_left_out: l.columns })}\n`)
@@ -214,8 +214,7 @@ async function _reconcile(
  * Every document of the inbox's seen table, a page at a time, up to the last one processed when
  * the pass began; the event loop gets a turn between pages (acknowledgements wait for no output).
  */
-async function* _seenPages(inbox: Inbox, pageBytes: number): AsyncGenerator<SeenRow[]> {
-  const upTo = inbox.lastSeenSeq();
+async function* _seenPages(inbox: Inbox, pageBytes: number, upTo = inbox.lastSeenSeq()): AsyncGenerator<SeenRow[]> {
   let after = 0;
   for (;;) {
     const page = inbox.seenPage(after, upTo, pageBytes);
@@ -230,18 +229,13 @@ async function* _seenPages(inbox: Inbox, pageBytes: number): AsyncGenerator<Seen
 function _seenRecords(inbox: Inbox, pageBytes: number): RecordSource {
   const upTo = inbox.lastSeenSeq();
   return async function* () {
-    let after = 0;
-    for (;;) {
-      const page = inbox.seenPage(after, upTo, pageBytes);
-      if (page.length === 0) return;
+    for await (const page of _seenPages(inbox, pageBytes, upTo))
       for (const row of page) {
         yield row.record;
         // A turn of the event loop per record (a record can be thousands of fields to flatten):
         // the senders waiting for a 200 are answered between two, not after a whole page.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      after = page[page.length - 1]!.inbox_seq;
-    }
   };
 }
 
@@ -256,39 +250,6 @@ async function* _reviewLines(inbox: Inbox, pageBytes: number): AsyncGenerator<st
       .filter((r) => r.null_fields.length > 0)
       .map(_reviewLine)
       .join('');
-}
-
-/** The document_ids of a JSON Lines output's text; a line someone else wrote names no document. */
-function _documentIdsInJsonl(text: string): Set<string> {
-  const ids = new Set<string>();
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (
-        parsed !== null &&
-        typeof parsed === 'object' &&
-        'document_id' in parsed &&
-        typeof parsed.document_id === 'string'
-      ) {
-        ids.add(parsed.document_id);
-      }
-    } catch {
-      // Not a record: left alone.
-    }
-  }
-  return ids;
-}
-
-async function _appendDurably(path: string, text: string): Promise<void> {
-  if (text === '') return;
-  const handle = await open(path, 'a', 0o644);
-  try {
-    await handle.write(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** `<dir>/<encoded document_id>.json` (file-names.ts: injective, never leaves the directory). */

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { Writable } from 'node:stream';
 import type { Log } from '../client/deps.ts';
 import type { BatchDeps, BatchOptions } from '../batch/options.ts';
 import { folderFor, moveInto } from '../batch/finish/index.ts';
@@ -10,6 +9,7 @@ import { runBatch } from '../batch/run.ts';
 import { releaseSummary, type BatchSummary, type ReportEntry } from '../batch/summary.ts';
 import { EXIT_CODES, ExtractError } from '../errors.ts';
 import type { Appender } from '../outputs/append.ts';
+import { discarded } from '../outputs/stream.ts';
 import { describeEntry } from './log-line.ts';
 import type { FileStamp, Settler } from './settle.ts';
 import type { SkipTally } from './skips.ts';
@@ -96,8 +96,8 @@ export async function sendSettled(
       {
         ...deps,
         // The batch's own records and lines are for a one-off run: the watcher writes its own.
-        stdout: _discard(),
-        stderr: batch.verbosity === 'verbose' ? deps.stderr : _discard(),
+        stdout: discarded(),
+        stderr: batch.verbosity === 'verbose' ? deps.stderr : discarded(),
         isTTY: false,
         onRecord,
       },
@@ -184,14 +184,6 @@ function _afterStop(summary: BatchSummary, log: Log): number | 'stopped' | undef
       log('warn', `${message}; the files not sent are tried again at the next rescan`);
       return undefined;
   }
-}
-
-function _discard(): Writable {
-  return new Writable({
-    write(_chunk, _encoding, callback) {
-      callback();
-    },
-  });
 }
 
 /** The settled file a document is a part of (`inbox/a.zip` of `inbox/a.zip!b.pdf`), if it is one. */

@@ -72,7 +72,7 @@ describe('config store: a look without conf', () => {
 
 describe('config store: the missing marker', () => {
   it('config: missing_marker from the store is read when no flag says; "" there is none; a flag wins', async () => {
-    const { missingMarkerOf } = await import('../../src/cli/missing-marker.ts');
+    const { missingMarkerOf } = await import('../../src/cli/stored-settings.ts');
     const { configSet } = await import('../../src/config/commands.ts');
     const dir = await configDir();
     const env = { EXTRACT_CONFIG_DIR: dir };

@@ -1,7 +1,6 @@
 import { link, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  API_PREFIX,
   EMULATOR_PREFIX,
   type ExtractAcceptedResponse,
   type ParserConfig,
@@ -9,7 +8,7 @@ import {
 } from '../../contract/index.ts';
 import { detectMimeType } from '../../mime/detect.ts';
 import type { EmulatorDeps } from '../clock.ts';
-import type { Documents } from '../documents.ts';
+import { accepted, type Documents } from '../documents.ts';
 import { GatewayError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import type { Ledger } from '../ledger.ts';
@@ -179,11 +178,6 @@ export class Intake {
     const { documents, processor, faults } = this.#p;
     const effect = faults.draw('extract-async');
     processor.enqueue(documents.get(a.documentId)!, effect?.type === 'async_error' ? effect.message : undefined);
-    return {
-      success: true,
-      document_id: a.documentId,
-      status: 'processing',
-      poll_url: `${API_PREFIX}/documents/${a.documentId}`,
-    };
+    return accepted(a.documentId);
   }
 }

@@ -66,13 +66,8 @@ export function emulatorRoutes(input: { ledger: Ledger; surface: Surface; webhoo
     );
 
     app.get(`${EMULATOR_PREFIX}/deliveries`, async (request) => {
-      const q = parseBody(DeliveriesQuery, request.query);
-      return {
-        deliveries: webhooks.outbox.list(
-          { integration: q.integration, document_id: q.document_id, outcome: q.outcome },
-          q.limit,
-        ),
-      };
+      const { limit, ...filter } = parseBody(DeliveriesQuery, request.query);
+      return { deliveries: webhooks.outbox.list(filter, limit) };
     });
     app.post<{ Params: { id: string } }>(`${EMULATOR_PREFIX}/deliveries/:id/resend`, async (request) =>
       webhooks.resend(request.params.id),

@@ -1,5 +1,5 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Delivery, WebhookPayload } from '../../contract/index.ts';
+import type { DatabaseSync } from 'node:sqlite';
+import type { DeliveriesQuery, Delivery, WebhookPayload } from '../../contract/index.ts';
 
 /**
  * The durable outbox: a delivery is stored (in the transaction that completes its
@@ -18,15 +18,8 @@ type Row = {
   next_at: number | null;
   created_at: number;
 };
-type AttemptRow = {
-  delivery_id: string;
-  attempt: number;
-  at: number;
-  status: number | null;
-  error: string | null;
-  latency_ms: number;
-  response_excerpt: string | null;
-};
+export type AttemptResult = Omit<Delivery['attempts'][number], 'attempt' | 'at'>;
+type AttemptRow = AttemptResult & { delivery_id: string; attempt: number; at: number };
 
 export type DueDelivery = {
   delivery_id: string;
@@ -35,17 +28,7 @@ export type DueDelivery = {
   payload: string;
   attempts: number;
 };
-export type AttemptResult = {
-  status: number | null;
-  error: string | null;
-  latency_ms: number;
-  response_excerpt: string | null;
-};
-export type DeliveryFilter = {
-  integration?: string | undefined;
-  document_id?: string | undefined;
-  outcome?: Delivery['state'] | undefined;
-};
+export type DeliveryFilter = Omit<DeliveriesQuery, 'limit'>;
 
 /** An attempt's answer decides the delivery's next state: delivered on a 2xx, else retried at `retryAt`, or failed when there is none. */
 export function stateAfter(
@@ -94,38 +77,37 @@ function deliveryView(r: Row, attempts: readonly AttemptRow[]): Delivery {
   };
 }
 
+/** Every statement of the outbox, prepared once. */
+function statements(db: DatabaseSync) {
+  return {
+    insert: db.prepare(
+      `INSERT OR IGNORE INTO deliveries (delivery_id, event_id, document_id, parser_id, integration_id, payload, test, state, attempts, next_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+    ),
+    due: db.prepare(
+      `SELECT delivery_id, integration_id, document_id, payload, attempts FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, created_at LIMIT 200`,
+    ),
+    nextDue: db.prepare(
+      `SELECT delivery_id, next_at AS at FROM deliveries WHERE state = 'pending' ORDER BY next_at LIMIT ?`,
+    ),
+    addAttempt: db.prepare(
+      `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, latency_ms, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    settle: db.prepare(`UPDATE deliveries SET attempts = ?, state = ?, next_at = ? WHERE delivery_id = ?`),
+    byId: db.prepare('SELECT * FROM deliveries WHERE delivery_id = ?'),
+    attemptsOf: db.prepare('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY seq'),
+    requeue: db.prepare(`UPDATE deliveries SET state = 'pending', next_at = ? WHERE delivery_id = ?`),
+    failedSince: db.prepare(`SELECT delivery_id FROM deliveries WHERE state = 'failed' AND created_at >= ?`),
+  };
+}
+
 export class Outbox {
   readonly #db: DatabaseSync;
-  readonly #insert: StatementSync;
-  readonly #due: StatementSync;
-  readonly #nextDue: StatementSync;
-  readonly #addAttempt: StatementSync;
-  readonly #settle: StatementSync;
-  readonly #byId: StatementSync;
-  readonly #attemptsOf: StatementSync;
-  readonly #requeue: StatementSync;
-  readonly #failedSince: StatementSync;
+  readonly #sql: ReturnType<typeof statements>;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#insert = db.prepare(
-      `INSERT OR IGNORE INTO deliveries (delivery_id, event_id, document_id, parser_id, integration_id, payload, test, state, attempts, next_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-    );
-    this.#due = db.prepare(
-      `SELECT delivery_id, integration_id, document_id, payload, attempts FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, created_at LIMIT 200`,
-    );
-    this.#nextDue = db.prepare(
-      `SELECT delivery_id, next_at AS at FROM deliveries WHERE state = 'pending' ORDER BY next_at LIMIT ?`,
-    );
-    this.#addAttempt = db.prepare(
-      `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, latency_ms, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.#settle = db.prepare(`UPDATE deliveries SET attempts = ?, state = ?, next_at = ? WHERE delivery_id = ?`);
-    this.#byId = db.prepare('SELECT * FROM deliveries WHERE delivery_id = ?');
-    this.#attemptsOf = db.prepare('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY seq');
-    this.#requeue = db.prepare(`UPDATE deliveries SET state = 'pending', next_at = ? WHERE delivery_id = ?`);
-    this.#failedSince = db.prepare(`SELECT delivery_id FROM deliveries WHERE state = 'failed' AND created_at >= ?`);
+    this.#sql = statements(db);
   }
 
   /** Stores one delivery; a second one for the same document and integration is ignored. */
@@ -133,7 +115,7 @@ export class Outbox {
     d: { delivery_id: string; event_id: string; integration_id: string; payload: WebhookPayload; test?: boolean },
     nowMs: number,
   ): void {
-    this.#insert.run(
+    this.#sql.insert.run(
       d.delivery_id,
       d.event_id,
       d.payload.document_id,
@@ -147,19 +129,19 @@ export class Outbox {
   }
 
   due(nowMs: number): DueDelivery[] {
-    return this.#due.all(nowMs) as DueDelivery[];
+    return this.#sql.due.all(nowMs) as DueDelivery[];
   }
 
   /** When the next pending delivery is due, leaving out those being sent now (`inFlight`): they are not due again until they end. */
   nextDueAt(inFlight: ReadonlySet<string> = new Set()): number | null {
-    const rows = this.#nextDue.all(inFlight.size + 1) as Array<{ delivery_id: string; at: number | null }>;
+    const rows = this.#sql.nextDue.all(inFlight.size + 1) as Array<{ delivery_id: string; at: number | null }>;
     return rows.find((r) => !inFlight.has(r.delivery_id))?.at ?? null;
   }
 
   /** Records an attempt and moves the delivery on (stateAfter). */
   record(d: DueDelivery, result: AttemptResult, atMs: number, retryAt: number | null): void {
     const n = d.attempts + 1;
-    this.#addAttempt.run(
+    this.#sql.addAttempt.run(
       d.delivery_id,
       n,
       atMs,
@@ -169,11 +151,11 @@ export class Outbox {
       result.response_excerpt,
     );
     const next = stateAfter(result, retryAt);
-    this.#settle.run(n, next.state, next.nextAt, d.delivery_id);
+    this.#sql.settle.run(n, next.state, next.nextAt, d.delivery_id);
   }
 
   get(deliveryId: string): Delivery | undefined {
-    const r = this.#byId.get(deliveryId) as Row | undefined;
+    const r = this.#sql.byId.get(deliveryId) as Row | undefined;
     return r && this.#view(r);
   }
 
@@ -185,17 +167,17 @@ export class Outbox {
 
   /** Sends a delivery again now, whatever its state; the same event and document_id. */
   resend(deliveryId: string, nowMs: number): boolean {
-    return this.#requeue.run(nowMs, deliveryId).changes === 1;
+    return this.#sql.requeue.run(nowMs, deliveryId).changes === 1;
   }
 
   /** Re-queues every failed delivery created since `sinceMs`; returns how many. */
   recover(sinceMs: number, nowMs: number): number {
-    const ids = (this.#failedSince.all(sinceMs) as Array<{ delivery_id: string }>).map((r) => r.delivery_id);
-    for (const id of ids) this.#requeue.run(nowMs, id);
+    const ids = (this.#sql.failedSince.all(sinceMs) as Array<{ delivery_id: string }>).map((r) => r.delivery_id);
+    for (const id of ids) this.#sql.requeue.run(nowMs, id);
     return ids.length;
   }
 
   #view(r: Row): Delivery {
-    return deliveryView(r, this.#attemptsOf.all(r.delivery_id) as AttemptRow[]);
+    return deliveryView(r, this.#sql.attemptsOf.all(r.delivery_id) as AttemptRow[]);
   }
 }
