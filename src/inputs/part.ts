@@ -123,6 +123,15 @@ export class PartSpace {
     }
   }
 
+  /**
+   * What to say when a part does not fit (ENOSPC, a quota): the folder to free, or the way to
+   * put the space on a larger disk. Nothing that did not fit was sent or paid for; the next run
+   * writes it again.
+   */
+  fullText(what = 'its parts'): string {
+    return `no room left to write ${what} in ${this.#dir} (the run's part space): free space on that disk, or set TMPDIR to a folder on a larger one, and run again`;
+  }
+
   /** Removes every part written (the run is over: the journal holds what they were). */
   release(): void {
     if (this.#root === undefined) return;

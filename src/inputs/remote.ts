@@ -13,6 +13,7 @@
  */
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
+import { isDiskFull } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { inert } from '../inert.ts';
 import { sizeText } from './container.ts';
@@ -97,7 +98,10 @@ export class RemoteReader {
         remote: true,
       };
     } catch (err) {
-      return { file: shown, reason: `${inert(shown)}: ${reasonOf(err, this.#bounds)}` };
+      const why = isDiskFull(err)
+        ? `${this.#options.space.fullText('its bytes')}; not sent`
+        : reasonOf(err, this.#bounds);
+      return { file: shown, reason: `${inert(shown)}: ${why}` };
     }
   }
 

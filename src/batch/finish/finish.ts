@@ -14,7 +14,7 @@ import { redact } from '../../redact.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 import type { Charges } from '../outcome.ts';
 import { folderFor, moveInto } from './move.ts';
-import { Containers } from './move-parts.ts';
+import { Containers, keptLine } from './move-parts.ts';
 import { inert } from '../../inert.ts';
 import { fetchable } from '../../cost/rerun.ts';
 import type { Job, BatchPlan } from '../plan/index.ts';
@@ -167,14 +167,19 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
       ctx.log('error', `${inert(job.input.file)}: ${result.move_error}`);
     } else counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
-  await containers.move(folders.done, ctx.deps.cwd, (part, result, entries) => {
-    if ('changed' in result) return ctx.log('warn', `${inert(part.file)}: ${result.changed}`);
-    for (const [ordinal, entry] of entries) ctx.records.update(ordinal, Object.assign(entry, result));
-    if ('move_error' in result) {
-      failed = true;
-      ctx.log('error', `${inert(part.file)}: ${result.move_error}`);
-    } else if (folders.done !== undefined) counts.set(folders.done, (counts.get(folders.done) ?? 0) + 1);
-  });
+  await containers.move(
+    folders.done,
+    ctx.deps.cwd,
+    (part, result, entries) => {
+      if ('changed' in result) return ctx.log('warn', `${inert(part.file)}: ${result.changed}`);
+      for (const [ordinal, entry] of entries) ctx.records.update(ordinal, Object.assign(entry, result));
+      if ('move_error' in result) {
+        failed = true;
+        ctx.log('error', `${inert(part.file)}: ${result.move_error}`);
+      } else if (folders.done !== undefined) counts.set(folders.done, (counts.get(folders.done) ?? 0) + 1);
+    },
+    (part, notDone) => ctx.log('info', keptLine(part.file, notDone)),
+  );
   for (const [folder, n] of counts) ctx.log('info', `moved ${n} file${n === 1 ? '' : 's'} to ${folder}`);
   return failed;
 }
