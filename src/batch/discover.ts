@@ -99,6 +99,8 @@ export type StreamOptions = DiscoverOptions & {
   chunk?: number | undefined;
   /** Reads a URL input (src/inputs/remote.ts); absent, a URL is an input this command does not read. */
   remote?: ((url: string) => Promise<InputFile | UnreadableInput>) | undefined;
+  /** URLs read at once (a batch run's -c); 1 when absent. */
+  remoteParallel?: number | undefined;
 };
 
 export type DiscoveryStream = {

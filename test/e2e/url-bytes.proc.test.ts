@@ -24,15 +24,39 @@ let gets = 0;
 let frozen: Buffer | undefined;
 const served: string[] = [];
 const byId = new Map<string, Buffer>();
+/**
+ * /held/N.pdf: each answer is held until as many GETs are open as can be (`held.at` at once, or
+ * all those left), then the open ones are answered last-come first: a reader one at a time waits
+ * out the hold (`held.giveUpMs`) and is seen as one open at most.
+ */
+const held = { at: 3, total: 0, answered: 0, open: [] as Array<() => void>, most: 0, giveUpMs: 10_000 };
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
   const versions = await Promise.all([1, 2, 3, 4].map((i) => invoicePdf(9300 + i)));
   for (const id of ['1', '2']) byId.set(id, await invoicePdf(9400 + Number(id)));
+  for (let i = 1; i <= 5; i++) byId.set(`held-${i}`, await invoicePdf(9500 + i));
   source = createServer((req, res) => {
     const at = new URL(req.url ?? '/', 'http://x');
     let body: Buffer | undefined;
+    const heldMatch = /^\/held\/(\d+)\.pdf$/.exec(at.pathname);
+    if (heldMatch !== null) {
+      const bytes = byId.get(`held-${heldMatch[1]}`);
+      if (bytes === undefined) return res.writeHead(404).end();
+      const answer = (): void => {
+        held.answered++;
+        res.writeHead(200, { 'content-type': 'application/pdf' }).end(bytes);
+      };
+      held.open.push(answer);
+      held.most = Math.max(held.most, held.open.length);
+      const release = (): void => {
+        for (const a of held.open.splice(0).reverse()) a();
+      };
+      if (held.open.length >= Math.min(held.at, held.total - held.answered)) release();
+      else setTimeout(() => held.open.includes(answer) && release(), held.giveUpMs).unref();
+      return;
+    }
     if (at.pathname === '/changing.pdf') body = frozen ?? versions[gets++ % versions.length];
     else if (at.pathname === '/download') body = byId.get(at.searchParams.get('id') ?? '');
     if (body === undefined) return res.writeHead(404).end();
@@ -103,6 +127,22 @@ describe('a URL whose bytes change', () => {
     expect(readJsonLines(String(run.stdout))).toHaveLength(2);
     const reserves = await reservesBySha(url());
     expect(reserves.size).toBe(2);
+    expect([...reserves.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('URLs are read -c at a time, never more, and their records keep the order given', async () => {
+    const cwd = tempDir('extract-url-parallel-');
+    const urls = [1, 2, 3, 4, 5].map((i) => `${base}/held/${i}.pdf`);
+    held.total = urls.length;
+    const run = await extract(cwd, url(), [...urls, '-c', String(held.at), '--report', 'report.json', '-o', 'out.csv']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/did not answer/);
+    expect(held.most).toBe(held.at);
+    expect(reportOf(cwd).map((d) => [d.file, d.outcome])).toEqual(urls.map((u) => [u, 'completed']));
+    const rows = readFileSync(join(cwd, 'out.csv'), 'utf8').trim().split('\n').slice(1);
+    expect(rows.map((r) => urls.findIndex((u) => r.includes(u)))).toEqual([0, 1, 2, 3, 4]);
+    const reserves = await reservesBySha(url());
+    expect(reserves.size).toBe(5);
     expect([...reserves.values()].every((n) => n === 1)).toBe(true);
   });
 });

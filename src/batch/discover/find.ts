@@ -59,6 +59,7 @@ function streamDiscovery(
 ): DiscoveryStream {
   const discovery = streamInputs(inputs, {
     remote: (url) => remote.read(url),
+    remoteParallel: options.concurrency,
     cwd: deps.cwd,
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,
