@@ -42,6 +42,11 @@ describe('refused parts of archives', () => {
     writeFileSync(join(cwd, 'in', 'good.zip'), zipSync({ 'a.pdf': await invoicePdf(8103) }));
     const options = batchOptions(server.url, KEY, { route: 'inline', moveDone: 'done' });
 
+    // A dry run counts no credit for them, and says why they would not be sent.
+    const dry = await run(cwd, ['in/'], { ...options, dryRun: true });
+    expect(dry.summary.credits_estimate).toBe(2);
+    expect(dry.stdout).toMatch(/^refuse +- +in\/hostile\.zip!link\.pdf  \(a symbolic link in the archive/m);
+
     const first = await run(cwd, ['in/'], options);
     expect(first.summary.exit_code, first.stderr).toBe(1);
     const refused = first.summary.documents.filter((d) => d.status === 'error').map((d) => d.file);

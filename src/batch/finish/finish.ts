@@ -9,7 +9,7 @@ import {
   type DestinationOptions,
   type OutputTarget,
 } from '../../outputs/index.ts';
-import { notSubmittedRecord, pendingRecord } from '../../outputs/record.ts';
+import { errorRecord, notSubmittedRecord, pendingRecord } from '../../outputs/record.ts';
 import { redact } from '../../redact.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 import type { Charges } from '../outcome.ts';
@@ -234,6 +234,15 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
 
 /** The dry run's line for a job, and its record when the run would send or collect it. */
 function dryRunLine(job: Job, records: Records): DryRunLine {
+  // A part refused on this machine (a `../` member, a bomb) would fail unsent: no credit, the reason.
+  if (job.action === 'submit' && job.input.refused !== undefined) {
+    records.emit(job.ordinal, {
+      ...errorRecord({ file: job.input.file, document_id: null, route: null }, job.input.refused),
+      outcome: 'unreadable',
+      sha256: job.sha256,
+    });
+    return { word: 'refuse', pages: undefined, file: job.input.file, why: job.input.refused };
+  }
   if (job.action === 'submit') {
     records.emit(job.ordinal, {
       ...notSubmittedRecord({ file: job.input.file, route: job.decision.route }, null),
