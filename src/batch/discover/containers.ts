@@ -18,7 +18,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { DiscoveryStream, InputFile, UnreadableInput } from '../discover.ts';
-import { fileFacts, openInput } from '../facts.ts';
+import { fileFacts, openInput, type ReadFacts } from '../facts.ts';
 import { stampOf } from '../discover.ts';
 import { describeFsError, isDiskFull } from '../../errno.ts';
 import { inert } from '../../inert.ts';
@@ -107,8 +107,12 @@ async function expandInput(
     refused.length = 0;
     refused.push({ name: file.file, why: `${err.message}; none of its parts was sent` });
   }
+  // The archive is hashed once, for all its refusals (none: not at all).
+  let archive: Promise<ReadFacts> | undefined;
   for (const r of refused) {
-    const part = await refusedPart(file, r, ctx).catch(() => undefined);
+    const part = await refusedPart(file, r, ctx, (archive ??= fileFacts(file.path, file.size, file.within))).catch(
+      () => undefined,
+    );
     if (part === undefined) unreadable.push({ file: r.name, reason: `${inert(r.name)}: ${r.why}` });
     else parts.push(part);
   }
@@ -124,8 +128,13 @@ type Refusal = { name: string; why: string };
  * `refused` tells the send step to fail it unsent. Written last: a full part space leaves it an
  * unreadable input, said every run, as before.
  */
-async function refusedPart(file: InputFile, refusal: Refusal, ctx: Context): Promise<InputFile> {
-  const { sha256, read } = await fileFacts(file.path, file.size, file.within);
+async function refusedPart(
+  file: InputFile,
+  refusal: Refusal,
+  ctx: Context,
+  archive: Promise<ReadFacts>,
+): Promise<InputFile> {
+  const { sha256, read } = await archive;
   const of = partOf(file, read);
   const member = refusal.name.slice(file.file.length);
   const written = await ctx.space.write('refused', refusalBytes(sha256, member), Number.POSITIVE_INFINITY);
