@@ -108,11 +108,10 @@ async function expandInput(
     refused.push({ name: file.file, why: `${err.message}; none of its parts was sent` });
   }
   // The archive is hashed once, for all its refusals (none: not at all).
-  let archive: Promise<ReadFacts> | undefined;
+  const archive = refused.length === 0 ? undefined : fileFacts(file.path, file.size, file.within);
+  archive?.catch(() => {});
   for (const r of refused) {
-    const part = await refusedPart(file, r, ctx, (archive ??= fileFacts(file.path, file.size, file.within))).catch(
-      () => undefined,
-    );
+    const part = archive && (await refusedPart(file, r, ctx, archive).catch(() => undefined));
     if (part === undefined) unreadable.push({ file: r.name, reason: `${inert(r.name)}: ${r.why}` });
     else parts.push(part);
   }
