@@ -10,6 +10,7 @@ import {
   openSync,
   readFileSync,
   type Stats,
+  statSync,
   writeSync,
 } from 'node:fs';
 import { hasErrno } from './errno.ts';
@@ -36,6 +37,22 @@ function _notOwn(st: Stats, kind: 'file' | 'folder', closed: boolean): string | 
   if ((st.mode & (closed ? 0o077 : 0o022)) !== 0)
     return `is open to other users (mode ${(st.mode & 0o777).toString(8)})`;
   return undefined;
+}
+
+/**
+ * A note when a file of secrets the user gave (a password file, a header file) can be read by
+ * other users of the machine, as ssh says of a key: said, not refused, since it may be shared on
+ * purpose. Nothing when it is closed, missing (its reader says so) or without POSIX modes.
+ */
+export function readableByOthersNote(path: string, what: string): string | undefined {
+  let mode: number;
+  try {
+    mode = statSync(path).mode;
+  } catch {
+    return undefined;
+  }
+  if (process.platform === 'win32' || (mode & 0o044) === 0) return undefined;
+  return `note: ${what} ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}): chmod 600 ${path}`;
 }
 
 /**

@@ -41,6 +41,11 @@ export type InputFile = {
   part?: PartOf | undefined;
   /** Read from a URL into the part space (src/inputs/remote.ts): there is no file of the user's to move. */
   remote?: boolean | undefined;
+  /**
+   * A part refused on this machine (src/inputs/refusal.ts: an archive's `../` or link member, a
+   * bomb), with the reason: failed by the send step unsent, at no cost, and set aside as a locked PDF is.
+   */
+  refused?: string | undefined;
 };
 /**
  * The parts of a file's stat that change when its content may have (git's index keeps the
@@ -94,6 +99,8 @@ export type StreamOptions = DiscoverOptions & {
   chunk?: number | undefined;
   /** Reads a URL input (src/inputs/remote.ts); absent, a URL is an input this command does not read. */
   remote?: ((url: string) => Promise<InputFile | UnreadableInput>) | undefined;
+  /** URLs read at once (a batch run's -c); 1 when absent. */
+  remoteParallel?: number | undefined;
 };
 
 export type DiscoveryStream = {

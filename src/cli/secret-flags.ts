@@ -9,13 +9,20 @@ export function visibleSecretNote(flag: string, prefer: string): string {
 
 /** The notes for a batch or watch command line: --api-key, and a password inside a --state URL. */
 export function batchSecretNotes(
-  flags: { apiKey?: string | undefined; state?: string | undefined },
+  flags: { apiKey?: string | undefined; state?: string | undefined; header?: readonly string[] | undefined },
   inputs: readonly string[] = [],
 ): string[] {
   const notes: string[] = [];
   if (flags.apiKey !== undefined) notes.push(visibleSecretNote('--api-key', 'EXTRACT_API_KEY'));
   if (flags.state !== undefined && _hasPassword(flags.state))
     notes.push(visibleSecretNote('the password in --state', 'EXTRACT_STATE_URL, or a ~/.pgpass file'));
+  if (_credentialHeader(flags.header))
+    notes.push(
+      visibleSecretNote(
+        'a credential in --header',
+        "--header @FILE (a file of 'Name: value' lines, as curl's -H @file)",
+      ),
+    );
   if (inputs.some((i) => /^https?:\/\//i.test(i) && _hasPassword(i)))
     notes.push(visibleSecretNote('the password in a URL', 'a list of URLs on standard input (-)'));
   return notes;
@@ -29,4 +36,13 @@ function _hasPassword(state: string): boolean {
     // Not a URL the parser takes: any "user:secret@" before the host still counts.
     return /^[^:]+:\/\/[^/@]*:[^/@]*@/.test(state);
   }
+}
+
+/** A `--header` typed as a value (not `@FILE`) whose name says it is a credential. */
+function _credentialHeader(values: readonly string[] | undefined): boolean {
+  return (values ?? []).some(
+    (v) =>
+      !v.startsWith('@') &&
+      /^\s*(authorization|proxy-authorization|cookie|[^:]*(token|key|secret|auth|session)[^:]*)\s*:/i.test(v),
+  );
 }

@@ -30,6 +30,6 @@ export const INPUT_FLAGS = defineFlags({
     kind: 'list',
     value: 'line',
     description:
-      "send 'Name: value' with each URL input to the URL's own host, never to another host a redirect leads to (repeatable)",
+      "send 'Name: value' with each URL input to the URL's own host, never to another host a redirect leads to (repeatable); @FILE reads them from a file, one a line, as curl's -H @file, out of sight of ps",
   },
 });

@@ -123,6 +123,15 @@ export class PartSpace {
     }
   }
 
+  /**
+   * What to say when a part does not fit (ENOSPC, a quota): the folder to free, or the way to
+   * put the space on a larger disk. Nothing that did not fit was sent or paid for; the next run
+   * writes it again.
+   */
+  fullText(what = 'its parts'): string {
+    return `no room left to write ${what} in ${this.#dir} (the run's part space): free space on that disk, or set TMPDIR to a folder on a larger one, and run again`;
+  }
+
   /** Removes every part written (the run is over: the journal holds what they were). */
   release(): void {
     if (this.#root === undefined) return;
@@ -138,20 +147,33 @@ export class PartSpace {
 /**
  * The part spaces of this user's runs that were killed (kill -9, a power cut: release never ran),
  * told by the process id in their name no longer running. A live run's space is never touched; a
- * pid reused since only leaves an old space for the next run.
+ * pid reused since only leaves an old space for the next run. A space named without a pid was
+ * made by an earlier version of extract: removed once nothing has been written to it for a day.
  */
-function removeKilledSpaces(dir: string): void {
+function removeKilledSpaces(dir: string, now = Date.now()): void {
+  let names: string[];
   try {
-    for (const name of readdirSync(dir)) {
-      const pid = /^extract-parts-(\d+)-/.exec(name)?.[1];
-      if (pid === undefined || processAlive(Number(pid))) continue;
-      const path = join(dir, name);
-      if (lstatSync(path).uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
-    }
+    names = readdirSync(dir);
   } catch {
-    // The temp directory unreadable, or a space gone meanwhile: nothing of this run depends on it.
+    // The temp directory unreadable: nothing of this run depends on it.
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith('extract-parts-')) continue;
+    try {
+      const path = join(dir, name);
+      const info = lstatSync(path);
+      if (!info.isDirectory() || info.uid !== process.getuid?.()) continue;
+      const pid = /^extract-parts-(\d+)-/.exec(name)?.[1];
+      const dead = pid === undefined ? now - info.mtimeMs > DAY_MS : !processAlive(Number(pid));
+      if (dead) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // A space gone meanwhile, or one that will not go: the next run tries again.
+    }
   }
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type WrittenPart = { path: string; size: number };
 

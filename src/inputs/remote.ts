@@ -13,6 +13,7 @@
  */
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
+import { isDiskFull } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { inert } from '../inert.ts';
 import { sizeText } from './container.ts';
@@ -97,7 +98,10 @@ export class RemoteReader {
         remote: true,
       };
     } catch (err) {
-      return { file: shown, reason: `${inert(shown)}: ${reasonOf(err, this.#bounds)}` };
+      const why = isDiskFull(err)
+        ? `${this.#options.space.fullText('its bytes')}; not sent`
+        : reasonOf(err, this.#bounds);
+      return { file: shown, reason: `${inert(shown)}: ${why}` };
     }
   }
 
@@ -139,6 +143,33 @@ export class RemoteReader {
       return { body, url: url.href };
     }
   }
+}
+
+/**
+ * The reader of a run's URLs, in the order the run takes them: up to `parallel` read at once,
+ * ahead of the one taken (a URL is mostly waiting on another party's server), never more, so a
+ * list of 100,000 URLs holds `parallel` downloads and their answers, not the list's. `read` never
+ * throws (RemoteReader.read answers a reason); a URL taken that was not listed is read then.
+ */
+export function readAhead<R>(
+  urls: readonly string[],
+  read: (url: string) => Promise<R>,
+  parallel: number,
+): (url: string) => Promise<R> {
+  const list = [...new Set(urls)];
+  const started = new Map<string, Promise<R>>();
+  let next = 0;
+  let taken = 0;
+  return (url) => {
+    taken++;
+    while (next < list.length && next < taken + Math.max(0, parallel - 1)) {
+      const ahead = list[next++] as string;
+      if (!started.has(ahead)) started.set(ahead, read(ahead));
+    }
+    const reading = started.get(url) ?? read(url);
+    started.delete(url);
+    return reading;
+  };
 }
 
 class Unreadable extends Error {}

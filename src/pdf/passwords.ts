@@ -3,9 +3,10 @@
  * stay in this process: document.ts tries them, and no message, log line, fact or record holds
  * one (an error here names the file, never a line of it).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describeFsError } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
+import { readableByOthersNote } from '../private-files.ts';
 
 /** The passwords of a password file: each line, without its line ending; blank lines left out. */
 export function parsePasswords(text: string): string[] {
@@ -33,18 +34,7 @@ export function readPasswordFile(path: string, flag = '--password-file'): string
   return passwords;
 }
 
-/**
- * A note when the password file can be read by other users of the machine (as ssh says of a
- * key): said, not refused, since the user may share it on purpose. Nothing when it is closed,
- * missing (readPasswordFile says so) or on a system without POSIX modes.
- */
+/** A note when the password file can be read by other users of the machine (private-files.ts). */
 export function passwordFileNote(path: string): string | undefined {
-  let mode: number;
-  try {
-    mode = statSync(path).mode;
-  } catch {
-    return undefined;
-  }
-  if (process.platform === 'win32' || (mode & 0o044) === 0) return undefined;
-  return `note: the password file ${path} can be read by other users of this machine (mode ${(mode & 0o777).toString(8)}): chmod 600 ${path}`;
+  return readableByOthersNote(path, 'the password file');
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -125,6 +125,53 @@ describe('URLs are inputs, the built CLI', () => {
     expect(everythingWritten(cwd, [String(run.stdout), run.stderr])).not.toContain('s3cr3t-token');
 
     const bad = await extract(cwd, url(), [`${base}/inv/1.pdf`, '--header', 's3cr3t-token']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--header takes 'Name: value'/);
+    expect(bad.stderr).not.toContain('s3cr3t-token');
+  });
+
+  it("--header @FILE reads the source's headers from a file (as curl's -H @file), kept out of ps; typed on the command line, a credential gets a note; a file others can read, a chmod 600 note", async () => {
+    const cwd = tempDir('extract-urls-');
+    const before = requests.length;
+    // Outside the run's folder, which is searched for the token below.
+    const headers = join(tempDir('extract-headers-'), 'source-headers');
+    writeFileSync(headers, '\nAuthorization: Bearer s3cr3t-token\r\nX-Trace: nightly\n', {
+      mode: 0o600,
+    });
+    chmodSync(headers, 0o600);
+    const args = [`${base}/locked/inv/1.pdf`, '--header', `@${headers}`, '-o', 'out.jsonl'];
+    const run = await extract(cwd, url(), args);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readJsonLines(readFileSync(join(cwd, 'out.jsonl'), 'utf8'))[0]?.status).toBe('completed');
+    expect(requests.slice(before).map((r) => [r.headers.authorization, r.headers['x-trace']])).toEqual([
+      ['Bearer s3cr3t-token', 'nightly'],
+    ]);
+    // What ps shows of the run is its arguments: the credential is not among them, and nothing is noted.
+    expect(args.join(' ')).not.toContain('s3cr3t-token');
+    expect(run.stderr).not.toMatch(/note:/);
+    expect(everythingWritten(cwd, [String(run.stdout), run.stderr])).not.toContain('s3cr3t-token');
+
+    chmodSync(headers, 0o644);
+    const open = await extract(cwd, url(), args);
+    expect(open.exitCode, open.stderr).toBe(0);
+    expect(open.stderr).toContain(
+      `note: the header file ${headers} can be read by other users of this machine (mode 644): chmod 600`,
+    );
+    const typed = await extract(cwd, url(), [
+      `${base}/locked/inv/1.pdf`,
+      '--header',
+      'Authorization: Bearer s3cr3t-token',
+    ]);
+    expect(typed.exitCode, typed.stderr).toBe(0);
+    expect(typed.stderr).toContain(
+      'note: a credential in --header is visible to other users of this machine (ps); prefer --header @FILE',
+    );
+
+    const missing = await extract(cwd, url(), [`${base}/inv/1.pdf`, '--header', '@no-such-file']);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/--header @no-such-file: cannot read it \(no such file\)/);
+    writeFileSync(join(cwd, 'bad-headers'), 's3cr3t-token\n', { mode: 0o600 });
+    const bad = await extract(cwd, url(), [`${base}/inv/1.pdf`, '--header', '@bad-headers']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--header takes 'Name: value'/);
     expect(bad.stderr).not.toContain('s3cr3t-token');

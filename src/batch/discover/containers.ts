@@ -7,15 +7,20 @@
  * (bombs, damage) is one failure of its own (an unreadable input, with the reason) and none of its
  * parts is sent; the rest of the run goes on. A member refused by name (a link, `../`, an
  * absolute name) is a failure of its own, named as a part, and the other members go on.
+ *
+ * Either refusal is handed on as a part of its own (refusal.ts): a document the send step fails
+ * unsent, at no cost, and the journal sets aside, as a locked PDF is; so a drop folder holding
+ * a bomb fails one night, not every night, and `--move-done` keeps the archive (a part of it is
+ * not done). A part space that is full is no refusal: the archive is left for the next run.
  */
 import { rmSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { DiscoveryStream, InputFile, UnreadableInput } from '../discover.ts';
-import { openInput } from '../facts.ts';
+import { fileFacts, openInput, type ReadFacts } from '../facts.ts';
 import { stampOf } from '../discover.ts';
-import { describeFsError } from '../../errno.ts';
+import { describeFsError, isDiskFull } from '../../errno.ts';
 import { inert } from '../../inert.ts';
 import {
   BOUNDS,
@@ -29,6 +34,7 @@ import {
   sizeText,
 } from '../../inputs/container.ts';
 import { type PartOf, PartSpace, partName, partOf, TooLarge } from '../../inputs/part.ts';
+import { refusalBytes } from '../../inputs/refusal.ts';
 import { readTar } from '../../inputs/tar.ts';
 import { rangeOf } from '../../inputs/read.ts';
 import { readZip } from '../../inputs/zip.ts';
@@ -72,37 +78,83 @@ export function expandContainers(
 /** What one input file's expansion has used of its bounds so far (nested containers count in it). */
 type Budget = { members: number; bytes: number; most: number };
 
-/** One input file's parts; a container refused whole is one unreadable input, and no parts. */
+/** One input file's parts; a container refused whole is one refused part (or, that failing, one unreadable input). */
 async function expandInput(
   file: InputFile,
   space: PartSpace,
   bounds: Bounds,
   unreadable: UnreadableInput[],
 ): Promise<InputFile[]> {
-  const failed: UnreadableInput[] = [];
+  const refused: Refusal[] = [];
   const written: string[] = [];
+  const budget: Budget = {
+    members: 0,
+    bytes: 0,
+    most: Math.min(bounds.bytes, Math.max(bounds.ratioFloor, file.size * bounds.ratio)),
+  };
+  const ctx: Context = { space, bounds, budget, refused, written };
+  let parts: InputFile[];
   try {
-    const budget: Budget = {
-      members: 0,
-      bytes: 0,
-      most: Math.min(bounds.bytes, Math.max(bounds.ratioFloor, file.size * bounds.ratio)),
-    };
-    const parts = await expand(file, undefined, 1, { space, bounds, budget, failed, written });
-    unreadable.push(...failed);
-    return parts;
+    parts = await expand(file, undefined, 1, ctx);
   } catch (err) {
     for (const path of written) rmSync(path, { force: true });
-    const why = err instanceof Refused ? err.message : `cannot read it: ${describeFsError(err)}`;
-    unreadable.push({ file: file.file, reason: `${file.file}: ${why}; none of its parts was sent` });
-    return [];
+    if (!(err instanceof Refused)) {
+      const why = isDiskFull(err) ? space.fullText() : `cannot read it: ${describeFsError(err)}`;
+      unreadable.push({ file: file.file, reason: `${file.file}: ${why}; none of its parts was sent` });
+      return [];
+    }
+    parts = [];
+    refused.length = 0;
+    refused.push({ name: file.file, why: `${err.message}; none of its parts was sent` });
   }
+  // The archive is hashed once, for all its refusals (none: not at all).
+  const archive = refused.length === 0 ? undefined : fileFacts(file.path, file.size, file.within);
+  archive?.catch(() => {});
+  for (const r of refused) {
+    const part = archive && (await refusedPart(file, r, ctx, archive).catch(() => undefined));
+    if (part === undefined) unreadable.push({ file: r.name, reason: `${inert(r.name)}: ${r.why}` });
+    else parts.push(part);
+  }
+  return parts;
+}
+
+/** A member refused by name, or the container refused whole (`name` is then the container's). */
+type Refusal = { name: string; why: string };
+
+/**
+ * A refusal as a part of the input file: its bytes say which container (by content) and which of
+ * its members, so the journal knows it again the next night (and not once the archive changes);
+ * `refused` tells the send step to fail it unsent. Written last: a full part space leaves it an
+ * unreadable input, said every run, as before.
+ */
+async function refusedPart(
+  file: InputFile,
+  refusal: Refusal,
+  ctx: Context,
+  archive: Promise<ReadFacts>,
+): Promise<InputFile> {
+  const { sha256, read } = await archive;
+  const of = partOf(file, read);
+  const member = refusal.name.slice(file.file.length);
+  const written = await ctx.space.write('refused', refusalBytes(sha256, member), Number.POSITIVE_INFINITY);
+  return {
+    file: refusal.name,
+    path: written.path,
+    realPath: `${of.realPath}${member}`,
+    size: written.size,
+    // Sent on whatever its content: the send step fails it before anything leaves the machine.
+    explicit: true,
+    part: of,
+    refused: refusal.why,
+  };
 }
 
 type Context = {
   space: PartSpace;
   bounds: Bounds;
   budget: Budget;
-  failed: UnreadableInput[];
+  /** Members refused by name: each a refused part of its own once the input is expanded. */
+  refused: Refusal[];
   /** Every part file written for this input: removed if the input fails whole. */
   written: string[];
 };
@@ -124,7 +176,7 @@ async function expand(file: InputFile, outer: PartOf | undefined, depth: number,
         const name = uniqueName(partName(file.file, member.name), names);
         const problem = member.kind === 'refused' ? member.reason : nameProblem(member.name, ctx.bounds);
         if (problem !== undefined) {
-          ctx.failed.push({ file: name, reason: `${inert(name)}: ${problem}` });
+          ctx.refused.push({ name, why: problem });
           continue;
         }
         if (member.kind !== 'file') continue;
@@ -204,7 +256,7 @@ async function within<T>(ctx: Context, write: () => Promise<T>, declared?: numbe
         throw new Refused(`a member expands past the ${sizeText(declared)} the archive says it holds (a zip bomb?)`);
       throw new Refused(`expands to more than ${sizeText(ctx.budget.most)} (a bomb?)`);
     }
-    if (err instanceof Refused) throw err;
+    if (err instanceof Refused || isDiskFull(err)) throw err;
     throw new Refused(`a damaged archive (${err instanceof Error ? err.message : String(err)})`);
   }
 }

@@ -14,7 +14,7 @@
 import type { DiscoveryStream, InputFile, UnreadableInput } from '../discover.ts';
 import { resolve } from 'node:path';
 import { stampOf } from '../discover.ts';
-import { describeFsError } from '../../errno.ts';
+import { describeFsError, isDiskFull } from '../../errno.ts';
 import { openInput } from '../facts.ts';
 import { printableBase } from '../paths.ts';
 import { inert } from '../../inert.ts';
@@ -117,8 +117,10 @@ async function _cutInput(
     return await _partsOf(file, pdf, of, options, space, unreadable);
   } catch (err) {
     // A page the library cannot copy or read, a part space that refuses a write: this file's failure, not the run's.
-    const why = err instanceof Error ? err.message : String(err);
-    unreadable.push({ file: file.file, reason: `${inert(file.file)}: cannot cut it (${why}); not sent` });
+    const why = isDiskFull(err)
+      ? space.fullText('its pages')
+      : `cannot cut it (${err instanceof Error ? err.message : String(err)})`;
+    unreadable.push({ file: file.file, reason: `${inert(file.file)}: ${why}; not sent` });
     return [];
   }
 }

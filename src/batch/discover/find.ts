@@ -4,6 +4,7 @@ import type { DiscoveryStream, InputFile, LinkNotFollowed } from '../discover.ts
 import { streamInputs } from './stream.ts';
 import { expandContainers } from './containers.ts';
 import { PartSpace } from '../../inputs/part.ts';
+import { headerLines } from '../../inputs/header-file.ts';
 import { RemoteReader } from '../../inputs/remote.ts';
 import { cutOptionsOf, cutPdfInputs, cutsPdfs } from './cuts.ts';
 import type { BatchDeps, DiscoverOptions } from '../options.ts';
@@ -33,7 +34,8 @@ export async function findInputs(
   // machine: each PDF (a part too) replaced by its parts. One part space holds them all.
   const space = new PartSpace();
   const release = (): void => space.release();
-  const remote = new RemoteReader({ space, headers: options.header });
+  const headers = headerLines(options.header ?? [], deps.cwd, (note) => deps.stderr.write(`${note}\n`));
+  const remote = new RemoteReader({ space, headers });
   const cut = cutOptionsOf(options, deps.cwd);
   const expansion = expandContainers(streamDiscovery(inputs, options, deps, window, remote), window, { space });
   const discovery = cutsPdfs(cut) ? cutPdfInputs(expansion.stream, cut, space) : expansion.stream;
@@ -57,6 +59,7 @@ function streamDiscovery(
 ): DiscoveryStream {
   const discovery = streamInputs(inputs, {
     remote: (url) => remote.read(url),
+    remoteParallel: options.concurrency,
     cwd: deps.cwd,
     ignore: [...options.ignore, ...folderExclusions({ done: options.moveDone, failed: options.moveFailed }, deps.cwd)],
     stdin: deps.stdin,

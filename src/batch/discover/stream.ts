@@ -15,7 +15,7 @@ import {
 import { bytesFs, namesBehind, realFolder, realPathOf, resolveBytes } from './names.ts';
 import { FolderWalk, notFollowed, Seen } from './walk.ts';
 import { fromBytes, isInside, pathKey, printable, type FsPath } from '../paths.ts';
-import { isUrl, shownUrl } from '../../inputs/remote.ts';
+import { isUrl, readAhead, shownUrl } from '../../inputs/remote.ts';
 
 /**
  * Turns the command line's inputs into files, in a stable order: inputs in the order given,
@@ -139,11 +139,17 @@ async function* discover(
   const emptyFolders: string[] = [];
   let patternMissed = false;
   const urls = new Set<string>();
+  // URLs are read a few at a time ahead of the loop, which takes them in the order given.
+  const remote = options.remote;
+  const readUrl =
+    remote === undefined
+      ? undefined
+      : readAhead(positives.filter(isUrl), remote, Math.max(1, options.remoteParallel ?? 1));
   for (const input of positives) {
     if (isUrl(input)) {
       if (urls.has(input)) continue;
       urls.add(input);
-      const got = options.remote === undefined ? undefined : await options.remote(input);
+      const got = readUrl === undefined ? undefined : await readUrl(input);
       if (got === undefined) missing.push(`${shownUrl(input)} (a URL: only the batch command reads URLs)`);
       else if ('reason' in got) found.unreadable.push(got);
       else chunk.push(got);

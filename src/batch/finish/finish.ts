@@ -9,12 +9,12 @@ import {
   type DestinationOptions,
   type OutputTarget,
 } from '../../outputs/index.ts';
-import { notSubmittedRecord, pendingRecord } from '../../outputs/record.ts';
+import { errorRecord, notSubmittedRecord, pendingRecord } from '../../outputs/record.ts';
 import { redact } from '../../redact.ts';
 import type { BatchDeps, BatchOptions } from '../options.ts';
 import type { Charges } from '../outcome.ts';
 import { folderFor, moveInto } from './move.ts';
-import { Containers } from './move-parts.ts';
+import { Containers, keptLine } from './move-parts.ts';
 import { inert } from '../../inert.ts';
 import { fetchable } from '../../cost/rerun.ts';
 import type { Job, BatchPlan } from '../plan/index.ts';
@@ -167,14 +167,19 @@ async function moveFinished(plan: BatchPlan, ctx: FinishContext): Promise<boolea
       ctx.log('error', `${inert(job.input.file)}: ${result.move_error}`);
     } else counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
-  await containers.move(folders.done, ctx.deps.cwd, (part, result, entries) => {
-    if ('changed' in result) return ctx.log('warn', `${inert(part.file)}: ${result.changed}`);
-    for (const [ordinal, entry] of entries) ctx.records.update(ordinal, Object.assign(entry, result));
-    if ('move_error' in result) {
-      failed = true;
-      ctx.log('error', `${inert(part.file)}: ${result.move_error}`);
-    } else if (folders.done !== undefined) counts.set(folders.done, (counts.get(folders.done) ?? 0) + 1);
-  });
+  await containers.move(
+    folders.done,
+    ctx.deps.cwd,
+    (part, result, entries) => {
+      if ('changed' in result) return ctx.log('warn', `${inert(part.file)}: ${result.changed}`);
+      for (const [ordinal, entry] of entries) ctx.records.update(ordinal, Object.assign(entry, result));
+      if ('move_error' in result) {
+        failed = true;
+        ctx.log('error', `${inert(part.file)}: ${result.move_error}`);
+      } else if (folders.done !== undefined) counts.set(folders.done, (counts.get(folders.done) ?? 0) + 1);
+    },
+    (part, notDone) => ctx.log('info', keptLine(part.file, notDone)),
+  );
   for (const [folder, n] of counts) ctx.log('info', `moved ${n} file${n === 1 ? '' : 's'} to ${folder}`);
   return failed;
 }
@@ -229,6 +234,15 @@ export async function finishDryRun(plan: BatchPlan, ctx: FinishContext): Promise
 
 /** The dry run's line for a job, and its record when the run would send or collect it. */
 function dryRunLine(job: Job, records: Records): DryRunLine {
+  // A part refused on this machine (a `../` member, a bomb) would fail unsent: no credit, the reason.
+  if (job.action === 'submit' && job.input.refused !== undefined) {
+    records.emit(job.ordinal, {
+      ...errorRecord({ file: job.input.file, document_id: null, route: null }, job.input.refused),
+      outcome: 'unreadable',
+      sha256: job.sha256,
+    });
+    return { word: 'refuse', pages: undefined, file: job.input.file, why: job.input.refused };
+  }
   if (job.action === 'submit') {
     records.emit(job.ordinal, {
       ...notSubmittedRecord({ file: job.input.file, route: job.decision.route }, null),

@@ -217,7 +217,8 @@ async function countPagesToSend(jobs: Job[], reporter: Reporter): Promise<void> 
   for (const [i, job] of jobs.entries()) {
     if (job.action !== 'submit') continue;
     reporter.planning(`counting pages ${i + 1}/${jobs.length}`);
-    job.pages = (await countPages(job.input.path, job.mimeType)) ?? undefined;
+    // A part refused on this machine fails unsent (batch/send/locked.ts refusedHere): it costs nothing.
+    job.pages = job.input.refused !== undefined ? 0 : ((await countPages(job.input.path, job.mimeType)) ?? undefined);
   }
 }
 

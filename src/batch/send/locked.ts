@@ -12,6 +12,12 @@ import { pdfIsEncrypted } from '../../pdf/trailer.ts';
 import { openInput } from '../facts.ts';
 import type { Job } from '../plan/index.ts';
 
+/** The failure of a part refused on this machine (src/inputs/refusal.ts): like a locked PDF, unsent, at no cost, set aside. */
+export function refusedHere(job: Job): ServiceError | undefined {
+  if (job.input.refused === undefined) return undefined;
+  return new ServiceError('rejected', job.input.refused, { charge: 'none', retryable: false });
+}
+
 /** The failure of a job whose PDF is encrypted and needs a password, or undefined when it does not. */
 export async function lockedPdf(job: Job, passwordsGiven: boolean): Promise<ServiceError | undefined> {
   if (job.mimeType !== 'application/pdf') return undefined;

@@ -11,7 +11,7 @@ import { countPagesOfBytes } from '../plan/index.ts';
 import type { Charges } from '../outcome.ts';
 import { extractCharged, newRequest } from './charged.ts';
 import { collect, pollUntilDone } from './collect.ts';
-import { lockedPdf } from './locked.ts';
+import { lockedPdf, refusedHere } from './locked.ts';
 import type { PipelineContext } from './context.ts';
 import { Endings, notSubmitted, reasonText } from './endings.ts';
 import { asRead } from './identify.ts';
@@ -79,7 +79,7 @@ export class Pipeline {
       releaseSend = await c.sendSlots.acquire();
       if (this.#notSending(job, route)) return;
       await c.beforeSend?.(job.input.file);
-      const locked = await lockedPdf(job, c.passwordsGiven === true);
+      const locked = refusedHere(job) ?? (await lockedPdf(job, c.passwordsGiven === true));
       if (locked !== undefined) throw locked;
 
       if (route === 'inline') {
