@@ -79,6 +79,7 @@ export type DiscoverOptions = Pick<
   | 'followLinks'
   | 'hidden'
   | 'asFound'
+  | 'concurrency'
 >;
 
 /**
@@ -87,10 +88,23 @@ export type DiscoverOptions = Pick<
  * send and finish steps read the run's options whole.
  */
 export function phaseOptions(options: BatchOptions): { discover: DiscoverOptions; journal: RunJournalOptions } {
-  const { header, pages, split, passwordFile, ignore, moveDone, moveFailed, followLinks, hidden, asFound } = options;
+  const { header, pages, split, passwordFile, ignore, moveDone, moveFailed, followLinks, hidden, asFound, concurrency } =
+    options;
   const { state, baseUrl, dryRun, fresh, lease, stateWait } = options;
   return {
-    discover: { header, pages, split, passwordFile, ignore, moveDone, moveFailed, followLinks, hidden, asFound },
+    discover: {
+      header,
+      pages,
+      split,
+      passwordFile,
+      ignore,
+      moveDone,
+      moveFailed,
+      followLinks,
+      hidden,
+      asFound,
+      concurrency,
+    },
     journal: { state, baseUrl, dryRun, fresh, lease, stateWait },
   };
 }
