@@ -16,6 +16,8 @@ export type Letterhead = { name: Read | null; address: Read | null };
 const MAX_ADDRESS_LINES = 6;
 /** A street and a town at least: one line alone is a part of an address OCR read without the rest. */
 const MIN_ADDRESS_LINES = 2;
+/** The widest gap between two words of one line, in text heights (layout.ts's cells). */
+const WORD_GAP_EM = 0.75;
 /** How far down the page (in lines) the name may start: logos and stamps read as stray text come first. */
 const MAX_LINES_BEFORE_NAME = 4;
 
@@ -156,6 +158,37 @@ function isStray(line: Line): boolean {
   return /(?:^|\s)\p{Ll}/u.test(text) || wordsOf(text).every((w) => TITLE_WORDS.has(w));
 }
 
+/**
+ * A skewed scan's printed line that OCR read as two, one a little above the other ("INTERNATIONAL
+ * SDN BHD" over "UNIHAKKA", its start): neighbours that overlap and stand side by side, no more than
+ * a word's gap apart, are one line read left to right. Lines that overlap otherwise stay apart.
+ */
+function joinSkewed(lines: readonly Line[]): Line[] {
+  const out: Line[] = [];
+  for (const line of lines) {
+    const above = out.at(-1);
+    if (above && overlaps(above, line) && sideBySide(above, line)) {
+      const cells = [...above.cells, ...line.cells].sort((a, b) => a.x0 - b.x0);
+      out[out.length - 1] = {
+        ...above,
+        y: Math.max(above.y, line.y),
+        height: Math.max(above.height, line.height),
+        cells,
+      };
+    } else out.push(line);
+  }
+  return out;
+}
+
+/** Whether one line's cells all end left of the other's, with less than a word's gap between them. */
+function sideBySide(a: Line, b: Line): boolean {
+  const span = (l: Line) => [Math.min(...l.cells.map((c) => c.x0)), Math.max(...l.cells.map((c) => c.x1))] as const;
+  const [a0, a1] = span(a);
+  const [b0, b1] = span(b);
+  const gap = a0 < b0 ? b0 - a1 : a0 - b1;
+  return gap >= 0 && gap < WORD_GAP_EM * Math.max(a.height, b.height);
+}
+
 /** Whether any two neighbours of lines from..to (the line at `to` included) overlap. */
 function overlapIn(lines: readonly Line[], from: number, to: number): boolean {
   for (let i = from + 1; i <= to && i < lines.length; i++)
@@ -176,7 +209,7 @@ function follows(above: Line, below: Line): boolean {
 export function readLetterhead(page: Page | undefined): Letterhead {
   const none: Letterhead = { name: null, address: null };
   if (!page) return none;
-  const lines = page.lines;
+  const lines = joinSkewed(page.lines);
   // Above the name only stray marks (a logo, a stamp, a handwritten note) and a title: a line of
   // words that is not a name (an address, a number) means the name is not where a letterhead has it.
   const start = lines.findIndex((l, i) => i < MAX_LINES_BEFORE_NAME && isNameLine(l));

@@ -169,6 +169,53 @@ describe('receipts: the letterhead name, its own words', () => {
   });
 });
 
+describe('receipts: a skewed letterhead', () => {
+  /** Words placed by hand: [text, x, baseline], 12 high, 6 units a character. */
+  const laid = (words: Array<[string, number, number]>) =>
+    groundLayout(
+      {
+        pages: [
+          layoutPage(
+            1,
+            words.map(([text, x, y]) => ({ text, x, y, width: 6 * text.length, height: 12 })),
+          ),
+        ],
+      },
+      RECEIPT_FIELDS,
+    ).results;
+  const UNDER: Array<[string, number, number]> = [
+    ['NO.', 20, 60],
+    ['7,', 44, 60],
+    ['JALAN', 62, 60],
+    ['BESAR,', 98, 60],
+    ['40400', 20, 80],
+    ['SHAH', 56, 80],
+    ['ALAM', 86, 80],
+    ['TEL:', 20, 100],
+    ['03-5555', 50, 100],
+    ['1234', 98, 100],
+  ];
+
+  it('a name OCR read as two overlapping lines side by side is one name, read left to right', () => {
+    // Failed before: null (the overlap nulled the letterhead).
+    const name: Array<[string, number, number]> = [
+      ['UNIHAKKA', 20, 40],
+      ['INTERNATIONAL', 74, 35],
+      ['SDN', 158, 34],
+      ['BHD', 182, 34],
+    ];
+    expect(laid([...name, ...UNDER]).company).toBe('UNIHAKKA INTERNATIONAL SDN BHD');
+    // Overlapping lines one above the other (not side by side) are a page OCR did not read in order: null.
+    const stacked: Array<[string, number, number]> = [
+      ['INTERNATIONAL', 20, 35],
+      ['SDN', 104, 35],
+      ['BHD', 128, 35],
+      ['UNIHAKKA', 20, 40],
+    ];
+    expect(laid([...stacked, ...UNDER]).company).toBeNull();
+  });
+});
+
 describe('receipts: the amount payable', () => {
   it('a "Total RM" column heading with the first item under it, and no total line read: null', () => {
     // Failed before: 19.9 (OCR's second reading split the "TOTAL : RM 24.40" line).
