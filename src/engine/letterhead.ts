@@ -29,6 +29,8 @@ const STOP =
   /\b(?:gst|gstid|sst|vat|tax|tin|reg|regn|registration|co\.?\s*no|company\s*no|roc|brn|tel|telephone|phone|fax|h\/p|hp|mobile|e-?mail|www|http|invoice|receipt|bill|cashier|date|time|order)\b|@|\d{1,2}:\d{2}/i;
 /** A company's registration number alone on its line, as receipts print it under the name: "(867388-U)", "1000131-K". */
 const REGISTRATION = /^\(?\s*(?:co\.?\s*(?:reg|no)\.?\s*[:.]?\s*)?\d[\d\s]{3,}-\s*[A-Z]\s*\)?$/i;
+/** The label of a company's registration or tax number. */
+const ID_LABEL = /\b(?:gst|sst|vat|tin|reg|regn|registration|co\.?\s*no|company\s*no|roc|brn)\b/i;
 /** A registration or tax number printed bare on its line, with no label or letter ("002105827328"): longer than a postcode. */
 const BARE_ID = /^\(?\s*\d{7,}\s*\)?$/;
 /** The same printed inside the name's line: "STATIONERY(001451637-M) & BOOKS", "SDN BHD (139386 X)". */
@@ -247,8 +249,14 @@ export function readLetterhead(page: Page | undefined): Letterhead {
 /** The address: from the first line with a number under the name, to the line before the next stop line. */
 function addressUnder(lines: readonly Line[], from: number): Read | null {
   let i = from;
-  // Between the name and the address: its registration number, a former name, a licence.
-  const between = (text: string) => REGISTRATION.test(text) || BARE_ID.test(text) || !/\d/.test(text);
+  // Between the name and the address: its registration or tax number, labelled or not ("(CO.REG
+  // :860671-D)*", "(GST Reg No. 001492992000)"), a former name, a licence. A line that runs on
+  // with a comma is the address's own ("No.l," misread without its number), never skipped.
+  const between = (text: string) =>
+    REGISTRATION.test(text) ||
+    BARE_ID.test(text) ||
+    (!/\d/.test(text) && !/,$/.test(text)) ||
+    (ID_LABEL.test(text) && !PHONE.test(text));
   while (i < lines.length && i < from + 5 && between(textOf(lines[i] as Line))) i++;
   const block: Line[] = [];
   for (; i < lines.length && !isStopLine(lines[i] as Line); i++) {

@@ -169,6 +169,31 @@ describe('receipts: the letterhead name, its own words', () => {
   });
 });
 
+describe('receipts: the letterhead address', () => {
+  it('labelled registration and tax numbers between the name and the address are skipped, as a bare one is', async () => {
+    // Failed before: null (the labelled number was taken for the line that ends the address).
+    const lines = [
+      'KEDAI MAJU JAYA SDN BHD',
+      '(CO.REG :860671-D)*',
+      '(GST Reg No. 001492992000)',
+      'NO. 7, JALAN BUNGA RAYA 2,',
+      'TAMAN SRI MUDA, 40400 SHAH ALAM',
+      'TEL: 03-5555 1234',
+      'TOTAL ‖ 9.90',
+      'CASH ‖ 10.00',
+    ];
+    expect((await scanned(lines, () => false)).address).toBe(
+      'NO. 7, JALAN BUNGA RAYA 2, TAMAN SRI MUDA, 40400 SHAH ALAM',
+    );
+    // The address's first line misread without its number ("No.l,") is not skipped as a former name: null.
+    const misread = [...lines.slice(0, 3), 'No.l,', 'JLN PUTERI 1/6,', '47100 PUCHONG, SELANGOR', ...lines.slice(5)];
+    expect((await scanned(misread, () => false)).address).toBeNull();
+    // A phone under the name is no id: what follows it is not read as the address.
+    const phoned = ['KEDAI MAJU JAYA SDN BHD', 'TEL: 03-5555 1234', ...lines.slice(3, 5), 'GST No: 001492992000'];
+    expect((await scanned(phoned, () => false)).address).toBeNull();
+  });
+});
+
 describe('receipts: a skewed letterhead', () => {
   /** Words placed by hand: [text, x, baseline], 12 high, 6 units a character. */
   const laid = (words: Array<[string, number, number]>) =>
