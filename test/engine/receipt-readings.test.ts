@@ -114,6 +114,133 @@ describe('receipts: the letterhead name', () => {
   });
 });
 
+describe('receipts: the letterhead name, its own words', () => {
+  const SHOP = [
+    'NO. 31G, JALAN SETIA INDAH,',
+    '40170 SETIA ALAM',
+    'Tel: +603-3362 4137',
+    'TOTAL ‖ 9.90',
+    'CASH ‖ 10.00',
+  ];
+
+  it('a name that ends with its legal form may hold a number; a doubt about its registration number is not its own', async () => {
+    // Failed before: null (a digit in the name's line, and the doubted registration number in its place).
+    const lines = [
+      '99 SPEED MART S/B (519537-X)',
+      'LOT P.T. 2811, JALAN ANGSA,',
+      '41150 KLANG, SELANGOR',
+      ...SHOP.slice(2),
+    ];
+    expect((await scanned(lines, (w) => w.text === '(519537-X)')).company).toBe('99 SPEED MART S/B');
+    expect(isClosedListWord('S/B')).toBe(true);
+    // A doubt about a word of the name still nulls it; a line with a number and no legal form is no name.
+    expect((await scanned(lines, (w) => w.text === 'MART')).company).toBeNull();
+    expect((await scanned(['99 SPEED MART', ...lines.slice(1)], () => false)).company).toBeNull();
+  });
+
+  it('a registration number printed without its hyphen, "(139386 X)", is not part of the name', async () => {
+    // Failed before: null (its digits made the line no name).
+    const lines = ['GARDENIA BAKERIES (KL) SDN BHD (139386 X)', ...SHOP];
+    expect((await scanned(lines, () => false)).company).toBe('GARDENIA BAKERIES (KL) SDN BHD');
+  });
+
+  it("a stray mark beside the name is not part of it, nor OCR's doubt about it the name's", async () => {
+    // Failed before: null (the mark's comma made the line no name).
+    const lines = [', ‖ Yam Fresh', ...SHOP];
+    expect(await scanned(lines, (w) => w.text === ',')).toMatchObject({ company: 'Yam Fresh' });
+  });
+
+  it('lines that overlap under the letterhead leave its name and address read; lines that overlap in it do not', async () => {
+    // Failed before: null and null (any overlap in the eleven lines from the name nulled the letterhead).
+    const lines = [
+      { text: 'SANYU STATIONERY SHOP', y: 40, height: 12 },
+      { text: 'NO. 31G, JALAN SETIA INDAH,', y: 60, height: 12 },
+      { text: '40170 SETIA ALAM', y: 80, height: 12 },
+      { text: 'Tel: +603-3362 4137', y: 100, height: 12 },
+      { text: 'GST ID No: 001531760640', y: 120, height: 12 },
+      { text: 'TAX INVOICE', y: 125, height: 12 },
+    ];
+    const results = await scanned(lines, () => false);
+    expect(results.company).toBe('SANYU STATIONERY SHOP');
+    expect(results.address).toBe('NO. 31G, JALAN SETIA INDAH, 40170 SETIA ALAM');
+    // The address's own lines out of order ("12, Jalan" under its rest): the name stands, the address is null.
+    const skewed = [lines[0], lines[1], { ...lines[2], y: 64 }, ...lines.slice(3)] as typeof lines;
+    expect(await scanned(skewed, () => false)).toMatchObject({ company: 'SANYU STATIONERY SHOP', address: null });
+  });
+});
+
+describe('receipts: the letterhead address', () => {
+  it('labelled registration and tax numbers between the name and the address are skipped, as a bare one is', async () => {
+    // Failed before: null (the labelled number was taken for the line that ends the address).
+    const lines = [
+      'KEDAI MAJU JAYA SDN BHD',
+      '(CO.REG :860671-D)*',
+      '(GST Reg No. 001492992000)',
+      'NO. 7, JALAN BUNGA RAYA 2,',
+      'TAMAN SRI MUDA, 40400 SHAH ALAM',
+      'TEL: 03-5555 1234',
+      'TOTAL ‖ 9.90',
+      'CASH ‖ 10.00',
+    ];
+    expect((await scanned(lines, () => false)).address).toBe(
+      'NO. 7, JALAN BUNGA RAYA 2, TAMAN SRI MUDA, 40400 SHAH ALAM',
+    );
+    // The address's first line misread without its number ("No.l,") is not skipped as a former name: null.
+    const misread = [...lines.slice(0, 3), 'No.l,', 'JLN PUTERI 1/6,', '47100 PUCHONG, SELANGOR', ...lines.slice(5)];
+    expect((await scanned(misread, () => false)).address).toBeNull();
+    // A phone under the name is no id: what follows it is not read as the address.
+    const phoned = ['KEDAI MAJU JAYA SDN BHD', 'TEL: 03-5555 1234', ...lines.slice(3, 5), 'GST No: 001492992000'];
+    expect((await scanned(phoned, () => false)).address).toBeNull();
+  });
+});
+
+describe('receipts: a skewed letterhead', () => {
+  /** Words placed by hand: [text, x, baseline], 12 high, 6 units a character. */
+  const laid = (words: Array<[string, number, number]>) =>
+    groundLayout(
+      {
+        pages: [
+          layoutPage(
+            1,
+            words.map(([text, x, y]) => ({ text, x, y, width: 6 * text.length, height: 12 })),
+          ),
+        ],
+      },
+      RECEIPT_FIELDS,
+    ).results;
+  const UNDER: Array<[string, number, number]> = [
+    ['NO.', 20, 60],
+    ['7,', 44, 60],
+    ['JALAN', 62, 60],
+    ['BESAR,', 98, 60],
+    ['40400', 20, 80],
+    ['SHAH', 56, 80],
+    ['ALAM', 86, 80],
+    ['TEL:', 20, 100],
+    ['03-5555', 50, 100],
+    ['1234', 98, 100],
+  ];
+
+  it('a name OCR read as two overlapping lines side by side is one name, read left to right', () => {
+    // Failed before: null (the overlap nulled the letterhead).
+    const name: Array<[string, number, number]> = [
+      ['UNIHAKKA', 20, 40],
+      ['INTERNATIONAL', 74, 35],
+      ['SDN', 158, 34],
+      ['BHD', 182, 34],
+    ];
+    expect(laid([...name, ...UNDER]).company).toBe('UNIHAKKA INTERNATIONAL SDN BHD');
+    // Overlapping lines one above the other (not side by side) are a page OCR did not read in order: null.
+    const stacked: Array<[string, number, number]> = [
+      ['INTERNATIONAL', 20, 35],
+      ['SDN', 104, 35],
+      ['BHD', 128, 35],
+      ['UNIHAKKA', 20, 40],
+    ];
+    expect(laid([...stacked, ...UNDER]).company).toBeNull();
+  });
+});
+
 describe('receipts: the amount payable', () => {
   it('a "Total RM" column heading with the first item under it, and no total line read: null', () => {
     // Failed before: 19.9 (OCR's second reading split the "TOTAL : RM 24.40" line).

@@ -78,9 +78,9 @@ describe('receipts: the letterhead', () => {
 
   it('stray marks above the name are skipped; a line of words that is not a name there means no letterhead', () => {
     expect(read(['tan chay yee', ...HEAD]).results.company).toBe('KEDAI MAJU JAYA SDN BHD');
-    // The name printed with digits (not read as a name) and an address's line under it: not the name.
+    // A line with digits that is no name (no legal form ends it) and an address's line under it: not the name.
     const { results } = read([
-      '99 SPEED MART S/B (519537-X)',
+      '99 SPEED MART (519537-X)',
       'LOT P.T. 2811, JALAN ANGSA,',
       'TAMAN BERKELEY',
       '41150 KLANG',
