@@ -67,20 +67,33 @@ export type BatchOptions = Omit<RunValues, (typeof JOINED_FLAGS)[number]> & {
 };
 
 /** What discovery reads of the run's options (discover/find.ts findInputs): the inputs' reading, cutting and leaving out. */
-export type DiscoverOptions = Pick<
-  BatchOptions,
-  | 'header'
-  | 'pages'
-  | 'split'
-  | 'passwordFile'
-  | 'ignore'
-  | 'moveDone'
-  | 'moveFailed'
-  | 'followLinks'
-  | 'hidden'
-  | 'asFound'
-  | 'concurrency'
->;
+const DISCOVER_KEYS = [
+  'header',
+  'pages',
+  'split',
+  'passwordFile',
+  'ignore',
+  'moveDone',
+  'moveFailed',
+  'followLinks',
+  'hidden',
+  'asFound',
+  'concurrency',
+] as const satisfies readonly (keyof BatchOptions)[];
+export type DiscoverOptions = Pick<BatchOptions, (typeof DISCOVER_KEYS)[number]>;
+
+/** What opens the run's journal (journal/run-journal.ts openRunJournal). */
+const JOURNAL_KEYS = [
+  'state',
+  'baseUrl',
+  'dryRun',
+  'fresh',
+  'lease',
+  'stateWait',
+] as const satisfies readonly (keyof BatchOptions)[];
+
+const pick = <K extends keyof BatchOptions>(options: BatchOptions, keys: readonly K[]): Pick<BatchOptions, K> =>
+  Object.fromEntries(keys.map((k) => [k, options[k]])) as Pick<BatchOptions, K>;
 
 /**
  * The run's options split at the top of the run, for the phases that take only their own part:
@@ -88,25 +101,7 @@ export type DiscoverOptions = Pick<
  * send and finish steps read the run's options whole.
  */
 export function phaseOptions(options: BatchOptions): { discover: DiscoverOptions; journal: RunJournalOptions } {
-  const { header, pages, split, passwordFile, ignore, moveDone, moveFailed, followLinks, hidden, asFound, concurrency } =
-    options;
-  const { state, baseUrl, dryRun, fresh, lease, stateWait } = options;
-  return {
-    discover: {
-      header,
-      pages,
-      split,
-      passwordFile,
-      ignore,
-      moveDone,
-      moveFailed,
-      followLinks,
-      hidden,
-      asFound,
-      concurrency,
-    },
-    journal: { state, baseUrl, dryRun, fresh, lease, stateWait },
-  };
+  return { discover: pick(options, DISCOVER_KEYS), journal: pick(options, JOURNAL_KEYS) };
 }
 
 /**
