@@ -1,16 +1,26 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import type { IncomingMessage, Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { closeAll, type StartHttpServer, startHttpServer } from '../helpers/http-server.ts';
 import { RecordSpool } from '../../src/batch/records.ts';
 import type { ReportEntry } from '../../src/batch/summary.ts';
 import { parseJournal } from '../../src/journal/journal-read.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
-import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, stateHomeIn, type TempDir, tempDir } from '../helpers/cli.ts';
 import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';
 import {
   extract,
@@ -60,8 +70,8 @@ async function standIn(httpServer: StartHttpServer, body: (id: string, how: 'ext
 }
 
 /** A folder with `n` of the invoice fixtures under in/. */
-function fewInvoices(n: number): string {
-  const cwd = tempDir('extract-lost-');
+function fewInvoices(n: number, folder: TempDir = tempDir): string {
+  const cwd = folder('extract-lost-');
   mkdirSync(join(cwd, 'in'));
   for (const name of fixtureNames().slice(0, n)) {
     writeFileSync(join(cwd, 'in', name), readFileSync(join(FIXTURES, name)));
@@ -128,13 +138,13 @@ describe('an inline answer whose page_count is not a number of pages', () => {
   // Started once for the cases below, so not a test's fixture: closed when they are done.
   const open = new Set<Server>();
   afterAll(() => closeAll(open));
-  beforeAll(async () => {
+  it.beforeAll(async ({ fileTempDir }) => {
     const service = await standIn(
       (handler) => startHttpServer(open, handler),
       (id) =>
         `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":${CASES[Number(id.slice(4)) - 1]![1]},"results":{"total":1}}`,
     );
-    seen.cwd = fewInvoices(CASES.length);
+    seen.cwd = fewInvoices(CASES.length, fileTempDir);
     const run = await extract(seen.cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).not.toMatch(/pages? charged.*e\+|unexpected error|\n\s+at /);
@@ -202,9 +212,11 @@ function unmount(dir: string): void {
 
 /** Whether this machine lets the tests mount a tmpfs; the in-process variant (test/journal/rescue.test.ts) runs everywhere. */
 const noTmpfs = ((): string | undefined => {
-  const probe = tempDir('extract-probe-');
+  // Read as the file is collected, outside any test: the probe's folder goes at once.
+  const probe = mkdtempSync(join(tmpdir(), 'extract-probe-'));
   const why = mountTmpfs(probe, '64k');
   if (why === undefined) unmount(probe);
+  rmSync(probe, { recursive: true, force: true });
   return why;
 })();
 
