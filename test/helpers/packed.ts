@@ -17,6 +17,7 @@ export const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf
 
 export type Tarballs = { dir: string; client: string; engine: string };
 
+/** `npm pack` of the workspaces into a folder `folder` makes (a test's by default; `fileTempDir` in it.beforeAll). */
 export async function packTarballs(folder: TempDir = tempDir): Promise<Tarballs> {
   const dir = folder('extract-pack-');
   await execa(
@@ -36,7 +37,7 @@ export async function packTarballs(folder: TempDir = tempDir): Promise<Tarballs>
 /** The folder of the Node running the tests (24), first on a PATH, so `#!/usr/bin/env node` finds it. */
 export const NODE_BIN_DIR = dirname(process.execPath);
 
-/** `npm install --omit=dev` of the tarballs into a new project folder (outside the clone); returns it. */
+/** `npm install --omit=dev` of the tarballs into a new project folder (outside the clone, made by `folder`); returns it. */
 export async function installInProject(tarballs: string[], folder: TempDir = tempDir): Promise<string> {
   const project = folder('extract-install-');
   writeFileSync(join(project, 'package.json'), '{ "name": "a-project", "private": true }\n');
