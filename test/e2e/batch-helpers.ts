@@ -108,9 +108,10 @@ const ledgerMarks = new Map<string, number>();
 
 /**
  * One `serve` for the tests of a file (or describe block) that call it at their top level, in place
- * of one each: started before them, killed after them. Each test sees only its own ledger entries
- * (ledger, reservesBySha), so what a test paid is counted as on a serve of its own. Not for a test
- * that changes the service for those after it (a fault rule): it starts its own serve().
+ * of one each: started before them (the `fileEmulator` fixture), closed when the file is done.
+ * Each test sees only its own ledger entries (ledger, reservesBySha), so what a test paid is
+ * counted as on a serve of its own. Not for a test that changes the service for those after it (a
+ * fault rule): it starts its own serve().
  */
 export function serveForFile(overrides: Partial<EmulatorConfigInput> = {}): () => string {
   let url = '';
