@@ -7,8 +7,8 @@ const processWorkers = processWorkersFor(process.env);
 
 const shared = {
   // Files share their worker and its loaded modules, which saves a fresh Node and a reload of
-  // pdfjs, fastify and zod per file; the helpers' clean-up is run for every file by
-  // test/setup.ts (test/helpers/cleanup.ts says why the helpers never call afterEach).
+  // pdfjs, fastify and zod per file; what a test starts is stopped by its fixtures
+  // (test/helpers/fixtures.ts), which belong to the test or file that asks, not to a module.
   isolate: false,
   setupFiles: ['test/setup.ts'],
 };

@@ -1,15 +1,15 @@
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { it, type Servers } from '../helpers/fixtures.ts';
+import type { Servers } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { call, emulator, KEY, submitStored } from '../helpers/emulator.ts';
+import { call, KEY, type StartEmulator, submitStored } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { browserPage, screenshot } from './browser.ts';
+import { it, screenshot } from './browser.ts';
 
 /** A fixture with line items and two fields the engine cannot ground (purchase_order, paid). */
 const FIXTURE = 'fixtures/invoices/02-eu-formats.pdf';
 
-async function serve(hookServer: Servers['hookServer']) {
+async function serve(hookServer: Servers['hookServer'], emulator: StartEmulator) {
   const hook = await hookServer();
   const server = await emulator({
     credits: 100_000,
@@ -24,8 +24,10 @@ const rowOf = (page: Page, fileName: string) => page.locator('tr[data-id]', { ha
 describe('the application page', { timeout: 120_000 }, () => {
   it('upload a fixture, watch it complete, open its results: a Table field as a table, nulls marked "needs review"', async ({
     hookServer,
+    browserPage,
+    emulator,
   }) => {
-    const { server } = await serve(hookServer);
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/`);
     await page.locator('h1', { hasText: 'Documents' }).waitFor();
@@ -80,8 +82,12 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('null, 0 and an empty string look different; a failed document shows its error', async ({ hookServer }) => {
-    const { server } = await serve(hookServer);
+  it('null, 0 and an empty string look different; a failed document shows its error', async ({
+    hookServer,
+    browserPage,
+    emulator,
+  }) => {
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     // A one-page text file the engine grounds only partly, and a corrupt PDF that fails.
     const bad = await call(server, 'POST', '/api/v1/upload-url', {
@@ -115,8 +121,12 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('fire a webhook test and see the attempt in the delivery log; resend adds an attempt', async ({ hookServer }) => {
-    const { server, hook } = await serve(hookServer);
+  it('fire a webhook test and see the attempt in the delivery log; resend adds an attempt', async ({
+    hookServer,
+    browserPage,
+    emulator,
+  }) => {
+    const { server, hook } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/#/webhooks`);
     const card = page.locator('article.integration[data-integration="main"]');
@@ -142,8 +152,12 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('a fault added on the page makes a document fail with its message', async ({ hookServer }) => {
-    const { server } = await serve(hookServer);
+  it('a fault added on the page makes a document fail with its message', async ({
+    hookServer,
+    browserPage,
+    emulator,
+  }) => {
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/#/faults`);
     await page.locator('h1', { hasText: 'Faults' }).waitFor();
@@ -198,8 +212,10 @@ describe('the application page', { timeout: 120_000 }, () => {
 
   it('parsers: the Field definition nested, the API key masked, its copy button copies the key', async ({
     hookServer,
+    browserPage,
+    emulator,
   }) => {
-    const { server } = await serve(hookServer);
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     await page.goto(`${server.url}/#/parsers`);
     const card = page.locator('article.parser[data-parser="prs_invoices"]');
@@ -217,8 +233,8 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('credits: the ledger per document, and a top-up', async ({ hookServer }) => {
-    const { server } = await serve(hookServer);
+  it('credits: the ledger per document, and a top-up', async ({ hookServer, browserPage, emulator }) => {
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     const body = {
       file: { data: (await invoicePdf(3, 2)).toString('base64'), name: 'two-pages.pdf', type: 'application/pdf' },
@@ -239,8 +255,12 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('a narrow window (390 px) has no sideways scrolling, and every view reads', async ({ hookServer }) => {
-    const { server } = await serve(hookServer);
+  it('a narrow window (390 px) has no sideways scrolling, and every view reads', async ({
+    hookServer,
+    browserPage,
+    emulator,
+  }) => {
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage({ width: 390, height: 844 });
     await page.goto(`${server.url}/`);
     await page.setInputFiles('#upload-input', [FIXTURE, 'fixtures/invoices/01-us-standard.pdf']);
@@ -261,8 +281,12 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('keyboard: the views are reachable by Tab, focus is visible, Space opens a row', async ({ hookServer }) => {
-    const { server } = await serve(hookServer);
+  it('keyboard: the views are reachable by Tab, focus is visible, Space opens a row', async ({
+    hookServer,
+    browserPage,
+    emulator,
+  }) => {
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     const body = {
       file: { data: (await invoicePdf(1)).toString('base64'), name: 'keyboard.pdf', type: 'application/pdf' },
@@ -293,8 +317,12 @@ describe('the application page', { timeout: 120_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('shows data as text, never as markup; the page is served with a strict CSP', async ({ hookServer }) => {
-    const { server } = await serve(hookServer);
+  it('shows data as text, never as markup; the page is served with a strict CSP', async ({
+    hookServer,
+    browserPage,
+    emulator,
+  }) => {
+    const { server } = await serve(hookServer, emulator);
     const { page, errors } = await browserPage();
     const res = await fetch(`${server.url}/`);
     expect(res.headers.get('content-type')).toContain('text/html');

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterEachFile, afterEachTest } from '../helpers/cleanup.ts';
+import { it as withServers } from '../helpers/fixtures.ts';
 
 // Code that runs in the page is passed as a string: the project's tsconfig has no DOM types,
 // and vitest would rewrite a function's dynamic import().
@@ -27,24 +27,36 @@ const ARGS = [
   '--disable-sync',
 ];
 
-/**
- * One chromium per test file, launched at the first browserPage() and closed after the file's
- * last test: a launch costs 1-2 CPU-seconds, a context a small fraction of that. Each test still
- * gets a fresh context (its own storage, cookies, permissions and viewport), closed after it.
- */
-const browsers = new Map<string, Promise<Browser>>();
-const contexts = new Set<BrowserContext>();
-afterEachTest(async () => {
-  await Promise.all([...contexts].map((c) => c.close().catch(() => {})));
-  contexts.clear();
-});
-afterEachFile(async () => {
-  const all = [...browsers.values()];
-  browsers.clear();
-  await Promise.all(all.map(async (b) => (await b.catch(() => undefined))?.close().catch(() => {})));
-});
+type PageOptions = { width?: number; height?: number; executable?: string };
+export type BrowserPage = (options?: PageOptions) => Promise<{ page: Page; errors: string[] }>;
 
-function browserAt(executable: string): Promise<Browser> {
+/**
+ * The app tests' `it`: test/helpers/fixtures.ts's, plus `browserPage`. One chromium per test
+ * file (the file-scoped `browsers` fixture), launched at the first browserPage() and closed after
+ * the file's last test: a launch costs 1-2 CPU-seconds, a context a small fraction of that. Each
+ * test still gets a fresh context (its own storage, cookies, permissions and viewport), closed
+ * after it.
+ */
+export const it = withServers
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first argument's pattern
+  .extend('browsers', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browsers = new Map<string, Promise<Browser>>();
+    onCleanup(async () => {
+      const all = [...browsers.values()];
+      browsers.clear();
+      await Promise.all(all.map(async (b) => (await b.catch(() => undefined))?.close().catch(() => {})));
+    });
+    return browsers;
+  })
+  .extend('browserPage', async ({ browsers }, { onCleanup }): Promise<BrowserPage> => {
+    const contexts = new Set<BrowserContext>();
+    onCleanup(async () => {
+      await Promise.all([...contexts].map((c) => c.close().catch(() => {})));
+    });
+    return (options) => browserPage(browsers, contexts, options);
+  });
+
+function browserAt(browsers: Map<string, Promise<Browser>>, executable: string): Promise<Browser> {
   let browser = browsers.get(executable);
   if (browser === undefined) {
     browser = chromium.launch({ executablePath: executable, args: ARGS, headless: true });
@@ -56,11 +68,13 @@ function browserAt(executable: string): Promise<Browser> {
 }
 
 /**
- * A page in a fresh context of the file's headless chromium, closed after the test.
+ * A page in a fresh context of the file's headless chromium (its context added to `contexts`).
  * Without chromium the test fails, never skips: a green run must mean the page was tested.
  */
-export async function browserPage(
-  options: { width?: number; height?: number; executable?: string } = {},
+async function browserPage(
+  browsers: Map<string, Promise<Browser>>,
+  contexts: Set<BrowserContext>,
+  options: PageOptions = {},
 ): Promise<{ page: Page; errors: string[] }> {
   const executable = options.executable ?? CHROMIUM;
   if (!existsSync(executable)) {
@@ -68,11 +82,11 @@ export async function browserPage(
       `chromium is not installed at ${executable}: install it (apt-get update && apt-get install -y chromium-headless-shell; npm test's pretest does this), or set EXTRACT_TEST_CHROMIUM to another chromium's path`,
     );
   }
-  let browser = await browserAt(executable);
+  let browser = await browserAt(browsers, executable);
   if (!browser.isConnected()) {
     // It crashed or was closed under an earlier test: this test gets a new one.
     browsers.delete(executable);
-    browser = await browserAt(executable);
+    browser = await browserAt(browsers, executable);
   }
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1280, height: options.height ?? 860 },

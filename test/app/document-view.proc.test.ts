@@ -1,15 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { call, emulator, inlineBody, submitStored } from '../helpers/emulator.ts';
+import { describe, expect } from 'vitest';
+import { call, inlineBody, submitStored } from '../helpers/emulator.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { grayPng, renderGray } from '../helpers/scan.ts';
-import { browserPage, screenshot } from './browser.ts';
+import { it, screenshot } from './browser.ts';
 
 /** A fixture with line items, an Object field and fields the engine cannot ground. */
 const FIXTURE = 'fixtures/invoices/02-eu-formats.pdf';
 
 describe('the document view: pages with a box on each value', { timeout: 120_000 }, () => {
-  it('draws the PDF page with pdfjs, a box per grounded value, highlights on hover and focus, and lists what needs review', async () => {
+  it('draws the PDF page with pdfjs, a box per grounded value, highlights on hover and focus, and lists what needs review', async ({
+    browserPage,
+    emulator,
+  }) => {
     const server = await emulator();
     const id = await submitStored(server, readFileSync(FIXTURE), '02-eu-formats.pdf');
     const detail = await call(server, 'GET', `/_emulator/documents/${id}`, { key: null });
@@ -68,7 +71,10 @@ describe('the document view: pages with a box on each value', { timeout: 120_000
     expect(errors).toEqual([]);
   });
 
-  it('shows a scan with a box on each value OCR read, and says why a blank scan is all null', async () => {
+  it('shows a scan with a box on each value OCR read, and says why a blank scan is all null', async ({
+    browserPage,
+    emulator,
+  }) => {
     const server = await emulator();
     const invoice = await renderGray(await makePdf([['Invoice number INV-1234', '', 'Total 99.50']]), 200);
     const send = async (png: Buffer, name: string) => {
@@ -103,7 +109,7 @@ describe('the document view: pages with a box on each value', { timeout: 120_000
     expect(errors).toEqual([]);
   }, 180_000);
 
-  it("serves only the browser build of pdfjs-dist, under the page's security headers", async () => {
+  it("serves only the browser build of pdfjs-dist, under the page's security headers", async ({ emulator }) => {
     const server = await emulator();
     const lib = await fetch(`${server.url}/_app/pdfjs/build/pdf.min.mjs`);
     expect(lib.status).toBe(200);

@@ -1,10 +1,9 @@
 import type { Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
-import { it } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { call, emulator, inlineBody, submitStored } from '../helpers/emulator.ts';
-import { browserPage, screenshot } from './browser.ts';
+import { call, inlineBody, submitStored } from '../helpers/emulator.ts';
+import { it, screenshot } from './browser.ts';
 
 // The application's layout, measured in a real chromium at a laptop's 1366 px and a phone's 390 px:
 // where things are on the screen (getBoundingClientRect), not only that they exist.
@@ -75,7 +74,10 @@ async function openDocument(page: Page, url: string, id: string, pages: number) 
 }
 
 describe('the document view keeps the page in sight', { timeout: 120_000 }, () => {
-  it('at 1366 px the page pane stays in view while the fields scroll, and a hovered or focused field brings its box into view', async () => {
+  it('at 1366 px the page pane stays in view while the fields scroll, and a hovered or focused field brings its box into view', async ({
+    browserPage,
+    emulator,
+  }) => {
     const server = await emulator();
     const id = await completed(server, TWO_PAGES);
     const { page, errors } = await browserPage(LAPTOP);
@@ -122,7 +124,7 @@ describe('the document view keeps the page in sight', { timeout: 120_000 }, () =
     expect(errors).toEqual([]);
   });
 
-  it('at 390 px the fields that need review come first, within the first screen', async () => {
+  it('at 390 px the fields that need review come first, within the first screen', async ({ browserPage, emulator }) => {
     const server = await emulator();
     const id = await completed(server, ONE_PAGE);
     const { page, errors } = await browserPage(PHONE);
@@ -181,6 +183,8 @@ async function clippedCells(page: Page, table: string): Promise<string[]> {
 describe('the lists', { timeout: 120_000 }, () => {
   it('fit their columns at 1366 and 390 px: documents (a long file name, a long error), ledger, delivery log, fault rules', async ({
     hookServer,
+    browserPage,
+    emulator,
   }) => {
     const hook = await hookServer();
     const server = await emulator({
@@ -223,7 +227,7 @@ describe('the lists', { timeout: 120_000 }, () => {
 });
 
 describe('a failed document', { timeout: 120_000 }, () => {
-  it('says "refunded" once', async () => {
+  it('says "refunded" once', async ({ browserPage, emulator }) => {
     const server = await emulator();
     const id = await failed(server, 'the scanner jammed (injected)');
     const { page, errors } = await browserPage(LAPTOP);

@@ -1,10 +1,10 @@
 import pLimit from 'p-limit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import type { Engine, EngineOutput } from '../../src/engine/types.ts';
-import { call, emulator, inlineBody, sharedEngine } from '../helpers/emulator.ts';
+import { call, inlineBody } from '../helpers/emulator.ts';
 import { makePdf } from '../helpers/pdf.ts';
-import { browserPage, screenshot } from './browser.ts';
+import { it, screenshot } from './browser.ts';
 
 // Past 1,000 (so the counts need their separators) with a last page that is not full.
 const DOCUMENTS = 1010;
@@ -15,13 +15,13 @@ const fmt = (n: number): string => n.toLocaleString('en-US');
 describe('the documents list with many documents', () => {
   it(`pages through ${DOCUMENTS} documents correctly and follows new ones without a reload`, {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ browserPage, emulator, sharedEngine }) => {
     // The documents are seeded inline, as many at once as the emulator reads (more would wait in
     // its queue on the inline deadline's clock), under a deadline no loaded machine reaches: a
     // 503 at 30 s failed this test beside a second copy of the suite, which is not what it tests.
     // They are one PDF a thousand times: the engine reads it once, and each document gets that
     // reading (the list is under test here, not the engine; reading each copy was most of the CPU).
-    const real = sharedEngine();
+    const real = sharedEngine;
     let pages: Promise<number> | undefined;
     let reading: Promise<EngineOutput> | undefined;
     const engine: Engine = {
@@ -115,7 +115,7 @@ describe('the documents list with many documents', () => {
 });
 
 describe('the browser tests', () => {
-  it('fail, not skip, when chromium is missing, and say how to install it', async () => {
+  it('fail, not skip, when chromium is missing, and say how to install it', async ({ browserPage }) => {
     await expect(browserPage({ executable: '/nonexistent/chromium' })).rejects.toThrow(
       /chromium is not installed at \/nonexistent\/chromium: install it \(apt-get update && apt-get install -y chromium/,
     );

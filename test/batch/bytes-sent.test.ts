@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { describe, expect } from 'vitest';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { batchOptions, invoiceDir, journalFacts, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The bytes sent are the bytes hashed: a file rewritten after the plan hashed it and before its
@@ -23,7 +24,9 @@ const lines = (stdout: string): Line[] =>
 
 describe('a file rewritten between its plan and its send', () => {
   for (const route of ['inline', 'upload'] as const) {
-    it(`${route}: is keyed by the bytes sent; the rerun pays nothing again, and the original dropped later gets its own results`, async () => {
+    it(`${route}: is keyed by the bytes sent; the rerun pays nothing again, and the original dropped later gets its own results`, async ({
+      emulator,
+    }) => {
       const server = await emulator({ idempotency_key: false });
       const cwd = await invoiceDir(1);
       const path = join(cwd, 'in/doc-00.pdf');
@@ -68,7 +71,9 @@ describe('a file rewritten between its plan and its send', () => {
     });
   }
 
-  it('a file rewritten into content an earlier run completed is recorded from the journal, never charged again (a shared journal claims it first)', async () => {
+  it('a file rewritten into content an earlier run completed is recorded from the journal, never charged again (a shared journal claims it first)', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(2);
     const options = batchOptions(server.url, KEY, { state: 'journal.sqlite', out: '-', format: 'jsonl' });
@@ -89,7 +94,9 @@ describe('a file rewritten between its plan and its send', () => {
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1]);
   });
 
-  it('a copy of the planned content, sent once through the file that changed, is not given what that file now holds: the rerun sends it', async () => {
+  it('a copy of the planned content, sent once through the file that changed, is not given what that file now holds: the rerun sends it', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(1);
     const path = join(cwd, 'in/doc-00.pdf');
@@ -116,7 +123,7 @@ describe('a file rewritten between its plan and its send', () => {
     expect(Object.fromEntries(reservesBySha)).toEqual({ [sha(rewritten)]: 1, [sha(original)]: 1 });
   });
 
-  it('the warning shows a name with control characters escaped, never raw', async () => {
+  it('the warning shows a name with control characters escaped, never raw', async ({ emulator }) => {
     const server = await emulator();
     const cwd = await invoiceDir(0);
     const name = 'in/scan\u001b[2J\nfake line.pdf';

@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { DEFAULT_INLINE_MAX } from '../../src/flags/batch.ts';
 import { deployedStandIn, type DeployedStandIn } from '../helpers/deployed-stand-in.ts';
-import { emulator, KEY as EMULATOR_KEY } from '../helpers/emulator.ts';
+import { KEY as EMULATOR_KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { batchOptions, invoiceDir, journalFacts, ledgerTotals, run } from './harness.ts';
 
@@ -107,6 +107,7 @@ describe('the batch client against the service as deployed', () => {
 
   it('a 404 page on documents/{id} in front of a service that has the route: an upload after it is still collected, never stranded', async ({
     httpServer,
+    emulator,
   }) => {
     const server = await emulator({ idempotency_key: false });
     // A page in front of the service answers the first document read with an HTML 404.

@@ -10,11 +10,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Drop folders are written by others: a file the walk saw, swapped for a symbolic link to a
@@ -37,7 +38,7 @@ async function secretPdf(): Promise<{ path: string; bytes: Buffer; dir: string }
 
 describe('a walked file swapped for a symbolic link before its send', () => {
   for (const route of ['inline', 'upload'] as const) {
-    it(`${route}: the link is not followed; the secret it leads to is never charged`, async () => {
+    it(`${route}: the link is not followed; the secret it leads to is never charged`, async ({ emulator }) => {
       const server = await emulator({ idempotency_key: false });
       const cwd = await invoiceDir(2);
       const secret = await secretPdf();
@@ -62,7 +63,9 @@ describe('a walked file swapped for a symbolic link before its send', () => {
     });
   }
 
-  it('a folder on the path swapped for a link to elsewhere: the file under it is not read there', async () => {
+  it('a folder on the path swapped for a link to elsewhere: the file under it is not read there', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = tempDir('extract-run-');
     mkdirSync(join(cwd, 'in/sub'), { recursive: true });
@@ -81,7 +84,9 @@ describe('a walked file swapped for a symbolic link before its send', () => {
     expect(r.stderr).toMatch(/in\/sub\/secret\.pdf: .*not inside the folder it was found in/);
   });
 
-  it('--follow-links: a walked file swapped for a link is read at its target, as the walk would have', async () => {
+  it('--follow-links: a walked file swapped for a link is read at its target, as the walk would have', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(1);
     const other = await secretPdf();
@@ -99,7 +104,9 @@ describe('a walked file swapped for a symbolic link before its send', () => {
 });
 
 describe('--move-done never follows a link under its folder', () => {
-  it('drop/done/sub -> elsewhere: the file stays in place, nothing is written elsewhere, exit 8, the link named', async () => {
+  it('drop/done/sub -> elsewhere: the file stays in place, nothing is written elsewhere, exit 8, the link named', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = tempDir('extract-move-');
     const elsewhere = tempDir('extract-elsewhere-');
@@ -122,7 +129,7 @@ describe('--move-done never follows a link under its folder', () => {
     expect(report.documents[0]).toMatchObject({ outcome: 'completed', move_error: expect.stringMatching(/sub/) });
   });
 
-  it('a link deeper in a move folder outside the drop folder is refused the same way', async () => {
+  it('a link deeper in a move folder outside the drop folder is refused the same way', async ({ emulator }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = tempDir('extract-move-');
     const elsewhere = tempDir('extract-elsewhere-');

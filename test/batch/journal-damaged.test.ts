@@ -1,10 +1,11 @@
 import { copyFileSync, existsSync, openSync, closeSync, readSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { openState } from '../../src/journal/state/index.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * A damaged SQLite journal stops the run; it never starts over and pays again. The emulator
@@ -27,7 +28,9 @@ function scribble(path: string, at: number, length: number): void {
 }
 
 describe('a damaged journal', () => {
-  it('a journal truncated to 0 bytes: exit 6 with what to do, nothing sent, and the ledger unchanged', async () => {
+  it('a journal truncated to 0 bytes: exit 6 with what to do, nothing sent, and the ledger unchanged', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(3);
     const journal = join(cwd, 'journal.sqlite');
@@ -49,7 +52,7 @@ describe('a damaged journal', () => {
     expect((await ledgerTotals(server.url)).net).toBe(3);
   });
 
-  it('the JSON Lines journal cut short: exit 6, nothing sent, the ledger unchanged', async () => {
+  it('the JSON Lines journal cut short: exit 6, nothing sent, the ledger unchanged', async ({ emulator }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(3);
     const journal = join(cwd, 'journal.jsonl');

@@ -2,10 +2,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Agent, type Dispatcher } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseJournal } from '../../src/journal/journal-read.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The default (SQLite) journal refuses writes mid-run: another connection holds it in
@@ -34,7 +35,9 @@ function rescueFiles(journal: string): string[] {
 }
 
 describe('a SQLite journal locked past --state-wait', () => {
-  it('keeps every answer in flight (output, rescue file), and no rerun, plain or --retry-failed, pays again', async () => {
+  it('keeps every answer in flight (output, rescue file), and no rerun, plain or --retry-failed, pays again', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(6);
     const journal = join(cwd, 'journal.sqlite');

@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { failsAgain } from '../../src/cost/rerun.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, journalFacts, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * New and known failures (README: Exit codes): a file that fails the same way again fails the
@@ -25,7 +26,9 @@ describe('new and known failures', () => {
   });
 
   for (const route of ['inline', 'upload'] as const) {
-    it(`${route}: a broken file is exit 1 on the run that meets it, then listed as left and set aside with exit 0; a new failure exits 1 again`, async () => {
+    it(`${route}: a broken file is exit 1 on the run that meets it, then listed as left and set aside with exit 0; a new failure exits 1 again`, async ({
+      emulator,
+    }) => {
       const server = await emulator();
       const cwd = await invoiceDir(1);
       writeFileSync(join(cwd, 'in', 'broken.pdf'), BROKEN);
@@ -70,7 +73,9 @@ describe('new and known failures', () => {
     });
   }
 
-  it('a failure that may pass next time (the service down) is not set aside: retried by the next run', async () => {
+  it('a failure that may pass next time (the service down) is not set aside: retried by the next run', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(1);
     await fetch(`${server.url}/_emulator/faults`, {

@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { startServer, type RunningServer } from '../../src/emulator/server.ts';
-import { sharedEngine } from '../helpers/emulator.ts';
+import type { Engine } from '../../src/engine/types.ts';
+import { it } from '../helpers/fixtures.ts';
 import { ExtractError } from '../../src/errors.ts';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
 import { batchOptions, invoiceDir, run } from './harness.ts';
@@ -18,22 +19,22 @@ afterEach(async () => {
   servers.clear();
 });
 
-async function emulator(): Promise<RunningServer> {
+async function emulator(engine: Engine): Promise<RunningServer> {
   const server = await startServer({
     config: { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 } },
     host: '127.0.0.1',
     port: 0,
     inMemory: true,
     log: () => {},
-    engine: sharedEngine(),
+    engine,
   });
   servers.add(server);
   return server;
 }
 
 describe('messages', () => {
-  it('a rejected key names where it came from and a command that works', async () => {
-    const server = await emulator();
+  it('a rejected key names where it came from and a command that works', async ({ sharedEngine }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(1);
     const wrong = 'ext_not_a_key_of_this_parser';
     const fromConfig = await run(cwd, ['in/'], { ...batchOptions(server.url, wrong), keySource: 'config' });
@@ -46,8 +47,10 @@ describe('messages', () => {
     expect(`${fromEnv.stderr}${fromConfig.stderr}`).not.toContain(wrong);
   });
 
-  it('a key rejected while asking about documents the journal holds says so once, and where the key came from', async () => {
-    const server = await emulator();
+  it('a key rejected while asking about documents the journal holds says so once, and where the key came from', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(1);
     expect((await run(cwd, ['in/'], batchOptions(server.url, KEY))).summary.exit_code).toBe(0);
     const wrong = 'ext_not_a_key_of_this_parser';
@@ -75,8 +78,10 @@ describe('messages', () => {
     expect((err as ExtractError).message).toMatch(/--explode line_items .* output is json/);
   });
 
-  it('--explode naming no table (an unknown or Object field) ends in exit 2, with the tables listed', async () => {
-    const server = await emulator();
+  it('--explode naming no table (an unknown or Object field) ends in exit 2, with the tables listed', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(2);
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { explode: 'no_such_table', out: 'out.csv' }));
     expect(r.summary.completed).toBe(2);
@@ -84,8 +89,10 @@ describe('messages', () => {
     expect(r.stderr).toMatch(/--explode no_such_table: no document has a table there/);
   });
 
-  it('-q keeps the reason for an exit 2: the --explode line is printed as the error it now is', async () => {
-    const server = await emulator();
+  it('-q keeps the reason for an exit 2: the --explode line is printed as the error it now is', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(1);
     const options = batchOptions(server.url, KEY, { explode: 'no_such_table', out: 'out.csv', verbosity: 'quiet' });
     const r = await run(cwd, ['in/'], options);
@@ -114,8 +121,10 @@ describe('messages', () => {
     expect((err as ExtractError).message).toMatch(/^--move-done a-file is not a folder: name a folder/);
   });
 
-  it('a rerun with every file done earlier says there is nothing to send, not "0 documents"', async () => {
-    const server = await emulator();
+  it('a rerun with every file done earlier says there is nothing to send, not "0 documents"', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(2);
     expect((await run(cwd, ['in/'], batchOptions(server.url, KEY))).summary.exit_code).toBe(0);
     const rerun = await run(cwd, ['in/'], batchOptions(server.url, KEY));

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { moveInto } from '../../src/batch/finish/move.ts';
 import { fileFacts } from '../../src/batch/facts.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Only what was read is moved: --move-done moves a file only while it is still the one whose
@@ -18,7 +19,9 @@ import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('--move-done moves only the file that was read', () => {
-  it('a file replaced while its document was in flight stays where it is; the rerun sends it and then moves it', async () => {
+  it('a file replaced while its document was in flight stays where it is; the rerun sends it and then moves it', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(1);
     mkdirSync(join(cwd, 'done'));

@@ -1,14 +1,15 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseJournal } from '../../src/journal/journal-read.ts';
 import type { WriteBytes } from '../../src/journal/journal.ts';
 import { rescuePlacesFor, takeBackRescued } from '../../src/journal/state/rescue.ts';
 import { ExtractError } from '../../src/errors.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { readJournalLines } from '../helpers/journal.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * In process: the journal's disk fills mid-run (a write that fails with
@@ -49,7 +50,9 @@ function records(stdoutOrFile: string): Array<Record<string, unknown>> {
 }
 
 describe('a journal that cannot be written', () => {
-  it('stops sending at once (exit 6), keeps what was charged in the rescue file, and the rerun takes it back and pays nothing again', async () => {
+  it('stops sending at once (exit 6), keeps what was charged in the rescue file, and the rerun takes it back and pays nothing again', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(6);
     const options = batchOptions(server.url, KEY, { route: 'inline', concurrency: 1, out: 'out.jsonl' });
@@ -90,7 +93,9 @@ describe('a journal that cannot be written', () => {
     );
   }, 60_000);
 
-  it('--move-done after a refused write moves nothing: the outcomes it kept are not on disk yet, and a moved file could come back as new', async () => {
+  it('--move-done after a refused write moves nothing: the outcomes it kept are not on disk yet, and a moved file could come back as new', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(4);
     mkdirSync(join(cwd, 'done'));
@@ -106,7 +111,9 @@ describe('a journal that cannot be written', () => {
     expect((await ledgerTotals(server.url)).net).toBe(4);
   });
 
-  it('a disk that frees up before the end takes the kept facts on the second try: no rescue file', async () => {
+  it('a disk that frees up before the end takes the kept facts on the second try: no rescue file', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(4);
     const options = batchOptions(server.url, KEY, { route: 'inline', concurrency: 1 });
@@ -143,7 +150,7 @@ describe('a journal that cannot be written', () => {
 });
 
 describe('a completed record is never replaced by a worse one', () => {
-  it('--fresh stopped by a 402: the output keeps the completed records', async () => {
+  it('--fresh stopped by a 402: the output keeps the completed records', async ({ emulator }) => {
     const server = await emulator({ idempotency_key: false, credits: 3 });
     const cwd = await invoiceDir(3);
     const options = batchOptions(server.url, KEY, { route: 'inline', out: 'out.jsonl' });

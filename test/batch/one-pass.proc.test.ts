@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { afterEach, describe, expect } from 'vitest';
+import { KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, journalFacts, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * A large file sent by upload is read once, hashed as its bytes are PUT,
@@ -47,7 +48,9 @@ const lines = (stdout: string): Line[] =>
     .map((l) => JSON.parse(l) as Line);
 
 describe('one read pass for large files', () => {
-  it('the journal keys the document by the hash taken during the PUT; a renamed copy is recorded, never charged', async () => {
+  it('the journal keys the document by the hash taken during the PUT; a renamed copy is recorded, never charged', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(1, 2);
     const first = await run(cwd, ['in'], batchOptions(server.url, KEY, onePass));
@@ -74,7 +77,9 @@ describe('one read pass for large files', () => {
     expect(journalFacts(cwd)).toHaveLength(3);
   });
 
-  it('two copies of new content in one run are sent once; each is recorded with the one document', async () => {
+  it('two copies of new content in one run are sent once; each is recorded with the one document', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(1);
     copyFileSync(join(cwd, 'in/doc-00.pdf'), join(cwd, 'in/doc-00-copy.pdf'));
@@ -106,7 +111,7 @@ describe('one read pass for large files', () => {
     expect(read / size).toBeLessThan(1.05);
   });
 
-  it('a large file whose upload fails leaves no fact without a hash; the rerun sends it', async () => {
+  it('a large file whose upload fails leaves no fact without a hash; the rerun sends it', async ({ emulator }) => {
     const server = await emulator();
     const cwd = await invoiceDir(1);
     // Storage fails every PUT (a 500 on each of the 6 attempts): the file fails before its hash is known.

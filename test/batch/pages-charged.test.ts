@@ -1,10 +1,11 @@
 import { writeSync } from 'node:fs';
 import fc from 'fast-check';
 import { MockAgent } from 'undici';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import type { WriteBytes } from '../../src/journal/journal.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Pages charged are what the service charged: a document the service answers with again (a
@@ -35,7 +36,9 @@ async function setFault(url: string, rule: unknown | null): Promise<void> {
 }
 
 describe('pages charged are what the service charged', () => {
-  it('--fresh answered with the same documents: nothing charged, their pages recognised; the sum is the ledger', async () => {
+  it('--fresh answered with the same documents: nothing charged, their pages recognised; the sum is the ledger', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(3, 2);
     const options = batchOptions(server.url, KEY, { route: 'inline' });
@@ -49,7 +52,9 @@ describe('pages charged are what the service charged', () => {
     expect(fresh.stderr).toMatch(/; 0 pages charged, 6 recognised \(no charge\) in /);
   });
 
-  it('a service that makes a new document for each request: --fresh charges again, and says so', async () => {
+  it('a service that makes a new document for each request: --fresh charges again, and says so', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(2, 2);
     const options = batchOptions(server.url, KEY, { route: 'inline' });
@@ -97,7 +102,9 @@ describe('pages charged are what the service charged', () => {
     fault: fc.constantFrom('none', 'none', 'reset-after', '502', 'disk-full'),
   });
 
-  it('summed over any sequence of runs (first, rerun, --fresh, --retry-failed, answers lost), pages charged are the ledger', async () => {
+  it('summed over any sequence of runs (first, rerun, --fresh, --retry-failed, answers lost), pages charged are the ledger', async ({
+    emulator,
+  }) => {
     const seen: string[] = [];
     await fc.assert(
       fc.asyncProperty(

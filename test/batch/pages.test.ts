@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { LedgerBody } from '../../src/contract/index.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { grayTiff } from '../helpers/scan.ts';
 import { batchOptions, invoiceDir, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * A TIFF of `pages` blank grey pages, one image file directory a page. The service charges a
@@ -20,7 +21,7 @@ function tiff(pages: number): Buffer {
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('--dry-run counts pages as the service charges them (one counter: the engine)', () => {
-  it("each planned document's estimate is what the emulator then reserves for it", async () => {
+  it("each planned document's estimate is what the emulator then reserves for it", async ({ emulator }) => {
     const cwd = await invoiceDir(1, 3);
     writeFileSync(join(cwd, 'in', 'scan.tif'), tiff(3));
     // A PDF with bytes before its header, as some scanners write it: readers look within the first 1 KiB.

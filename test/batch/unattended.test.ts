@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { startServer, type RunningServer } from '../../src/emulator/server.ts';
-import { sharedEngine } from '../helpers/emulator.ts';
+import type { Engine } from '../../src/engine/types.ts';
+import { it } from '../helpers/fixtures.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
 import { replayJournal } from '../../src/journal/journal-read.ts';
 import { readFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ afterEach(async () => {
 });
 
 async function emulator(
+  engine: Engine,
   overrides: Partial<EmulatorConfigInput> = {},
   port = 0,
   sleep?: (ms: number) => Promise<void>,
@@ -35,7 +37,7 @@ async function emulator(
     log: () => {},
     // The file's one engine pool, as test/helpers/emulator.ts gives its emulators (a pool each was
     // a Node process and pdfjs loaded per emulator, several per test).
-    engine: sharedEngine(),
+    engine,
     ...(sleep ? { deps: { sleep } } : {}),
   });
   servers.add(server);
@@ -58,10 +60,12 @@ const records = (stdout: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('unattended runs heal themselves', () => {
-  it('service down, then back: a plain rerun sends what failed at no cost, exit 0, each document charged once', async () => {
+  it('service down, then back: a plain rerun sends what failed at no cost, exit 0, each document charged once', async ({
+    sharedEngine,
+  }) => {
     const cwd = await invoiceDir(4);
     // The emulator's address, closed for the first run: connections are refused.
-    const probe = await emulator();
+    const probe = await emulator(sharedEngine);
     const url = probe.url;
     await probe.close();
     servers.delete(probe);
@@ -70,7 +74,7 @@ describe('unattended runs heal themselves', () => {
     expect(down.summary.completed).toBe(0);
     expect(down.summary.exit_code).not.toBe(0);
 
-    const up = await emulator({}, Number(new URL(url).port));
+    const up = await emulator(sharedEngine, {}, Number(new URL(url).port));
     const again = await run(cwd, ['in/'], batchOptions(up.url, KEY));
     expect(again.stderr).not.toMatch(/--retry-failed/);
     expect(again.summary.exit_code, again.stderr).toBe(0);
@@ -80,8 +84,10 @@ describe('unattended runs heal themselves', () => {
     expect(again.summary.pages_charged).toBe(ledger.net);
   });
 
-  it("the service's own 500 on POST extract (a JSON error body) is retried in the run, and on a plain rerun", async () => {
-    const server = await emulator();
+  it("the service's own 500 on POST extract (a JSON error body) is retried in the run, and on a plain rerun", async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(3);
     // Every inline extract fails with the emulator's own 500 (JSON body, nothing charged).
     await addFault(server.url, {
@@ -107,8 +113,10 @@ describe('unattended runs heal themselves', () => {
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1]);
   });
 
-  it("a proxy's 502 on POST extract stays visible: a plain rerun does not resend it; --retry-failed does, under the same key", async () => {
-    const server = await emulator();
+  it("a proxy's 502 on POST extract stays visible: a plain rerun does not resend it; --retry-failed does, under the same key", async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(2);
     await addFault(server.url, {
       operation: 'extract-inline',
@@ -127,8 +135,8 @@ describe('unattended runs heal themselves', () => {
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1]);
   });
 
-  it('an unreadable document is not retried by a plain rerun', async () => {
-    const server = await emulator();
+  it('an unreadable document is not retried by a plain rerun', async ({ sharedEngine }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(1);
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(cwd, 'in', 'broken.pdf'), '%PDF-1.4\nthis is not a PDF at all\n');
@@ -155,10 +163,12 @@ describe('the circuit breaker', () => {
     expect(journalFacts(cwd).filter((f) => f.fact === 'failed' && f.charge !== 'none')).toEqual([]);
   });
 
-  it('opens mid-batch when the service goes away; submitted documents stay pending with their document_id', async () => {
+  it('opens mid-batch when the service goes away; submitted documents stay pending with their document_id', async ({
+    sharedEngine,
+  }) => {
     let gateOpen: () => void = () => {};
     const gate = new Promise<void>((r) => (gateOpen = r));
-    const server = await emulator({ processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) =>
+    const server = await emulator(sharedEngine, { processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) =>
       ms > 0 ? gate : Promise.resolve(),
     );
     const cwd = await invoiceDir(6);
@@ -197,8 +207,10 @@ describe('the circuit breaker', () => {
 });
 
 describe('pages charged add up to the ledger', () => {
-  it('402 mid-batch, top-up, resume: each run counts what it caused, and the sum is the ledger', async () => {
-    const server = await emulator({ credits: 5 });
+  it('402 mid-batch, top-up, resume: each run counts what it caused, and the sum is the ledger', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine, { credits: 5 });
     const cwd = await invoiceDir(6, 2);
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload', concurrency: 1 }));
     expect(first.summary.exit_code).toBe(3);
@@ -212,8 +224,10 @@ describe('pages charged add up to the ledger', () => {
     expect(after2.net).toBe(12);
   });
 
-  it('SIGTERM during the first poll: records are pending with document_id and page_count, counted; the rerun adds only the rest', async () => {
-    const server = await emulator({ processing: { ms_per_page: 200, concurrency: 1 } });
+  it('SIGTERM during the first poll: records are pending with document_id and page_count, counted; the rerun adds only the rest', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine, { processing: { ms_per_page: 200, concurrency: 1 } });
     const cwd = await invoiceDir(3, 3);
     let sent = false;
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload' }), {
@@ -241,8 +255,10 @@ describe('pages charged add up to the ledger', () => {
     expect(after2.net).toBe(9);
   });
 
-  it('Ctrl+C with documents in flight: one line for all still processing, and the hint to press it again once', async () => {
-    const server = await emulator({ processing: { ms_per_page: 200, concurrency: 1 } });
+  it('Ctrl+C with documents in flight: one line for all still processing, and the hint to press it again once', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine, { processing: { ms_per_page: 200, concurrency: 1 } });
     const cwd = await invoiceDir(4, 3);
     let sent = false;
     const r = await run(cwd, ['in/'], batchOptions(server.url, KEY, { route: 'upload' }), {
@@ -266,10 +282,12 @@ describe('pages charged add up to the ledger', () => {
     ).toHaveLength(1);
   });
 
-  it('the poll deadline: pending records carry document_id and page_count (exit 5); pages charged counts them', async () => {
+  it('the poll deadline: pending records carry document_id and page_count (exit 5); pages charged counts them', async ({
+    sharedEngine,
+  }) => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
-    const server = await emulator({ processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) =>
+    const server = await emulator(sharedEngine, { processing: { ms_per_page: 1, concurrency: 4 } }, 0, (ms) =>
       ms > 0 ? gate : Promise.resolve(),
     );
     try {
@@ -289,8 +307,10 @@ describe('pages charged add up to the ledger', () => {
 });
 
 describe('duplicates and rate limits', () => {
-  it('two files with one content are one document: sent once, recorded under both names, charged once', async () => {
-    const server = await emulator();
+  it('two files with one content are one document: sent once, recorded under both names, charged once', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(2, 2);
     const { copyFileSync } = await import('node:fs');
     copyFileSync(join(cwd, 'in', 'doc-00.pdf'), join(cwd, 'in', 'doc-00-copy.pdf'));
@@ -303,8 +323,10 @@ describe('duplicates and rate limits', () => {
     expect(ledger.net).toBe(4);
   });
 
-  it('429s on POST extract are retried in the run: every document completes, each charged once', async () => {
-    const server = await emulator();
+  it('429s on POST extract are retried in the run: every document completes, each charged once', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(6);
     await addFault(server.url, {
       operation: 'extract-inline',
@@ -321,8 +343,10 @@ describe('duplicates and rate limits', () => {
 });
 
 describe('--fresh', () => {
-  it('with a rejected key (exit 4, nothing sent) changes nothing: the next plain run pays for nothing again', async () => {
-    const server = await emulator();
+  it('with a rejected key (exit 4, nothing sent) changes nothing: the next plain run pays for nothing again', async ({
+    sharedEngine,
+  }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(3);
     const first = await run(cwd, ['in/'], batchOptions(server.url, KEY));
     expect(first.summary.completed).toBe(3);
@@ -344,8 +368,8 @@ describe('--fresh', () => {
     expect([...(await ledgerTotals(server.url)).reservesBySha.values()]).toEqual([1, 1, 1]);
   });
 
-  it('against a service that is down sends nothing and forgets nothing', async () => {
-    const server = await emulator();
+  it('against a service that is down sends nothing and forgets nothing', async ({ sharedEngine }) => {
+    const server = await emulator(sharedEngine);
     const cwd = await invoiceDir(3);
     await run(cwd, ['in/'], batchOptions(server.url, KEY));
     const url = server.url;
@@ -354,7 +378,7 @@ describe('--fresh', () => {
     // The same target (URL and key), down now.
     const fresh = await run(cwd, ['in/'], batchOptions(url, KEY, { fresh: true }));
     expect(fresh.summary.exit_code).toBe(7);
-    const back = await emulator({}, Number(new URL(url).port));
+    const back = await emulator(sharedEngine, {}, Number(new URL(url).port));
     const plain = await run(cwd, ['in/'], batchOptions(back.url, KEY));
     expect(plain.summary.exit_code, plain.stderr).toBe(0);
     expect(plain.summary.skipped).toBe(3);

@@ -1,8 +1,9 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { describe, expect } from 'vitest';
+import { KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from './harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The plan takes the batch a window at a time and keeps each job on disk. A
@@ -18,7 +19,9 @@ const records = (stdout: string) =>
     .map((l) => JSON.parse(l) as { file: string; status: string; document_id: string | null });
 
 describe('the plan in windows', () => {
-  it('copies across windows are sent once, each input is recorded in input order, and a rerun pays nothing', async () => {
+  it('copies across windows are sent once, each input is recorded in input order, and a rerun pays nothing', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(4);
     // In input order: doc-00, doc-01, doc-01b (a copy of doc-01, the next window), doc-02, doc-03, z-copy (of doc-00, the last window).

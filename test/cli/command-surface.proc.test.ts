@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, KEY, serve } from '../e2e/batch-helpers.ts';
+import { it, extract, KEY } from '../e2e/batch-helpers.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 import type { Command } from 'commander';
 
@@ -28,7 +28,9 @@ describe('the command surface (built CLI)', () => {
     expect(r.stderr).not.toContain('--poll-max-interval');
   });
 
-  it('"extract get doc_x": a plain error on stderr and exit 1, nothing on stdout; --json keeps it as a JSON record', async () => {
+  it('"extract get doc_x": a plain error on stderr and exit 1, nothing on stdout; --json keeps it as a JSON record', async ({
+    serve,
+  }) => {
     const { url } = await serve();
     const cwd = tempDir();
     const r = await extract(cwd, url, ['get', 'doc_x']);
@@ -43,7 +45,9 @@ describe('the command surface (built CLI)', () => {
     expect(record).toMatchObject({ document_id: 'doc_x', status: 'error' });
   });
 
-  it('"extract status" lists the live workers and those of the last run, and counts the earlier ones', async () => {
+  it('"extract status" lists the live workers and those of the last run, and counts the earlier ones', async ({
+    serve,
+  }) => {
     const { url } = await serve();
     const cwd = tempDir();
     for (const n of [1, 2, 3]) {
@@ -106,7 +110,7 @@ describe('the command surface (built CLI)', () => {
     expect(both.stderr).toContain('-q and -v contradict each other');
   });
 
-  it('-q and -v where they say something: config set -q says nothing, get -v names each request', async () => {
+  it('-q and -v where they say something: config set -q says nothing, get -v names each request', async ({ serve }) => {
     const { url } = await serve();
     const cwd = tempDir();
     const loud = await extract(cwd, url, ['config', 'set', 'base_url', 'https://x.example']);
@@ -118,7 +122,9 @@ describe('the command surface (built CLI)', () => {
     expect(verbose.stderr).toMatch(/GET .*doc_x.* -> 404/);
   });
 
-  it('--color: always paints stderr on a pipe, never wins over FORCE_COLOR, auto follows FORCE_COLOR then NO_COLOR', async () => {
+  it('--color: always paints stderr on a pipe, never wins over FORCE_COLOR, auto follows FORCE_COLOR then NO_COLOR', async ({
+    serve,
+  }) => {
     const { url } = await serve();
     const cwd = tempDir();
     writeFileSync(join(cwd, 'i1.pdf'), await invoicePdf(1));

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import type { z } from 'zod';
 import { JSON_SCHEMA_PATH } from '../../scripts/cli-reference.ts';
 import {
@@ -132,9 +133,16 @@ describe('--json (built CLI), validated against the documented schema', () => {
     expect(ConfigPath.parse(JSON.parse(path.stdout)).path).toBe(join(cwd, '.config', 'config.json'));
   });
 
-  it('watch --json: started, a record per document as it ends, stopped on SIGTERM', async () => {
+  it('watch --json: started, a record per document as it ends, stopped on SIGTERM', async ({ spawnCli }) => {
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, service(), ['in', '--json', '-o', 'out.jsonl', '--settle', '200ms']);
+    const watcher = await startWatch(spawnCli, cwd, service(), [
+      'in',
+      '--json',
+      '-o',
+      'out.jsonl',
+      '--settle',
+      '200ms',
+    ]);
     const [file] = await dropInvoices(cwd, 1);
     await until(() => watcher.stdout().includes('"event":"record"'), 'a record event', watcher);
     watcher.child.kill('SIGTERM');

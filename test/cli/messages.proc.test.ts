@@ -3,10 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
-import { emulator, KEY as SERVICE_KEY } from '../helpers/emulator.ts';
+import { KEY as SERVICE_KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The small things a user notices, end to end on the built CLI: a rejected key said
@@ -26,7 +27,9 @@ function run(args: string[], env: Record<string, string> = {}, cwd = tempDir(), 
 const count = (text: string, part: string): number => text.split(part).length - 1;
 
 describe('messages (built CLI)', () => {
-  it('a rejected key under -q: said once, with what to fix, not "rerun the same command to resume"', async () => {
+  it('a rejected key under -q: said once, with what to fix, not "rerun the same command to resume"', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = tempDir();
     for (const n of [1, 2]) writeFileSync(join(cwd, `i${n}.pdf`), await invoicePdf(n));
@@ -95,7 +98,7 @@ describe('messages (built CLI)', () => {
     expect(both.stdout).toMatch(/^total +3 credits$/m);
   });
 
-  it('--report: every key snake_case (exit_code, not exitCode)', async () => {
+  it('--report: every key snake_case (exit_code, not exitCode)', async ({ emulator }) => {
     // Against the file's in-process emulator: a --local run started an engine of its own in the
     // CLI for the same report.
     const server = await emulator();

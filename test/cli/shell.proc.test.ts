@@ -2,9 +2,10 @@ import { hostname } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, spawnCli, tempDir } from '../helpers/cli.ts';
+import { describe, expect } from 'vitest';
+import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
 import { payload, send } from '../receiver/helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The shell's conventions, end to end on the built CLI: help, help topics, version,
@@ -195,7 +196,7 @@ t extract listen --max-body inv
 });
 
 describe('listen and the journal lock (built CLI)', () => {
-  it('extract listen | jq -c . works: the banner is on stderr, stdout holds only JSON Lines', async () => {
+  it('extract listen | jq -c . works: the banner is on stderr, stdout holds only JSON Lines', async ({ spawnCli }) => {
     const dir = tempDir();
     const listen = spawnCli(['listen', '--port', '0', '--auth', 'none', '--data-dir', join(dir, 'inbox')]);
     const [, url] = await listen.waitFor(/^Listening on (\S+)$/m);

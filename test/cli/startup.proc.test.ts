@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, spawnNode } from '../helpers/cli.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { afterEach, describe, expect } from 'vitest';
+import { CLI, cleanEnv } from '../helpers/cli.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
 import { grayPng, renderGray } from '../helpers/scan.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * What a start-up of the built CLI loads (README: Install, ARCHITECTURE: the bundle): a hook
@@ -195,7 +196,9 @@ describe('start-up of the built CLI', () => {
     }
   });
 
-  it('a first run loads only the request parts of undici; a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod, chalk (no colours off a terminal) nor (for JSON Lines) the CSV writer', async () => {
+  it('a first run loads only the request parts of undici; a rerun that finds every file done loads neither the HTTP client, the MIME sniffers, zod, chalk (no colours off a terminal) nor (for JSON Lines) the CSV writer', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const dir = mkdtempSync(join(tmpdir(), 'extract-rerun-'));
     dirs.push(dir);
@@ -268,7 +271,9 @@ describe('start-up of the built CLI', () => {
     expect(readFileSync(join(dir, 'scans.json'), 'utf8')).toContain('INV-1234');
   }, 180_000);
 
-  it("a started extract serve loads neither the batch client nor the engine's reader (pdfjs, which only its engine processes load)", async () => {
+  it("a started extract serve loads neither the batch client nor the engine's reader (pdfjs, which only its engine processes load)", async ({
+    spawnNode,
+  }) => {
     const { importArgs, log } = loadHook();
     const serve = spawnNode([...importArgs, CLI, 'serve', '--port', '0', '--listen-port', '0', '--in-memory']);
     await serve.waitFor(/^Try: /m);

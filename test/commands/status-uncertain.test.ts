@@ -1,10 +1,11 @@
 import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runStatus, statusLines, statusOf, type StatusView } from '../../src/commands/status.ts';
 import type { JournalFact, WriteBytes } from '../../src/journal/journal.ts';
 import { batchOptions, invoiceDir, run } from '../batch/harness.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Uncertain documents (sent, outcome unknown: they may have been charged) are listed by
@@ -37,7 +38,9 @@ async function addFault(url: string, rule: unknown): Promise<void> {
 }
 
 describe('extract status --uncertain', () => {
-  it("a full disk: the documents in flight are listed with their real cause, the rescue file's document_id and pages", async () => {
+  it("a full disk: the documents in flight are listed with their real cause, the rescue file's document_id and pages", async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(4, 2);
     // The journal's disk fills once the four `sending` facts are on it: the first result finds it full.
@@ -67,7 +70,9 @@ describe('extract status --uncertain', () => {
     expect(lines).not.toMatch(/in flight at a crash/);
   });
 
-  it("an answer lost (a reset after the work) or a proxy's 502: listed as uncertain with that cause", async () => {
+  it("an answer lost (a reset after the work) or a proxy's 502: listed as uncertain with that cause", async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(2, 1);
     await addFault(server.url, {

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { zipSync } from 'fflate';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { BatchReport } from '../../src/outputs/json-shapes.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -41,8 +41,8 @@ function blocksUnder(title: string): string[][] {
 }
 
 let tarballs: Tarballs;
-beforeAll(async () => {
-  tarballs = await packTarballs();
+it.beforeAll(async ({ fileTempDir }) => {
+  tarballs = await packTarballs(fileTempDir);
 }, 600_000);
 
 /** A shell's environment with nothing of the developer's, npm's global prefix in `prefix`. */
@@ -229,15 +229,15 @@ describe('README recipes, from the packed tarballs outside the clone', () => {
 
 /** The global prefix the Install recipe's tarball lines install into (client and engine). */
 let tarballInstall: string;
-beforeAll(async () => {
+it.beforeAll(async ({ fileTempDir }) => {
   const [install] = blocksUnder('Install');
   const lines = install!.filter((l) => l.startsWith('npm install -g ./'));
   expect(lines).toEqual([
     expect.stringContaining(`./extract-cli-${VERSION}.tgz`),
     expect.stringContaining(`./extract-cli-engine-${VERSION}.tgz`),
   ]);
-  tarballInstall = tempDir('extract-prefix-');
-  const env = shellEnv(tarballInstall, tempDir('extract-home-'));
+  tarballInstall = fileTempDir('extract-prefix-');
+  const env = shellEnv(tarballInstall, fileTempDir('extract-home-'));
   for (const line of lines) {
     const result = await sh(line, tarballs.dir, env);
     expect(result.exitCode, `${line}\n${result.stderr}`).toBe(0);

@@ -3,10 +3,11 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, KEY, readJsonLines, reservesBySha, serve } from './batch-helpers.ts';
+import { mountTmpfs, tmpfsRefused, unmount } from '../helpers/tmpfs.ts';
+import { extract, it, KEY, readJsonLines, reservesBySha } from './batch-helpers.ts';
 
 /**
  * The run's part space (TMPDIR) on a real 1 MB tmpfs that an archive's parts do not fit in,
@@ -15,33 +16,19 @@ import { extract, KEY, readJsonLines, reservesBySha, serve } from './batch-helpe
  * once; a rerun with room sends it, and pays nothing again for the rest.
  */
 
-function mountTmpfs(dir: string, size: string): string | undefined {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (err) {
-    return `mount -t tmpfs is not permitted here (${String(err).split('\n')[0]})`;
-  }
-}
-
-const noTmpfs = ((): string | undefined => {
-  const probe = tempDir('extract-probe-');
-  const why = mountTmpfs(probe, '64k');
-  if (why === undefined) execFileSync('umount', [probe]);
-  return why;
-})();
+const noTmpfs = tmpfsRefused();
 
 describe('a full disk under the part space', () => {
   it.skipIf(noTmpfs !== undefined)(
     `an archive whose parts do not fit fails whole, naming what to free; the rerun with room sends it; each document paid once${noTmpfs === undefined ? '' : ` [skipped: ${noTmpfs}]`}`,
-    async () => {
+    async ({ serve }) => {
       const { url } = await serve({ idempotency_key: false });
       const cwd = tempDir('extract-part-disk-');
       const disk = join(cwd, 'tmp');
       mkdirSync(disk);
       expect(mountTmpfs(disk, '1m')).toBeUndefined();
       onTestFinished(() => {
-        execFileSync('umount', ['-l', disk]);
+        unmount(disk, true);
       });
       mkdirSync(join(cwd, 'in'));
       writeFileSync(

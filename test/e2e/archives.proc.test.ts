@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { journalFacts } from '../helpers/journal.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
@@ -101,10 +102,12 @@ describe('archives, the built CLI', () => {
     expect([...(await reservesBySha(url)).values()].every((n) => n === 1)).toBe(true);
   });
 
-  it('extract watch: a zip dropped into the folder is its parts, each charged once; the zip stays, handled, not read again', async () => {
+  it('extract watch: a zip dropped into the folder is its parts, each charged once; the zip stays, handled, not read again', async ({
+    spawnCli,
+  }) => {
     const url = slow();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     writeFileSync(join(cwd, 'dropped.zip'), zipSync(await invoices(2, 7300)));
     renameSync(join(cwd, 'dropped.zip'), join(cwd, 'in', 'dropped.zip'));
     await watched(() => jsonLinesOf(join(cwd, 'out.jsonl')).length === 2, 'both members', watcher);

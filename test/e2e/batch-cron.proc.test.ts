@@ -1,10 +1,11 @@
 import { createServer } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { spawnServe, tempDir } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { extract, fixtureNames, readJsonLines, reservesBySha, workDir } from './batch-helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /** A port of 127.0.0.1 that nothing listens on (taken, then released). */
 async function freePort(): Promise<number> {
@@ -17,7 +18,9 @@ async function freePort(): Promise<number> {
 }
 
 describe('the cron loop', () => {
-  it('serve down: exit 7 (the circuit opens), nothing lost; serve up: the same command exits 0 and each document is charged once', async () => {
+  it('serve down: exit 7 (the circuit opens), nothing lost; serve up: the same command exits 0 and each document is charged once', async ({
+    spawnServe,
+  }) => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const cwd = workDir();

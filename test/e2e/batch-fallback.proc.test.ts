@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { extract, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+import { describe, expect } from 'vitest';
+import { it, extract, readJsonLines, reservesBySha, workDir } from './batch-helpers.ts';
 
 describe('route fallback', () => {
-  it('an inline 503 moves the file to upload-and-poll, once, and says so', async () => {
+  it('an inline 503 moves the file to upload-and-poll, once, and says so', async ({ serve }) => {
     // Every inline request is answered 503 (the service's inline time limit), before any work.
     const server = await serve({
       faults: { rules: [{ operation: 'extract-inline', probability: 1, effect: { type: 'status', status: 503 } }] },

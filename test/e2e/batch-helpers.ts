@@ -2,12 +2,12 @@ import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, beforeEach, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { LedgerBody, type EmulatorConfigInput } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { CLI, cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
-import { emulator } from '../helpers/emulator.ts';
-import { inTest } from '../helpers/cleanup.ts';
+import type { StartEmulator } from '../helpers/emulator.ts';
+import { it as withServers } from '../helpers/fixtures.ts';
 
 /** Helpers of the batch client's end-to-end tests: the emulator, the built CLI, the ledger. */
 
@@ -43,9 +43,15 @@ export function straceWorks(): boolean {
  * (emulator/serve-cli, emulator/restart, reliability/emulator-crash), and each one started here
  * cost 0.8-1.1 CPU-seconds.
  */
-export async function serve(overrides: Partial<EmulatorConfigInput> = {}): Promise<{ url: string }> {
-  return emulator({ processing: { ms_per_page: 0, concurrency: 4 }, ...overrides });
-}
+export type Serve = (overrides?: Partial<EmulatorConfigInput>) => Promise<{ url: string }>;
+
+const serveOn =
+  (emulator: StartEmulator): Serve =>
+  (overrides = {}) =>
+    emulator({ processing: { ms_per_page: 0, concurrency: 4 }, ...overrides });
+
+/** The e2e tests' `it`: test/helpers/fixtures.ts's, plus `serve` (closed after the test). */
+export const it = withServers.extend('serve', async ({ emulator }): Promise<Serve> => serveOn(emulator));
 
 /**
  * The built CLI with a clean environment pointed at `url`; `input` is its standard input,
@@ -77,8 +83,13 @@ export function extract(
     extendEnv: false,
     reject: false,
   });
-  // Killed when the test ends, should it not have waited for it (a run in beforeAll is awaited there).
-  if (inTest()) onTestFinished(() => void child.kill('SIGKILL'));
+  // Killed when the test ends, should it not have waited for it (a run in beforeAll is awaited there,
+  // and onTestFinished throws outside a test).
+  try {
+    onTestFinished(() => void child.kill('SIGKILL'));
+  } catch {
+    /* not in a test */
+  }
   return child;
 }
 
@@ -97,21 +108,22 @@ const ledgerMarks = new Map<string, number>();
 
 /**
  * One `serve` for the tests of a file (or describe block) that call it at their top level, in place
- * of one each: started before them, killed after them. Each test sees only its own ledger entries
- * (ledger, reservesBySha), so what a test paid is counted as on a serve of its own. Not for a test
- * that changes the service for those after it (a fault rule): it starts its own serve().
+ * of one each: started before them (the `fileEmulator` fixture), closed when the file is done.
+ * Each test sees only its own ledger entries (ledger, reservesBySha), so what a test paid is
+ * counted as on a serve of its own. Not for a test that changes the service for those after it (a
+ * fault rule): it starts its own serve().
  */
 export function serveForFile(overrides: Partial<EmulatorConfigInput> = {}): () => string {
   let url = '';
-  beforeAll(async () => {
-    ({ url } = await serve(overrides));
+  it.beforeAll(async ({ fileEmulator }) => {
+    ({ url } = await serveOn(fileEmulator)(overrides));
   }, 120_000);
-  beforeEach(async () => {
+  it.beforeEach(async () => {
     ledgerMarks.delete(url);
     ledgerMarks.set(url, (await ledger(url)).entries.length);
   });
   // A later serve may get the same port.
-  afterAll(() => ledgerMarks.delete(url));
+  it.afterAll(() => ledgerMarks.delete(url));
   return () => url;
 }
 

@@ -1,6 +1,6 @@
 import { createServer, request, type Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { extract, readJsonLines, reservesBySha, serve, workDir } from './batch-helpers.ts';
+import { afterEach, describe, expect } from 'vitest';
+import { it, extract, readJsonLines, reservesBySha, workDir } from './batch-helpers.ts';
 
 /**
  * A proxy in front of the emulator that holds the first PUT for `holdMs`, so its upload
@@ -46,7 +46,7 @@ afterEach(() => {
 });
 
 describe('upload tickets', () => {
-  it('an expired upload address is replaced by a new ticket', async () => {
+  it('an expired upload address is replaced by a new ticket', async ({ serve }) => {
     const emulator = await serve({ upload: { expires_in: 1 } });
     const proxy = await slowStorageProxy(emulator.url, 2100);
     proxies.push(proxy.server);

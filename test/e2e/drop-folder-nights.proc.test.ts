@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, reservesBySha, serve } from './batch-helpers.ts';
+import { it, extract, reservesBySha } from './batch-helpers.ts';
 
 type Report = {
   exit_code: number;
@@ -17,7 +17,9 @@ type Report = {
  * fails (exit 1) and says so; every later night lists it, set aside, exits 0 and prints nothing.
  */
 describe('a drop folder over seven nights', () => {
-  it('one corrupt file on night 2: exit codes 0,1,0,0,0,0,0, the report lists it every night after, -q silent when nothing is new', async () => {
+  it('one corrupt file on night 2: exit codes 0,1,0,0,0,0,0, the report lists it every night after, -q silent when nothing is new', async ({
+    serve,
+  }) => {
     const { url } = await serve({ idempotency_key: false });
     const cwd = tempDir('extract-nights-');
     const drop = join(cwd, 'drop');

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
 import { deployedStandIn } from '../helpers/deployed-stand-in.ts';
@@ -19,9 +19,9 @@ const CLIENT_ONLY_LIMIT = 40 * 1024 * 1024;
 
 let tarballs: Tarballs;
 let project: string;
-beforeAll(async () => {
-  tarballs = await packTarballs();
-  project = await installInProject([tarballs.client]);
+it.beforeAll(async ({ fileTempDir }) => {
+  tarballs = await packTarballs(fileTempDir);
+  project = await installInProject([tarballs.client], fileTempDir);
 }, 600_000);
 
 const bin = () => join(project, 'node_modules', '.bin', 'extract');

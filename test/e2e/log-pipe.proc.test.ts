@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parse } from 'csv-parse/sync';
-import { describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, spawnCli, stateHomeIn, tempDir } from '../helpers/cli.ts';
+import { describe, expect } from 'vitest';
+import { CLI, cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { payload, send } from '../receiver/helpers.ts';
 import { KEY, extract, fixtureNames, reservesBySha, serveForFile, workDir } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch } from './watch-helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Logs never decide the fate of a document: a reader of the logs that leaves early (`2>&1 | head
@@ -70,10 +71,12 @@ describe('a closed log pipe', { timeout: 180_000 }, () => {
 });
 
 describe('a closed log pipe, for the commands that never end', { timeout: 180_000 }, () => {
-  it('extract watch: its stderr closed by the reader, it goes on recording and appending; SIGTERM exits 0', async () => {
+  it('extract watch: its stderr closed by the reader, it goes on recording and appending; SIGTERM exits 0', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms']);
     watcher.child.stderr!.destroy();
     const files = await dropInvoices(cwd, 4);
     await expect
@@ -91,7 +94,9 @@ describe('a closed log pipe, for the commands that never end', { timeout: 180_00
     expect([...reserves.values()]).toEqual([...files, ...more].map(() => 1));
   });
 
-  it('extract listen: its stderr closed by the reader, every event acknowledged is written; SIGINT exits 0', async () => {
+  it('extract listen: its stderr closed by the reader, every event acknowledged is written; SIGINT exits 0', async ({
+    spawnCli,
+  }) => {
     const base = tempDir();
     const out = join(base, 'records.jsonl');
     const listener = spawnCli([

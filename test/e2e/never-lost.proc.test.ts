@@ -1,16 +1,27 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import type { IncomingMessage, Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { closeAll, type StartHttpServer, startHttpServer } from '../helpers/http-server.ts';
 import { RecordSpool } from '../../src/batch/records.ts';
 import type { ReportEntry } from '../../src/batch/summary.ts';
 import { parseJournal } from '../../src/journal/journal-read.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
-import { cleanEnv, stateHomeIn, tempDir } from '../helpers/cli.ts';
+import { mountTmpfs, tmpfsRefused, unmount } from '../helpers/tmpfs.ts';
+import { cleanEnv, stateHomeIn, type TempDir, tempDir } from '../helpers/cli.ts';
 import { defaultJournalIn, journalText, readJournalLines } from '../helpers/journal.ts';
 import {
   extract,
@@ -60,8 +71,8 @@ async function standIn(httpServer: StartHttpServer, body: (id: string, how: 'ext
 }
 
 /** A folder with `n` of the invoice fixtures under in/. */
-function fewInvoices(n: number): string {
-  const cwd = tempDir('extract-lost-');
+function fewInvoices(n: number, folder: TempDir = tempDir): string {
+  const cwd = folder('extract-lost-');
   mkdirSync(join(cwd, 'in'));
   for (const name of fixtureNames().slice(0, n)) {
     writeFileSync(join(cwd, 'in', name), readFileSync(join(FIXTURES, name)));
@@ -128,13 +139,13 @@ describe('an inline answer whose page_count is not a number of pages', () => {
   // Started once for the cases below, so not a test's fixture: closed when they are done.
   const open = new Set<Server>();
   afterAll(() => closeAll(open));
-  beforeAll(async () => {
+  it.beforeAll(async ({ fileTempDir }) => {
     const service = await standIn(
       (handler) => startHttpServer(open, handler),
       (id) =>
         `{"success":true,"parser_id":"par_1","document_id":"${id}","status":"completed","file_name":"x.pdf","error":null,"page_count":${CASES[Number(id.slice(4)) - 1]![1]},"results":{"total":1}}`,
     );
-    seen.cwd = fewInvoices(CASES.length);
+    seen.cwd = fewInvoices(CASES.length, fileTempDir);
     const run = await extract(seen.cwd, service.url, ['in/', '--route', 'inline', '-o', 'out.jsonl']);
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).not.toMatch(/pages? charged.*e\+|unexpected error|\n\s+at /);
@@ -186,27 +197,8 @@ describe('--retry-failed on a document the service holds', () => {
   });
 });
 
-/** Mounts a tmpfs of `size` on `dir`; the reason it cannot here (not root, no CAP_SYS_ADMIN), or undefined. */
-function mountTmpfs(dir: string, size: string): string | undefined {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (err) {
-    return `mount -t tmpfs is not permitted here (${String(err).split('\n')[0]})`;
-  }
-}
-
-function unmount(dir: string): void {
-  execFileSync('umount', [dir], { stdio: 'pipe' });
-}
-
 /** Whether this machine lets the tests mount a tmpfs; the in-process variant (test/journal/rescue.test.ts) runs everywhere. */
-const noTmpfs = ((): string | undefined => {
-  const probe = tempDir('extract-probe-');
-  const why = mountTmpfs(probe, '64k');
-  if (why === undefined) unmount(probe);
-  return why;
-})();
+const noTmpfs = tmpfsRefused();
 
 describe('a full disk under the journal', () => {
   it.skipIf(noTmpfs !== undefined)(

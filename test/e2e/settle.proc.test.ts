@@ -1,10 +1,10 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
-import { extract, reservesBySha, serve } from './batch-helpers.ts';
+import { it, extract, reservesBySha } from './batch-helpers.ts';
 
 /**
  * --settle on the built CLI: a PDF still being copied in (bytes appended every 200 ms while the
@@ -13,7 +13,9 @@ import { extract, reservesBySha, serve } from './batch-helpers.ts';
  * so a loaded machine cannot make the file look settled.
  */
 describe('--settle', () => {
-  it('a file still being written is left for the next run (exit 0, a line, the report); the next run sends it, each document charged once', async () => {
+  it('a file still being written is left for the next run (exit 0, a line, the report); the next run sends it, each document charged once', async ({
+    serve,
+  }) => {
     const { url } = await serve({ idempotency_key: false });
     const cwd = tempDir('extract-settle-');
     const drop = join(cwd, 'drop');

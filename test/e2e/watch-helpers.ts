@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CliProcess, spawnCli, tempDir } from '../helpers/cli.ts';
+import { type CliProcess, type SpawnCli, tempDir } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { KEY } from './batch-helpers.ts';
 
@@ -14,7 +14,7 @@ export function dropDir(): string {
 }
 
 /** `extract watch ARGS` in `cwd` against `url`, its journal the one `extract(cwd, ...)` uses; resolves once it watches. */
-export async function startWatch(cwd: string, url: string, args: string[]): Promise<CliProcess> {
+export async function startWatch(spawnCli: SpawnCli, cwd: string, url: string, args: string[]): Promise<CliProcess> {
   const watcher = spawnCli(['watch', ...args], {
     cwd,
     env: { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: url, EXTRACT_CONFIG_DIR: join(cwd, '.config') },

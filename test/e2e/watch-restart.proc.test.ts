@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { extract, ledger, readJsonLines, reservesBySha, serve, serveForFile } from './batch-helpers.ts';
+import { describe, expect } from 'vitest';
+import { it, extract, ledger, readJsonLines, reservesBySha, serveForFile } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch, until } from './watch-helpers.ts';
 
 /**
@@ -30,18 +30,20 @@ describe('extract watch across stops', () => {
   // the in-flight test needs a slower one of its own.
   const service = serveForFile({ idempotency_key: false, processing: { ms_per_page: 150, concurrency: 2 } });
 
-  it('restarted mid-stream (systemctl restart: SIGTERM, then a new watcher): every file recorded once, each charged once', async () => {
+  it('restarted mid-stream (systemctl restart: SIGTERM, then a new watcher): every file recorded once, each charged once', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const first = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     const files = await dropInvoices(cwd, MID_STREAM);
     await until(() => jsonLinesOf(out).length >= MID_STREAM / 5, 'some records', first);
     signal(first, 'SIGTERM');
     expect((await first.child).exitCode, first.stderr()).toBe(0);
     expect(jsonLinesOf(out).length).toBeLessThan(MID_STREAM);
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const second = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === MID_STREAM, 'all records', second);
     await new Promise((r) => setTimeout(r, 1500));
     const records = jsonLinesOf(out);
@@ -53,17 +55,19 @@ describe('extract watch across stops', () => {
     expect(await extractPosts(url)).toBe(MID_STREAM);
   }, 300_000);
 
-  it('killed mid-stream (SIGKILL) and restarted: nothing charged twice, and no file left without a record', async () => {
+  it('killed mid-stream (SIGKILL) and restarted: nothing charged twice, and no file left without a record', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const first = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     const files = await dropInvoices(cwd, MID_STREAM);
     await until(() => jsonLinesOf(out).length >= MID_STREAM / 5, 'some records', first);
     first.child.kill('SIGKILL');
     await first.child;
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const second = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === MID_STREAM, 'all records', second);
     await new Promise((r) => setTimeout(r, 1500));
     const records = jsonLinesOf(out);
@@ -74,12 +78,15 @@ describe('extract watch across stops', () => {
     expect([...(await reservesBySha(url)).values()].every((n) => n === 1)).toBe(true);
   }, 300_000);
 
-  it('SIGTERM with documents in flight: exit 0, and the next watcher collects them without paying again', async () => {
+  it('SIGTERM with documents in flight: exit 0, and the next watcher collects them without paying again', async ({
+    serve,
+    spawnCli,
+  }) => {
     // One at a time, 750 ms each: two submitted while the first is still being read.
     const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 750, concurrency: 1 } });
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const first = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const first = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     const files = await dropInvoices(cwd, 4);
     // Submitted (charged), not finished: in flight.
     await until(async () => (await extractPosts(url)) >= 2, 'two submissions', first);
@@ -89,7 +96,7 @@ describe('extract watch across stops', () => {
     expect(stopped.exitCode, first.stderr()).toBe(0);
     expect(first.stderr()).toMatch(/SIGTERM: stopping/);
 
-    const second = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
+    const second = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', ...PACE]);
     await until(() => new Set(filesIn(jsonLinesOf(out))).size === 4, 'all 4 records', second);
     const said = `first:\n${first.stderr()}\nsecond:\n${second.stderr()}`;
     expect(filesIn(jsonLinesOf(out)).sort(), said).toEqual([...files].sort());
@@ -98,11 +105,11 @@ describe('extract watch across stops', () => {
     expect(reserves.size, said).toBe(4);
   }, 300_000);
 
-  it('a watcher and a cron-style run on the same folder at once: each document charged once', async () => {
+  it('a watcher and a cron-style run on the same folder at once: each document charged once', async ({ spawnCli }) => {
     const url = service();
     const cwd = dropDir();
     const files = await dropInvoices(cwd, 30);
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', ...PACE]);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'watch.jsonl', ...PACE]);
     const cron = await extract(cwd, url, ['in', '-q', '-o', 'cron.jsonl', '--poll-interval', '250ms']);
     // 0, or 5 when documents were still held by the watcher at the end (it collects them).
     expect([0, 5], String(cron.stderr)).toContain(cron.exitCode);

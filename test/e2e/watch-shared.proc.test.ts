@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import { PG_PASSWORD, type PgServer, startPostgres } from '../helpers/postgres.ts';
-import { ledger, reservesBySha, serve } from './batch-helpers.ts';
+import { it, ledger, reservesBySha } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, startWatch, until } from './watch-helpers.ts';
 
 /**
@@ -17,14 +17,19 @@ beforeAll(async () => {
 afterAll(() => pg?.stop());
 
 describe('extract watch on several machines', () => {
-  it('two watchers of one folder through postgres://: each document extracted and charged once', async () => {
+  it('two watchers of one folder through postgres://: each document extracted and charged once', async ({
+    serve,
+    spawnCli,
+  }) => {
     const { url } = await serve({ idempotency_key: false, processing: { ms_per_page: 100, concurrency: 4 } });
     const drop = dropDir();
     const folder = join(drop, 'in');
     const state = await pg.database();
     const machines = [tempDir('extract-machine-a-'), tempDir('extract-machine-b-')];
     const watchers = await Promise.all(
-      machines.map((cwd) => startWatch(cwd, url, [folder, '--state', state, '-o', 'out.jsonl', '--settle', '1s'])),
+      machines.map((cwd) =>
+        startWatch(spawnCli, cwd, url, [folder, '--state', state, '-o', 'out.jsonl', '--settle', '1s']),
+      ),
     );
     const files = (await dropInvoices(drop, 20)).map((f) => join(drop, f));
     const completed = (): Set<string> =>

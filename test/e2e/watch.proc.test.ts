@@ -12,7 +12,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { extract, reservesBySha, serveForFile } from './batch-helpers.ts';
 import { dropDir, dropInvoices, jsonLinesOf, signal, startWatch, until } from './watch-helpers.ts';
@@ -45,10 +46,12 @@ describe('extract watch', { timeout: 150_000 }, () => {
   // test that sent it, never as another test's cached answer.
   const service = serveForFile({ idempotency_key: false });
 
-  it('a file written slowly in chunks, for longer than --settle, is sent once, complete: one charge, no failure', async () => {
+  it('a file written slowly in chunks, for longer than --settle, is sent once, complete: one charge, no failure', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', SLOW.settle]);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', '--settle', SLOW.settle]);
     const pdf = await invoicePdf(7, 3);
     await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, SLOW.chunks, SLOW.gapMs);
     await until(() => jsonLinesOf(join(cwd, 'out.jsonl')).length > 0, 'the record', watcher);
@@ -60,10 +63,10 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect(watcher.stderr()).toMatch(/in\/slow\.pdf: completed \(doc_\w+, 3 pages\)/);
   });
 
-  it('the control: with --settle 0s the same slow write is sent half-written and fails', async () => {
+  it('the control: with --settle 0s the same slow write is sent half-written and fails', async ({ spawnCli }) => {
     const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '0s']);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', '--settle', '0s']);
     const pdf = await invoicePdf(8, 3);
     await writeSlowly(join(cwd, 'in', 'slow.pdf'), pdf, SLOW.chunks, SLOW.gapMs);
     await until(
@@ -73,10 +76,12 @@ describe('extract watch', { timeout: 150_000 }, () => {
     );
   });
 
-  it('a writer that pauses longer than --settle with the file still open (Linux): the file waits until it is closed', async () => {
+  it('a writer that pauses longer than --settle with the file still open (Linux): the file waits until it is closed', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '250ms']);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', '--settle', '250ms']);
     const pdf = await invoicePdf(11, 2);
     const fd = openSync(join(cwd, 'in', 'paused.pdf'), 'w');
     try {
@@ -93,10 +98,12 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect(Object.fromEntries(await reservesBySha(url))).toEqual({ [sha256(pdf)]: 1 });
   });
 
-  it('files dropped at once, in two waves: one CSV row each under one header, each document charged once', async () => {
+  it('files dropped at once, in two waves: one CSV row each under one header, each document charged once', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.csv', '--settle', '200ms', '-c', '8']);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.csv', '--settle', '200ms', '-c', '8']);
     const started = Date.now();
     const rows = (): string[][] => {
       try {
@@ -127,7 +134,9 @@ describe('extract watch', { timeout: 150_000 }, () => {
     process.stderr.write(`watch: 2 x 50 files dropped at once, all recorded in ${Date.now() - started} ms\n`);
   }, 330_000);
 
-  it('documents a cron run completed are written to a new output from the journal, uncharged, and once across restarts', async () => {
+  it('documents a cron run completed are written to a new output from the journal, uncharged, and once across restarts', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
     // Not the two waves' invoices: the service would answer their keys from its idempotency cache.
@@ -136,7 +145,7 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect(cron.exitCode, String(cron.stderr)).toBe(0);
     for (let run = 0; run < 2; run++) {
       // -v: the second start's "completed earlier" lines are debug lines (nothing written).
-      const watcher = await startWatch(cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '200ms', '-v']);
+      const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'watch.jsonl', '--settle', '200ms', '-v']);
       await watcher.waitFor(/in\/inv-304\.pdf: completed earlier/, 60_000);
       signal(watcher, 'SIGTERM');
       expect((await watcher.child).exitCode).toBe(0);
@@ -147,10 +156,12 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect([...(await reservesBySha(url)).values()]).toEqual([1, 1, 1, 1, 1]);
   }, 180_000);
 
-  it('--no-events: a file no event announces is found by the rescan; SIGINT stops it with exit 0', async () => {
+  it('--no-events: a file no event announces is found by the rescan; SIGINT stops it with exit 0', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, [
+    const watcher = await startWatch(spawnCli, cwd, url, [
       'in',
       '-o',
       'out.jsonl',
@@ -168,10 +179,12 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect(watcher.stderr()).toMatch(/SIGINT: stopping/);
   });
 
-  it('-o -: JSON Lines on stdout as documents complete; a reader that goes away stops the watcher with exit 8', async () => {
+  it('-o -: JSON Lines on stdout as documents complete; a reader that goes away stops the watcher with exit 8', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
-    const watcher = await startWatch(cwd, url, ['in', '--settle', '200ms']);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '--settle', '200ms']);
     writeFileSync(join(cwd, 'in', 'a.pdf'), await invoicePdf(12));
     await until(() => watcher.stdout().includes('\n'), 'the first line on stdout', watcher);
     expect(JSON.parse(watcher.stdout())).toMatchObject({ file: 'in/a.pdf', status: 'completed' });
@@ -183,11 +196,11 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect(watcher.stderr()).not.toMatch(/unexpected error| {4}at /);
   });
 
-  it('a changed file is sent again as a new document; a file only touched is not', async () => {
+  it('a changed file is sent again as a new document; a file only touched is not', async ({ spawnCli }) => {
     const url = service();
     const cwd = dropDir();
     const out = join(cwd, 'out.jsonl');
-    const watcher = await startWatch(cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms', '-v']);
+    const watcher = await startWatch(spawnCli, cwd, url, ['in', '-o', 'out.jsonl', '--settle', '200ms', '-v']);
     const path = join(cwd, 'in', 'a.pdf');
     writeFileSync(path, await invoicePdf(14));
     await until(() => jsonLinesOf(out).length === 1, 'the first record', watcher);
@@ -202,13 +215,15 @@ describe('extract watch', { timeout: 150_000 }, () => {
     expect((await reservesBySha(url)).size).toBe(2);
   });
 
-  it('--move-done/--move-failed: each file leaves the drop folder once its record is written; a name clash is suffixed', async () => {
+  it('--move-done/--move-failed: each file leaves the drop folder once its record is written; a name clash is suffixed', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
     mkdirSync(join(cwd, 'done'));
     mkdirSync(join(cwd, 'failed'));
     writeFileSync(join(cwd, 'done', 'a.pdf'), 'an older a.pdf, kept');
-    const watcher = await startWatch(cwd, url, [
+    const watcher = await startWatch(spawnCli, cwd, url, [
       'in',
       '-o',
       'out.jsonl',
@@ -247,10 +262,11 @@ describe('extract watch', { timeout: 150_000 }, () => {
     await until(() => /in\/a\.pdf: moved to done\/a \(1\)\.pdf/.test(watcher.stderr()), 'the move logged', watcher);
   });
 
-  it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async () => {
+  it('a folder that is not there, or an output that cannot grow, is a usage error before anything is sent', async ({
+    spawnCli,
+  }) => {
     const url = service();
     const cwd = dropDir();
-    const { spawnCli } = await import('../helpers/cli.ts');
     const env = { EXTRACT_API_KEY: 'ext_local_emulator_key_0001', EXTRACT_BASE_URL: url };
     const missing = await spawnCli(['watch', 'nope'], { cwd, env }).child;
     expect(missing.exitCode).toBe(2);

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   DocumentBody,
   ErrorBody,
@@ -12,8 +12,9 @@ import {
 import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, KEY, OTHER_KEY, TWO_PARSERS, waitForDocument } from '../helpers/emulator.ts';
+import { call, inlineBody, KEY, OTHER_KEY, TWO_PARSERS, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 function expectError(r: { status: number; body: unknown }, status: number, code?: string) {
   expect(r.status).toBe(status);
@@ -37,7 +38,7 @@ async function upload(server: { url: string }, bytes: Buffer, name = 'scan.pdf',
 }
 
 describe('emulator: authentication', () => {
-  it('refuses a missing, malformed or unknown key with 401 and a JSON error', async () => {
+  it('refuses a missing, malformed or unknown key with 401 and a JSON error', async ({ emulator }) => {
     const s = await emulator();
     expectError(await call(s, 'GET', '/api/v1/documents/doc_x', { key: null }), 401, 'unauthorized');
     expectError(await call(s, 'GET', '/api/v1/documents/doc_x', { headers: { authorization: `Token ${KEY}` } }), 401);
@@ -52,7 +53,7 @@ describe('emulator: authentication', () => {
     expect(JSON.stringify(body)).not.toContain('ext_secret_guess_123456');
   });
 
-  it("a key sees only its own parser's documents and storage paths", async () => {
+  it("a key sees only its own parser's documents and storage paths", async ({ emulator }) => {
     const s = await emulator(TWO_PARSERS);
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) });
     expect(r.status).toBe(200);
@@ -68,7 +69,7 @@ describe('emulator: authentication', () => {
 });
 
 describe('emulator: signed uploads', () => {
-  it('issues a ticket whose storage path ends in the sanitised file name', async () => {
+  it('issues a ticket whose storage path ends in the sanitised file name', async ({ emulator }) => {
     const s = await emulator({ upload: { expires_in: 120 } });
     const r = await call(s, 'POST', '/api/v1/upload-url', {
       body: { file_name: '../../etc/pass wd?.pdf', file_type: 'application/pdf' },
@@ -80,7 +81,7 @@ describe('emulator: signed uploads', () => {
     expect(ticket.storage_path).not.toContain('..');
   });
 
-  it('requires file_name and file_type', async () => {
+  it('requires file_name and file_type', async ({ emulator }) => {
     const s = await emulator();
     const body = expectError(
       await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf' } }),
@@ -90,7 +91,7 @@ describe('emulator: signed uploads', () => {
     expect(body.error).toContain('file_type');
   });
 
-  it('takes the PUT without an API key, and a repeated PUT until submission, then 409', async () => {
+  it('takes the PUT without an API key, and a repeated PUT until submission, then 409', async ({ emulator }) => {
     const s = await emulator();
     const bytes = await invoicePdf(3);
     const { ticket, put } = await upload(s, bytes);
@@ -122,7 +123,9 @@ describe('emulator: signed uploads', () => {
     );
   });
 
-  it('refuses a Content-Type other than the declared file_type, another method, and a tampered signature with 403', async () => {
+  it('refuses a Content-Type other than the declared file_type, another method, and a tampered signature with 403', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const t = UploadTicket.parse(
       (await call(s, 'POST', '/api/v1/upload-url', { body: { file_name: 'a.pdf', file_type: 'application/pdf' } }))
@@ -157,7 +160,7 @@ describe('emulator: signed uploads', () => {
     );
   });
 
-  it('refuses an expired upload address with 403 that says to request a new one', async () => {
+  it('refuses an expired upload address with 403 that says to request a new one', async ({ emulator }) => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const s = await emulator({ upload: { expires_in: 60 } }, { deps: { now: () => now } });
     const t = UploadTicket.parse(
@@ -174,7 +177,7 @@ describe('emulator: signed uploads', () => {
 });
 
 describe('emulator: extract', () => {
-  it('answers the inline shape synchronously with results that mirror the Field definition', async () => {
+  it('answers the inline shape synchronously with results that mirror the Field definition', async ({ emulator }) => {
     const s = await emulator();
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(7)) });
     expect(r.status).toBe(200);
@@ -187,7 +190,9 @@ describe('emulator: extract', () => {
     expect(body.results.due_date).toBeNull();
   });
 
-  it('answers the storage_path shape at once with processing, even for a tiny file, then completes', async () => {
+  it('answers the storage_path shape at once with processing, even for a tiny file, then completes', async ({
+    emulator,
+  }) => {
     const s = await emulator({ processing: { ms_per_page: 200, concurrency: 1 } });
     const bytes = await invoicePdf(8);
     const { ticket } = await upload(s, bytes);
@@ -210,7 +215,7 @@ describe('emulator: extract', () => {
     expect(done.results?.invoice_number).toBe('INV-00008');
   });
 
-  it('refuses both shapes, neither shape, bad base64, and a wrong file_size with 400', async () => {
+  it('refuses both shapes, neither shape, bad base64, and a wrong file_size with 400', async ({ emulator }) => {
     const s = await emulator();
     const both = expectError(
       await call(s, 'POST', '/api/v1/extract', {
@@ -235,7 +240,9 @@ describe('emulator: extract', () => {
     );
   });
 
-  it('refuses a storage_path never issued, or not yet uploaded, with a 4xx that says what to do', async () => {
+  it('refuses a storage_path never issued, or not yet uploaded, with a 4xx that says what to do', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     expectError(
       await call(s, 'POST', '/api/v1/extract', { body: { storage_path: 'prs_invoices/upl_nope/a.pdf' } }),
@@ -253,7 +260,9 @@ describe('emulator: extract', () => {
     expect(body.error).toContain('PUT');
   });
 
-  it('answers 413 for a body over inline.max_body_bytes, 415 for a non-JSON body, 400 for broken JSON', async () => {
+  it('answers 413 for a body over inline.max_body_bytes, 415 for a non-JSON body, 400 for broken JSON', async ({
+    emulator,
+  }) => {
     const s = await emulator({ inline: { timeout_ms: 30_000, max_body_bytes: 50_000 } });
     expectError(
       await call(s, 'POST', '/api/v1/extract', { body: inlineBody(Buffer.alloc(60_000, 1)) }),
@@ -273,7 +282,9 @@ describe('emulator: extract', () => {
     );
   });
 
-  it('answers 503 when inline extraction outlasts inline.timeout_ms, refunds, and stops the engine', async () => {
+  it('answers 503 when inline extraction outlasts inline.timeout_ms, refunds, and stops the engine', async ({
+    emulator,
+  }) => {
     // Counting answers at once, extraction never does: the deadline lands after the reserve.
     let aborted = false;
     const engine: Engine = {
@@ -296,7 +307,9 @@ describe('emulator: extract', () => {
     expect(aborted).toBe(true);
   });
 
-  it('answers 422 for an unreadable inline document and charges nothing; async: status error, nothing charged', async () => {
+  it('answers 422 for an unreadable inline document and charges nothing; async: status error, nothing charged', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const corrupt = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(200, 0x41)]);
     expectError(await call(s, 'POST', '/api/v1/extract', { body: inlineBody(corrupt) }), 422, 'unreadable_document');
@@ -313,7 +326,9 @@ describe('emulator: extract', () => {
 });
 
 describe('emulator: credits', () => {
-  it('charges one credit per real page and answers 402 with a JSON body when the balance cannot cover a document', async () => {
+  it('charges one credit per real page and answers 402 with a JSON body when the balance cannot cover a document', async ({
+    emulator,
+  }) => {
     const s = await emulator({ credits: 5 });
     const three = await invoicePdf(11, 3);
     const r1 = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(three) });
@@ -339,7 +354,7 @@ describe('emulator: credits', () => {
     );
   });
 
-  it('never lets concurrent submissions take the balance below zero', async () => {
+  it('never lets concurrent submissions take the balance below zero', async ({ emulator }) => {
     const s = await emulator({ credits: 10 });
     const pdfs = await Promise.all(Array.from({ length: 25 }, (_, i) => invoicePdf(100 + i)));
     const replies = await Promise.all(pdfs.map((p) => call(s, 'POST', '/api/v1/extract', { body: inlineBody(p) })));
@@ -352,14 +367,14 @@ describe('emulator: credits', () => {
 });
 
 describe('emulator: never a 5xx for a client mistake', () => {
-  it('answers unknown routes and odd ids with JSON 4xx', async () => {
+  it('answers unknown routes and odd ids with JSON 4xx', async ({ emulator }) => {
     const s = await emulator();
     expectError(await call(s, 'GET', '/api/v2/documents/x'), 404);
     expectError(await call(s, 'GET', `/api/v1/documents/${'%2e%2e%2f'.repeat(20)}`), 404);
     expectError(await call(s, 'DELETE', '/api/v1/documents/x'), 404);
   });
 
-  it('keeps every stored byte inside the data directory', async () => {
+  it('keeps every stored byte inside the data directory', async ({ emulator }) => {
     const { join } = await import('node:path');
     const dataDir = tempDir();
     const s = await emulator({}, { dataDir });

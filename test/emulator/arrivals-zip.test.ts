@@ -1,9 +1,10 @@
 import { zipSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
-import { emulator, waitForDocument } from '../helpers/emulator.ts';
+import { describe, expect } from 'vitest';
+import { waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { mailer } from '../helpers/smtp.ts';
 import { ledgerTotals } from '../batch/harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * serve reads archives as the batch client does: the application's upload takes a zip, each
@@ -28,7 +29,9 @@ async function fileNames(url: string): Promise<string[]> {
 }
 
 describe('serve: a zip is a folder', () => {
-  it('the application upload takes a zip: each member that is a document is one, named batch.zip!member', async () => {
+  it('the application upload takes a zip: each member that is a document is one, named batch.zip!member', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const zip = zipSync({
       'nov/a.pdf': await invoicePdf(8001),
@@ -44,7 +47,7 @@ describe('serve: a zip is a folder', () => {
     expect((await ledgerTotals(s.url)).net).toBe(2);
   });
 
-  it('a zip bomb uploaded is refused whole, naming it; nothing is charged', async () => {
+  it('a zip bomb uploaded is refused whole, naming it; nothing is charged', async ({ emulator }) => {
     const s = await emulator();
     const res = await upload(s.url, zipSync({ 'zeros.pdf': new Uint8Array(80 * 1024 * 1024) }), 'bomb.zip');
     expect(res.status).toBe(400);
@@ -54,7 +57,9 @@ describe('serve: a zip is a folder', () => {
     expect((await ledgerTotals(s.url)).net).toBe(0);
   });
 
-  it('an email with a zip attached and an inline logo: the zip members are the documents, the logo is not', async () => {
+  it('an email with a zip attached and an inline logo: the zip members are the documents, the logo is not', async ({
+    emulator,
+  }) => {
     const s = await emulator({}, { smtpPort: 0 });
     const png = Buffer.from(
       '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +

@@ -2,12 +2,13 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ErrorBody, UploadTicket } from '../../src/contract/index.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { call, emulator, KEY } from '../helpers/emulator.ts';
+import { call, KEY } from '../helpers/emulator.ts';
 import { TRAVERSALS, oddText as oddTextOf } from '../helpers/bad-input.ts';
 import { exactLedger, pdfClaimingPages } from '../helpers/hostile.ts';
+import { it } from '../helpers/fixtures.ts';
 
 const oddText = oddTextOf('x.pdf', { huge: true });
 
@@ -105,7 +106,9 @@ const headers = fc.record(
 );
 
 describe('emulator: bad input, property-based', () => {
-  it('answers every malformed request with a JSON 4xx, never a 5xx, never a crash, never a file outside the data directory', async () => {
+  it('answers every malformed request with a JSON 4xx, never a 5xx, never a crash, never a file outside the data directory', async ({
+    emulator,
+  }) => {
     const dataDir = tempDir();
     const s = await emulator({ inline: { timeout_ms: 30_000, max_body_bytes: 256 * 1024 } }, { dataDir });
     let tried = 0;
@@ -177,7 +180,9 @@ describe('emulator: bad input, property-based', () => {
     expect(tried).toBeGreaterThanOrEqual(2500);
   }, 240_000);
 
-  it('file names with traversal, control characters and odd Unicode become one safe storage-path segment', async () => {
+  it('file names with traversal, control characters and odd Unicode become one safe storage-path segment', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     await fc.assert(
       fc.asyncProperty(

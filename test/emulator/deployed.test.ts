@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { markMissing } from '../../src/emulator/profile.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { call, inlineBody } from '../helpers/emulator.ts';
 import { invoicePdf, makePdf } from '../helpers/pdf.ts';
 
 /**
@@ -33,7 +33,9 @@ const kindsFor = (ledger: LedgerBody, documentId: string) =>
   ledger.entries.filter((e) => e.document_id === documentId).map((e) => e.kind);
 
 describe('serve --profile deployed', () => {
-  it('has only inline extract: upload-url and documents/{id} are the framework 404 HTML page; a storage_path is refused; the emulator surface still works', async () => {
+  it('has only inline extract: upload-url and documents/{id} are the framework 404 HTML page; a storage_path is refused; the emulator surface still works', async ({
+    emulator,
+  }) => {
     const s = await emulator(DEPLOYED);
     const ticket = await call(s, 'POST', '/api/v1/upload-url', {
       body: { file_name: 'a.pdf', file_type: 'application/pdf' },
@@ -63,7 +65,9 @@ describe('serve --profile deployed', () => {
     expect(doc.body.status).toBe('completed');
   });
 
-  it('a body over its limit is 413 text/plain FUNCTION_PAYLOAD_TOO_LARGE, before anything is charged', async () => {
+  it('a body over its limit is 413 text/plain FUNCTION_PAYLOAD_TOO_LARGE, before anything is charged', async ({
+    emulator,
+  }) => {
     const s = await emulator({ ...DEPLOYED, deployed: { max_body_bytes: 50_000 } });
     const big = inlineBody(Buffer.alloc(60_000, 7));
     const r = await call(s, 'POST', '/api/v1/extract', { body: big });
@@ -73,7 +77,9 @@ describe('serve --profile deployed', () => {
     expect((await ledgerOf(s)).entries).toEqual([]);
   });
 
-  it('the default body limit is the platform 4.5 MB: a 4.6 MB body is 413 where the interface takes it', async () => {
+  it('the default body limit is the platform 4.5 MB: a 4.6 MB body is 413 where the interface takes it', async ({
+    emulator,
+  }) => {
     const body = inlineBody(Buffer.alloc(3_450_000, 7), 'big.bin', 'application/octet-stream');
     const deployed = await emulator(DEPLOYED);
     const r = await call(deployed, 'POST', '/api/v1/extract', { body });
@@ -83,7 +89,9 @@ describe('serve --profile deployed', () => {
     expect((await call(iface, 'POST', '/api/v1/extract', { body })).status).not.toBe(413);
   });
 
-  it('past its time limit: 504 text/plain FUNCTION_INVOCATION_TIMEOUT; the pages stay reserved until the clean-up refunds them later', async () => {
+  it('past its time limit: 504 text/plain FUNCTION_INVOCATION_TIMEOUT; the pages stay reserved until the clean-up refunds them later', async ({
+    emulator,
+  }) => {
     const s = await emulator(
       { ...DEPLOYED, deployed: { function_timeout_ms: 300, cleanup_after_ms: 400 } },
       { engine: slowReader },
@@ -104,7 +112,9 @@ describe('serve --profile deployed', () => {
     expect(doc.error).toContain('clean-up');
   });
 
-  it("a restart keeps the clean-up job's schedule: not refunded at once on start, refunded once due", async () => {
+  it("a restart keeps the clean-up job's schedule: not refunded at once on start, refunded once due", async ({
+    emulator,
+  }) => {
     const dataDir = tempDir();
     const config = (cleanupMs: number) => ({
       ...DEPLOYED,
@@ -127,14 +137,14 @@ describe('serve --profile deployed', () => {
       .toEqual(['reserve', 'refund']);
   });
 
-  it('the interface profile answers the same time-out 503 and refunds at once', async () => {
+  it('the interface profile answers the same time-out 503 and refunds at once', async ({ emulator }) => {
     const s = await emulator({ inline: { timeout_ms: 300 } }, { engine: slowReader });
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5, 2)) });
     expect(r.status).toBe(503);
     expect((await ledgerOf(s)).entries.map((e) => e.kind)).toEqual(['reserve', 'refund']);
   });
 
-  it('a failed extraction is HTTP 200 success:false with its document_id, refunded', async () => {
+  it('a failed extraction is HTTP 200 success:false with its document_id, refunded', async ({ emulator }) => {
     const s = await emulator(DEPLOYED);
     const r = await call(s, 'POST', '/api/v1/extract', {
       body: inlineBody(await invoicePdf(6, 6)),
@@ -147,7 +157,9 @@ describe('serve --profile deployed', () => {
     expect(kindsFor(await ledgerOf(s), r.body.document_id)).toEqual(['reserve', 'refund']);
   });
 
-  it('a failed extraction of 5 pages or fewer answers success:true with every field "-", refunded', async () => {
+  it('a failed extraction of 5 pages or fewer answers success:true with every field "-", refunded', async ({
+    emulator,
+  }) => {
     const s = await emulator(DEPLOYED);
     const r = await call(s, 'POST', '/api/v1/extract', {
       body: inlineBody(await invoicePdf(7, 5)),
@@ -164,6 +176,7 @@ describe('serve --profile deployed', () => {
 
   it('missing values are "-", tables included, in the answer and the webhook event; found values are untouched', async ({
     hookServer,
+    emulator,
   }) => {
     const hook = await hookServer();
     const s = await emulator({
@@ -187,7 +200,7 @@ describe('serve --profile deployed', () => {
     });
   });
 
-  it('ignores Idempotency-Key: the same key and body twice is two documents and two charges', async () => {
+  it('ignores Idempotency-Key: the same key and body twice is two documents and two charges', async ({ emulator }) => {
     const s = await emulator(DEPLOYED);
     const body = inlineBody(await invoicePdf(8));
     const headers = { 'idempotency-key': 'same-key-1' };
@@ -199,7 +212,7 @@ describe('serve --profile deployed', () => {
     expect((await ledgerOf(s)).entries.map((e) => e.kind)).toEqual(['reserve', 'reserve']);
   });
 
-  it('webhooks: at most 3 attempts, User-Agent Parsli/1.0', async ({ hookServer }) => {
+  it('webhooks: at most 3 attempts, User-Agent Parsli/1.0', async ({ hookServer, emulator }) => {
     const hook = await hookServer({ statuses: [500, 502, 503, 200] });
     const s = await emulator({
       ...DEPLOYED,
@@ -219,7 +232,7 @@ describe('serve --profile deployed', () => {
     expect(hook.hits.map((h) => h.headers['user-agent'])).toEqual(['Parsli/1.0', 'Parsli/1.0', 'Parsli/1.0']);
   });
 
-  it('webhooks: no retry after a 4xx', async ({ hookServer }) => {
+  it('webhooks: no retry after a 4xx', async ({ hookServer, emulator }) => {
     const hook = await hookServer({ statuses: [404, 200] });
     const s = await emulator({
       ...DEPLOYED,
@@ -235,7 +248,10 @@ describe('serve --profile deployed', () => {
     expect(hook.hits).toHaveLength(1);
   });
 
-  it('the test action sends document_id "test-<ms>" with sample data and no "test" field', async ({ hookServer }) => {
+  it('the test action sends document_id "test-<ms>" with sample data and no "test" field', async ({
+    hookServer,
+    emulator,
+  }) => {
     const hook = await hookServer();
     const s = await emulator({
       ...DEPLOYED,
@@ -250,7 +266,9 @@ describe('serve --profile deployed', () => {
     expect(payload.data.invoice_number).toEqual(expect.any(String));
   });
 
-  it('a Host starting with www. is a permanent redirect (308) to the apex, path and query kept', async () => {
+  it('a Host starting with www. is a permanent redirect (308) to the apex, path and query kept', async ({
+    emulator,
+  }) => {
     const s = await emulator(DEPLOYED);
     const port = new URL(s.url).port;
     const answer = await new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { EnginePool } from '../../src/engine/index.ts';
-import { call, emulator, waitForDocument } from '../helpers/emulator.ts';
+import { call, waitForDocument } from '../helpers/emulator.ts';
 import { stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The background queue gives waiting documents their turn by wall time: a long document's
@@ -28,7 +29,9 @@ const statusOf = async (s: { url: string }, id: string) =>
   DocumentBody.parse((await call(s, 'GET', `/api/v1/documents/${id}`)).body).status;
 
 describe('serve: the fair queue', () => {
-  it('a one-page document submitted after two long ones completes while they are still processing', async () => {
+  it('a one-page document submitted after two long ones completes while they are still processing', async ({
+    emulator,
+  }) => {
     const engine = new EnginePool({ workers: 2, slowMs: SLOW_MS });
     const s = await emulator(
       { credits: 10_000, processing: { ms_per_page: MS_PER_PAGE, concurrency: 2, slow_ms: SLOW_MS } },

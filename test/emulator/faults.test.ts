@@ -12,7 +12,7 @@ import {
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { createFaults, parseFaultFlag, seededRandom } from '../../src/emulator/faults.ts';
 import { realDeps } from '../../src/emulator/clock.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 describe('faults: rules and draws', () => {
@@ -63,7 +63,9 @@ describe('faults: rules and draws', () => {
 });
 
 describe('faults: over HTTP', () => {
-  it('serves the vocabulary of the contract (the app reads it) and refuses a rule its effect cannot apply to', async () => {
+  it('serves the vocabulary of the contract (the app reads it) and refuses a rule its effect cannot apply to', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const served = await call(s, 'GET', '/_emulator/faults/vocabulary');
     expect(served.status).toBe(200);
@@ -77,7 +79,7 @@ describe('faults: over HTTP', () => {
     expect((await call(s, 'GET', '/_emulator/faults')).body.rules).toEqual([]);
   });
 
-  it('injects a status (429 with Retry-After), then the rule is cleared at run time', async () => {
+  it('injects a status (429 with Retry-After), then the rule is cleared at run time', async ({ emulator }) => {
     const s = await emulator();
     const rule = await call(s, 'POST', '/_emulator/faults', {
       body: { operation: 'documents', effect: { type: 'status', status: 429, retry_after: 3 } },
@@ -93,7 +95,9 @@ describe('faults: over HTTP', () => {
     expect((await call(s, 'GET', '/api/v1/documents/doc_x')).status).toBe(404);
   });
 
-  it('a reset before handling charges nothing; a reset after handling charged, and the Idempotency-Key replays it for free', async () => {
+  it('a reset before handling charges nothing; a reset after handling charged, and the Idempotency-Key replays it for free', async ({
+    emulator,
+  }) => {
     const s = await emulator({
       faults: {
         rules: [
@@ -117,7 +121,9 @@ describe('faults: over HTTP', () => {
     expect(ledger.balance).toBe(999);
   });
 
-  it('idempotency_key: false rehearses a service that ignores the header: each resend is a new document and a charge', async () => {
+  it('idempotency_key: false rehearses a service that ignores the header: each resend is a new document and a charge', async ({
+    emulator,
+  }) => {
     const s = await emulator({ idempotency_key: false });
     const body = inlineBody(await invoicePdf(1));
     const send = () => call(s, 'POST', '/api/v1/extract', { body, headers: { 'idempotency-key': 'k-1' } });
@@ -128,7 +134,9 @@ describe('faults: over HTTP', () => {
     expect(ledger.entries.filter((e) => e.kind === 'reserve')).toHaveLength(2);
   });
 
-  it('Idempotency-Key: a different body under the same key is refused; an error frees the key', async () => {
+  it('Idempotency-Key: a different body under the same key is refused; an error frees the key', async ({
+    emulator,
+  }) => {
     const s = await emulator({ credits: 0 });
     const a = inlineBody(await invoicePdf(2));
     expect((await call(s, 'POST', '/api/v1/extract', { body: a, headers: { 'idempotency-key': 'k' } })).status).toBe(
@@ -144,7 +152,7 @@ describe('faults: over HTTP', () => {
     );
   });
 
-  it('truncates an answer: the client sees a broken body, not a valid one', async () => {
+  it('truncates an answer: the client sees a broken body, not a valid one', async ({ emulator }) => {
     const s = await emulator({ faults: { rules: [{ operation: 'upload-url', effect: { type: 'truncate' } }] } });
     const res = await request(`${s.url}/api/v1/upload-url`, {
       method: 'POST',
@@ -158,7 +166,7 @@ describe('faults: over HTTP', () => {
     await expect(res.body.text()).rejects.toThrow();
   });
 
-  it('adds latency, and an async error ends the document in error with a refund', async () => {
+  it('adds latency, and an async error ends the document in error with a refund', async ({ emulator }) => {
     const s = await emulator({
       faults: {
         rules: [
@@ -185,7 +193,7 @@ describe('faults: over HTTP', () => {
     expect(ledger.balance).toBe(1000);
   });
 
-  it('Prefer forces 402, 503 on inline, and an async error, charging nothing', async () => {
+  it('Prefer forces 402, 503 on inline, and an async error, charging nothing', async ({ emulator }) => {
     const s = await emulator();
     const body = inlineBody(await invoicePdf(5));
     expect((await call(s, 'POST', '/api/v1/extract', { body, headers: { prefer: 'code=402' } })).status).toBe(402);
@@ -207,7 +215,10 @@ describe('faults: over HTTP', () => {
     expect(LedgerBody.parse((await call(s, 'GET', '/_emulator/ledger')).body).balance).toBe(1000);
   });
 
-  it('webhook faults: a duplicate arrives twice with one document_id; a drop is retried', async ({ hookServer }) => {
+  it('webhook faults: a duplicate arrives twice with one document_id; a drop is retried', async ({
+    hookServer,
+    emulator,
+  }) => {
     const hook = await hookServer();
     const s = await emulator({
       parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url: hook.url }] }],
@@ -226,7 +237,9 @@ describe('faults: over HTTP', () => {
     expect(d.attempts.map((a: { error: string | null }) => a.error)).toEqual(['injected fault: attempt dropped', null]);
   });
 
-  it('extract-async faults apply to every background route: an application upload fails with the injected error', async () => {
+  it('extract-async faults apply to every background route: an application upload fails with the injected error', async ({
+    emulator,
+  }) => {
     const s = await emulator({
       faults: {
         rules: [{ operation: 'extract-async', effect: { type: 'async_error', message: 'injected: scanner jam' } }],
@@ -244,7 +257,9 @@ describe('faults: over HTTP', () => {
 });
 
 describe('faults: Prefer, as the service would answer it', () => {
-  it('Prefer is honoured only after authentication: without a key it is 401, whatever the header asks', async () => {
+  it('Prefer is honoured only after authentication: without a key it is 401, whatever the header asks', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     for (const prefer of ['code=402', 'code=503', 'code=500']) {
       const r = await call(s, 'POST', '/api/v1/extract', {
@@ -273,7 +288,9 @@ describe('faults: Prefer, as the service would answer it', () => {
     ).toBe(402);
   });
 
-  it('Prefer: code=500 rehearses the spec\'s "500: refunded": reserved, failed, refunded in the request', async () => {
+  it('Prefer: code=500 rehearses the spec\'s "500: refunded": reserved, failed, refunded in the request', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const r = await call(s, 'POST', '/api/v1/extract', {
       headers: { prefer: 'code=500' },

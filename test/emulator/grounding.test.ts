@@ -1,15 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AppDocumentDetail, ExtractInlineResponse } from '../../src/contract/index.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Where each value was found (page and box) is kept on the document and served only on the
  * emulator's own surface, never in the public API's results.
  */
 describe('emulator: grounding of values', () => {
-  it('keeps page and box per value on /_emulator/documents/{id}, never in the API', async () => {
+  it('keeps page and box per value on /_emulator/documents/{id}, never in the API', async ({ emulator }) => {
     const dataDir = tempDir('extract-grounding-');
     let s = await emulator({}, { dataDir });
     const pdf = await invoicePdf(3);
@@ -50,7 +51,7 @@ describe('emulator: grounding of values', () => {
     expect(again.grounding).toEqual(detail.grounding);
   });
 
-  it('serves a stored file of another type as an attachment, never inline', async () => {
+  it('serves a stored file of another type as an attachment, never inline', async ({ emulator }) => {
     const s = await emulator();
     const html = Buffer.from('<html><script>alert(1)</script>Total: 5.00</html>');
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(html, 'page.html', 'text/html') });

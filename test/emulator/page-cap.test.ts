@@ -1,12 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_MAX_PAGES } from '../../src/contract/constants.ts';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * processing.max_pages, the rehearsal cap on one document's pages: a document over it is refused
@@ -32,7 +33,9 @@ describe('serve: processing.max_pages', () => {
     expect(resolveConfig(DEFAULT_CONFIG).processing.max_pages).toBe(DEFAULT_MAX_PAGES);
   });
 
-  it('a document over the cap is refused where its pages are counted, on every route, and nothing is charged', async () => {
+  it('a document over the cap is refused where its pages are counted, on every route, and nothing is charged', async ({
+    emulator,
+  }) => {
     const s = await emulator({ processing: { ms_per_page: 0, concurrency: 2, max_pages: 3 } });
     const four = await invoicePdf(4, 4);
 
@@ -61,7 +64,9 @@ describe('serve: processing.max_pages', () => {
     expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING - 3, sum: OPENING - 3, negative: 0 });
   });
 
-  it('a document accepted under a higher cap and resumed under a lower one ends in error, refunded', async () => {
+  it('a document accepted under a higher cap and resumed under a lower one ends in error, refunded', async ({
+    emulator,
+  }) => {
     const dataDir = tempDir();
     // Its simulated time never ends: it is still processing when the server stops.
     const first = await emulator(

@@ -1,11 +1,12 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody, ExtractInlineResponse, UploadTicket } from '../../src/contract/index.ts';
 import type { ServerEvent } from '../../src/emulator/events.ts';
-import { call, emulator, inlineBody, KEY, OTHER_KEY, TWO_PARSERS, waitForDocument } from '../helpers/emulator.ts';
+import { call, inlineBody, KEY, OTHER_KEY, TWO_PARSERS, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The read path of the emulated API (GET documents/{id}, the one polling clients hit; `npm run
@@ -53,7 +54,9 @@ function onOneConnection(url: string) {
 }
 
 describe('emulator: document reads', () => {
-  it('a document read while processing is read afresh once it finishes: never a stale processing', async () => {
+  it('a document read while processing is read afresh once it finishes: never a stale processing', async ({
+    emulator,
+  }) => {
     const gate = gatedSleep();
     const s = await emulator(
       { processing: { ms_per_page: GATED_MS, concurrency: 2 } },
@@ -78,7 +81,9 @@ describe('emulator: document reads', () => {
     expect((await call(s, 'GET', `/api/v1/documents/${failing}`)).body).toEqual(failed);
   });
 
-  it("a kept body is only its own parser's: another key's read is 404, before and after it is kept", async () => {
+  it("a kept body is only its own parser's: another key's read is 404, before and after it is kept", async ({
+    emulator,
+  }) => {
     const s = await emulator(TWO_PARSERS);
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(3)) });
     const id = ExtractInlineResponse.parse(r.body).document_id;
@@ -91,7 +96,9 @@ describe('emulator: document reads', () => {
     expect((await call(s, 'GET', `/api/v1/documents/${id}`, { key: OTHER_KEY })).status).toBe(404);
   });
 
-  it('a connection that authenticated once has every later key checked again: wrong, other, missing', async () => {
+  it('a connection that authenticated once has every later key checked again: wrong, other, missing', async ({
+    emulator,
+  }) => {
     const s = await emulator(TWO_PARSERS);
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(4)) });
     const path = `/api/v1/documents/${ExtractInlineResponse.parse(r.body).document_id}`;
@@ -121,7 +128,7 @@ describe('emulator: document reads', () => {
     }
   });
 
-  it('faults and Prefer apply to a kept body as to any read; the log line names the document', async () => {
+  it('faults and Prefer apply to a kept body as to any read; the log line names the document', async ({ emulator }) => {
     const events: ServerEvent[] = [];
     const s = await emulator({}, { events: (e) => events.push(e) });
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
@@ -149,7 +156,9 @@ describe('emulator: document reads', () => {
     ]);
   });
 
-  it("without a request log (serve -q: kept bodies answered before Fastify), a kept read is the route's answer, and faults, Prefer, Host and keys apply as ever", async () => {
+  it("without a request log (serve -q: kept bodies answered before Fastify), a kept read is the route's answer, and faults, Prefer, Host and keys apply as ever", async ({
+    emulator,
+  }) => {
     const s = await emulator(TWO_PARSERS);
     const port = new URL(s.url).port;
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(6)) });
@@ -200,7 +209,7 @@ describe('emulator: document reads', () => {
     expect(await raw(path, auth)).toMatchObject({ status: 200, text: first.text });
   });
 
-  it('a Host verdict is the same every time, past the number of Hosts remembered', async () => {
+  it('a Host verdict is the same every time, past the number of Hosts remembered', async ({ emulator }) => {
     const s = await emulator();
     const port = new URL(s.url).port;
     const status = async (host: string) => {

@@ -1,12 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody, LedgerBody, UploadTicket } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
 import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 describe('emulator: restart', () => {
-  it('after kill -9 mid-processing, every document is still there, those processing finish, and the ledger adds up', async () => {
+  it('after kill -9 mid-processing, every document is still there, those processing finish, and the ledger adds up', async ({
+    spawnServe,
+  }) => {
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', {
       ...DEFAULT_CONFIG,

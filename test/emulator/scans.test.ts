@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
   AppDocumentDetail,
   DocumentBody,
@@ -7,9 +7,10 @@ import {
   LedgerBody,
   UploadTicket,
 } from '../../src/contract/index.ts';
-import { call, emulator, inlineBody, KEY, waitForDocument } from '../helpers/emulator.ts';
+import { call, inlineBody, KEY, waitForDocument } from '../helpers/emulator.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { type Gray, grayPng, renderGray } from '../helpers/scan.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * A scan submitted to `serve` is read by OCR like a text PDF; when nothing could be read, the
@@ -24,7 +25,7 @@ beforeAll(async () => {
 describe('emulator: scans', () => {
   it(
     'a scanned PNG is read: values in the API, their boxes on /_emulator/documents/{id}, no notes',
-    async () => {
+    async ({ emulator }) => {
       const s = await emulator();
       const r = await call(s, 'POST', '/api/v1/extract', {
         body: inlineBody(await grayPng(invoice), 'scan.png', 'image/png'),
@@ -43,7 +44,7 @@ describe('emulator: scans', () => {
 
   it(
     'a blank scan: every field null, and the emulator says why; the API says nothing of it',
-    async () => {
+    async ({ emulator }) => {
       const s = await emulator();
       const blank = await grayPng({ ...invoice, pixels: new Uint8Array(invoice.pixels.length).fill(255) });
       const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(blank, 'blank.png', 'image/png') });
@@ -64,7 +65,7 @@ describe('emulator: scans', () => {
 
   it(
     'a PNG whose header claims 30000×30000 pixels, which OCR refuses: an error that says why, refunded, on both routes',
-    async () => {
+    async ({ emulator }) => {
       const s = await emulator();
       // A real PNG (one row of white, checksums and all) whose image header is then made to claim
       // 30000×30000: its page is counted (1) from the header, and OCR refuses it before decoding.

@@ -1,10 +1,11 @@
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { EmulatorConfig } from '../../src/contract/index.ts';
 import { parseConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { CLI, cleanEnv, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { CLI, cleanEnv, tempDir, writeJson } from '../helpers/cli.ts';
 import { call } from '../helpers/emulator.ts';
+import { it } from '../helpers/fixtures.ts';
 
 const run = (args: string[]) =>
   execa(process.execPath, [CLI, ...args], { env: cleanEnv(), extendEnv: false, reject: false });
@@ -29,7 +30,7 @@ describe('extract serve: configuration', () => {
     expect(() => parseConfig(dupe)).toThrow(/✖ field name "a" is used twice\n\s*→ at parsers\[0\]\.fields\[1\]\.name/);
   });
 
-  it('--print-config prints a configuration that validates and that serve accepts', async () => {
+  it('--print-config prints a configuration that validates and that serve accepts', async ({ spawnServe }) => {
     const r = await run(['serve', '--print-config']);
     expect(r.exitCode).toBe(0);
     const printed = JSON.parse(r.stdout);
@@ -71,7 +72,9 @@ describe('extract serve: configuration', () => {
 });
 
 describe('extract serve --profile', () => {
-  it('--profile deployed plays the deployed service (upload-url is a 404 page), says so on start, and beats the config key; a bad name is exit 2', async () => {
+  it('--profile deployed plays the deployed service (upload-url is a 404 page), says so on start, and beats the config key; a bad name is exit 2', async ({
+    spawnServe,
+  }) => {
     const dir = tempDir();
     const deployedConfig = writeJson(dir, 'deployed.json', { ...DEFAULT_CONFIG, profile: 'deployed' });
     const flag = await spawnServe(['--profile', 'deployed', '--no-listen']);
@@ -95,7 +98,7 @@ describe('extract serve --profile', () => {
 });
 
 describe('extract serve: the whole loop out of the box', () => {
-  it('its built-in receiver gets the document.processed event of every completed document', async () => {
+  it('its built-in receiver gets the document.processed event of every completed document', async ({ spawnServe }) => {
     const { readFileSync, existsSync } = await import('node:fs');
     const { invoicePdf } = await import('../helpers/pdf.ts');
     const { inlineBody } = await import('../helpers/emulator.ts');

@@ -1,11 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import type { Engine, EngineOutput } from '../../src/engine/types.ts';
-import { call, emulator, waitForDocument } from '../helpers/emulator.ts';
+import { call, waitForDocument } from '../helpers/emulator.ts';
 import { stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * processing.slow_ms reaches the background queue: a document still reading that long gives its
@@ -40,7 +41,9 @@ describe('processing.slow_ms', () => {
     expect(SHIPPED_SLOW_MS).toBe(5000);
   });
 
-  it('a background document read for longer than slow_ms gives its only place to the next one', async () => {
+  it('a background document read for longer than slow_ms gives its only place to the next one', async ({
+    emulator,
+  }) => {
     // Beside it, a control whose slow_ms is an hour: its honest document, sent first, must still
     // wait when the other's is done. A queue that ignored the setting would free both at the
     // shipped 5 s, the control's first; one that never yields would free neither. No clock is read.

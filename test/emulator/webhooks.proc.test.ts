@@ -11,8 +11,8 @@ import {
 } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG, INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../src/emulator/webhooks/dispatcher.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
+import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { mailer } from '../helpers/smtp.ts';
 
@@ -38,7 +38,7 @@ describe('emulator: outbound webhooks', () => {
     ],
   ] as const)(
     'delivers document.processed by %s with auth %o, payload exactly per the spec',
-    async ([method, auth, header], { hookServer }) => {
+    async ([method, auth, header], { hookServer, emulator }) => {
       const hook = await hookServer();
       const s = await emulator(withHooks([{ url: hook.url, method: method as 'POST' | 'PUT', auth }]));
       const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(42, 2), 'march.pdf') });
@@ -66,7 +66,7 @@ describe('emulator: outbound webhooks', () => {
     },
   );
 
-  it('retries a failing receiver with the same event and document_id until a 2xx', async ({ hookServer }) => {
+  it('retries a failing receiver with the same event and document_id until a 2xx', async ({ hookServer, emulator }) => {
     const hook = await hookServer({ statuses: [500, 503, 200] });
     const s = await emulator(withHooks([{ url: hook.url }]));
     const r = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(1)) });
@@ -86,6 +86,7 @@ describe('emulator: outbound webhooks', () => {
 
   it('gives up after the published schedule and records every attempt; recover sends the failed ones again', async ({
     hookServer,
+    emulator,
   }) => {
     expect(MAX_ATTEMPTS).toBe(8);
     expect(RETRY_SCHEDULE_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
@@ -112,7 +113,10 @@ describe('emulator: outbound webhooks', () => {
       .toBe(1);
   });
 
-  it('a failing integration neither fails the extraction nor stops another integration', async ({ hookServer }) => {
+  it('a failing integration neither fails the extraction nor stops another integration', async ({
+    hookServer,
+    emulator,
+  }) => {
     const good = await hookServer();
     const dead = await hookServer();
     await dead.close();
@@ -144,6 +148,7 @@ describe('emulator: outbound webhooks', () => {
 
   it('resend delivers the same event again; the test action sends a sample of the parser shape marked as a test', async ({
     hookServer,
+    emulator,
   }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url, id: 'main' }]));
@@ -163,7 +168,7 @@ describe('emulator: outbound webhooks', () => {
     expect((await call(s, 'POST', '/_emulator/integrations/nope/test')).status).toBe(404);
   });
 
-  it('fires no event for a document that ends in error', async ({ hookServer }) => {
+  it('fires no event for a document that ends in error', async ({ hookServer, emulator }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
     // Two documents that really end in error (reserved, failed, refunded): one inline, one by storage path.
@@ -200,7 +205,10 @@ describe('emulator: outbound webhooks', () => {
     expect(JSON.parse(hook.hits[0]!.body).document_id).toBe(ok.body.document_id);
   });
 
-  it('delivers the outbox after the server is killed with SIGKILL and restarted', async ({ hookServer }) => {
+  it('delivers the outbox after the server is killed with SIGKILL and restarted', async ({
+    hookServer,
+    spawnServe,
+  }) => {
     const hook = await hookServer();
     const port = hook.port;
     await hook.close();
@@ -239,7 +247,7 @@ describe('emulator: every way a document arrives', () => {
     return WebhookPayload.parse(JSON.parse(hook.hits[n - 1]!.body));
   };
 
-  it('the application upload (multipart) arrives as source_type upload', async ({ hookServer }) => {
+  it('the application upload (multipart) arrives as source_type upload', async ({ hookServer, emulator }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
     const form = new FormData();
@@ -256,6 +264,7 @@ describe('emulator: every way a document arrives', () => {
 
   it('the inbound webhook (JSON base64 and multipart) arrives as source_type webhook, and needs its token', async ({
     hookServer,
+    emulator,
   }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]));
@@ -280,6 +289,7 @@ describe('emulator: every way a document arrives', () => {
 
   it('email with a PDF attachment, over a real SMTP conversation, arrives as source_type email', async ({
     hookServer,
+    emulator,
   }) => {
     const hook = await hookServer();
     const s = await emulator(withHooks([{ url: hook.url }]), { smtpPort: 0 });

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { durationFlag, parseDuration, parseSize, sizeFlag } from '../../src/flags/units.ts';
-import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { call, inlineBody } from '../helpers/emulator.ts';
 import { routeChooser, UPLOAD_ONLY_ABOVE } from '../../src/batch/route.ts';
 import { DEFAULT_INLINE_MAX } from '../../src/flags/batch.ts';
+import { it } from '../helpers/fixtures.ts';
 
 describe('units', () => {
   it('durations and sizes written as flag defaults read back unchanged', () => {
@@ -45,7 +46,9 @@ describe('routing', () => {
     expect(routeChooser('auto', DEFAULT_INLINE_MAX)(DEFAULT_INLINE_MAX).route).toBe('inline');
     expect(routeChooser('auto', DEFAULT_INLINE_MAX)(DEFAULT_INLINE_MAX + 1).route).toBe('upload');
   });
-  it('the default inline cap leaves room for base64: a file of --inline-max bytes is not too large for the default service, nor for the deployed one', async () => {
+  it('the default inline cap leaves room for base64: a file of --inline-max bytes is not too large for the default service, nor for the deployed one', async ({
+    emulator,
+  }) => {
     // The default emulator (10 MiB bodies, as the spec's limit) over HTTP, with the body the
     // pipeline sends: base64 of the whole file plus a long name. Zeros are no document (422),
     // but the size is judged first: 413 means the default cap would send what cannot go inline.

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { onTestFinished } from 'vitest';
-import { afterEachFile, afterEachTest, inTest } from './cleanup.ts';
 
 /** The built CLI (npm test builds dist/ first), run on the same Node as the tests. */
 export const CLI = join(import.meta.dirname, '..', '..', 'bin', 'extract.js');
@@ -13,12 +12,12 @@ export const CLI = join(import.meta.dirname, '..', '..', 'bin', 'extract.js');
  * state directory of the test's own (the default journal lives there, one per service: two
  * tests whose emulators happen to get the same port must not share it).
  */
-export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+export function cleanEnv(extra: Record<string, string> = {}, folder: TempDir = tempDir): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
     NO_COLOR: '1',
-    ...(extra.XDG_STATE_HOME === undefined ? { XDG_STATE_HOME: tempDir('extract-state-') } : {}),
+    ...(extra.XDG_STATE_HOME === undefined ? { XDG_STATE_HOME: folder('extract-state-') } : {}),
     ...extra,
   };
 }
@@ -28,31 +27,45 @@ export function stateHomeIn(cwd: string): string {
   return join(cwd, '.state');
 }
 
-/** Folders made outside a test (in beforeAll or at a file's top level): removed once the file is done. */
-const fileDirs: string[] = [];
-afterEachFile(() => {
-  for (const dir of fileDirs.splice(0)) removeDir(dir);
-});
-
 function removeDir(dir: string): void {
   // Retries: a child killed just before may still be closing a file in it.
   rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
+export type TempDir = (prefix?: string, parent?: string) => string;
+
 /**
  * A fresh folder under the system's temp directory, removed when the test that made it
- * finishes (after the afterEach hooks, so after its children are killed), or, made outside a
- * test, when the file's tests are done.
+ * finishes (after its fixtures are torn down, so after its children are killed). Outside a test
+ * (in `it.beforeAll`) a file's folders come from the `fileTempDir` fixture (./fixtures.ts).
  */
 export function tempDir(prefix = 'extract-test-', parent = tmpdir()): string {
   const dir = mkdtempSync(join(parent, prefix));
   try {
     onTestFinished(() => removeDir(dir));
   } catch {
-    // Not inside a test: onTestFinished throws, and the folder lives as long as the file.
-    fileDirs.push(dir);
+    // Not inside a test: onTestFinished throws, and nothing would remove the folder.
+    removeDir(dir);
+    throw new Error(
+      'tempDir() is for a test: in it.beforeAll, take the fileTempDir fixture (test/helpers/fixtures.ts)',
+    );
   }
   return dir;
+}
+
+/** Folders that live until `removeAll` (the `fileTempDir` fixture's, removed when the file is done). */
+export function tempDirs(): { make: TempDir; removeAll: () => void } {
+  const made: string[] = [];
+  return {
+    make: (prefix = 'extract-test-', parent = tmpdir()) => {
+      const dir = mkdtempSync(join(parent, prefix));
+      made.push(dir);
+      return dir;
+    },
+    removeAll: () => {
+      for (const dir of made.splice(0)) removeDir(dir);
+    },
+  };
 }
 
 export function writeJson(dir: string, name: string, value: unknown): string {
@@ -61,13 +74,8 @@ export function writeJson(dir: string, name: string, value: unknown): string {
   return file;
 }
 
-const children = new Set<ResultPromise>();
-/** Children started outside a test (a `serve` in beforeAll, shared by the file's tests). */
-const fileChildren = new Set<ResultPromise>();
-afterEachTest(() => killAll(children));
-afterEachFile(() => killAll(fileChildren));
-
-async function killAll(set: Set<ResultPromise>): Promise<void> {
+/** Kills the children in `set` (a fixture's, when its test or file ends). */
+export async function killAll(set: Set<ResultPromise>): Promise<void> {
   // Killed and awaited, so that none still writes into a folder about to be removed.
   const running = [...set];
   set.clear();
@@ -76,17 +84,6 @@ async function killAll(set: Set<ResultPromise>): Promise<void> {
 }
 
 export type ServeProcess = CliProcess & { url: string };
-
-/**
- * Starts `extract serve --port 0 ...` as a child process and waits for its start-up lines
- * (the last is "Try: ..."). stdout and stderr stay apart, as for spawnCli.
- */
-export async function spawnServe(args: string[], timeoutMs = 60_000): Promise<ServeProcess> {
-  const serve = spawnCli(['serve', '--port', '0', '--listen-port', '0', ...args]);
-  const url = (await serve.waitFor(/Listening on (\S+)/, timeoutMs))[1]!;
-  await serve.waitFor(/^Try: /m, timeoutMs);
-  return { ...serve, url };
-}
 
 export type CliProcess = {
   child: ResultPromise;
@@ -98,34 +95,56 @@ export type CliProcess = {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
 };
 
+export type SpawnOptions = { env?: Record<string, string>; cwd?: string };
+export type SpawnCli = (args: string[], options?: SpawnOptions) => CliProcess;
+export type SpawnServe = (args: string[], timeoutMs?: number) => Promise<ServeProcess>;
+export type SpawnNode = (args: string[], options?: SpawnOptions) => CliProcess;
+export type Spawners = { spawnCli: SpawnCli; spawnServe: SpawnServe; spawnNode: SpawnNode };
+
 /**
- * Starts the built CLI with `args` as a long-running child (killed after the test, or after the
- * file when started outside a test), in a clean environment plus `env`, and lets the test wait
- * for lines it prints.
+ * The built CLI and Node scripts as long-running children, each in a clean environment plus
+ * `env`, added to `children` (the fixture that owns them kills them when its test or file ends:
+ * the `spawnCli`, `spawnServe` and `spawnNode` fixtures of ./fixtures.ts); their state folders
+ * come from `folder`.
  */
-export function spawnCli(args: string[], options: SpawnOptions = {}): CliProcess {
-  return spawnNode([CLI, ...args], options);
+export function spawners(children: Set<ResultPromise>, folder: TempDir = tempDir): Spawners {
+  /** Starts the built CLI with `args`, and lets the test wait for lines it prints. */
+  const spawnCli: SpawnCli = (args, options = {}) => spawnNode([CLI, ...args], options);
+
+  /**
+   * Starts `extract serve --port 0 ...` and waits for its start-up lines (the last is
+   * "Try: ..."). stdout and stderr stay apart, as for spawnCli.
+   */
+  const spawnServe: SpawnServe = async (args, timeoutMs = 60_000) => {
+    const serve = spawnCli(['serve', '--port', '0', '--listen-port', '0', ...args]);
+    const url = (await serve.waitFor(/Listening on (\S+)/, timeoutMs))[1]!;
+    await serve.waitFor(/^Try: /m, timeoutMs);
+    return { ...serve, url };
+  };
+
+  /** Starts a Node script (`args[0]`, then its arguments); its stdin is a pipe the test may write to. */
+  const spawnNode: SpawnNode = (args, options = {}) => {
+    const child = execa(process.execPath, args, {
+      env: cleanEnv(
+        {
+          ...(options.cwd !== undefined ? { XDG_STATE_HOME: stateHomeIn(options.cwd) } : {}),
+          ...options.env,
+        },
+        folder,
+      ),
+      extendEnv: false,
+      reject: false,
+      buffer: false,
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    });
+    children.add(child);
+    return watched(child);
+  };
+  return { spawnCli, spawnServe, spawnNode };
 }
 
-type SpawnOptions = { env?: Record<string, string>; cwd?: string };
-
-/**
- * Starts a Node script (`args[0]`, then its arguments) as spawnCli starts the CLI: a clean
- * environment, killed after the test, its output waited on; its stdin is a pipe the test may
- * write to.
- */
-export function spawnNode(args: string[], options: SpawnOptions = {}): CliProcess {
-  const child = execa(process.execPath, args, {
-    env: cleanEnv({
-      ...(options.cwd !== undefined ? { XDG_STATE_HOME: stateHomeIn(options.cwd) } : {}),
-      ...options.env,
-    }),
-    extendEnv: false,
-    reject: false,
-    buffer: false,
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-  });
-  (inTest() ? children : fileChildren).add(child);
+/** A child whose output is kept, and waited on by `waitFor`. */
+function watched(child: ResultPromise): CliProcess {
   let out = '';
   let err = '';
   let both = '';

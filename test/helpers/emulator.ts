@@ -6,32 +6,6 @@ import { startServer, type RunningServer, type ServeOptions } from '../../src/em
 import { EnginePool } from '../../src/engine/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import type { EmulatorConfigInput } from '../../src/contract/index.ts';
-import { afterEachFile, afterEachTest, inTest } from './cleanup.ts';
-
-/**
- * Emulators made in a test, closed after it; made outside one (beforeAll), closed after the file,
- * each with an engine of its own (closed after it), as a `serve` of the file's would have: work a
- * test leaves in it goes on, and the shared engine's drop below does not end it.
- */
-const running = new Set<RunningServer>();
-const forFile = new Set<{ server: RunningServer; engine: EnginePool | undefined }>();
-afterEachTest(async () => {
-  await Promise.all([...running].map((s) => s.close()));
-  running.clear();
-  // Work still in the engine is the finished test's (a bomb, a document its server dropped): the
-  // next test gets an engine of its own, as a fresh `serve` would.
-  if (shared !== undefined && shared.busy > 0) await dropSharedEngine();
-});
-afterEachFile(async () => {
-  await Promise.all(
-    [...forFile].map(async ({ server, engine }) => {
-      await server.close();
-      await engine?.close();
-    }),
-  );
-  forFile.clear();
-  await dropSharedEngine();
-});
 
 /**
  * One engine (serve's pool of reader processes, which stay warm once started) for the emulators of
@@ -41,34 +15,49 @@ afterEachFile(async () => {
  * second process per file reads nothing sooner, and its start costs 0.3-0.4 CPU-seconds (the
  * pool's rules for two are tested on pools of their own). It runs the bundle's worker when dist/
  * is current (builtEngineWorker). The engine a server is given reads through whichever pool is
- * current: after a test that left work in one, the next test's servers get the next pool.
+ * current: after a test that left work in one (a bomb, a document its server dropped), the next
+ * test's servers get the next pool, as a fresh `serve` would. Held by the file-scoped fixture
+ * `engines` of ./fixtures.ts, which drops it when the file is done.
  */
-let shared: { pool: EnginePool; busy: number } | undefined;
-
-async function onSharedPool<T>(call: (pool: EnginePool) => Promise<T>): Promise<T> {
-  shared ??= { pool: testEnginePool(), busy: 0 };
-  const s = shared;
-  s.busy++;
-  try {
-    return await call(s.pool);
-  } finally {
-    s.busy--;
-  }
-}
-
-const SHARED_ENGINE: Engine = {
-  countPages: (bytes, mimeType, options) => onSharedPool((pool) => pool.countPages(bytes, mimeType, options)),
-  extract: (input, options) => onSharedPool((pool) => pool.extract(input, options)),
-  // A server never closes an engine it was given; the clean-up above closes the pool.
-  close: async () => {},
+export type SharedEngine = {
+  /** The engine to give a server: it reads through the current pool, started at its first call. */
+  engine: Engine;
+  /** Whether work is still in the current pool. */
+  busy(): boolean;
+  /** Closes the current pool; the next call starts another. */
+  drop(): Promise<void>;
 };
 
-export function sharedEngine(): Engine {
-  return SHARED_ENGINE;
+export function shareEngine(): SharedEngine {
+  let shared: { pool: EnginePool; busy: number } | undefined;
+  const onPool = async <T>(call: (pool: EnginePool) => Promise<T>): Promise<T> => {
+    shared ??= { pool: testEnginePool(), busy: 0 };
+    const s = shared;
+    s.busy++;
+    try {
+      return await call(s.pool);
+    } finally {
+      s.busy--;
+    }
+  };
+  return {
+    engine: {
+      countPages: (bytes, mimeType, options) => onPool((pool) => pool.countPages(bytes, mimeType, options)),
+      extract: (input, options) => onPool((pool) => pool.extract(input, options)),
+      // A server never closes an engine it was given; drop() closes the pool.
+      close: async () => {},
+    },
+    busy: () => shared !== undefined && shared.busy > 0,
+    async drop() {
+      const s = shared;
+      shared = undefined;
+      await s?.pool.close();
+    },
+  };
 }
 
 /** An engine as the tests' emulators have it (see above): one process, the bundle's worker when current. */
-function testEnginePool(): EnginePool {
+export function testEnginePool(): EnginePool {
   const worker = builtEngineWorker();
   return new EnginePool({ workers: 1, memoryMb: DEFAULT_MEMORY_MB, ...(worker !== undefined && { worker }) });
 }
@@ -100,12 +89,6 @@ function builtEngineWorker(): string | undefined {
   return built;
 }
 
-async function dropSharedEngine(): Promise<void> {
-  const s = shared;
-  shared = undefined;
-  await s?.pool.close();
-}
-
 const DEFAULT_MEMORY_MB = resolveConfig(DEFAULT_CONFIG).processing.engine_memory_mb;
 
 export const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
@@ -124,32 +107,33 @@ export const TWO_PARSERS = {
   ],
 };
 
+export type StartEmulator = (
+  overrides?: Partial<EmulatorConfigInput>,
+  options?: Omit<ServeOptions, 'config' | 'port' | 'host'>,
+) => Promise<RunningServer>;
+
 /**
- * A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, closed after the test (made
- * outside a test, after the file, with an engine of its own); its engine is the file's shared one
- * (sharedEngine) unless the test brings one or another memory limit.
+ * A fresh emulator on 127.0.0.1 port 0 with its own in-memory data, reading through `engine()`
+ * unless the test brings an engine or another memory limit (then one of its own). Tests get it as
+ * the `emulator` fixture (./fixtures.ts), which closes what it started.
  */
-export async function emulator(
+export async function startEmulator(
+  engine: () => Engine,
   overrides: Partial<EmulatorConfigInput> = {},
   options: Omit<ServeOptions, 'config' | 'port' | 'host'> = {},
 ): Promise<RunningServer> {
   const config = { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 2 }, ...overrides };
   const ownEngine =
     options.engine !== undefined || resolveConfig(config).processing.engine_memory_mb !== DEFAULT_MEMORY_MB;
-  const forTheFile = !inTest();
-  const engine = ownEngine ? undefined : forTheFile ? testEnginePool() : sharedEngine();
-  const server = await startServer({
+  return startServer({
     config,
     host: '127.0.0.1',
     port: 0,
     inMemory: options.dataDir === undefined,
     log: () => {},
-    ...(engine !== undefined && { engine }),
+    ...(!ownEngine && { engine: engine() }),
     ...options,
   });
-  if (forTheFile) forFile.add({ server, engine: engine instanceof EnginePool ? engine : undefined });
-  else running.add(server);
-  return server;
 }
 
 export type Reply = {

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { tempDir } from './cli.ts';
+import { type TempDir, tempDir } from './cli.ts';
 
 /**
  * The package as a user installs it outside the clone: the tarballs `npm pack --workspaces
@@ -17,8 +17,9 @@ export const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf
 
 export type Tarballs = { dir: string; client: string; engine: string };
 
-export async function packTarballs(): Promise<Tarballs> {
-  const dir = tempDir('extract-pack-');
+/** `npm pack` of the workspaces into a folder `folder` makes (a test's by default; `fileTempDir` in it.beforeAll). */
+export async function packTarballs(folder: TempDir = tempDir): Promise<Tarballs> {
+  const dir = folder('extract-pack-');
   await execa(
     'npm',
     ['pack', '--workspaces', '--include-workspace-root', '--ignore-scripts', '--pack-destination', dir],
@@ -36,9 +37,9 @@ export async function packTarballs(): Promise<Tarballs> {
 /** The folder of the Node running the tests (24), first on a PATH, so `#!/usr/bin/env node` finds it. */
 export const NODE_BIN_DIR = dirname(process.execPath);
 
-/** `npm install --omit=dev` of the tarballs into a new project folder (outside the clone); returns it. */
-export async function installInProject(tarballs: string[]): Promise<string> {
-  const project = tempDir('extract-install-');
+/** `npm install --omit=dev` of the tarballs into a new project folder (outside the clone, made by `folder`); returns it. */
+export async function installInProject(tarballs: string[], folder: TempDir = tempDir): Promise<string> {
+  const project = folder('extract-install-');
   writeFileSync(join(project, 'package.json'), '{ "name": "a-project", "private": true }\n');
   await execa('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', ...tarballs], { cwd: project });
   return project;

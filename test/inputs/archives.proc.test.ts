@@ -4,10 +4,11 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { batchOptions, invoiceDir, ledgerTotals, run } from '../batch/harness.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Archives are folders: each member of a zip or a tar is a document of its own, named
@@ -28,7 +29,9 @@ async function members(n: number, from = 0): Promise<Record<string, Uint8Array>>
 }
 
 describe('archives are folders', () => {
-  it('a zip: each member a document named zip!member; a rerun pays nothing; one new member pays for itself', async () => {
+  it('a zip: each member a document named zip!member; a rerun pays nothing; one new member pays for itself', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(1);
     const zip = join(cwd, 'in', 'invoices.zip');
@@ -57,7 +60,9 @@ describe('archives are folders', () => {
     expect([...ledger.reservesBySha.values()].every((n) => n === 1)).toBe(true);
   });
 
-  it('a tar and a tar.gz made by tar(1): their members are documents; a symbolic link member is refused, the rest go on', async () => {
+  it('a tar and a tar.gz made by tar(1): their members are documents; a symbolic link member is refused, the rest go on', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(0);
     const src = join(cwd, 'src');
@@ -90,7 +95,9 @@ describe('archives are folders', () => {
     ).toEqual(['in/folder.tgz!q1/a.pdf']);
   });
 
-  it('a zip bomb is one failure of its own archive; the rest of the run goes on and nothing of it is written', async () => {
+  it('a zip bomb is one failure of its own archive; the rest of the run goes on and nothing of it is written', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(1);
     // 80 MiB of zeros deflate to some 80 KB: a ratio no document has.
@@ -103,7 +110,7 @@ describe('archives are folders', () => {
     expect(r.summary.exit_code).not.toBe(0);
   });
 
-  it('a zip whose directory lies about a member size is caught while it is inflated', async () => {
+  it('a zip whose directory lies about a member size is caught while it is inflated', async ({ emulator }) => {
     const server = await emulator();
     const cwd = await invoiceDir(0);
     const zip = Buffer.from(zipSync({ 'small.pdf': new Uint8Array(20 * 1024 * 1024) }));
@@ -122,7 +129,9 @@ describe('archives are folders', () => {
       );
   });
 
-  it('members named ../ or absolute, and a symbolic link member of a zip, are refused by name; nothing is written outside the part space', async () => {
+  it('members named ../ or absolute, and a symbolic link member of a zip, are refused by name; nothing is written outside the part space', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(0);
     const pdf = await invoicePdf(4001);
@@ -151,7 +160,9 @@ describe('archives are folders', () => {
     expect(existsSync('/tmp/absolute.pdf')).toBe(false);
   });
 
-  it('a member name holding a line break and a runner command is inert in the log; its record keeps the name', async () => {
+  it('a member name holding a line break and a runner command is inert in the log; its record keeps the name', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(0);
     const name = 'evil\n::error::forged.pdf';

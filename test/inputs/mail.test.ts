@@ -2,10 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { batchOptions, invoiceDir, ledgerTotals, run } from '../batch/harness.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Mail is a folder: a mail's attachments are documents of their own (`mail.eml!invoice.pdf`),
@@ -31,7 +32,9 @@ const done = (r: Awaited<ReturnType<typeof run>>) =>
     .sort();
 
 describe('mail is a folder', () => {
-  it('a multipart mail with two PDFs and an inline image: the two PDFs are documents, the logo is not; a rerun pays nothing', async () => {
+  it('a multipart mail with two PDFs and an inline image: the two PDFs are documents, the logo is not; a rerun pays nothing', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(0);
     const eml = await compose({
@@ -56,7 +59,9 @@ describe('mail is a folder', () => {
     expect((await ledgerTotals(server.url)).net).toBe(2);
   });
 
-  it('a zip attached to a mail is expanded (mail.eml!batch.zip!a.pdf); a forwarded message is read through', async () => {
+  it('a zip attached to a mail is expanded (mail.eml!batch.zip!a.pdf); a forwarded message is read through', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = await invoiceDir(0);
     const zip = zipSync({ 'a.pdf': await invoicePdf(6101), 'b.pdf': await invoicePdf(6102) });

@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { zipSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runStatus } from '../../src/commands/status.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from '../batch/harness.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
+import { it } from '../helpers/fixtures.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
 /**
@@ -27,7 +28,7 @@ async function failedInStatus(cwd: string): Promise<Array<{ file: string; error?
 }
 
 describe('refused parts of archives', () => {
-  it('a zip with a ../ member and a link member: exit 1 the first night, then set aside (exit 0, nothing sent); status names them; --move-done keeps the zip, saying why', async () => {
+  it('a zip with a ../ member and a link member: exit 1 the first night, then set aside (exit 0, nothing sent); status names them; --move-done keeps the zip, saying why', async ({ emulator }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(0);
     mkdirSync(join(cwd, 'done'));
@@ -74,7 +75,9 @@ describe('refused parts of archives', () => {
     expect([...ledger.reservesBySha.values()].every((n) => n === 1)).toBe(true);
   });
 
-  it('a zip bomb in a drop folder: exit 1 the night it arrives, then set aside (exit 0); a changed archive is said again', async () => {
+  it('a zip bomb in a drop folder: exit 1 the night it arrives, then set aside (exit 0); a changed archive is said again', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(1);
     // 80 MiB of zeros deflate to some 80 KB: a ratio no document has.

@@ -1,14 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseJournal } from '../../src/journal/journal-read.ts';
 import type { JournalFact } from '../../src/journal/journal.ts';
 import { compactJournal } from '../../src/journal/state/compact.ts';
 import { openState, parseStateSpec } from '../../src/journal/state/index.ts';
 import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { batchOptions, invoiceDir, ledgerTotals, run } from '../batch/harness.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * `extract journal compact` keeps the guarantees: after it, a rerun sends nothing
@@ -25,7 +26,7 @@ function records(text: string): Array<Record<string, unknown>> {
 
 describe('extract journal compact', () => {
   for (const state of ['journal.jsonl', 'journal.sqlite']) {
-    it(`${state}: fewer facts and bytes; the rerun sends nothing and writes every record`, async () => {
+    it(`${state}: fewer facts and bytes; the rerun sends nothing and writes every record`, async ({ emulator }) => {
       const server = await emulator({ idempotency_key: false });
       const cwd = await invoiceDir(6);
       const options = batchOptions(server.url, KEY, { route: 'inline', state, out: 'out.jsonl' });

@@ -3,9 +3,10 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { lockPathFor } from '../../src/journal/lock.ts';
-import { type CliProcess, spawnNode, tempDir } from '../helpers/cli.ts';
+import { type CliProcess, type SpawnNode, tempDir } from '../helpers/cli.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Runs racing for one journal's lock, as real processes (a cron job started twice, two
@@ -17,7 +18,7 @@ const RACER = fileURLToPath(new URL('../helpers/lock-racer.ts', import.meta.url)
 
 type Racer = CliProcess & { outcome(): Promise<string> };
 
-async function startRacer(journal: string, extra: string[] = []): Promise<Racer> {
+async function startRacer(spawnNode: SpawnNode, journal: string, extra: string[] = []): Promise<Racer> {
   const racer = spawnNode([RACER, journal, ...extra]);
   await racer.waitFor(/^ready$/m, 60_000);
   return {
@@ -55,26 +56,28 @@ function expectOneWinner(all: string[], dir: string): void {
 }
 
 describe('lock: runs racing for one journal', () => {
-  it('a stale lock (its holder is dead) judged by many runs at once is taken by exactly one', async () => {
+  it('a stale lock (its holder is dead) judged by many runs at once is taken by exactly one', async ({ spawnNode }) => {
     const dir = tempDir('lock-race-');
     const journal = join(dir, 'state.jsonl');
     for (let round = 0; round < 2; round++) {
       // A holder that has exited: its pid is a finished child's.
       const dead = Number(execFileSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).trim());
       writeFileSync(lockPathFor(journal), `${JSON.stringify({ pid: dead, host: hostname(), started: 'x' })}\n`);
-      const racers = await Promise.all(Array.from({ length: 6 }, () => startRacer(journal)));
+      const racers = await Promise.all(Array.from({ length: 6 }, () => startRacer(spawnNode, journal)));
       go(racers);
       expectOneWinner(await outcomes(racers), dir);
     }
   });
 
-  it('a lock being made (its file there, its text not yet written) is never read as a torn one', async () => {
+  it('a lock being made (its file there, its text not yet written) is never read as a torn one', async ({
+    spawnNode,
+  }) => {
     const dir = tempDir('lock-race-');
     const journal = join(dir, 'state.jsonl');
     const continueFile = join(tempDir('lock-race-continue-'), 'continue');
     // The maker stops inside its first exclusive write, however long the others take to look.
-    const maker = await startRacer(journal, ['--slow-maker', continueFile]);
-    const others = await Promise.all(Array.from({ length: 4 }, () => startRacer(journal)));
+    const maker = await startRacer(spawnNode, journal, ['--slow-maker', continueFile]);
+    const others = await Promise.all(Array.from({ length: 4 }, () => startRacer(spawnNode, journal)));
     go([maker]);
     await maker.waitFor(/^making$/m, 60_000);
     go(others);

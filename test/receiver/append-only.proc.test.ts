@@ -1,9 +1,10 @@
 import { readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { spawnCli, tempDir } from '../helpers/cli.ts';
+import { describe, expect } from 'vitest';
+import { tempDir } from '../helpers/cli.ts';
 import { readCsvObjects } from '../outputs/helpers.ts';
 import { payload, send } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * listen's file outputs grow by appending: a batch writes its own records, never the file again.
@@ -47,7 +48,7 @@ describe('listen: outputs grow by appending (built CLI)', () => {
   for (const format of ['csv', 'jsonl'] as const) {
     it(`listen -o FILE.${format}: over ${BATCHES} batches the file keeps its inode, its earlier bytes, and a batch writes what it adds, not the file`, {
       timeout: 180_000,
-    }, async () => {
+    }, async ({ spawnCli }) => {
       const base = tempDir();
       const out = join(base, `records.${format}`);
       const args = ['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out];
@@ -96,7 +97,9 @@ describe('listen: outputs grow by appending (built CLI)', () => {
     });
   }
 
-  it('listen -o FILE.csv after a crash cut its last row: the torn row is cut off and the document written again from the inbox', async () => {
+  it('listen -o FILE.csv after a crash cut its last row: the torn row is cut off and the document written again from the inbox', async ({
+    spawnCli,
+  }) => {
     const base = tempDir();
     const out = join(base, 'records.csv');
     const args = ['listen', '--auth', 'none', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', out];

@@ -10,7 +10,7 @@ import { DocumentRecord } from '../../src/outputs/record-schema.ts';
 import { CSV_MAX_COLUMNS } from '../../src/receiver/index.ts';
 import { nullFields, recordOf } from '../../src/receiver/records.ts';
 import { DEFAULT_MISSING_MARKER } from '../../src/outputs/missing-marker.ts';
-import { spawnCli, tempDir } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { it, payload, send } from './helpers.ts';
 
 /**
@@ -101,7 +101,7 @@ describe('listen writes its outputs a page at a time, as the array writers did',
 
   it('80 MB of events held back then processed with a 1 MB budget: CSV complete and identical', {
     timeout: 240_000,
-  }, async () => {
+  }, async ({ spawnCli }) => {
     const base = tempDir();
     const out = join(base, 'big.csv');
     // The worker holds every event until listen is stopped (SIGTERM processes what it acknowledged

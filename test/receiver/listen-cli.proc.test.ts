@@ -1,17 +1,20 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { csvChunks } from '../../src/outputs/csv-writer.ts';
 import { completedRecord } from '../../src/outputs/record.ts';
-import { spawnCli, tempDir } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { readCsvObjects } from '../outputs/helpers.ts';
 import { payload, send } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 const TOKEN = 'e2e-token-not-in-logs';
 
 describe('listen: end to end (built CLI)', () => {
-  it('listen: killed with SIGKILL right after acknowledging, restarted, it still outputs the event and the re-sent duplicate is a no-op', async () => {
+  it('listen: killed with SIGKILL right after acknowledging, restarted, it still outputs the event and the re-sent duplicate is a no-op', async ({
+    spawnCli,
+  }) => {
     const base = tempDir();
     const args = ['listen', '--port', '0', '--data-dir', join(base, 'inbox'), '-o', join(base, 'records.jsonl')];
     // The first run holds processing for a minute, so the kill surely lands between the 200 and the work.
@@ -51,7 +54,9 @@ describe('listen: end to end (built CLI)', () => {
     expect(first.stderr() + second.stderr() + second.stdout()).not.toContain(TOKEN);
   });
 
-  it('listen: bad flag combinations exit 2 with a message that says what to do; a non-loopback bind warns', async () => {
+  it('listen: bad flag combinations exit 2 with a message that says what to do; a non-loopback bind warns', async ({
+    spawnCli,
+  }) => {
     const noToken = spawnCli(['listen', '--auth', 'bearer', '--port', '0', '--data-dir', tempDir()]);
     expect((await noToken.child).exitCode).toBe(2);
     expect(noToken.stderr()).toContain('--auth bearer needs a token: set EXTRACT_LISTEN_TOKEN');
@@ -64,7 +69,7 @@ describe('listen: end to end (built CLI)', () => {
   });
   it('listen without credentials: a bearer token made once (0600 in the data dir), printed once, required, kept across restarts; --auth none is explicit', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ spawnCli }) => {
     const dataDir = join(tempDir(), 'inbox');
     const first = spawnCli(['listen', '--port', '0', '--data-dir', dataDir]);
     const [, url] = await first.waitFor(/^Listening on (\S+)$/m);
@@ -114,7 +119,9 @@ describe('listen: an output it did not make', () => {
     return text;
   }
 
-  it('listen -o invoices.csv on an existing CSV of records: its 17 rows stay, events are appended under its header, across a restart', async () => {
+  it('listen -o invoices.csv on an existing CSV of records: its 17 rows stay, events are appended under its header, across a restart', async ({
+    spawnCli,
+  }) => {
     const base = tempDir();
     const out = join(base, 'invoices.csv');
     const before = invoicesCsv(out);
@@ -142,7 +149,9 @@ describe('listen: an output it did not make', () => {
     ]);
   });
 
-  it('listen -o on a CSV of other columns, or on a JSON file (an array cannot grow): exit 2, says why and what to do, the file untouched', async () => {
+  it('listen -o on a CSV of other columns, or on a JSON file (an array cannot grow): exit 2, says why and what to do, the file untouched', async ({
+    spawnCli,
+  }) => {
     const base = tempDir();
     const cases = [
       {

@@ -1,7 +1,7 @@
 import { statfsSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { MAX_ENGINE_FILE_BYTES } from '../../src/contract/constants.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
@@ -9,8 +9,9 @@ import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { IMAGE_MAX_BYTES } from '../../src/engine/extract.ts';
 import { extract } from '../e2e/batch-helpers.ts';
 import { writeBigPdf } from '../helpers/big-pdf.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { type SpawnServe, tempDir, writeJson } from '../helpers/cli.ts';
 import { call } from '../helpers/emulator.ts';
+import { it } from '../helpers/fixtures.ts';
 import { exactLedger } from '../helpers/hostile.ts';
 
 /**
@@ -23,7 +24,7 @@ import { exactLedger } from '../helpers/hostile.ts';
 
 const CREDITS = 10_000;
 
-async function startServe(dir: string) {
+async function startServe(spawnServe: SpawnServe, dir: string) {
   const config = writeJson(dir, 'config.json', {
     ...DEFAULT_CONFIG,
     credits: CREDITS,
@@ -61,11 +62,13 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     expect(MAX_ENGINE_FILE_BYTES).toBeGreaterThan(300_000_000);
   });
 
-  it('a 1 GB, 2,000-page PDF through upload-and-poll: counted, charged 2,000 credits, extracted', async () => {
+  it('a 1 GB, 2,000-page PDF through upload-and-poll: counted, charged 2,000 credits, extracted', async ({
+    spawnServe,
+  }) => {
     const dir = tempDir('extract-big-', bigFilesParent());
     const pdf = await writeBigPdf(join(dir, 'big.pdf'), { pages: 2000, imageBytes: 524_000 });
     expect(pdf.size).toBeGreaterThan(1_000_000_000);
-    const serve = await startServe(dir);
+    const serve = await startServe(spawnServe, dir);
     const run = await extract(dir, serve.url, ['big.pdf', ...UPLOAD_POLLED]);
     expect(run.exitCode, `${run.stderr}`).toBe(0);
     const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
@@ -83,7 +86,9 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     expect(ledger.entries.map((e) => [e.kind, e.pages])).toEqual([['reserve', 2000]]);
   }, 600_000);
 
-  it('a 300 MB TIFF (over the engine’s whole-image budget) is counted from its headers, charged, then an error document, refunded: no 422', async () => {
+  it('a 300 MB TIFF (over the engine’s whole-image budget) is counted from its headers, charged, then an error document, refunded: no 422', async ({
+    spawnServe,
+  }) => {
     const dir = tempDir('extract-big-', bigFilesParent());
     // One page, 12000 × 12000 grey, its strip a hole in a sparse file: 300 MB on the wire, nothing on disk.
     const tiff = join(dir, 'scan.tiff');
@@ -113,7 +118,7 @@ describe('big files: upload-and-poll has no size ceiling', () => {
     writeFileSync(tiff, head);
     truncateSync(tiff, 300_000_000);
     expect(300_000_000).toBeGreaterThan(IMAGE_MAX_BYTES);
-    const serve = await startServe(dir);
+    const serve = await startServe(spawnServe, dir);
     const run = await extract(dir, serve.url, ['scan.tiff', ...UPLOAD_POLLED]);
     const record = JSON.parse(String(run.stdout).trim().split('\n')[0]!) as RunRecord;
     expect(record).toMatchObject({ status: 'error', page_count: 1 });

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { FaultRuleInput } from '../../src/contract/index.ts';
 import { extract, readJsonLines } from '../e2e/batch-helpers.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { emulator } from '../helpers/emulator.ts';
 import { chargesBySha, count, makeCorpus, readReport, serveConfig } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Chaos: 150 distinct documents, half inline and half upload-and-poll, against `extract
@@ -75,7 +75,9 @@ const RULES: FaultRuleInput[] = [
 const UNCERTAIN = /may have reached the service/;
 
 describe('chaos', () => {
-  it(`${DOCS} documents through both routes under faults on every operation: nothing lost, nothing paid twice, a rerun converges`, async () => {
+  it(`${DOCS} documents through both routes under faults on every operation: nothing lost, nothing paid twice, a rerun converges`, async ({
+    emulator,
+  }) => {
     const root = tempDir('extract-chaos-');
     const corpus = await makeCorpus(root, DOCS, 'chaos');
     const server = await emulator(serveConfig({ faults: { rules: RULES, seed: SEED } }));

@@ -1,12 +1,12 @@
 import { statSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { seededRandom } from '../../src/emulator/faults.ts';
 import { extract } from '../e2e/batch-helpers.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { emulator } from '../helpers/emulator.ts';
 import type { Fact } from '../helpers/journal.ts';
 import { chargesBySha, count, makeCorpus, readJournalLines, readReport, serveConfig } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Client crashes: one batch of 60 documents (both routes), the CLI killed with SIGKILL at 10
@@ -42,7 +42,9 @@ function sendsByKey(facts: Fact[]): Map<string, number> {
 }
 
 describe('client crashes', () => {
-  it(`SIGKILL at ${KILLS} random moments of one batch of ${DOCS}: all complete, each charged once, the journal readable`, async () => {
+  it(`SIGKILL at ${KILLS} random moments of one batch of ${DOCS}: all complete, each charged once, the journal readable`, async ({
+    emulator,
+  }) => {
     const root = tempDir('extract-kill-');
     const corpus = await makeCorpus(root, DOCS, 'kill');
     // Some engine time, so that kills land while inline requests and polls are in flight.

@@ -5,7 +5,7 @@ import { LedgerBody } from '../../src/contract/index.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { seededRandom } from '../../src/emulator/faults.ts';
 import { extract, KEY } from '../e2e/batch-helpers.ts';
-import { spawnServe, tempDir, type ServeProcess } from '../helpers/cli.ts';
+import { tempDir, type ServeProcess } from '../helpers/cli.ts';
 import { chargesBySha, makeCorpus, readReport, writeServeConfig, type Report } from './helpers.ts';
 
 /**
@@ -23,6 +23,7 @@ const KILLS = 4;
 describe('emulator crashes', () => {
   it(`serve SIGKILLed ${KILLS} times during a batch of ${DOCS} and restarted on its data directory: nothing lost, nothing doubled, webhooks delivered`, async ({
     hookServer,
+    spawnServe,
   }) => {
     const root = tempDir('extract-emucrash-');
     const corpus = await makeCorpus(root, DOCS, 'emu');

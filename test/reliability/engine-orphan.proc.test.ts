@@ -1,11 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { flateBombPdf } from '../helpers/bombs.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
 import { call } from '../helpers/emulator.ts';
 import { stored } from '../helpers/hostile.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * `kill -9` of serve (or the OOM killer) must not leave its engine processes reading: before, a
@@ -63,7 +64,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('engine processes do not outlive serve', () => {
   it(
     'after serve is SIGKILLed mid-reading, its engine processes are gone within a few watchdog intervals',
-    async () => {
+    async ({ spawnServe }) => {
       // 400 MB of path operators, Flate'd twice: tens of seconds of reading, within a raised memory
       // limit so that only time is in question; inflating its content stream is synchronous.
       const slow = await flateBombPdf(400 * 1024 * 1024, 'Invoice Number: INV-SLOW', '0 0 m\n');

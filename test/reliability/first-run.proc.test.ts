@@ -1,9 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 import { STANDIN_KEY, startStandIn, type StandIn } from '../../bench/lib/standin.ts';
-import { CLI, cleanEnv, tempDir } from '../helpers/cli.ts';
+import { CLI, cleanEnv } from '../helpers/cli.ts';
 import { makePdf } from '../helpers/pdf.ts';
 
 /**
@@ -18,9 +19,9 @@ const FILES = 100;
 let standIn: StandIn;
 let dir: string;
 
-beforeAll(async () => {
+it.beforeAll(async ({ fileTempDir }) => {
   standIn = await startStandIn();
-  dir = tempDir('extract-first-run-');
+  dir = fileTempDir('extract-first-run-');
   const template = await makePdf([['Invoice Number: INV-000001', 'Total: 101.00']]);
   mkdirSync(join(dir, 'in'));
   // Distinct content (a comment after %%EOF), so no file is a copy of another.

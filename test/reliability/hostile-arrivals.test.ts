@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { call, emulator } from '../helpers/emulator.ts';
+import { describe, expect } from 'vitest';
+import { call } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { mailer } from '../helpers/smtp.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * All or nothing per message: an SMTP message or an inbound multipart request is
@@ -16,7 +17,9 @@ const documentsOf = async (s: { url: string }) =>
   }>;
 
 describe('hostile: all or nothing per message', () => {
-  it('an SMTP message with 3 attachments and credits for 2 gets 452 and charges nothing; its retry charges each once', async () => {
+  it('an SMTP message with 3 attachments and credits for 2 gets 452 and charges nothing; its retry charges each once', async ({
+    emulator,
+  }) => {
     const s = await emulator({ credits: 2 }, { smtpPort: 0 });
     const transport = mailer(s.smtpPort!);
     const attachments = await Promise.all(
@@ -44,7 +47,7 @@ describe('hostile: all or nothing per message', () => {
     expect(ledger.balance).toBe(12 - 3);
   });
 
-  it('one parser named twice in RCPT TO gets each attachment once', async () => {
+  it('one parser named twice in RCPT TO gets each attachment once', async ({ emulator }) => {
     const s = await emulator({}, { smtpPort: 0 });
     const transport = mailer(s.smtpPort!);
     await transport.sendMail({
@@ -59,7 +62,9 @@ describe('hostile: all or nothing per message', () => {
     expect((await exactLedger(s, 1000)).entries.filter((e) => e.kind === 'reserve')).toHaveLength(1);
   });
 
-  it('an inbound multipart request of 3 files with credits for 2 is refused whole (402), nothing charged; an unreadable file refuses it whole (422)', async () => {
+  it('an inbound multipart request of 3 files with credits for 2 is refused whole (402), nothing charged; an unreadable file refuses it whole (422)', async ({
+    emulator,
+  }) => {
     const s = await emulator({ credits: 2 });
     const inbound = s.inboundUrls.get('prs_invoices')!;
     const files = await Promise.all([5, 6, 7].map(async (n) => ({ name: `inv-${n}.pdf`, bytes: await invoicePdf(n) })));
@@ -82,7 +87,7 @@ describe('hostile: all or nothing per message', () => {
     expect((await exactLedger(s, 2)).balance).toBe(0);
   });
 
-  it('file_name is kept exactly as submitted; only the storage path is sanitised', async () => {
+  it('file_name is kept exactly as submitted; only the storage path is sanitised', async ({ emulator }) => {
     const s = await emulator();
     const name = '../../Rechnung März 2024 <final>?.pdf';
     const inline = await call(s, 'POST', '/api/v1/extract', {

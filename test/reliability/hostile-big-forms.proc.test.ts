@@ -1,9 +1,10 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Over HTTP, the application's multipart upload and the inbound webhook count
@@ -58,7 +59,7 @@ function postBigForm(url: string, mib: number): Promise<{ status: number; body: 
 describe('hostile: big forms counted as they arrive', () => {
   it('a 300 MB file by app upload and by the inbound webhook: 413 saying what to do, answered before the whole file', {
     timeout: 300_000,
-  }, async () => {
+  }, async ({ spawnServe }) => {
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 1 } });
     const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);

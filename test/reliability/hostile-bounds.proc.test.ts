@@ -2,14 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { CLI, cleanEnv, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { CLI, cleanEnv, tempDir, writeJson } from '../helpers/cli.ts';
+import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, stored, xrefBombPdf } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Bounded requests: a decompression bomb costs at most the inline deadline and one
@@ -30,7 +31,9 @@ async function storedDocument(serve: { url: string }, pdf: Buffer): Promise<void
 }
 
 describe('hostile: bounded requests', () => {
-  it('decompression bombs are stopped at the inline deadline, page counting included, and the engine workers are freed', async () => {
+  it('decompression bombs are stopped at the inline deadline, page counting included, and the engine workers are freed', async ({
+    spawnServe,
+  }) => {
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', {
       ...DEFAULT_CONFIG,
@@ -77,7 +80,9 @@ describe('hostile: bounded requests', () => {
     });
   });
 
-  it('a stored file over the rehearsal limit (processing.max_file_bytes) is accepted, counted, then an error document, refunded: never a 422', async () => {
+  it('a stored file over the rehearsal limit (processing.max_file_bytes) is accepted, counted, then an error document, refunded: never a 422', async ({
+    emulator,
+  }) => {
     const s = await emulator({ processing: { ms_per_page: 0, concurrency: 1, max_file_bytes: 100_000 } });
     const big = Buffer.concat([await invoicePdf(3, 3), Buffer.alloc(200_000, 0x20)]);
     const ticket = await stored(s, big);

@@ -1,16 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { flateBombPdf } from '../helpers/bombs.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
 import { childrenOf } from '../helpers/proc.ts';
-import { call, emulator, inlineBody, waitForDocument } from '../helpers/emulator.ts';
+import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { mailer } from '../helpers/smtp.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Serve's document work is bounded whatever the bytes, on every route. The bomb
@@ -61,7 +62,7 @@ async function refundedError(s: { url: string }, id: string) {
 describe('hostile: the engine is bounded on every route', () => {
   it(
     'a bomb by the app upload, the inbound webhook and email ends in error, refunded; an honest one beside them completes',
-    async () => {
+    async ({ emulator }) => {
       // The routes are in question here, not the limit: a 192 MB limit (the 1 GB bomb is five times
       // it, an honest invoice needs about 120 MB) stops each bomb five times sooner than the shipped one.
       const s = await emulator(
@@ -118,7 +119,7 @@ describe('hostile: the engine is bounded on every route', () => {
 
   it(
     'honest documents flow beside documents that read for long: neither the background queue nor the engine is held by them',
-    async () => {
+    async ({ emulator }) => {
       // 100 MB of path operators, Flate'd twice: about 7 CPU-seconds of reading each (ten times what the
       // honest document needs with its process's start), within a raised memory limit, so only their
       // time is in question here; 400 MB cost a CPU-second more to make for the same answer, as they
@@ -152,7 +153,7 @@ describe('hostile: the engine is bounded on every route', () => {
 
   it(
     'a bomb past processing.timeout_ms ends in error, refunded, with the deadline in its notes',
-    async () => {
+    async ({ emulator }) => {
       // 500 ms: the bomb reaches the engine's 1024 MB limit seconds later, so only the deadline ends it.
       const s = await emulator({ processing: { ms_per_page: 0, concurrency: 2, timeout_ms: 500 } });
       const ticket = await stored(s, bomb, 'slow-bomb.pdf');
@@ -169,7 +170,7 @@ describe('hostile: the engine is bounded on every route', () => {
 
   it(
     'SIGTERM during a bomb stops serve (exit 0, no engine process left); the restart takes the bomb up again and ends it, and two more bombs by storage path beside honest inline and upload documents: the honest ones complete, the bombs end in error refunded',
-    async () => {
+    async ({ spawnServe }) => {
       const dir = tempDir();
       const config = writeJson(dir, 'config.json', {
         ...DEFAULT_CONFIG,

@@ -6,8 +6,8 @@ import { request } from 'undici';
 import { describe, expect } from 'vitest';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, KEY } from '../helpers/emulator.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
+import { call, inlineBody, KEY } from '../helpers/emulator.ts';
 import { exactLedger, formOf, postForm } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { it, payload } from '../receiver/helpers.ts';
@@ -67,7 +67,9 @@ async function postFiles(url: string, files: string[]) {
 }
 
 describe('hostile: the loopback surface of serve', () => {
-  it('a DNS-rebinding Host is refused (403) everywhere; loopback names and IP literals are served', async () => {
+  it('a DNS-rebinding Host is refused (403) everywhere; loopback names and IP literals are served', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const port = new URL(s.url).port;
     for (const path of ['/_emulator/parsers', '/_emulator/ledger', '/', '/api/v1/documents/doc_x']) {
@@ -83,7 +85,9 @@ describe('hostile: the loopback surface of serve', () => {
     }
   });
 
-  it('a cross-origin upload through the app route is refused and charges nothing; the same origin is served', async () => {
+  it('a cross-origin upload through the app route is refused and charges nothing; the same origin is served', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const form = () => formOf([{ name: 'a.pdf', bytes: Buffer.alloc(0) }]);
     const refused: Array<Record<string, string>> = [
@@ -107,7 +111,9 @@ describe('hostile: the loopback surface of serve', () => {
     expect((await exactLedger(s, OPENING)).balance).toBe(OPENING - 1);
   });
 
-  it('cross-origin writes to /_emulator/ are refused, and JSON routes take JSON only (no text/plain)', async () => {
+  it('cross-origin writes to /_emulator/ are refused, and JSON routes take JSON only (no text/plain)', async ({
+    emulator,
+  }) => {
     const s = await emulator({
       parsers: [{ ...DEFAULT_CONFIG.parsers[0]!, webhooks: [{ url: 'http://127.0.0.1:9/hook', id: 'main' }] }],
     });
@@ -146,7 +152,9 @@ describe('hostile: the loopback surface of serve', () => {
     expect((await call(s, 'GET', '/_emulator/faults', { key: null })).body.rules).toHaveLength(0);
   });
 
-  it('/_emulator/parsers shows keys masked; one key is revealed by an explicit same-origin POST', async () => {
+  it('/_emulator/parsers shows keys masked; one key is revealed by an explicit same-origin POST', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     const list = await call(s, 'GET', '/_emulator/parsers', { key: null });
     expect(list.status).toBe(200);
@@ -164,7 +172,9 @@ describe('hostile: the loopback surface of serve', () => {
     expect((await call(s, 'POST', '/_emulator/parsers/prs_invoices/keys/7/reveal', { key: null })).status).toBe(404);
   });
 
-  it("the app route streams files to disk: 144 MB of uploads raise serve's peak memory by far less", async () => {
+  it("the app route streams files to disk: 144 MB of uploads raise serve's peak memory by far less", async ({
+    spawnServe,
+  }) => {
     const dir = tempDir();
     const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 1 } });
     const serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--no-listen']);

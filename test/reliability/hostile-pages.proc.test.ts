@@ -1,14 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody, MAX_BALANCE_PAGES, type Results } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { MAX_ATTEMPTS } from '../../src/emulator/processor.ts';
 import { openStore } from '../../src/emulator/store.ts';
 import type { Engine } from '../../src/engine/types.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
-import { call, emulator, inlineBody, sharedEngine, waitForDocument } from '../helpers/emulator.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
+import { call, inlineBody, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, formOf, pdfClaimingPages, postForm, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Page counts and background failures: a document's page tree is the sender's to
@@ -19,7 +20,9 @@ import { invoicePdf } from '../helpers/pdf.ts';
 const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
 
 describe('hostile: page counts', () => {
-  it('a PDF claiming -1000000 or 0 pages is refused (422) on every route, and the ledger never moves', async () => {
+  it('a PDF claiming -1000000 or 0 pages is refused (422) on every route, and the ledger never moves', async ({
+    emulator,
+  }) => {
     const s = await emulator();
     for (const count of [-1_000_000, 0]) {
       const pdf = await pdfClaimingPages(count);
@@ -49,9 +52,12 @@ describe('hostile: page counts', () => {
     expect((await exactLedger(s, OPENING)).balance).toBe(OPENING - 1);
   });
 
-  it('a page count above the byte size is refused (422), whatever the engine says', async () => {
+  it('a page count above the byte size is refused (422), whatever the engine says', async ({
+    emulator,
+    sharedEngine,
+  }) => {
     // The file's engine (one warm process for all its tests) with a page count no PDF of these bytes has.
-    const real = sharedEngine();
+    const real = sharedEngine;
     const engine: Engine = {
       countPages: async () => 1_000_000_000,
       extract: (i) => real.extract(i),
@@ -68,13 +74,15 @@ describe('hostile: page counts', () => {
 });
 
 /** An engine that counts honestly but whose extraction yields something the emulator cannot store. */
-function engineWith(extract: Engine['extract']): Engine {
-  const real = sharedEngine();
+function engineWith(real: Engine, extract: Engine['extract']): Engine {
   return { countPages: (b, m) => real.countPages(b, m), extract, close: async () => {} };
 }
 
 describe('hostile: background failures', () => {
-  it('a failure while storing a result fails that document with a refund, and the server goes on', async () => {
+  it('a failure while storing a result fails that document with a refund, and the server goes on', async ({
+    emulator,
+    sharedEngine,
+  }) => {
     const logs: string[] = [];
     // Results that throw when stored (JSON.stringify reads the getter): a stand-in for any bug of ours there.
     const unstorable: Results = JSON.parse('{}');
@@ -84,7 +92,7 @@ describe('hostile: background failures', () => {
         throw new Error('this value cannot be stored');
       },
     });
-    const engine = engineWith(async () => ({ pageCount: 1, results: unstorable, grounding: {} }));
+    const engine = engineWith(sharedEngine, async () => ({ pageCount: 1, results: unstorable, grounding: {} }));
     const s = await emulator({}, { engine, log: (line) => logs.push(line) });
     const ticket = await stored(s, await invoicePdf(3));
     const ex = await call(s, 'POST', '/api/v1/extract', { body: { storage_path: ticket.storage_path } });
@@ -102,8 +110,11 @@ describe('hostile: background failures', () => {
     expect((await call(s, 'GET', '/_emulator/health', { key: null })).status).toBe(200);
   });
 
-  it('an extraction whose page count disagrees with the count charged is failed and refunded', async () => {
-    const engine = engineWith(async () => ({ pageCount: -1_000_000, results: {}, grounding: {} }));
+  it('an extraction whose page count disagrees with the count charged is failed and refunded', async ({
+    emulator,
+    sharedEngine,
+  }) => {
+    const engine = engineWith(sharedEngine, async () => ({ pageCount: -1_000_000, results: {}, grounding: {} }));
     const s = await emulator({}, { engine });
     const inline = await call(s, 'POST', '/api/v1/extract', { body: inlineBody(await invoicePdf(5)) });
     expect(inline.status).toBe(422);
@@ -111,7 +122,9 @@ describe('hostile: background failures', () => {
     expect(await exactLedger(s, OPENING)).toMatchObject({ balance: OPENING, negative: 0 });
   });
 
-  it(`a child serve survives a page-count bomb through the app route with no key; a document that keeps stopping it is failed after ${MAX_ATTEMPTS} starts, not re-queued forever`, async () => {
+  it(`a child serve survives a page-count bomb through the app route with no key; a document that keeps stopping it is failed after ${MAX_ATTEMPTS} starts, not re-queued forever`, async ({
+    spawnServe,
+  }) => {
     const dir = tempDir();
     // Each page takes a minute of simulated time, so the document is always processing when serve is killed.
     const config = writeJson(dir, 'config.json', {
@@ -152,7 +165,7 @@ describe('hostile: background failures', () => {
 });
 
 describe('hostile: ledger bounds', () => {
-  it('top-ups are bounded, so the balance can never overflow', async () => {
+  it('top-ups are bounded, so the balance can never overflow', async ({ emulator }) => {
     // Opening 2.5 top-ups below the maximum (999 top-ups from the default opening reached the same
     // place through 999 requests): two more fit, one that lands on the maximum exactly fits, and
     // then nothing does.

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { type ServeProcess, spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
+import { type ServeProcess, writeJson } from '../helpers/cli.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { MAX_SMTP_CLIENTS } from '../../src/emulator/arrivals/email.ts';
-import { emulator } from '../helpers/emulator.ts';
 import { mailer, sendBigMail, smtpSession } from '../helpers/smtp.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * SMTP counts bytes as they arrive. A message over the limit without SIZE= is
@@ -26,10 +26,10 @@ const SMTP_SOCKET_TIMEOUT_MS = 60_000;
  */
 let serve: ServeProcess;
 let port = 0;
-beforeAll(async () => {
-  const dir = tempDir();
+it.beforeAll(async ({ fileTempDir, fileSpawn }) => {
+  const dir = fileTempDir();
   const config = writeJson(dir, 'config.json', { ...DEFAULT_CONFIG, processing: { ms_per_page: 0, concurrency: 1 } });
-  serve = await spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--smtp-port', '0']);
+  serve = await fileSpawn.spawnServe(['--config', config, '--data-dir', join(dir, 'data'), '--smtp-port', '0']);
   port = Number((await serve.waitFor(/via SMTP \S+:(\d+)/))[1]);
 }, 120_000);
 
@@ -68,7 +68,7 @@ describe('hostile: SMTP bounded as it arrives', () => {
 
   it('SMTP sessions are capped: past MAX_SMTP_CLIENTS idle ones, a new one is told 421 and closed', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ emulator }) => {
     const s = await emulator({}, { smtpPort: 0 });
     const idle = await Promise.all(Array.from({ length: MAX_SMTP_CLIENTS }, () => smtpSession(s.smtpPort!)));
     for (const i of idle) expect(await i.next()).toMatch(/^220 /);

@@ -1,19 +1,22 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DocumentBody } from '../../src/contract/index.ts';
 import { resolveConfig } from '../../src/emulator/config.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { EnginePool } from '../../src/engine/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
-import { call, emulator, KEY, waitForDocument } from '../helpers/emulator.ts';
+import { call, KEY, waitForDocument } from '../helpers/emulator.ts';
 import { exactLedger, stored } from '../helpers/hostile.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /** Stored objects: the bytes counted and charged are the bytes extracted; storage takes one credential. */
 
 const OPENING = resolveConfig(DEFAULT_CONFIG).credits;
 
 describe('hostile: stored objects', () => {
-  it('a PUT racing the extract of its storage path gets 409; the bytes counted are the bytes extracted', async () => {
+  it('a PUT racing the extract of its storage path gets 409; the bytes counted are the bytes extracted', async ({
+    emulator,
+  }) => {
     const real = new EnginePool({ workers: 1 });
     let counting!: () => void;
     const started = new Promise<void>((resolve) => (counting = resolve));
@@ -50,7 +53,7 @@ describe('hostile: stored objects', () => {
     await real.close();
   });
 
-  it('a PUT that carries an Authorization header is a 400, as signed-URL storage answers', async () => {
+  it('a PUT that carries an Authorization header is a 400, as signed-URL storage answers', async ({ emulator }) => {
     const s = await emulator();
     const t = await call(s, 'POST', '/api/v1/upload-url', {
       body: { file_name: 'a.pdf', file_type: 'application/pdf' },

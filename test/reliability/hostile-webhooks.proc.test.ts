@@ -3,8 +3,8 @@ import type { RequestListener, ServerResponse } from 'node:http';
 import { afterEach, describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
-import { spawnServe, tempDir, writeJson } from '../helpers/cli.ts';
-import { call, emulator, inlineBody } from '../helpers/emulator.ts';
+import { tempDir, writeJson } from '../helpers/cli.ts';
+import { call, inlineBody } from '../helpers/emulator.ts';
 import { flood, type StartHttpServer } from '../helpers/http-server.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 
@@ -30,6 +30,7 @@ function cpuTicks(pid: number): number {
 describe('hostile: webhook receivers', () => {
   it('a receiver that answers 200 with an endless body is delivered, and only an excerpt is read', async ({
     httpServer,
+    emulator,
   }) => {
     let written = (): number => 0;
     const url = await listen(httpServer, (req, res) => {
@@ -54,7 +55,7 @@ describe('hostile: webhook receivers', () => {
     expect(written()).toBeLessThan(32 * 1024 * 1024);
   });
 
-  it('while a delivery hangs, the dispatcher sleeps (no busy loop)', async ({ httpServer }) => {
+  it('while a delivery hangs, the dispatcher sleeps (no busy loop)', async ({ httpServer, spawnServe }) => {
     let arrived!: () => void;
     const delivered = new Promise<void>((resolve) => (arrived = resolve));
     const url = await listen(httpServer, (_req, res) => {

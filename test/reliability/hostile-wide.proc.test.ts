@@ -1,9 +1,10 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CSV_MAX_COLUMNS } from '../../src/receiver/index.ts';
-import { spawnCli, tempDir } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { payload, send } from '../receiver/helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * `listen -o file.csv` stays fast whatever the event's shape. 20 events with
@@ -22,7 +23,7 @@ const wide = (n: number) =>
 describe('hostile: wide events into listen -o x.csv', () => {
   it('20 events of 5,000 distinct null fields at once: each acknowledged, CSV columns capped, SIGTERM ends it', {
     timeout: 180_000,
-  }, async () => {
+  }, async ({ spawnCli }) => {
     const base = tempDir();
     const dataDir = join(base, 'inbox');
     const out = join(base, 'x.csv');

@@ -3,11 +3,11 @@ import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { extract } from '../e2e/batch-helpers.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { emulator } from '../helpers/emulator.ts';
 import { chargesBySha, makeCorpus, readJournalLines, readReport, serveConfig } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * The journal's group commit lets concurrent documents share one write + fdatasync; the fact
@@ -68,7 +68,9 @@ afterEach(async () => {
 });
 
 describe('client killed between its "sending" fact and its POST', () => {
-  it(`SIGKILL as the k-th extract request arrives, ${KILL_AT.length} times: every request seen was journaled first; all complete, each charged once`, async () => {
+  it(`SIGKILL as the k-th extract request arrives, ${KILL_AT.length} times: every request seen was journaled first; all complete, each charged once`, async ({
+    emulator,
+  }) => {
     const root = tempDir('extract-kill-post-');
     const corpus = await makeCorpus(root, DOCS, 'post');
     // The service in this process: the client is what is killed (helpers/emulator.ts).

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { loadServe } from '../../bench/lib/load.ts';
 import { KEY } from '../e2e/batch-helpers.ts';
-import { spawnServe, tempDir } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { makeCorpus, writeServeConfig } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Load: `extract serve` under a bounded burst from loopback, 200 concurrent pollers on GET
@@ -20,7 +21,9 @@ const READS = 20;
 const UPLOADS = 10;
 
 describe('load', () => {
-  it(`${POLLERS} concurrent pollers and ${UPLOADERS} concurrent uploads: no errors, every read and upload answered`, async () => {
+  it(`${POLLERS} concurrent pollers and ${UPLOADERS} concurrent uploads: no errors, every read and upload answered`, async ({
+    spawnServe,
+  }) => {
     const root = tempDir('extract-load-');
     // The corpus is made while serve starts.
     const [corpus, server] = await Promise.all([

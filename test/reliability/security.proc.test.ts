@@ -1,20 +1,13 @@
 import { defaultJournalIn } from '../helpers/journal.ts';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { extract } from '../e2e/batch-helpers.ts';
-import {
-  type CliProcess,
-  cleanEnv,
-  type ServeProcess,
-  spawnCli,
-  spawnServe,
-  stateHomeIn,
-  tempDir,
-} from '../helpers/cli.ts';
+import { type CliProcess, cleanEnv, type ServeProcess, stateHomeIn, tempDir } from '../helpers/cli.ts';
 import { PG_PASSWORD, startPostgres } from '../helpers/postgres.ts';
 import { makeCorpus, writeServeConfig } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Secrets never printed: the client (successes, failures, a 401 with a wrong key, --report,
@@ -69,8 +62,8 @@ describe('security', () => {
   let urlA = '';
   let urlB = '';
   let startup = 0;
-  beforeAll(async () => {
-    const root = tempDir('extract-secrets-');
+  it.beforeAll(async ({ fileTempDir, fileSpawn }) => {
+    const root = fileTempDir('extract-secrets-');
     scan.work = join(root, 'work');
     scan.listenA = join(root, 'listen-bearer');
     scan.listenB = join(root, 'listen-basic');
@@ -78,10 +71,13 @@ describe('security', () => {
     writeFileSync(join(corpus.dir, 'broken.pdf'), '%PDF-1.4 not really a pdf'); // unreadable: a failure
 
     // Two receivers: bearer and basic, credentials from the environment.
-    bearer = spawnCli(['listen', '--port', '0', '--data-dir', scan.listenA, '-o', join(scan.listenA, 'events.jsonl')], {
-      env: { EXTRACT_LISTEN_TOKEN: BEARER },
-    });
-    basic = spawnCli(
+    bearer = fileSpawn.spawnCli(
+      ['listen', '--port', '0', '--data-dir', scan.listenA, '-o', join(scan.listenA, 'events.jsonl')],
+      {
+        env: { EXTRACT_LISTEN_TOKEN: BEARER },
+      },
+    );
+    basic = fileSpawn.spawnCli(
       [
         'listen',
         '--port',
@@ -111,12 +107,12 @@ describe('security', () => {
         },
       ],
     };
-    const configDir = tempDir('extract-secrets-config-'); // holds the keys on purpose; not scanned
+    const configDir = fileTempDir('extract-secrets-config-'); // holds the keys on purpose; not scanned
     const config = writeServeConfig(configDir, {
       parsers: [parser],
       faults: { seed: 3, rules: [{ operation: 'extract-async', probability: 0.4, effect: { type: 'async_error' } }] },
     });
-    server = await spawnServe(['--in-memory', '--config', config, '--no-listen']);
+    server = await fileSpawn.spawnServe(['--in-memory', '--config', config, '--no-listen']);
     startup = server.output().length; // serve prints its configured keys at start, by design
   }, 120_000);
 
@@ -300,7 +296,10 @@ describe('security', () => {
     }
   }, 120_000);
 
-  it('serve and listen bind loopback by default and warn on stderr when told to bind another address', async () => {
+  it('serve and listen bind loopback by default and warn on stderr when told to bind another address', async ({
+    spawnCli,
+    spawnServe,
+  }) => {
     // The default: the scan's serve and receivers (beforeAll), started with no --host.
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.output()).not.toMatch(/warning: bound/);

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { extract, readJsonLines, serveForFile } from '../e2e/batch-helpers.ts';
-import { cleanEnv, spawnCli, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, tempDir } from '../helpers/cli.ts';
 import { PG_PASSWORD, startPostgres, type PgServer } from '../helpers/postgres.ts';
 import { chargesBySha, makeCorpus, readReport, type Corpus } from './helpers.ts';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * Many workers, one batch, through PostgreSQL (a real server, test/helpers/postgres.ts) and a
@@ -173,7 +174,9 @@ describe('many workers, one batch (PostgreSQL)', () => {
     await expectChargedOnce(s);
   }, 180_000);
 
-  it('a worker SIGKILLed mid-batch: the others take its documents over (polled, never sent again) and finish the batch, each document charged once', async () => {
+  it('a worker SIGKILLed mid-batch: the others take its documents over (polled, never sent again) and finish the batch, each document charged once', async ({
+    spawnCli,
+  }) => {
     const s = await setup(20);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
     // The victim uploads (its documents sit submitted while they process) and is killed once it holds some.
@@ -225,7 +228,9 @@ describe('many workers, one batch (PostgreSQL)', () => {
     );
   }, 180_000);
 
-  it('the database down mid-batch: workers told --state-wait 2s stop with exit 6 and a clear message, the others wait for it and go on; reruns converge, every document charged once', async () => {
+  it('the database down mid-batch: workers told --state-wait 2s stop with exit 6 and a clear message, the others wait for it and go on; reruns converge, every document charged once', async ({
+    spawnCli,
+  }) => {
     // One crash of the server for two batches (its own database each): the riders, with the
     // default --state-wait (60 s), and the stoppers, with 2 s. Two workers of two slots each.
     const riders = await setup(24);
@@ -277,7 +282,9 @@ describe('many workers, one batch (PostgreSQL)', () => {
     console.log(`database down mid-batch: riders exit ${rode.join(', ')}; stoppers exit ${stopped.join(', ')}`);
   }, 180_000);
 
-  it('a worker paused past its lease (SIGSTOP) loses its documents to another and, woken, sends none of them again', async () => {
+  it('a worker paused past its lease (SIGSTOP) loses its documents to another and, woken, sends none of them again', async ({
+    spawnCli,
+  }) => {
     const s = await setup(20);
     const env = { EXTRACT_API_KEY: KEY, EXTRACT_BASE_URL: s.url };
     const sleeper = spawnCli(workerArgs(s, 0, ['--lease', '1s', '-c', '4']), {

@@ -1,11 +1,11 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/emulator/default-config.ts';
 import { extract, readJsonLines } from '../e2e/batch-helpers.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
-import { emulator } from '../helpers/emulator.ts';
 import { chargesBySha, makeCorpus, readReport, serveConfig } from './helpers.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * One journal many runs share on one machine, without a server: three `extract` processes on
@@ -18,7 +18,9 @@ import { chargesBySha, makeCorpus, readReport, serveConfig } from './helpers.ts'
 const KEY = DEFAULT_CONFIG.parsers[0]!.api_keys[0]!;
 
 describe('runs on one machine share a SQLite journal', () => {
-  it('three concurrent runs on overlapping folders: none blocked, every document completed and charged once', async () => {
+  it('three concurrent runs on overlapping folders: none blocked, every document completed and charged once', async ({
+    emulator,
+  }) => {
     const root = tempDir('extract-shared-sqlite-');
     const corpus = await makeCorpus(root, 30, 'drop');
     // Folders of 20 documents each, every one shared with another folder: 0-19, 10-29, 5-24.

@@ -3,15 +3,16 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import type { BatchDeps } from '../../src/batch/options.ts';
 import type { DocumentRecord } from '../../src/outputs/record.ts';
 import { createSkipTally } from '../../src/watch/skips.ts';
 import { sendSettled } from '../../src/watch/send-settled.ts';
 import { createSettler } from '../../src/watch/settle.ts';
 import { batchOptions } from '../batch/harness.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /**
  * extract watch's send step in process (sendSettled): a scan sent before its writer finished
@@ -46,7 +47,9 @@ function deps(cwd: string): BatchDeps {
 }
 
 describe('extract watch: a file that grew after a premature send', () => {
-  it('is called truncated, stays in the drop folder (not moved to failed/), and the next cycle sends it whole', async () => {
+  it('is called truncated, stays in the drop folder (not moved to failed/), and the next cycle sends it whole', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = mkdtempSync(join(tmpdir(), 'extract-premature-'));
     dirs.push(cwd);

@@ -1,17 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runWatch } from '../../src/watch/watch.ts';
 import { batchOptions } from '../batch/harness.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { lines, until, watchDeps } from './in-process.ts';
+import { it } from '../helpers/fixtures.ts';
 
 describe('watch: a drop folder full of files that are not documents', () => {
   it('watch over 3,000 empty files, 40 text files and one PDF: skips are a count in a line per pass, the PDF is sent, SIGTERM ends it with 0', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ emulator }) => {
     const server = await emulator();
     const cwd = tempDir('extract-watch-');
     const drop = join(cwd, 'in');

@@ -1,13 +1,14 @@
 import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runWatch } from '../../src/watch/watch.ts';
 import { batchOptions, ledgerTotals } from '../batch/harness.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { readCsvObjects } from '../outputs/helpers.ts';
 import { until, watchDeps } from './in-process.ts';
+import { it } from '../helpers/fixtures.ts';
 
 /** Watches `in/` until `done` says the output is complete, then stops it (SIGTERM): its exit code. */
 async function watchUntil(cwd: string, url: string, out: string, done: (text: string) => boolean): Promise<number> {
@@ -38,7 +39,7 @@ describe('watch: a torn last record of its output (the rule listen keeps too)', 
   for (const out of ['out.jsonl', 'out.csv']) {
     it(`watch -o ${out}: a record cut short by a crash is cut off at the restart and written again from the journal, uncharged`, {
       timeout: 120_000,
-    }, async () => {
+    }, async ({ emulator }) => {
       const server = await emulator();
       const cwd = tempDir('extract-watch-');
       mkdirSync(join(cwd, 'in'));

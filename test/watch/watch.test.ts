@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { EventHandlers } from '../../src/watch/events.ts';
 import { runWatch } from '../../src/watch/watch.ts';
 import { batchOptions, ledgerTotals } from '../batch/harness.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { emulator, KEY } from '../helpers/emulator.ts';
+import { KEY } from '../helpers/emulator.ts';
 import { invoicePdf } from '../helpers/pdf.ts';
 import { lines, until, watchDeps } from './in-process.ts';
+import { it } from '../helpers/fixtures.ts';
 
 describe('watch in process', () => {
-  it('an event that is lost: the file is still found by the rescan, once --rescan has passed', async () => {
+  it('an event that is lost: the file is still found by the rescan, once --rescan has passed', async ({ emulator }) => {
     const server = await emulator();
     const cwd = tempDir('extract-watch-');
     mkdirSync(join(cwd, 'in'));
@@ -43,7 +44,9 @@ describe('watch in process', () => {
     expect(lines(join(cwd, 'out.jsonl'))[0]).toMatchObject({ file: 'in/a.pdf', status: 'completed' });
   });
 
-  it('an event sends the file once settled, long before the rescan; a file held open for writing waits', async () => {
+  it('an event sends the file once settled, long before the rescan; a file held open for writing waits', async ({
+    emulator,
+  }) => {
     const server = await emulator();
     const cwd = tempDir('extract-watch-');
     mkdirSync(join(cwd, 'in'));
@@ -88,7 +91,9 @@ describe('watch in process', () => {
 });
 
 describe('watch: links planted in the drop folder after it starts', () => {
-  it('a link to a private file, to a text file (--all-files) or to a folder is not sent through; a real file beside them is', async () => {
+  it('a link to a private file, to a text file (--all-files) or to a folder is not sent through; a real file beside them is', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = tempDir('extract-watch-');
     mkdirSync(join(cwd, 'in'));
@@ -149,7 +154,9 @@ describe('watch: links planted in the drop folder after it starts', () => {
     expect(existsSync(join(outside, 'secret.pdf'))).toBe(true);
   });
 
-  it("chokidar's own events: a link to a private file and a link to a folder planted after start are not sent", async () => {
+  it("chokidar's own events: a link to a private file and a link to a folder planted after start are not sent", async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = tempDir('extract-watch-');
     mkdirSync(join(cwd, 'in'));
