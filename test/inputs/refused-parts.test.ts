@@ -28,7 +28,9 @@ async function failedInStatus(cwd: string): Promise<Array<{ file: string; error?
 }
 
 describe('refused parts of archives', () => {
-  it('a zip with a ../ member and a link member: exit 1 the first night, then set aside (exit 0, nothing sent); status names them; --move-done keeps the zip, saying why', async ({ emulator }) => {
+  it('a zip with a ../ member and a link member: exit 1 the first night, then set aside (exit 0, nothing sent); status names them; --move-done keeps the zip, saying why', async ({
+    emulator,
+  }) => {
     const server = await emulator({ idempotency_key: false });
     const cwd = await invoiceDir(0);
     mkdirSync(join(cwd, 'done'));
