@@ -1,7 +1,10 @@
 import type { StreamWriter } from '../outputs/index.ts';
+import { JSON_LINES, type WithJsonLines } from '../outputs/json.ts';
 import { DEFAULT_MISSING_MARKER, type MissingMarker, recordWithoutMarker } from '../outputs/missing-marker.ts';
+import { recordFields } from '../outputs/record.ts';
 import { storedResults, storedText } from '../outputs/stored-results.ts';
 import type { FileStamp } from './discover.ts';
+import { OUTCOME_MARKS, outcomeMark, type Marked, type OutcomeMark } from './outcome-marks.ts';
 import type { ReportEntry } from './summary.ts';
 import { LineSpool, READ_AFTER_CLOSE, WRITTEN_AFTER_CLOSE } from './spool.ts';
 
@@ -28,8 +31,12 @@ export type Records = {
   update(key: RecordKey, entry: ReportEntry): void;
   /** The record of one input, if emitted. */
   get(key: RecordKey): ReportEntry | undefined;
-  /** The records of `keys` that were emitted, in that order: read again at each iteration. */
-  inOrder(keys: Iterable<RecordKey>): Iterable<ReportEntry>;
+  /**
+   * The records of `keys` that were emitted, in that order: read again at each iteration. The
+   * summary counts them by their marks, and the JSON Lines writer copies their lines, without
+   * reading them.
+   */
+  inOrder(keys: Iterable<RecordKey>): Iterable<ReportEntry> & Marked & WithJsonLines;
   /** Frees the spool (its file descriptor) at once: no record can be read after. */
   close(): void;
 };
@@ -45,14 +52,19 @@ export function createRecords(
   store: RecordStore = RecordSpool.open() ?? new MemoryRecords(),
   marker: MissingMarker = DEFAULT_MISSING_MARKER,
 ): Records {
+  const marks = new OutcomeMarks();
+  const put = (key: RecordKey, entry: ReportEntry): void => {
+    store.put(key, entry);
+    marks.set(key, entry);
+  };
   return {
     emit(key, given, read) {
       const entry = recordWithoutMarker(given, marker);
       if (stream) void stream.write(entry);
       onRecord?.(entry, read);
-      store.put(key, entry);
+      put(key, entry);
     },
-    update: (key, entry) => store.put(key, entry),
+    update: put,
     get: (key) => store.get(key),
     close: () => store.close?.(),
     inOrder: (keys) => ({
@@ -62,14 +74,66 @@ export function createRecords(
           if (entry !== undefined) yield entry;
         }
       },
+      [OUTCOME_MARKS]: () => marks.of(keys),
+      [JSON_LINES]: () => {
+        const line = store.jsonLine?.bind(store);
+        if (line === undefined) return undefined;
+        return (function* () {
+          for (const key of keys) {
+            const text = line(key);
+            if (text !== undefined) yield text;
+          }
+        })();
+      },
     }),
   };
+}
+
+/**
+ * Each record's outcome mark (outcome-marks.ts), by key: a byte at a document's ordinal, a map
+ * entry for the few named records. A dry run's records are counted by reading them (their page
+ * estimates): it has no marks.
+ */
+class OutcomeMarks {
+  /** A mark + 1 at each ordinal's slot; 0: no record. */
+  #slots = new Uint8Array(1024);
+  readonly #named = new Map<string, OutcomeMark>();
+  #planned = false;
+
+  set(key: RecordKey, entry: ReportEntry): void {
+    if (entry.outcome === 'planned') this.#planned = true;
+    const mark = outcomeMark(entry);
+    if (typeof key === 'string') {
+      this.#named.set(key, mark);
+      return;
+    }
+    while (key >= this.#slots.length) {
+      const grown = new Uint8Array(this.#slots.length * 2);
+      grown.set(this.#slots);
+      this.#slots = grown;
+    }
+    this.#slots[key] = mark + 1;
+  }
+
+  of(keys: Iterable<RecordKey>): Iterable<OutcomeMark> | undefined {
+    if (this.#planned) return undefined;
+    const slots = this.#slots;
+    const named = this.#named;
+    return (function* () {
+      for (const key of keys) {
+        const mark = typeof key === 'string' ? named.get(key) : (slots[key] ?? 0) - 1;
+        if (mark !== undefined && mark >= 0) yield mark;
+      }
+    })();
+  }
 }
 
 /** Where a run's records are kept between their emission and the finish step. */
 export type RecordStore = {
   put(key: RecordKey, entry: ReportEntry): void;
   get(key: RecordKey): ReportEntry | undefined;
+  /** The record's JSON Lines line (outputs/json.ts jsonLine, newline included) as kept, if the store keeps it. */
+  jsonLine?(key: RecordKey): string | undefined;
   close?(): void;
 };
 
@@ -97,10 +161,12 @@ export class MemoryRecords implements RecordStore {
 
 /**
  * Records on disk (a LineSpool): each one a line, appended as it is emitted, found again by its
- * key's slot. A line is the record as JSON with its results set to null, a tab, then the results'
- * JSON text (JSON escapes tabs and newlines inside strings, so neither appears raw in either
- * part); results come back as stored results (outputs/stored-results.ts), which every writer
- * reads like the original.
+ * key's slot. A line is three parts split by tabs: the record as JSON Lines writes it
+ * (recordFields) with results null, the report entry as JSON with results null, then the
+ * results' JSON text (JSON escapes tabs and newlines inside strings, so none appears raw in any
+ * part). The JSON Lines writer copies a record's line from the first and last parts, reading no
+ * JSON; read as an entry (its own fields in its own order, as the report writes them), results
+ * come back as stored results (outputs/stored-results.ts), which every writer reads like the original.
  */
 export class RecordSpool implements RecordStore {
   /** A document's record at its ordinal's slot: two numbers a document, no map entry. */
@@ -125,14 +191,23 @@ export class RecordSpool implements RecordStore {
   }
 
   get(key: RecordKey): ReportEntry | undefined {
-    this.#lines.assertOpen(READ_AFTER_CLOSE);
-    const line = typeof key === 'number' ? this.#lines.get(key) : this.#named.get(key);
+    const line = this.#line(key);
     return line === undefined ? undefined : parseSpoolLine(line);
+  }
+
+  jsonLine(key: RecordKey): string | undefined {
+    const line = this.#line(key);
+    return line === undefined ? undefined : spooledJsonLine(line);
   }
 
   close(): void {
     this.#named.clear();
     this.#lines.close();
+  }
+
+  #line(key: RecordKey): string | undefined {
+    this.#lines.assertOpen(READ_AFTER_CLOSE);
+    return typeof key === 'number' ? this.#lines.get(key) : this.#named.get(key);
   }
 }
 
@@ -140,22 +215,37 @@ export class RecordSpool implements RecordStore {
 function spoolLine(entry: ReportEntry): string {
   const results = entry.results;
   const stored = typeof results === 'object' && results !== null;
+  const own = JSON.stringify(recordFields(entry, null));
   const head = stored ? { ...entry, results: null } : entry;
-  // A field present but undefined (a dry run's pages_estimate) stays present when read back.
-  const keep = (key: string, value: unknown): unknown => (value === undefined && key !== '' ? UNDEFINED : value);
-  const text = JSON.stringify(head, keep);
-  return `${text}\t${stored ? (storedText(results) ?? JSON.stringify(results)) : ''}`;
+  // A field present but undefined (a dry run's pages_estimate) stays present when read back; a
+  // replacer only where one is (a call per value otherwise costs a rerun more than the rest).
+  const text = Object.values(head).some((v) => v === undefined)
+    ? JSON.stringify(head, keepUndefined)
+    : JSON.stringify(head);
+  return `${own}\t${text}\t${stored ? (storedText(results) ?? JSON.stringify(results)) : ''}`;
 }
 
 function parseSpoolLine(line: string): ReportEntry {
-  const tab = line.indexOf('\t');
-  const head = line.slice(0, tab);
+  const first = line.indexOf('\t');
+  const second = line.indexOf('\t', first + 1);
+  const head = line.slice(first + 1, second);
   const entry = JSON.parse(head) as ReportEntry;
   if (head.includes(UNDEFINED_JSON))
     for (const [key, value] of Object.entries(entry)) if (value === UNDEFINED) Reflect.set(entry, key, undefined);
-  const results = line.slice(tab + 1);
+  const results = line.slice(second + 1);
   if (results !== '') entry.results = storedResults(results);
   return entry;
+}
+
+/** A spool line's record as the JSON Lines writer writes it (outputs/json.ts jsonLine): its results where their null was. */
+function spooledJsonLine(line: string): string {
+  const own = line.slice(0, line.indexOf('\t'));
+  const results = line.slice(line.lastIndexOf('\t') + 1);
+  return results === '' ? `${own}\n` : `${own.slice(0, -'null}'.length)}${results}}\n`;
+}
+
+function keepUndefined(key: string, value: unknown): unknown {
+  return value === undefined && key !== '' ? UNDEFINED : value;
 }
 
 /** What an undefined field is written as: a string no record field holds. */

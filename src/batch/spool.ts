@@ -160,8 +160,11 @@ export class LineSpool {
 export const READ_AFTER_CLOSE = 'records: read after the run released them';
 export const WRITTEN_AFTER_CLOSE = 'records: written after the run released them';
 
-/** Appends are buffered up to this many bytes; reads are served from a window of this size. */
-const BLOCK = 256 * 1024;
+/**
+ * Appends are buffered up to this many bytes; reads are served from a window of this size. Lines
+ * waiting for their write live through young collections: a small block lets them die young.
+ */
+const BLOCK = 64 * 1024;
 
 /**
  * A spool nobody closed (a run that threw, a summary never released) has its descriptor closed

@@ -5,6 +5,15 @@ import { EXIT_CODES } from '../errors.ts';
 import type { Charges, StopReason } from './outcome.ts';
 import type { LinkNotFollowed } from './discover.ts';
 import { formatDuration } from '../ui/format.ts';
+import {
+  type EntryOutcome,
+  isKnownFailure,
+  markedKnownFailure,
+  markedOutcome,
+  markedReview,
+  OUTCOME_MARKS,
+  type Marked,
+} from './outcome-marks.ts';
 
 /** A file the run leaves out: not a document (skipped, uncharged), with its detected type. */
 export type IgnoredInput = { file: string; realPath: string; mimeType: string };
@@ -12,23 +21,7 @@ export type IgnoredInput = { file: string; realPath: string; mimeType: string };
 /** A file still arriving, left for a later run; `reason` is set for a partial download, left by its name whatever --settle says. */
 export type Unsettled = { file: string; changed_ms_ago: number; reason?: 'partial download' | undefined };
 
-/**
- * Where each input ended, for the summary and --report:
- * completed (this run), skipped (completed by an earlier run), failed (this run),
- * left (failed earlier, not retried without --retry-failed), unreadable, pending,
- * not_submitted, planned (--dry-run), other_worker (completed during this run by another
- * worker sharing the journal).
- */
-export type EntryOutcome =
-  | 'completed'
-  | 'skipped'
-  | 'failed'
-  | 'left'
-  | 'unreadable'
-  | 'pending'
-  | 'not_submitted'
-  | 'planned'
-  | 'other_worker';
+export type { EntryOutcome } from './outcome-marks.ts';
 
 export type ReportEntry = DocumentRecord & {
   outcome: EntryOutcome;
@@ -197,8 +190,20 @@ export function releaseSummary(summary: BatchSummary): void {
   tallies.get(summary)?.release?.();
 }
 
-function countOutcomes(documents: Iterable<ReportEntry>): Counts {
+function countOutcomes(documents: Iterable<ReportEntry> & Marked): Counts {
   const counts: Counts = { outcomes: new Map(), knownFailures: 0, leftNotKnown: 0, needsReview: 0, creditsEstimate: 0 };
+  const marks = documents[OUTCOME_MARKS]?.();
+  if (marks !== undefined) {
+    // The records' marks, kept as they were emitted: counted without reading a record.
+    for (const mark of marks) {
+      const outcome = markedOutcome(mark);
+      counts.outcomes.set(outcome, (counts.outcomes.get(outcome) ?? 0) + 1);
+      if (markedKnownFailure(mark)) counts.knownFailures++;
+      else if (outcome === 'left') counts.leftNotKnown++;
+      if (markedReview(mark)) counts.needsReview++;
+    }
+    return counts;
+  }
   for (const d of documents) {
     counts.outcomes.set(d.outcome, (counts.outcomes.get(d.outcome) ?? 0) + 1);
     if (isKnownFailure(d)) counts.knownFailures++;
@@ -271,9 +276,6 @@ function* arrayChunks(entries: Iterable<unknown>): Generator<string> {
 }
 
 /** A failure an earlier run reported and set aside: listed again, not new. */
-function isKnownFailure(d: ReportEntry): boolean {
-  return d.outcome === 'left' && d.set_aside === true;
-}
 
 /**
  * One exit code for the run (README: "Exit codes"). A stop outranks the documents' outcomes (it is what the user

@@ -13,7 +13,20 @@ export function jsonLine(record: DocumentRecord): string {
   return `${head.slice(0, -'null}'.length)}${stored}}\n`;
 }
 
-export function* jsonlChunks(records: Iterable<DocumentRecord>): Generator<string> {
+/**
+ * Records that can give their JSON Lines text as it was kept (batch/records.ts: the line made as
+ * each record was emitted), so the writer copies it: no record is read back, parsed and written
+ * out again. Undefined: the writer makes each line from the record.
+ */
+export const JSON_LINES = Symbol('JSON Lines text');
+export type WithJsonLines = { [JSON_LINES]?: () => Iterable<string> | undefined };
+
+export function* jsonlChunks(records: Iterable<DocumentRecord> & WithJsonLines): Generator<string> {
+  const lines = records[JSON_LINES]?.();
+  if (lines !== undefined) {
+    yield* lines;
+    return;
+  }
   for (const record of records) yield jsonLine(record);
 }
 

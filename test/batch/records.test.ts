@@ -1,10 +1,16 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { createRecords, MemoryRecords, RecordSpool } from '../../src/batch/records.ts';
+import { createRecords, MemoryRecords, RecordSpool, type RecordStore, unreadableKey } from '../../src/batch/records.ts';
 import { releaseSummary, reportChunks, tallySummary, type ReportEntry } from '../../src/batch/summary.ts';
-import { completedRecord } from '../../src/outputs/record.ts';
+import { jsonLine } from '../../src/outputs/json.ts';
+import { completedRecord, errorRecord } from '../../src/outputs/record.ts';
+import { storedResults } from '../../src/outputs/stored-results.ts';
+import { resolveOutput } from '../../src/outputs/target.ts';
+import { writeOutputs } from '../../src/outputs/write.ts';
+import { tempDir } from '../helpers/cli.ts';
 
 /**
  * A run does not hold its records until the finish step. Each is spooled to
@@ -100,5 +106,50 @@ describe('a run keeps its records on disk, not in memory', () => {
     // Read before the release: kept; never read: a clear error, not another file's bytes.
     expect(summaries[0]!.documents).toHaveLength(3);
     expect(() => summaries[1]!.documents).toThrow(/read after the run released them/);
+  });
+});
+
+describe('a rerun counts and writes its records without reading them back', () => {
+  it('the summary counts from marks kept at emit, and the JSON Lines output copies each line: no record is parsed', async () => {
+    const spool = RecordSpool.open()!;
+    let reads = 0;
+    const counting: RecordStore = {
+      put: (key, e) => spool.put(key, e),
+      get: (key) => {
+        reads++;
+        return spool.get(key);
+      },
+      jsonLine: (key) => spool.jsonLine(key),
+      close: () => spool.close(),
+    };
+    const records = createRecords(undefined, undefined, counting);
+    const stored = (i: number): ReportEntry => ({
+      ...completedRecord(
+        { file: `in/f${i}.pdf`, document_id: `doc_${i}`, route: 'inline' },
+        1,
+        storedResults(`{"total":${i},"email":${i % 2 === 0 ? 'null' : '"a@b"'}}`),
+      ),
+      outcome: 'skipped',
+      sha256: i.toString(16).padStart(64, '0'),
+    });
+    for (let i = 0; i < 10; i++) records.emit(i, stored(i));
+    records.emit(unreadableKey('gone.pdf'), {
+      ...errorRecord({ file: 'gone.pdf', document_id: null, route: null }, 'cannot read gone.pdf'),
+      outcome: 'unreadable',
+      sha256: null,
+    });
+    const keys = [unreadableKey('gone.pdf'), ...Array.from({ length: 10 }, (_, i) => i)];
+    const summary = tallySummary(records.inOrder(keys), extra);
+    expect(reads).toBe(0);
+    expect([summary.skipped, summary.failed, summary.exit_code]).toEqual([10, 1, 1]);
+    const dir = tempDir();
+    const path = join(dir, 'out.jsonl');
+    await writeOutputs(resolveOutput({ out: path, format: undefined, cwd: dir }), records.inOrder(keys), { cwd: dir });
+    expect(reads).toBe(0);
+    // The same bytes as the writer makes from each record read back.
+    expect(readFileSync(path, 'utf8')).toBe([...records.inOrder(keys)].map((e) => jsonLine(e)).join(''));
+    expect(reads).toBe(11);
+    // The counts from the records themselves agree with the marks'.
+    expect(tallySummary([...records.inOrder(keys)], extra)).toEqual(summary);
   });
 });

@@ -76,10 +76,10 @@ export async function planBatch(
   const settleNow = deps.now();
   let read = 0;
   for (let window = first; window.done !== true; window = await windows.next()) {
-    // A batch of more than one window favours memory even when it reads and sends nothing: with the
-    // plan streamed, V8's default heap growth still grows a large rerun's memory with the batch
-    // (bench row 10), while a batch of one window keeps the default's speed.
-    if (found.files > (deps.planWindow ?? PLAN_WINDOW)) deps.favourMemory?.();
+    // A large batch favours memory even when it reads and sends nothing: with the plan streamed,
+    // V8's default heap growth still grows a large rerun's memory with the batch (bench row 10),
+    // while a small one keeps the default's speed.
+    if (found.files > FAVOUR_MEMORY_ABOVE) deps.favourMemory?.();
     const { files, unsettled } = settledOnly(window.value, options.settle, settleNow);
     plan.unsettled?.push(...unsettled);
     const planned = await planJobs({
@@ -133,8 +133,16 @@ export async function planBatch(
   return plan;
 }
 
-/** The plan's window: files read, looked up in the journal (one query) and stored together. */
-export const PLAN_WINDOW = 1_000;
+/**
+ * The plan's window: files read, looked up in the journal (one query) and stored together. What
+ * a window holds at once (its journal rows, jobs and records) is garbage a moment later: small
+ * enough, it dies young instead of being copied into V8's old generation, which a run favouring
+ * memory collects often (bench row 4 rerun).
+ */
+export const PLAN_WINDOW = 250;
+
+/** A batch past this many files favours memory over speed (cli/heap.ts favourMemory). */
+const FAVOUR_MEMORY_ABOVE = 1_000;
 
 /**
  * Stores a planned job and says where it goes: its record now (a document the journal settled:
