@@ -1,17 +1,18 @@
 import type * as Canvas from '@napi-rs/canvas';
 import { importEngine } from '../engine-package.ts';
 import type { Results } from '../contract/index.ts';
-import { type ImageKind, type ImageSize, imageSizes, tiffPage } from './images.ts';
+import { type ImageKind, imageSizes, tiffPage } from './images.ts';
 import { type Page, type TextPiece, layoutPage } from './layout.ts';
 import { isPrintedMonth } from './dates.ts';
 import { isLegalFormWord } from './letterhead.ts';
+import { imageForOcr, turnedByExif } from './ocr-image.ts';
 import { OCR_LANGUAGE_NAMES, type OcrLayout, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
 import { openPdf } from './pdf-text.ts';
 import { type ByteSource, type SourceInput, withSource } from './source.ts';
 import { EngineError, type Grounding, type Place } from './types.ts';
 
 // A native binding, from the engine package (src/engine-package.ts).
-const { createCanvas, loadImage } = await importEngine<typeof Canvas>('@napi-rs/canvas');
+const { createCanvas } = await importEngine<typeof Canvas>('@napi-rs/canvas');
 
 /**
  * Scans: pages with no text layer (an image file, a PDF page that is only a picture) are
@@ -97,10 +98,15 @@ export async function readImage(kind: ImageKind, bytes: Uint8Array, layout: OcrL
       continue;
     }
     const image = kind === 'tiff' && sizes.length > 1 ? tiffPage(bytes, n) : bytes;
-    if (pixels <= OCR_MAX_PIXELS) await readPage(n, 1, () => Promise.resolve(image), budget, scan, layout);
-    else {
+    if (pixels <= OCR_MAX_PIXELS) {
+      // An image the canvas cannot decode goes to OCR as it is, whose error names the damage;
+      // a JPEG turned by its EXIF orientation too, which tesseract applies itself.
+      const prepared = () =>
+        turnedByExif(image) ? Promise.resolve(image) : imageForOcr(image, size, 1).catch(() => image);
+      await readPage(n, 1, prepared, budget, scan, layout);
+    } else {
       const scale = Math.sqrt(DOWNSCALED_PIXELS / pixels);
-      await readPage(n, scale, () => downscaled(image, size, scale), budget, scan, layout);
+      await readPage(n, scale, () => imageForOcr(image, size, scale), budget, scan, layout);
     }
   }
   return finishNotes(scan, budget, sizes.length);
@@ -210,14 +216,6 @@ function finishNotes(scan: Scan, budget: Budget, total: number, numbers?: readon
     scan.notes.push(`${pagesWord(unread)} no text layer and ${unread.length === 1 ? 'was' : 'were'} not read: ${why}`);
   }
   return scan;
-}
-
-/** An image drawn `scale` times its size, as a PNG: what OCR reads of a page too large to read as it is. */
-async function downscaled(image: Uint8Array, size: ImageSize, scale: number): Promise<Uint8Array> {
-  const decoded = await loadImage(Buffer.from(image));
-  const canvas = createCanvas(Math.round(size.width * scale), Math.round(size.height * scale));
-  canvas.getContext('2d').drawImage(decoded, 0, 0, canvas.width, canvas.height);
-  return canvas.encode('png');
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
