@@ -18,6 +18,8 @@ const { createCanvas, loadImage } = await importEngine<typeof Canvas>('@napi-rs/
 
 /** A pixel this much darker than the paper is ink (or a mark): lighter ones are the paper's grain and a scan's noise. */
 const INK_MARGIN = 48;
+/** Sweeps of the edge's dark regions at most: a region that winds back more often than this keeps its far turns. */
+const MAX_SWEEPS = 16;
 
 /** An image file's page drawn `scale` times its size (under 1 for a page too large to read as it is), ready for OCR. */
 export async function imageForOcr(image: Uint8Array, size: ImageSize, scale: number): Promise<Uint8Array> {
@@ -56,36 +58,44 @@ export function paintEdgesAsPaper(grey: Uint8Array, width: number, height: numbe
   const threshold = otsu(histogram, grey.length);
   const paper = paperLevel(histogram);
   if (paper <= threshold) return;
-  const edge = new Uint8Array(grey.length);
-  const stack = new Int32Array(grey.length);
-  let top = 0;
-  const flood = (i: number) => {
-    if (edge[i] === 0 && (grey[i] ?? 255) <= threshold) {
-      edge[i] = 1;
-      stack[top++] = i;
-    }
-  };
+  // 0: paper or print, 1: dark, 2: dark and joined to the edge.
+  const state = new Uint8Array(grey.length);
+  for (let i = 0; i < grey.length; i++) if ((grey[i] ?? 255) <= threshold) state[i] = 1;
+  const last = height - 1;
   for (let x = 0; x < width; x++) {
-    flood(x);
-    flood((height - 1) * width + x);
+    if (state[x] === 1) state[x] = 2;
+    if (state[last * width + x] === 1) state[last * width + x] = 2;
   }
   for (let y = 0; y < height; y++) {
-    flood(y * width);
-    flood(y * width + width - 1);
+    if (state[y * width] === 1) state[y * width] = 2;
+    if (state[y * width + width - 1] === 1) state[y * width + width - 1] = 2;
+  }
+  // Grown by sweeps down and up the page, each reaching the dark pixels beside those already
+  // reached, until one adds nothing: a byte a pixel, where a flood's stack took four.
+  for (let sweep = 0, grew = true; grew && sweep < MAX_SWEEPS; sweep++) {
+    grew = false;
+    for (let y = 1; y < last; y++) {
+      for (let x = 1, i = y * width + 1; x < width - 1; x++, i++) {
+        if (state[i] === 1 && (state[i - 1] === 2 || state[i - width] === 2)) {
+          state[i] = 2;
+          grew = true;
+        }
+      }
+    }
+    for (let y = last - 1; y > 0; y--) {
+      for (let x = width - 2, i = y * width + x; x > 0; x--, i--) {
+        if (state[i] === 1 && (state[i + 1] === 2 || state[i + width] === 2)) {
+          state[i] = 2;
+          grew = true;
+        }
+      }
+    }
   }
   let painted = 0;
-  while (top > 0) {
-    const i = stack[--top] ?? 0;
-    painted++;
-    const x = i % width;
-    if (x > 0) flood(i - 1);
-    if (x < width - 1) flood(i + 1);
-    if (i >= width) flood(i - width);
-    if (i < grey.length - width) flood(i + width);
-  }
+  for (const v of state) if (v === 2) painted++;
   // Most of the page dark and joined to its edge: light print on a dark ground, not a border.
   if (painted > grey.length / 2) return;
-  for (let i = 0; i < grey.length; i++) if (edge[i] === 1) grey[i] = paper;
+  for (let i = 0; i < grey.length; i++) if (state[i] === 2) grey[i] = paper;
 }
 
 /**
