@@ -259,3 +259,57 @@ describe('diacritics on scans', () => {
     OCR_MS,
   );
 });
+
+/**
+ * What misleads tesseract's one threshold for the page (ocr-image.ts): a receipt between the black
+ * bands of a scanner's open lid, and a faint print beside a small black mark (a number written on
+ * it by hand). Before the page was cleaned for OCR, both read as no words at all.
+ */
+describe('faint receipts on scans', () => {
+  const receipt = [
+    'TEO HENG STATIONERY & BOOKS',
+    'NO.53, JALAN BESAR',
+    '45600 BATANG BERJUNTAI',
+    '',
+    'DATE 23/01/2018',
+    'TOTAL 18.00',
+  ];
+  /** The print faded toward the paper: ink at `strength` of its darkness. */
+  const faded = (page: Gray, strength: number): Gray => ({
+    ...page,
+    pixels: page.pixels.map((v) => Math.round(255 - (255 - v) * strength)),
+  });
+  const wordsOf = async (page: Gray) => {
+    const scan = await readImage('png', new Uint8Array(await grayPng(page)));
+    return (scan.pages[0]?.lines ?? []).flatMap((l) => l.cells.flatMap((c) => c.text.split(' ')));
+  };
+
+  it(
+    "a grey print between the black bands of a scanner's lid, their edges torn, is read",
+    async () => {
+      const page = faded(await renderGray(await makePdf([receipt], 'A6'), 200), 0.4);
+      const band = Math.round(page.height * 0.08);
+      for (let y = 0; y < page.height; y++)
+        for (let x = 0; x < page.width; x++) {
+          const depth = band + Math.round(8 * Math.sin(x / 9));
+          if (y < depth || y >= page.height - depth) page.pixels[y * page.width + x] = 10;
+        }
+      const words = await wordsOf(page);
+      for (const word of ['STATIONERY', 'JALAN', 'BATANG', '23/01/2018', '18.00']) expect(words).toContain(word);
+    },
+    OCR_MS,
+  );
+
+  it(
+    'a faint print with a small black mark beside it is read',
+    async () => {
+      const page = faded(await renderGray(await makePdf([receipt], 'A6'), 150), 0.3);
+      for (let y = Math.round(page.height * 0.5); y < Math.round(page.height * 0.56); y++)
+        for (let x = Math.round(page.width * 0.2); x < Math.round(page.width * 0.6); x++)
+          if (x % 30 < 8) page.pixels[y * page.width + x] = 15;
+      const words = await wordsOf(page);
+      for (const word of ['STATIONERY', 'JALAN', 'BATANG', '23/01/2018', '18.00']) expect(words).toContain(word);
+    },
+    OCR_MS,
+  );
+});
