@@ -103,9 +103,10 @@ export function isAddressLine(text: string): boolean {
  * narrow column ("Greenfield Hotels" over "Group") reads like a name over a department. The
  * next line, right under it in the same column, is words only (no digits, colon, key or
  * address), the name holds no legal form ("Kunden AG Mitte" over a contact is whole), and no
- * line of the block reaches as far as the name followed by the next line's first word would:
- * the column may have been too narrow for it (a cell further right on the line says nothing
- * of the column's width). Then the first line alone may be a part of the name.
+ * line of the block of two words or more reaches as far as the name followed by the next
+ * line's first word would: the column may have been too narrow for it (a cell further right
+ * on the line says nothing of the column's width). Then the first line alone may be a part
+ * of the name.
  */
 export function mayWrapOnto(block: Scope, at: number): boolean {
   const first = block[at];
@@ -121,7 +122,8 @@ export function mayWrapOnto(block: Scope, at: number): boolean {
     return false;
   const word = t.split(/\s+/)[0] ?? t;
   const reach = name.x1 + 0.25 * height + ((cell.x1 - cell.x0) * word.length) / Math.max(t.length, 1);
-  return !block.some((sl) => sl.cells.some((c) => c.x1 >= reach));
+  // A one-word line proves nothing of the column's width: a long word ("NL241652583B01") overflows it.
+  return !block.some((sl) => sl.cells.some((c) => c.x1 >= reach && /\S\s+\S/.test(c.text.trim())));
 }
 
 /** A legal form ends the name or one of its first words ("Kunden AG Mitte"). */

@@ -35,6 +35,10 @@ describe('engine: invoices from producers in no folder', () => {
   it('engine: a buyer name wrapped in a narrow column ("Greenfield Hotels" over "Group") is null, not its first line', async () => {
     const wrapped = await read(sideBySide('Greenfield Hotels', 'Group', '77 Harbour Lane'));
     expect(wrapped.bill_to.name).toBeNull();
+    // A long word under it ("NL241652583B01") overflows the column: it says nothing of the column's width.
+    const overflow = sideBySide('Delta', 'Marine', 'Services');
+    overflow.text(60, 158, '77 Harbour').text(60, 170, 'VAT ID:').text(60, 182, 'NL241652583B01');
+    expect((await read(overflow)).bill_to.name).toBeNull();
     // A legal form closes the name: the line under it is not its continuation.
     const closed = await read(sideBySide('Greenfield Hotels Ltd', 'Purchasing', '77 Harbour Lane'));
     expect(closed.bill_to.name).toBe('Greenfield Hotels Ltd');
