@@ -71,4 +71,41 @@ describe('engine: invoices from producers in no folder', () => {
     s.text(60, 360, 'Order No. 75946').text(200, 360, 'Phone 020 123 4567');
     expect((await read(s)).purchase_order).toBeNull();
   });
+
+  it('engine: "GST 18% │ 78.22" with no base is the tax when net × rate and net + tax = total both hold; else null', async () => {
+    const totals = (rows: Array<[string, string]>) => {
+      const s = new Sheet();
+      s.text(60, 60, 'INVOICE', { size: 18 }).text(350, 100, 'Invoice No.').text(450, 100, 'INV-7758');
+      for (const [k, [label, amount]] of rows.entries()) s.text(380, 300 + 14 * k, label).right(540, 300 + 14 * k, amount);
+      return s;
+    };
+    const one = await read(
+      totals([
+        ['Subtotal', '434.53'],
+        ['GST 18%', '78.22'],
+        ['Invoice Total', '512.75'],
+      ]),
+    );
+    expect(one).toMatchObject({ subtotal: 434.53, tax: 78.22, total: 512.75 });
+    // The rate does not give the amount from the net (a discount or shipping between them): null.
+    const off = await read(
+      totals([
+        ['Subtotal', '400.00'],
+        ['Shipping', '20.00'],
+        ['VAT 20%', '84.00'],
+        ['Total', '504.00'],
+      ]),
+    );
+    expect(off.tax).toBeNull();
+    // Two rates, each its own share: no one line is the tax.
+    const two = await read(
+      totals([
+        ['Subtotaal', '€ 200,00'],
+        ['BTW 21%', '€ 21,00'],
+        ['BTW 9%', '€ 9,00'],
+        ['Totaal', '€ 230,00'],
+      ]),
+    );
+    expect(two.tax).toBeNull();
+  });
 });
