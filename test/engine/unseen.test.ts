@@ -76,7 +76,8 @@ describe('engine: invoices from producers in no folder', () => {
     const totals = (rows: Array<[string, string]>) => {
       const s = new Sheet();
       s.text(60, 60, 'INVOICE', { size: 18 }).text(350, 100, 'Invoice No.').text(450, 100, 'INV-7758');
-      for (const [k, [label, amount]] of rows.entries()) s.text(380, 300 + 14 * k, label).right(540, 300 + 14 * k, amount);
+      for (const [k, [label, amount]] of rows.entries())
+        s.text(380, 300 + 14 * k, label).right(540, 300 + 14 * k, amount);
       return s;
     };
     const one = await read(
