@@ -95,7 +95,7 @@ function taxOfRateLine(net: number, total: number, doc: Doc): { value: number; a
   for (const sl of doc.scope) {
     const j = sl.cells.findIndex((c) => {
       const m = doc.labels.match(c.text);
-      return m !== null && m.concepts.has('tax') && RATE_REST.test(m.rest);
+      return m?.concepts.has('tax') === true && RATE_REST.test(m.rest);
     });
     const head = sl.cells[j];
     const after = sl.cells.slice(j + 1);
