@@ -22,7 +22,7 @@ import {
   labelledCells,
   linesOfLabels,
 } from './scope-index.ts';
-import { numbersAfter, roleFor, summaryBelow, taxOfRateRow, totalOfRow } from './summary.ts';
+import { RATE_REST, numbersAfter, roleFor, summaryBelow, taxOfRateRow, totalOfRow } from './summary.ts';
 import { placeOf } from './tables.ts';
 import { dueDatesIn, isDiscount } from './terms.ts';
 import type { FieldPath, Place } from './types.ts';
@@ -59,8 +59,6 @@ const TERMS_TIER = 3;
 const SUMMARY_TIER = 3;
 /** The tax of one rate row that its arithmetic vouches for (summary.ts): below every label. */
 const RATE_ROW_TIER = 3;
-/** What a tax label's cell may end with when its rate is printed in it ("MwSt. 19%", "VAT 20 %"). */
-const RATE_REST = /^(\d{1,2}(?:[.,]\d{1,2})?)\s*%$/u;
 
 /** Words after a total's label ('Total for this invoice'): another amount when they qualify it (the vocabulary's). */
 function extendedTotalFits(extra: string): boolean {

@@ -11,7 +11,7 @@ import { PARTY_CONCEPTS } from './vocabulary/index.ts';
 import { SALUTATIONS, anyOf } from './vocabulary/role-words.ts';
 import { addressWindow, hasLegalForm, letterhead } from './window.ts';
 import { letterheadBlock, unheadedAddressee } from './addressee.ts';
-import { isAddressLine, isEndorsement, isForeignHeading, isKeyLine } from './party-lines.ts';
+import { isAddressLine, isEndorsement, isForeignHeading, isKeyLine, mayWrapOnto } from './party-lines.ts';
 
 /**
  * Objects and parties. An object's fields are looked for in the blocks under its headings
@@ -131,9 +131,11 @@ function nameOfBlocks(blocks: readonly Scope[], doc: Doc): { text: string; at: R
   let found: { text: string; at: ReturnType<typeof placeOf> } | null = null;
   for (const block of blocks) {
     // Key lines above the name (numbers, registered ids, a contact person) are passed over.
-    const first = block.find((sl) => !idLine(sl) && !sl.cells.every((c) => isKeyLine(c.text)));
+    const at = block.findIndex((sl) => !idLine(sl) && !sl.cells.every((c) => isKeyLine(c.text)));
+    const first = block[at];
     const [cell, ...more] = first?.cells ?? [];
     if (!first || !cell || more.length > 0 || !readsAsName(cell, doc) || isAddressLine(cell.text)) return null;
+    if (mayWrapOnto(block, at)) return null;
     if (found && squeeze(found.text) !== squeeze(cell.text)) return null;
     found ??= { text: cell.text, at: placeOf(first.line, cell) };
   }

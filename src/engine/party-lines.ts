@@ -1,4 +1,5 @@
 import { NUMBER_KEY_WORDS, anyOf } from './vocabulary/role-words.ts';
+import type { Scope } from './scope.ts';
 import { hasLegalForm, isPostcodeLine } from './window.ts';
 
 /**
@@ -95,4 +96,38 @@ const STREET = new RegExp(
 /** A street and its number, or a postcode and its town (window.ts): an address's line, never a name. */
 export function isAddressLine(text: string): boolean {
   return STREET.test(text.trim()) || isPostcodeLine(text);
+}
+
+/**
+ * Whether a name on line `at` of a block may go on in the line under it: a name wrapped in a
+ * narrow column ("Greenfield Hotels" over "Group") reads like a name over a department. The
+ * next line, right under it in the same column, is words only (no digits, colon, key or
+ * address), the name holds no legal form ("Kunden AG Mitte" over a contact is whole), and no
+ * line of the block of two words or more reaches as far as the name followed by the next
+ * line's first word would: the column may have been too narrow for it (a cell further right
+ * on the line says nothing of the column's width). Then the first line alone may be a part
+ * of the name.
+ */
+export function mayWrapOnto(block: Scope, at: number): boolean {
+  const first = block[at];
+  const next = block[at + 1];
+  const [name] = first?.cells ?? [];
+  const [cell, ...more] = next?.cells ?? [];
+  if (!first || !next || !name || !cell || more.length > 0) return false;
+  const height = Math.max(first.line.height, next.line.height);
+  if (next.line.page !== first.line.page || next.line.y - first.line.y > 2 * height) return false;
+  if (Math.abs(cell.x0 - name.x0) > height) return false;
+  const t = cell.text.trim();
+  if (!/^\p{L}/u.test(t) || /[\d:@]/.test(t) || isKeyLine(t) || isAddressLine(t) || namesLegalForm(name.text))
+    return false;
+  const word = t.split(/\s+/)[0] ?? t;
+  const reach = name.x1 + 0.25 * height + ((cell.x1 - cell.x0) * word.length) / Math.max(t.length, 1);
+  // A one-word line proves nothing of the column's width: a long word ("NL241652583B01") overflows it.
+  return !block.some((sl) => sl.cells.some((c) => c.x1 >= reach && /\S\s+\S/.test(c.text.trim())));
+}
+
+/** A legal form ends the name or one of its first words ("Kunden AG Mitte"). */
+function namesLegalForm(name: string): boolean {
+  const words = name.trim().split(/\s+/);
+  return words.some((_, i) => hasLegalForm(words.slice(0, i + 1).join(' ')));
 }

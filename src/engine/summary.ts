@@ -110,6 +110,9 @@ function vouched(scope: Scope, at: number, titles: Record<Role, Cell>, doc: Doc)
  * amount to the cent. The checksum says which number is the tax; a zero rate checks nothing.
  * It is the tax of one rate: callers rank it below every label of the invoice's tax.
  */
+/** What a tax label's cell may end with when its rate is printed in it ("MwSt. 19%", "VAT 20 %"). */
+export const RATE_REST = /^(\d{1,2}(?:[.,]\d{1,2})?)\s*%$/u;
+
 export function taxOfRateRow<C extends { text: string; value: number }>(row: readonly C[]): C | undefined {
   if (row.length !== 3) return undefined;
   const [base, rate, amount] = row;

@@ -1,6 +1,8 @@
 import type { FieldDefinition, Results } from '../contract/index.ts';
 import type { Doc } from './scope.ts';
-import { printedSum } from './summary.ts';
+import { RATE_REST, printedSum } from './summary.ts';
+import { parseValue } from './values.ts';
+import { placeOf } from './tables.ts';
 import type { Grounding, Place } from './types.ts';
 import type { Concept } from './vocabulary/index.ts';
 
@@ -59,6 +61,11 @@ export function checkSums(
   pick(tax, (s, _, g) => g - s);
   // A total no label names ("Due payable: 571.04 €"): the one amount printed that is the sum of the parts.
   const [s, t, g] = [amount(net), amount(tax), amount(total)];
+  if (t === undefined && s !== undefined && g !== undefined) {
+    const rated = taxOfRateLine(s, g, doc);
+    if (rated) set(tax, rated.value, rated.at);
+    if (rated) return;
+  }
   if (g === undefined && s !== undefined && t !== undefined && unlabelled.includes(total)) {
     const found = printedSum(s + t, doc);
     if (found) set(total, found.value, found.at);
@@ -74,4 +81,30 @@ export function checkSums(
   if (printedSum(Math.abs(g - s - t), doc)) return;
   set(net, null);
   set(tax, null);
+}
+
+/**
+ * "VAT 20% │ 78.22" with no base printed: the tax of the one rate line whose amount is both
+ * the read net times the rate (to the cent) and the read total less the net. Two checks the
+ * page's own numbers make; a second line that passes them (or none) gives no tax.
+ */
+function taxOfRateLine(net: number, total: number, doc: Doc): { value: number; at: Place } | undefined {
+  const tax = total - net;
+  if (!(tax > CENT)) return undefined;
+  const found: Array<{ value: number; at: Place }> = [];
+  for (const sl of doc.scope) {
+    const j = sl.cells.findIndex((c) => {
+      const m = doc.labels.match(c.text);
+      return m?.concepts.has('tax') === true && RATE_REST.test(m.rest);
+    });
+    const head = sl.cells[j];
+    const after = sl.cells.slice(j + 1);
+    const [cell] = after;
+    if (!head || !cell || after.length !== 1) continue;
+    const rate = Number(RATE_REST.exec(doc.labels.match(head.text)?.rest ?? '')?.[1]?.replace(',', '.'));
+    const value = parseValue('decimal', cell.text, doc.hints);
+    if (typeof value !== 'number' || !(rate > 0) || !equal(value, tax)) continue;
+    if (Math.abs((net * rate) / 100 - value) <= CENT + 1e-9) found.push({ value, at: placeOf(sl.line, cell) });
+  }
+  return found.length === 1 ? found[0] : undefined;
 }

@@ -37,6 +37,9 @@ export function composedLabels(): Array<{ label: string; concept: Concept }> {
     for (const q of words.net) if (NET_ALONE.has(q)) add('subtotal', q);
     for (const c of words.currency) add('currency', c);
     for (const order of words.order) {
+      // The order's words alone label its reference too ("Su pedido: PO-1", "Vs. ordine"): a page
+      // that prints one of them beside another order label with a different value then gives null.
+      add('purchase_order', order);
       for (const n of NUMBER_AFTER) add('purchase_order', `${order} ${n}`);
       for (const n of words.numberBefore) add('purchase_order', `${n} ${order}`);
       if (words.numberBefore.length > 0) add('purchase_order', `N° ${order}`);
