@@ -124,7 +124,7 @@ export async function runBatch(inputs: string[], options: BatchOptions, given: B
       records.close();
       throw err;
     });
-    if (summary !== undefined && neverAnswered(summary)) opened?.discardMade();
+    if (summary !== undefined && neverAnswered(summary)) await opened?.discardMade();
   }
 }
 

@@ -40,7 +40,7 @@ export type RunJournal = {
    * After a run whose service never answered (a mistyped base URL, a host that is down: nothing
    * submitted, charged or learnt): removes the user's journal again when this run made it.
    */
-  discardMade: () => void;
+  discardMade: () => Promise<void>;
 };
 
 /** Where a run's journal is, and what comes with it. */
@@ -80,8 +80,8 @@ export async function openRunJournal(options: RunJournalOptions, deps: RunJourna
   if (journal.shared && !options.dryRun && options.state !== undefined)
     deps.log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
   const { made } = place;
-  const discardMade = (): void => {
-    if (made !== undefined) discardJournal(made);
+  const discardMade = async (): Promise<void> => {
+    if (made !== undefined) await discardJournal(made);
   };
   return { journal, view, spec: place.spec, discardMade };
 }

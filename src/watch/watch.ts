@@ -8,7 +8,7 @@ import { openAppender } from '../outputs/append.ts';
 import { checkExplode, prepareOutput, resolveOutput } from '../outputs/index.ts';
 import { chokidarEvents, type FolderEvents, type SkipPath, type WatchFolders } from './events.ts';
 import { baseOf, checkFolder, listFolders, skipperFor, stampOf } from './folders.ts';
-import { type OpenForWriting, openForWriting } from './open-files.ts';
+import { type OpenForWriting, openForWriting } from '../open-files.ts';
 import { sendSettled } from './send-settled.ts';
 import { createSettler } from './settle.ts';
 import { createSkipTally } from './skips.ts';

@@ -79,15 +79,33 @@ describe('the run journal', () => {
     const made = await openRunJournal(options(), p.deps);
     await made.journal.close();
     expect(existsSync(p.user)).toBe(true);
-    made.discardMade();
+    await made.discardMade();
     expect(existsSync(p.user)).toBe(false);
 
     const first = await openRunJournal(options(), p.deps);
     await first.journal.close();
     const existing = await openRunJournal(options(), p.deps);
     await existing.journal.close();
-    existing.discardMade();
+    await existing.discardMade();
     expect(existsSync(p.user)).toBe(true);
+  });
+
+  it('discardMade keeps a journal another run opened at the same time and wrote to: its facts are not lost', async () => {
+    const p = place();
+    // Two runs start together on a new machine: both find no journal, so both "made" it.
+    const neverAnswered = await openRunJournal(options(), p.deps);
+    const answered = await openRunJournal(options(), p.deps);
+    await answered.journal.append(COMPLETED);
+    await neverAnswered.journal.close();
+    await neverAnswered.discardMade();
+    await answered.journal.close();
+    expect(existsSync(p.user)).toBe(true);
+    const later = await openRunJournal(options(), p.deps);
+    try {
+      expect(later.view.known.get(stateKey('d1', 't1'))).toMatchObject({ document_id: 'doc_1' });
+    } finally {
+      await later.journal.close();
+    }
   });
 
   it('--fresh with a shared journal is refused before anything is opened', async () => {
@@ -107,7 +125,7 @@ describe('the run journal', () => {
     await named.journal.close();
     expect(named.spec).toMatchObject({ kind: 'sqlite' });
     expect(existsSync(join(p.cwd, 'j', 'run.sqlite'))).toBe(true);
-    named.discardMade();
+    await named.discardMade();
     expect(existsSync(join(p.cwd, 'j', 'run.sqlite'))).toBe(true);
     expect(existsSync(join(p.cwd, '.state'))).toBe(false);
   });

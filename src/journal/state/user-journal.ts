@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { openForWriting } from '../../open-files.ts';
+import { factsIn } from './sqlite-mark.ts';
 
 /**
  * Where the journal lives when --state does not say: in the user's state directory, one per
@@ -75,9 +78,27 @@ export function userJournal(
  * Removes a journal this run made for a service that never answered (a mistyped base URL, a
  * host that is down): nothing was submitted, nothing charged, nothing learnt, so it would only
  * be a file in the user's state folder named after a URL that does not work. Its companions
- * (the size mark, the stat cache, SQLite's own) go with it.
+ * (the size mark, the stat cache, SQLite's own) go with it. Only while it holds no fact and no
+ * other process here holds it open: two runs started together on a new machine both find no
+ * journal, and the one whose service answered may be writing to it. Kept when in doubt.
  */
-export function discardJournal(path: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal', '.good', '.stat-cache'])
-    rmSync(`${path}${suffix}`, { force: true });
+export async function discardJournal(path: string): Promise<void> {
+  const files = ['', '-wal', '-shm', '-journal', '.good', '.stat-cache'].map((suffix) => `${path}${suffix}`);
+  if ((await openForWriting(files.filter((file) => existsSync(file)))).size > 0) return;
+  if (!holdsNoFact(path)) return;
+  for (const file of files) rmSync(file, { force: true });
+}
+
+/** Whether the SQLite journal at `path` has no fact (no table yet counts as none); false when it cannot be read. */
+function holdsNoFact(path: string): boolean {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'extract_facts'").get();
+    return table === undefined || factsIn(db) === 0;
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
 }
