@@ -1,3 +1,5 @@
+import { CREDENTIAL_HEADER } from '../inputs/header-file.ts';
+
 /**
  * A secret typed on a command line is visible to every user of the machine (`ps`,
  * /proc/<pid>/cmdline) and often kept in shell history and CI logs: said once at start, with
@@ -41,8 +43,6 @@ function _hasPassword(state: string): boolean {
 /** A `--header` typed as a value (not `@FILE`) whose name says it is a credential. */
 function _credentialHeader(values: readonly string[] | undefined): boolean {
   return (values ?? []).some(
-    (v) =>
-      !v.startsWith('@') &&
-      /^\s*(authorization|proxy-authorization|cookie|[^:]*(token|key|secret|auth|session)[^:]*)\s*:/i.test(v),
+    (v) => !v.startsWith('@') && v.includes(':') && CREDENTIAL_HEADER.test(v.slice(0, v.indexOf(':')).trim()),
   );
 }

@@ -11,6 +11,9 @@ import { describeFsError } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { readableByOthersNote } from '../private-files.ts';
 
+/** A header whose name says it carries a credential: its value is kept out of every output (redact.ts). */
+export const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|.*(token|key|secret|auth|session).*)$/i;
+
 /** The `--header` values with each `@FILE` replaced by its lines (blank lines left out); `note` hears a file others can read. */
 export function headerLines(values: readonly string[], cwd: string, note: (text: string) => void): string[] {
   const lines: string[] = [];
@@ -22,7 +25,8 @@ export function headerLines(values: readonly string[], cwd: string, note: (text:
     const path = resolve(cwd, value.slice(1));
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      // A leading byte-order mark (a file saved by a Windows editor) is not part of the first name.
+      text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
     } catch (err) {
       throw new ExtractError(
         'usage',

@@ -16,6 +16,8 @@ import type { Dispatcher } from 'undici';
 import { isDiskFull } from '../errno.ts';
 import { ExtractError } from '../errors.ts';
 import { inert } from '../inert.ts';
+import { rememberSecret } from '../redact.ts';
+import { CREDENTIAL_HEADER } from './header-file.ts';
 import { sizeText } from './container.ts';
 import { type PartSpace, TooLarge } from './part.ts';
 
@@ -238,6 +240,11 @@ export function parseHeaders(lines: readonly string[]): Record<string, string> {
         'usage',
         `--header ${name}: its value holds a line break or a NUL byte: give it on one line`,
       );
+    if (CREDENTIAL_HEADER.test(name)) {
+      // The whole value and its credential alone ("Bearer <token>"): neither is ever printed.
+      rememberSecret(value);
+      rememberSecret(value.split(/\s+/).at(-1));
+    }
     headers[name.toLowerCase()] = value;
   }
   return headers;

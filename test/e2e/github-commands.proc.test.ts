@@ -194,3 +194,26 @@ test("github: a dry run's plan on stdout names hostile files without a command, 
   expect.soft(commands.map((c) => c.name)).toEqual(['stop-commands', commands[0]?.data]);
   expect.soft(runnerCommands(String(run.stderr))).toEqual([]);
 });
+
+test('github: an input that cannot be read is named without a command (a missing file, a damaged archive)', async ({
+  httpServer,
+}) => {
+  const cwd = tempDir('extract-gha-');
+  mkdirSync(join(cwd, 'in'));
+  writeFileSync(join(cwd, 'in', 'bad\n::add-mask::z.zip'), 'PK\u0005\u0006 not an archive');
+  const url = await hostileService(httpServer);
+  const run = await extract(cwd, url, ['in', 'gone\n::stop-commands::tok.pdf'], {
+    env: cleanEnv({
+      EXTRACT_API_KEY: KEY,
+      EXTRACT_BASE_URL: url,
+      EXTRACT_CONFIG_DIR: join(cwd, '.config'),
+      XDG_STATE_HOME: stateHomeIn(cwd),
+      GITHUB_ACTIONS: 'true',
+      CI: 'true',
+    }),
+  });
+  const stderr = String(run.stderr);
+  expect(run.exitCode, stderr.slice(0, 4000)).not.toBe(0);
+  expect(stderr).toContain('gone');
+  expect(runnerCommands(stderr).filter((c) => !own(c))).toEqual([]);
+});

@@ -1,9 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtractError } from '../../src/errors.ts';
+import { headerLines } from '../../src/inputs/header-file.ts';
 import { PartSpace } from '../../src/inputs/part.ts';
+import { forgetSecrets, redact } from '../../src/redact.ts';
 import { parseHeaders, REMOTE_BOUNDS, RemoteReader, redirectTarget, shownUrl } from '../../src/inputs/remote.ts';
 import { tempDir } from '../helpers/cli.ts';
 
@@ -157,5 +160,29 @@ describe('a URL is an input', () => {
   it('shows a URL without credentials or query', () => {
     expect(shownUrl('https://u:p@bucket.example/inv/a.pdf?sig=1')).toBe('https://bucket.example/inv/a.pdf?…');
     expect(shownUrl('https://bucket.example/a.pdf')).toBe('https://bucket.example/a.pdf');
+  });
+});
+
+describe('the source headers a user gives', () => {
+  it('a credential header is never printed again: its value and its token alone are redacted', () => {
+    forgetSecrets();
+    parseHeaders(['Authorization: Bearer tok-81d2a7f0c9', 'X-Api-Key: k3y-5e7c1b', 'Accept: application/pdf']);
+    const line = redact(
+      'GET failed: Authorization Bearer tok-81d2a7f0c9, key k3y-5e7c1b, tok-81d2a7f0c9 alone; Accept application/pdf',
+    );
+    expect(line).not.toContain('tok-81d2a7f0c9');
+    expect(line).not.toContain('k3y-5e7c1b');
+    // An ordinary header is not a secret: its value stays readable.
+    expect(line).toContain('application/pdf');
+    forgetSecrets();
+  });
+
+  it('a header file saved with a byte-order mark reads its first header', () => {
+    const dir = tempDir('extract-header-file-');
+    writeFileSync(join(dir, 'headers'), '\uFEFFAuthorization: Bearer abc123456\r\nX-Tenant: 7\r\n', { mode: 0o600 });
+    const lines = headerLines(['@headers'], dir, () => {});
+    expect(lines).toEqual(['Authorization: Bearer abc123456', 'X-Tenant: 7']);
+    expect(parseHeaders(lines)).toMatchObject({ authorization: 'Bearer abc123456', 'x-tenant': '7' });
+    forgetSecrets();
   });
 });
