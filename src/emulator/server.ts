@@ -93,8 +93,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const host = options.host ?? SERVE_DEFAULTS.host;
   const app = await buildApp(modules, { config, deps, store, host, log, emit });
 
-  await app.listen({ host, port: options.port ?? SERVE_DEFAULTS.port });
-  const url = listeningUrl(app.server, host);
+  const port = options.port ?? SERVE_DEFAULTS.port;
+  await app.listen({ host, port });
+  const url = listeningUrl(app.server, host, port);
 
   let email: EmailArrivals | undefined;
   if (options.smtpPort !== undefined && options.smtpPort !== false) {

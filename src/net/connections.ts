@@ -15,10 +15,13 @@ export type ConnectionLimits = { maxConnections: number; idleTimeoutMs: number; 
  *   logged (node's own server.maxConnections closes silently, which nobody can diagnose).
  */
 
-/** The http:// address a listening server answers on: the port it got (for port 0), an IPv6 host in brackets. */
-export function listeningUrl(server: Server, host: string): string {
+/**
+ * The http:// address a listening server answers on: the port it got (for port 0), an IPv6 host
+ * in brackets; the port asked for when the server says none (not listening on TCP).
+ */
+export function listeningUrl(server: Server, host: string, asked: number): string {
   const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : undefined;
+  const port = typeof address === 'object' && address !== null ? address.port : asked;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 

@@ -79,11 +79,12 @@ export async function startReceiver(
     worker,
     stats,
   });
-  await listen(app, { sink, inbox, host, port: options.port ?? RECEIVER_DEFAULTS.port });
+  const port = options.port ?? RECEIVER_DEFAULTS.port;
+  await listen(app, { sink, inbox, host, port });
   // What a previous run acknowledged but did not process.
   worker.kick();
 
-  const url = `${listeningUrl(app.server, host)}${path}`;
+  const url = `${listeningUrl(app.server, host, port)}${path}`;
 
   let closing: Promise<void> | undefined;
   return {
