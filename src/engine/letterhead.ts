@@ -41,15 +41,20 @@ const DATE_LIKE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b\
 const PHONE = /\b0\d{1,2}-\s?\d{3,4}\s?\d{3,4}\b/;
 /** What marks an address: a postcode (four to six digits standing alone). */
 const POSTCODE = /(?<![\d./-])\d{4,6}(?![\d./-])/;
-/** Company forms that end a name: a second line after one of these is not the name's. */
-const LEGAL_FORM =
-  /\b(?:sdn\.?\s*bhd|bhd|berhad|ltd|limited|llc|inc|corp|gmbh|ag|sarl|sas|plc|pte|enterprise|trading)\.?$/i;
+/**
+ * Legal forms as a name ends with them, one list for the three patterns below: "SDN BHD", "S/B",
+ * "LTD.". "SDN BHD" is also read run together ("SDNBHD").
+ */
+const FORMS = ['sdn\\.?\\s*bhd', 's\\/b', ...'bhd berhad ltd limited llc inc corp gmbh plc pte'.split(' ')];
+const formsAnd = (...more: string[]): string => [...FORMS, ...more].join('|');
+
+/** Company forms, and trades, that end a name: a second line after one of these is not the name's. */
+const LEGAL_FORM = new RegExp(`\\b(?:${formsAnd('ag', 'sarl', 'sas', 'enterprise', 'trading')})\\.?$`, 'i');
 
 /** A name's line that runs on to the next: it ends with "&", "AND", "OF" or a hyphen. */
 const RUNS_ON = /(?:&|-|\band|\bof)$/i;
 /** A line that ends with a legal form, its registration number aside. */
-const FORM_AT_END =
-  /\b(?:sdn\.?\s*bhd|bhd|berhad|ltd|limited|llc|inc|corp|gmbh|plc|pte|s\/b)\.?(?:\s*\(\s*\d[\d\s-]*-?\s*[A-Z]\s*\))?$/i;
+const FORM_AT_END = new RegExp(`\\b(?:${formsAnd()})\\.?(?:\\s*\\(\\s*\\d[\\d\\s-]*-?\\s*[A-Z]\\s*\\))?$`, 'i');
 
 /** The words of legal forms and trades that a name ends with and never is alone. */
 const FORM_WORDS = new Set(
@@ -73,7 +78,7 @@ const FORM_WORDS = new Set(
 );
 
 /** Legal forms as a name prints them, a closed list: "SDN", "BHD.", "(M)", "CO.". */
-const LEGAL_FORM_WORD = /^(?:sdn|bhd|berhad|ltd|limited|llc|inc|corp|gmbh|plc|pte|co|s\/b)\.?$|^\((?:m|s)\)$/i;
+const LEGAL_FORM_WORD = new RegExp(`^(?:${formsAnd('sdn', 'co')})\\.?$|^\\((?:m|s)\\)$`, 'i');
 
 /**
  * Whether an OCR word is a legal form, spelt exactly: a word of a closed list read whole is no
@@ -236,9 +241,9 @@ export function readLetterhead(page: Page | undefined): Letterhead {
     if (!RUNS_ON.test(textOf(first)) && !FORM_AT_END.test(textOf(second))) return none;
     nameLines.push(second);
   }
-  // Lines that overlap are a skewed scan whose lines OCR did not read in order ("INTERNATIONAL
-  // SDN BHD" above "UNIHAKKA"): the name is not read when its lines or the line under them
-  // overlap; the address the same by its own lines (a skew lower down is not the name's).
+  // Lines that overlap but are not side by side (joinSkewed joins those) are a skewed scan whose
+  // lines OCR did not read in order (a name's second line read above its first, half a line
+  // higher): the name is not read when its lines or the line under them overlap; the address the same by its own lines (a skew lower down is not the name's).
   if (overlapIn(lines, start, start + nameLines.length)) return none;
   const name = readOf(nameLines.map(nameOf));
   // One word alone is as often a street's ("JALAN") or a word of a logo as a name.

@@ -21,8 +21,17 @@ const INK_MARGIN = 48;
 /** Sweeps of the edge's dark regions at most: a region that winds back more often than this keeps its far turns. */
 const MAX_SWEEPS = 16;
 
-/** An image file's page drawn `scale` times its size (under 1 for a page too large to read as it is), ready for OCR. */
-export async function imageForOcr(image: Uint8Array, size: ImageSize, scale: number): Promise<Uint8Array> {
+/**
+ * An image file's page drawn `scale` times its size on white: as a PNG, what OCR reads of a page
+ * too large to read as it is, or cleaned for OCR (pixelsForOcr), what it reads of a page it read
+ * as (almost) nothing (scan.ts).
+ */
+export async function drawnImage(
+  image: Uint8Array,
+  size: ImageSize,
+  scale: number,
+  as: 'png' | 'cleaned',
+): Promise<Uint8Array> {
   const decoded = await loadImage(Buffer.from(image));
   const width = Math.max(1, Math.round(size.width * scale));
   const height = Math.max(1, Math.round(size.height * scale));
@@ -31,10 +40,11 @@ export async function imageForOcr(image: Uint8Array, size: ImageSize, scale: num
   context.fillStyle = 'white';
   context.fillRect(0, 0, width, height);
   context.drawImage(decoded, 0, 0, width, height);
+  if (as === 'png') return canvas.encode('png');
   return pixelsForOcr(context.getImageData(0, 0, width, height).data, width, height);
 }
 
-/** A drawn page's RGBA pixels (a rendered PDF page's canvas), ready for OCR. */
+/** An image file's page drawn on a canvas (its RGBA pixels), cleaned and ready for OCR. */
 function pixelsForOcr(rgba: Uint8ClampedArray, width: number, height: number): Uint8Array {
   const header = new TextEncoder().encode(`P5\n${width} ${height}\n255\n`);
   const out = new Uint8Array(header.length + width * height);

@@ -1,18 +1,18 @@
 import type * as Canvas from '@napi-rs/canvas';
 import { importEngine } from '../engine-package.ts';
 import type { Results } from '../contract/index.ts';
-import { type ImageKind, type ImageSize, imageSizes, tiffPage } from './images.ts';
+import { type ImageKind, imageSizes, tiffPage } from './images.ts';
 import { type Page, type TextPiece, layoutPage } from './layout.ts';
 import { isPrintedMonth } from './dates.ts';
 import { isLegalFormWord } from './letterhead.ts';
-import { imageForOcr, turnedByExif } from './ocr-image.ts';
+import { drawnImage, turnedByExif } from './ocr-image.ts';
 import { OCR_LANGUAGE_NAMES, type OcrLayout, type OcrWord, OcrTimeout, recognise } from './ocr.ts';
 import { openPdf } from './pdf-text.ts';
 import { type ByteSource, type SourceInput, withSource } from './source.ts';
 import { EngineError, type Grounding, type Place } from './types.ts';
 
 // A native binding, from the engine package (src/engine-package.ts).
-const { createCanvas, loadImage } = await importEngine<typeof Canvas>('@napi-rs/canvas');
+const { createCanvas } = await importEngine<typeof Canvas>('@napi-rs/canvas');
 
 /**
  * Scans: pages with no text layer (an image file, a PDF page that is only a picture) are
@@ -27,6 +27,8 @@ const { createCanvas, loadImage } = await importEngine<typeof Canvas>('@napi-rs/
 export const OCR_MAX_PAGES = 20;
 /** OCR time for one document at most (about 5–9 s a page on a 2-core machine). */
 const OCR_BUDGET_MS = 120_000;
+/** About one page's OCR time: a page read again cleaned only when this much of the budget is left. */
+const PAGE_OCR_MS = 10_000;
 /** The largest page OCR reads as it is: an A3 page at 400 dpi. */
 const OCR_MAX_PIXELS = 25_000_000;
 /**
@@ -73,8 +75,20 @@ const newBudget = (): Budget => ({
   skipped: new Set(),
 });
 
-/** Every page of an image file. Its boxes are in the image's pixels. `layout`: how OCR finds its lines (ocr.ts). */
-export async function readImage(kind: ImageKind, bytes: Uint8Array, layout: OcrLayout = 'auto'): Promise<Scan> {
+/** How OCR reads an image (ocr.ts recognise); tests give one of their own. */
+export type Recognise = typeof recognise;
+type ReadOptions = { layout: OcrLayout; ocr: Recognise };
+
+/**
+ * Every page of an image file. Its boxes are in the image's pixels. `layout`: how OCR finds its
+ * lines (ocr.ts).
+ */
+export async function readImage(
+  kind: ImageKind,
+  bytes: Uint8Array,
+  layout: OcrLayout = 'auto',
+  ocr: Recognise = recognise,
+): Promise<Scan> {
   const sizes = imageSizes(kind, bytes);
   // Not one page OCR would read: nothing to extract, so the document fails (refunded) and says why,
   // rather than completing with every field null and a page charged.
@@ -99,18 +113,21 @@ export async function readImage(kind: ImageKind, bytes: Uint8Array, layout: OcrL
     }
     const image = kind === 'tiff' && sizes.length > 1 ? tiffPage(bytes, n) : bytes;
     const scale = pixels <= OCR_MAX_PIXELS ? 1 : Math.sqrt(DOWNSCALED_PIXELS / pixels);
-    const asItIs = () => (scale === 1 ? Promise.resolve(image) : downscaled(image, size, scale));
+    const asItIs = () => (scale === 1 ? Promise.resolve(image) : drawnImage(image, size, scale, 'png'));
     let page = emptyScan();
-    await readPage(n, scale, asItIs, budget, page, layout);
+    await readPage(n, scale, asItIs, budget, page, { layout, ocr });
     // A page read as (almost) nothing is read again cleaned (ocr-image.ts): what misled OCR's
     // threshold, a scanner's black lid or a black mark beside a faint print, is gone. Only then:
     // on a page read as it is, the cleaned image's words were closer to the print, but the values
-    // picked from them were wrong more often (a date's "09" read as "03").
-    if (linesOf(page) < FEW_LINES && !budget.stopped && !turnedByExif(image)) {
-      const cleaned = emptyScan();
-      budget.pagesLeft++;
-      await readPage(n, scale, () => imageForOcr(image, size, scale), budget, cleaned, layout);
-      if (linesOf(cleaned) > linesOf(page)) page = cleaned;
+    // picked from them were wrong more often (a date's "09" read as "03"). Not a JPEG turned by its
+    // EXIF (tesseract turns the file it decodes, never the pixels drawn here), nor a TIFF's page
+    // (the canvas does not decode TIFF).
+    if (linesOf(page) < FEW_LINES && kind !== 'tiff' && !turnedByExif(image) && hasTimeForAPage(budget)) {
+      const cleaned = await readAgain(n, scale, () => drawnImage(image, size, scale, 'cleaned'), budget, {
+        layout,
+        ocr,
+      });
+      if (cleaned !== null && linesOf(cleaned) > linesOf(page)) page = cleaned;
     }
     scan.pages.push(...page.pages);
     scan.doubtful.push(...page.doubtful);
@@ -143,7 +160,7 @@ async function readScans(source: ByteSource, pageNumbers: readonly number[]): Pr
         await page.render({ canvas: null, canvasContext: context, viewport }).promise;
         return canvas.encode('png');
       };
-      await readPage(n, scale, render, budget, scan);
+      await readPage(n, scale, render, budget, scan, { layout: 'auto', ocr: recognise });
       page.cleanup();
       if (budget.stopped) break;
     }
@@ -159,7 +176,7 @@ async function readPage(
   image: () => Promise<Uint8Array>,
   budget: Budget,
   scan: Scan,
-  layout: OcrLayout = 'auto',
+  { layout, ocr }: ReadOptions,
 ): Promise<void> {
   if (budget.stopped || budget.pagesLeft <= 0) {
     budget.stopped = true;
@@ -176,7 +193,7 @@ async function readPage(
   }
   let words: OcrWord[];
   try {
-    words = await recognise(pixels, budget.deadline - Date.now(), layout);
+    words = await ocr(pixels, budget.deadline - Date.now(), layout);
   } catch (e) {
     if (!(e instanceof OcrTimeout)) {
       throw new EngineError(
@@ -226,13 +243,30 @@ function finishNotes(scan: Scan, budget: Budget, total: number, numbers?: readon
   return scan;
 }
 
-/** An image drawn `scale` times its size, as a PNG: what OCR reads of a page too large to read as it is. */
-async function downscaled(image: Uint8Array, size: ImageSize, scale: number): Promise<Uint8Array> {
-  const decoded = await loadImage(Buffer.from(image));
-  const canvas = createCanvas(Math.round(size.width * scale), Math.round(size.height * scale));
-  canvas.getContext('2d').drawImage(decoded, 0, 0, canvas.width, canvas.height);
-  return canvas.encode('png');
+/**
+ * A page read again, cleaned: its reading, or null when the retry failed in any way (not drawn, an
+ * error or a time-out of OCR). The first reading then stands, and the document reads on: a retry's
+ * budget is its own, but for the deadline, so that it neither counts as a page nor stops the rest.
+ */
+async function readAgain(
+  n: number,
+  scale: number,
+  image: () => Promise<Uint8Array>,
+  budget: Budget,
+  options: ReadOptions,
+): Promise<Scan | null> {
+  const cleaned = emptyScan();
+  const own: Budget = { deadline: budget.deadline, pagesLeft: 1, stopped: false, skipped: new Set() };
+  try {
+    await readPage(n, scale, image, own, cleaned, options);
+  } catch {
+    return null;
+  }
+  return own.stopped || own.skipped.size > 0 ? null : cleaned;
 }
+
+/** Whether the budget has a page's time left: a retry with less would take the next page's. */
+const hasTimeForAPage = (budget: Budget): boolean => !budget.stopped && budget.deadline - Date.now() >= PAGE_OCR_MS;
 
 /** Lines OCR found on a page, fewer than which it is read again cleaned: a receipt prints a dozen or more. */
 const FEW_LINES = 3;

@@ -35,12 +35,17 @@ describe('dark regions joined to the edge', () => {
 
 describe('ink and paper stretched', () => {
   it('a faint print becomes black and its paper white, however dark a small mark beside it', () => {
-    // Rows 10..19 faint print (170), a short black mark (10), paper elsewhere.
-    const grey = page(40, 40, (x, y) => (y >= 10 && y < 20 && x % 2 === 0 ? 170 : y === 30 && x < 8 ? 10 : null));
+    // Rows 10..19 faint print (170), a short black mark (10), one pixel halfway between print and
+    // paper (200), paper elsewhere.
+    const grey = page(40, 40, (x, y) =>
+      y >= 10 && y < 20 && x % 2 === 0 ? 170 : y === 30 && x < 8 ? 10 : y === 35 && x === 0 ? 200 : null,
+    );
     stretchInkToPaper(grey);
     expect(grey[10 * 40]).toBe(0);
-    expect(grey[30 * 40]).toBe(0);
     expect(grey[0]).toBe(255);
+    // The print's level is the ink's, not the mark's: halfway between print and paper is mid-grey
+    // (it would be near paper, 220, had the mark's level been taken for the ink's).
+    expect(grey[35 * 40]).toBe(128);
   });
 
   it('a page with no ink is left as it is', () => {

@@ -88,6 +88,12 @@ describe('receipts: the letterhead', () => {
     expect(results.company).toBeNull();
   });
 
+  it('a name that ends with "S/B" (Sendirian Berhad) is the company, and a line under it is not its', () => {
+    const address = ['LOT P.T. 2811, JALAN ANGSA,', 'TAMAN BERKELEY', '41150 KLANG'];
+    expect(read(['99 SPEED MART S/B (519537-X)', ...address]).results.company).toBe('99 SPEED MART S/B');
+    expect(read(['99 SPEED MART S/B', 'KLANG BRANCH', ...address]).results.company).toBe('99 SPEED MART S/B');
+  });
+
   it('a legal form alone, or lines read out of order, is no name', () => {
     expect(
       read(['TRADING SDN BHD', 'ASO ELECTRICAL', 'NO 31G, JALAN SEPADU,', '40400 SHAH ALAM']).results.company,
