@@ -165,7 +165,7 @@ function removeKilledSpaces(dir: string, now = Date.now()): void {
       const info = lstatSync(path);
       if (!info.isDirectory() || info.uid !== process.getuid?.()) continue;
       const pid = /^extract-parts-(\d+)-/.exec(name)?.[1];
-      const dead = pid === undefined ? now - info.mtimeMs > DAY_MS : !processAlive(Number(pid));
+      const dead = pid === undefined ? now - lastWritten(path, info.mtimeMs) > DAY_MS : !processAlive(Number(pid));
       if (dead) rmSync(path, { recursive: true, force: true });
     } catch {
       // A space gone meanwhile, or one that will not go: the next run tries again.
@@ -174,6 +174,13 @@ function removeKilledSpaces(dir: string, now = Date.now()): void {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** When anything in a space was last written: the folder's own time moves only as names come and go. */
+function lastWritten(path: string, folderMs: number): number {
+  let latest = folderMs;
+  for (const name of readdirSync(path)) latest = Math.max(latest, lstatSync(join(path, name)).mtimeMs);
+  return latest;
+}
 
 export type WrittenPart = { path: string; size: number };
 
