@@ -82,7 +82,7 @@ const DISCOVER_KEYS = [
 ] as const satisfies readonly (keyof BatchOptions)[];
 export type DiscoverOptions = Pick<BatchOptions, (typeof DISCOVER_KEYS)[number]>;
 
-/** What opens the run's journal (journal/run-journal.ts openRunJournal). */
+/** What opens the run's journal, as journal/run-journal.ts declares it (the pick below must make a whole RunJournalOptions). */
 const JOURNAL_KEYS = [
   'state',
   'baseUrl',
@@ -90,7 +90,7 @@ const JOURNAL_KEYS = [
   'fresh',
   'lease',
   'stateWait',
-] as const satisfies readonly (keyof BatchOptions)[];
+] as const satisfies readonly (keyof RunJournalOptions)[];
 
 const pick = <K extends keyof BatchOptions>(options: BatchOptions, keys: readonly K[]): Pick<BatchOptions, K> =>
   Object.fromEntries(keys.map((k) => [k, options[k]])) as Pick<BatchOptions, K>;
