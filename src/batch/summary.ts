@@ -275,8 +275,6 @@ function* arrayChunks(entries: Iterable<unknown>): Generator<string> {
   yield first ? '[]' : '\n  ]';
 }
 
-/** A failure an earlier run reported and set aside: listed again, not new. */
-
 /**
  * One exit code for the run (README: "Exit codes"). A stop outranks the documents' outcomes (it is what the user
  * must act on first); a failure outranks "pending", which a plain rerun resolves. Failures an earlier

@@ -15,7 +15,7 @@ import type {
   UploadTicket,
   UploadUrlRequest,
 } from '../contract/index.ts';
-import { readAt } from '../inputs/read.ts';
+import { readAt } from '../read-at.ts';
 import { detectMimeType, mediaTypeEssence } from '../mime/detect.ts';
 import type { EmulatorDeps } from './clock.ts';
 import { accepted, documentBody, type DocumentRow, type Documents, type NewDocument } from './documents.ts';

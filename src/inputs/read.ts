@@ -1,6 +1,7 @@
 /** Reads of a container file by position, through one handle its members share. */
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { readAt } from '../read-at.ts';
 import { Refused } from './container.ts';
 
 /**
@@ -21,15 +22,4 @@ export function rangeOf(handle: FileHandle, start: number, length: number): Read
     })(),
     { objectMode: false },
   );
-}
-
-export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  let got = 0;
-  while (got < length) {
-    const { bytesRead } = await handle.read(buffer, got, length - got, position + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  return buffer.subarray(0, got);
 }

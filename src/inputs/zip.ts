@@ -14,7 +14,8 @@ import { pipeline } from 'node:stream';
 import { createInflateRaw, inflateRawSync } from 'node:zlib';
 import { TooLarge } from './part.ts';
 import { type Bounds, type ContainerReader, type Member, Refused, sizeText } from './container.ts';
-import { rangeOf, readAt } from './read.ts';
+import { readAt } from '../read-at.ts';
+import { rangeOf } from './read.ts';
 
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;

@@ -4,9 +4,10 @@
  * each (part.ts), a container within it (a zip in a mail) expanded in turn, one level deep.
  *
  * A container is expanded whole before any of its parts is handed on: one that breaks a bound
- * (bombs, damage) is one failure of its own (an unreadable input, with the reason) and none of its
- * parts is sent; the rest of the run goes on. A member refused by name (a link, `../`, an
- * absolute name) is a failure of its own, named as a part, and the other members go on.
+ * (bombs, damage) is one refusal for the whole container and none of its parts is sent; the rest
+ * of the run goes on. A member refused by name (a link, `../`, an absolute name) is a refusal of
+ * its own, named as a part, and the other members go on. A container that cannot be read at all
+ * (its file gone, a full part space) is an unreadable input, tried again by the next run.
  *
  * Either refusal is handed on as a part of its own (refusal.ts): a document the send step fails
  * unsent, at no cost, and the journal sets aside, as a locked PDF is; so a drop folder holding
