@@ -81,7 +81,7 @@ export async function openRunJournal(options: RunJournalOptions, deps: RunJourna
     deps.log('info', `sharing the batch through ${journal.where} as worker ${journal.worker}`);
   const { made } = place;
   const discardMade = async (): Promise<void> => {
-    if (made !== undefined) await discardJournal(made);
+    if (made !== undefined) await discardJournal(made, journal.worker);
   };
   return { journal, view, spec: place.spec, discardMade };
 }

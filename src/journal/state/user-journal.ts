@@ -4,7 +4,6 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { openForWriting } from '../../open-files.ts';
-import { factsIn } from './sqlite-mark.ts';
 
 /**
  * Where the journal lives when --state does not say: in the user's state directory, one per
@@ -76,26 +75,25 @@ export function userJournal(
 
 /**
  * Removes a journal this run made for a service that never answered (a mistyped base URL, a
- * host that is down): nothing was submitted, nothing charged, nothing learnt, so it would only
- * be a file in the user's state folder named after a URL that does not work. Its companions
- * (the size mark, the stat cache, SQLite's own) go with it. Only while it holds no fact and no
- * other process here holds it open: two runs started together on a new machine both find no
- * journal, and the one whose service answered may be writing to it. Kept when in doubt.
+ * host that is down): nothing was charged or learnt, so it would only be a file in the user's
+ * state folder named after a URL that does not work. Its companions (the size mark, the stat
+ * cache, SQLite's own) go with it. Only while no other run has used it (`worker` is this run's
+ * name) and no other process here holds it open: two runs started together on a new machine both
+ * find no journal, and the one whose service answered may be writing to it. Kept when in doubt.
  */
-export async function discardJournal(path: string): Promise<void> {
+export async function discardJournal(path: string, worker: string): Promise<void> {
   const files = ['', '-wal', '-shm', '-journal', '.good', '.stat-cache'].map((suffix) => `${path}${suffix}`);
   if ((await openForWriting(files.filter((file) => existsSync(file)))).size > 0) return;
-  if (!holdsNoFact(path)) return;
+  if (!usedByNoOther(path, worker)) return;
   for (const file of files) rmSync(file, { force: true });
 }
 
-/** Whether the SQLite journal at `path` has no fact (no table yet counts as none); false when it cannot be read. */
-function holdsNoFact(path: string): boolean {
+/** Whether no worker but `worker` ever opened the SQLite journal at `path` for writing; false when it cannot be read. */
+function usedByNoOther(path: string, worker: string): boolean {
   let db: DatabaseSync | undefined;
   try {
-    db = new DatabaseSync(path, { readOnly: true });
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'extract_facts'").get();
-    return table === undefined || factsIn(db) === 0;
+    db = new DatabaseSync(path);
+    return db.prepare('SELECT 1 FROM extract_workers WHERE id <> ? LIMIT 1').get(worker) === undefined;
   } catch {
     return false;
   } finally {
