@@ -70,6 +70,19 @@ function hostileFolder(): string {
   return dir;
 }
 
+/** A run under GitHub Actions against the service at `url`, its state and config inside `cwd`. */
+function githubEnv(cwd: string, url: string, more: Record<string, string> = {}): Record<string, string> {
+  return cleanEnv({
+    EXTRACT_API_KEY: KEY,
+    EXTRACT_BASE_URL: url,
+    EXTRACT_CONFIG_DIR: join(cwd, '.config'),
+    XDG_STATE_HOME: stateHomeIn(cwd),
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    ...more,
+  });
+}
+
 /** The commands that are extract's own: its annotations. */
 const own = (c: RunnerCommand): boolean =>
   c.form === '::' && (c.name === 'error' || c.name === 'warning') && /^file=/.test(c.properties);
@@ -80,15 +93,7 @@ test('github: names, service text and results carry no workflow command', async 
   const summaryFile = join(cwd, 'step-summary.md');
   writeFileSync(summaryFile, '');
   const run = await extract(cwd, url, ['in', '--format', 'csv'], {
-    env: cleanEnv({
-      EXTRACT_API_KEY: KEY,
-      EXTRACT_BASE_URL: url,
-      EXTRACT_CONFIG_DIR: join(cwd, '.config'),
-      XDG_STATE_HOME: stateHomeIn(cwd),
-      GITHUB_ACTIONS: 'true',
-      CI: 'true',
-      GITHUB_STEP_SUMMARY: summaryFile,
-    }),
+    env: githubEnv(cwd, url, { GITHUB_STEP_SUMMARY: summaryFile }),
   });
   const stdout = String(run.stdout);
   const stderr = String(run.stderr);
@@ -154,15 +159,7 @@ test('github: a service that fails each document with 3 MiB of text costs a line
   const summaryFile = join(cwd, 'step-summary.md');
   writeFileSync(summaryFile, '');
   const run = await extract(cwd, url, ['in', '-o', 'out.json', '--inline-max', '1'], {
-    env: cleanEnv({
-      EXTRACT_API_KEY: KEY,
-      EXTRACT_BASE_URL: url,
-      EXTRACT_CONFIG_DIR: join(cwd, '.config'),
-      XDG_STATE_HOME: stateHomeIn(cwd),
-      GITHUB_ACTIONS: 'true',
-      CI: 'true',
-      GITHUB_STEP_SUMMARY: summaryFile,
-    }),
+    env: githubEnv(cwd, url, { GITHUB_STEP_SUMMARY: summaryFile }),
   });
   const stderr = String(run.stderr);
   expect(run.exitCode, stderr.slice(0, 4000)).toBe(1);
@@ -203,14 +200,7 @@ test('github: an input that cannot be read is named without a command (a missing
   writeFileSync(join(cwd, 'in', 'bad\n::add-mask::z.zip'), 'PK\u0005\u0006 not an archive');
   const url = await hostileService(httpServer);
   const run = await extract(cwd, url, ['in', 'gone\n::stop-commands::tok.pdf'], {
-    env: cleanEnv({
-      EXTRACT_API_KEY: KEY,
-      EXTRACT_BASE_URL: url,
-      EXTRACT_CONFIG_DIR: join(cwd, '.config'),
-      XDG_STATE_HOME: stateHomeIn(cwd),
-      GITHUB_ACTIONS: 'true',
-      CI: 'true',
-    }),
+    env: githubEnv(cwd, url),
   });
   const stderr = String(run.stderr);
   expect(run.exitCode, stderr.slice(0, 4000)).not.toBe(0);
