@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../../src/contract/index.ts';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/extract.ts';
-import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
+import { Sheet } from '../../fixtures/lib/pdf.ts';
+import { readSheet } from './read-sheet.ts';
 
 /**
  * Every field of the built-in Invoices parser, beyond number, date and total: parties,
@@ -10,10 +9,7 @@ import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
  * corpus file); a wrong value is worse than null.
  */
 
-async function read(sheet: Sheet, fields: FieldDefinition = INVOICE_FIELDS) {
-  const bytes = await renderPdf([sheet]);
-  return (await extractInProcess({ bytes: new Uint8Array(bytes), mimeType: 'application/pdf', fields })).results;
-}
+const read = readSheet;
 
 /** A table whose column header stands on three lines, its last line a tax label ("Price w/o" / "Tax"). */
 function threeLineHeader(s: Sheet, lastLine: string): void {

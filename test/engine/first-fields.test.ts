@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldDefinition } from '../../src/contract/index.ts';
 import { FieldDefinition as FieldDefinitionSchema } from '../../src/contract/index.ts';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/extract.ts';
-import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
+import { Sheet } from '../../fixtures/lib/pdf.ts';
+import { readSheet } from './read-sheet.ts';
 
 /**
  * The three first fields (number, date, total) on the layouts that still left them null:
@@ -12,10 +10,7 @@ import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
  * general shapes, never a copy of a corpus file; each has its twin that must stay null.
  */
 
-async function read(sheet: Sheet, fields: FieldDefinition = INVOICE_FIELDS) {
-  const bytes = await renderPdf([sheet]);
-  return (await extractInProcess({ bytes: new Uint8Array(bytes), mimeType: 'application/pdf', fields })).results;
-}
+const read = readSheet;
 
 function heading(text: string, next?: string): Sheet {
   const s = new Sheet();

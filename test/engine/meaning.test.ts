@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderPdf, Sheet } from '../../fixtures/lib/pdf.ts';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/extract.ts';
+import { Sheet } from '../../fixtures/lib/pdf.ts';
+import { readSheet } from './read-sheet.ts';
 
 /**
  * Labels by meaning, not by string: pages drawn here in the shapes that other producers
@@ -9,11 +8,7 @@ import { extractInProcess } from '../../src/engine/extract.ts';
  * reads the value or, where the page's own arithmetic refutes it, gives null: never a guess.
  */
 
-async function read(sheet: Sheet) {
-  const bytes = await renderPdf([sheet]);
-  return (await extractInProcess({ bytes: new Uint8Array(bytes), mimeType: 'application/pdf', fields: INVOICE_FIELDS }))
-    .results;
-}
+const read = readSheet;
 
 describe('engine: labels by meaning', () => {
   it('engine: "Rechnungswährung: EUR" and "DEVISE : EURO (EUR)" name the currency', async () => {

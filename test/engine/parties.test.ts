@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/extract.ts';
-import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
+import { Sheet } from '../../fixtures/lib/pdf.ts';
+import { readSheet } from './read-sheet.ts';
 
 /**
  * The parties as a reader finds them: under a heading past the key lines and blank gaps that
@@ -11,15 +10,8 @@ import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
  * the shape the failure had (never a copy of a corpus file).
  */
 
-async function read(sheet: Sheet) {
-  const bytes = await renderPdf([sheet]);
-  const { results } = await extractInProcess({
-    bytes: new Uint8Array(bytes),
-    mimeType: 'application/pdf',
-    fields: INVOICE_FIELDS,
-  });
-  return results as { vendor: Record<string, unknown>; bill_to: Record<string, unknown> };
-}
+const read = async (sheet: Sheet) =>
+  (await readSheet(sheet)) as { vendor: Record<string, unknown>; bill_to: Record<string, unknown> };
 
 describe('parties: the name under its heading', () => {
   it('engine: a country code on the line under a labelled name is not part of the name', async () => {

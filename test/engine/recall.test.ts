@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldDefinition } from '../../src/contract/index.ts';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/extract.ts';
-import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
+import { Sheet } from '../../fixtures/lib/pdf.ts';
+import { readSheet } from './read-sheet.ts';
 
 /**
  * Recall on the fields real invoices print but the engine left null: order references,
@@ -10,10 +8,7 @@ import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
  * copy of a corpus file), and each has its twin that must stay null: precision first.
  */
 
-async function read(sheet: Sheet, fields: FieldDefinition = INVOICE_FIELDS) {
-  const bytes = await renderPdf([sheet]);
-  return (await extractInProcess({ bytes: new Uint8Array(bytes), mimeType: 'application/pdf', fields })).results;
-}
+const read = readSheet;
 
 /** A column of keys with their values beside them, as invoices print their references. */
 function keyColumn(s: Sheet, y: number, rows: Array<[string, string]>): Sheet {

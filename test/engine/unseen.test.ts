@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { INVOICE_FIELDS } from '../../src/emulator/default-config.ts';
-import { extractInProcess } from '../../src/engine/extract.ts';
-import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
+import { Sheet } from '../../fixtures/lib/pdf.ts';
+import { readSheet } from './read-sheet.ts';
 
 /**
  * Shapes of invoices from producers the corpus does not hold, each drawn here as a small page
@@ -10,15 +9,8 @@ import { Sheet, renderPdf } from '../../fixtures/lib/pdf.ts';
  * beyond doubt or it is null.
  */
 
-async function read(sheet: Sheet) {
-  const bytes = await renderPdf([sheet]);
-  const { results } = await extractInProcess({
-    bytes: new Uint8Array(bytes),
-    mimeType: 'application/pdf',
-    fields: INVOICE_FIELDS,
-  });
-  return results as Record<string, unknown> & { bill_to: Record<string, unknown> };
-}
+const read = async (sheet: Sheet) =>
+  (await readSheet(sheet)) as Record<string, unknown> & { bill_to: Record<string, unknown> };
 
 function sideBySide(first: string, second: string, third: string): Sheet {
   const s = new Sheet();
