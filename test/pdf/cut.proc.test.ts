@@ -136,18 +136,8 @@ describe('pdf: cutting pages out of a real PDF (@cantoo/pdf-lib), read back by p
       Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 6 0 R >>'),
       Buffer.concat([Buffer.from(`<< /Length ${text.length} >>\nstream\n`), text, Buffer.from('\nendstream')]),
     ];
-    const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
-    const offsets: number[] = [];
-    let at = parts[0]!.length;
-    objects.forEach((o, i) => {
-      const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
-      offsets.push(at);
-      parts.push(obj);
-      at += obj.length;
-    });
-    const xref = `xref\n0 7\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-    parts.push(Buffer.from(`${xref}trailer\n<< /Size 7 /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
-    const pdf = await openPdf(Buffer.concat(parts), [], false);
+    const pdfBytes = pdfOf('1.4', objects);
+    const pdf = await openPdf(pdfBytes, [], false);
     expect(pdf.pageCount).toBe(2);
     expect([pdf.isBlank(1), pdf.isBlank(2)]).toEqual([false, false]);
   });
@@ -166,18 +156,8 @@ describe('pdf: cutting pages out of a real PDF (@cantoo/pdf-lib), read back by p
         Buffer.from('\nendstream'),
       ]),
     ];
-    const parts: Buffer[] = [Buffer.from('%PDF-1.5\n')];
-    const offsets: number[] = [];
-    let at = parts[0]!.length;
-    objects.forEach((o, i) => {
-      const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
-      offsets.push(at);
-      parts.push(obj);
-      at += obj.length;
-    });
-    const xref = `xref\n0 6\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-    parts.push(Buffer.from(`${xref}trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
-    const refused = await openPdf(Buffer.concat(parts), [], false).catch((e: unknown) => e);
+    const pdfBytes = pdfOf('1.5', objects);
+    const refused = await openPdf(pdfBytes, [], false).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PdfError);
     expect((refused as PdfError).code).toBe('damaged');
     expect((refused as PdfError).message).toMatch(/an object stream inflates past 64 MiB \(a PDF bomb\?\)/);
@@ -338,3 +318,20 @@ describe('pdf: locked PDFs (--password-file)', () => {
     expect(passwordFileNote(join(dir, 'missing.txt'))).toBeUndefined();
   });
 });
+
+/** A PDF of these objects (1 0 R the catalog), numbered in order, with its cross-reference table. */
+function pdfOf(version: string, objects: Buffer[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`%PDF-${version}\n`)];
+  const offsets: number[] = [];
+  let at = parts[0]!.length;
+  objects.forEach((o, i) => {
+    const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
+    offsets.push(at);
+    parts.push(obj);
+    at += obj.length;
+  });
+  const size = objects.length + 1;
+  const xref = `xref\n0 ${size}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
